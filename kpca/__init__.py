@@ -1,0 +1,10 @@
+"""kpca — kernel PCA with automatic model selection, pre-images and large-scale solvers.
+
+Generic: this package knows nothing about ECG (``edr`` builds on it, never the
+other way round).
+"""
+
+from kpca.kernels import center_kernel, rbf_kernel, squared_distances
+
+__all__ = ["center_kernel", "rbf_kernel", "squared_distances"]
+__version__ = "0.1.0"
