@@ -1,0 +1,158 @@
+"""Input checks shared by the ``kpca`` modules.
+
+Every error message names the offending parameter and its value, so a user
+can tell which argument to fix (e.g. ``"n_components must be <= n_samples=5;
+got n_components=7"``).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "check_array",
+    "check_n_components",
+    "check_positive",
+    "check_random_state",
+]
+
+
+def check_array(X, name="X", *, min_samples=1, n_features=None):
+    """Validate a finite 2-D float array ``(n_samples, n_features)``.
+
+    Parameters
+    ----------
+    X : array_like
+        Input to check.
+    name : str
+        Parameter name used in error messages.
+    min_samples : int
+        Minimum number of rows.
+    n_features : int, optional
+        Required number of columns (e.g. the feature count seen in ``fit``).
+
+    Returns
+    -------
+    ndarray, shape (n_samples, n_features)
+        C-contiguous float64 array (a copy only when a conversion is needed).
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not numeric, not 2-D, has too few rows, no columns, the
+        wrong number of columns, or contains NaN or inf.
+    """
+    try:
+        arr = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric array; got {type(X).__name__}: {exc}") from None
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array (n_samples, n_features); got {name}.ndim={arr.ndim} "
+            f"with shape {arr.shape}"
+        )
+    if arr.shape[0] < min_samples:
+        raise ValueError(
+            f"{name} must have at least {min_samples} sample(s); got {name}.shape={arr.shape}"
+        )
+    if arr.shape[1] < 1:
+        raise ValueError(f"{name} must have at least 1 feature; got {name}.shape={arr.shape}")
+    if n_features is not None and arr.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {arr.shape[1]} features but {n_features} were expected "
+            f"(n_features seen in fit); got {name}.shape={arr.shape}"
+        )
+    if not np.isfinite(arr).all():
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(
+            f"{name} must contain only finite values; got {name}[{bad[0]}, {bad[1]}]="
+            f"{arr[bad[0], bad[1]]}"
+        )
+    return np.ascontiguousarray(arr)
+
+
+def check_n_components(n_components, n_samples, name="n_components"):
+    """Validate an integer number of components ``1 <= n_components <= n_samples``.
+
+    Parameters
+    ----------
+    n_components : int
+    n_samples : int
+        Upper bound (number of training samples).
+    name : str
+        Parameter name used in error messages.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        If ``n_components`` is not an integer (bools are rejected) or out of range.
+    """
+    if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral):
+        raise ValueError(f"{name} must be a positive integer; got {name}={n_components!r}")
+    n = int(n_components)
+    if n < 1:
+        raise ValueError(f"{name} must be >= 1; got {name}={n}")
+    if n > n_samples:
+        raise ValueError(f"{name} must be <= n_samples={n_samples}; got {name}={n}")
+    return n
+
+
+def check_positive(value, name):
+    """Validate a finite, strictly positive real number (e.g. ``sigma2``).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not a real number, not finite, or ``<= 0``.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a finite positive number; got {name}={value!r}")
+    v = float(value)
+    if not np.isfinite(v) or v <= 0.0:
+        raise ValueError(f"{name} must be a finite positive number; got {name}={value!r}")
+    return v
+
+
+def check_random_state(random_state):
+    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
+
+    Parameters
+    ----------
+    random_state : None, int or numpy.random.Generator
+        ``None`` gives a fresh OS-seeded generator, an int seeds
+        :func:`numpy.random.default_rng`, a ``Generator`` is returned unchanged
+        (so successive calls share its stream).
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    Raises
+    ------
+    ValueError
+        For any other type, or a negative int seed.
+    """
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if int(random_state) < 0:
+            raise ValueError(
+                f"random_state must be a non-negative int seed; got random_state={random_state}"
+            )
+        return np.random.default_rng(int(random_state))
+    raise ValueError(
+        "random_state must be None, a non-negative int or a numpy.random.Generator; "
+        f"got random_state={random_state!r}"
+    )
