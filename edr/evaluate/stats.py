@@ -1,0 +1,324 @@
+"""Statistical comparison of EDR methods over records.
+
+Two families of tests are offered, because two designs are possible:
+
+* **Independent groups** (what Varon et al. 2015, Section VI, used): the
+  Kruskal–Wallis H test across methods (:func:`kruskal_wallis`), then pairwise
+  comparisons with the Bonferroni correction. MATLAB's ``multcompare`` applied
+  to ``kruskalwallis`` statistics compares *mean ranks of the joint ranking*
+  with a normal approximation, which is Dunn's (1964) test; :func:`dunn` does
+  exactly that, so our p-values are comparable with the paper's.
+* **Paired design** (what the data really are: every method is scored on the
+  same records): the Friedman test (:func:`friedman`), then pairwise Wilcoxon
+  signed-rank tests with the Bonferroni correction (:func:`pairwise_wilcoxon`).
+  Pairing removes the between-record variance (some ICU records are hard for
+  every method), so these tests are the primary ones in our reports.
+
+Effect sizes: epsilon-squared for Kruskal–Wallis, Kendall's W for Friedman,
+the rank-biserial correlation for pairs (Cliff's delta for independent groups,
+the matched-pairs rank-biserial correlation for paired ones).
+
+Every function takes ``groups``: a mapping ``name -> 1-D array`` (one value per
+record). ``NaN`` values are dropped per group for the independent tests and
+record-wise (complete cases only) for the paired tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+from scipy import stats as _st
+
+__all__ = [
+    "OmnibusResult",
+    "PairwiseResult",
+    "Comparison",
+    "bonferroni",
+    "kruskal_wallis",
+    "friedman",
+    "dunn",
+    "pairwise_wilcoxon",
+    "compare",
+]
+
+
+@dataclass(frozen=True)
+class OmnibusResult:
+    """Result of a test across all groups.
+
+    Attributes
+    ----------
+    test : str
+        ``"kruskal-wallis"`` or ``"friedman"``.
+    statistic : float
+        H (Kruskal–Wallis) or the Friedman chi-square.
+    pvalue : float
+    df : int
+        Degrees of freedom of the chi-square reference, ``k - 1``.
+    effect_size : float
+        Epsilon-squared (Kruskal–Wallis) or Kendall's W (Friedman), both in [0, 1].
+    effect_size_name : str
+    n_groups : int
+    n_obs : int
+        Total observations (Kruskal–Wallis) or number of complete records (Friedman).
+    """
+
+    test: str
+    statistic: float
+    pvalue: float
+    df: int
+    effect_size: float
+    effect_size_name: str
+    n_groups: int
+    n_obs: int
+
+
+@dataclass(frozen=True)
+class PairwiseResult:
+    """One post-hoc comparison between groups ``a`` and ``b``.
+
+    Attributes
+    ----------
+    a, b : str
+        Group names, in the order of the input mapping.
+    test : str
+        ``"dunn"`` or ``"wilcoxon"``.
+    statistic : float
+        Dunn's z (positive when ``a`` has the larger mean rank) or the Wilcoxon
+        signed-rank sum of positive differences ``a - b`` (T+).
+    pvalue : float
+        Unadjusted two-sided p-value.
+    pvalue_adjusted : float
+        Bonferroni-adjusted p-value, ``min(1, m * pvalue)`` with ``m`` the number
+        of pairs.
+    effect_size : float
+        Rank-biserial correlation in [-1, 1], positive when ``a`` tends to be larger.
+    effect_size_name : str
+    n : int
+        Records used (paired) or ``n_a + n_b`` (independent).
+    """
+
+    a: str
+    b: str
+    test: str
+    statistic: float
+    pvalue: float
+    pvalue_adjusted: float
+    effect_size: float
+    effect_size_name: str
+    n: int
+
+    def significant(self, alpha: float = 0.05) -> bool:
+        """Whether the Bonferroni-adjusted p-value is below ``alpha``."""
+        return bool(self.pvalue_adjusted < alpha)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """An omnibus test and its post-hoc pairwise tests."""
+
+    omnibus: OmnibusResult
+    pairwise: tuple[PairwiseResult, ...]
+
+    def pair(self, a: str, b: str) -> PairwiseResult:
+        """The comparison of ``a`` and ``b`` (either order; the sign is for the stored order)."""
+        for p in self.pairwise:
+            if {p.a, p.b} == {a, b}:
+                return p
+        raise KeyError(f"no pairwise comparison between {a!r} and {b!r}")
+
+
+def bonferroni(pvalues) -> np.ndarray:
+    """Bonferroni adjustment: ``min(1, m * p)`` for ``m`` p-values."""
+    p = np.asarray(pvalues, dtype=float)
+    if p.ndim != 1:
+        raise ValueError(f"pvalues must be 1-D, got shape {p.shape}")
+    if np.any((p < 0) | (p > 1)):
+        raise ValueError(f"pvalues must lie in [0, 1], got {p}")
+    return np.minimum(1.0, p * p.size)
+
+
+def _independent(groups: Mapping) -> dict[str, np.ndarray]:
+    if not isinstance(groups, Mapping):
+        raise TypeError(f"groups must be a mapping name -> values, got {type(groups).__name__}")
+    if len(groups) < 2:
+        raise ValueError(f"groups must hold at least 2 groups, got {len(groups)}")
+    out = {}
+    for name, values in groups.items():
+        v = np.asarray(values, dtype=float).ravel()
+        v = v[np.isfinite(v)]
+        if v.size == 0:
+            raise ValueError(f"group {name!r} has no finite values")
+        out[str(name)] = v
+    return out
+
+
+def _paired(groups: Mapping) -> tuple[list[str], np.ndarray]:
+    if not isinstance(groups, Mapping):
+        raise TypeError(f"groups must be a mapping name -> values, got {type(groups).__name__}")
+    if len(groups) < 2:
+        raise ValueError(f"groups must hold at least 2 groups, got {len(groups)}")
+    names = [str(k) for k in groups]
+    cols = [np.asarray(v, dtype=float).ravel() for v in groups.values()]
+    sizes = {c.size for c in cols}
+    if len(sizes) != 1:
+        raise ValueError(
+            "paired groups must have one value per record each, got lengths "
+            + ", ".join(f"{n}={c.size}" for n, c in zip(names, cols))
+        )
+    data = np.column_stack(cols)
+    data = data[np.all(np.isfinite(data), axis=1)]
+    if data.shape[0] < 2:
+        raise ValueError(f"paired groups need at least 2 complete records, got {data.shape[0]}")
+    return names, data
+
+
+def kruskal_wallis(groups: Mapping) -> OmnibusResult:
+    """Kruskal–Wallis H test across independent groups (:func:`scipy.stats.kruskal`).
+
+    Effect size: epsilon-squared ``E_R^2 = H / ((n^2 - 1) / (n + 1)) = H / (n - 1)``
+    (Tomczak & Tomczak 2014), with ``n`` the total number of observations.
+
+    Parameters
+    ----------
+    groups : Mapping[str, array_like]
+        One array of scores per method; NaN dropped.
+
+    Returns
+    -------
+    OmnibusResult
+    """
+    g = _independent(groups)
+    h, p = _st.kruskal(*g.values())
+    n = sum(v.size for v in g.values())
+    return OmnibusResult("kruskal-wallis", float(h), float(p), len(g) - 1,
+                         float(h / (n - 1)), "epsilon-squared", len(g), n)
+
+
+def friedman(groups: Mapping) -> OmnibusResult:
+    """Friedman test for ``k >= 3`` paired groups (:func:`scipy.stats.friedmanchisquare`).
+
+    Effect size: Kendall's coefficient of concordance ``W = chi2 / (n (k - 1))``
+    with ``n`` complete records and ``k`` groups.
+
+    Parameters
+    ----------
+    groups : Mapping[str, array_like]
+        Equal-length arrays, element ``i`` of every array from record ``i``.
+        Records with a NaN in any group are dropped.
+    """
+    names, data = _paired(groups)
+    if len(names) < 3:
+        raise ValueError(
+            f"friedman needs at least 3 groups, got {len(names)} ({names}); "
+            "use pairwise_wilcoxon for two"
+        )
+    chi2, p = _st.friedmanchisquare(*data.T)
+    n, k = data.shape
+    return OmnibusResult("friedman", float(chi2), float(p), k - 1,
+                         float(chi2 / (n * (k - 1))), "Kendall's W", k, n)
+
+
+def dunn(groups: Mapping) -> tuple[PairwiseResult, ...]:
+    """Dunn's (1964) pairwise test on Kruskal–Wallis ranks, Bonferroni-adjusted.
+
+    All observations are ranked jointly (mid-ranks for ties); for groups ``i``
+    and ``j`` with mean ranks ``R_i``, ``R_j``
+
+        z = (R_i - R_j) / sqrt((N (N + 1) / 12 - T / (12 (N - 1))) (1/n_i + 1/n_j)),
+
+    ``T = sum(t^3 - t)`` over tie groups, two-sided normal p-value. This is
+    the comparison MATLAB's ``multcompare`` makes after ``kruskalwallis``
+    (used by Varon et al. 2015, Fig. 18). Effect size: Cliff's delta
+    (rank-biserial correlation of the Mann–Whitney U of the two groups),
+    ``2 U_a / (n_a n_b) - 1``.
+    """
+    g = _independent(groups)
+    names = list(g)
+    allv = np.concatenate(list(g.values()))
+    ranks = _st.rankdata(allv)
+    n_tot = allv.size
+    _, counts = np.unique(allv, return_counts=True)
+    tie = float(np.sum(counts.astype(float) ** 3 - counts))
+    var_unit = n_tot * (n_tot + 1) / 12.0 - tie / (12.0 * (n_tot - 1))
+    bounds = np.cumsum([0] + [v.size for v in g.values()])
+    mean_rank = {nm: ranks[bounds[i]:bounds[i + 1]].mean() for i, nm in enumerate(names)}
+    pairs = list(combinations(names, 2))
+    z = np.empty(len(pairs))
+    delta = np.empty(len(pairs))
+    for i, (a, b) in enumerate(pairs):
+        na, nb = g[a].size, g[b].size
+        se = np.sqrt(var_unit * (1.0 / na + 1.0 / nb))
+        z[i] = (mean_rank[a] - mean_rank[b]) / se if se > 0 else 0.0
+        u_a = _st.mannwhitneyu(g[a], g[b], alternative="two-sided").statistic
+        delta[i] = 2.0 * u_a / (na * nb) - 1.0
+    p = 2.0 * _st.norm.sf(np.abs(z))
+    padj = bonferroni(p)
+    return tuple(
+        PairwiseResult(a, b, "dunn", float(z[i]), float(p[i]), float(padj[i]), float(delta[i]),
+                       "Cliff's delta", g[a].size + g[b].size)
+        for i, (a, b) in enumerate(pairs)
+    )
+
+
+def pairwise_wilcoxon(groups: Mapping) -> tuple[PairwiseResult, ...]:
+    """Pairwise Wilcoxon signed-rank tests (:func:`scipy.stats.wilcoxon`), Bonferroni-adjusted.
+
+    For each pair the differences ``d = a - b`` of the complete records are
+    used; zero differences are dropped (Wilcoxon's convention, SciPy's
+    ``zero_method="wilcox"``). Effect size: the matched-pairs rank-biserial
+    correlation ``r = (T+ - T-) / (T+ + T-)`` (Kerby 2014), with ``T+``/``T-``
+    the rank sums of the positive/negative differences; ``r = 0`` when every
+    difference is zero (then ``p = 1``).
+    """
+    names, data = _paired(groups)
+    pairs = list(combinations(range(len(names)), 2))
+    stat = np.empty(len(pairs))
+    p = np.empty(len(pairs))
+    r = np.empty(len(pairs))
+    for i, (ia, ib) in enumerate(pairs):
+        d = data[:, ia] - data[:, ib]
+        d = d[d != 0]
+        if d.size == 0:
+            stat[i], p[i], r[i] = 0.0, 1.0, 0.0
+            continue
+        rk = _st.rankdata(np.abs(d))
+        t_plus, t_minus = rk[d > 0].sum(), rk[d < 0].sum()
+        stat[i] = t_plus
+        r[i] = (t_plus - t_minus) / (t_plus + t_minus)
+        p[i] = _st.wilcoxon(d, zero_method="wilcox", alternative="two-sided").pvalue
+    padj = bonferroni(p)
+    return tuple(
+        PairwiseResult(names[ia], names[ib], "wilcoxon", float(stat[i]), float(p[i]),
+                       float(padj[i]), float(r[i]), "rank-biserial r", data.shape[0])
+        for i, (ia, ib) in enumerate(pairs)
+    )
+
+
+def compare(groups: Mapping, *, paired: bool = True) -> Comparison:
+    """Omnibus test plus Bonferroni-corrected post-hoc pairs.
+
+    Parameters
+    ----------
+    groups : Mapping[str, array_like]
+        One array per method (one value per record, same record order when ``paired``).
+    paired : bool, default True
+        True: Friedman + pairwise Wilcoxon signed-rank (with 2 groups the
+        omnibus is the single Wilcoxon test, reported as a Friedman-free
+        comparison: ``omnibus`` then repeats it with ``test="wilcoxon"``).
+        False: Kruskal–Wallis + Dunn, as Varon et al. 2015.
+    """
+    if not paired:
+        return Comparison(kruskal_wallis(groups), dunn(groups))
+    pw = pairwise_wilcoxon(groups)
+    if len(groups) >= 3:
+        return Comparison(friedman(groups), pw)
+    only = pw[0]
+    return Comparison(
+        OmnibusResult("wilcoxon", only.statistic, only.pvalue, 1, abs(only.effect_size),
+                      "|rank-biserial r|", 2, only.n),
+        pw,
+    )
