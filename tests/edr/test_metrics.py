@@ -1,0 +1,179 @@
+"""Tests of edr.evaluate.metrics against hand-computed values and known coherence."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from scipy import signal
+
+from edr.errors import RecordError, SignalError
+from edr.evaluate import metrics as m
+
+FS = 4.0
+
+
+def test_to_uniform_grid_reproduces_a_cubic_exactly():
+    t = np.sort(np.random.default_rng(0).uniform(0, 10, 40))
+    poly = lambda u: 0.3 * u**3 - u**2 + 2 * u - 1  # noqa: E731
+    tg, xg = m.to_uniform_grid(t, poly(t), fs=FS)
+    assert tg[0] == t[0] and np.allclose(np.diff(tg), 0.25)
+    assert tg[-1] <= t[-1]
+    np.testing.assert_allclose(xg, poly(tg), rtol=1e-9, atol=1e-9)
+
+
+def test_to_uniform_grid_holds_ends_and_skips_nan():
+    t = np.arange(10.0)
+    x = np.arange(10.0)
+    x[4] = np.nan
+    tg, xg = m.to_uniform_grid(t, x, fs=1.0, t_start=-2.0, t_end=11.0)
+    np.testing.assert_allclose(tg, np.arange(-2.0, 12.0))
+    np.testing.assert_allclose(xg, np.clip(tg, 0, 9))
+
+
+def test_to_uniform_grid_bad_input():
+    with pytest.raises(SignalError, match="3 finite samples"):
+        m.to_uniform_grid([0, 1, 2], [1, 2, 3])
+    with pytest.raises(ValueError, match="strictly increasing"):
+        m.to_uniform_grid([0, 2, 1, 3], [1, 2, 3, 4])
+    with pytest.raises(ValueError, match="fs must be a positive"):
+        m.to_uniform_grid([0, 1, 2, 3], [1, 2, 3, 4], fs=-1)
+
+
+def test_bandpass_passes_band_and_rejects_outside():
+    t = np.arange(0, 600, 1 / FS)
+    inband = np.sin(2 * np.pi * 0.25 * t)
+    slow = np.sin(2 * np.pi * 0.005 * t)
+    fast = np.sin(2 * np.pi * 1.8 * t)
+    y = m.bandpass(inband + slow + fast)
+    core = slice(400, -400)
+    np.testing.assert_allclose(y[core], inband[core], atol=0.03)
+    # zero phase: the in-band sinusoid is not shifted
+    assert np.corrcoef(y[core], inband[core])[0, 1] > 0.999
+
+
+def test_bandpass_bad_input():
+    with pytest.raises(ValueError, match="high=3"):
+        m.bandpass(np.zeros(100), high=3.0)
+    x = np.zeros(100)
+    x[5] = np.nan
+    with pytest.raises(SignalError, match="1 non-finite"):
+        m.bandpass(x)
+
+
+def test_correlation_matches_hand_computed_value():
+    a = np.array([1.0, 2.0, 3.0, 4.0])
+    b = np.array([2.0, 1.0, 4.0, 3.0])
+    # deviations (-1.5,-.5,.5,1.5), (-.5,-1.5,1.5,.5): sum prod = .75+.75+.75+.75=3, ss=5 each
+    assert m.correlation(a, b) == pytest.approx(0.6)
+    assert m.correlation(a, -b) == pytest.approx(0.6)
+    with pytest.raises(ValueError, match="same length"):
+        m.correlation(a, b[:3])
+
+
+def test_msc_identical_signals_is_one_and_f_ref_is_the_peak():
+    rng = np.random.default_rng(1)
+    t = np.arange(0, 480, 1 / FS)
+    ref = m.bandpass(np.sin(2 * np.pi * 0.3 * t) + 0.3 * rng.standard_normal(t.size))
+    value, f_ref = m.msc(ref, ref)
+    assert value == pytest.approx(1.0)
+    assert abs(f_ref - 0.3) <= 1 / 32 / 2 + 1e-12
+    value, _ = m.msc(-2 * ref, ref)  # coherence ignores gain and sign
+    assert value == pytest.approx(1.0)
+
+
+def test_msc_independent_noise_is_small():
+    rng = np.random.default_rng(2)
+    x, y = rng.standard_normal((2, int(3600 * FS)))
+    value, _ = m.msc(x, y)
+    # E[C] for independent series with K ~ 224 averaged segments is about 1/K
+    assert value < 0.03
+
+
+@pytest.mark.parametrize("snr", [0.25, 1.0, 4.0])
+def test_msc_matches_analytic_coherence_at_known_snr(snr):
+    """x = s + n, y = s with white s and n: coherence = SNR / (1 + SNR) everywhere."""
+    rng = np.random.default_rng(3)
+    n = int(3 * 3600 * FS)
+    s = rng.standard_normal(n)
+    noise = rng.standard_normal(n) / np.sqrt(snr)
+    value, _ = m.msc(s + noise, s)
+    assert value == pytest.approx(snr / (1 + snr), abs=0.02)
+
+
+def test_msc_needs_one_segment():
+    with pytest.raises(SignalError, match="32 s segment"):
+        m.msc(np.ones(100), np.ones(100))
+
+
+def test_rate_series_finds_the_breathing_rate():
+    t = np.arange(0, 320, 1 / FS)
+    x = np.sin(2 * np.pi * (13.0 / 60) * t)
+    tc, bpm = m.rate_series(x, t0=10.0)
+    # 320 s -> windows start 0,16,...,288 -> 19 windows centred at 16 s + k*16 s (+ t0)
+    assert tc.size == 19
+    np.testing.assert_allclose(tc, 10.0 + 16.0 + 16.0 * np.arange(19))
+    np.testing.assert_allclose(bpm, 13.0, atol=0.1)
+
+
+def test_breath_rate_series_hand_computed():
+    # breaths every 4 s (15 /min) in [0, 32); every 5 s (12 /min) from 32 s on
+    b = np.concatenate([np.arange(0, 32, 4.0), np.arange(32, 80, 5.0)])
+    r = m.breath_rate_series(b, np.array([0.0, 32.0, 200.0]))
+    np.testing.assert_allclose(r[:2], [15.0, 12.0])
+    assert np.isnan(r[2])  # no breaths annotated there
+
+
+def test_rate_error_against_annotations_and_waveform():
+    t = np.arange(0, 480, 1 / FS)
+    edr = np.sin(2 * np.pi * (18.0 / 60) * t)
+    breaths = np.arange(0.5, 480, 60 / 15.0)  # 15 breaths/min
+    assert m.rate_error(edr, breath_times=breaths, t_grid=t) == pytest.approx(3.0, abs=0.1)
+    ref = np.sin(2 * np.pi * (16.0 / 60) * t)
+    assert m.rate_error(edr, ref) == pytest.approx(2.0, abs=0.1)
+    with pytest.raises(ValueError, match="needs ref or breath_times"):
+        m.rate_error(edr)
+
+
+def test_score_end_to_end_on_a_known_pair():
+    """A broadband breathing process (0.1-0.45 Hz) seen by the EDR with a little noise."""
+    rng = np.random.default_rng(4)
+    resp_fs = 125.0
+    tr = np.arange(0, 480, 1 / resp_fs)
+    sos = signal.butter(4, [0.1, 0.45], btype="bandpass", fs=resp_fs, output="sos")
+    resp = signal.sosfiltfilt(sos, rng.standard_normal(tr.size))
+    rec = SimpleNamespace(name="syn", resp=resp, resp_fs=resp_fs, breath_times=None)
+    tg = np.arange(0, 479.75, 0.25)
+    clean = np.interp(tg, tr, resp)
+    edr = m.bandpass(-clean + 0.1 * clean.std() * rng.standard_normal(tg.size))
+    res = SimpleNamespace(time=tg, waveform=edr, fs=FS)
+    sc = m.score(res, rec)
+    assert 0.1 <= sc.f_ref <= 0.45
+    assert sc.msc > 0.95 and sc.corr > 0.95
+    assert sc.rate_error_bpm < 0.5
+    # with breath annotations every 4 s the reference rate is 15 /min; the EDR's
+    # own peak wanders with the random process, so the error is just finite
+    rec.breath_times = np.arange(1.0, 480, 4.0)
+    assert np.isfinite(m.score(res, rec).rate_error_bpm)
+    # the same EDR against independent noise scores low
+    rec_noise = SimpleNamespace(name="noise", resp=rng.standard_normal(tr.size), resp_fs=resp_fs,
+                                breath_times=None)
+    assert m.score(res, rec_noise).msc < 0.3
+
+
+def test_score_without_reference_raises():
+    res = SimpleNamespace(time=np.arange(200) / FS, waveform=np.zeros(200), fs=FS)
+    with pytest.raises(RecordError, match="'x' has no reference"):
+        m.score(res, SimpleNamespace(name="x", resp=None, resp_fs=None, breath_times=None))
+
+
+def test_reference_on_grid_removes_aliasing_noise():
+    resp_fs = 125.0
+    tr = np.arange(0, 120, 1 / resp_fs)
+    resp = np.sin(2 * np.pi * 0.2 * tr) + 0.5 * np.sin(2 * np.pi * 3.9 * tr)  # 3.9 Hz aliases to 0.1 Hz
+    tg = np.arange(1, 119, 0.25)
+    ref = m.reference_on_grid(resp, resp_fs, tg)
+    np.testing.assert_allclose(ref, np.sin(2 * np.pi * 0.2 * tg), atol=0.02)
+    f, p = signal.periodogram(ref - ref.mean(), fs=FS)
+    assert p[np.argmin(abs(f - 0.1))] < 1e-3 * p.max()
