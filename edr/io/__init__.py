@@ -1,0 +1,80 @@
+"""Reading recordings (WFDB, EDF/EDF+, CSV), writing results, locating PhysioNet data.
+
+:func:`read_record` returns a :class:`Recording`. NaN runs in the signals are
+kept as NaN (the pipeline masks them); readers never interpolate over gaps.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from edr.errors import RecordError
+from edr.io.recording import Recording
+
+__all__ = ["read_record", "Recording"]
+
+
+def read_record(
+    path: str | Path,
+    channel: str | None = None,
+    *,
+    fs: float | None = None,
+    resp_channel: str | None = None,
+    annotator: str | None = "ann1",
+) -> Recording:
+    """Read an ECG recording from a WFDB, EDF/EDF+ or CSV file.
+
+    Parameters
+    ----------
+    path : str or Path
+        WFDB record given as ``rec``, ``rec.hea`` or a data file (``rec.dat``,
+        ``mixedsignals_e.dat``); ``*.edf``; ``*.csv``.
+    channel : str, optional
+        ECG channel name (compared after stripping trailing commas, case-insensitive).
+        Default: the first name present in :data:`edr.io.channels.ECG_PRIORITY`
+        (II, MLII, ECG, ECG1, EKG, V, V1..V6, I, III, MCL1, ...).
+    fs : float, optional
+        Sampling rate in Hz. Needed for a CSV file without a time column; for
+        files that state their rate it must agree with it.
+    resp_channel : str, optional
+        Reference respiration channel; default: the best of RESP, Resp,
+        RESPIRATION, THOR RES, Thorax, ABDO, Airflow, ... when present.
+    annotator : str or None, default "ann1"
+        Breath annotations kept (``aux_note`` of WFDB ``.breath`` files); None keeps all.
+
+    Returns
+    -------
+    Recording
+        ECG at its native rate (all ECG leads at that rate in ``leads``), the
+        respiration at its own rate, breath times in s. NaN samples are kept.
+
+    Raises
+    ------
+    FileNotFoundError
+        Missing file, or a header whose data file is missing.
+    RecordError
+        Unreadable or truncated file, inconsistent ``fs``, unsupported extension.
+    ChannelError
+        No ECG channel (message lists the channels found) or unknown channel name.
+    SignalError
+        ECG sampling rate below 100 Hz or above 10 kHz.
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix == ".edf":
+        from edr.io.edf_reader import read_edf
+
+        rec = read_edf(p, channel, resp_channel=resp_channel)
+    elif suffix in (".csv", ".txt", ".tsv"):
+        from edr.io.csv_reader import read_csv
+
+        return read_csv(p, channel, fs=fs, resp_channel=resp_channel)
+    else:
+        from edr.io.wfdb_reader import read_wfdb
+
+        rec = read_wfdb(p, channel, resp_channel=resp_channel, annotator=annotator)
+    if fs is not None and abs(float(fs) - rec.fs) > 1e-6 * rec.fs:
+        raise RecordError(
+            f"fs={fs!r} disagrees with the {rec.fs:g} Hz stated in {path} for channel {rec.ecg_channel!r}"
+        )
+    return rec

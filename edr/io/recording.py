@@ -1,0 +1,191 @@
+"""The :class:`Recording` every reader returns, and its assembly from raw channels.
+
+NaN samples (gaps, clipped or invalid stretches of a record) are kept as NaN
+in ``ecg``, ``leads`` and ``resp``: the pipeline masks them (beats inside a
+NaN run are dropped, windows with too few beats are reported). Readers never
+interpolate over them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+from scipy.signal import resample_poly
+
+from edr.errors import SignalError
+from edr.io.channels import choose_ecg, choose_resp, clean_name, ecg_channels
+
+__all__ = ["Recording", "FS_MIN", "FS_MAX", "check_fs", "to_millivolts", "assemble_recording"]
+
+#: Lowest ECG sampling rate accepted (Hz): below it the QRS complex is a few samples.
+FS_MIN = 100.0
+#: Highest ECG sampling rate accepted (Hz).
+FS_MAX = 10_000.0
+
+_MILLIVOLT_SCALE = {"mv": 1.0, "uv": 1e-3, "µv": 1e-3, "μv": 1e-3, "v": 1e3, "nv": 1e-6}
+
+
+@dataclass
+class Recording:
+    """One ECG recording with an optional reference respiration.
+
+    Attributes
+    ----------
+    name : str
+        Record name, e.g. ``"bidmc01"``.
+    fs : float
+        Sampling rate of ``ecg`` in Hz: the native rate of the selected ECG channel.
+    ecg : ndarray, shape (n,)
+        The selected lead, float64, in mV when the file states a voltage unit
+        (uV and V are converted); NaN samples are kept.
+    ecg_channel : str
+        Cleaned name of the selected lead (trailing commas stripped), e.g. ``"II"``.
+    leads : dict of str to ndarray
+        Every ECG lead of the record at ``fs`` (leads stored at another rate are
+        resampled with :func:`scipy.signal.resample_poly`), including the selected one.
+    resp : ndarray or None
+        Reference respiration at its own rate ``resp_fs`` (file units).
+    resp_fs : float or None
+        Sampling rate of ``resp`` in Hz.
+    resp_channel : str or None
+        Cleaned name of the respiration channel.
+    breath_times : ndarray or None
+        Manual breath annotations in seconds (BIDMC ``.breath``, one annotator).
+    channels : list of str
+        Every channel name found in the file, cleaned, in file order.
+    path : str or None
+        The file the recording was read from.
+    """
+
+    name: str
+    fs: float
+    ecg: np.ndarray
+    ecg_channel: str
+    leads: dict[str, np.ndarray]
+    resp: np.ndarray | None = None
+    resp_fs: float | None = None
+    resp_channel: str | None = None
+    breath_times: np.ndarray | None = None
+    channels: list[str] = field(default_factory=list)
+    path: str | None = None
+
+    def __post_init__(self) -> None:
+        self.fs = float(self.fs)
+        if not np.isfinite(self.fs) or self.fs <= 0:
+            raise SignalError(f"sampling rate fs={self.fs!r} of record {self.name!r} must be positive")
+        self.ecg = np.asarray(self.ecg, dtype=np.float64)
+        if self.ecg.ndim != 1:
+            raise SignalError(f"ecg of record {self.name!r} must be 1-D, got shape {self.ecg.shape}")
+        if self.resp is not None:
+            self.resp = np.asarray(self.resp, dtype=np.float64)
+            if self.resp_fs is None:
+                raise SignalError(f"record {self.name!r} has a resp signal but resp_fs is None")
+            self.resp_fs = float(self.resp_fs)
+
+    @property
+    def duration_s(self) -> float:
+        """Length of the ECG in seconds (``len(ecg) / fs``)."""
+        return self.ecg.size / self.fs
+
+
+def check_fs(fs: float, *, source: str, channel: str) -> float:
+    """Return ``fs`` as float after checking FS_MIN <= fs <= FS_MAX.
+
+    Raises
+    ------
+    SignalError
+        The rate is outside [100 Hz, 10 kHz]; the message names file, channel and fs.
+    """
+    fs = float(fs)
+    if not (FS_MIN <= fs <= FS_MAX):
+        raise SignalError(
+            f"ECG channel {channel!r} of {source} is sampled at fs={fs:g} Hz; "
+            f"supported rates are {FS_MIN:g} Hz to {FS_MAX:g} Hz"
+        )
+    return fs
+
+
+def to_millivolts(x: np.ndarray, unit: str | None) -> np.ndarray:
+    """Scale ``x`` from ``unit`` (mV, uV, V, nV) to mV; other or missing units are left as is."""
+    scale = _MILLIVOLT_SCALE.get((unit or "").strip().lower(), 1.0)
+    x = np.asarray(x, dtype=np.float64)
+    return x * scale if scale != 1.0 else x
+
+
+def _resample(x: np.ndarray, fs_from: float, fs_to: float, n_out: int) -> np.ndarray:
+    """Polyphase resampling to ``n_out`` samples; NaN runs are kept as NaN at the new rate."""
+    ratio = Fraction(fs_to / fs_from).limit_denominator(1000)
+    nan = np.isnan(x)
+    y = resample_poly(np.where(nan, 0.0, x), ratio.numerator, ratio.denominator)
+    if nan.any():
+        src = np.minimum((np.arange(y.size) * fs_from / fs_to).round().astype(np.intp), x.size - 1)
+        y[nan[src]] = np.nan
+    out = np.full(n_out, np.nan)
+    out[: min(n_out, y.size)] = y[:n_out]
+    return out
+
+
+def assemble_recording(
+    *,
+    name: str,
+    path: str | None,
+    source: str,
+    names: Sequence[str],
+    read: Callable[[list[int]], list[np.ndarray]],
+    fs: Sequence[float],
+    units: Sequence[str | None],
+    channel: str | None,
+    resp_channel: str | None,
+    breath_times: np.ndarray | None = None,
+) -> Recording:
+    """Choose the channels, read them and build a :class:`Recording`.
+
+    Parameters
+    ----------
+    names, fs, units : sequences, one entry per channel in the file
+        Raw names (cleaned here), sampling rates (Hz) and physical units.
+    read : callable
+        ``read(indices) -> list of 1-D float arrays`` in the same order, so that
+        readers only load the channels they need.
+    channel, resp_channel : str or None
+        Requested ECG and respiration channel names (None: defaults of
+        :mod:`edr.io.channels`).
+    source : str
+        The file named in error messages.
+    """
+    cleaned = [clean_name(n) for n in names]
+    i_ecg = choose_ecg(cleaned, channel, source=source)
+    fs_ecg = check_fs(fs[i_ecg], source=source, channel=cleaned[i_ecg])
+    i_resp = choose_resp(cleaned, resp_channel, source=source)
+    lead_idx = [i_ecg] + [i for i in ecg_channels(cleaned) if i not in (i_ecg, i_resp)]
+    wanted = lead_idx + ([i_resp] if i_resp is not None and i_resp not in lead_idx else [])
+    signals = dict(zip(wanted, read(wanted)))
+
+    ecg = to_millivolts(signals[i_ecg], units[i_ecg])
+    leads: dict[str, np.ndarray] = {}
+    for i in lead_idx:
+        x = ecg if i == i_ecg else to_millivolts(signals[i], units[i])
+        if float(fs[i]) != fs_ecg:
+            x = _resample(x, float(fs[i]), fs_ecg, ecg.size)
+        key = cleaned[i]
+        suffix = 2
+        while key in leads:
+            key, suffix = f"{cleaned[i]}_{suffix}", suffix + 1
+        leads[key] = x
+    resp = None if i_resp is None else np.asarray(signals[i_resp], dtype=np.float64)
+    return Recording(
+        name=name,
+        fs=fs_ecg,
+        ecg=ecg,
+        ecg_channel=cleaned[i_ecg],
+        leads=leads,
+        resp=resp,
+        resp_fs=None if i_resp is None else float(fs[i_resp]),
+        resp_channel=None if i_resp is None else cleaned[i_resp],
+        breath_times=breath_times,
+        channels=cleaned,
+        path=path,
+    )
