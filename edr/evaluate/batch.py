@@ -1,0 +1,437 @@
+"""Batch evaluation: database x methods x sigma2 criteria x leads, resumable and parallel.
+
+``python -m edr.evaluate --database bidmc --methods kpca,pca,r_amplitude
+--criteria mdd,shannon,kpa,rule-of-thumb -o results/`` scores every
+(record, method, criterion, lead) *task* with :func:`edr.pipeline.extract_edr`
+and :func:`edr.evaluate.metrics.score`.
+
+Resumability: each finished task is written at once, atomically (temporary
+file + :func:`os.replace`), to ``<out>/tasks/<record>/<method>__<criterion>__<lead>.json``
+(scores, chosen sigma2, its selection curve, timing, the options used). A
+restarted run skips every task whose file exists with the same options, so an
+interrupted run loses at most the tasks in flight. ``results.csv`` (one row per
+task, columns :data:`COLUMNS`) and ``selection_curves.json`` are assembled from
+the task files at the end, sorted, so they do not depend on the completion order.
+
+Parallelism: processes (:class:`concurrent.futures.ProcessPoolExecutor`) by
+default, ``jobs=1`` in-process, or a Dask distributed scheduler
+(``scheduler="tcp://host:8786"``; Dask is imported only then). The writing is
+done by the driving process, so Dask workers need no access to ``out_dir``
+(they do need the records at the same path).
+
+sigma2 criteria apply to the kernel-PCA methods only (names starting with
+``"kpca"``); other methods get one task with criterion ``"none"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = [
+    "COLUMNS",
+    "NO_CRITERION",
+    "DEFAULT_LEAD",
+    "Task",
+    "BatchSummary",
+    "list_records",
+    "plan_tasks",
+    "run_task",
+    "run_batch",
+    "assemble",
+    "build_parser",
+    "main",
+    "uses_sigma2",
+]
+
+#: Columns of ``results.csv`` (INTERFACES.md, plus ``error``: empty when the task succeeded).
+COLUMNS = ("record", "database", "method", "criterion", "lead", "msc", "corr", "rate_error_bpm",
+           "f_ref", "sigma2", "n_beats", "seconds", "error")
+#: Criterion label of methods without a kernel parameter.
+NO_CRITERION = "none"
+#: Lead label for "the recording's selected lead" (``lead=None`` in ``extract_edr``).
+DEFAULT_LEAD = "default"
+
+_METRICS = ("msc", "corr", "rate_error_bpm", "f_ref")
+
+
+@dataclass(frozen=True)
+class Task:
+    """One unit of work: a record scored with one method, criterion and lead."""
+
+    database: str
+    record: str
+    path: str
+    method: str
+    criterion: str
+    lead: str
+
+    @property
+    def relpath(self) -> str:
+        """Path of the task's result file below ``out_dir``."""
+        return f"tasks/{self.record}/{self.method}__{self.criterion}__{self.lead}.json"
+
+
+@dataclass(frozen=True)
+class BatchSummary:
+    """What :func:`run_batch` did."""
+
+    results_csv: Path
+    n_tasks: int
+    n_run: int
+    n_skipped: int
+    n_errors: int
+    errors: list[str] = field(default_factory=list)
+
+
+def uses_sigma2(method: str) -> bool:
+    """Whether ``method`` has a kernel parameter chosen by a sigma2 criterion."""
+    return method.startswith("kpca")
+
+
+def list_records(folder: str | Path) -> dict[str, Path]:
+    """Records of a WFDB folder that hold at least one ECG channel, name -> path.
+
+    Headers are read with :func:`wfdb.rdheader`; records without an ECG channel
+    (e.g. BIDMC's 1 Hz numerics ``bidmcNNn``) are left out.
+    """
+    import wfdb
+
+    from edr.io.channels import ecg_channels
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"database folder not found: {folder}")
+    out = {}
+    for hea in sorted(folder.glob("*.hea")):
+        header = wfdb.rdheader(str(hea.with_suffix("")))
+        names = list(header.sig_name or [])
+        if names and ecg_channels(names):
+            out[hea.stem] = hea.with_suffix("")
+    if not out:
+        raise FileNotFoundError(f"no WFDB record with an ECG channel in {folder}")
+    return out
+
+
+def plan_tasks(database: str, records: dict[str, Path], methods: Sequence[str],
+               criteria: Sequence[str], leads: Sequence[str] = (DEFAULT_LEAD,)) -> list[Task]:
+    """Every (record, method, criterion, lead) combination, sorted by record.
+
+    Methods for which :func:`uses_sigma2` is false get the single criterion
+    :data:`NO_CRITERION`.
+    """
+    for name, values in (("methods", methods), ("criteria", criteria), ("leads", leads)):
+        if not values:
+            raise ValueError(f"{name} must not be empty, got {list(values)!r}")
+        bad = [v for v in values if not v or "__" in v or "/" in v]
+        if bad:
+            raise ValueError(f"{name} contains an invalid name {bad[0]!r} (empty, '__' or '/')")
+    tasks = []
+    for rec in sorted(records):
+        for m in methods:
+            for c in (criteria if uses_sigma2(m) else (NO_CRITERION,)):
+                for lead in leads:
+                    tasks.append(Task(database, rec, str(records[rec]), m, c, lead))
+    return tasks
+
+
+@lru_cache(maxsize=2)
+def _read(path: str):
+    from edr.io import read_record
+
+    return read_record(path)
+
+
+def _extract(recording, method, **kwargs):
+    from edr.pipeline import extract_edr
+
+    return extract_edr(recording, method, **kwargs)
+
+
+def _score(result, recording):
+    from edr.evaluate.metrics import score
+
+    return score(result, recording)
+
+
+def _num(x) -> float:
+    return float("nan") if x is None else float(x)
+
+
+def run_task(task: Task, options: dict | None = None) -> dict:
+    """Extract and score one task; never raises for a failing record or method.
+
+    Returns
+    -------
+    dict
+        ``row`` (values of :data:`COLUMNS`), ``selection`` (``grid``/``curve``
+        lists of the first window's sigma2 selection, or None) and ``options``.
+        A failure is recorded in ``row["error"]`` (exception type and message)
+        with NaN scores.
+    """
+    options = dict(options or {})
+    kwargs = dict(options)
+    if task.criterion != NO_CRITERION:
+        kwargs["sigma2"] = task.criterion
+    if task.lead != DEFAULT_LEAD:
+        kwargs["lead"] = task.lead
+    row = {k: getattr(task, k) for k in ("record", "database", "method", "criterion", "lead")}
+    row.update({k: float("nan") for k in (*_METRICS, "sigma2", "seconds")})
+    row.update(n_beats=0, error="")
+    selection = None
+    t0 = time.perf_counter()
+    try:
+        recording = _read(task.path)
+        result = _extract(recording, task.method, **kwargs)
+        scores = _score(result, recording)
+        row.update(msc=_num(scores.msc), corr=_num(scores.corr),
+                   rate_error_bpm=_num(scores.rate_error_bpm), f_ref=_num(scores.f_ref),
+                   sigma2=_num(result.sigma2), n_beats=int(result.n_beats))
+        sel = result.selection
+        if sel is not None:
+            selection = {"criterion": str(sel.criterion), "sigma2": float(sel.sigma2),
+                         "grid": [float(v) for v in sel.grid],
+                         "curve": [float(v) for v in sel.curve]}
+    except Exception as exc:  # recorded per task; the batch goes on (see run_batch(retry_errors))
+        last = traceback.extract_tb(exc.__traceback__)[-1]
+        row["error"] = f"{type(exc).__name__}: {exc} [{Path(last.filename).name}:{last.lineno}]"
+    row["seconds"] = time.perf_counter() - t0
+    return {"row": row, "selection": selection, "options": options}
+
+
+def _write_json_atomic(path: Path, obj) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(obj, f, indent=1)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _load_done(out_dir: Path, task: Task, options: dict, retry_errors: bool) -> dict | None:
+    path = out_dir / task.relpath
+    try:
+        with open(path) as f:
+            done = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if done.get("options") != options or done.get("task") != asdict(task):
+        return None
+    if retry_errors and done["row"]["error"]:
+        return None
+    return done
+
+
+def _executor(jobs: int | None, scheduler):
+    """(submit, as_completed, shutdown) for processes or a Dask scheduler."""
+    if scheduler is not None:
+        from dask.distributed import Client
+        from dask.distributed import as_completed as dask_completed
+
+        client = Client(scheduler)
+        return (lambda fn, *a: client.submit(fn, *a, pure=False), dask_completed, client.close)
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    return pool.submit, as_completed, lambda: pool.shutdown(cancel_futures=True)
+
+
+def run_batch(tasks: Iterable[Task], out_dir: str | Path, *, options: dict | None = None,
+              jobs: int | None = None, scheduler=None, progress: bool = True,
+              retry_errors: bool = False) -> BatchSummary:
+    """Run the tasks not done yet, write each result at once, then assemble ``results.csv``.
+
+    Parameters
+    ----------
+    tasks : iterable of Task
+    out_dir : path
+        Output folder (created). Results of a previous run with the same
+        ``options`` are kept and not recomputed.
+    options : dict, optional
+        Extra keyword arguments of :func:`edr.pipeline.extract_edr`
+        (``window_s``, ``random_state``, ...); part of a task's identity.
+    jobs : int, optional
+        Worker processes (default: CPU count); 1 runs in this process.
+    scheduler : str or dask.distributed address, optional
+        Run on this Dask distributed scheduler instead of local processes.
+    progress : bool, default True
+        tqdm progress bar on stderr.
+    retry_errors : bool, default False
+        Re-run tasks whose stored result is an error.
+    """
+    from tqdm.auto import tqdm
+
+    out_dir = Path(out_dir)
+    options = dict(options or {})
+    if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    tasks = list(tasks)
+    todo = [t for t in tasks if _load_done(out_dir, t, options, retry_errors) is None]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), disable=not progress,
+               desc="edr evaluate", unit="task")
+    n_errors = 0
+    errors = []
+
+    def store(task, res):
+        nonlocal n_errors
+        _write_json_atomic(out_dir / task.relpath, {"task": asdict(task), **res})
+        if res["row"]["error"]:
+            n_errors += 1
+            errors.append(f"{task.record} {task.method}/{task.criterion}/{task.lead}: {res['row']['error']}")
+        bar.update(1)
+
+    try:
+        if todo and (jobs == 1 and scheduler is None):
+            for t in todo:
+                store(t, run_task(t, options))
+        elif todo:
+            submit, completed, shutdown = _executor(jobs, scheduler)
+            try:
+                futures = {submit(run_task, t, options): t for t in todo}
+                for fut in completed(futures):
+                    store(futures[fut], fut.result())
+            finally:
+                shutdown()
+    finally:
+        bar.close()
+    csv_path = assemble(out_dir, tasks)
+    return BatchSummary(csv_path, len(tasks), len(todo), len(tasks) - len(todo), n_errors, errors)
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return "" if math.isnan(v) else repr(v)
+    return str(v)
+
+
+def assemble(out_dir: str | Path, tasks: Iterable[Task] | None = None) -> Path:
+    """Write ``results.csv`` and ``selection_curves.json`` from the task files.
+
+    Parameters
+    ----------
+    out_dir : path
+    tasks : iterable of Task, optional
+        Restrict to these tasks (default: every task file under ``out_dir/tasks``).
+
+    Returns
+    -------
+    Path
+        ``out_dir/results.csv``; rows sorted by (record, method, criterion, lead),
+        floats written with ``repr`` (exact round trip), NaN as an empty field.
+    """
+    out_dir = Path(out_dir)
+    if tasks is None:
+        files = sorted((out_dir / "tasks").glob("*/*.json"))
+    else:
+        files = [out_dir / t.relpath for t in tasks]
+    rows, curves = [], []
+    for path in files:
+        if not path.exists():
+            continue
+        with open(path) as f:
+            done = json.load(f)
+        rows.append(done["row"])
+        if done.get("selection"):
+            r = done["row"]
+            curves.append({k: r[k] for k in ("record", "method", "criterion", "lead")} | done["selection"])
+    key = lambda r: (r["record"], r["method"], r["criterion"], r["lead"])  # noqa: E731
+    rows.sort(key=key)
+    curves.sort(key=key)
+    csv_path = out_dir / "results.csv"
+    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".results.", suffix=".tmp")
+    with os.fdopen(fd, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(COLUMNS)
+        for r in rows:
+            w.writerow([_fmt(r[c]) for c in COLUMNS])
+    os.replace(tmp, csv_path)
+    _write_json_atomic(out_dir / "selection_curves.json", curves)
+    return csv_path
+
+
+def _split(s: str) -> list[str]:
+    return [x.strip() for x in s.split(",") if x.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m edr.evaluate",
+        description="Score EDR methods on a database (resumable; results per task under OUT/tasks).")
+    p.add_argument("--database", default="bidmc", help="database name (default bidmc)")
+    p.add_argument("--data-dir", help="folder of WFDB records (default: edr.io.datasets.locate_database)")
+    p.add_argument("--methods", default="kpca,pca,r_amplitude,qrs_area,rsa",
+                   help="comma-separated method keys, or 'all' for every key of edr.methods.METHODS")
+    p.add_argument("--criteria", default="mdd,shannon,kpa,rule-of-thumb",
+                   help="comma-separated sigma2 criteria (kpca methods only)")
+    p.add_argument("--leads", default=DEFAULT_LEAD,
+                   help=f"comma-separated leads: {DEFAULT_LEAD} (recording's lead), auto, fuse or a name")
+    p.add_argument("--records", help="comma-separated record names (default: all)")
+    p.add_argument("-o", "--out", required=True, help="output folder")
+    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
+    p.add_argument("--scheduler", help="Dask distributed scheduler address (e.g. tcp://host:8786)")
+    p.add_argument("--window-s", type=float, default=None, help="window length in s (default: pipeline's)")
+    p.add_argument("--random-state", type=int, default=0)
+    p.add_argument("--retry-errors", action="store_true", help="re-run tasks stored as errors")
+    p.add_argument("--no-progress", action="store_true")
+    return p
+
+
+def _resolve_methods(spec: str) -> list[str]:
+    if spec.strip() == "all":
+        from edr.methods import METHODS
+
+        return sorted(METHODS)
+    return _split(spec)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point; returns the exit code (2 on bad input, one line on stderr)."""
+    args = build_parser().parse_args(argv)
+    try:
+        if args.data_dir:
+            folder = Path(args.data_dir)
+        else:
+            from edr.io.datasets import locate_database
+
+            folder = Path(locate_database(args.database))
+        records = list_records(folder)
+        if args.records:
+            wanted = _split(args.records)
+            missing = [r for r in wanted if r not in records]
+            if missing:
+                raise ValueError(f"--records: {missing[0]!r} not in {folder} (have {', '.join(records)})")
+            records = {r: records[r] for r in wanted}
+        tasks = plan_tasks(args.database, records, _resolve_methods(args.methods),
+                           _split(args.criteria), _split(args.leads))
+        options = {"random_state": args.random_state}
+        if args.window_s is not None:
+            options["window_s"] = args.window_s
+        summary = run_batch(tasks, args.out, options=options, jobs=args.jobs, scheduler=args.scheduler,
+                            progress=not args.no_progress, retry_errors=args.retry_errors)
+    except (OSError, ValueError, ImportError) as exc:
+        print(f"edr evaluate: error: {exc}", file=sys.stderr)
+        return 2
+    _write_json_atomic(Path(args.out) / "batch.json",
+                       {"argv": list(sys.argv[1:] if argv is None else argv), "data_dir": str(folder),
+                        "n_tasks": summary.n_tasks, "n_errors": summary.n_errors,
+                        "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    print(f"{summary.n_tasks} tasks ({summary.n_run} run, {summary.n_skipped} resumed, "
+          f"{summary.n_errors} errors) -> {summary.results_csv}", file=sys.stderr)
+    for e in summary.errors[:20]:
+        print(f"  error: {e}", file=sys.stderr)
+    return 0

@@ -1,0 +1,147 @@
+"""Tests of edr.evaluate.batch: planning, resumability, parallel back-ends, CLI."""
+
+import csv
+import json
+import zlib
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from edr.evaluate import batch
+
+RECORDS = {"r1": Path("/nowhere/r1"), "r2": Path("/nowhere/r2"), "r3": Path("/nowhere/r3")}
+
+
+def _fake_value(*parts):
+    return (zlib.crc32("/".join(map(str, parts)).encode()) % 1000) / 1000.0
+
+
+def _fake_extract(recording, method, *, sigma2=None, lead=None, **options):
+    if recording == "bad":
+        raise ValueError("stand-in: no beats")
+    grid = np.geomspace(0.1, 10.0, 5)
+    sel = None
+    if sigma2 is not None:
+        curve = np.array([_fake_value(recording, sigma2, g) for g in grid])
+        sel = SimpleNamespace(criterion=sigma2, sigma2=float(grid[curve.argmax()]), grid=grid, curve=curve)
+    return SimpleNamespace(record=recording, method=method, lead=lead, sigma2=None if sel is None else sel.sigma2,
+                           selection=sel, n_beats=100 + len(method), key=(recording, method, sigma2, lead, options))
+
+
+def _fake_score(result, recording):
+    k = result.key
+    return SimpleNamespace(msc=_fake_value("msc", *k), corr=_fake_value("corr", *k),
+                           rate_error_bpm=10 * _fake_value("err", *k), f_ref=0.25)
+
+
+@pytest.fixture
+def stand_ins(monkeypatch):
+    """Private stand-ins for read_record / extract_edr / score (pure functions of the task)."""
+    monkeypatch.setattr(batch, "_read", lambda path: "bad" if path.endswith("r3") else Path(path).name)
+    monkeypatch.setattr(batch, "_extract", _fake_extract)
+    monkeypatch.setattr(batch, "_score", _fake_score)
+
+
+def _rows(csv_path, drop=("seconds",)):
+    with open(csv_path) as f:
+        return [{k: v for k, v in r.items() if k not in drop} for r in csv.DictReader(f)]
+
+
+def _tasks(records=RECORDS):
+    return batch.plan_tasks("fake", records, ["kpca", "pca"], ["mdd", "shannon"], ["default", "auto"])
+
+
+def test_plan_tasks_criteria_only_for_kpca():
+    tasks = _tasks()
+    assert len(tasks) == 3 * (2 + 1) * 2
+    assert {t.criterion for t in tasks if t.method == "pca"} == {batch.NO_CRITERION}
+    assert tasks[0].relpath == "tasks/r1/kpca__mdd__default.json"
+    with pytest.raises(ValueError, match="methods must not be empty"):
+        batch.plan_tasks("fake", RECORDS, [], ["mdd"])
+    with pytest.raises(ValueError, match="criteria contains an invalid name 'a__b'"):
+        batch.plan_tasks("fake", RECORDS, ["kpca"], ["a__b"])
+
+
+def test_results_csv_columns_and_errors_recorded(tmp_path, stand_ins):
+    s = batch.run_batch(_tasks(), tmp_path, jobs=1, progress=False)
+    rows = _rows(s.results_csv, drop=())
+    assert list(rows[0]) == list(batch.COLUMNS)
+    assert (s.n_tasks, s.n_run, s.n_errors) == (18, 18, 6)
+    bad = [r for r in rows if r["record"] == "r3"]
+    assert all(r["error"].startswith("ValueError: stand-in: no beats") and r["msc"] == "" for r in bad)
+    good = [r for r in rows if r["record"] == "r1" and r["method"] == "kpca"]
+    assert all(float(r["sigma2"]) > 0 and r["error"] == "" for r in good)
+    curves = json.loads((tmp_path / "selection_curves.json").read_text())
+    assert len(curves) == 2 * 2 * 2 and len(curves[0]["grid"]) == 5
+    # a resumed run keeps errors unless asked to retry them
+    again = batch.run_batch(_tasks(), tmp_path, jobs=1, progress=False)
+    assert (again.n_run, again.n_skipped) == (0, 18)
+    retry = batch.run_batch(_tasks(), tmp_path, jobs=1, progress=False, retry_errors=True)
+    assert retry.n_run == 6
+
+
+def test_interrupted_run_resumes_to_identical_results(tmp_path, stand_ins, monkeypatch):
+    full = batch.run_batch(_tasks(), tmp_path / "full", jobs=1, progress=False)
+
+    calls = {"n": 0}
+
+    def dies_after_five(recording, method, **kw):
+        calls["n"] += 1
+        if calls["n"] > 5:
+            raise KeyboardInterrupt  # the run is killed while the 6th task is in flight
+        return _fake_extract(recording, method, **kw)
+
+    out = tmp_path / "interrupted"
+    monkeypatch.setattr(batch, "_extract", dies_after_five)
+    with pytest.raises(KeyboardInterrupt):
+        batch.run_batch(_tasks(), out, jobs=1, progress=False)
+    done = sorted(out.glob("tasks/*/*.json"))
+    assert len(done) == 5 and not (out / "results.csv").exists()
+    before = {p: p.read_bytes() for p in done}
+
+    monkeypatch.setattr(batch, "_extract", _fake_extract)
+    resumed = batch.run_batch(_tasks(), out, jobs=1, progress=False)
+    assert (resumed.n_skipped, resumed.n_run) == (5, 13)
+    assert all(p.read_bytes() == b for p, b in before.items())  # finished work not redone
+    assert _rows(resumed.results_csv) == _rows(full.results_csv)
+    assert (out / "selection_curves.json").read_text() == (tmp_path / "full" / "selection_curves.json").read_text()
+
+
+def test_changed_options_invalidate_stored_results(tmp_path, stand_ins):
+    batch.run_batch(_tasks(), tmp_path, jobs=1, progress=False, options={"random_state": 0})
+    s = batch.run_batch(_tasks(), tmp_path, jobs=1, progress=False, options={"random_state": 1})
+    assert s.n_run == 18
+
+
+def test_process_pool_matches_in_process(tmp_path, stand_ins):
+    # stand-ins reach the workers through fork (Linux default start method)
+    a = batch.run_batch(_tasks(), tmp_path / "a", jobs=1, progress=False)
+    b = batch.run_batch(_tasks(), tmp_path / "b", jobs=2, progress=False)
+    assert _rows(a.results_csv) == _rows(b.results_csv)
+
+
+def test_dask_scheduler_in_process(tmp_path, stand_ins):
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        s = batch.run_batch(_tasks(), tmp_path / "d", scheduler=cluster.scheduler_address, progress=False)
+    ref = batch.run_batch(_tasks(), tmp_path / "ref", jobs=1, progress=False)
+    assert _rows(s.results_csv) == _rows(ref.results_csv)
+
+
+def test_run_batch_bad_jobs(tmp_path):
+    with pytest.raises(ValueError, match="jobs must be a positive integer, got 0"):
+        batch.run_batch([], tmp_path, jobs=0)
+
+
+def test_main_reports_bad_input_in_one_line(tmp_path, capsys):
+    assert batch.main(["--data-dir", str(tmp_path / "missing"), "-o", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "database folder not found" in err
+
+
+def test_list_records_skips_numerics_records(bidmc_dir):
+    recs = batch.list_records(bidmc_dir)
+    assert "bidmc01" in recs and "bidmc01n" not in recs and len(recs) == 30
