@@ -10,8 +10,9 @@ from pathlib import Path
 
 from edr.errors import RecordError
 from edr.io.recording import Recording
+from edr.io.writers import write_csv, write_json, write_wfdb
 
-__all__ = ["read_record", "Recording"]
+__all__ = ["read_record", "Recording", "write_csv", "write_wfdb", "write_json"]
 
 
 def read_record(

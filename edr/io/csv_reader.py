@@ -1,0 +1,124 @@
+"""Delimited text files: a header row of channel names, one row per sample.
+
+An optional time column (``time``, ``t``, ``time_s``, ``seconds``, ...; or
+``time_ms`` / ``ms`` in milliseconds) gives the sampling rate; otherwise ``fs``
+must be passed. Channel values are taken to be in mV (a CSV states no units).
+Empty fields and ``nan`` become NaN and are kept.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+from edr.errors import RecordError
+from edr.io.channels import clean_name
+from edr.io.recording import Recording, assemble_recording
+
+__all__ = ["TIME_COLUMNS", "read_csv", "fs_from_time"]
+
+#: Time-column names (case-insensitive) and their unit in seconds.
+TIME_COLUMNS: dict[str, float] = {
+    "time": 1.0, "t": 1.0, "time_s": 1.0, "time (s)": 1.0, "time [s]": 1.0, "seconds": 1.0,
+    "sec": 1.0, "s": 1.0, "elapsed time": 1.0, "timestamp": 1.0,
+    "time_ms": 1e-3, "time (ms)": 1e-3, "time [ms]": 1e-3, "ms": 1e-3,
+}
+
+
+def fs_from_time(t: np.ndarray, *, source: str, column: str) -> float:
+    """Sampling rate (Hz) of a uniformly sampled time axis ``t`` (s).
+
+    The rate is ``(n - 1) / (t[-1] - t[0])``; the axis must increase and every
+    step must lie within half a sample period of ``1 / fs`` (a missing or
+    repeated sample fails), which tolerates times printed with rounding.
+
+    Raises
+    ------
+    RecordError
+        Fewer than two times, NaN times, or a non-uniform axis (the worst step is named).
+    """
+    if t.size < 2 or not np.all(np.isfinite(t)):
+        raise RecordError(f"time column {column!r} of {source} needs at least 2 finite values")
+    span = t[-1] - t[0]
+    if span <= 0:
+        raise RecordError(f"time column {column!r} of {source} does not increase")
+    fs = (t.size - 1) / span
+    steps = np.diff(t) * fs
+    worst = int(np.argmax(np.abs(steps - 1.0)))
+    if abs(steps[worst] - 1.0) > 0.5:
+        raise RecordError(
+            f"time column {column!r} of {source} is not uniformly sampled: step "
+            f"{np.diff(t)[worst]:g} s at row {worst + 2} vs {1 / fs:g} s on average"
+        )
+    return float(fs)
+
+
+def _delimiter(first_line: str) -> str:
+    counts = {d: first_line.count(d) for d in (",", ";", "\t")}
+    return max(counts, key=counts.get) if any(counts.values()) else ","
+
+
+def read_csv(
+    path: str | Path,
+    channel: str | None = None,
+    *,
+    fs: float | None = None,
+    resp_channel: str | None = None,
+) -> Recording:
+    """Read a CSV (or ``;`` / tab separated) file; see :func:`edr.io.read_record`.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``path`` does not exist.
+    RecordError
+        No header row or no data rows, rows of unequal length, no time column and no
+        ``fs``, a non-uniform time column, or ``fs`` disagreeing with the time column.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"CSV file not found: {path}")
+    with open(path, newline="") as fh:
+        first = fh.readline()
+        rows = [line for line in fh if line.strip()]
+    delimiter = _delimiter(first)
+    names = [clean_name(n) for n in next(csv.reader([first], delimiter=delimiter), [])]
+    if not names or not any(names):
+        raise RecordError(f"CSV file {path} has no header row of channel names")
+    if not rows:
+        raise RecordError(f"CSV file {path} has no data rows")
+    try:
+        data = np.genfromtxt(rows, delimiter=delimiter, dtype=np.float64,
+                             missing_values=("", "nan", "NaN", "NA"), filling_values=np.nan,
+                             invalid_raise=True, ndmin=2)
+    except ValueError as exc:
+        raise RecordError(f"CSV file {path} has a malformed row: {exc}") from exc
+    if data.shape[1] != len(names):
+        raise RecordError(f"CSV file {path} has {len(names)} header names but {data.shape[1]} columns")
+    time_idx = next((i for i, n in enumerate(names) if n.lower() in TIME_COLUMNS), None)
+    if time_idx is not None:
+        t = data[:, time_idx] * TIME_COLUMNS[names[time_idx].lower()]
+        fs_t = fs_from_time(t, source=str(path), column=names[time_idx])
+        if fs is not None and abs(float(fs) - fs_t) > 0.01 * fs_t:
+            raise RecordError(
+                f"fs={fs!r} disagrees with the {fs_t:g} Hz of time column {names[time_idx]!r} in {path}"
+            )
+        fs = fs_t if fs is None else float(fs)
+    elif fs is None:
+        raise RecordError(
+            f"CSV file {path} has no time column ({', '.join(sorted(TIME_COLUMNS))}) and fs was not given"
+        )
+    columns = [i for i in range(len(names)) if i != time_idx]
+    return assemble_recording(
+        name=path.stem,
+        path=str(path),
+        source=str(path),
+        names=[names[i] for i in columns],
+        read=lambda indices: [data[:, columns[j]].copy() for j in indices],
+        fs=[float(fs)] * len(columns),
+        units=["mV"] * len(columns),
+        channel=channel,
+        resp_channel=resp_channel,
+    )

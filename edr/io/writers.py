@@ -1,0 +1,159 @@
+"""Atomic writers: EDR as CSV (``time_s,edr``), as a WFDB record, and JSON summaries.
+
+Every writer writes to a temporary file in the destination folder and moves it
+into place with :func:`os.replace` (atomic on POSIX and Windows within one file
+system). If anything fails the temporary file is removed, so no partial output
+is ever left under the final name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import math
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import numpy as np
+import wfdb
+
+__all__ = ["atomic_path", "write_csv", "write_wfdb", "write_json", "to_jsonable"]
+
+_RECORD_NAME = re.compile(r"^[-\w]+$")
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path next to ``path``; on success move it onto ``path``.
+
+    On an exception the temporary file is deleted and ``path`` is untouched.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(tmp)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _vector(x, name: str) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {x.shape}")
+    return x
+
+
+def write_csv(path: str | Path, time_s, edr) -> Path:
+    """Write ``time_s,edr`` rows (header included) atomically; NaN is written as ``nan``.
+
+    Raises
+    ------
+    ValueError
+        ``time_s`` and ``edr`` are not 1-D arrays of equal length.
+    """
+    t, y = _vector(time_s, "time_s"), _vector(edr, "edr")
+    if t.size != y.size:
+        raise ValueError(f"time_s has {t.size} values but edr has {y.size}")
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        np.savetxt(tmp, np.column_stack([t, y]), fmt=("%.6f", "%.9g"), delimiter=",",
+                   header="time_s,edr", comments="")
+    return path
+
+
+def write_wfdb(
+    path_or_dir: str | Path,
+    record_name: str,
+    edr,
+    fs: float,
+    *,
+    sig_name: str = "EDR",
+    units: str = "NU",
+    fmt: str = "16",
+    comments: list[str] | None = None,
+) -> tuple[Path, Path]:
+    """Write ``edr`` as a one-channel WFDB record ``<dir>/<record_name>.hea/.dat``.
+
+    ``wfdb.wrsamp`` writes into a temporary folder inside the destination; the
+    data file is moved into place first and the header last, so a header never
+    points at a missing or partial data file. NaN samples are stored as the
+    format's invalid-sample value and read back as NaN.
+
+    Parameters
+    ----------
+    path_or_dir : str or Path
+        Destination folder, or a path whose parent is the folder (its name is ignored).
+    record_name : str
+        Letters, digits, ``_`` and ``-`` only.
+    edr : array_like, shape (n,)
+    fs : float
+        Sampling rate in Hz (> 0).
+
+    Returns
+    -------
+    (header_path, data_path)
+    """
+    if not _RECORD_NAME.match(record_name or ""):
+        raise ValueError(f"record_name {record_name!r} may only hold letters, digits, '_' and '-'")
+    if not (np.isfinite(fs) and fs > 0):
+        raise ValueError(f"fs={fs!r} must be a positive number of Hz")
+    y = _vector(edr, "edr")
+    out_dir = Path(path_or_dir)
+    if not out_dir.is_dir():
+        out_dir = out_dir.parent
+    tmp_dir = Path(tempfile.mkdtemp(dir=out_dir, prefix=f".{record_name}."))
+    try:
+        wfdb.wrsamp(record_name, fs=float(fs), units=[units], sig_name=[sig_name], p_signal=y[:, None],
+                    fmt=[fmt], comments=comments or [], write_dir=str(tmp_dir))
+        final = []
+        for ext in (".dat", ".hea"):
+            target = out_dir / f"{record_name}{ext}"
+            os.replace(tmp_dir / f"{record_name}{ext}", target)
+            final.append(target)
+    finally:
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+    return final[1], final[0]
+
+
+def to_jsonable(obj):
+    """Convert ``obj`` to plain JSON types: NumPy scalars/arrays, Paths, dataclasses, tuples.
+
+    Non-finite floats become ``None`` (JSON has no NaN). Unknown types raise ``TypeError``.
+    """
+    if isinstance(obj, (str, bool)) or obj is None:
+        return obj
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, np.ndarray):
+        return to_jsonable(obj.tolist())
+    if isinstance(obj, Path):
+        return str(obj)
+    if isinstance(obj, Mapping):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    raise TypeError(f"cannot write an object of type {type(obj).__name__} as JSON")
+
+
+def write_json(path: str | Path, obj) -> Path:
+    """Write ``obj`` (see :func:`to_jsonable`) as indented JSON, atomically."""
+    text = json.dumps(to_jsonable(obj), indent=2, allow_nan=False) + "\n"
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
+    return path

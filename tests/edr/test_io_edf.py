@@ -1,0 +1,84 @@
+"""edr.io EDF/EDF+ reading on tiny files written here byte by byte (EDF spec, Kemp 1992)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from edr.errors import ChannelError, RecordError, SignalError
+from edr.io import read_record
+from edr.io.edf_reader import read_edf_header
+
+
+def _field(value, width):
+    text = str(value).encode("latin-1")[:width]
+    return text + b" " * (width - len(text))
+
+
+def write_edf(path, signals, *, record_s=1.0, reserved="", n_records=None):
+    """Write ``signals`` = list of (label, unit, fs, x, (pmin, pmax)) as EDF with int16 records."""
+    n_rec = int(round(len(signals[0][3]) / (signals[0][2] * record_s)))
+    ns = len(signals)
+    head = b"".join([
+        _field(0, 8), _field("X X X X", 80), _field("Startdate X X X X", 80), _field("01.01.20", 8),
+        _field("00.00.00", 8), _field(256 * (ns + 1), 8), _field(reserved, 44),
+        _field(n_rec if n_records is None else n_records, 8), _field(record_s, 8), _field(ns, 4),
+    ])
+    cols = [[] for _ in range(10)]
+    digital = []
+    for label, unit, fs, x, (pmin, pmax) in signals:
+        spr = int(round(fs * record_s))
+        d = np.round((np.asarray(x) - pmin) / (pmax - pmin) * 65535 - 32768).astype("<i2")
+        digital.append(d.reshape(n_rec, spr))
+        for k, (v, w) in enumerate([(label, 16), ("", 80), (unit, 8), (pmin, 8), (pmax, 8), (-32768, 8),
+                                    (32767, 8), ("", 80), (spr, 8), ("", 32)]):
+            cols[k].append(_field(v, w))
+    head += b"".join(b"".join(c) for c in cols)
+    body = np.concatenate(digital, axis=1).tobytes()
+    path.write_bytes(head + body)
+    return path
+
+
+def _signals(fs_ecg=256.0, fs_resp=32.0, seconds=10):
+    t_e = np.arange(int(fs_ecg * seconds)) / fs_ecg
+    t_r = np.arange(int(fs_resp * seconds)) / fs_resp
+    ecg = 1000 * np.sin(2 * np.pi * 1.2 * t_e)  # µV
+    resp = np.sin(2 * np.pi * 0.25 * t_r)
+    return [("ECG II", "uV", fs_ecg, ecg, (-2000.0, 2000.0)), ("Resp chest", "", fs_resp, resp, (-2.0, 2.0))]
+
+
+def test_multi_rate_edf_keeps_native_rates_and_converts_to_mv(tmp_path):
+    sig = _signals()
+    rec = read_record(write_edf(tmp_path / "rec.edf", sig))
+    assert rec.name == "rec" and rec.fs == 256.0 and rec.ecg_channel == "ECG II"
+    np.testing.assert_allclose(rec.ecg, sig[0][3] / 1000, atol=4000 / 65535 / 1000)
+    assert rec.resp_channel == "Resp chest" and rec.resp_fs == 32.0
+    np.testing.assert_allclose(rec.resp, sig[1][3], atol=4 / 65535)
+    assert rec.channels == ["ECG II", "Resp chest"]
+
+
+def test_edf_plus_annotation_channel_is_skipped(tmp_path):
+    sig = _signals() + [("EDF Annotations", "", 30.0, np.zeros(300), (-1.0, 1.0))]
+    rec = read_record(write_edf(tmp_path / "plus.edf", sig, reserved="EDF+C"))
+    assert rec.channels == ["ECG II", "Resp chest"]
+    assert read_edf_header(tmp_path / "plus.edf").labels[-1] == "EDF Annotations"
+
+
+def test_edf_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"EDF file not found: .*absent\.edf"):
+        read_record(tmp_path / "absent.edf")
+    path = write_edf(tmp_path / "cut.edf", _signals())
+    path.write_bytes(path.read_bytes()[:-10])
+    with pytest.raises(RecordError, match=r"EDF file .*cut\.edf is truncated"):
+        read_record(path)
+    disc = write_edf(tmp_path / "disc.edf", _signals(), reserved="EDF+D")
+    with pytest.raises(RecordError, match=r"disc\.edf is EDF\+D"):
+        read_record(disc)
+    (tmp_path / "junk.edf").write_bytes(b"0" * 100)
+    with pytest.raises(RecordError, match=r"malformed EDF header in .*junk\.edf"):
+        read_record(tmp_path / "junk.edf")
+    low = write_edf(tmp_path / "low.edf", _signals(fs_ecg=64.0))
+    with pytest.raises(SignalError, match=r"ECG channel 'ECG II' of .*low\.edf is sampled at fs=64 Hz"):
+        read_record(low)
+    with pytest.raises(ChannelError, match=r"channel 'V1' not found in .*valid channels: ECG II, Resp chest"):
+        read_record(write_edf(tmp_path / "ok.edf", _signals()), "V1")

@@ -1,0 +1,115 @@
+"""edr.io writers: content round trips and atomicity (no partial output on failure)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+import wfdb
+
+from edr.io import read_record
+from edr.io.writers import atomic_path, to_jsonable, write_csv, write_json, write_wfdb
+
+
+def _leftovers(folder: Path, keep: set[str]) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name not in keep)
+
+
+def test_write_csv_round_trip(tmp_path):
+    t = np.arange(8) / 4.0
+    y = np.sin(t)
+    y[3] = np.nan
+    out = write_csv(tmp_path / "edr.csv", t, y)
+    lines = out.read_text().splitlines()
+    assert lines[0] == "time_s,edr" and len(lines) == 9
+    back = np.genfromtxt(out, delimiter=",", skip_header=1)
+    np.testing.assert_allclose(back[:, 0], t)
+    np.testing.assert_allclose(back[:, 1], y, rtol=1e-8)
+    assert _leftovers(tmp_path, {"edr.csv"}) == []
+
+
+def test_write_csv_bad_input_leaves_nothing(tmp_path):
+    with pytest.raises(ValueError, match=r"time_s has 3 values but edr has 2"):
+        write_csv(tmp_path / "x.csv", [0, 1, 2], [1, 2])
+    with pytest.raises(ValueError, match=r"edr must be 1-D, got shape \(2, 2\)"):
+        write_csv(tmp_path / "x.csv", [0, 1], [[1, 2], [3, 4]])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_failure_keeps_the_previous_file_and_removes_the_temp(tmp_path, monkeypatch):
+    target = tmp_path / "edr.csv"
+    target.write_text("old\n")
+
+    def boom(*args, **kwargs):
+        Path(args[0]).write_text("partial")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(np, "savetxt", boom)
+    with pytest.raises(OSError, match="disk full"):
+        write_csv(target, [0.0, 0.25], [1.0, 2.0])
+    assert target.read_text() == "old\n"
+    assert _leftovers(tmp_path, {"edr.csv"}) == []
+
+
+def test_atomic_path_on_exception(tmp_path):
+    with pytest.raises(KeyboardInterrupt):
+        with atomic_path(tmp_path / "a.json") as tmp:
+            tmp.write_text("{")
+            raise KeyboardInterrupt
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_json_numpy_safe(tmp_path):
+    @dataclass
+    class Info:
+        sigma2: np.float64
+        mask: np.ndarray
+
+    obj = {"n": np.int64(3), "x": np.array([1.5, np.nan]), "ok": np.bool_(True), "p": tmp_path,
+           "info": Info(np.float64(0.5), np.array([True, False])), 7: (1, 2)}
+    out = write_json(tmp_path / "s.json", obj)
+    assert json.loads(out.read_text()) == {
+        "n": 3, "x": [1.5, None], "ok": True, "p": str(tmp_path),
+        "info": {"sigma2": 0.5, "mask": [True, False]}, "7": [1, 2]}
+    with pytest.raises(TypeError, match=r"cannot write an object of type set as JSON"):
+        write_json(tmp_path / "bad.json", {"s": {1, 2}})
+    assert _leftovers(tmp_path, {"s.json"}) == []
+    assert to_jsonable(float("inf")) is None
+
+
+def test_write_wfdb_round_trip(tmp_path):
+    fs = 4.0
+    y = np.sin(np.arange(200) / 5.0)
+    y[10:12] = np.nan
+    hea, dat = write_wfdb(tmp_path, "rec_edr", y, fs, comments=["method: kpca"])
+    assert (hea.name, dat.name) == ("rec_edr.hea", "rec_edr.dat")
+    back = wfdb.rdrecord(str(tmp_path / "rec_edr"))
+    assert back.fs == fs and back.sig_name == ["EDR"] and back.comments == ["method: kpca"]
+    np.testing.assert_allclose(back.p_signal[:, 0], y, atol=1e-4)
+    assert _leftovers(tmp_path, {"rec_edr.hea", "rec_edr.dat"}) == []
+
+
+def test_write_wfdb_failure_leaves_nothing(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match=r"record_name 'a b' may only hold"):
+        write_wfdb(tmp_path, "a b", [1.0, 2.0], 4.0)
+    with pytest.raises(ValueError, match=r"fs=0 must be a positive"):
+        write_wfdb(tmp_path, "r", [1.0, 2.0], 0)
+
+    def boom(record_name, write_dir, **kwargs):
+        (Path(write_dir) / f"{record_name}.dat").write_bytes(b"\0\0")
+        raise RuntimeError("wrsamp failed")
+
+    monkeypatch.setattr(wfdb, "wrsamp", boom)
+    with pytest.raises(RuntimeError, match="wrsamp failed"):
+        write_wfdb(tmp_path / "out.hea", "r", [1.0, 2.0], 4.0)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_written_wfdb_cannot_be_read_as_ecg(tmp_path):
+    """A written EDR record is data, not an ECG: read_record refuses it with a clear message."""
+    write_wfdb(tmp_path, "only_edr", np.zeros(100), 4.0)
+    with pytest.raises(ValueError, match=r"no ECG channel in .*only_edr\.hea; channels found: EDR"):
+        read_record(tmp_path / "only_edr")
