@@ -1,0 +1,425 @@
+"""Large-scale kernel PCA estimators: FS2 + Nyström and ICF (Varon et al. 2015, Sec. V).
+
+Both estimators follow :class:`kpca.KernelPCA`'s conventions (``fit``,
+``transform``, ``fit_transform``, ``inverse_transform``, ``denoise``;
+``eigenvalues_`` of the centred kernel, descending; scores are projections
+onto unit-norm feature-space axes; deterministic signs) and work in the
+explicit low-rank feature space of :mod:`kpca.largescale.nystrom`.
+
+Model selection as in Fig. 8 of the paper: the criterion of
+:func:`kpca.selection.select` runs on the training set (support vectors or
+pivots) with a validation set drawn from the remaining points.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg
+
+from kpca._validation import check_array, check_n_components, check_positive, check_random_state
+from kpca.kernels import rbf_kernel
+from kpca.largescale.fs2 import _check_n_support, fs2_support_vectors
+from kpca.largescale.icf import incomplete_cholesky, reduced_eigenproblem
+from kpca.largescale.nystrom import nystrom_map, pca_of_features
+
+__all__ = ["FixedSizeKernelPCA", "IncompleteCholeskyKernelPCA"]
+
+
+def _check_n_validation(n_validation, n_available):
+    if isinstance(n_validation, bool) or not isinstance(n_validation, numbers.Integral):
+        raise ValueError(
+            f"n_validation must be a positive integer; got n_validation={n_validation!r}"
+        )
+    if not 1 <= n_validation <= n_available:
+        raise ValueError(
+            f"n_validation must be in [1, {n_available}] (points left after the training "
+            f"set); got n_validation={n_validation}"
+        )
+    return int(n_validation)
+
+
+def _select(X_train, X_val, criterion, n_components, grid, random_state, options):
+    """Run a :mod:`kpca.selection` criterion on a training + validation split."""
+    from kpca.selection import select
+
+    return select(
+        X_train,
+        criterion,
+        n_components=None if n_components == "auto" else n_components,
+        grid=grid,
+        random_state=random_state,
+        X_val=X_val,
+        **(options or {}),
+    )
+
+
+class _LowRankKernelPCA:
+    """Shared transform / pre-image machinery of the low-rank estimators.
+
+    A fitted model holds the basis points ``basis_`` (``M x d``), the map
+    ``T`` (``M x r``) with features ``f(x) = T^T k_B(x)``, the training mean
+    ``f_mean`` and the principal axes ``W`` (``r x n_components``) in that
+    feature space.
+    """
+
+    def _check_fitted(self):
+        if not hasattr(self, "_W"):
+            raise RuntimeError(f"this {type(self).__name__} is not fitted yet; call fit(X) first")
+
+    def _features(self, X):
+        return rbf_kernel(X, self.basis_, sigma2=self.sigma2_) @ self._T
+
+    def transform(self, X):
+        """Scores of ``X`` on the unit-norm feature-space axes (out-of-sample extension).
+
+        Parameters
+        ----------
+        X : array_like, shape (m, d)
+
+        Returns
+        -------
+        ndarray, shape (m, n_components_)
+        """
+        self._check_fitted()
+        X = check_array(X, "X", n_features=self.basis_.shape[1])
+        return (self._features(X) - self._f_mean) @ self._W
+
+    def fit_transform(self, X, y=None):
+        """``fit(X)`` then ``transform(X)``."""
+        return self.fit(X).transform(X)
+
+    def _expansion(self, Z):
+        # Feature-space point f_mean + W z, written over the basis images.
+        return (self._f_mean + Z @ self._W.T) @ self._T.T
+
+    def inverse_transform(self, Z, *, z0=None):
+        """Fixed-point pre-images of scores ``Z`` (Mika et al. 1999, Eq. (10)).
+
+        Parameters
+        ----------
+        Z : array_like, shape (m, n_components_)
+        z0 : array_like, shape (m, d), optional
+            Starting points (default: the basis point with the largest weight).
+
+        Returns
+        -------
+        ndarray, shape (m, d)
+        """
+        from kpca.preimage import fixed_point_preimage
+
+        self._check_fitted()
+        Z = check_array(Z, "Z", n_features=self._W.shape[1])
+        res = fixed_point_preimage(
+            self._expansion(Z),
+            self.basis_,
+            self.sigma2_,
+            z0=z0,
+            tol=self.preimage_tol,
+            max_iter=self.preimage_max_iter,
+        )
+        return res.z
+
+    def denoise(self, X):
+        """Project ``X`` on the leading axes and return the pre-images (start: ``X``)."""
+        X = check_array(X, "X", n_features=getattr(self, "basis_", np.empty((0, 0))).shape[1])
+        return self.inverse_transform(self.transform(X), z0=X)
+
+
+class FixedSizeKernelPCA(_LowRankKernelPCA):
+    """Fixed-size kernel PCA with FS2 support vectors (Varon et al. 2015, Sec. V-1).
+
+    ``fit`` selects ``n_support`` support vectors by FS2 (k-means start, Rényi
+    entropy ascent; :func:`~kpca.largescale.fs2.fs2_support_vectors`), builds
+    the Nyström map of their kernel and solves kernel PCA on the training set:
+
+    * ``train_on="support"`` (default; Sec. VI-A: "the training set was
+      selected by maximizing the quadratic Renyi entropy"): kernel PCA of the
+      ``M`` support vectors, identical to dense kernel PCA on them; every other
+      point is projected by the out-of-sample (Nyström) extension with the
+      support-set centring of Eq. (7);
+    * ``train_on="all"``: the Nyström features of all ``N`` points are centred
+      over the ``N`` rows and their PCA approximates dense kernel PCA of all
+      points (the primal fixed-size approach of Suykens et al. 2002).
+
+    Parameters
+    ----------
+    n_components : int or "auto"
+        ``"auto"``: chosen by the selection criterion on the support vectors +
+        validation set (Fig. 8).
+    sigma2 : float or str
+        Kernel width, or a criterion key of :mod:`kpca.selection` (e.g.
+        ``"mdd"``) run on the support vectors + validation set.
+    n_support : int
+        Number of support vectors ``M`` (the paper uses 50 on its toys).
+    train_on : {"support", "all"}
+    support_sigma2 : float, optional
+        Kernel width of the Rényi entropy during FS2. Default: ``sigma2`` when
+        it is a number, else the rule of thumb of Eq. (20).
+    max_iter : int, optional
+        Cap on FS2 swaps (default ``10 * n_support``).
+    n_validation : int, optional
+        Size of the validation set for selection (default
+        ``min(1000, N - n_support)``), drawn at random from the non-support points.
+    grid : array_like, optional
+        ``sigma2`` grid passed to the criterion.
+    selection_options : dict, optional
+        Extra keyword arguments of :func:`kpca.selection.select`.
+    preimage_tol, preimage_max_iter : float, int
+        Fixed-point pre-image settings.
+    random_state : None, int or numpy.random.Generator
+        Seeds k-means, the validation split and the criterion.
+
+    Attributes
+    ----------
+    support_ : ndarray of int, shape (M,)
+    basis_ : ndarray, shape (M, d)
+        The support vectors.
+    entropy_ : ndarray
+        Rényi entropy after the k-means start and each accepted FS2 swap.
+    eigenvalues_ : ndarray, shape (n_components_,)
+    alphas_ : ndarray, shape (n_train, n_components_)
+        Unit-norm eigenvectors of the centred training kernel.
+    sigma2_, n_components_ : float, int
+    selection_ : SelectionResult or None
+    validation_ : ndarray of int or None
+        Rows of ``X`` used as validation set by the criterion.
+    """
+
+    def __init__(
+        self,
+        n_components=1,
+        sigma2=1.0,
+        *,
+        n_support=50,
+        train_on="support",
+        support_sigma2=None,
+        max_iter=None,
+        n_validation=None,
+        grid=None,
+        selection_options=None,
+        preimage_tol=1e-9,
+        preimage_max_iter=500,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.sigma2 = sigma2
+        self.n_support = n_support
+        self.train_on = train_on
+        self.support_sigma2 = support_sigma2
+        self.max_iter = max_iter
+        self.n_validation = n_validation
+        self.grid = grid
+        self.selection_options = selection_options
+        self.preimage_tol = preimage_tol
+        self.preimage_max_iter = preimage_max_iter
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Select the support vectors, the model (if asked) and the principal axes.
+
+        Parameters
+        ----------
+        X : array_like, shape (N, d)
+
+        Returns
+        -------
+        self
+        """
+        X = check_array(X, "X", min_samples=2)
+        N = X.shape[0]
+        M = _check_n_support(self.n_support, N)
+        if self.train_on not in ("support", "all"):
+            raise ValueError(
+                f"train_on must be 'support' or 'all'; got train_on={self.train_on!r}"
+            )
+        by_criterion = isinstance(self.sigma2, str)
+        if not by_criterion:
+            check_positive(self.sigma2, "sigma2")
+        if self.n_components != "auto":
+            check_n_components(self.n_components, M)
+        rng = check_random_state(self.random_state)
+
+        if self.support_sigma2 is not None:
+            sv_sigma2 = check_positive(self.support_sigma2, "support_sigma2")
+        elif by_criterion:
+            from kpca.selection import rule_of_thumb_sigma2
+
+            sv_sigma2 = rule_of_thumb_sigma2(X)
+        else:
+            sv_sigma2 = float(self.sigma2)
+        fs2 = fs2_support_vectors(X, M, sv_sigma2, max_iter=self.max_iter, random_state=rng)
+        self.support_ = fs2.support
+        self.basis_ = X[fs2.support].copy()
+        self.entropy_ = fs2.entropy
+
+        self.selection_, self.validation_ = None, None
+        sigma2, n_components = self.sigma2, self.n_components
+        if by_criterion or n_components == "auto":
+            rest = np.setdiff1d(np.arange(N), fs2.support)
+            n_val = min(1000, rest.size) if self.n_validation is None else self.n_validation
+            n_val = _check_n_validation(n_val, rest.size)
+            self.validation_ = np.sort(rng.choice(rest, size=n_val, replace=False))
+            grid = self.grid if by_criterion else [float(sigma2)]
+            self.selection_ = _select(
+                self.basis_,
+                X[self.validation_],
+                sigma2 if by_criterion else "mdd",
+                n_components,
+                grid,
+                rng,
+                self.selection_options,
+            )
+            sigma2, n_components = self.selection_.sigma2, self.selection_.n_components
+        self.sigma2_ = float(sigma2)
+        self._T = nystrom_map(rbf_kernel(self.basis_, sigma2=self.sigma2_))
+        rows = self.basis_ if self.train_on == "support" else X
+        F = self._features(rows)
+        self.n_components_ = check_n_components(int(n_components), min(F.shape))
+        self._f_mean, self._W, self.eigenvalues_, self.alphas_ = pca_of_features(
+            F, self.n_components_
+        )
+        return self
+
+
+class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
+    """Kernel PCA from a pivoted incomplete Cholesky factor (Varon et al. 2015, Sec. V-2).
+
+    ``fit`` factorises the RBF kernel of the ``N`` training points as
+    ``Omega ~= G G^T`` (greedy pivoting, stop when ``tr(Omega - G G^T) < eta``;
+    :func:`~kpca.largescale.icf.incomplete_cholesky`), then solves the reduced
+    eigenproblem of Eqs. (16)-(19) (:func:`~kpca.largescale.icf.reduced_eigenproblem`)
+    for ``alpha ~= U rho``. Out-of-sample points are mapped with the same
+    factor, ``g(x) = L^{-1} k_P(x)`` (``L`` = pivot block of ``G``), so a
+    transform costs ``O(Q)`` kernel evaluations instead of ``O(N)``.
+
+    Parameters
+    ----------
+    n_components : int or "auto"
+        ``"auto"``: chosen by ``criterion`` (MDD) with ``sigma2`` fixed, on the
+        pivots + a validation set of non-pivots (Fig. 8; the paper uses ICF
+        with a given ``sigma2`` because the factor changes with it).
+    sigma2 : float or "rule-of-thumb"
+        Kernel width; ``"rule-of-thumb"`` uses Eq. (20) as in Sec. VI-A.
+    eta : float
+        Trace threshold (> 0); the paper uses ``1e-2``.
+    max_rank : int, optional
+        Cap on the number of pivots.
+    criterion : str
+        Selection criterion for ``n_components="auto"`` (default ``"mdd"``).
+    n_validation : int, optional
+        Validation-set size (default ``min(1000, N - Q)``).
+    selection_options : dict, optional
+    preimage_tol, preimage_max_iter : float, int
+    random_state : None, int or numpy.random.Generator
+        Seeds the validation split and the criterion.
+
+    Attributes
+    ----------
+    pivots_ : ndarray of int, shape (Q,)
+    basis_ : ndarray, shape (Q, d)
+        The pivot points.
+    residual_trace_ : ndarray
+        ``tr(Omega - G G^T)`` after each pivot.
+    eigenvalues_ : ndarray, shape (n_components_,)
+        Eigenvalues of Eq. (19) (= those of the centred low-rank kernel).
+    alphas_ : ndarray, shape (N, n_components_)
+        ``U rho`` (unit norm).
+    sigma2_, n_components_, selection_, validation_
+    """
+
+    def __init__(
+        self,
+        n_components=1,
+        sigma2=1.0,
+        *,
+        eta=1e-2,
+        max_rank=None,
+        criterion="mdd",
+        n_validation=None,
+        selection_options=None,
+        preimage_tol=1e-9,
+        preimage_max_iter=500,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.sigma2 = sigma2
+        self.eta = eta
+        self.max_rank = max_rank
+        self.criterion = criterion
+        self.n_validation = n_validation
+        self.selection_options = selection_options
+        self.preimage_tol = preimage_tol
+        self.preimage_max_iter = preimage_max_iter
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Factorise the kernel, select ``n_components`` (if asked), solve Eq. (19).
+
+        Parameters
+        ----------
+        X : array_like, shape (N, d)
+
+        Returns
+        -------
+        self
+        """
+        X = check_array(X, "X", min_samples=2)
+        N = X.shape[0]
+        if self.sigma2 == "rule-of-thumb":
+            from kpca.selection import rule_of_thumb_sigma2
+
+            sigma2 = float(rule_of_thumb_sigma2(X))
+        elif isinstance(self.sigma2, str):
+            raise ValueError(
+                "sigma2 must be a positive number or 'rule-of-thumb' for ICF (the factor "
+                f"depends on sigma2, Sec. V-2); got sigma2={self.sigma2!r}"
+            )
+        else:
+            sigma2 = check_positive(self.sigma2, "sigma2")
+        check_positive(self.eta, "eta")
+        if self.n_components != "auto":
+            check_n_components(self.n_components, N)
+        rng = check_random_state(self.random_state)
+        icf = incomplete_cholesky(X, sigma2, self.eta, max_rank=self.max_rank)
+        G, piv = icf.G, icf.pivots
+        Q = piv.size
+        self.pivots_ = piv
+        self.basis_ = X[piv].copy()
+        self.residual_trace_ = icf.residual_trace
+        self.sigma2_ = sigma2
+
+        self.selection_, self.validation_ = None, None
+        n_components = self.n_components
+        if n_components == "auto":
+            rest = np.setdiff1d(np.arange(N), piv)
+            n_val = min(1000, rest.size) if self.n_validation is None else self.n_validation
+            n_val = _check_n_validation(n_val, rest.size)
+            self.validation_ = np.sort(rng.choice(rest, size=n_val, replace=False))
+            self.selection_ = _select(
+                self.basis_,
+                X[self.validation_],
+                self.criterion,
+                None,
+                [sigma2],
+                rng,
+                self.selection_options,
+            )
+            n_components = self.selection_.n_components
+        if int(n_components) > Q:
+            raise ValueError(
+                f"n_components must be <= the number of pivots Q={Q} (raise it by lowering "
+                f"eta={self.eta}); got n_components={n_components}"
+            )
+        self.n_components_ = int(n_components)
+        red = reduced_eigenproblem(G, self.n_components_)
+        self.eigenvalues_, self.alphas_ = red.eigenvalues, red.alphas
+        # g(x) = L^{-1} k_P(x), L = G[piv] lower triangular: T = L^{-T}.
+        L = G[piv]
+        self._T = scipy.linalg.solve_triangular(L, np.eye(Q), lower=True).T
+        self._f_mean = G.mean(axis=0)
+        # Axes in g-space of the paper's eigenvectors: v_l = G_c^T alpha_l / sqrt(lambda_l).
+        lam = np.where(red.eigenvalues > 0, red.eigenvalues, np.inf)
+        self._W = ((G - self._f_mean).T @ red.alphas) / np.sqrt(lam)
+        return self

@@ -1,0 +1,231 @@
+"""Tests of kpca.largescale: FS2, Nyström, ICF and the reduced eigenproblem."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+from kpca.kernels import center_kernel, center_test_kernel, rbf_kernel
+from kpca.largescale import (
+    FixedSizeKernelPCA,
+    IncompleteCholeskyKernelPCA,
+    fs2_support_vectors,
+    incomplete_cholesky,
+    kmeans_support_vectors,
+    nystrom_kpca,
+    reduced_eigenproblem,
+    renyi_entropy,
+)
+from kpca.preimage import expansion_coefficients, fixed_point_preimage
+
+
+def _semicircles(n, noise=0.1, seed=0):
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0, np.pi, n)
+    half = rng.integers(0, 2, n)
+    X = np.c_[np.cos(t) - 0.5 * half, np.sin(t) * (1 - 2 * half) + 0.3 * half]
+    return X + noise * rng.normal(size=X.shape)
+
+
+def _dense(X, sigma2, k):
+    """Brute-force reference: eigh of the centred kernel, sorted descending."""
+    K = rbf_kernel(X, sigma2=sigma2)
+    lam, V = scipy.linalg.eigh(center_kernel(K))
+    return K, lam[::-1][:k], V[:, ::-1][:, :k]
+
+
+def _same_up_to_sign(A, B):
+    s = np.sign(np.sum(A * B, axis=0))
+    return np.abs(A - B * s).max()
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return _semicircles(300)
+
+
+# --------------------------------------------------------------------------- FS2
+def test_renyi_entropy_matches_definition():
+    K = rbf_kernel(_semicircles(20), sigma2=0.5)
+    assert renyi_entropy(K) == pytest.approx(-np.log(np.mean(K)), rel=1e-14)
+    with pytest.raises(ValueError, match="square"):
+        renyi_entropy(np.ones((2, 3)))
+
+
+def test_kmeans_start_distinct_points_and_seeded(toy):
+    a = kmeans_support_vectors(toy, 40, random_state=3)
+    b = kmeans_support_vectors(toy, 40, random_state=3)
+    np.testing.assert_array_equal(a, b)
+    assert np.unique(a).size == 40
+
+
+def test_fs2_entropy_never_decreases_and_improves(toy):
+    res = fs2_support_vectors(toy, 30, 0.5, random_state=0)
+    assert np.all(np.diff(res.entropy) >= 0)
+    assert res.entropy[-1] > res.entropy[0]
+    assert res.converged
+    assert np.unique(res.support).size == 30
+    K = rbf_kernel(toy[res.support], sigma2=0.5)
+    assert renyi_entropy(K) == pytest.approx(res.entropy[-1], rel=1e-10)
+    K0 = rbf_kernel(toy[res.initial_support], sigma2=0.5)
+    assert renyi_entropy(K0) == pytest.approx(res.entropy[0], rel=1e-10)
+
+
+def test_fs2_swap_rule_is_greedy_on_max_similarity(toy):
+    # After convergence no remaining point can replace the most redundant SV
+    # with a gain in entropy (brute force over all candidates).
+    X = toy[:120]
+    res = fs2_support_vectors(X, 15, 0.5, random_state=1)
+    S = res.support.copy()
+    K = rbf_kernel(X[S], sigma2=0.5)
+    i = np.argmax(K.sum(axis=1))
+    best = res.entropy[-1]
+    for r in np.setdiff1d(np.arange(len(X)), S):
+        T = S.copy()
+        T[i] = r
+        assert renyi_entropy(rbf_kernel(X[T], sigma2=0.5)) <= best + 1e-12
+
+
+# ---------------------------------------------------------------------- Nyström
+def test_nystrom_with_all_points_equals_dense(toy):
+    _, lam, V = _dense(toy, 0.5, 6)
+    ne = nystrom_kpca(toy, np.arange(len(toy)), 0.5, 6)
+    np.testing.assert_allclose(ne.eigenvalues, lam, rtol=1e-10)
+    assert _same_up_to_sign(ne.eigenvectors, V) < 1e-8
+
+
+def test_fixed_size_with_all_points_equals_dense_kpca(toy):
+    K, lam, V = _dense(toy, 0.5, 4)
+    model = FixedSizeKernelPCA(4, 0.5, n_support=len(toy), random_state=0).fit(toy)
+    np.testing.assert_allclose(model.eigenvalues_, lam, rtol=1e-10)
+    # Scores = Kc alpha / sqrt(lambda) for training and (Eq. (7)) new points.
+    Xn = _semicircles(7, seed=5)
+    Kt = center_test_kernel(rbf_kernel(Xn, toy, sigma2=0.5), K.mean(axis=0), K.mean())
+    ref = np.vstack([center_kernel(K) @ V, Kt @ V]) / np.sqrt(lam)
+    got = np.vstack([model.transform(toy), model.transform(Xn)])
+    assert _same_up_to_sign(got, ref) < 1e-8
+    # Denoising equals the dense fixed-point pre-image.
+    signs = np.sign(np.sum(got * ref, axis=0))
+    gam = expansion_coefficients(ref[-7:] * signs, V * signs, lam)
+    z_ref = fixed_point_preimage(gam, toy, 0.5, z0=Xn).z
+    np.testing.assert_allclose(model.denoise(Xn), z_ref, atol=1e-7)
+
+
+def test_fixed_size_support_model_is_dense_kpca_on_support_vectors(toy):
+    model = FixedSizeKernelPCA(3, 0.5, n_support=40, random_state=0).fit(toy)
+    _, lam, V = _dense(toy[model.support_], 0.5, 3)
+    np.testing.assert_allclose(model.eigenvalues_, lam, rtol=1e-8)
+    assert _same_up_to_sign(model.alphas_, V) < 1e-6
+
+
+def test_solvers_agree_with_dense_on_toy(toy):
+    """Stated tolerances on the semicircles toy (N=300, sigma2=0.5, 3 components).
+
+    FS2 + Nyström (M=100, train_on="all") and ICF (eta=1e-4): leading
+    eigenvalues within 1 % and denoised points within 0.01 of dense kPCA.
+    """
+    X = toy
+    dense = FixedSizeKernelPCA(3, 0.5, n_support=len(X), random_state=0).fit(X)
+    fs = FixedSizeKernelPCA(3, 0.5, n_support=100, train_on="all", random_state=0).fit(X)
+    icf = IncompleteCholeskyKernelPCA(3, 0.5, eta=1e-4).fit(X)
+    Xd = dense.denoise(X[:20])
+    for model in (fs, icf):
+        np.testing.assert_allclose(model.eigenvalues_, dense.eigenvalues_, rtol=1e-2)
+        assert np.abs(model.denoise(X[:20]) - Xd).max() < 1e-2
+
+
+# -------------------------------------------------------------------------- ICF
+def test_icf_error_vanishes_as_eta_decreases(toy):
+    K = rbf_kernel(toy, sigma2=0.5)
+    errs = []
+    for eta in (1e-1, 1e-3, 1e-6, 1e-10):
+        r = incomplete_cholesky(toy, 0.5, eta)
+        assert r.residual_trace[-1] < eta
+        assert np.trace(K - r.G @ r.G.T) == pytest.approx(r.residual_trace[-1], abs=1e-9)
+        errs.append(np.linalg.norm(K - r.G @ r.G.T, 2))
+    assert all(b < a for a, b in zip(errs, errs[1:]))
+    assert errs[-1] < 1e-9
+
+
+def test_complete_icf_is_pivoted_full_cholesky():
+    X = _semicircles(40)
+    sigma2 = 0.01  # well-conditioned kernel: complete factorisation exists
+    r = incomplete_cholesky(X, sigma2, 1e-300)
+    assert r.pivots.size == 40 and np.unique(r.pivots).size == 40
+    K = rbf_kernel(X, sigma2=sigma2)
+    L = r.G[r.pivots]
+    np.testing.assert_array_equal(np.triu(L, 1), 0.0)
+    np.testing.assert_allclose(L, scipy.linalg.cholesky(K[np.ix_(r.pivots, r.pivots)], lower=True),
+                               atol=1e-12)
+    # Greedy pivoting: each pivot had the largest remaining diagonal.
+    for q in range(1, 40):
+        d = 1.0 - np.sum(r.G[:, :q] ** 2, axis=1)
+        d[r.pivots[:q]] = -np.inf
+        assert d[r.pivots[q]] == pytest.approx(d.max(), abs=1e-12)
+
+
+def test_reduced_eigenproblem_matches_eigh_of_low_rank_kernel(toy):
+    G = incomplete_cholesky(toy, 0.5, 1e-2).G
+    red = reduced_eigenproblem(G, 5)
+    lam, V = scipy.linalg.eigh(center_kernel(G @ G.T))
+    np.testing.assert_allclose(red.eigenvalues, lam[::-1][:5], atol=1e-10 * lam[-1])
+    # Eq. (19) itself holds for rho.
+    N, Q = G.shape
+    UMU = red.U.T @ (red.U - red.U.mean(axis=0))
+    np.testing.assert_allclose(UMU @ (red.singular_values**2 * red.rho.T).T,
+                               red.rho * red.eigenvalues, atol=1e-9)
+    # alpha ~= U rho: close to the exact eigenvectors (1 is almost in range(U)).
+    assert _same_up_to_sign(red.alphas, V[:, ::-1][:, :5]) < 1e-3
+
+
+def test_reduced_eigenproblem_exact_when_complete():
+    X = _semicircles(60)
+    G = incomplete_cholesky(X, 0.02, 1e-300).G
+    assert G.shape == (60, 60)
+    red = reduced_eigenproblem(G, 4)
+    _, lam, V = _dense(X, 0.02, 4)
+    np.testing.assert_allclose(red.eigenvalues, lam, rtol=1e-10)
+    assert _same_up_to_sign(red.alphas, V) < 1e-8
+
+
+def test_icf_transform_of_training_points_uses_factor(toy):
+    model = IncompleteCholeskyKernelPCA(2, 0.5, eta=1e-3).fit(toy)
+    G = incomplete_cholesky(toy, 0.5, 1e-3).G
+    ref = (G - G.mean(axis=0)) @ model._W
+    np.testing.assert_allclose(model.transform(toy), ref, atol=1e-8)
+    np.testing.assert_allclose(model.fit_transform(toy), ref, atol=1e-8)
+
+
+# -------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("eta", [0.0, -1e-3, float("nan")])
+def test_bad_eta(toy, eta):
+    with pytest.raises(ValueError, match="eta"):
+        incomplete_cholesky(toy, 0.5, eta)
+    with pytest.raises(ValueError, match="eta"):
+        IncompleteCholeskyKernelPCA(1, 0.5, eta=eta).fit(toy)
+
+
+def test_more_support_vectors_than_points(toy):
+    with pytest.raises(ValueError, match=r"n_support must be <= n_samples=300.*n_support=301"):
+        FixedSizeKernelPCA(1, 0.5, n_support=301).fit(toy)
+    with pytest.raises(ValueError, match="n_support must be >= 1"):
+        fs2_support_vectors(toy, 0, 0.5)
+
+
+def test_other_bad_parameters(toy):
+    with pytest.raises(ValueError, match="train_on"):
+        FixedSizeKernelPCA(1, 0.5, n_support=10, train_on="some").fit(toy)
+    with pytest.raises(ValueError, match="sigma2"):
+        FixedSizeKernelPCA(1, -1.0, n_support=10).fit(toy)
+    with pytest.raises(ValueError, match="sigma2 must be a positive number or 'rule-of-thumb'"):
+        IncompleteCholeskyKernelPCA(1, "mdd").fit(toy)
+    with pytest.raises(ValueError, match=r"n_components must be <= the number of pivots"):
+        IncompleteCholeskyKernelPCA(50, 0.5, eta=1.0).fit(toy)
+    with pytest.raises(ValueError, match="max_iter"):
+        fs2_support_vectors(toy, 5, 0.5, max_iter=-1)
+    with pytest.raises(RuntimeError, match="not fitted"):
+        FixedSizeKernelPCA().transform(toy)
+    model = FixedSizeKernelPCA(1, 0.5, n_support=10, random_state=0).fit(toy)
+    with pytest.raises(ValueError, match="features"):
+        model.transform(np.ones((3, 5)))
