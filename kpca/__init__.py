@@ -5,6 +5,7 @@ other way round).
 """
 
 from kpca.kernels import center_kernel, rbf_kernel, squared_distances
+from kpca.model import KernelPCA
 
-__all__ = ["center_kernel", "rbf_kernel", "squared_distances"]
+__all__ = ["KernelPCA", "center_kernel", "rbf_kernel", "squared_distances"]
 __version__ = "0.1.0"

@@ -1,0 +1,248 @@
+"""Toy data sets of the kernel-PCA de-noising papers.
+
+Every generator returns ``(noisy, clean)``: two arrays of shape
+``(n_samples, n_features)`` where ``noisy = clean + noise`` with i.i.d. Gaussian
+noise. The noise is given either as its standard deviation ``noise`` or as a
+signal-to-noise ratio ``snr_db``::
+
+    SNR_dB = 10 log10( sum_j var(clean[:, j]) / (n_features * noise^2) ),
+
+i.e. the total variance of the clean pattern over the total noise variance.
+(Varon et al. 2015 add noise at "SNR = 10" without stating the definition.)
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from kpca._validation import check_random_state
+
+__all__ = ["semicircles", "square", "two_rings", "gaussian_clusters", "embed"]
+
+
+def _check_count(value, name, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {name}={value!r}")
+    return int(value)
+
+
+def _check_scale(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite positive number; got {name}={value!r}")
+    return float(value)
+
+
+def _add_noise(clean, noise, snr_db, rng):
+    """Return ``clean + N(0, s^2)`` with ``s`` from ``noise`` or ``snr_db``."""
+    if (noise is None) == (snr_db is None):
+        raise ValueError(
+            f"give exactly one of noise and snr_db; got noise={noise!r}, snr_db={snr_db!r}"
+        )
+    if snr_db is not None:
+        if isinstance(snr_db, bool) or not isinstance(snr_db, numbers.Real) or not np.isfinite(snr_db):
+            raise ValueError(f"snr_db must be a finite number; got snr_db={snr_db!r}")
+        power = clean.var(axis=0).sum()
+        std = np.sqrt(power / (clean.shape[1] * 10.0 ** (snr_db / 10.0)))
+    else:
+        if isinstance(noise, bool) or not isinstance(noise, numbers.Real) or not np.isfinite(noise) or noise < 0:
+            raise ValueError(f"noise must be a finite number >= 0; got noise={noise!r}")
+        std = float(noise)
+    return clean + std * rng.standard_normal(clean.shape)
+
+
+def embed(points, n_features):
+    """Embed 2-D (or p-D) points isometrically in ``n_features`` dimensions.
+
+    Following Jørgensen & Hansen (2012, Sec. IV-A: "the two dimensions were
+    both rotated to occupy 25 dimensions generating a d = 50 dimensional data
+    set"), original coordinate ``j`` is spread evenly over its own block of
+    ``n_features / p`` output dimensions: ``E[:, j]`` has entries
+    ``1/sqrt(n_features/p)`` on block ``j`` and zero elsewhere. ``E`` has
+    orthonormal columns, so distances (and hence RBF kernels) are preserved.
+
+    Parameters
+    ----------
+    points : ndarray, shape (n, p)
+    n_features : int
+        A multiple of ``p``.
+
+    Returns
+    -------
+    ndarray, shape (n, n_features)
+    """
+    points = np.asarray(points, dtype=np.float64)
+    p = points.shape[1]
+    n_features = _check_count(n_features, "n_features", p)
+    if n_features % p:
+        raise ValueError(
+            f"n_features must be a multiple of the original dimension {p}; got n_features={n_features}"
+        )
+    block = n_features // p
+    E = np.kron(np.eye(p), np.full((1, block), 1.0 / np.sqrt(block)))  # (p, n_features)
+    return points @ E
+
+
+def semicircles(n_samples=500, *, noise=None, snr_db=None, radius=1.0, n_features=2,
+                random_state=None):
+    """Two equally populated, non-intersecting, interleaved semicircles.
+
+    Upper arc: ``radius (cos t, sin t)``; lower arc:
+    ``radius (1 - cos t, 1/2 - sin t)``, ``t ~ U[0, pi]`` (the 2-D toy of
+    Varon et al. 2015, Sec. VI-A, and of Jørgensen & Hansen 2012, Sec. IV-A,
+    whose radius is not stated). With ``n_features > 2`` the clean arcs are
+    embedded by :func:`embed` (d = 50 in Jørgensen & Hansen 2012) and noise is
+    added in all dimensions.
+
+    Parameters
+    ----------
+    n_samples : int
+        Total number of points (the first ``ceil(n/2)`` on the upper arc).
+    noise : float, optional
+        Noise standard deviation per dimension. Default 0.1 when neither
+        ``noise`` nor ``snr_db`` is given (0.5 is the kPA paper's value in 50-D
+        with a larger radius).
+    snr_db : float, optional
+        Alternatively, the SNR in dB (see the module docstring).
+    radius : float
+    n_features : int
+        Even number of output dimensions (2 or e.g. 50).
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    noisy, clean : ndarray, shape (n_samples, n_features)
+    """
+    n = _check_count(n_samples, "n_samples", 2)
+    r = _check_scale(radius, "radius")
+    rng = check_random_state(random_state)
+    n_up = (n + 1) // 2
+    t = rng.uniform(0.0, np.pi, n)
+    clean = np.empty((n, 2))
+    clean[:n_up, 0] = np.cos(t[:n_up])
+    clean[:n_up, 1] = np.sin(t[:n_up])
+    clean[n_up:, 0] = 1.0 - np.cos(t[n_up:])
+    clean[n_up:, 1] = 0.5 - np.sin(t[n_up:])
+    clean *= r
+    if n_features != 2:
+        clean = embed(clean, n_features)
+    if noise is None and snr_db is None:
+        noise = 0.1
+    return _add_noise(clean, noise, snr_db, rng), clean
+
+
+def square(n_samples=500, *, noise=None, snr_db=None, side=2.0, random_state=None):
+    """Points uniformly on the outline of a square centred at the origin (2-D).
+
+    The closed "square" toy of Mika et al. (1999, Fig. 1) and Varon et al.
+    (2015, Sec. VI-A, 2000 points).
+
+    Parameters
+    ----------
+    n_samples : int
+    noise : float, optional
+        Noise standard deviation per dimension (default 0.1 if ``snr_db`` is
+        not given either).
+    snr_db : float, optional
+    side : float
+        Side length.
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    noisy, clean : ndarray, shape (n_samples, 2)
+    """
+    n = _check_count(n_samples, "n_samples")
+    a = _check_scale(side, "side")
+    rng = check_random_state(random_state)
+    s = rng.uniform(0.0, 4.0, n)  # arc-length parameter in units of the side
+    edge = np.minimum(s.astype(int), 3)
+    u = s - edge  # position along the edge, [0, 1)
+    corners = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+    start, end = corners[edge], corners[(edge + 1) % 4]
+    clean = (start + u[:, None] * (end - start)) * (a / 2.0)
+    if noise is None and snr_db is None:
+        noise = 0.1
+    return _add_noise(clean, noise, snr_db, rng), clean
+
+
+def two_rings(n_samples=3000, *, noise=None, snr_db=None, radius=1.0, random_state=None):
+    """Two interlocked circles in 3-D (the "two rings" toy of Varon et al. 2015).
+
+    Ring 1 lies in the xy-plane centred at the origin, ring 2 in the xz-plane
+    centred at ``(radius, 0, 0)``; each passes through the other's disc, like
+    two chain links. Angles are uniform on ``[0, 2 pi)``.
+
+    Parameters
+    ----------
+    n_samples : int
+        Total number of points (the first ``ceil(n/2)`` on ring 1).
+    noise : float, optional
+        Noise standard deviation per dimension (default 0.1 if ``snr_db`` is
+        not given either).
+    snr_db : float, optional
+    radius : float
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    noisy, clean : ndarray, shape (n_samples, 3)
+    """
+    n = _check_count(n_samples, "n_samples", 2)
+    r = _check_scale(radius, "radius")
+    rng = check_random_state(random_state)
+    n1 = (n + 1) // 2
+    t = rng.uniform(0.0, 2.0 * np.pi, n)
+    clean = np.zeros((n, 3))
+    clean[:n1, 0] = np.cos(t[:n1])
+    clean[:n1, 1] = np.sin(t[:n1])
+    clean[n1:, 0] = 1.0 + np.cos(t[n1:])
+    clean[n1:, 2] = np.sin(t[n1:])
+    clean *= r
+    if noise is None and snr_db is None:
+        noise = 0.1
+    return _add_noise(clean, noise, snr_db, rng), clean
+
+
+def gaussian_clusters(n_per_cluster=100, *, sigma=0.1, n_clusters=11, n_features=10,
+                      centers=None, random_state=None):
+    """Isotropic Gaussian clusters: the R^10 toy of Mika et al. (1999), Table 1.
+
+    Centres are drawn uniformly from ``[-1, 1]^n_features`` (unless given);
+    each point is its cluster centre plus ``N(0, sigma^2 I)`` noise. The clean
+    pattern of a point is its centre, against which de-noising is scored.
+
+    Parameters
+    ----------
+    n_per_cluster : int
+        Points per cluster (Mika et al.: 100 training, 33 test).
+    sigma : float
+        Standard deviation per component.
+    n_clusters, n_features : int
+        Ignored when ``centers`` is given.
+    centers : ndarray, shape (n_clusters, n_features), optional
+        Re-use the centres of a training set to draw a test set.
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    noisy, clean : ndarray, shape (n_clusters * n_per_cluster, n_features)
+        Rows grouped by cluster; ``clean`` holds each row's centre.
+    """
+    m = _check_count(n_per_cluster, "n_per_cluster")
+    s = _check_scale(sigma, "sigma")
+    rng = check_random_state(random_state)
+    if centers is None:
+        k = _check_count(n_clusters, "n_clusters")
+        d = _check_count(n_features, "n_features")
+        centers = rng.uniform(-1.0, 1.0, (k, d))
+    else:
+        centers = np.asarray(centers, dtype=np.float64)
+        if centers.ndim != 2 or not np.isfinite(centers).all():
+            raise ValueError(
+                f"centers must be a finite 2-D array (n_clusters, n_features); got shape "
+                f"{centers.shape}"
+            )
+    clean = np.repeat(centers, m, axis=0)
+    return _add_noise(clean, s, None, rng), clean

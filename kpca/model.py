@@ -1,0 +1,347 @@
+"""Kernel PCA estimator with the RBF kernel, out-of-sample scores and pre-images."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse.linalg
+
+from kpca._validation import check_array, check_n_components, check_positive, check_random_state
+from kpca.kernels import center_kernel, center_test_kernel, rbf_kernel
+from kpca.preimage import expansion_coefficients, fixed_point_preimage
+
+__all__ = ["KernelPCA"]
+
+_SOLVERS = ("auto", "dense", "arpack")
+
+# "auto" uses ARPACK when N >= _AUTO_ARPACK_MIN_SAMPLES and the number of
+# components is at most N / _AUTO_ARPACK_MAX_FRACTION; dense otherwise.
+# Measured with benchmarks/bench_kpca.py (see benchmarks/RESULTS.md).
+_AUTO_ARPACK_MIN_SAMPLES = 1000
+_AUTO_ARPACK_MAX_FRACTION = 50
+
+
+def _deterministic_signs(vectors):
+    """Flip each column so that its largest-magnitude entry is positive."""
+    idx = np.argmax(np.abs(vectors), axis=0)
+    signs = np.sign(vectors[idx, np.arange(vectors.shape[1])])
+    signs[signs == 0] = 1.0
+    return vectors * signs
+
+
+class KernelPCA:
+    """Kernel principal component analysis with the RBF kernel.
+
+    Follows scikit-learn's estimator conventions (``__init__`` only stores its
+    arguments; they are validated in :meth:`fit`) without depending on it.
+
+    Parameters
+    ----------
+    n_components : int or "auto", default=1
+        Number of components ``n_c``. ``"auto"``: chosen by a model-selection
+        criterion of :mod:`kpca.selection`. With a string ``sigma2`` that
+        criterion chooses both; with a float ``sigma2`` the MDD criterion of
+        Varon et al. (2015) chooses ``n_c`` at that fixed width
+        (``select(X, "mdd", n_components=None, grid=[sigma2])``).
+    sigma2 : float or str, default=1.0
+        RBF kernel width, ``k(x, y) = exp(-||x - y||^2 / (2 sigma2))``
+        (Varon et al. 2015, Eq. (12); scikit-learn's ``gamma = 1/(2 sigma2)``).
+        A string names a criterion of :mod:`kpca.selection` ("mdd", "kpa",
+        "shannon", "rule-of-thumb", ...); :meth:`fit` then calls
+        ``kpca.selection.select(X, sigma2, n_components=..., random_state=...)``
+        and stores the result in ``selection_``.
+    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+        "dense": LAPACK ``scipy.linalg.eigh`` restricted to the leading
+        ``n_c`` eigenpairs. "arpack": ``scipy.sparse.linalg.eigsh`` (Lanczos)
+        for the ``n_c`` largest eigenvalues with a start vector drawn from
+        ``random_state``. "auto": ARPACK when ``N >= 1000`` and
+        ``n_c <= N / 50``, dense otherwise (switch chosen by measurement,
+        ``benchmarks/bench_kpca.py``).
+    tol : float, default=0.0
+        ARPACK convergence tolerance (0: machine precision).
+    max_iter : int, optional
+        ARPACK iteration cap (default: ARPACK's own, ``10 N``).
+    preimage_tol : float, default=1e-9
+        Relative step tolerance of the fixed-point pre-image iteration.
+    preimage_max_iter : int, default=500
+        Iteration cap of the pre-image iteration.
+    random_state : None, int or numpy.random.Generator
+        Seeds the ARPACK start vector and is passed to model selection.
+
+    Attributes
+    ----------
+    eigenvalues_ : ndarray, shape (n_components_,)
+        Leading eigenvalues of the centred training kernel ``Omega_c``
+        (Varon et al. 2015, Eq. (4)), descending.
+    alphas_ : ndarray, shape (N, n_components_)
+        Corresponding unit-norm eigenvectors; each column's largest-magnitude
+        entry is positive.
+    sigma2_ : float
+        Kernel width used.
+    n_components_ : int
+        Number of components used.
+    X_fit_ : ndarray, shape (N, d)
+        Training data.
+    n_features_in_ : int
+        ``d``.
+    selection_ : SelectionResult or None
+        Result of the model-selection criterion, when one was used.
+
+    Notes
+    -----
+    Scores are projections onto the unit-norm feature-space axes,
+    ``Z = Kc @ alphas_ / sqrt(eigenvalues_)`` (Jørgensen & Hansen 2012,
+    Eq. (2)), scikit-learn's convention up to sign. Components whose
+    eigenvalue is not positive (at most ``N - 1`` components of a centred
+    kernel carry variance) get zero scores.
+    """
+
+    def __init__(
+        self,
+        n_components=1,
+        sigma2=1.0,
+        *,
+        eigen_solver="auto",
+        tol=0.0,
+        max_iter=None,
+        preimage_tol=1e-9,
+        preimage_max_iter=500,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.sigma2 = sigma2
+        self.eigen_solver = eigen_solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.preimage_tol = preimage_tol
+        self.preimage_max_iter = preimage_max_iter
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ #
+    # fitting
+    # ------------------------------------------------------------------ #
+    def _resolve_model(self, X):
+        """Return (sigma2, n_components, selection) from the parameters."""
+        n_samples = X.shape[0]
+        auto = isinstance(self.n_components, str)
+        if auto and self.n_components != "auto":
+            raise ValueError(
+                f"n_components must be a positive integer or 'auto'; "
+                f"got n_components={self.n_components!r}"
+            )
+        n_c = None if auto else check_n_components(self.n_components, n_samples)
+        if isinstance(self.sigma2, str):
+            criterion, grid = self.sigma2, None
+        else:
+            sigma2 = check_positive(self.sigma2, "sigma2")
+            if not auto:
+                return sigma2, n_c, None
+            criterion, grid = "mdd", np.array([sigma2])
+
+        from kpca.selection import select  # optional sibling module, imported lazily
+
+        kwargs = {"n_components": n_c, "random_state": self.random_state}
+        if grid is not None:
+            kwargs["grid"] = grid
+        result = select(X, criterion, **kwargs)
+        sigma2 = check_positive(result.sigma2, "selection_.sigma2")
+        n_sel = n_c if n_c is not None else check_n_components(
+            result.n_components, n_samples, "selection_.n_components"
+        )
+        return sigma2, n_sel, result
+
+    def _solver(self, n_samples, n_components):
+        solver = self.eigen_solver
+        if solver not in _SOLVERS:
+            raise ValueError(
+                f"eigen_solver must be one of {sorted(_SOLVERS)}; got eigen_solver={solver!r}"
+            )
+        if solver == "auto":
+            use_arpack = (
+                n_samples >= _AUTO_ARPACK_MIN_SAMPLES
+                and n_components * _AUTO_ARPACK_MAX_FRACTION <= n_samples
+            )
+            solver = "arpack" if use_arpack else "dense"
+        if solver == "arpack" and n_components >= n_samples:
+            # ARPACK computes at most N - 1 eigenpairs.
+            solver = "dense"
+        return solver
+
+    def _eigh(self, Kc, n_components, solver, rng):
+        N = Kc.shape[0]
+        if solver == "dense":
+            lam, vec = scipy.linalg.eigh(
+                Kc, subset_by_index=[N - n_components, N - 1], overwrite_a=True,
+                check_finite=False,
+            )
+        else:
+            tol = float(self.tol)
+            if not np.isfinite(tol) or tol < 0:
+                raise ValueError(f"tol must be a finite number >= 0; got tol={self.tol!r}")
+            if self.max_iter is not None and (
+                isinstance(self.max_iter, bool)
+                or not isinstance(self.max_iter, numbers.Integral)
+                or self.max_iter < 1
+            ):
+                raise ValueError(
+                    f"max_iter must be None or a positive integer; got max_iter={self.max_iter!r}"
+                )
+            v0 = rng.uniform(-1.0, 1.0, N)
+            lam, vec = scipy.sparse.linalg.eigsh(
+                Kc, k=n_components, which="LA", v0=v0, tol=tol, maxiter=self.max_iter
+            )
+        order = np.argsort(lam)[::-1]
+        return lam[order], _deterministic_signs(vec[:, order])
+
+    def fit(self, X, y=None):
+        """Fit kernel PCA on ``X``.
+
+        Builds the RBF kernel, centres it (``Omega_c = M_c Omega M_c``, Varon
+        et al. 2015, Eqs. (5)-(6)) and computes its leading eigenpairs.
+
+        Parameters
+        ----------
+        X : array_like, shape (N, d)
+            Finite training data.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        X = check_array(X, "X")
+        rng = check_random_state(self.random_state)
+        sigma2, n_c, selection = self._resolve_model(X)
+        solver = self._solver(X.shape[0], n_c)
+        v = self.preimage_tol
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not 0 <= v < np.inf:
+            raise ValueError(f"preimage_tol must be a finite number >= 0; got preimage_tol={v!r}")
+        v = self.preimage_max_iter
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            raise ValueError(
+                f"preimage_max_iter must be a positive integer; got preimage_max_iter={v!r}"
+            )
+
+        K = rbf_kernel(X, sigma2=sigma2)
+        col_mean = K.mean(axis=0)
+        Kc = center_kernel(K, copy=False)
+        lam, alphas = self._eigh(Kc, n_c, solver, rng)
+
+        self.X_fit_ = X
+        self.n_features_in_ = X.shape[1]
+        self.sigma2_ = sigma2
+        self.n_components_ = n_c
+        self.selection_ = selection
+        self.eigen_solver_ = solver
+        self.eigenvalues_ = lam
+        self.alphas_ = alphas
+        self._K_fit_col_mean = col_mean
+        self._K_fit_total = float(col_mean.mean())
+        return self
+
+    def _check_fitted(self, method):
+        if not hasattr(self, "alphas_"):
+            raise RuntimeError(
+                f"This KernelPCA instance is not fitted yet; call fit(X) before {method}()"
+            )
+
+    def _axis_scale(self):
+        # 1/sqrt(lambda_k), zero for components that carry no variance.
+        lam = self.eigenvalues_
+        out = np.zeros_like(lam)
+        pos = lam > 0
+        out[pos] = 1.0 / np.sqrt(lam[pos])
+        return out
+
+    # ------------------------------------------------------------------ #
+    # projections
+    # ------------------------------------------------------------------ #
+    def transform(self, X):
+        """Out-of-sample scores (Varon et al. 2015, Eq. (7) centring).
+
+        Parameters
+        ----------
+        X : array_like, shape (m, d)
+
+        Returns
+        -------
+        ndarray, shape (m, n_components_)
+            ``Kc_test @ alphas_ / sqrt(eigenvalues_)``, where ``Kc_test`` is the
+            test kernel centred against the training set.
+        """
+        self._check_fitted("transform")
+        X = check_array(X, "X", n_features=self.n_features_in_)
+        K_test = rbf_kernel(X, self.X_fit_, sigma2=self.sigma2_)
+        Kc = center_test_kernel(K_test, self._K_fit_col_mean, self._K_fit_total)
+        return (Kc @ self.alphas_) * self._axis_scale()
+
+    def fit_transform(self, X, y=None):
+        """Fit on ``X`` and return its scores; equal to ``fit(X).transform(X)``.
+
+        Uses ``Kc @ alpha_k / sqrt(lambda_k) = sqrt(lambda_k) alpha_k`` instead of
+        rebuilding the kernel.
+        """
+        self.fit(X)
+        scale = np.where(self.eigenvalues_ > 0, np.sqrt(np.maximum(self.eigenvalues_, 0)), 0.0)
+        return self.alphas_ * scale
+
+    def _preimage(self, Z, z0):
+        gamma_tilde = expansion_coefficients(Z, self.alphas_, self.eigenvalues_)
+        result = fixed_point_preimage(
+            gamma_tilde,
+            self.X_fit_,
+            self.sigma2_,
+            z0=z0,
+            tol=self.preimage_tol,
+            max_iter=self.preimage_max_iter,
+        )
+        self.preimage_result_ = result
+        return result.z
+
+    def inverse_transform(self, Z):
+        """Approximate pre-images of scores ``Z`` (reconstruction).
+
+        Fixed-point iteration of Mika et al. (1999), Eq. (10), with the
+        centring term of Jørgensen & Hansen (2012), Eq. (5); see
+        :func:`kpca.preimage.fixed_point_preimage`. Each iteration starts at the
+        training point with the largest expansion weight ``gamma~_i``.
+        Diagnostics of the last call are kept in ``preimage_result_``.
+
+        Parameters
+        ----------
+        Z : array_like, shape (m, n_components_)
+
+        Returns
+        -------
+        ndarray, shape (m, d)
+        """
+        self._check_fitted("inverse_transform")
+        Z = check_array(Z, "Z", n_features=self.n_components_)
+        return self._preimage(Z, None)
+
+    def denoise(self, X):
+        """De-noise ``X``: project onto the leading axes, then take the pre-image.
+
+        The noisy pattern itself is the starting point of the fixed-point
+        iteration (Mika et al. 1999, Sec. 4).
+
+        Parameters
+        ----------
+        X : array_like, shape (m, d)
+
+        Returns
+        -------
+        ndarray, shape (m, d)
+        """
+        self._check_fitted("denoise")
+        X = check_array(X, "X", n_features=self.n_features_in_)
+        return self._preimage(self.transform(X), X)
+
+    def __repr__(self):
+        params = (
+            f"n_components={self.n_components!r}, sigma2={self.sigma2!r}, "
+            f"eigen_solver={self.eigen_solver!r}"
+        )
+        return f"KernelPCA({params})"

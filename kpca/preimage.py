@@ -1,0 +1,225 @@
+"""Fixed-point pre-images for Gaussian-kernel PCA (Mika et al. 1999).
+
+Given the projection ``P_q phi(x)`` of a pattern onto the leading ``q`` kernel
+principal axes, written as an expansion over the training images,
+
+    P_q phi(x) = sum_i gamma~_i phi(x_i),
+
+the approximate pre-image ``z`` maximises ``(phi(z) . P_q phi(x))`` and, for the
+RBF kernel ``k(x, y) = exp(-||x - y||^2 / (2 sigma2))``, satisfies the fixed-point
+equation (Mika et al. 1999, Eq. (10); Jørgensen & Hansen 2012, Eq. (5))::
+
+    z_{t+1} = sum_i gamma~_i k(z_t, x_i) x_i / sum_i gamma~_i k(z_t, x_i).
+
+The expansion coefficients with the centring correction of Jørgensen & Hansen
+(2012, Eq. (5)) are ``gamma_i = sum_k beta_k a_ki`` and
+``gamma~_i = gamma_i + (1/N) (1 - sum_j gamma_j)``, where ``beta_k`` are the
+scores and ``a_k = alpha_k / sqrt(lambda_k)`` the expansion coefficients of the
+unit-norm feature-space axes (``alpha_k`` unit-norm eigenvectors of the centred
+kernel, ``lambda_k`` its eigenvalues).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from kpca._validation import check_array, check_positive
+
+__all__ = ["PreimageResult", "expansion_coefficients", "fixed_point_preimage"]
+
+# The denominator sum_i gamma~_i k(z, x_i) = (phi(z) . P_q phi(x)) "vanishes" when
+# it is not positive or smaller than this fraction of sum_i |gamma~_i k(z, x_i)|
+# (cancellation leaves it at rounding level); the iteration then restarts.
+_DENOMINATOR_RTOL = 1e-10
+
+
+class PreimageResult(NamedTuple):
+    """Result of :func:`fixed_point_preimage`.
+
+    Attributes
+    ----------
+    z : ndarray, shape (m, d)
+        Pre-images.
+    n_iter : ndarray of int, shape (m,)
+        Iterations used by the final (successful or last) start of each point.
+    converged : ndarray of bool, shape (m,)
+        True where ``||z_{t+1} - z_t|| <= tol * (1 + ||z_t||)`` was reached.
+    n_restarts : ndarray of int, shape (m,)
+        Restarts caused by a vanishing denominator.
+    """
+
+    z: np.ndarray
+    n_iter: np.ndarray
+    converged: np.ndarray
+    n_restarts: np.ndarray
+
+
+def expansion_coefficients(scores, alphas, eigenvalues):
+    """Centring-corrected expansion ``gamma~`` of ``P_q phi(x)`` over the training images.
+
+    Parameters
+    ----------
+    scores : ndarray, shape (m, q)
+        Projections ``beta`` onto the unit-norm feature-space axes
+        (``Kc_test @ alphas / sqrt(eigenvalues)``).
+    alphas : ndarray, shape (N, q)
+        Unit-norm eigenvectors of the centred training kernel.
+    eigenvalues : ndarray, shape (q,)
+        Their eigenvalues. Components with a non-positive eigenvalue carry no
+        variance and are dropped from the expansion.
+
+    Returns
+    -------
+    ndarray, shape (m, N)
+        ``gamma~`` of Jørgensen & Hansen (2012), Eq. (5): ``gamma = beta @ a.T``
+        with ``a = alphas / sqrt(eigenvalues)``, then
+        ``gamma~_i = gamma_i + (1/N)(1 - sum_j gamma_j)`` so that
+        ``sum_i gamma~_i phi(x_i) = sum_k beta_k v_k + mean_i phi(x_i)``.
+    """
+    scores = np.atleast_2d(np.asarray(scores, dtype=np.float64))
+    alphas = np.asarray(alphas, dtype=np.float64)
+    lam = np.asarray(eigenvalues, dtype=np.float64)
+    inv_sqrt = np.zeros_like(lam)
+    pos = lam > 0
+    inv_sqrt[pos] = 1.0 / np.sqrt(lam[pos])
+    gamma = scores @ (alphas * inv_sqrt).T
+    N = alphas.shape[0]
+    return gamma + (1.0 - gamma.sum(axis=1, keepdims=True)) / N
+
+
+def _restart_order(gamma_tilde, n_starts):
+    # Restart candidates: the training points with the largest expansion
+    # weights gamma~_i, which attract the iteration most strongly (Mika et al.
+    # 1999, Sec. 3: z is drawn towards training points with positive gamma).
+    k = min(n_starts, gamma_tilde.shape[1])
+    idx = np.argpartition(-gamma_tilde, k - 1, axis=1)[:, :k]
+    order = np.argsort(-np.take_along_axis(gamma_tilde, idx, axis=1), axis=1)
+    return np.take_along_axis(idx, order, axis=1)
+
+
+def fixed_point_preimage(
+    gamma_tilde,
+    X_fit,
+    sigma2,
+    *,
+    z0=None,
+    tol=1e-9,
+    max_iter=500,
+    max_restarts=10,
+):
+    """Approximate RBF pre-images by the fixed-point iteration of Mika et al. (1999).
+
+    Iterates Eq. (10) of Mika et al. (1999) with the centring-corrected weights
+    of Jørgensen & Hansen (2012, Eq. (5)) for all ``m`` patterns at once::
+
+        z_{t+1} = sum_i gamma~_i k(z_t, x_i) x_i / sum_i gamma~_i k(z_t, x_i)
+
+    Parameters
+    ----------
+    gamma_tilde : ndarray, shape (m, N)
+        Expansion of each target ``P_q phi(x)`` over the training images
+        (see :func:`expansion_coefficients`).
+    X_fit : ndarray, shape (N, d)
+        Training points ``x_i``.
+    sigma2 : float
+        Kernel width, ``k(x, y) = exp(-||x - y||^2 / (2 sigma2))``.
+    z0 : ndarray, shape (m, d), optional
+        Starting points. For de-noising use the noisy patterns themselves
+        (Mika et al. 1999, Sec. 4). Default: the training point with the
+        largest ``gamma~_i``.
+    tol : float
+        Stop when ``||z_{t+1} - z_t|| <= tol * (1 + ||z_t||)``.
+    max_iter : int
+        Iteration cap per start; a point that reaches it keeps its last
+        iterate and is reported with ``converged=False``.
+    max_restarts : int
+        When the denominator ``(phi(z_t) . P_q phi(x))`` vanishes (not positive,
+        or below ``1e-10`` times ``sum_i |gamma~_i k(z_t, x_i)|``; e.g. all
+        kernel values underflow far from the data), the iteration restarts
+        (Mika et al. 1999, Sec. 3) from the training points with the largest
+        ``gamma~_i``, in decreasing order, at most ``max_restarts`` times. A
+        point whose restarts are exhausted keeps its last iterate and is
+        reported with ``converged=False``.
+
+    Returns
+    -------
+    PreimageResult
+        ``(z, n_iter, converged, n_restarts)``.
+    """
+    X_fit = check_array(X_fit, "X_fit")
+    N, d = X_fit.shape
+    gamma_tilde = np.atleast_2d(np.asarray(gamma_tilde, dtype=np.float64))
+    if gamma_tilde.ndim != 2 or gamma_tilde.shape[1] != N:
+        raise ValueError(
+            f"gamma_tilde must have shape (m, {N}) to match X_fit; got shape {gamma_tilde.shape}"
+        )
+    if not np.isfinite(gamma_tilde).all():
+        raise ValueError("gamma_tilde must contain only finite values")
+    sigma2 = check_positive(sigma2, "sigma2")
+    tol = float(tol)
+    if not np.isfinite(tol) or tol < 0:
+        raise ValueError(f"tol must be a finite number >= 0; got tol={tol!r}")
+    if int(max_iter) < 1:
+        raise ValueError(f"max_iter must be >= 1; got max_iter={max_iter!r}")
+    if int(max_restarts) < 0:
+        raise ValueError(f"max_restarts must be >= 0; got max_restarts={max_restarts!r}")
+    max_iter, max_restarts = int(max_iter), int(max_restarts)
+    m = gamma_tilde.shape[0]
+
+    starts = _restart_order(gamma_tilde, max_restarts + 1)  # (m, n_starts)
+    if z0 is None:
+        z = X_fit[starts[:, 0]].copy()
+        next_start = np.ones(m, dtype=int)
+    else:
+        z = check_array(z0, "z0", n_features=d).copy()
+        if z.shape[0] != m:
+            raise ValueError(f"z0 must have {m} rows (one per pattern); got z0.shape={z.shape}")
+        next_start = np.zeros(m, dtype=int)
+
+    # Kernel rows k(z_t, x_i) by the Gram identity in plain NumPy: the many
+    # small products of this loop run faster without Numba's thread start-up.
+    x_sq = np.einsum("ij,ij->i", X_fit, X_fit)
+    inv_2s2 = 1.0 / (2.0 * sigma2)
+
+    n_iter = np.zeros(m, dtype=int)
+    converged = np.zeros(m, dtype=bool)
+    n_restarts = np.zeros(m, dtype=int)
+    active = np.arange(m)
+    while active.size:
+        za = z[active]
+        d2 = za @ X_fit.T
+        d2 *= -2.0
+        d2 += np.einsum("ij,ij->i", za, za)[:, None]
+        d2 += x_sq
+        np.maximum(d2, 0.0, out=d2)
+        d2 *= -inv_2s2
+        w = np.exp(d2, out=d2)
+        w *= gamma_tilde[active]
+        denom = w.sum(axis=1)
+        scale = np.abs(w).sum(axis=1)
+        ok = (denom > 0) & (denom > _DENOMINATOR_RTOL * scale)
+
+        # Vanishing denominator: restart from the next candidate, or give up.
+        bad = active[~ok]
+        can = n_restarts[bad] < max_restarts
+        if bad.size:
+            rs = bad[can]
+            z[rs] = X_fit[starts[rs, next_start[rs]]]
+            next_start[rs] += 1
+            n_restarts[rs] += 1
+            n_iter[rs] = 0
+        still = np.concatenate([active[ok], bad[can]])
+
+        good = active[ok]
+        z_new = (w[ok] @ X_fit) / denom[ok, None]
+        step = np.linalg.norm(z_new - z[good], axis=1)
+        done = step <= tol * (1.0 + np.linalg.norm(z[good], axis=1))
+        z[good] = z_new
+        n_iter[good] += 1
+        converged[good[done]] = True
+        capped = good[(~done) & (n_iter[good] >= max_iter)]
+        finished = np.concatenate([good[done], capped])
+        active = np.setdiff1d(still, finished, assume_unique=True)
+    return PreimageResult(z=z, n_iter=n_iter, converged=converged, n_restarts=n_restarts)
