@@ -202,7 +202,9 @@ def friedman(groups: Mapping) -> OmnibusResult:
     """Friedman test for ``k >= 3`` paired groups (:func:`scipy.stats.friedmanchisquare`).
 
     Effect size: Kendall's coefficient of concordance ``W = chi2 / (n (k - 1))``
-    with ``n`` complete records and ``k`` groups.
+    with ``n`` complete records and ``k`` groups. When every record ties all
+    groups (the tie-corrected statistic is 0/0) the result is ``chi2 = 0``,
+    ``p = 1``, ``W = 0``.
 
     Parameters
     ----------
@@ -216,8 +218,10 @@ def friedman(groups: Mapping) -> OmnibusResult:
             f"friedman needs at least 3 groups, got {len(names)} ({names}); "
             "use pairwise_wilcoxon for two"
         )
-    chi2, p = _st.friedmanchisquare(*data.T)
     n, k = data.shape
+    if np.all(data == data[:, :1]):  # every record ties all groups: no evidence of any difference
+        return OmnibusResult("friedman", 0.0, 1.0, k - 1, 0.0, "Kendall's W", k, n)
+    chi2, p = _st.friedmanchisquare(*data.T)
     return OmnibusResult("friedman", float(chi2), float(p), k - 1,
                          float(chi2 / (n * (k - 1))), "Kendall's W", k, n)
 

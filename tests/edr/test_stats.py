@@ -62,6 +62,11 @@ def test_friedman_matches_scipy_and_drops_incomplete_records():
     assert r.effect_size == pytest.approx(ref.statistic / (20 * 3))
 
 
+def test_friedman_all_tied_is_not_significant():
+    r = stats.friedman({"a": [1.0, 2.0], "b": [1.0, 2.0], "c": [1.0, 2.0]})
+    assert (r.statistic, r.pvalue, r.effect_size) == (0.0, 1.0, 0.0)
+
+
 def test_dunn_hand_worked():
     # mean ranks 2, 5, 8 ; no ties: var unit N(N+1)/12 = 7.5 ; se = sqrt(7.5 * 2/3) = sqrt(5)
     # z(a, b) = -3 / sqrt(5) = -1.3416, p = 0.17971, Bonferroni * 3 = 0.53913

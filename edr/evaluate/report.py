@@ -1,0 +1,594 @@
+"""Markdown + PNG report of a batch evaluation (``python -m edr.report results.csv -o report/``).
+
+Reads the ``results.csv`` written by :mod:`edr.evaluate.batch` (and, when
+present next to it, ``selection_curves.json`` and ``batch.json``) and writes
+``README.md`` with:
+
+* the headline table: median (25th, 75th percentile) over records of MSC,
+  |r| and the respiratory-rate error for every configuration
+  (method / sigma2 criterion / lead), as reported by Varon et al. 2015;
+* box plots per metric and configuration as in Fig. 18 of Varon et al. 2015,
+  with significance markers against a reference configuration;
+* sigma2 selection curves (Fig. 7(d) / Fig. 9 style) and the chosen sigma2;
+* the significance tables. Records are *paired* across configurations, so the
+  primary tests are Friedman + pairwise Wilcoxon signed-rank (Bonferroni);
+  Kruskal–Wallis + Dunn (Bonferroni), the paper's choice, are given for
+  comparability (:mod:`edr.evaluate.stats`);
+* an automatic summary of where each configuration wins and loses, counted per
+  record, and the per-record tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from edr.evaluate import stats
+
+__all__ = ["METRICS", "Metric", "ResultsTable", "load_results", "write_report", "main"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A score column: its CSV name, label, and whether larger is better."""
+
+    column: str
+    label: str
+    higher_is_better: bool
+    fmt: str
+
+
+METRICS = (
+    Metric("msc", "MSC", True, "{:.2f}"),
+    Metric("corr", "|r|", True, "{:.2f}"),
+    Metric("rate_error_bpm", "rate error (breaths/min)", False, "{:.1f}"),
+)
+_CRITERIA_ORDER = ("mdd", "varon2015", "shannon", "widjaja2012", "kpa", "jorgensen2012", "rule-of-thumb")
+_ALPHA = 0.05
+
+
+@dataclass
+class ResultsTable:
+    """Results pivoted to records x configurations.
+
+    Attributes
+    ----------
+    records : list[str]
+    configs : list[str]
+        Labels ``method`` or ``method/criterion`` (``@lead`` appended when
+        several leads were evaluated), in display order.
+    values : dict[str, np.ndarray]
+        Metric column (and ``"sigma2"``, ``"n_beats"``, ``"seconds"``) ->
+        array (n_records, n_configs), NaN where the task failed or is missing.
+    errors : list[tuple[str, str, str]]
+        (record, config, message) of failed tasks.
+    config_parts : dict[str, tuple[str, str, str]]
+        Label -> (method, criterion, lead).
+    """
+
+    records: list[str]
+    configs: list[str]
+    values: dict[str, np.ndarray]
+    errors: list[tuple[str, str, str]]
+    config_parts: dict[str, tuple[str, str, str]]
+
+
+def _float(s: str) -> float:
+    return float(s) if s not in ("", None) else math.nan
+
+
+def _config_order(parts: tuple[str, str, str]):
+    method, criterion, lead = parts
+    crit = _CRITERIA_ORDER.index(criterion) if criterion in _CRITERIA_ORDER else len(_CRITERIA_ORDER)
+    return (criterion == "none", method, crit, criterion, lead)
+
+
+def load_results(path: str | Path) -> ResultsTable:
+    """Read a batch ``results.csv`` into a :class:`ResultsTable`.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``path`` does not exist.
+    ValueError
+        A required column is missing or the file has no rows.
+    """
+    path = Path(path)
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        rows = list(reader)
+        fields = reader.fieldnames or []
+    need = {"record", "method", "criterion", "lead", "sigma2", *(m.column for m in METRICS)}
+    missing = sorted(need - set(fields))
+    if missing:
+        raise ValueError(f"results file {path} lacks column(s) {missing}; has {fields}")
+    if not rows:
+        raise ValueError(f"results file {path} has no rows")
+    several_leads = len({r["lead"] for r in rows}) > 1
+    parts = {}
+    for r in rows:
+        label = r["method"] if r["criterion"] == "none" else f"{r['method']}/{r['criterion']}"
+        if several_leads:
+            label += f"@{r['lead']}"
+        parts[label] = (r["method"], r["criterion"], r["lead"])
+        r["_config"] = label
+    configs = sorted(parts, key=lambda c: _config_order(parts[c]))
+    records = sorted({r["record"] for r in rows})
+    ri = {r: i for i, r in enumerate(records)}
+    ci = {c: j for j, c in enumerate(configs)}
+    cols = [m.column for m in METRICS] + ["sigma2", "n_beats", "seconds"]
+    values = {c: np.full((len(records), len(configs)), np.nan) for c in cols}
+    errors = []
+    for r in rows:
+        i, j = ri[r["record"]], ci[r["_config"]]
+        for c in cols:
+            if c in r:
+                values[c][i, j] = _float(r[c])
+        if r.get("error"):
+            errors.append((r["record"], r["_config"], r["error"]))
+            for m in METRICS:
+                values[m.column][i, j] = np.nan
+    return ResultsTable(records, configs, values, errors, parts)
+
+
+# ----------------------------------------------------------------------------- statistics
+
+def _usable(table: ResultsTable, column: str) -> list[int]:
+    """Configurations with a finite score on at least half of the records."""
+    v = table.values[column]
+    return [j for j in range(len(table.configs)) if np.isfinite(v[:, j]).sum() >= max(2, v.shape[0] / 2)]
+
+
+def _comparisons(table: ResultsTable, column: str):
+    cols = _usable(table, column)
+    if len(cols) < 2:
+        return None, None, cols, 0
+    groups = {table.configs[j]: table.values[column][:, j] for j in cols}
+    try:
+        paired = stats.compare(groups, paired=True)
+    except ValueError:  # fewer than 2 complete records
+        paired = None
+    indep = stats.compare(groups, paired=False)
+    n_complete = int(np.all(np.isfinite(table.values[column][:, cols]), axis=1).sum())
+    return paired, indep, cols, n_complete
+
+
+def _quartiles(x: np.ndarray) -> tuple[float, float, float, int]:
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        return math.nan, math.nan, math.nan, 0
+    q25, q50, q75 = np.percentile(x, [25, 50, 75])
+    return float(q50), float(q25), float(q75), int(x.size)
+
+
+def _reference(table: ResultsTable, wanted: str | None) -> str:
+    if wanted:
+        if wanted not in table.configs:
+            raise ValueError(f"reference {wanted!r} not among the configurations {table.configs}")
+        return wanted
+    if "kpca/mdd" in table.configs:
+        return "kpca/mdd"
+    msc = table.values["msc"]
+    med = [np.nanmedian(msc[:, j]) if np.isfinite(msc[:, j]).any() else -np.inf for j in range(msc.shape[1])]
+    return table.configs[int(np.argmax(med))]
+
+
+def _stars(p: float) -> str:
+    return "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < _ALPHA else ""
+
+
+# ----------------------------------------------------------------------------- figures
+
+def _plot_boxes(table: ResultsTable, ref: str, comps: dict, path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    n = len(table.configs)
+    fig, axes = plt.subplots(len(METRICS), 1, figsize=(max(7.0, 0.62 * n + 2.0), 3.1 * len(METRICS)),
+                             sharex=True)
+    x = np.arange(n)
+    rng = np.random.default_rng(0)
+    jr = ref and table.configs.index(ref)
+    for ax, m in zip(axes, METRICS):
+        v = table.values[m.column]
+        data = [v[:, j][np.isfinite(v[:, j])] for j in range(n)]
+        keep = [j for j in range(n) if data[j].size]
+        bp = ax.boxplot([data[j] for j in keep], positions=x[keep], widths=0.6, showfliers=False,
+                        patch_artist=True, medianprops={"color": "k", "lw": 1.6})
+        for j, box in zip(keep, bp["boxes"]):
+            box.set_facecolor("#f4a582" if j == jr else "#d1e5f0" if "/" in table.configs[j] else "#e0e0e0")
+        for j in keep:
+            ax.plot(x[j] + rng.uniform(-0.18, 0.18, data[j].size), data[j], ".", color="0.25", ms=3.5,
+                    alpha=0.7)
+        paired = comps[m.column][0]
+        top = max((d.max() for d in data if d.size), default=1.0)
+        if paired is not None:
+            for j in keep:
+                if j == jr or table.configs[j] not in [p.a for p in paired.pairwise] + [p.b for p in paired.pairwise]:
+                    continue
+                if ref not in [p.a for p in paired.pairwise] + [p.b for p in paired.pairwise]:
+                    continue
+                s = _stars(paired.pair(ref, table.configs[j]).pvalue_adjusted)
+                if s:
+                    ax.text(x[j], top * 1.02, s, ha="center", va="bottom", fontsize=12, color="#b2182b")
+        if m.higher_is_better:
+            ax.set_ylim(0, 1.1)
+        else:
+            ax.set_ylim(0, top * 1.12 if top > 0 else 1)
+        ax.set_ylabel(m.label)
+        ax.grid(axis="y", alpha=0.3)
+        if paired is not None:
+            ax.set_title(f"{m.label}: {paired.omnibus.test.capitalize()} p = {paired.omnibus.pvalue:.2g}"
+                         f"  (n = {paired.omnibus.n_obs} complete records)", fontsize=10, loc="left")
+    axes[-1].set_xticks(x)
+    axes[-1].set_xticklabels(table.configs, rotation=40, ha="right", fontsize=9)
+    fig.suptitle(f"Per-record scores, {len(table.records)} records; orange box = reference {ref}\n"
+                 "* / ** / *** : differs from the reference (Wilcoxon signed-rank, Bonferroni p < .05 / .01 / .001)",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _normalise(curve: np.ndarray) -> np.ndarray:
+    c = np.asarray(curve, float)
+    lo, hi = np.nanmin(c), np.nanmax(c)
+    return (c - lo) / (hi - lo) if hi > lo else np.zeros_like(c)
+
+
+def _plot_curves(curves: list[dict], path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    keys = sorted({(c["method"], c["criterion"], c["lead"]) for c in curves},
+                  key=lambda k: _config_order(k))
+    ncol = min(2, len(keys))
+    nrow = math.ceil(len(keys) / ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(5.2 * ncol, 3.4 * nrow), squeeze=False)
+    for ax, key in zip(axes.flat, keys):
+        sel = [c for c in curves if (c["method"], c["criterion"], c["lead"]) == key]
+        for c in sel:
+            g = np.asarray(c["grid"], float)
+            if g.size < 3:  # a closed-form choice (rule of thumb): no curve, only the value
+                ax.plot(c["sigma2"], 1.0, "o", color="#b2182b", ms=3.5)
+                continue
+            y = _normalise(c["curve"])
+            ax.plot(g, y, "-", color="#2166ac", lw=0.8, alpha=0.45)
+            k = int(np.argmin(np.abs(g - c["sigma2"])))
+            ax.plot(c["sigma2"], y[k], "o", color="#b2182b", ms=3.5)
+        ax.set_xscale("log")
+        lead = "" if key[2] == "default" else f" @{key[2]}"
+        ax.set_title(f"{key[0]}/{key[1]}{lead}: {len(sel)} records", fontsize=10)
+        ax.set_xlabel("σ²")
+        ax.set_ylabel("criterion (min–max scaled per record)")
+        ax.grid(alpha=0.3)
+    for ax in axes.flat[len(keys):]:
+        ax.set_visible(False)
+    fig.suptitle("σ² selection curves (Varon et al. 2015, Fig. 7(d)); red dot = chosen σ²", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _plot_curves_one_record(curves: list[dict], record: str, path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    sel = sorted([c for c in curves if c["record"] == record],
+                 key=lambda c: _config_order((c["method"], c["criterion"], c["lead"])))
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    for i, c in enumerate(sel):
+        color = f"C{i}"
+        lead = "" if c["lead"] == "default" else f" @{c['lead']}"
+        label = f"{c['method']}/{c['criterion']}{lead}: σ² = {c['sigma2']:.3g}"
+        if len(c["grid"]) >= 3:
+            ax.plot(c["grid"], _normalise(c["curve"]), "-", color=color, lw=1.5, label=label)
+        else:
+            label += " (closed form)"
+        ax.axvline(c["sigma2"], color=color, ls="--", lw=1, label=None if len(c["grid"]) >= 3 else label)
+    ax.set_xscale("log")
+    ax.set_xlabel("σ²")
+    ax.set_ylabel("criterion (min–max scaled)")
+    ax.set_title(f"Model-selection criteria for {record} (Varon et al. 2015, Fig. 9 style)", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# ----------------------------------------------------------------------------- markdown
+
+def _fmt(m: Metric, v: float) -> str:
+    return "–" if not np.isfinite(v) else m.fmt.format(v)
+
+
+def _p(p: float) -> str:
+    return "–" if not np.isfinite(p) else f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def _wins(table: ResultsTable, m: Metric, cols: list[int]):
+    """Per config: records where it is best, worst (ties count for each), of records complete on cols."""
+    v = table.values[m.column][:, cols]
+    v = v[np.all(np.isfinite(v), axis=1)]
+    s = v if m.higher_is_better else -v
+    best = (s == s.max(axis=1, keepdims=True)).sum(axis=0) if v.size else np.zeros(len(cols), int)
+    worst = (s == s.min(axis=1, keepdims=True)).sum(axis=0) if v.size else np.zeros(len(cols), int)
+    return best, worst, v.shape[0]
+
+
+def _head_to_head(table: ResultsTable, m: Metric, ref: str, other: str) -> tuple[int, int, int]:
+    v = table.values[m.column]
+    a, b = v[:, table.configs.index(ref)], v[:, table.configs.index(other)]
+    ok = np.isfinite(a) & np.isfinite(b)
+    d = (a - b)[ok] * (1 if m.higher_is_better else -1)
+    return int((d > 0).sum()), int((d < 0).sum()), int((d == 0).sum())
+
+
+def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], figures: dict,
+              source: Path, command: str | None) -> str:
+    L = []
+    n_rec = len(table.records)
+    L.append(f"# EDR evaluation report: {n_rec} records, {len(table.configs)} configurations\n")
+    L.append(f"Generated by `python -m edr.report {source} -o <this folder>`.")
+    if command:
+        L.append(f"The results were produced by:\n\n```\n{command}\n```")
+    L.append("\nProtocol (DESIGN.md): EDR and reference on a 4 Hz grid, band-pass 0.05–1 Hz; "
+             "MSC = mean magnitude-squared coherence over f_ref ± 0.1 Hz; |r| = |Pearson r| at zero lag; "
+             "rate error = per-record median absolute error (breaths/min) over 32 s windows against the "
+             "manual breath annotations where present. Configurations: `method` or `method/σ² criterion`"
+             + (" `@lead`" if any("@" in c for c in table.configs) else "") + f". Reference configuration: "
+             f"**{ref}**.\n")
+
+    # headline
+    L.append("## Headline: median (25th, 75th percentile) over records\n")
+    L.append("| configuration | records ok | MSC ↑ | \\|r\\| ↑ | rate error (bpm) ↓ | σ² median | s/record |")
+    L.append("|---|---|---|---|---|---|---|")
+    for j, c in enumerate(table.configs):
+        cells = []
+        for m in METRICS:
+            q50, q25, q75, n = _quartiles(table.values[m.column][:, j])
+            cells.append(f"{_fmt(m, q50)} ({_fmt(m, q25)}, {_fmt(m, q75)})")
+        n_ok = int(np.isfinite(table.values["msc"][:, j]).sum())
+        s2 = table.values["sigma2"][:, j]
+        s2t = f"{np.nanmedian(s2):.3g}" if np.isfinite(s2).any() else "–"
+        sec = table.values["seconds"][:, j]
+        sect = f"{np.nanmedian(sec):.1f}" if np.isfinite(sec).any() else "–"
+        name = f"**{c}**" if c == ref else c
+        L.append(f"| {name} | {n_ok}/{n_rec} | " + " | ".join(cells) + f" | {s2t} | {sect} |")
+    L.append("")
+
+    # summary
+    L.append("## Where each configuration wins and loses (automatic summary)\n")
+    for m in METRICS:
+        paired, indep, cols, n_complete = comps[m.column]
+        if len(cols) < 2:
+            L.append(f"- **{m.label}**: fewer than two configurations with enough results; no comparison.")
+            continue
+        best, worst, n_c = _wins(table, m, cols)
+        meds = [np.nanmedian(table.values[m.column][:, j]) for j in cols]
+        order = np.argsort(meds)[::-1] if m.higher_is_better else np.argsort(meds)
+        top = table.configs[cols[order[0]]]
+        L.append(f"- **{m.label}** ({'higher' if m.higher_is_better else 'lower'} is better; "
+                 f"{n_c} records complete for every configuration): best median **{top}** "
+                 f"({_fmt(m, meds[order[0]])}), worst median {table.configs[cols[order[-1]]]} "
+                 f"({_fmt(m, meds[order[-1]])}). Best on most records: "
+                 + ", ".join(f"{table.configs[cols[k]]} ({best[k]})" for k in np.argsort(-best)[:3])
+                 + "; worst on most records: "
+                 + ", ".join(f"{table.configs[cols[k]]} ({worst[k]})" for k in np.argsort(-worst)[:3]) + ".")
+        if paired is not None and ref in [table.configs[j] for j in cols]:
+            better, worse, same = [], [], []
+            for j in cols:
+                c = table.configs[j]
+                if c == ref:
+                    continue
+                pr = paired.pair(ref, c)
+                w, lo, _ = _head_to_head(table, m, ref, c)
+                tag = f"{c} ({w}–{lo})"
+                if pr.significant():
+                    (better if w > lo else worse).append(tag)
+                else:
+                    same.append(tag)
+            L.append(f"  - {ref} vs others (records where {ref} is better–worse): significantly better "
+                     f"than {', '.join(better) or 'none'}; significantly worse than {', '.join(worse) or 'none'}; "
+                     f"no significant difference from {', '.join(same) or 'none'} "
+                     "(Wilcoxon signed-rank, Bonferroni, α = 0.05).")
+    if table.errors:
+        L.append(f"- **Failures**: {len(table.errors)} task(s) failed and count as missing "
+                 "(see *Failed tasks*).")
+    L.append("")
+
+    # figures
+    L.append("## Figures\n")
+    L.append(f"![box plots]({figures['boxes']})\n")
+    L.append("Box plots as in Varon et al. 2015, Fig. 18 (box = 25th–75th percentile, whiskers 1.5 IQR, "
+             "dots = records). Stars mark configurations that differ from the reference "
+             f"({ref}) by the pairwise Wilcoxon signed-rank test with Bonferroni correction.\n")
+    if "curves" in figures:
+        L.append(f"![sigma2 curves]({figures['curves']})\n")
+        L.append("σ² selection curves of every record (first window), each scaled to [0, 1]; "
+                 "the red dot is the chosen σ² (maximum of the criterion).\n")
+    if "one_record" in figures:
+        L.append(f"![criteria on one record]({figures['one_record']})\n")
+        L.append(f"All criteria on one record ({figures['one_record_name']}), Fig. 9 style; "
+                 "dashed lines: chosen σ².\n")
+    if curves:
+        L.append(_sigma2_section(table))
+
+    # significance
+    L.append("## Statistical tests\n")
+    L.append("Every configuration is scored on the *same* records, so the samples are paired: the primary "
+             "tests are the Friedman test across configurations and pairwise Wilcoxon signed-rank tests with "
+             "Bonferroni correction (effect sizes: Kendall's W; matched-pairs rank-biserial r, positive when "
+             "the first configuration scores higher). Varon et al. 2015 used Kruskal–Wallis and MATLAB's "
+             "`multcompare` with Bonferroni correction, i.e. Dunn's test on the joint ranks; these are given "
+             "for comparability (effect sizes ε² and Cliff's delta). Records with a failed task are left out "
+             "of the paired tests; configurations that failed on more than half of the records are left out "
+             "of all tests.\n")
+    L.append("| metric | Friedman χ² | df | p | Kendall's W | complete records | Kruskal–Wallis H | p | ε² |")
+    L.append("|---|---|---|---|---|---|---|---|---|")
+    for m in METRICS:
+        paired, indep, cols, n_complete = comps[m.column]
+        if indep is None:
+            continue
+        po = paired.omnibus if paired is not None else None
+        fr = (f"{po.statistic:.2f} | {po.df} | {_p(po.pvalue)} | {po.effect_size:.2f} | {po.n_obs}"
+              if po is not None and po.test == "friedman" else "– | – | – | – | " + str(n_complete))
+        io = indep.omnibus
+        L.append(f"| {m.label} | {fr} | {io.statistic:.2f} | {_p(io.pvalue)} | {io.effect_size:.2f} |")
+    L.append("")
+    L.append(f"### Pairwise comparisons with the reference ({ref})\n")
+    L.append("| configuration | " + " | ".join(
+        f"{m.label}: Wilcoxon p_adj (r) | {m.label}: Dunn p_adj" for m in METRICS) + " |")
+    L.append("|---|" + "---|---|" * len(METRICS))
+    for c in table.configs:
+        if c == ref:
+            continue
+        cells = []
+        for m in METRICS:
+            paired, indep, cols, _ = comps[m.column]
+            names = [table.configs[j] for j in cols]
+            if c in names and ref in names and paired is not None:
+                w = paired.pair(ref, c)
+                d = indep.pair(ref, c)
+                sign = 1 if w.a == ref else -1
+                cells.append(f"{_p(w.pvalue_adjusted)}{_stars(w.pvalue_adjusted)} ({sign * w.effect_size:+.2f}) | "
+                             f"{_p(d.pvalue_adjusted)}{_stars(d.pvalue_adjusted)}")
+            else:
+                cells.append("– | –")
+        L.append(f"| {c} | " + " | ".join(cells) + " |")
+    L.append("\nr > 0: the reference scores higher than the configuration (for the rate error, higher is worse).\n")
+    for m in METRICS:
+        paired, indep, cols, _ = comps[m.column]
+        if paired is None:
+            continue
+        L.append(f"<details><summary>All pairs, {m.label}</summary>\n")
+        L.append("| a | b | Wilcoxon T+ | p | p_adj (Bonferroni) | rank-biserial r | Dunn z | Dunn p_adj | Cliff's δ |")
+        L.append("|---|---|---|---|---|---|---|---|---|")
+        for w in paired.pairwise:
+            d = indep.pair(w.a, w.b)
+            L.append(f"| {w.a} | {w.b} | {w.statistic:g} | {_p(w.pvalue)} | {_p(w.pvalue_adjusted)}"
+                     f"{_stars(w.pvalue_adjusted)} | {w.effect_size:+.2f} | {d.statistic:+.2f} | "
+                     f"{_p(d.pvalue_adjusted)}{_stars(d.pvalue_adjusted)} | {d.effect_size:+.2f} |")
+        L.append("\n</details>\n")
+
+    # per record
+    L.append("## Per-record results\n")
+    for m in METRICS:
+        v = table.values[m.column]
+        L.append(f"<details><summary>{m.label} per record (best of each row in bold)</summary>\n")
+        L.append("| record | " + " | ".join(table.configs) + " |")
+        L.append("|---|" + "---|" * len(table.configs))
+        for i, r in enumerate(table.records):
+            row = v[i]
+            fin = np.isfinite(row)
+            best = (np.nanmax(row) if m.higher_is_better else np.nanmin(row)) if fin.any() else np.nan
+            cells = [f"**{_fmt(m, x)}**" if np.isfinite(x) and x == best else _fmt(m, x) for x in row]
+            L.append(f"| {r} | " + " | ".join(cells) + " |")
+        L.append("\n</details>\n")
+    if table.errors:
+        L.append("## Failed tasks\n")
+        L.append("| record | configuration | error |")
+        L.append("|---|---|---|")
+        for r, c, e in table.errors:
+            L.append(f"| {r} | {c} | {e.replace('|', '/')} |")
+        L.append("")
+    return "\n".join(L) + "\n"
+
+
+def _sigma2_section(table: ResultsTable) -> str:
+    """Chosen sigma2 per criterion: medians and paired Wilcoxon between criteria."""
+    s2 = table.values["sigma2"]
+    cols = [j for j, c in enumerate(table.configs)
+            if table.config_parts[c][1] != "none" and np.isfinite(s2[:, j]).sum() >= 2]
+    if len(cols) < 2:
+        return ""
+    groups = {table.configs[j]: np.log(s2[:, j]) for j in cols}
+    try:
+        pw = stats.pairwise_wilcoxon(groups)
+    except ValueError:
+        return ""
+    L = ["Chosen σ² compared between criteria (pairwise Wilcoxon on log σ², Bonferroni), as Varon et al. "
+         "2015 compared MDD and Shannon:\n", "| a | b | median σ² a | median σ² b | p_adj | records |",
+         "|---|---|---|---|---|---|"]
+    for p in pw:
+        ja, jb = table.configs.index(p.a), table.configs.index(p.b)
+        L.append(f"| {p.a} | {p.b} | {np.nanmedian(s2[:, ja]):.3g} | {np.nanmedian(s2[:, jb]):.3g} | "
+                 f"{_p(p.pvalue_adjusted)}{_stars(p.pvalue_adjusted)} | {p.n} |")
+    return "\n".join(L) + "\n"
+
+
+def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str | None = None) -> Path:
+    """Write ``README.md``, ``summary.csv`` and the PNG figures into ``out_dir``.
+
+    Parameters
+    ----------
+    results_csv : path
+        A batch ``results.csv``; ``selection_curves.json`` and ``batch.json``
+        are read from the same folder when present.
+    out_dir : path
+        Created if needed.
+    reference : str, optional
+        Configuration label the others are compared with (default ``kpca/mdd``
+        when present, else the best median MSC).
+
+    Returns
+    -------
+    Path
+        The Markdown file.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    results_csv = Path(results_csv)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    table = load_results(results_csv)
+    ref = _reference(table, reference)
+    comps = {m.column: _comparisons(table, m.column) for m in METRICS}
+    figures = {"boxes": "boxplots.png"}
+    _plot_boxes(table, ref, comps, out / figures["boxes"])
+    curves_path = results_csv.parent / "selection_curves.json"
+    curves = json.loads(curves_path.read_text()) if curves_path.exists() else []
+    if curves:
+        figures["curves"] = "sigma2_curves.png"
+        _plot_curves(curves, out / figures["curves"])
+        first = sorted({c["record"] for c in curves})[0]
+        figures["one_record"] = f"sigma2_criteria_{first}.png"
+        figures["one_record_name"] = first
+        _plot_curves_one_record(curves, first, out / figures["one_record"])
+    command = None
+    batch_json = results_csv.parent / "batch.json"
+    if batch_json.exists():
+        info = json.loads(batch_json.read_text())
+        command = "python -m edr.evaluate " + " ".join(info.get("argv", []))
+    md = out / "README.md"
+    md.write_text(_markdown(table, ref, comps, curves, figures, results_csv, command))
+    with open(out / "summary.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["configuration", "n_ok"] + [f"{m.column}_{q}" for m in METRICS for q in ("median", "q25", "q75")])
+        for j, c in enumerate(table.configs):
+            q = [x for m in METRICS for x in _quartiles(table.values[m.column][:, j])[:3]]
+            w.writerow([c, int(np.isfinite(table.values["msc"][:, j]).sum())] + [f"{x:.4g}" for x in q])
+    return md
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m edr.report results.csv -o report/``; exit code 2 with one line on stderr on bad input."""
+    p = argparse.ArgumentParser(prog="python -m edr.report", description=__doc__.splitlines()[0])
+    p.add_argument("results", help="results.csv written by python -m edr.evaluate")
+    p.add_argument("-o", "--out", required=True, help="output folder (README.md + PNG figures)")
+    p.add_argument("--reference", help="configuration compared with the others (default kpca/mdd)")
+    args = p.parse_args(argv)
+    try:
+        md = write_report(args.results, args.out, reference=args.reference)
+    except (OSError, ValueError) as exc:
+        print(f"edr report: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"report written to {md}", file=sys.stderr)
+    return 0

@@ -1,0 +1,102 @@
+"""Tests of edr.evaluate.report (python -m edr.report results.csv -o report/)."""
+
+import csv
+import json
+import runpy
+import sys
+
+import numpy as np
+import pytest
+
+from edr.evaluate import report, stats
+from edr.evaluate.batch import COLUMNS
+
+# 5 records. kpca/mdd MSC 0.2..1.0 -> median 0.60, 25th 0.40, 75th 0.80 (numpy linear percentiles);
+# pca = kpca/mdd - 0.1 on every record (kpca/mdd wins 5-0, but n = 5 Wilcoxon: exact p = 2/32 = 0.0625,
+# x 3 pairs -> Bonferroni 0.1875: not significant); kpca/kpa fails on record r5.
+MDD = [0.2, 0.4, 0.6, 0.8, 1.0]
+
+
+def _write_results(folder, with_curves=True):
+    rows = []
+    for i in range(5):
+        rec = f"r{i + 1}"
+        for method, crit, msc in [("kpca", "mdd", MDD[i]), ("kpca", "kpa", 0.05 * (i + 1)), ("pca", "none", MDD[i] - 0.1)]:
+            err = "SignalError: too few beats" if (crit == "kpa" and rec == "r5") else ""
+            rows.append(dict(record=rec, database="fake", method=method, criterion=crit, lead="default",
+                             msc="" if err else msc, corr="" if err else msc / 2,
+                             rate_error_bpm="" if err else 1 + i, f_ref=0.25,
+                             sigma2="" if crit == "none" or err else 0.5 * (i + 1), n_beats=300, seconds=0.1,
+                             error=err))
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "results.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, COLUMNS)
+        w.writeheader()
+        w.writerows(rows)
+    if with_curves:
+        grid = np.geomspace(0.1, 10, 9).tolist()
+        curves = [dict(record=f"r{i + 1}", method="kpca", criterion=c, lead="default", sigma2=grid[4 + (c == "kpa")],
+                       grid=grid, curve=(-(np.log(grid) - np.log(grid[4])) ** 2).tolist())
+                  for i in range(4) for c in ("mdd", "kpa")]
+        (folder / "selection_curves.json").write_text(json.dumps(curves))
+    return folder / "results.csv"
+
+
+def test_load_results_pivots_and_marks_failures(tmp_path):
+    t = report.load_results(_write_results(tmp_path))
+    assert t.configs == ["kpca/mdd", "kpca/kpa", "pca"]
+    assert t.records == ["r1", "r2", "r3", "r4", "r5"]
+    np.testing.assert_allclose(t.values["msc"][:, 0], MDD)
+    assert np.isnan(t.values["msc"][4, 1]) and t.errors == [("r5", "kpca/kpa", "SignalError: too few beats")]
+
+
+def test_report_markdown_numbers_and_figures(tmp_path):
+    md_path = report.write_report(_write_results(tmp_path / "res"), tmp_path / "rep")
+    md = md_path.read_text()
+    # headline medians (25th, 75th)
+    assert "| **kpca/mdd** | 5/5 | 0.60 (0.40, 0.80) | 0.30 (0.20, 0.40) | 3.0 (2.0, 4.0) | 1.5 |" in md
+    assert "| kpca/kpa | 4/5 |" in md
+    # honest summary: kpca/mdd better than pca on every record, yet not significant with 5 records
+    assert "no significant difference from kpca/kpa (4–0), pca (5–0)" in md
+    # significance table: Friedman on the 4 complete records, same numbers as edr.evaluate.stats
+    t = report.load_results(tmp_path / "res" / "results.csv")
+    fr = stats.friedman({c: t.values["msc"][:, j] for j, c in enumerate(t.configs)})
+    assert fr.n_obs == 4
+    assert f"| MSC | {fr.statistic:.2f} | 2 | {fr.pvalue:.2g} | {fr.effect_size:.2f} | 4 |" in md
+    assert "Failed tasks" in md and "| r5 | kpca/kpa | SignalError: too few beats |" in md
+    for png in ("boxplots.png", "sigma2_curves.png", "sigma2_criteria_r1.png"):
+        assert f"]({png})" in md
+        assert (tmp_path / "rep" / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    summary = list(csv.DictReader(open(tmp_path / "rep" / "summary.csv")))
+    assert summary[0]["configuration"] == "kpca/mdd" and float(summary[0]["msc_median"]) == pytest.approx(0.6)
+
+
+def test_report_without_curves_and_with_explicit_reference(tmp_path):
+    md = report.write_report(_write_results(tmp_path / "res", with_curves=False), tmp_path / "rep",
+                             reference="pca").read_text()
+    assert "Reference configuration: **pca**" in md and "sigma2_curves.png" not in md
+    with pytest.raises(ValueError, match="reference 'nope' not among the configurations"):
+        report.write_report(tmp_path / "res" / "results.csv", tmp_path / "rep", reference="nope")
+
+
+def test_bad_results_file(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("record,method\nr1,kpca\n")
+    with pytest.raises(ValueError, match="lacks column"):
+        report.load_results(bad)
+    empty = tmp_path / "empty.csv"
+    empty.write_text(",".join(COLUMNS) + "\n")
+    with pytest.raises(ValueError, match="has no rows"):
+        report.load_results(empty)
+    with pytest.raises(FileNotFoundError):
+        report.load_results(tmp_path / "missing.csv")
+
+
+def test_cli_module_exit_code_and_one_line_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["edr.report", str(tmp_path / "missing.csv"), "-o", str(tmp_path / "r")])
+    with pytest.raises(SystemExit) as exit_info:
+        runpy.run_module("edr.report", run_name="__main__")
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("edr report: error:") and "missing.csv" in err
+    assert not (tmp_path / "r" / "README.md").exists()
