@@ -9,10 +9,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from edr.errors import RecordError
+from edr.io.datasets import load_manifest, locate_database, record_paths
 from edr.io.recording import Recording
 from edr.io.writers import write_csv, write_json, write_wfdb
 
-__all__ = ["read_record", "Recording", "write_csv", "write_wfdb", "write_json"]
+__all__ = [
+    "read_record",
+    "Recording",
+    "write_csv",
+    "write_wfdb",
+    "write_json",
+    "load_manifest",
+    "locate_database",
+    "record_paths",
+]
 
 
 def read_record(
