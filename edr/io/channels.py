@@ -40,7 +40,7 @@ RESP_PRIORITY: tuple[str, ...] = (
     "AIRFLOW", "FLOW", "RESP (NASAL)", "RESP N", "NASAL", "IMPEDANCE",
 )
 
-_LEAD_PREFIX = re.compile(r"^(ECG|EKG|LEAD)[\s_\-:]+(?=\S)")
+_LEAD_PREFIX = re.compile(r"^((ECG|EKG|LEAD)[\s_\-:]+)+(?=\S)")
 _LEAD_PATTERN = re.compile(
     r"^(I{1,3}|A?V[RLF]|V\d?|MLI{1,3}|ML\d|MCL\d?|CM\d|CC\d|(ECG|EKG)\d*)$"
 )

@@ -116,13 +116,24 @@ def to_millivolts(x: np.ndarray, unit: str | None) -> np.ndarray:
 
 
 def _resample(x: np.ndarray, fs_from: float, fs_to: float, n_out: int) -> np.ndarray:
-    """Polyphase resampling to ``n_out`` samples; NaN runs are kept as NaN at the new rate."""
+    """Polyphase resampling to ``n_out`` samples; NaN runs are kept as NaN at the new rate.
+
+    NaN runs are bridged linearly for the filter, then every output sample whose
+    neighbouring input samples include a NaN is set back to NaN.
+    """
     ratio = Fraction(fs_to / fs_from).limit_denominator(1000)
     nan = np.isnan(x)
-    y = resample_poly(np.where(nan, 0.0, x), ratio.numerator, ratio.denominator)
+    if nan.all():
+        return np.full(n_out, np.nan)
     if nan.any():
-        src = np.minimum((np.arange(y.size) * fs_from / fs_to).round().astype(np.intp), x.size - 1)
-        y[nan[src]] = np.nan
+        idx = np.arange(x.size)
+        x = np.where(nan, np.interp(idx, idx[~nan], x[~nan]), x)
+    y = resample_poly(x, ratio.numerator, ratio.denominator)
+    if nan.any():
+        pos = np.arange(y.size) * (fs_from / fs_to)
+        lo = np.minimum(np.floor(pos).astype(np.intp), x.size - 1)
+        hi = np.minimum(np.ceil(pos).astype(np.intp), x.size - 1)
+        y[nan[lo] | nan[hi]] = np.nan
     out = np.full(n_out, np.nan)
     out[: min(n_out, y.size)] = y[:n_out]
     return out

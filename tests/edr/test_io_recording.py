@@ -1,0 +1,71 @@
+"""edr.io.recording: the Recording dataclass and assembly of multi-rate channels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.signal import resample_poly
+
+from edr.errors import SignalError
+from edr.io.recording import Recording, assemble_recording, to_millivolts
+
+
+def _assemble(signals, fs, names, units=None, **kw):
+    read_calls = []
+
+    def read(indices):
+        read_calls.append(list(indices))
+        return [signals[i] for i in indices]
+
+    rec = assemble_recording(name="r", path="r.hea", source="r.hea", names=names, read=read, fs=fs,
+                             units=units or ["mV"] * len(names), channel=kw.pop("channel", None),
+                             resp_channel=kw.pop("resp_channel", None), **kw)
+    return rec, read_calls
+
+
+def test_leads_at_another_rate_are_resampled_to_the_ecg_rate():
+    fs_ecg, fs_other, seconds = 500.0, 125.0, 4
+    t5 = np.arange(int(fs_ecg * seconds)) / fs_ecg
+    t1 = np.arange(int(fs_other * seconds)) / fs_other
+    mcl1 = np.sin(2 * np.pi * 3 * t5)
+    ii = np.sin(2 * np.pi * 3 * t1)
+    resp = np.cos(2 * np.pi * 0.3 * t1)
+    rec, calls = _assemble([mcl1, np.zeros_like(t1), ii, resp], [fs_ecg, fs_other, fs_other, fs_other],
+                           ["MCL1", "ABP", "II", "RESP"], channel="MCL1")
+    assert calls == [[0, 2, 3]]  # ABP is never read
+    assert rec.fs == fs_ecg and rec.ecg_channel == "MCL1" and list(rec.leads) == ["MCL1", "II"]
+    assert rec.leads["II"].size == mcl1.size
+    np.testing.assert_allclose(rec.leads["II"], resample_poly(ii, 4, 1))
+    inner = slice(100, -100)  # away from the filter's edge effects
+    np.testing.assert_allclose(rec.leads["II"][inner], mcl1[inner], atol=0.02)
+    assert rec.resp_fs == fs_other and rec.resp.size == t1.size
+
+
+def test_nan_runs_survive_resampling():
+    ii = np.sin(np.arange(400) / 9.0)
+    ii[40:60] = np.nan
+    rec, _ = _assemble([np.zeros(800), ii], [250.0, 125.0], ["MLII", "V"])
+    v = rec.leads["V"]
+    assert np.isnan(v[80:120]).all() and not np.isnan(v[:78]).any() and not np.isnan(v[122:]).any()
+
+
+def test_duplicate_lead_names_are_kept_apart():
+    rec, _ = _assemble([np.zeros(300), np.ones(300)], [250.0, 250.0], ["ECG", "ECG"])
+    assert list(rec.leads) == ["ECG", "ECG_2"] and rec.leads["ECG_2"][0] == 1.0
+
+
+def test_units_are_converted_to_millivolts():
+    rec, _ = _assemble([np.full(300, 1500.0), np.full(300, 0.002)], [250.0, 250.0], ["II", "V"], units=["uV", "V"])
+    assert rec.ecg[0] == pytest.approx(1.5) and rec.leads["V"][0] == pytest.approx(2.0)
+    assert to_millivolts(np.ones(2), "mmHg")[0] == 1.0  # unknown units are left alone
+
+
+def test_recording_validation_and_duration():
+    rec = Recording(name="x", fs=250, ecg=[0, 1, 2, 3], ecg_channel="II", leads={})
+    assert rec.ecg.dtype == np.float64 and rec.duration_s == pytest.approx(4 / 250)
+    with pytest.raises(SignalError, match=r"sampling rate fs=-1.0 of record 'x' must be positive"):
+        Recording(name="x", fs=-1, ecg=np.zeros(3), ecg_channel="II", leads={})
+    with pytest.raises(SignalError, match=r"ecg of record 'x' must be 1-D, got shape \(2, 2\)"):
+        Recording(name="x", fs=250, ecg=np.zeros((2, 2)), ecg_channel="II", leads={})
+    with pytest.raises(SignalError, match=r"record 'x' has a resp signal but resp_fs is None"):
+        Recording(name="x", fs=250, ecg=np.zeros(3), ecg_channel="II", leads={}, resp=np.zeros(3))
