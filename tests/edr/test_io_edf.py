@@ -82,3 +82,16 @@ def test_edf_errors(tmp_path):
         read_record(low)
     with pytest.raises(ChannelError, match=r"channel 'V1' not found in .*valid channels: ECG II, Resp chest"):
         read_record(write_edf(tmp_path / "ok.edf", _signals()), "V1")
+
+
+def test_single_rate_edf_agrees_with_wfdb_read_edf(tmp_path):
+    """Reference: wfdb's EDF reader on a single-rate file (where it does not average frames)."""
+    from wfdb.io.convert.edf import read_edf as wfdb_read_edf
+
+    path = write_edf(tmp_path / "same.edf", _signals(fs_ecg=256.0, fs_resp=256.0))
+    ref = wfdb_read_edf(str(path))
+    rec = read_record(path)
+    lsb = 4000.0 / 65535 / 1000  # one digital step of the ECG channel, in mV
+    assert ref.fs == rec.fs == 256.0
+    np.testing.assert_allclose(rec.ecg, ref.p_signal[:, 0] / 1000, atol=lsb)  # wfdb keeps uV
+    np.testing.assert_allclose(rec.resp, ref.p_signal[:, 1], atol=4 / 65535)
