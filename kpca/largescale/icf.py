@@ -12,9 +12,10 @@ are ever evaluated: ``O(N Q (Q + d))`` time, ``O(N Q)`` memory.
 The kernel PCA eigenproblem is then solved in the ``Q``-dimensional space of
 the left singular vectors of ``G`` (Eqs. (16)-(19)).
 
-Numba was not used: each step is one BLAS matrix-vector product
-(``G[:, :q] @ G[p, :q]``) plus one kernel column, which NumPy already runs at
-memory speed (see ``benchmarks/bench_largescale.py``).
+Numba was not used: each step is one BLAS matrix-vector product over the
+stored columns plus one kernel column, which NumPy runs at memory speed; the
+columns are kept as contiguous rows (grown by doubling), so memory is
+``O(N Q)``, never ``O(N^2)`` (timings in ``benchmarks/bench_largescale.py``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import numpy as np
 import scipy.linalg
 
 from kpca._validation import check_array, check_n_components, check_positive
-from kpca.kernels import rbf_kernel
 
 __all__ = ["ICFResult", "ReducedEigen", "incomplete_cholesky", "reduced_eigenproblem"]
 
@@ -100,7 +100,8 @@ def incomplete_cholesky(X, sigma2, eta, *, max_rank=None):
     eta = check_positive(eta, "eta")
     Qmax = N if max_rank is None else check_n_components(max_rank, N, "max_rank")
     d = np.ones(N)  # diag of the remainder; k(x, x) = 1 for the RBF kernel
-    G = np.zeros((N, Qmax))
+    # Columns of G stored as rows of Gt (contiguous), grown by doubling.
+    Gt = np.empty((min(Qmax, 64), N))
     pivots = np.empty(Qmax, dtype=np.intp)
     trace = [float(N)]
     q = 0
@@ -108,18 +109,22 @@ def incomplete_cholesky(X, sigma2, eta, *, max_rank=None):
         p = int(np.argmax(d))
         if d[p] <= 0.0:  # numerically exhausted (rank of Omega reached)
             break
-        col = rbf_kernel(X, X[p : p + 1], sigma2=sigma2)[:, 0]
-        col -= G[:, :q] @ G[p, :q]
+        if q == Gt.shape[0]:
+            Gt = np.concatenate([Gt, np.empty((min(Qmax, 2 * q) - q, N))])
+        diff = X - X[p]
+        col = np.exp(-np.einsum("ij,ij->i", diff, diff) / (2.0 * sigma2))
+        col -= Gt[:q, p] @ Gt[:q]
         col /= np.sqrt(d[p])
         col[pivots[:q]] = 0.0  # exact zeros above the diagonal of G[pivots]
-        G[:, q] = col
+        Gt[q] = col
         pivots[q] = p
         d -= col**2
         d[p] = 0.0
         np.maximum(d, 0.0, out=d)
         trace.append(float(d.sum()))
         q += 1
-    return ICFResult(G=G[:, :q].copy(), pivots=pivots[:q].copy(), residual_trace=np.asarray(trace))
+    G = np.ascontiguousarray(Gt[:q].T)
+    return ICFResult(G=G, pivots=pivots[:q].copy(), residual_trace=np.asarray(trace))
 
 
 def reduced_eigenproblem(G, n_components):

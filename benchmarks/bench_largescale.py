@@ -1,0 +1,89 @@
+"""Time table: large-scale kernel PCA (FS2 + Nyström, ICF) against dense kernel PCA.
+
+Data: the noisy two-semicircles toy (:func:`kpca.datasets.semicircles`,
+SNR 10 dB) with N points; sigma2 fixed at the rule of thumb (Eq. (20) of
+Varon et al. 2015); ``n_components`` leading components.
+
+Timed per N (wall clock, one run each, same process):
+
+* ``dense`` — :class:`kpca.KernelPCA` fit + transform of all N points (the N x N
+  kernel, O(N^2) memory: 8 N^2 bytes, 3.2 GB at N = 20 000); only up to
+  ``--dense-max``.
+* ``fs2`` — :class:`~kpca.largescale.FixedSizeKernelPCA` (M = 50 support
+  vectors, ``train_on="all"``: k-means, Rényi swaps, Nyström features of all
+  N points, their PCA) + transform of all N points.
+* ``icf`` — :class:`~kpca.largescale.IncompleteCholeskyKernelPCA` (eta = 1e-2)
+  fit + transform of all N points.
+
+Accuracy against dense where it ran: the largest relative error of the leading
+eigenvalues, and the subspace distance ``||sin Theta||_2`` between the score
+vectors (the largest principal angle).
+
+Run: ``python benchmarks/bench_largescale.py [--sizes 1000 2000 5000 10000 20000]
+[--dense-max 10000]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import scipy.linalg
+
+from kpca.datasets import semicircles
+from kpca.largescale import FixedSizeKernelPCA, IncompleteCholeskyKernelPCA
+from kpca.model import KernelPCA
+
+
+def _timed(make, X):
+    t0 = time.perf_counter()
+    model = make().fit(X)
+    Z = model.transform(X)
+    return time.perf_counter() - t0, model, Z
+
+
+def _sin_theta(A, B):
+    Qa, _ = np.linalg.qr(A)
+    Qb, _ = np.linalg.qr(B)
+    s = scipy.linalg.svdvals(Qa.T @ Qb)
+    return float(np.sqrt(max(0.0, 1.0 - s.min() ** 2)))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 5000, 10000, 20000])
+    ap.add_argument("--dense-max", type=int, default=10000)
+    ap.add_argument("--n-components", type=int, default=4)
+    ap.add_argument("--n-support", type=int, default=50)
+    ap.add_argument("--eta", type=float, default=1e-2)
+    args = ap.parse_args(argv)
+    k = args.n_components
+    print(f"| N | dense s | FS2 (M={args.n_support}) s | ICF (eta={args.eta:g}) s | Q pivots "
+          "| dense/FS2 | dense/ICF | FS2 eig rel err | ICF eig rel err | FS2 sin(theta) "
+          "| ICF sin(theta) |")
+    print("|---" * 11 + "|")
+    for n in args.sizes:
+        X, _ = semicircles(n, snr_db=10.0, random_state=0)
+        sigma2 = 0.1 * X.shape[1] * X.var(axis=0).mean()
+        t_fs, fs, Z_fs = _timed(
+            lambda: FixedSizeKernelPCA(k, sigma2, n_support=args.n_support, train_on="all",
+                                       random_state=0), X)
+        t_icf, icf, Z_icf = _timed(
+            lambda: IncompleteCholeskyKernelPCA(k, sigma2, eta=args.eta), X)
+        row = [f"{n}"]
+        if n <= args.dense_max:
+            t_d, dense, Z_d = _timed(lambda: KernelPCA(k, sigma2, random_state=0), X)
+            lam = dense.eigenvalues_
+            e_fs = np.max(np.abs(fs.eigenvalues_ - lam) / lam)
+            e_icf = np.max(np.abs(icf.eigenvalues_ - lam) / lam)
+            row += [f"{t_d:.2f}", f"{t_fs:.2f}", f"{t_icf:.2f}", f"{icf.pivots_.size}",
+                    f"{t_d / t_fs:.1f}", f"{t_d / t_icf:.1f}", f"{e_fs:.1e}", f"{e_icf:.1e}",
+                    f"{_sin_theta(Z_fs, Z_d):.1e}", f"{_sin_theta(Z_icf, Z_d):.1e}"]
+        else:
+            row += ["—", f"{t_fs:.2f}", f"{t_icf:.2f}", f"{icf.pivots_.size}"] + ["—"] * 6
+        print("| " + " | ".join(row) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
