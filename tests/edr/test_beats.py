@@ -1,0 +1,197 @@
+"""Tests of edr.beats: detection, polarity, sub-sample alignment, quality flags."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from edr.beats import MIN_BEATS, Beats, detect, signal_mask
+from edr.errors import SignalError
+
+# P, Q, R, S, T waves: (offset from R in s, amplitude in mV, width sigma in s).
+# Q and S are symmetric about R, so every beat's maximum is exactly at its R time.
+WAVES = [(-0.20, 0.15, 0.025), (-0.03, -0.15, 0.01), (0.0, 1.0, 0.01),
+         (0.03, -0.15, 0.01), (0.28, 0.3, 0.04)]
+
+
+def synthetic_ecg(r_times, fs, duration, *, amplitudes=None, noise=0.0, seed=0, waves=WAVES):
+    """Sum-of-Gaussians ECG with R peaks exactly at ``r_times`` (s)."""
+    t = np.arange(int(duration * fs)) / fs
+    x = np.zeros_like(t)
+    amps = np.ones(len(r_times)) if amplitudes is None else amplitudes
+    for rt, a in zip(r_times, amps):
+        near = np.abs(t - rt) < 0.6
+        for off, amp, sd in waves:
+            x[near] += a * amp * np.exp(-0.5 * ((t[near] - rt - off) / sd) ** 2)
+    if noise:
+        x += noise * np.random.default_rng(seed).standard_normal(x.size)
+    return x
+
+
+def regular_times(duration, rr=0.8, seed=0):
+    """Beat times with RR = ``rr`` ± 2 % jitter, irrational offsets (sub-sample positions)."""
+    rng = np.random.default_rng(seed)
+    n = int((duration - 1.0) / rr)
+    return 0.5 + np.sqrt(2) / 10 + np.cumsum(rr * (1 + 0.02 * rng.standard_normal(n))) - rr
+
+
+FS = 125.0
+
+
+@pytest.fixture(scope="module")
+def regular():
+    times = regular_times(60.0)
+    return times, synthetic_ecg(times, FS, 60.0)
+
+
+def _match(found, truth):
+    """Per true beat, the nearest found peak (samples) minus the truth."""
+    j = np.clip(np.searchsorted(found, truth), 1, found.size - 1)
+    left, right = found[j - 1], found[j]
+    return np.where(np.abs(left - truth) < np.abs(right - truth), left, right) - truth
+
+
+def test_detect_recovers_peaks_to_sub_sample_accuracy(regular):
+    times, x = regular
+    b = detect(x, FS)
+    assert isinstance(b, Beats) and len(b) == times.size
+    err = _match(b.peaks, times * FS)
+    assert np.max(np.abs(err)) < 0.05  # samples, i.e. < 0.4 ms at 125 Hz
+    np.testing.assert_allclose(b.times, b.peaks / FS)
+    assert b.polarity == 1 and b.valid.all() and b.n_ectopic == 0 and b.n_artifact == 0
+    assert np.all(b.template_corr > 0.99)
+
+
+def test_without_alignment_peaks_stay_on_samples(regular):
+    times, x = regular
+    b = detect(x, FS, align=False)
+    err = _match(b.peaks, times * FS)
+    np.testing.assert_array_equal(b.peaks, np.round(b.peaks))
+    assert np.max(np.abs(err)) > 0.2  # the sampling jitter the alignment removes
+    assert np.max(np.abs(err)) <= 0.5 + 1e-9
+
+
+def test_alignment_with_noise_beats_sample_grid():
+    times = regular_times(90.0, seed=1)
+    x = synthetic_ecg(times, FS, 90.0, noise=0.01, seed=1)
+    aligned = np.abs(_match(detect(x, FS).peaks, times * FS))
+    raw = np.abs(_match(detect(x, FS, align=False).peaks, times * FS))
+    assert np.median(aligned) < 0.1 < np.median(raw)
+
+
+def test_inverted_lead_is_detected_and_flipped(regular):
+    times, x = regular
+    b = detect(-x, FS)
+    assert b.polarity == -1
+    assert np.max(np.abs(_match(b.peaks, times * FS))) < 0.05
+
+
+def test_premature_beat_is_flagged_ectopic():
+    rr = np.full(70, 0.8)
+    rr[30], rr[31] = 0.5, 1.1  # premature beat then compensatory pause
+    times = 0.6 + np.concatenate([[0.0], np.cumsum(rr)])
+    x = synthetic_ecg(times, FS, times[-1] + 1.0)
+    b = detect(x, FS)
+    assert len(b) == times.size
+    assert b.n_ectopic == 1
+    assert np.flatnonzero(b.ectopic).tolist() == [31]
+    assert not b.valid[31] and b.valid.sum() == times.size - 1
+
+
+def test_odd_shaped_and_huge_beats_are_artifacts():
+    times = regular_times(60.0, seed=2)
+    amps = np.ones(times.size)
+    amps[20] = 4.0  # amplitude outlier
+    x = synthetic_ecg(times, FS, 60.0, amplitudes=amps)
+    wide = [(0.0, 1.0, 0.04)]  # a broad complex instead of beat 40
+    t = np.arange(x.size) / FS
+    near = np.abs(t - times[40]) < 0.6
+    x[near] -= synthetic_ecg([times[40]], FS, 60.0)[near]
+    x += synthetic_ecg([times[40]], FS, 60.0, waves=wide)
+    b = detect(x, FS)
+    bad = np.flatnonzero(~b.valid).tolist()
+    assert bad == [20, 40]
+    assert b.n_artifact == 2 and b.template_corr[40] < 0.8
+
+
+def test_nan_runs_and_flat_lines_are_masked():
+    times = regular_times(80.0, seed=3)
+    x = synthetic_ecg(times, FS, 80.0)
+    x[int(20 * FS):int(23 * FS)] = np.nan
+    x[int(50 * FS):int(55 * FS)] = 0.37  # disconnected lead
+    b = detect(x, FS)
+    t = b.times
+    assert not np.any((t > 20) & (t < 23)) and not np.any((t > 50) & (t < 55))
+    assert b.n_masked >= int(3 * FS) + int(5 * FS) - 1
+    outside = times[~(((times > 19.8) & (times < 23.2)) | ((times > 49.8) & (times < 55.2)))]
+    assert np.max(np.abs(_match(b.peaks, outside * FS))) < 0.05
+    # RR intervals across a masked gap are not used for ectopy
+    assert b.n_ectopic == 0
+
+
+def test_signal_mask_keeps_short_constant_runs():
+    x = np.sin(np.arange(1000) / 10.0)
+    x[100:105] = 1.0  # 5 samples constant: a clipped peak, not a flat line
+    x[400:700] = 0.0
+    m = signal_mask(x, 100.0, flat_s=1.0)
+    assert not m[100:105].any()
+    assert m[400:700].all() and m.sum() == 300
+
+
+def test_clipping_minority_flagged_majority_kept():
+    times = regular_times(60.0, seed=4)
+    amps = np.ones(times.size)
+    amps[[10, 30]] = 1.8
+    x = np.minimum(synthetic_ecg(times, FS, 60.0, amplitudes=amps), 1.1)  # clips only beats 10, 30
+    b = detect(x, FS)
+    assert np.flatnonzero(b.clipped).tolist() == [10, 30]
+    assert not b.valid[[10, 30]].any() and b.n_artifact == 2
+    every = np.minimum(synthetic_ecg(times, FS, 60.0), 0.6)  # every beat saturates
+    b = detect(every, FS)
+    assert b.clipped.all() and b.valid.all()
+
+
+def test_too_few_beats_raises():
+    x = synthetic_ecg(regular_times(12.0), FS, 12.0)
+    with pytest.raises(SignalError, match=rf"only 1\d beats .* at least {MIN_BEATS}"):
+        detect(x, FS)
+    with pytest.raises(SignalError, match="no usable stretch"):
+        detect(np.full(5000, np.nan), FS)
+
+
+@pytest.mark.parametrize("fs", [50.0, 20_000.0])
+def test_sampling_rate_out_of_range_raises(fs):
+    with pytest.raises(SignalError, match=f"fs={fs!r} Hz is outside"):
+        detect(np.zeros(10_000), fs)
+
+
+def test_bad_arguments_raise(regular):
+    _, x = regular
+    with pytest.raises(ValueError, match="one-dimensional"):
+        detect(np.zeros((10, 10)), FS)
+    with pytest.raises(ValueError, match="upsample must be an integer >= 1, got 0"):
+        detect(x, FS, upsample=0)
+
+
+def test_other_neurokit_detector_agrees(regular):
+    times, x = regular
+    b = detect(x, FS, method="pantompkins1985")
+    assert b.method == "pantompkins1985"
+    # Pan-Tompkins learns its thresholds on the first beat and may mark it off R:
+    # such a beat must not pass the template check
+    assert b.valid.sum() >= times.size - 1
+    assert np.max(np.abs(_match(times * FS, b.peaks[b.valid]))) < 0.05
+
+
+@pytest.mark.realdata
+def test_bidmc_leads_agree(bidmc_dir):
+    from edr.io import read_record
+
+    rec = read_record(bidmc_dir / "bidmc36")
+    b2 = detect(rec.leads["II"], rec.fs)
+    bv = detect(rec.leads["V"], rec.fs)
+    assert 400 < len(b2) < 1200  # 8 min of adult ICU heart rate
+    d = _match(bv.times, b2.times)
+    # the same heart: >= 98 % of lead-II beats have a lead-V beat within 50 ms
+    assert np.mean(np.abs(d) < 0.05) > 0.98
+    assert b2.valid.mean() > 0.9

@@ -1,0 +1,113 @@
+"""Tests of edr.modulation: QRS matrix and the classic series at sub-sample R positions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import integrate
+
+from edr.beats import Beats, detect
+from edr.modulation import qrs_area, qrs_matrix, r_amplitude, rr_intervals, sample_at
+
+FS = 125.0
+# (offset from R in s, amplitude, sigma in s); symmetric Q/S so the maximum is at R
+WAVES = [(-0.20, 0.15, 0.025), (-0.03, -0.15, 0.01), (0.0, 1.0, 0.01),
+         (0.03, -0.15, 0.01), (0.28, 0.3, 0.04)]
+
+
+def beat_shape(u):
+    """One beat as a function of time from R (s)."""
+    return sum(a * np.exp(-0.5 * ((u - off) / sd) ** 2) for off, a, sd in WAVES)
+
+
+def make(r_times, amps, duration, offset=0.0):
+    t = np.arange(int(duration * FS)) / FS
+    x = np.full(t.size, offset, dtype=float)
+    for rt, a in zip(r_times, amps):
+        x += a * beat_shape(t - rt)
+    return x
+
+
+def truth_beats(r_times, polarity=1):
+    n = len(r_times)
+    return Beats(peaks=np.asarray(r_times) * FS, fs=FS, valid=np.ones(n, bool), polarity=polarity,
+                 n_ectopic=0, n_artifact=0)
+
+
+@pytest.fixture(scope="module")
+def modulated():
+    rng = np.random.default_rng(0)
+    r_times = 0.7 + np.cumsum(0.8 + 0.02 * rng.standard_normal(60)) + 0.123
+    amps = 1.0 + 0.2 * np.sin(2 * np.pi * 0.25 * r_times)
+    return r_times, amps, make(r_times, amps, r_times[-1] + 1.0)
+
+
+def test_sample_at_matches_a_bandlimited_signal():
+    n = np.arange(400)
+    x = np.sin(2 * np.pi * 0.031 * n) + 0.5 * np.cos(2 * np.pi * 0.11 * n)
+    pos = np.array([50.37, 123.9, 300.01])
+    off = np.linspace(-3.2, 3.2, 17)
+    u = pos[:, None] + off[None, :]
+    want = np.sin(2 * np.pi * 0.031 * u) + 0.5 * np.cos(2 * np.pi * 0.11 * u)
+    np.testing.assert_allclose(sample_at(x, pos, off), want, atol=5e-3)
+
+
+def test_qrs_matrix_rows_are_scaled_templates(modulated):
+    r_times, amps, x = modulated
+    beats = truth_beats(r_times)
+    mat = qrs_matrix(x, FS, beats, baseline=None)
+    h = int(round(0.06 * FS))
+    assert mat.shape == (len(r_times), 2 * h + 1)
+    want = amps[:, None] * beat_shape(np.arange(-h, h + 1) / FS)[None, :]
+    np.testing.assert_allclose(mat, want, atol=0.02)
+    # 64 ms = exactly 8 samples at 125 Hz, 32 at upsample=4: the coarse grid is a subset
+    coarse = qrs_matrix(x, FS, beats, baseline=None, half_width_s=0.064)
+    fine = qrs_matrix(x, FS, beats, baseline=None, half_width_s=0.064, upsample=4)
+    assert fine.shape == (len(r_times), 65)
+    np.testing.assert_allclose(fine[:, ::4], coarse, atol=1e-9)
+
+
+def test_r_amplitude_recovers_modulation_and_ignores_offset(modulated):
+    r_times, amps, x = modulated
+    beats = truth_beats(r_times)
+    np.testing.assert_allclose(r_amplitude(x, FS, beats, baseline=None), amps, rtol=0.02)
+    shifted = x + 0.7 + 0.05 * np.sin(2 * np.pi * 0.05 * np.arange(x.size) / FS)
+    np.testing.assert_allclose(r_amplitude(shifted, FS, beats), amps, rtol=0.02)
+    # inverted lead with polarity -1 gives the same upright amplitudes
+    np.testing.assert_allclose(r_amplitude(-x, FS, truth_beats(r_times, polarity=-1), baseline=None),
+                               amps, rtol=0.02)
+
+
+def test_qrs_area_matches_the_analytic_integral(modulated):
+    r_times, amps, x = modulated
+    want, _ = integrate.quad(beat_shape, -0.05, 0.05)
+    area = qrs_area(x, FS, truth_beats(r_times), baseline=None)
+    np.testing.assert_allclose(area, amps * want, rtol=0.02)
+
+
+def test_rr_intervals_hand_computed():
+    b = Beats(peaks=np.array([10.0, 110.0, 235.0, 335.5]), fs=100.0, valid=np.ones(4, bool),
+              polarity=1, n_ectopic=0, n_artifact=0)
+    np.testing.assert_allclose(rr_intervals(b), [np.nan, 1.0, 1.25, 1.005])
+
+
+def test_qrs_matrix_on_detected_beats_with_nan(modulated):
+    r_times, amps, x = modulated
+    y = x.copy()
+    y[int(10 * FS):int(12 * FS)] = np.nan
+    b = detect(y, FS)
+    mat = qrs_matrix(y, FS, b)
+    assert mat.shape[0] == len(b) and np.all(np.isfinite(mat))
+
+
+def test_bad_arguments_raise(modulated):
+    r_times, _, x = modulated
+    b = truth_beats(r_times)
+    with pytest.raises(ValueError, match="baseline must be 'pr' or None, got 'mean'"):
+        qrs_matrix(x, FS, b, baseline="mean")
+    with pytest.raises(ValueError, match="fs=250.0 differs from beats.fs=125.0"):
+        qrs_matrix(x, 250.0, b)
+    with pytest.raises(ValueError, match="half_width_s must be positive, got -0.1"):
+        qrs_matrix(x, FS, b, half_width_s=-0.1)
+    with pytest.raises(ValueError, match="upsample must be an integer >= 1, got 0"):
+        qrs_matrix(x, FS, b, upsample=0)
