@@ -1,0 +1,59 @@
+"""The ``edr`` console script: ``edr extract | evaluate | report ...``.
+
+Each subcommand is a module with a ``main(argv)`` returning an exit code; it
+is imported only when asked for, so ``edr extract`` does not pay for the
+evaluation machinery and a missing module gives one clear line.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+__all__ = ["COMMANDS", "main"]
+
+#: subcommand -> (module whose ``main(argv)`` runs it, one-line description)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "extract": ("edr.extract", "extract the respiration from one recording (or --demo)"),
+    "evaluate": ("edr.evaluate.batch", "evaluate methods on a PhysioNet database (results CSV)"),
+    "report": ("edr.evaluate.report", "figures and a Markdown report from a results CSV"),
+}
+
+
+def _usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = ["usage: edr {" + ",".join(COMMANDS) + "} [options]   (edr <command> --help for its options)", ""]
+    lines += [f"  {name:<{width}}  {desc}" for name, (_, desc) in COMMANDS.items()]
+    lines += ["", "First run, no data needed:  edr extract --demo"]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Dispatch ``argv[0]`` to its subcommand; returns the exit code (2 on a bad command)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(_usage(), file=sys.stdout if argv else sys.stderr)
+        return 0 if argv else 2
+    if argv[0] == "--version":
+        from edr import __version__
+
+        print(f"edr {__version__}")
+        return 0
+    command, rest = argv[0], argv[1:]
+    if command not in COMMANDS:
+        print(f"edr: error: unknown command {command!r}; choose from {', '.join(COMMANDS)}", file=sys.stderr)
+        return 2
+    module_name = COMMANDS[command][0]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not (module_name == exc.name or module_name.startswith(exc.name + ".")):
+            raise  # a dependency of the module is missing: show the real error
+        print(f"edr {command}: error: not available in this installation ({module_name} is missing)",
+              file=sys.stderr)
+        return 2
+    if command == "extract":
+        return module.main(rest, prog="edr extract")
+    return module.main(rest)
+

@@ -1,0 +1,177 @@
+"""Tests of the command line: ``python -m edr.extract`` / ``edr extract`` and the ``edr`` dispatcher."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import wfdb
+
+from edr import cli, extract
+from edr.simulate import simulate_recording
+
+
+def _write_wfdb(folder: Path, name: str, signals: dict[str, np.ndarray], fs: float) -> Path:
+    """Write a format-16 WFDB record ``folder/name`` with the given channels (mV)."""
+    names = list(signals)
+    data = np.column_stack([signals[k] for k in names])
+    wfdb.wrsamp(name, fs=fs, units=["mV"] * len(names), sig_name=names, p_signal=data,
+                fmt=["16"] * len(names), write_dir=str(folder))
+    return folder / f"{name}.dat"
+
+
+def _simulated_record(folder: Path, name="sim", duration_s=60.0, fs=250.0, names=("II", "RESP")) -> Path:
+    rec = simulate_recording(duration_s, fs, random_state=11)
+    signals = {names[0]: rec.ecg}
+    if len(names) > 1:
+        signals[names[1]] = rec.resp
+    return _write_wfdb(folder, name, signals, fs)
+
+
+def _run(argv, capsys):
+    code = extract.main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _assert_one_line_error(code, err, *fragments):
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("python -m edr.extract: error: ")
+    assert "Traceback" not in err
+    for f in fragments:
+        assert f in lines[0], lines[0]
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _listing(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
+
+
+def test_extract_writes_csv_json_plot_and_scores_against_resp(workdir, capsys):
+    dat = _simulated_record(workdir)
+    code, out, err = _run([str(dat), "--json", "out/sim.json", "--plot", "out/sim.png"], capsys)
+    assert code == 0, err
+    csv = workdir / "sim_edr.csv"  # default: <record>_edr.csv in the current directory
+    table = np.genfromtxt(csv, delimiter=",", names=True)
+    assert table.dtype.names == ("time_s", "edr")
+    assert np.allclose(np.diff(table["time_s"]), 0.25)  # the 4 Hz grid
+    assert table.size == pytest.approx(60 * 4, abs=8)
+    summary = json.loads((workdir / "out/sim.json").read_text())
+    assert summary["record"] == "sim" and summary["ecg_channel"] == "II" and summary["reference"] == "RESP"
+    assert 0.0 <= summary["scores"]["msc"] <= 1.0 and summary["scores"]["corr"] > 0.5
+    assert (workdir / "out/sim.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for key in ("record     sim", "lead       II", "beats      ", "sigma2 = ", "(chosen by mdd)", "vs RESP    MSC",
+                "sim_edr.csv"):
+        assert key in out, out
+    assert not [p for p in _listing(workdir) if p.endswith(".tmp")]
+
+
+def test_demo_runs_without_data_and_compares_with_the_truth(workdir, capsys):
+    code, out, err = _run(["--demo"], capsys)
+    assert code == 0, err
+    for suffix in ("csv", "json", "png"):
+        assert (workdir / "demo_output" / f"edr_demo.{suffix}").stat().st_size > 0
+    assert "vs truth" in out
+    scores = json.loads((workdir / "demo_output/edr_demo.json").read_text())["scores"]
+    # the synthetic respiration is strong and known: the EDR must find it
+    assert scores["corr"] > 0.7 and scores["rate_error_bpm"] < 1.0
+
+
+def _bad_record(kind: str, folder: Path) -> list[str]:
+    """Command-line arguments for one bad-input case of issue 4, built in ``folder``."""
+    if kind == "missing file":
+        return [str(folder / "nope.dat")]
+    if kind == "header without data":
+        dat = _simulated_record(folder, duration_s=30.0)
+        dat.unlink()
+        return [str(folder / "sim.hea")]
+    if kind == "truncated dat":
+        dat = _simulated_record(folder, duration_s=30.0)
+        raw = dat.read_bytes()
+        dat.write_bytes(raw[: len(raw) // 3 + 1])  # also cuts a sample in half
+        return [str(dat)]
+    if kind == "no ECG channel":
+        rec = simulate_recording(30.0, 250.0)
+        return [str(_write_wfdb(folder, "noecg", {"RESP": rec.resp, "PLETH": rec.resp ** 2}, 250.0))]
+    if kind == "unknown channel":
+        return [str(_simulated_record(folder, duration_s=30.0)), "--channel", "V9"]
+    if kind == "fewer than 20 beats":
+        return [str(_simulated_record(folder, duration_s=12.0))]
+    if kind == "fs below 100 Hz":
+        rec = simulate_recording(60.0, 80.0)
+        return [str(_write_wfdb(folder, "slow", {"II": rec.ecg}, 80.0))]
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize(
+    ("kind", "fragments"),
+    [
+        ("missing file", ["nope"]),
+        ("header without data", ["sim.dat"]),
+        ("truncated dat", ["sim"]),
+        ("no ECG channel", ["RESP", "PLETH"]),
+        ("unknown channel", ["V9"]),
+        ("fewer than 20 beats", ["20"]),
+        ("fs below 100 Hz", ["80"]),
+    ],
+)
+def test_bad_input_one_line_exit_2_no_output(kind, fragments, workdir, capsys):
+    argv = _bad_record(kind, workdir)
+    before = _listing(workdir)
+    code, out, err = _run([*argv, "-o", "res/edr.csv", "--json", "res/edr.json", "--plot", "res/edr.png"], capsys)
+    _assert_one_line_error(code, err, *fragments)
+    assert _listing(workdir) == before  # no output file, no output folder, no temp file
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragments"),
+    [
+        (["--sigma2", "-1", "x.dat"], ["--sigma2", "'-1'"]),
+        (["--sigma2", "nan", "x.dat"], ["--sigma2", "'nan'"]),
+        (["--sigma2", "bogus", "--demo"], ["--sigma2", "'bogus'", "mdd"]),
+        (["--method", "bogus", "--demo"], ["--method", "'bogus'", "kpca"]),
+        (["--window", "0", "x.dat"], ["--window", "'0'"]),
+        (["--seed", "one", "x.dat"], ["--seed"]),
+        (["--frobnicate", "x.dat"], ["--frobnicate"]),
+        ([], ["record file is required"]),
+        (["--demo", "x.dat"], ["either a record or --demo"]),
+    ],
+)
+def test_bad_options_one_line_exit_2(argv, fragments, workdir, capsys):
+    code, out, err = _run(argv, capsys)
+    _assert_one_line_error(code, err, *fragments)
+    assert _listing(workdir) == set()
+
+
+def test_edr_dispatcher(workdir, capsys, monkeypatch):
+    assert cli.main(["extract", "missing.dat"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("edr extract: error: ") and err.count("\n") == 1
+    assert cli.main(["frobnicate"]) == 2
+    assert "unknown command 'frobnicate'" in capsys.readouterr().err
+    assert cli.main([]) == 2 and "usage: edr" in capsys.readouterr().err
+    assert cli.main(["--help"]) == 0 and "extract --demo" in capsys.readouterr().out
+    monkeypatch.setitem(cli.COMMANDS, "report", ("edr.evaluate.no_such_module", "test"))
+    assert cli.main(["report", "results.csv"]) == 2
+    assert "not available in this installation (edr.evaluate.no_such_module is missing)" in capsys.readouterr().err
+
+
+def test_python_dash_m_edr_exits_2_with_one_line(workdir):
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    proc = subprocess.run([sys.executable, "-m", "edr", "extract", "nope.dat"], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("edr extract: error: ") and proc.stderr.count("\n") == 1
+    assert "nope.dat" in proc.stderr and "Traceback" not in proc.stderr
