@@ -11,7 +11,8 @@ file + :func:`os.replace`), to ``<out>/tasks/<record>/<method>__<criterion>__<le
 restarted run skips every task whose file exists with the same options, so an
 interrupted run loses at most the tasks in flight. ``results.csv`` (one row per
 task, columns :data:`COLUMNS`) and ``selection_curves.json`` are assembled from
-the task files at the end, sorted, so they do not depend on the completion order.
+the task files at the end, sorted, so they do not depend on the completion order;
+``batch.json`` logs every run (command line, code commit, counts).
 
 Parallelism: processes (:class:`concurrent.futures.ProcessPoolExecutor`) by
 default, ``jobs=1`` in-process, or a Dask distributed scheduler
@@ -19,8 +20,8 @@ default, ``jobs=1`` in-process, or a Dask distributed scheduler
 done by the driving process, so Dask workers need no access to ``out_dir``
 (they do need the records at the same path).
 
-sigma2 criteria apply to the kernel-PCA methods only (names starting with
-``"kpca"``); other methods get one task with criterion ``"none"``.
+sigma2 criteria apply to the methods whose registry entry uses sigma2
+(:func:`uses_sigma2`); other methods get one task with criterion ``"none"``.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
+
+from edr.errors import EDRError
 
 __all__ = [
     "COLUMNS",
@@ -96,8 +99,14 @@ class BatchSummary:
 
 
 def uses_sigma2(method: str) -> bool:
-    """Whether ``method`` has a kernel parameter chosen by a sigma2 criterion."""
-    return method.startswith("kpca")
+    """Whether ``method`` has a kernel parameter chosen by a sigma2 criterion.
+
+    Read from the registry :data:`edr.methods.METHODS` (``MethodSpec.uses_sigma2``);
+    an unknown method raises ``ValueError`` listing the valid keys.
+    """
+    from edr.methods import get_method
+
+    return get_method(method).uses_sigma2
 
 
 def list_records(folder: str | Path) -> dict[str, Path]:
@@ -253,7 +262,7 @@ def _executor(jobs: int | None, scheduler):
 def run_batch(tasks: Iterable[Task], out_dir: str | Path, *, options: dict | None = None,
               jobs: int | None = None, scheduler=None, progress: bool = True,
               retry_errors: bool = False) -> BatchSummary:
-    """Run the tasks not done yet, write each result at once, then assemble ``results.csv``.
+    """Run the tasks not done yet, write each result at once, then :func:`assemble` ``results.csv``.
 
     Parameters
     ----------
@@ -309,7 +318,7 @@ def run_batch(tasks: Iterable[Task], out_dir: str | Path, *, options: dict | Non
                 shutdown()
     finally:
         bar.close()
-    csv_path = assemble(out_dir, tasks)
+    csv_path = assemble(out_dir, options=options)
     return BatchSummary(csv_path, len(tasks), len(todo), len(tasks) - len(todo), n_errors, errors)
 
 
@@ -319,14 +328,13 @@ def _fmt(v) -> str:
     return str(v)
 
 
-def assemble(out_dir: str | Path, tasks: Iterable[Task] | None = None) -> Path:
+def assemble(out_dir: str | Path, *, options: dict | None = None) -> Path:
     """Write ``results.csv`` and ``selection_curves.json`` from the task files.
 
-    Parameters
-    ----------
-    out_dir : path
-    tasks : iterable of Task, optional
-        Restrict to these tasks (default: every task file under ``out_dir/tasks``).
+    Every task file under ``out_dir/tasks`` is included (an output folder
+    accumulates the tasks of successive runs, e.g. a second run that adds a
+    criterion or a lead), except those computed with other ``options`` when
+    ``options`` is given.
 
     Returns
     -------
@@ -335,16 +343,13 @@ def assemble(out_dir: str | Path, tasks: Iterable[Task] | None = None) -> Path:
         floats written with ``repr`` (exact round trip), NaN as an empty field.
     """
     out_dir = Path(out_dir)
-    if tasks is None:
-        files = sorted((out_dir / "tasks").glob("*/*.json"))
-    else:
-        files = [out_dir / t.relpath for t in tasks]
+    files = sorted((out_dir / "tasks").glob("*/*.json"))
     rows, curves = [], []
     for path in files:
-        if not path.exists():
-            continue
         with open(path) as f:
             done = json.load(f)
+        if options is not None and done.get("options") != options:
+            continue
         rows.append(done["row"])
         if done.get("selection"):
             r = done["row"]
@@ -364,6 +369,28 @@ def assemble(out_dir: str | Path, tasks: Iterable[Task] | None = None) -> Path:
     return csv_path
 
 
+def _git_commit() -> str | None:
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def _log_run(out_dir: Path, argv, folder: Path, summary: BatchSummary) -> None:
+    """Append this run (command line, code commit, counts) to ``out_dir/batch.json``."""
+    log = out_dir / "batch.json"
+    runs = json.loads(log.read_text())["runs"] if log.exists() else []
+    runs.append({"argv": list(sys.argv[1:] if argv is None else argv), "data_dir": str(folder),
+                 "git_commit": _git_commit(), "n_tasks": summary.n_tasks, "n_run": summary.n_run,
+                 "n_errors": summary.n_errors,
+                 "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    _write_json_atomic(log, {"runs": runs})
+
+
 def _split(s: str) -> list[str]:
     return [x.strip() for x in s.split(",") if x.strip()]
 
@@ -373,7 +400,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m edr.evaluate",
         description="Score EDR methods on a database (resumable; results per task under OUT/tasks).")
     p.add_argument("--database", default="bidmc", help="database name (default bidmc)")
-    p.add_argument("--data-dir", help="folder of WFDB records (default: edr.io.datasets.locate_database)")
+    p.add_argument("--data-dir", help="folder of WFDB records, all records with an ECG channel are used "
+                   "(default: the manifest's records of --database, found by edr.io.datasets.locate_database)")
     p.add_argument("--methods", default="kpca,pca,r_amplitude,qrs_area,rsa",
                    help="comma-separated method keys, or 'all' for every key of edr.methods.METHODS")
     p.add_argument("--criteria", default="mdd,shannon,kpa,rule-of-thumb",
@@ -405,11 +433,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.data_dir:
             folder = Path(args.data_dir)
+            records = list_records(folder)
         else:
-            from edr.io.datasets import locate_database
+            from edr.io.datasets import database_entry, locate_database
 
             folder = Path(locate_database(args.database))
-        records = list_records(folder)
+            records = {r: folder / r for r in database_entry(args.database)["records"]}
         if args.records:
             wanted = _split(args.records)
             missing = [r for r in wanted if r not in records]
@@ -423,13 +452,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             options["window_s"] = args.window_s
         summary = run_batch(tasks, args.out, options=options, jobs=args.jobs, scheduler=args.scheduler,
                             progress=not args.no_progress, retry_errors=args.retry_errors)
-    except (OSError, ValueError, ImportError) as exc:
+    except (OSError, ValueError, ImportError, EDRError) as exc:
         print(f"edr evaluate: error: {exc}", file=sys.stderr)
         return 2
-    _write_json_atomic(Path(args.out) / "batch.json",
-                       {"argv": list(sys.argv[1:] if argv is None else argv), "data_dir": str(folder),
-                        "n_tasks": summary.n_tasks, "n_errors": summary.n_errors,
-                        "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    _log_run(Path(args.out), argv, folder, summary)
     print(f"{summary.n_tasks} tasks ({summary.n_run} run, {summary.n_skipped} resumed, "
           f"{summary.n_errors} errors) -> {summary.results_csv}", file=sys.stderr)
     for e in summary.errors[:20]:

@@ -80,6 +80,11 @@ def test_results_csv_columns_and_errors_recorded(tmp_path, stand_ins):
     assert (again.n_run, again.n_skipped) == (0, 18)
     retry = batch.run_batch(_tasks(), tmp_path, jobs=1, progress=False, retry_errors=True)
     assert retry.n_run == 6
+    # a later, smaller run into the same folder adds to results.csv instead of replacing it
+    more = batch.plan_tasks("fake", RECORDS, ["kpca"], ["kpa"])
+    batch.run_batch(more, tmp_path, jobs=1, progress=False)
+    rows = _rows(tmp_path / "results.csv")
+    assert len(rows) == 18 + 3 and sum(r["criterion"] == "kpa" for r in rows) == 3
 
 
 def test_interrupted_run_resumes_to_identical_results(tmp_path, stand_ins, monkeypatch):
@@ -112,7 +117,7 @@ def test_interrupted_run_resumes_to_identical_results(tmp_path, stand_ins, monke
 def test_changed_options_invalidate_stored_results(tmp_path, stand_ins):
     batch.run_batch(_tasks(), tmp_path, jobs=1, progress=False, options={"random_state": 0})
     s = batch.run_batch(_tasks(), tmp_path, jobs=1, progress=False, options={"random_state": 1})
-    assert s.n_run == 18
+    assert s.n_run == 18 and len(_rows(s.results_csv)) == 18  # only the rows of the current options
 
 
 def test_process_pool_matches_in_process(tmp_path, stand_ins):
