@@ -41,18 +41,22 @@ def _check_n_validation(n_validation, n_available):
 
 
 def _select(X_train, X_val, criterion, n_components, grid, random_state, options):
-    """Run a :mod:`kpca.selection` criterion on a training + validation split."""
+    """Model selection on the training set (+ validation set for MDD), Fig. 8.
+
+    MDD (``"mdd"`` / ``"varon2015"``) runs on the given split
+    (:func:`~kpca.largescale.mdd_split.mdd_on_split`); any other criterion of
+    :func:`kpca.selection.select` runs on the training set alone.
+    """
+    n_components = None if n_components == "auto" else n_components
+    if criterion in ("mdd", "varon2015"):
+        from kpca.largescale.mdd_split import mdd_on_split
+
+        return mdd_on_split(X_train, X_val, grid=grid, n_components=n_components,
+                            random_state=random_state, **(options or {}))
     from kpca.selection import select
 
-    return select(
-        X_train,
-        criterion,
-        n_components=None if n_components == "auto" else n_components,
-        grid=grid,
-        random_state=random_state,
-        X_val=X_val,
-        **(options or {}),
-    )
+    return select(X_train, criterion, n_components=n_components, grid=grid,
+                  random_state=random_state, **(options or {}))
 
 
 class _LowRankKernelPCA:
@@ -309,7 +313,7 @@ class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
     criterion : str
         Selection criterion for ``n_components="auto"`` (default ``"mdd"``).
     n_validation : int, optional
-        Validation-set size (default ``min(1000, N - Q)``).
+        Validation-set size, capped at the ``N - Q`` non-pivots (default 1000).
     selection_options : dict, optional
     preimage_tol, preimage_max_iter : float, int
     random_state : None, int or numpy.random.Generator
@@ -394,8 +398,10 @@ class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
         n_components = self.n_components
         if n_components == "auto":
             rest = np.setdiff1d(np.arange(N), piv)
-            n_val = min(1000, rest.size) if self.n_validation is None else self.n_validation
-            n_val = _check_n_validation(n_val, rest.size)
+            n_val = 1000 if self.n_validation is None else self.n_validation
+            # Q is only known now: the size is capped at the non-pivot count.
+            n_val = _check_n_validation(n_val, N)
+            n_val = _check_n_validation(min(n_val, rest.size), rest.size)
             self.validation_ = np.sort(rng.choice(rest, size=n_val, replace=False))
             self.selection_ = _select(
                 self.basis_,
@@ -406,7 +412,8 @@ class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
                 rng,
                 self.selection_options,
             )
-            n_components = self.selection_.n_components
+            # No component above the noise (Eq. (14) gives 0): keep the leading one.
+            n_components = max(1, self.selection_.n_components)
         if int(n_components) > Q:
             raise ValueError(
                 f"n_components must be <= the number of pivots Q={Q} (raise it by lowering "
