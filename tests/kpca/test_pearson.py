@@ -1,0 +1,95 @@
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from kpca.pearson import _type4_shape, pearson_parameters, pearson_type, pearsrnd
+
+# inverse gamma with alpha = 11 lies exactly on the type V line: skew 1.5, kurtosis 432/56
+TYPE_V = (1.5, 432.0 / 56.0)
+CASES = {
+    0: (0.0, 3.0),
+    1: (0.5, 2.5),
+    2: (0.0, 2.2),
+    3: (1.0, 4.5),  # 2 b2 - 3 b1 - 6 = 0
+    4: (0.5, 4.5),
+    5: TYPE_V,
+    6: (1.0, 4.7),
+    7: (0.0, 4.5),
+}
+
+
+@pytest.mark.parametrize("ptype", sorted(CASES))
+def test_type_selection_matches_pearsrnd_rules(ptype):
+    assert pearson_type(*CASES[ptype]) == ptype
+
+
+def test_type_boundaries():
+    # denominator D = 10 b2 - 12 b1 - 18 = 0 is treated as type I (as pearsrnd)
+    assert pearson_type(np.sqrt(0.5), 1.8 + 1.2 * 0.5) == 1
+    assert pearson_type(0.0, 1.8) == 1  # uniform, on D = 0: pearsrnd reports type 1
+    assert pearson_type(-1.0, 4.5) == 3
+    assert pearson_type(-1.0, 4.7) == 6
+
+
+@pytest.mark.parametrize("ptype", sorted(CASES))
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_sample_moments_match_targets(ptype, sign):
+    skew, kurt = CASES[ptype]
+    skew *= sign
+    x = pearsrnd(2.0, 3.0, skew, kurt, 300_000, random_state=7)
+    assert pearson_type(skew, kurt) == ptype
+    assert x.mean() == pytest.approx(2.0, abs=0.03)
+    assert x.std() == pytest.approx(3.0, rel=0.01)
+    assert stats.skew(x) == pytest.approx(skew, abs=0.06)
+    assert stats.kurtosis(x, fisher=False) == pytest.approx(kurt, rel=0.06)
+
+
+def _type4_cdf(p):
+    """CDF of the type IV density (1 + t^2)^-m exp(-nu arctan t), t = (x - lam)/a, by
+    cumulative quadrature in theta = arctan t (bounded interval), fine grid."""
+    m, nu, a, lam = _type4_shape(p)
+    theta = np.linspace(-np.pi / 2, np.pi / 2, 200_001)
+    g = np.cos(theta) ** (2 * m - 2) * np.exp(-nu * theta)
+    c = integrate.cumulative_trapezoid(g, theta, initial=0.0)
+    c /= c[-1]
+    return lambda x: np.interp(np.arctan((np.asarray(x) - lam) / a), theta, c)
+
+
+def test_type4_sampler_against_numerical_cdf():
+    p = pearson_parameters(0.7, 5.0)
+    assert p.type == 4
+    cdf = _type4_cdf(p)
+    x = pearsrnd(0.0, 1.0, 0.7, 5.0, 20_000, random_state=3)
+    res = stats.kstest(x, cdf)
+    assert res.pvalue > 0.01
+
+
+def test_truncation_gives_the_truncated_distribution():
+    x = pearsrnd(1.0, 0.5, 0.8, 4.0, 50_000, random_state=1, truncate=(0.5, 1.5))
+    assert x.min() >= 0.5 and x.max() <= 1.5
+    ref = pearsrnd(1.0, 0.5, 0.8, 4.0, 200_000, random_state=2)
+    ref = ref[(ref >= 0.5) & (ref <= 1.5)]
+    assert stats.ks_2samp(x, ref).pvalue > 0.01
+
+
+def test_same_seed_same_draws_and_scalar_output():
+    a = pearsrnd(0, 1, 0.5, 4.5, 100, random_state=5)
+    b = pearsrnd(0, 1, 0.5, 4.5, 100, random_state=5)
+    np.testing.assert_array_equal(a, b)
+    assert isinstance(pearsrnd(0, 1, 0, 3, random_state=0), float)
+    assert pearsrnd(0, 1, 0, 3, (2, 3), random_state=0).shape == (2, 3)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="kurtosis must exceed skew"):
+        pearsrnd(0, 1, 1.0, 2.0, 10)
+    with pytest.raises(ValueError, match="kurtosis must exceed skew"):
+        pearson_type(0.0, 1.0)
+    with pytest.raises(ValueError, match="sigma must be a finite positive"):
+        pearsrnd(0, 0.0, 0.0, 3.0, 10)
+    with pytest.raises(ValueError, match="truncate must be an interval"):
+        pearsrnd(0, 1, 0.0, 3.0, 10, truncate=(1.0, 1.0))
+    with pytest.raises(ValueError, match="too little probability mass"):
+        pearsrnd(0, 1, 0.0, 3.0, 10, random_state=0, truncate=(50.0, 51.0))
+    with pytest.raises(ValueError, match="skew and kurtosis must be finite"):
+        pearson_type(np.nan, 3.0)
