@@ -6,6 +6,7 @@ other way round).
 
 from kpca.kernels import center_kernel, rbf_kernel, squared_distances
 from kpca.model import KernelPCA
+from kpca.selection import SelectionResult, select  # noqa: E402  (H2: model selection)
 
 __all__ = ["KernelPCA", "center_kernel", "rbf_kernel", "squared_distances"]
 __version__ = "0.1.0"

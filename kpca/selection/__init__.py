@@ -1,0 +1,147 @@
+"""Automatic choice of the RBF width ``sigma2`` (and of ``n_components``) for kernel PCA.
+
+One entry point, :func:`select`, and one result type, :class:`SelectionResult`.
+Criteria (registry :data:`CRITERIA`, author-year keys with aliases):
+
+==========================  ==================  ===========================================
+key                         aliases             method
+==========================  ==================  ===========================================
+``"varon2015"``             ``"mdd"``           MDD, Varon, Alzate & Suykens (2015) §IV
+``"jorgensen2012"``         ``"kpa"``           kernel parallel analysis, Algorithm 1
+``"widjaja2012"``           ``"shannon"``       maximal Shannon entropy of the kernel
+``"rule-of-thumb"``         ``"rot"``           Eq. (20) of Varon et al. (2015)
+``"max-distance-to-mean"``                      heuristics compared by Jørgensen & Hansen
+``"median-distance"``                           (2012), §III-B; ``sigma = distance``
+``"mean-distance"``
+``"nn1-distance"``
+``"nn5-distance"``
+==========================  ==================  ===========================================
+
+For the width-only criteria (Shannon and the heuristics) ``n_components=None``
+is resolved with the Guttman–Kaiser rule on the data kernel at the selected
+width (``component_rule="scree"`` for the 5 % scree rule).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kpca.kernels import center_kernel, rbf_kernel
+from kpca.selection import heuristics
+from kpca.selection._common import check_data, check_n_components, seed_of
+from kpca.selection.heuristics import guttman_kaiser, rule_of_thumb_sigma2, scree
+from kpca.selection.kpa import select_kpa
+from kpca.selection.mdd import select_mdd
+from kpca.selection.result import SelectionResult, SelectionWarning
+from kpca.selection.shannon import select_shannon
+
+__all__ = [
+    "CRITERIA", "SelectionResult", "SelectionWarning", "select", "select_kpa", "select_mdd",
+    "select_shannon", "rule_of_thumb_sigma2", "guttman_kaiser", "scree",
+]
+
+_COMPONENT_RULES = {"guttman-kaiser": guttman_kaiser, "scree": scree}
+
+
+def _heuristic(key, width):
+    def run(X, *, n_components=None, grid=None, random_state=None, component_rule="guttman-kaiser"):
+        if grid is not None:
+            raise ValueError(f"criterion {key!r} uses no grid; got grid={grid!r}")
+        if component_rule not in _COMPONENT_RULES:
+            raise ValueError(
+                f"component_rule must be one of {sorted(_COMPONENT_RULES)}; got component_rule={component_rule!r}"
+            )
+        X, n_dup = check_data(X)
+        nc = check_n_components(n_components, X.shape[0])
+        s2 = float(width(X))
+        details = {"n_duplicates": n_dup}
+        if nc is None:
+            ev = np.linalg.eigvalsh(center_kernel(rbf_kernel(X, sigma2=s2)))[::-1]
+            nc = max(1, _COMPONENT_RULES[component_rule](ev))
+            details["component_rule"] = component_rule
+        return SelectionResult(
+            criterion=key, sigma2=s2, n_components=nc, grid=np.array([s2]), curve=np.array([s2]),
+            n_components_grid=np.array([nc], dtype=np.int64), random_state=seed_of(random_state),
+            details=details,
+        )
+
+    run.__doc__ = f"Width by the {key!r} heuristic ({width.__name__})."
+    return run
+
+
+def _with_component_rule(func):
+    def run(X, *, n_components=None, component_rule="guttman-kaiser", **options):
+        res = func(X, n_components=n_components, **options)
+        if n_components is not None:
+            return res
+        if component_rule not in _COMPONENT_RULES:
+            raise ValueError(
+                f"component_rule must be one of {sorted(_COMPONENT_RULES)}; got component_rule={component_rule!r}"
+            )
+        Xu, _ = check_data(X)
+        ev = np.linalg.eigvalsh(center_kernel(rbf_kernel(Xu, sigma2=res.sigma2)))[::-1]
+        nc = max(1, _COMPONENT_RULES[component_rule](ev))
+        return SelectionResult(
+            criterion=res.criterion, sigma2=res.sigma2, n_components=nc, grid=res.grid, curve=res.curve,
+            n_components_grid=res.n_components_grid, random_state=res.random_state,
+            details={**res.details, "component_rule": component_rule},
+        )
+
+    run.__doc__ = func.__doc__
+    return run
+
+
+#: canonical key -> callable ``(X, *, n_components, grid, random_state, **options)``
+CRITERIA = {
+    "varon2015": select_mdd,
+    "jorgensen2012": select_kpa,
+    "widjaja2012": _with_component_rule(select_shannon),
+    "rule-of-thumb": _heuristic("rule-of-thumb", rule_of_thumb_sigma2),
+    "max-distance-to-mean": _heuristic("max-distance-to-mean", heuristics.max_distance_to_mean_sigma2),
+    "median-distance": _heuristic("median-distance", heuristics.median_distance_sigma2),
+    "mean-distance": _heuristic("mean-distance", heuristics.mean_distance_sigma2),
+    "nn1-distance": _heuristic("nn1-distance", lambda X: heuristics.knn_distance_sigma2(X, 1)),
+    "nn5-distance": _heuristic("nn5-distance", lambda X: heuristics.knn_distance_sigma2(X, 5)),
+}
+ALIASES = {"mdd": "varon2015", "kpa": "jorgensen2012", "shannon": "widjaja2012", "rot": "rule-of-thumb"}
+
+
+def select(X, criterion="mdd", *, n_components=None, grid=None, random_state=None, **options):
+    """Select the RBF width ``sigma2`` (and ``n_components``) of kernel PCA.
+
+    Parameters
+    ----------
+    X : array_like, shape (n_samples, n_features)
+        Data (at least 10 distinct points; exact duplicates are dropped).
+    criterion : str
+        A key or alias of :data:`CRITERIA` (see the module docstring).
+    n_components : int, optional
+        ``None`` lets the criterion choose ``n_c``; an int fixes it (EDR uses
+        1: MDD then maximises ``lambda_1 - tau_hat_1``).
+    grid : array_like, optional
+        ``sigma2`` values to search (grid criteria only); default 31
+        log-spaced values ``rot * 2**(k/3)``, ``k = -15..15``, around the
+        rule of thumb ``rot`` of Eq. (20).
+    random_state : None, int or numpy.random.Generator
+        Seed for the stochastic criteria (MDD, kPA); same seed, same result.
+    **options
+        Criterion options, e.g. ``n_draws`` / ``n_train`` (MDD),
+        ``n_permutations`` (kPA), ``estimator`` / ``bins`` (Shannon),
+        ``n_jobs``, ``n_eigenvalues``, ``component_rule``.
+
+    Returns
+    -------
+    SelectionResult
+
+    Raises
+    ------
+    ValueError
+        Unknown criterion (the message lists the valid keys), bad data or options.
+    """
+    if not isinstance(criterion, str):
+        raise ValueError(f"criterion must be a str; got criterion={criterion!r}")
+    key = ALIASES.get(criterion.lower(), criterion.lower())
+    if key not in CRITERIA:
+        valid = sorted(set(CRITERIA) | set(ALIASES))
+        raise ValueError(f"unknown criterion={criterion!r}; valid keys: {', '.join(valid)}")
+    return CRITERIA[key](X, n_components=n_components, grid=grid, random_state=random_state, **options)

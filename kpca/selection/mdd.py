@@ -1,0 +1,209 @@
+"""Model selection based on distance distributions (MDD), Varon, Alzate & Suykens (2015), §IV.
+
+Algorithm (equation numbers of the paper):
+
+1. Split the data at random into a training set ``D_t`` (``N_t`` points) and
+   a validation set ``D_v`` (default: half each, as in Fig. 7).
+2. Distances ``r_ij = ||x_i - x_j||`` for ``x_i`` in ``D_t`` and ``x_j`` in
+   ``D_t ∪ D_v`` (ordered pairs, ``j != i``); their mean, standard deviation,
+   skewness and kurtosis (population moments, as MATLAB's ``std(x, 1)``,
+   ``skewness`` and ``kurtosis``), and ``r_max``, their maximum.
+3. Monte-Carlo draw ``m = 1..q`` (``q = 100``): ``N_r = N_t (N_t - 1) / 2``
+   values from the Pearson distribution with those four moments
+   (:func:`kpca.pearson.pearsrnd`, MATLAB's type choice) truncated to
+   ``[0, r_max]``; sorted decreasingly and written column by column into the
+   strict lower triangle of the noise distance matrix ``R_hat`` (Appendix,
+   Eq. (21): this order guarantees the triangle inequality), symmetric, zero
+   diagonal.
+4. For every ``sigma2``: ``K_N = exp(-R_hat^2 / (2 sigma2))`` (Eq. (12)),
+   centred (``M_c K_N M_c``, Eq. (13)), eigenvalues; ``tau_hat_i`` = 95th
+   percentile over the ``q`` draws.  ``lambda_i`` are the eigenvalues of the
+   centred kernel of the training set (Eq. (4)).
+5. ``n_c(sigma2)`` by Eq. (14), ``I_s(sigma2) = sum_{i <= n_c} (lambda_i -
+   tau_hat_i)`` (Eq. (15)), ``sigma2 = argmax I_s``.  With ``n_c`` fixed
+   (EDR: ``n_c = 1``) the sum over the first ``n_c`` components is maximised
+   ("it is also possible to maximize I_s for a known number of components").
+
+The noise matrices do not depend on ``sigma2``; only the leading eigenvalues
+are computed when ``n_c`` is fixed (see :mod:`kpca.selection._spectrum`).
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+
+from kpca.kernels import squared_distances
+from kpca.pearson import pearson_parameters, pearsrnd
+from kpca.selection._common import (
+    check_data, check_grid, check_n_components, excess_curve, pick, rng_of, seed_of,
+)
+from kpca.selection._null import null_spectra, percentile95, single_threaded_blas
+from kpca.selection._spectrum import SpectrumPlan, _unpack_full
+from kpca.selection.kpa import _n_eigs
+from kpca.selection.result import SelectionResult
+
+__all__ = ["distance_moments", "noise_distance_matrix", "select_mdd"]
+
+
+def _n_train(n_train, n):
+    if isinstance(n_train, bool):
+        raise ValueError(f"n_train must be an int or a fraction in (0, 1]; got n_train={n_train!r}")
+    if isinstance(n_train, numbers.Integral):
+        nt = int(n_train)
+    elif isinstance(n_train, numbers.Real) and 0.0 < float(n_train) <= 1.0:
+        nt = int(round(float(n_train) * n))
+    else:
+        raise ValueError(f"n_train must be an int or a fraction in (0, 1]; got n_train={n_train!r}")
+    if not 5 <= nt <= n:
+        raise ValueError(f"n_train must give between 5 and n_samples={n} training points; got n_train={n_train!r}")
+    return nt
+
+
+def distance_moments(X_train, X_all, train_index=None):
+    """Distances between training points and all points, and their four moments.
+
+    Parameters
+    ----------
+    X_train : ndarray, shape (n_t, d)
+    X_all : ndarray, shape (n, d)
+        Training ∪ validation points.
+    train_index : ndarray of int, optional
+        Row of each training point in ``X_all`` (those self-pairs are skipped).
+
+    Returns
+    -------
+    r : ndarray
+        The distances ``r_ij`` (ordered pairs, self-pairs excluded).
+    moments : dict
+        ``mean``, ``std``, ``skew``, ``kurtosis`` (non-excess), ``r_max``.
+    """
+    D = np.sqrt(np.maximum(squared_distances(X_train, X_all), 0.0))
+    mask = np.ones(D.shape, dtype=bool)
+    if train_index is not None:
+        mask[np.arange(D.shape[0]), train_index] = False
+    r = D[mask]
+    mean = float(r.mean())
+    std = float(r.std())
+    if std > 1e-12 * max(mean, np.finfo(float).tiny):
+        z = (r - mean) / std
+        skew, kurt = float(np.mean(z**3)), float(np.mean(z**4))
+    else:  # all distances equal: a two-point-like distribution, outside the Pearson region
+        std, skew, kurt = 0.0, float("nan"), float("nan")
+    moments = {"mean": mean, "std": std, "skew": skew, "kurtosis": kurt, "r_max": float(r.max())}
+    return r, moments
+
+
+def noise_distance_matrix(n, moments, rng):
+    """One Monte-Carlo noise distance matrix ``R_hat`` (Appendix of Varon et al. 2015).
+
+    ``n (n - 1) / 2`` Pearson draws truncated to ``[0, r_max]``, sorted
+    decreasingly, filled column-major into the strict lower triangle.
+
+    Returns
+    -------
+    ndarray, shape (n, n)
+        Symmetric, zero diagonal, satisfying Eq. (21).
+    """
+    r = pearsrnd(moments["mean"], moments["std"], moments["skew"], moments["kurtosis"],
+                 n * (n - 1) // 2, random_state=rng, truncate=(0.0, moments["r_max"]))
+    r = np.sort(r)[::-1]
+    R = np.empty((n, n))
+    _unpack_full(np.ascontiguousarray(r), n, R)
+    return R
+
+
+@single_threaded_blas
+def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=100, n_train=0.5,
+               n_eigenvalues=None, n_jobs=None):
+    """Kernel width (and number of components) by MDD (Varon et al. 2015, §IV).
+
+    Parameters
+    ----------
+    X : array_like, shape (n_samples, n_features)
+    n_components : int, optional
+        ``None``: ``n_c`` by Eq. (14), maximise ``I_s`` (Eq. (15)); an int fixes
+        ``n_c`` and maximises ``sum_{i <= n_c} (lambda_i - tau_hat_i)``.
+    grid : array_like, optional
+        ``sigma2`` values; default around the rule of thumb (Eq. (20)), see
+        :func:`~kpca.selection._common.default_grid`.
+    random_state : None, int or Generator
+        Seeds the split and the Monte-Carlo draws.
+    n_draws : int
+        ``q``, Monte-Carlo repetitions (100 in the paper).
+    n_train : int or float
+        Training-set size, or its fraction of the data (default 0.5, the split
+        of Fig. 7); the rest is the validation set.
+    n_eigenvalues : int, optional
+        With ``n_components=None``, compute only this many leading eigenvalues
+        per matrix (``n_c`` is capped at it). Default: full spectra.
+    n_jobs : int, optional
+        Threads for the Monte-Carlo draws (default: all cores, at most 8).
+
+    Returns
+    -------
+    SelectionResult
+        ``curve`` = ``I_s``; ``data_spectra`` = ``lambda``; ``noise_spectra`` =
+        ``tau_hat``; ``details`` holds the moments, the Pearson type, the
+        training indices and a density histogram of the data and of one noise
+        draw (Fig. 7(b)).
+
+    Raises
+    ------
+    ValueError
+        Bad parameters, or distance moments outside the Pearson region
+        (``kurtosis <= skew**2 + 1``, e.g. all distances equal).
+    """
+    t0 = time.perf_counter()
+    if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 2:
+        raise ValueError(f"n_draws must be an int >= 2; got n_draws={n_draws!r}")
+    X, n_dup = check_data(X)
+    n = X.shape[0]
+    nt = _n_train(n_train, n)
+    grid = check_grid(grid, X)
+    nc = check_n_components(n_components, nt - 1)
+    k = _n_eigs(nc, n_eigenvalues, nt)
+    rng = rng_of(random_state)
+    perm = rng.permutation(n)
+    train = np.sort(perm[:nt])
+    Xt = X[train]
+    r, mom = distance_moments(Xt, X, train)
+    if not (mom["std"] > 0 and mom["kurtosis"] > mom["skew"] ** 2 + 1.0):
+        raise ValueError(
+            "the distance distribution has moments outside the Pearson region (kurtosis <= skew**2 + 1): "
+            f"mean={mom['mean']:.6g}, std={mom['std']:.6g}, skew={mom['skew']:.6g}, "
+            f"kurtosis={mom['kurtosis']:.6g}; MDD cannot model its noise distances"
+        )
+    ptype = pearson_parameters(mom["skew"], mom["kurtosis"])
+    plan = SpectrumPlan(grid, k, nt)
+    lam = plan.spectra(squared_distances(Xt))
+
+    def noise_D2(r_):
+        R = noise_distance_matrix(nt, mom, r_)
+        np.multiply(R, R, out=R)
+        return R
+
+    null = null_spectra(noise_D2, int(n_draws), plan, rng, n_jobs=n_jobs)
+    tau = percentile95(null)
+    curve, nc_grid = excess_curve(lam, tau, nc)
+    sigma2, n_sel, details = pick(grid, curve, nc_grid, nc, "varon2015",
+                                  fallback_curve=(lam - tau)[:, 0] if nc is None else None)
+    edges = np.linspace(0.0, mom["r_max"], 61)
+    one = noise_distance_matrix(nt, mom, rng.spawn(1)[0])
+    details.update({
+        "moments": mom, "pearson_type": ptype.type, "pearson_name": ptype.name,
+        "n_train": nt, "train_index": train, "n_draws": int(n_draws), "n_duplicates": n_dup,
+        "distance_hist": {
+            "edges": edges,
+            "data": np.histogram(r, bins=edges, density=True)[0],
+            "noise": np.histogram(one[np.tril_indices(nt, -1)], bins=edges, density=True)[0],
+        },
+        "seconds": time.perf_counter() - t0,
+    })
+    return SelectionResult(
+        criterion="varon2015", sigma2=sigma2, n_components=n_sel, grid=grid, curve=curve,
+        n_components_grid=nc_grid, data_spectra=lam, noise_spectra=tau,
+        random_state=seed_of(random_state), details=details,
+    )

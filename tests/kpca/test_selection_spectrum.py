@@ -1,0 +1,58 @@
+import numpy as np
+import pytest
+import scipy.linalg
+
+from kpca.kernels import center_kernel, squared_distances
+from kpca.selection._spectrum import (
+    SpectrumPlan, centered_rbf_spectra, pack_lower, square_parents, unpack_lower,
+)
+
+
+def _reference(D2, grid, k):
+    return np.array([scipy.linalg.eigh(center_kernel(np.exp(-D2 / (2 * s))), eigvals_only=True)[::-1][:k]
+                     for s in grid])
+
+
+def test_pack_unpack_round_trip_is_column_major():
+    M = np.arange(16.0).reshape(4, 4)
+    M = M + M.T
+    np.fill_diagonal(M, 0)
+    p = pack_lower(M)
+    # column 0 rows 1..3, then column 1 rows 2..3, then column 2 row 3
+    np.testing.assert_array_equal(p, [M[1, 0], M[2, 0], M[3, 0], M[2, 1], M[3, 1], M[3, 2]])
+    np.testing.assert_array_equal(unpack_lower(p, 4), M)
+
+
+def test_square_parents_finds_halves():
+    g = np.array([1.0, 1.5, 2.0, 3.0, 4.0, 5.0])
+    np.testing.assert_array_equal(square_parents(g), [-1, -1, 0, 1, 2, -1])
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_lanczos_top_k_matches_eigh(k):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    D2 = squared_distances(X)
+    grid = np.mean(D2) * 0.05 * 2.0 ** (np.arange(-6, 7) / 3)  # exercises the squaring chains
+    got = centered_rbf_spectra(pack_lower(D2), 60, grid, k)
+    ref = _reference(D2, grid, k)
+    np.testing.assert_allclose(got, ref, rtol=1e-7, atol=1e-9 * ref.max())
+
+
+def test_full_spectrum_and_grid_order():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(25, 2))
+    D2 = squared_distances(X)
+    grid = np.array([3.0, 0.2, 1.0])  # unsorted input order is preserved in the output
+    got = centered_rbf_spectra(pack_lower(D2), 25, grid, 25)
+    np.testing.assert_allclose(got, _reference(D2, grid, 25), atol=1e-10)
+
+
+def test_warm_start_across_matrices_gives_the_same_values():
+    rng = np.random.default_rng(2)
+    grid = 2.0 ** (np.arange(-3, 4) / 3)
+    plan = SpectrumPlan(grid, 2, 40)
+    warm = plan.new_warm()
+    for _ in range(3):
+        D2 = squared_distances(rng.normal(size=(40, 4)))
+        np.testing.assert_allclose(plan.spectra(D2, warm), _reference(D2, grid, 2), rtol=1e-7)
