@@ -63,3 +63,18 @@ def test_distances_reject_mismatched_features():
         kk.squared_distances(np.zeros((3, 2)), np.zeros((3, 4)))
     with pytest.raises(ValueError, match="2-D"):
         kk.squared_distances(np.zeros(3))
+
+
+@pytest.mark.parametrize("n, d", [(1, 3), (2, 3), (7, 2), (33, 15), (34, 16), (131, 40)])
+def test_fused_rbf_paths_match_twin_symmetric_unit_diagonal(n, d):
+    # Exact (d < 16) and Gram (d >= 16) paths, odd/even n for the paired-row
+    # triangle loop and sizes across the mirroring tile.
+    rng = np.random.default_rng(n + d)
+    X = rng.normal(size=(n, d))
+    Y = rng.normal(size=(n + 3, d))
+    K = kk.rbf_kernel(X, sigma2=0.9 * d)
+    assert np.array_equal(K, K.T) and np.all(np.diag(K) == 1.0)
+    np.testing.assert_allclose(K, kk.rbf_kernel_numpy(X, sigma2=0.9 * d), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        kk.rbf_kernel(X, Y, sigma2=0.9 * d), kk.rbf_kernel_numpy(X, Y, sigma2=0.9 * d), rtol=1e-12, atol=1e-15
+    )
