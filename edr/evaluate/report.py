@@ -195,7 +195,7 @@ def _plot_boxes(table: ResultsTable, ref: str, comps: dict, path: Path) -> None:
                              sharex=True)
     x = np.arange(n)
     rng = np.random.default_rng(0)
-    jr = ref and table.configs.index(ref)
+    jr = table.configs.index(ref)
     for ax, m in zip(axes, METRICS):
         v = table.values[m.column]
         data = [v[:, j][np.isfinite(v[:, j])] for j in range(n)]
@@ -209,14 +209,11 @@ def _plot_boxes(table: ResultsTable, ref: str, comps: dict, path: Path) -> None:
                     alpha=0.7)
         paired = comps[m.column][0]
         top = max((d.max() for d in data if d.size), default=1.0)
-        if paired is not None:
+        tested = {name for p in paired.pairwise for name in (p.a, p.b)} if paired is not None else set()
+        if ref in tested:
             for j in keep:
-                if j == jr or table.configs[j] not in [p.a for p in paired.pairwise] + [p.b for p in paired.pairwise]:
-                    continue
-                if ref not in [p.a for p in paired.pairwise] + [p.b for p in paired.pairwise]:
-                    continue
-                s = _stars(paired.pair(ref, table.configs[j]).pvalue_adjusted)
-                if s:
+                if j != jr and table.configs[j] in tested:
+                    s = _stars(paired.pair(ref, table.configs[j]).pvalue_adjusted)
                     ax.text(x[j], top * 1.02, s, ha="center", va="bottom", fontsize=12, color="#b2182b")
         if m.higher_is_better:
             ax.set_ylim(0, 1.1)
@@ -306,6 +303,11 @@ def _plot_curves_one_record(curves: list[dict], record: str, path: Path) -> None
 
 def _fmt(m: Metric, v: float) -> str:
     return "–" if not np.isfinite(v) else m.fmt.format(v)
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell (pipes escaped)."""
+    return text.replace("|", "\\|")
 
 
 def _p(p: float) -> str:
@@ -403,6 +405,7 @@ def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fi
         L.append(f"- **Failures**: {len(table.errors)} task(s) failed and count as missing "
                  "(see *Failed tasks*).")
     L.append("")
+    L.append(_wins_table(table, ref, comps))
 
     # figures
     L.append("## Figures\n")
@@ -441,11 +444,11 @@ def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fi
         fr = (f"{po.statistic:.2f} | {po.df} | {_p(po.pvalue)} | {po.effect_size:.2f} | {po.n_obs}"
               if po is not None and po.test == "friedman" else "– | – | – | – | " + str(n_complete))
         io = indep.omnibus
-        L.append(f"| {m.label} | {fr} | {io.statistic:.2f} | {_p(io.pvalue)} | {io.effect_size:.2f} |")
+        L.append(f"| {_cell(m.label)} | {fr} | {io.statistic:.2f} | {_p(io.pvalue)} | {io.effect_size:.2f} |")
     L.append("")
     L.append(f"### Pairwise comparisons with the reference ({ref})\n")
     L.append("| configuration | " + " | ".join(
-        f"{m.label}: Wilcoxon p_adj (r) | {m.label}: Dunn p_adj" for m in METRICS) + " |")
+        f"{_cell(m.label)}: Wilcoxon p_adj (r) | {_cell(m.label)}: Dunn p_adj" for m in METRICS) + " |")
     L.append("|---|" + "---|---|" * len(METRICS))
     for c in table.configs:
         if c == ref:
@@ -497,8 +500,40 @@ def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fi
         L.append("| record | configuration | error |")
         L.append("|---|---|---|")
         for r, c, e in table.errors:
-            L.append(f"| {r} | {c} | {e.replace('|', '/')} |")
+            L.append(f"| {r} | {c} | {_cell(e)} |")
         L.append("")
+    return "\n".join(L) + "\n"
+
+
+def _wins_table(table: ResultsTable, ref: str, comps: dict) -> str:
+    """Per configuration and metric: records where it is best / worst, and its record-wise
+    wins–losses–ties against the reference (reference's view), starred when significant."""
+    L = ["Per-record counts. *best* / *worst*: records (complete for every tested configuration) on which the "
+         f"configuration is best / worst (ties count for each); *vs {ref}*: records where the reference is "
+         "better–worse–tied; stars: Wilcoxon–Bonferroni significance of that pair.\n",
+         "| configuration | " + " | ".join(f"{_cell(m.label)}: best | worst | vs {ref}" for m in METRICS) + " |",
+         "|---|" + "---|---|---|" * len(METRICS)]
+    counts = {}
+    for m in METRICS:
+        paired, _, cols, _ = comps[m.column]
+        if len(cols) >= 2:
+            best, worst, _ = _wins(table, m, cols)
+            counts[m.column] = {table.configs[j]: (best[k], worst[k]) for k, j in enumerate(cols)}
+    for c in table.configs:
+        cells = []
+        for m in METRICS:
+            paired, _, cols, _ = comps[m.column]
+            bw = counts.get(m.column, {}).get(c)
+            cells.append("–" if bw is None else str(bw[0]))
+            cells.append("–" if bw is None else str(bw[1]))
+            if c == ref:
+                cells.append("(reference)")
+                continue
+            w, lo, ti = _head_to_head(table, m, ref, c)
+            tested = paired is not None and bw is not None and ref in counts.get(m.column, {})
+            star = _stars(paired.pair(ref, c).pvalue_adjusted) if tested else ""
+            cells.append(f"{w}–{lo}–{ti}{star}")
+        L.append(f"| {c} | " + " | ".join(cells) + " |")
     return "\n".join(L) + "\n"
 
 

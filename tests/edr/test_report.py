@@ -58,6 +58,11 @@ def test_report_markdown_numbers_and_figures(tmp_path):
     assert "| kpca/kpa | 4/5 |" in md
     # honest summary: kpca/mdd better than pca on every record, yet not significant with 5 records
     assert "no significant difference from kpca/kpa (4–0), pca (5–0)" in md
+    # per-record counts: on the 4 complete records kpca/mdd is best and kpca/kpa worst by MSC and |r|;
+    # the rate errors (1..5 bpm for every configuration) tie on every record
+    assert "| kpca/mdd | 4 | 0 | (reference) | 4 | 0 | (reference) | 4 | 4 | (reference) |" in md
+    assert "| pca | 0 | 0 | 5–0–0 | 0 | 0 | 5–0–0 | 4 | 4 | 0–0–5 |" in md
+    assert "| kpca/kpa | 0 | 4 | 4–0–0 | 0 | 4 | 4–0–0 | 4 | 4 | 0–0–4 |" in md
     # significance table: Friedman on the 4 complete records, same numbers as edr.evaluate.stats
     t = report.load_results(tmp_path / "res" / "results.csv")
     fr = stats.friedman({c: t.values["msc"][:, j] for j, c in enumerate(t.configs)})
