@@ -103,7 +103,7 @@ def test_axis_rotation_moves_leads_I_and_III_in_opposite_directions():
 def test_lead_names_aliases_and_case():
     rec = simulate_recording(10.0, 250.0, leads=["mlii", "v1", "AVR"])
     assert list(rec.leads) == ["mlii", "v1", "AVR"]
-    np.testing.assert_allclose(np.corrcoef(rec.leads["mlii"], simulate_recording(10.0, 250.0).ecg)[0, 1], 1.0)
+    assert np.corrcoef(rec.leads["mlii"], simulate_recording(10.0, 250.0).ecg)[0, 1] > 0.99  # MLII is lead II
     assert set(LEAD_DIRECTIONS) >= {"I", "II", "III", "AVR", "AVL", "AVF", "V1", "V6"}
 
 
