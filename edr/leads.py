@@ -1,0 +1,388 @@
+"""Use every ECG lead: per-lead quality, automatic lead choice, multi-lead fusion (issue 7).
+
+Everything here sees the ECG alone (and EDRs derived from it); the reference
+respiration never enters.
+
+Quality of a lead (:func:`lead_quality`, :func:`assess_leads`)
+---------------------------------------------------------------
+Indicators computed from the lead's samples, its beats and (optionally) its
+single-lead EDR:
+
+* ``masked_fraction`` — NaN and flat-line samples (:func:`edr.beats.signal_mask`);
+* ``clipped_fraction``, ``valid_fraction``, ``template_corr`` (median beat
+  correlation with the lead's template) from :func:`edr.beats.detect`;
+* ``agreement`` — fraction of the lead's beats that the majority of the other
+  usable leads also found within 50 ms (after removing each pair's constant
+  median R offset);
+* ``concentration`` — spectral concentration of the lead's EDR: share of its
+  0.05–1 Hz Welch power within ±0.05 Hz of the in-band peak (a respiratory
+  series is narrow-band, noise is not), see :func:`breathing_concentration`;
+* ``margin`` — MDD's ``lambda_1 - tau_1`` divided by ``lambda_1`` when the
+  caller passes the kernel PCA result's margin and eigenvalue.
+
+A lead is **unusable** when its beats cannot be detected (fewer than 20), more
+than half of its samples are masked, or fewer than half of its beats are
+valid; it then scores 0 and is never chosen or fused.
+
+The scalar ``score`` that ranks usable leads is :data:`SCORE_RULE`; it was
+chosen by measurement on the 30 BIDMC records (``scripts/measure_leads.py``,
+output in ``scripts/output/leads.txt``).
+
+Lead choice and fusion
+----------------------
+* :func:`choose_lead` — the usable lead with the highest score.
+* :func:`fuse_edrs` — quality-weighted combination of single-lead EDRs on a
+  common grid: each standardised, sign-aligned to the best lead (sign of the
+  inner product), weighted by its score (unusable leads weight 0).
+* :func:`joint_beats` + :func:`multilead_matrix` — beats detected once for all
+  leads: the best lead's aligned beats, kept when the other usable leads
+  confirm them; each lead's QRS window is read at those positions plus the
+  lead's constant median R offset, and the windows are concatenated (each
+  lead's block divided by its median absolute value so leads of different
+  gain weigh alike) for multi-lead kernel PCA (:func:`multilead_kpca`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+from scipy import signal
+
+from edr.beats import Beats, detect, signal_mask
+from edr.errors import SignalError
+from edr.modulation import qrs_matrix
+
+__all__ = [
+    "LeadQuality",
+    "SCORE_RULE",
+    "assess_leads",
+    "breathing_concentration",
+    "choose_lead",
+    "fuse_edrs",
+    "joint_beats",
+    "lead_quality",
+    "multilead_kpca",
+    "multilead_matrix",
+]
+
+MATCH_TOL_S = 0.05
+"""Two leads' beats within this distance (s) are the same heart beat."""
+
+SCORE_RULE = "concentration"
+"""Indicator that ranks usable leads (see the module docstring)."""
+
+
+@dataclass
+class LeadQuality:
+    """Quality indicators of one lead (see the module docstring).
+
+    ``score`` is 0 for an unusable lead, else the :data:`SCORE_RULE` indicator
+    (NaN indicators count as 0).
+    """
+
+    lead: str
+    usable: bool
+    reason: str
+    masked_fraction: float
+    n_beats: int = 0
+    valid_fraction: float = 0.0
+    clipped_fraction: float = 0.0
+    template_corr: float = 0.0
+    agreement: float = float("nan")
+    concentration: float = float("nan")
+    margin: float = float("nan")
+    score: float = 0.0
+
+    def as_dict(self) -> dict:
+        """JSON-friendly dict (NaN → None)."""
+        return {k: (None if isinstance(v, float) and not np.isfinite(v) else v)
+                for k, v in asdict(self).items()}
+
+
+def breathing_concentration(x, fs: float = 4.0, *, band=(0.05, 1.0),
+                            half_width_hz: float = 0.05) -> float:
+    """Share of the in-band Welch power within ``±half_width_hz`` of the in-band peak.
+
+    Parameters
+    ----------
+    x : array_like
+        Uniformly sampled series (e.g. an EDR on the 4 Hz grid).
+    fs : float, default 4.0
+        Its rate in Hz.
+    band : (float, float)
+        Respiratory band in Hz.
+    half_width_hz : float
+        Half-width of the peak neighbourhood.
+
+    Returns
+    -------
+    float in [0, 1]
+        0 for a constant, too short or non-finite series.
+    """
+    x = np.asarray(x, dtype=float)
+    if x.size < 16 or not np.all(np.isfinite(x)) or np.ptp(x) == 0:
+        return 0.0
+    f, p = signal.welch(x - x.mean(), fs=fs, nperseg=min(x.size, int(round(32 * fs))))
+    b = (f >= band[0]) & (f <= band[1])
+    if not b.any() or p[b].sum() <= 0:
+        return 0.0
+    fb, pb = f[b], p[b]
+    k = int(np.argmax(pb))
+    return float(pb[np.abs(fb - fb[k]) <= half_width_hz].sum() / pb.sum())
+
+
+def _score(q: LeadQuality) -> float:
+    if not q.usable:
+        return 0.0
+    v = getattr(q, SCORE_RULE)
+    return float(v) if np.isfinite(v) else 0.0
+
+
+def lead_quality(x, fs: float, *, lead: str = "", beats: Beats | None = None, edr=None,
+                 fs_out: float = 4.0, margin: float | None = None,
+                 eigenvalue: float | None = None) -> LeadQuality:
+    """Quality indicators of one lead from its ECG (and optionally its EDR).
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        The lead.
+    fs : float
+        Sampling rate (Hz).
+    lead : str
+        Lead name (reported).
+    beats : Beats, optional
+        From :func:`edr.beats.detect`; detected here when None.
+    edr : array_like, optional
+        The lead's single-lead EDR on a uniform grid of rate ``fs_out``.
+    fs_out : float, default 4.0
+    margin, eigenvalue : float, optional
+        MDD's ``lambda_1 - tau_1`` and ``lambda_1`` for this lead's kernel PCA.
+
+    Returns
+    -------
+    LeadQuality
+        ``agreement`` stays NaN (it needs the other leads: :func:`assess_leads`).
+    """
+    x = np.asarray(x, dtype=float)
+    masked = float(signal_mask(x, fs).mean()) if x.size else 1.0
+    q = LeadQuality(lead=lead, usable=True, reason="ok", masked_fraction=masked)
+    if beats is None:
+        try:
+            beats = detect(x, fs)
+        except SignalError as exc:
+            q.usable, q.reason = False, f"beat detection failed: {str(exc).splitlines()[0]}"
+            return q
+    q.n_beats = len(beats)
+    q.valid_fraction = float(np.mean(beats.valid)) if len(beats) else 0.0
+    q.clipped_fraction = float(np.mean(beats.clipped)) if np.size(beats.clipped) else 0.0
+    q.template_corr = float(np.median(beats.template_corr)) if np.size(beats.template_corr) else 0.0
+    if edr is not None:
+        q.concentration = breathing_concentration(edr, fs_out)
+    if margin is not None and eigenvalue:
+        q.margin = float(margin) / float(eigenvalue)
+    if masked > 0.5:
+        q.usable, q.reason = False, f"{100 * masked:.0f} % of the samples are NaN or flat"
+    elif q.valid_fraction < 0.5:
+        q.usable, q.reason = False, f"only {100 * q.valid_fraction:.0f} % of the beats are valid"
+    q.score = _score(q)
+    return q
+
+
+def _nearest(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    j = np.clip(np.searchsorted(b, a), 1, max(b.size - 1, 1))
+    left = np.abs(a - b[j - 1])
+    right = np.abs(a - b[np.minimum(j, b.size - 1)])
+    return np.where(left <= right, j - 1, np.minimum(j, b.size - 1))
+
+
+def _matched(a: np.ndarray, b: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each time in ``a``: whether ``b`` has one within ``tol`` and the index of the nearest.
+
+    The leads' R peaks sit at lead-specific instants of the QRS complex, so the
+    constant median offset (within ±150 ms) of ``b`` against ``a`` is removed first.
+    """
+    if a.size == 0 or b.size == 0:
+        return np.zeros(a.size, bool), np.zeros(a.size, int)
+    d = b[_nearest(a, b)] - a
+    near = np.abs(d) <= 0.15
+    shift = float(np.median(d[near])) if near.any() else 0.0
+    idx = _nearest(a + shift, b)
+    return np.abs(a + shift - b[idx]) <= tol, idx
+
+
+def assess_leads(leads: dict, fs: float, *, beats: dict | None = None, edrs: dict | None = None,
+                 fs_out: float = 4.0, margins: dict | None = None,
+                 eigenvalues: dict | None = None) -> dict[str, LeadQuality]:
+    """:func:`lead_quality` for every lead, plus the cross-lead beat agreement.
+
+    Parameters
+    ----------
+    leads : dict of str to ndarray
+        The leads at a common rate ``fs`` (``Recording.leads``).
+    fs : float
+    beats, edrs, margins, eigenvalues : dict, optional
+        Per-lead :class:`Beats`, single-lead EDR on the ``fs_out`` grid, MDD
+        margin and first eigenvalue; missing entries are computed (beats) or
+        left out (the others).
+
+    Returns
+    -------
+    dict of str to LeadQuality
+        In the order of ``leads``.
+    """
+    beats = dict(beats or {})
+    edrs, margins, eigenvalues = dict(edrs or {}), dict(margins or {}), dict(eigenvalues or {})
+    out = {}
+    for name, x in leads.items():
+        out[name] = lead_quality(x, fs, lead=name, beats=beats.get(name), edr=edrs.get(name),
+                                 fs_out=fs_out, margin=margins.get(name),
+                                 eigenvalue=eigenvalues.get(name))
+        if name not in beats and out[name].n_beats:
+            beats[name] = detect(x, fs)
+    usable = [n for n, q in out.items() if q.usable]
+    for name in usable:
+        others = [n for n in usable if n != name]
+        if not others:
+            continue
+        t = beats[name].times
+        hits = np.sum([_matched(t, beats[o].times, MATCH_TOL_S)[0] for o in others], axis=0)
+        out[name].agreement = float(np.mean(hits * 2 > len(others) - 1e-9)) if t.size else 0.0
+        out[name].score = _score(out[name])
+    return out
+
+
+def choose_lead(quality: dict[str, LeadQuality]) -> str:
+    """Name of the usable lead with the highest score (first in order on ties).
+
+    Raises
+    ------
+    SignalError
+        No lead is usable (the message lists each lead's reason).
+    """
+    usable = {n: q for n, q in quality.items() if q.usable}
+    if not usable:
+        reasons = "; ".join(f"{n}: {q.reason}" for n, q in quality.items())
+        raise SignalError(f"no usable ECG lead ({reasons})")
+    return max(usable, key=lambda n: (usable[n].score, -list(usable).index(n)))
+
+
+def fuse_edrs(edrs: dict, quality: dict[str, LeadQuality]) -> np.ndarray:
+    """Quality-weighted, sign-aligned combination of single-lead EDRs.
+
+    Parameters
+    ----------
+    edrs : dict of str to ndarray
+        Single-lead EDRs on one common uniform grid (same length).
+    quality : dict of str to LeadQuality
+        Weights are the scores (unusable leads: 0); a lead absent from
+        ``quality`` is ignored.
+
+    Returns
+    -------
+    ndarray
+        ``sum_l w_l s_l z_l / sum_l w_l`` with ``z_l`` the standardised EDR
+        of lead ``l`` and ``s_l = ±1`` the sign of its inner product with the
+        best lead's ``z``; the best lead keeps its sign.
+    """
+    names = [n for n in edrs if n in quality and quality[n].usable]
+    if not names:
+        raise SignalError("no usable lead to fuse: "
+                          + "; ".join(f"{n}: {q.reason}" for n, q in quality.items()))
+    lengths = {np.size(edrs[n]) for n in names}
+    if len(lengths) != 1:
+        raise ValueError(f"edrs must share one grid, got lengths {sorted(lengths)}")
+    best = choose_lead({n: quality[n] for n in names})
+    z = {}
+    for n in names:
+        v = np.asarray(edrs[n], dtype=float)
+        sd = v.std()
+        z[n] = (v - v.mean()) / (sd if sd > 0 else 1.0)
+    w = np.array([quality[n].score for n in names])
+    if w.sum() <= 0:
+        w = np.ones(len(names))
+    fused = np.zeros(lengths.pop())
+    for wi, n in zip(w, names):
+        s = -1.0 if np.dot(z[n], z[best]) < 0 else 1.0
+        fused += wi * s * z[n]
+    return fused / w.sum()
+
+
+def joint_beats(beats: dict[str, Beats], quality: dict[str, LeadQuality]):
+    """Beats detected once for all leads.
+
+    The reference is the best usable lead (:func:`choose_lead`); its aligned
+    beats are kept, valid where valid in the reference and matched (within
+    50 ms) by a valid beat in every other usable lead. Each other lead's R
+    offset is the median of the matched differences.
+
+    Returns
+    -------
+    joint : Beats
+        The reference lead's beats with the joint ``valid`` mask.
+    offsets : dict of str to float
+        Per usable lead, its R position minus the reference's (samples);
+        0 for the reference.
+    """
+    ref = choose_lead(quality)
+    rb = beats[ref]
+    valid = np.asarray(rb.valid, bool).copy()
+    offsets = {ref: 0.0}
+    for n, q in quality.items():
+        if n == ref or not q.usable:
+            continue
+        ob = beats[n]
+        hit, idx = _matched(rb.peaks / rb.fs, ob.peaks / ob.fs, MATCH_TOL_S)
+        ok = hit & np.asarray(ob.valid, bool)[idx]
+        valid &= ok
+        d = ob.peaks[idx][hit] - rb.peaks[hit]
+        offsets[n] = float(np.median(d)) if d.size else 0.0
+    return replace(rb, valid=valid), offsets
+
+
+def multilead_matrix(leads: dict, fs: float, beats: Beats, offsets: dict, *,
+                     half_width_s: float = 0.06) -> np.ndarray:
+    """Concatenated QRS windows of the leads in ``offsets`` at the joint beat positions.
+
+    Each lead's block is :func:`edr.modulation.qrs_matrix` at
+    ``beats.peaks + offsets[lead]`` (with the lead's own polarity taken from
+    the joint beats' reference: callers pass upright leads or accept a sign
+    per block, which kernel PCA ignores), divided by the block's median
+    absolute value.
+
+    Returns
+    -------
+    ndarray, shape (n_beats, n_leads * window)
+        All beats (mask with ``beats.valid``).
+    """
+    blocks = []
+    for n in offsets:
+        b = replace(beats, peaks=beats.peaks + offsets[n], polarity=1)
+        m = qrs_matrix(leads[n], fs, b, half_width_s=half_width_s)
+        scale = np.median(np.abs(m))
+        blocks.append(m / (scale if scale > 0 else 1.0))
+    return np.hstack(blocks)
+
+
+def multilead_kpca(leads: dict, fs: float, beats: Beats, offsets: dict, *, sigma2="mdd",
+                   random_state=0, half_width_s: float = 0.06):
+    """Multi-lead kernel PCA EDR (``n_c = 1``) on the concatenated QRS windows.
+
+    Returns
+    -------
+    times : ndarray
+        Times (s) of the valid joint beats.
+    values : ndarray
+        First kernel principal component score per valid beat.
+    model : kpca.KernelPCA
+        The fitted model (``sigma2_``, ``selection_``, ``eigenvalues_``).
+    """
+    from kpca import KernelPCA
+
+    X = multilead_matrix(leads, fs, beats, offsets, half_width_s=half_width_s)[beats.valid]
+    if X.shape[0] < 20:
+        raise SignalError(f"only {X.shape[0]} beats valid in every usable lead; at least 20 are needed")
+    model = KernelPCA(n_components=1, sigma2=sigma2, random_state=random_state)
+    values = model.fit_transform(X)[:, 0]
+    return beats.times[beats.valid], values, model

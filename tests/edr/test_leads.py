@@ -1,0 +1,128 @@
+"""Tests of edr.leads: per-lead quality, lead choice, fusion, joint beats, multi-lead kPCA."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from edr.beats import detect
+from edr.errors import SignalError
+from edr.evaluate.metrics import bandpass, correlation, to_uniform_grid
+from edr.leads import (LeadQuality, assess_leads, breathing_concentration, choose_lead, fuse_edrs,
+                       joint_beats, lead_quality, multilead_kpca, multilead_matrix)
+from edr.modulation import r_amplitude
+from edr.simulate import simulate_recording
+
+
+@pytest.fixture(scope="module")
+def rec():
+    return simulate_recording(duration_s=120.0, fs=125.0, leads=("II", "V5", "aVR"), random_state=3)
+
+
+def _edr(x, fs, beats, t_grid):
+    v = beats.valid
+    _, y = to_uniform_grid(beats.times[v], r_amplitude(x, fs, beats)[v], t_start=t_grid[0],
+                           t_end=t_grid[-1])
+    return bandpass(y)
+
+
+def _q(name, score, usable=True):
+    return LeadQuality(lead=name, usable=usable, reason="ok" if usable else "flat",
+                       masked_fraction=0.0, score=score if usable else 0.0)
+
+
+def test_breathing_concentration_narrow_vs_broad():
+    rng = np.random.default_rng(0)
+    t = np.arange(0, 300, 0.25)
+    assert breathing_concentration(np.sin(2 * np.pi * 0.25 * t)) > 0.9
+    assert breathing_concentration(bandpass(rng.standard_normal(t.size))) < 0.3
+    assert breathing_concentration(np.zeros(100)) == 0.0
+
+
+def test_flat_lead_is_unusable_and_never_chosen(rec):
+    leads = dict(rec.leads)
+    leads["V5"] = np.full(leads["V5"].size, 0.25)  # disconnected electrode
+    t_grid = np.arange(1.0, 119.0, 0.25)
+    beats = {n: detect(x, rec.fs) for n, x in leads.items() if n != "V5"}
+    edrs = {n: _edr(leads[n], rec.fs, b, t_grid) for n, b in beats.items()}
+    q = assess_leads(leads, rec.fs, beats=beats, edrs=edrs)
+    assert list(q) == ["II", "V5", "aVR"]
+    assert not q["V5"].usable and q["V5"].score == 0.0
+    assert "beat detection failed" in q["V5"].reason
+    assert q["II"].usable and q["aVR"].usable
+    assert q["II"].agreement == 1.0 and q["aVR"].agreement == 1.0
+    assert choose_lead(q) in {"II", "aVR"}
+    edrs["V5"] = np.zeros(t_grid.size)
+    fused = fuse_edrs(edrs, q)
+    assert np.all(np.isfinite(fused))
+    # the flat lead has weight 0: the fusion equals the fusion without it
+    np.testing.assert_allclose(fused, fuse_edrs({n: edrs[n] for n in ("II", "aVR")}, q))
+    d = q["V5"].as_dict()
+    assert d["concentration"] is None and d["usable"] is False
+
+
+def test_mostly_nan_lead_is_unusable(rec):
+    x = rec.leads["II"].copy()
+    x[: int(0.7 * x.size)] = np.nan
+    q = lead_quality(x, rec.fs, lead="II")
+    assert not q.usable and "70 % of the samples" in q.reason
+
+
+def test_noisy_lead_loses_to_clean_lead(rec):
+    rng = np.random.default_rng(1)
+    leads = {"II": rec.leads["II"], "noisy": rec.leads["II"] + 0.15 * rng.standard_normal(rec.leads["II"].size)}
+    t_grid = np.arange(1.0, 119.0, 0.25)
+    beats = {n: detect(x, rec.fs) for n, x in leads.items()}
+    edrs = {n: _edr(leads[n], rec.fs, b, t_grid) for n, b in beats.items()}
+    q = assess_leads(leads, rec.fs, beats=beats, edrs=edrs)
+    assert q["II"].concentration > q["noisy"].concentration
+    assert choose_lead(q) == "II"
+
+
+def test_choose_lead_without_usable_lead_raises():
+    with pytest.raises(SignalError, match="no usable ECG lead .*I: flat"):
+        choose_lead({"I": _q("I", 0.5, usable=False)})
+
+
+def test_fuse_edrs_hand_computed_weights_and_signs():
+    a = np.array([1.0, -1.0, 1.0, -1.0])
+    b = np.array([-2.0, 2.0, -2.0, 2.0])  # anti-phase, other gain
+    c = np.array([1.0, 1.0, -1.0, -1.0])
+    q = {"a": _q("a", 0.6), "b": _q("b", 0.3), "c": _q("c", 0.1)}
+    fused = fuse_edrs({"a": a, "b": b, "c": c}, q)
+    # z(a)=a, sign-aligned z(b)=a, z(c)=c orthogonal to a (sign +): (0.6a+0.3a+0.1c)/1.0
+    np.testing.assert_allclose(fused, 0.9 * a + 0.1 * c)
+    with pytest.raises(ValueError, match=r"one grid, got lengths \[3, 4\]"):
+        fuse_edrs({"a": a, "b": b[:3]}, q)
+
+
+def test_fusion_of_noisy_copies_beats_each_copy():
+    rng = np.random.default_rng(2)
+    t = np.arange(0, 300, 0.25)
+    s = bandpass(np.sin(2 * np.pi * 0.25 * t) + 0.5 * np.sin(2 * np.pi * 0.31 * t))
+    edrs = {f"L{i}": (-1) ** i * s + 0.8 * s.std() * bandpass(rng.standard_normal(t.size))
+            for i in range(3)}
+    q = {n: _q(n, breathing_concentration(v)) for n, v in edrs.items()}
+    fused = fuse_edrs(edrs, q)
+    assert correlation(fused, s) > max(correlation(v, s) for v in edrs.values()) + 0.05
+
+
+def test_joint_beats_and_multilead_kpca(rec):
+    beats = {n: detect(x, rec.fs) for n, x in rec.leads.items()}
+    q = assess_leads(rec.leads, rec.fs, beats=beats)
+    joint, offsets = joint_beats(beats, q)
+    ref = max(q, key=lambda n: q[n].score) if any(v.score for v in q.values()) else "II"
+    assert offsets[choose_lead(q)] == 0.0 and set(offsets) == set(rec.leads)
+    assert len(joint) == len(beats[choose_lead(q)]) and joint.valid.mean() > 0.9
+    # breaking one lead's beat invalidates that beat jointly
+    other = next(n for n in rec.leads if n != choose_lead(q))
+    beats[other].valid[10:15] = False
+    j2, _ = joint_beats(beats, q)
+    assert j2.valid.sum() <= joint.valid.sum() - 4
+    X = multilead_matrix(rec.leads, rec.fs, joint, offsets)
+    assert X.shape == (len(joint), 3 * (2 * round(0.06 * rec.fs) + 1))
+    t, v, model = multilead_kpca(rec.leads, rec.fs, joint, offsets, sigma2="rule-of-thumb")
+    tg, y = to_uniform_grid(t, v, t_start=2.0, t_end=118.0)
+    ref_resp = np.interp(tg, np.arange(rec.resp.size) / rec.resp_fs, rec.resp)
+    assert correlation(bandpass(y), bandpass(ref_resp)) > 0.6
+    assert ref in rec.leads
