@@ -152,12 +152,27 @@ class KernelPCA:
         )
         return sigma2, n_sel, result
 
+    def _check_scalar_params(self):
+        if self.eigen_solver not in _SOLVERS:
+            raise ValueError(
+                f"eigen_solver must be one of {sorted(_SOLVERS)}; "
+                f"got eigen_solver={self.eigen_solver!r}"
+            )
+        for name in ("tol", "preimage_tol"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not 0 <= v < np.inf:
+                raise ValueError(f"{name} must be a finite number >= 0; got {name}={v!r}")
+        v = self.max_iter
+        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1):
+            raise ValueError(f"max_iter must be None or a positive integer; got max_iter={v!r}")
+        v = self.preimage_max_iter
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            raise ValueError(
+                f"preimage_max_iter must be a positive integer; got preimage_max_iter={v!r}"
+            )
+
     def _solver(self, n_samples, n_components):
         solver = self.eigen_solver
-        if solver not in _SOLVERS:
-            raise ValueError(
-                f"eigen_solver must be one of {sorted(_SOLVERS)}; got eigen_solver={solver!r}"
-            )
         if solver == "auto":
             use_arpack = (
                 n_samples >= _AUTO_ARPACK_MIN_SAMPLES
@@ -177,20 +192,9 @@ class KernelPCA:
                 check_finite=False,
             )
         else:
-            tol = float(self.tol)
-            if not np.isfinite(tol) or tol < 0:
-                raise ValueError(f"tol must be a finite number >= 0; got tol={self.tol!r}")
-            if self.max_iter is not None and (
-                isinstance(self.max_iter, bool)
-                or not isinstance(self.max_iter, numbers.Integral)
-                or self.max_iter < 1
-            ):
-                raise ValueError(
-                    f"max_iter must be None or a positive integer; got max_iter={self.max_iter!r}"
-                )
             v0 = rng.uniform(-1.0, 1.0, N)
             lam, vec = scipy.sparse.linalg.eigsh(
-                Kc, k=n_components, which="LA", v0=v0, tol=tol, maxiter=self.max_iter
+                Kc, k=n_components, which="LA", v0=v0, tol=float(self.tol), maxiter=self.max_iter
             )
         order = np.argsort(lam)[::-1]
         return lam[order], _deterministic_signs(vec[:, order])
@@ -213,16 +217,9 @@ class KernelPCA:
         """
         X = check_array(X, "X")
         rng = check_random_state(self.random_state)
+        self._check_scalar_params()  # cheap checks before any model selection
         sigma2, n_c, selection = self._resolve_model(X)
         solver = self._solver(X.shape[0], n_c)
-        v = self.preimage_tol
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not 0 <= v < np.inf:
-            raise ValueError(f"preimage_tol must be a finite number >= 0; got preimage_tol={v!r}")
-        v = self.preimage_max_iter
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-            raise ValueError(
-                f"preimage_max_iter must be a positive integer; got preimage_max_iter={v!r}"
-            )
 
         K = rbf_kernel(X, sigma2=sigma2)
         col_mean = K.mean(axis=0)

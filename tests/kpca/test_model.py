@@ -216,6 +216,14 @@ def test_auto_components_with_float_sigma2_uses_mdd_at_that_width(blob, fake_sel
     assert (model.sigma2_, model.n_components_) == (1.5, 3)
 
 
+def test_bad_parameters_raise_before_selection_runs(blob, fake_select):
+    with pytest.raises(ValueError, match=r"got eigen_solver='x'"):
+        KernelPCA(2, "mdd", eigen_solver="x").fit(blob)
+    with pytest.raises(ValueError, match=r"n_components must be <= n_samples=120; got n_components=500"):
+        KernelPCA(500, "mdd").fit(blob)
+    assert fake_select == []
+
+
 def test_float_sigma2_does_not_call_selection(blob, fake_select):
     model = KernelPCA(2, 1.5).fit(blob)
     assert fake_select == [] and model.selection_ is None
