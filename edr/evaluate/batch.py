@@ -370,14 +370,19 @@ def assemble(out_dir: str | Path, *, options: dict | None = None) -> Path:
 
 
 def _git_commit() -> str | None:
+    """HEAD of the source checkout, ``+dirty`` when ``edr``/``kpca`` differ from it; None outside git."""
     import subprocess
 
+    root = Path(__file__).resolve().parents[2]
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
-                             text=True, timeout=10)
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "edr", "kpca"], cwd=root,
+                               capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
-    return out.stdout.strip() or None
+    if head.returncode or not head.stdout.strip():
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
 def _log_run(out_dir: Path, argv, folder: Path, summary: BatchSummary) -> None:

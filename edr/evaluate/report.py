@@ -559,6 +559,13 @@ def _sigma2_section(table: ResultsTable) -> str:
     return "\n".join(L) + "\n"
 
 
+def _short_commit(commit: str | None) -> str:
+    if not commit:
+        return "?"
+    sha, _, rest = commit.partition("+")
+    return sha[:10] + ("+" + rest if rest else "")
+
+
 def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str | None = None) -> Path:
     """Write ``README.md``, ``summary.csv`` and the PNG figures into ``out_dir``.
 
@@ -604,7 +611,7 @@ def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str
         runs = json.loads(batch_json.read_text()).get("runs", [])
         command = "\n".join(
             f"python -m edr.evaluate {' '.join(r['argv'])}   # {r['finished_utc']}, commit "
-            f"{(r.get('git_commit') or '?')[:10]}, {r['n_run']} tasks run, {r['n_errors']} errors" for r in runs)
+            f"{_short_commit(r.get('git_commit'))}, {r['n_run']} tasks run, {r['n_errors']} errors" for r in runs)
     md = out / "README.md"
     md.write_text(_markdown(table, ref, comps, curves, figures, results_csv, command))
     with open(out / "summary.csv", "w", newline="") as f:
