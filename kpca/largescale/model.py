@@ -275,7 +275,9 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
                 rng,
                 self.selection_options,
             )
-            sigma2, n_components = self.selection_.sigma2, self.selection_.n_components
+            # No component above the noise (Eq. (14) gives 0): keep the leading one.
+            sigma2 = self.selection_.sigma2
+            n_components = max(1, self.selection_.n_components)
         self.sigma2_ = float(sigma2)
         self._T = nystrom_map(rbf_kernel(self.basis_, sigma2=self.sigma2_))
         rows = self.basis_ if self.train_on == "support" else X

@@ -229,3 +229,36 @@ def test_other_bad_parameters(toy):
     model = FixedSizeKernelPCA(1, 0.5, n_support=10, random_state=0).fit(toy)
     with pytest.raises(ValueError, match="features"):
         model.transform(np.ones((3, 5)))
+
+
+# ------------------------------------------------------------ MDD on the split
+def test_mdd_on_split_matches_its_definition(toy):
+    from kpca.largescale.mdd_split import mdd_on_split
+
+    grid = [0.1, 0.3, 1.0]
+    res = mdd_on_split(toy[:40], toy[40:140], grid=grid, n_draws=5, random_state=0)
+    assert res.criterion == "varon2015" and res.sigma2 in grid
+    # Data spectrum = eigenvalues of the centred training kernel (Eq. (4)).
+    for g, s2 in enumerate(res.grid):
+        ev = np.linalg.eigvalsh(center_kernel(rbf_kernel(toy[:40], sigma2=s2)))[::-1]
+        np.testing.assert_allclose(res.data_spectra[g], ev, atol=1e-10)
+    # n_c per width: leading components above the noise (Eq. (14)); I_s (Eq. (15)).
+    diff = res.data_spectra - res.noise_spectra
+    for g in range(len(grid)):
+        n = res.n_components_grid[g]
+        assert np.all(diff[g, :n] > 0) and (n == diff.shape[1] or diff[g, n] <= 0)
+        assert res.curve[g] == pytest.approx(diff[g, :n].sum())
+    with pytest.raises(ValueError, match="n_draws must be an int >= 2; got n_draws=1"):
+        mdd_on_split(toy[:40], toy[40:140], n_draws=1)
+
+
+def test_fixed_size_selects_on_support_and_validation(toy):
+    model = FixedSizeKernelPCA("auto", "mdd", n_support=30, n_validation=100, grid=[0.1, 0.3, 1.0],
+                               selection_options={"n_draws": 5}, random_state=0).fit(toy)
+    assert model.validation_.size == 100
+    assert not np.intersect1d(model.validation_, model.support_).size
+    assert model.selection_.details["n_train"] == 30
+    assert model.sigma2_ == model.selection_.sigma2
+    assert model.n_components_ == max(1, model.selection_.n_components)
+    with pytest.raises(ValueError, match=r"n_validation must be in \[1, 270\]"):
+        FixedSizeKernelPCA("auto", 0.3, n_support=30, n_validation=271).fit(toy)
