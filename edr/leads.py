@@ -84,7 +84,7 @@ class LeadQuality:
     lead: str
     usable: bool
     reason: str
-    masked_fraction: float
+    masked_fraction: float = float("nan")
     n_beats: int = 0
     valid_fraction: float = 0.0
     clipped_fraction: float = 0.0
@@ -346,10 +346,10 @@ def multilead_matrix(leads: dict, fs: float, beats: Beats, offsets: dict, *,
     """Concatenated QRS windows of the leads in ``offsets`` at the joint beat positions.
 
     Each lead's block is :func:`edr.modulation.qrs_matrix` at
-    ``beats.peaks + offsets[lead]`` (with the lead's own polarity taken from
-    the joint beats' reference: callers pass upright leads or accept a sign
-    per block, which kernel PCA ignores), divided by the block's median
-    absolute value.
+    ``beats.peaks + offsets[lead]`` on the lead as recorded (a whole block's
+    sign does not change kernel distances), without the window positions
+    where the lead sits at its rail in more than 5 % of the beats (clipping),
+    divided by the block's median absolute value.
 
     Returns
     -------
@@ -360,9 +360,29 @@ def multilead_matrix(leads: dict, fs: float, beats: Beats, offsets: dict, *,
     for n in offsets:
         b = replace(beats, peaks=beats.peaks + offsets[n], polarity=1)
         m = qrs_matrix(leads[n], fs, b, half_width_s=half_width_s)
+        m = m[:, _unclipped_columns(leads[n], b, m.shape[1])]
         scale = np.median(np.abs(m))
         blocks.append(m / (scale if scale > 0 else 1.0))
     return np.hstack(blocks)
+
+
+def _unclipped_columns(x, beats: Beats, width: int) -> np.ndarray:
+    """Window positions at the lead's rail (max or min) in at most 5 % of the valid beats.
+
+    A saturating lead carries no modulation where its samples sit at the rail,
+    and the rail's on/off pattern would dominate the kernel distances.
+    """
+    x = np.asarray(x, dtype=float)
+    ok = np.isfinite(x)
+    if not ok.any() or not beats.valid.any():
+        return np.ones(width, dtype=bool)
+    hi, lo = np.max(x[ok]), np.min(x[ok])
+    h = width // 2
+    idx = np.clip(np.rint(beats.peaks[beats.valid]).astype(int)[:, None]
+                  + np.arange(-h, h + 1)[None, :], 0, x.size - 1)
+    w = x[idx]
+    keep = ((w >= hi) | (w <= lo)).mean(axis=0) <= 0.05
+    return keep if keep.sum() >= 3 else np.ones(width, dtype=bool)
 
 
 def multilead_kpca(leads: dict, fs: float, beats: Beats, offsets: dict, *, sigma2="mdd",

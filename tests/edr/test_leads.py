@@ -82,6 +82,9 @@ def test_noisy_lead_loses_to_clean_lead(rec):
 def test_choose_lead_without_usable_lead_raises():
     with pytest.raises(SignalError, match="no usable ECG lead .*I: flat"):
         choose_lead({"I": _q("I", 0.5, usable=False)})
+    # a lead whose EDR failed upstream is reported by name and reason only
+    q = {"V": LeadQuality(lead="V", usable=False, reason="only 3 beats"), "II": _q("II", 0.2)}
+    assert choose_lead(q) == "II"
 
 
 def test_fuse_edrs_hand_computed_weights_and_signs():
