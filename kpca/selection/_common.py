@@ -102,8 +102,11 @@ def leading_excess(lam, tau):
     ``n = max{i : lambda_j - tau_j > 0 for all j <= i}`` per grid row.  Eq. (14)
     of Varon et al. and Eq. (6) of Jørgensen & Hansen write ``max_{lambda_i -
     tau_i > 0} i``; Jørgensen & Hansen state that the data eigenvalues must
-    exceed the threshold "for all retained components", which is this reading
-    (it also ignores crossings in the numerically-zero tail of the spectrum).
+    exceed the threshold "for all retained components", and Varon et al. (§IV) that
+    components "are selected when the first component of the noise is lower than the
+    one of the real data" — this reading (it also ignores crossings in the
+    numerically-zero tail of the spectrum, where the non-Euclidean noise kernels
+    have negative eigenvalues).
     """
     pos = (lam - tau) > 0
     # index of the first non-positive entry = count of leading positives
