@@ -18,9 +18,11 @@ _SOLVERS = ("auto", "dense", "arpack")
 
 # "auto" uses ARPACK when N >= _AUTO_ARPACK_MIN_SAMPLES and the number of
 # components is at most N / _AUTO_ARPACK_MAX_FRACTION; dense otherwise.
-# Measured with benchmarks/bench_kpca.py (see benchmarks/RESULTS.md).
-_AUTO_ARPACK_MIN_SAMPLES = 1000
-_AUTO_ARPACK_MAX_FRACTION = 50
+# Measured with benchmarks/bench_kpca.py (see benchmarks/RESULTS.md): ARPACK
+# was faster for every N in 100..3000 with n_components <= N/4; below N = 100
+# both take about a millisecond and LAPACK needs no start vector.
+_AUTO_ARPACK_MIN_SAMPLES = 100
+_AUTO_ARPACK_MAX_FRACTION = 4
 
 
 def _deterministic_signs(vectors):
@@ -56,8 +58,8 @@ class KernelPCA:
         "dense": LAPACK ``scipy.linalg.eigh`` restricted to the leading
         ``n_c`` eigenpairs. "arpack": ``scipy.sparse.linalg.eigsh`` (Lanczos)
         for the ``n_c`` largest eigenvalues with a start vector drawn from
-        ``random_state``. "auto": ARPACK when ``N >= 1000`` and
-        ``n_c <= N / 50``, dense otherwise (switch chosen by measurement,
+        ``random_state``. "auto": ARPACK when ``N >= 100`` and
+        ``n_c <= N / 4``, dense otherwise (switch chosen by measurement,
         ``benchmarks/bench_kpca.py``).
     tol : float, default=0.0
         ARPACK convergence tolerance (0: machine precision).

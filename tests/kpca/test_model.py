@@ -47,9 +47,10 @@ def test_eigenvector_signs_are_deterministic(blob, solver):
 
 def test_auto_solver_switch():
     model = KernelPCA(2, 1.0, eigen_solver="auto")
-    assert model._solver(500, 2) == "dense"
-    assert model._solver(2000, 2) == "arpack"
-    assert model._solver(2000, 200) == "dense"
+    assert model._solver(99, 2) == "dense"
+    assert model._solver(100, 25) == "arpack"
+    assert model._solver(100, 26) == "dense"
+    assert model._solver(2000, 5) == "arpack"
 
 
 @pytest.mark.parametrize("solver", ["dense", "arpack"])
