@@ -95,7 +95,7 @@ def main(argv=None):
         "",
         f"Command: `{cmd} --seed {args.seed}` ({trials} training sets per n; the paper uses 1000).",
         "Target 5 sinc(8x) (sinc(t) = sin t / t), x ~ U[-1, 1], noise N(0, 1), Gaussian basis",
-        "tau^2 = 0.05, lambda = 1e-4 for CHT/HTU/BHT, LOOCV over {1,2,5} x 10^(-4..3}.",
+        "tau^2 = 0.05, lambda = 1e-4 for CHT/HTU/BHT, LOOCV over {1,2,5} x 10^(-4..3).",
         "",
         "## (a) Test error, mean ± sd/2 — ours (paper)",
         "",
