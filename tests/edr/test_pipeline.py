@@ -1,0 +1,149 @@
+"""Tests of edr.pipeline.extract_edr: synthetic records with known respiration, windows, bad input, real data."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from edr.errors import ChannelError, SignalError
+from edr.evaluate.metrics import score
+from edr.pipeline import EDRResult, extract_edr, plan_windows
+from edr.simulate import simulate_recording
+
+SIGMA2 = 0.5  # fixed width for the synthetic tests (criteria are tested in kpca.selection)
+
+
+@pytest.fixture(scope="module")
+def rec():
+    return simulate_recording(duration_s=180.0, fs=250.0, random_state=1, baseline_wander=0.0)
+
+
+@pytest.fixture(scope="module")
+def whole(rec):
+    return extract_edr(rec, "kpca", sigma2=SIGMA2)
+
+
+def test_kpca_recovers_the_known_respiration(rec, whole):
+    assert isinstance(whole, EDRResult)
+    s = score(whole, rec)
+    assert s.msc > 0.7 and s.corr > 0.9
+    assert whole.fs == 4.0 and whole.time.size == whole.waveform.size == 180 * 4
+    assert np.all(np.isfinite(whole.waveform))
+    # rate series: 32 s windows, 16 s step; the simulated rate is 15 /min
+    assert whole.rate_time.size == (180 - 32) // 16 + 1
+    assert abs(np.median(whole.rate_bpm) - 15.0) < 1.5
+    assert whole.sigma2 == SIGMA2 and whole.selection is None
+    assert len(whole.windows) == 1 and whole.windows[0].quality["status"] == "ok"
+    assert whole.n_beats == whole.beat_times.size == whole.beat_values.size
+
+
+def test_sign_convention_positive_with_r_amplitude(rec, whole):
+    again = extract_edr(rec, "kpca", sigma2=SIGMA2)
+    np.testing.assert_array_equal(whole.waveform, again.waveform)
+    ramp = extract_edr(rec, "r_amplitude")
+    assert np.corrcoef(whole.waveform, ramp.waveform)[0, 1] > 0
+    pca = extract_edr(rec, "pca")
+    assert np.corrcoef(pca.waveform, ramp.waveform)[0, 1] > 0
+
+
+def test_inverted_lead_gives_the_same_edr(rec, whole):
+    inv = dataclasses.replace(rec, ecg=-rec.ecg, leads={k: -v for k, v in rec.leads.items()})
+    res = extract_edr(inv, "kpca", sigma2=SIGMA2)
+    assert np.corrcoef(res.waveform, whole.waveform)[0, 1] > 0.99
+
+
+def test_windowed_equals_whole_on_a_stationary_record(rec, whole):
+    win = extract_edr(rec, "kpca", sigma2=SIGMA2, window_s=80.0, overlap=0.5)
+    assert len(win.windows) == len(plan_windows(180.0, 80.0, 0.5)) == 4
+    assert all(w.sigma2 == SIGMA2 for w in win.windows)
+    assert np.corrcoef(win.waveform, whole.waveform)[0, 1] > 0.95
+    # every beat is reported once
+    assert np.all(np.diff(win.beat_times) > 0)
+    assert abs(win.n_beats - whole.n_beats) <= 3
+
+
+def test_plan_windows():
+    assert plan_windows(480.0, None) == [(0.0, 480.0)]
+    assert plan_windows(1000.0, None)[0] == (0.0, 300.0)
+    w = plan_windows(250.0, 100.0, 0.5)
+    assert w[0] == (0.0, 100.0) and w[-1] == (150.0, 250.0)
+    assert plan_windows(80.0, 100.0) == [(0.0, 80.0)]
+
+
+def test_nan_run_is_masked_and_reported():
+    rec = simulate_recording(duration_s=200.0, fs=250.0, random_state=2, baseline_wander=0.0)
+    ecg = rec.ecg.copy()
+    ecg[int(60 * rec.fs):int(130 * rec.fs)] = np.nan
+    bad = dataclasses.replace(rec, ecg=ecg, leads={rec.ecg_channel: ecg})
+    res = extract_edr(bad, "kpca", sigma2=SIGMA2, window_s=40.0, overlap=0.5)
+    status = [w.quality["status"] for w in res.windows]
+    assert any(s.startswith("skipped") for s in status) and "ok" in status
+    assert np.all(np.isfinite(res.waveform))
+    gap = (res.time > 70) & (res.time < 120)
+    assert np.all(res.waveform[gap] == 0.0)
+    assert not np.any((res.beat_times > 61) & (res.beat_times < 129))
+
+
+def test_flat_line_lead_raises_signal_error():
+    rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=2)
+    flat = dataclasses.replace(rec, ecg=np.zeros_like(rec.ecg))
+    with pytest.raises(SignalError):
+        extract_edr(flat, "r_amplitude")
+
+
+def test_fewer_than_20_beats():
+    rec = simulate_recording(duration_s=12.0, fs=250.0, random_state=0)
+    with pytest.raises(SignalError, match="beats"):
+        extract_edr(rec, "kpca", sigma2=SIGMA2)
+
+
+def test_summary_is_json_serialisable(rec, whole):
+    s = json.loads(json.dumps(whole.summary()))
+    assert s["method"] == "kpca" and s["n_windows"] == 1 and s["sigma2"] == SIGMA2
+    assert s["params"]["sigma2"] == SIGMA2 and s["windows"][0]["quality"]["status"] == "ok"
+
+
+def test_progress_bar(rec, capsys):
+    extract_edr(rec, "r_amplitude", window_s=100.0, progress=True)
+    assert "window" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kw, exc, match", [
+    ({"method": "nope"}, ValueError, "valid methods are"),
+    ({"window_s": 5.0}, ValueError, "window_s must be"),
+    ({"window_s": "long"}, ValueError, "window_s must be"),
+    ({"overlap": 0.95}, ValueError, "overlap must be"),
+    ({"fs_out": 1.0}, ValueError, "fs_out must be"),
+    ({"lead": "V9"}, ChannelError, "lead 'V9' is not in recording"),
+    ({"method": "pca", "orientation": "beats"}, TypeError, r"takes no option \['orientation'\]"),
+    ({"method": "rsa", "baseline": "pr"}, TypeError, r"takes no option \['baseline'\]"),
+    ({"sigma2": -2.0}, ValueError, "sigma2 must be a positive number"),
+])
+def test_bad_arguments(rec, kw, exc, match):
+    kw = dict(kw)
+    method = kw.pop("method", "kpca")
+    with pytest.raises(exc, match=match):
+        extract_edr(rec, method, **kw)
+
+
+def test_sampling_rate_out_of_range(rec):
+    slow = dataclasses.replace(rec, fs=50.0)
+    with pytest.raises(SignalError, match="fs=50"):
+        extract_edr(slow, "kpca")
+
+
+# --------------------------------------------------------------------------- #
+# real data: BIDMC lead II
+# --------------------------------------------------------------------------- #
+def test_bidmc_kpca_beats_r_amplitude(bidmc_dir):
+    from edr.io import read_record
+
+    ours, peer = [], []
+    for name in ("bidmc03", "bidmc12", "bidmc35"):
+        r = read_record(bidmc_dir / name)
+        ours.append(score(extract_edr(r, "kpca", sigma2="shannon"), r).msc)
+        peer.append(score(extract_edr(r, "r_amplitude"), r).msc)
+    assert np.median(ours) > np.median(peer)
