@@ -353,7 +353,9 @@ def assemble(out_dir: str | Path, *, options: dict | None = None) -> Path:
         rows.append(done["row"])
         if done.get("selection"):
             r = done["row"]
-            curves.append({k: r[k] for k in ("record", "method", "criterion", "lead")} | done["selection"])
+            sel = dict(done["selection"])
+            sel["selection_key"] = sel.pop("criterion")  # the registry's canonical key, e.g. "varon2015"
+            curves.append({k: r[k] for k in ("record", "method", "criterion", "lead")} | sel)
     key = lambda r: (r["record"], r["method"], r["criterion"], r["lead"])  # noqa: E731
     rows.sort(key=key)
     curves.sort(key=key)

@@ -240,21 +240,25 @@ def _normalise(curve: np.ndarray) -> np.ndarray:
     return (c - lo) / (hi - lo) if hi > lo else np.zeros_like(c)
 
 
-def _plot_curves(curves: list[dict], path: Path) -> None:
+def _has_curve(c: dict) -> bool:
+    return len(c["grid"]) >= 3
+
+
+def _plot_curves(curves: list[dict], path: Path) -> bool:
+    """One panel per (method, criterion, lead) with a searched curve; False when there is none."""
     import matplotlib.pyplot as plt
 
-    keys = sorted({(c["method"], c["criterion"], c["lead"]) for c in curves},
+    keys = sorted({(c["method"], c["criterion"], c["lead"]) for c in curves if _has_curve(c)},
                   key=lambda k: _config_order(k))
+    if not keys:
+        return False
     ncol = min(2, len(keys))
     nrow = math.ceil(len(keys) / ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(5.2 * ncol, 3.4 * nrow), squeeze=False)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(5.2 * ncol, 3.2 * nrow + 0.4), squeeze=False)
     for ax, key in zip(axes.flat, keys):
-        sel = [c for c in curves if (c["method"], c["criterion"], c["lead"]) == key]
+        sel = [c for c in curves if (c["method"], c["criterion"], c["lead"]) == key and _has_curve(c)]
         for c in sel:
             g = np.asarray(c["grid"], float)
-            if g.size < 3:  # a closed-form choice (rule of thumb): no curve, only the value
-                ax.plot(c["sigma2"], 1.0, "o", color="#b2182b", ms=3.5)
-                continue
             y = _normalise(c["curve"])
             ax.plot(g, y, "-", color="#2166ac", lw=0.8, alpha=0.45)
             k = int(np.argmin(np.abs(g - c["sigma2"])))
@@ -263,38 +267,44 @@ def _plot_curves(curves: list[dict], path: Path) -> None:
         lead = "" if key[2] == "default" else f" @{key[2]}"
         ax.set_title(f"{key[0]}/{key[1]}{lead}: {len(sel)} records", fontsize=10)
         ax.set_xlabel("σ²")
-        ax.set_ylabel("criterion (min–max scaled per record)")
+        ax.set_ylabel("criterion (scaled to [0, 1])")
         ax.grid(alpha=0.3)
     for ax in axes.flat[len(keys):]:
         ax.set_visible(False)
-    fig.suptitle("σ² selection curves (Varon et al. 2015, Fig. 7(d)); red dot = chosen σ²", fontsize=10)
-    fig.tight_layout()
+    fig.suptitle("σ² selection curves per record (Varon et al. 2015, Fig. 7(d) style); red dot = chosen σ²",
+                 fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(path, dpi=110)
     plt.close(fig)
+    return True
 
 
 def _plot_curves_one_record(curves: list[dict], record: str, path: Path) -> None:
+    """Fig. 9 style: every criterion of one record, one panel per (method, lead)."""
     import matplotlib.pyplot as plt
 
     sel = sorted([c for c in curves if c["record"] == record],
                  key=lambda c: _config_order((c["method"], c["criterion"], c["lead"])))
-    fig, ax = plt.subplots(figsize=(7, 3.8))
-    for i, c in enumerate(sel):
-        color = f"C{i}"
-        lead = "" if c["lead"] == "default" else f" @{c['lead']}"
-        label = f"{c['method']}/{c['criterion']}{lead}: σ² = {c['sigma2']:.3g}"
-        if len(c["grid"]) >= 3:
-            ax.plot(c["grid"], _normalise(c["curve"]), "-", color=color, lw=1.5, label=label)
-        else:
-            label += " (closed form)"
-        ax.axvline(c["sigma2"], color=color, ls="--", lw=1, label=None if len(c["grid"]) >= 3 else label)
-    ax.set_xscale("log")
-    ax.set_xlabel("σ²")
-    ax.set_ylabel("criterion (min–max scaled)")
-    ax.set_title(f"Model-selection criteria for {record} (Varon et al. 2015, Fig. 9 style)", fontsize=10)
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
+    panels = list(dict.fromkeys((c["method"], c["lead"]) for c in sel))
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.0 * len(panels), 3.9), squeeze=False)
+    for ax, (method, lead) in zip(axes[0], panels):
+        for i, c in enumerate(x for x in sel if (x["method"], x["lead"]) == (method, lead)):
+            color = f"C{i}"
+            label = f"{c['criterion']}: σ² = {c['sigma2']:.3g}"
+            if _has_curve(c):
+                ax.plot(c["grid"], _normalise(c["curve"]), "-", color=color, lw=1.5, label=label)
+                ax.axvline(c["sigma2"], color=color, ls="--", lw=1)
+            else:
+                ax.axvline(c["sigma2"], color=color, ls="--", lw=1, label=label + " (closed form)")
+        ax.set_xscale("log")
+        ax.set_xlabel("σ²")
+        ax.set_ylabel("criterion (scaled to [0, 1])")
+        ax.set_title(method + ("" if lead == "default" else f" @{lead}"), fontsize=10)
+        ax.legend(fontsize=8, loc="lower left")
+        ax.grid(alpha=0.3)
+    fig.suptitle(f"Model-selection criteria on {record} (Varon et al. 2015, Fig. 9 style); dashed: chosen σ²",
+                 fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -416,7 +426,8 @@ def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fi
     if "curves" in figures:
         L.append(f"![sigma2 curves]({figures['curves']})\n")
         L.append("σ² selection curves of every record (first window), each scaled to [0, 1]; "
-                 "the red dot is the chosen σ² (maximum of the criterion).\n")
+                 "the red dot is the chosen σ² (maximum of the criterion). The rule of thumb (Eq. (20)) is a "
+                 "closed form and has no curve.\n")
     if "one_record" in figures:
         L.append(f"![criteria on one record]({figures['one_record']})\n")
         L.append(f"All criteria on one record ({figures['one_record_name']}), Fig. 9 style; "
@@ -599,8 +610,8 @@ def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str
     curves_path = results_csv.parent / "selection_curves.json"
     curves = json.loads(curves_path.read_text()) if curves_path.exists() else []
     if curves:
-        figures["curves"] = "sigma2_curves.png"
-        _plot_curves(curves, out / figures["curves"])
+        if _plot_curves(curves, out / "sigma2_curves.png"):
+            figures["curves"] = "sigma2_curves.png"
         first = sorted({c["record"] for c in curves})[0]
         figures["one_record"] = f"sigma2_criteria_{first}.png"
         figures["one_record_name"] = first
