@@ -439,7 +439,7 @@ def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fi
     L.append("## Statistical tests\n")
     L.append("Every configuration is scored on the *same* records, so the samples are paired: the primary "
              "tests are the Friedman test across configurations and pairwise Wilcoxon signed-rank tests with "
-             "Bonferroni correction (effect sizes: Kendall's W; matched-pairs rank-biserial r, positive when "
+             "Bonferroni correction over all k(k-1)/2 pairs of the k tested configurations (effect sizes: Kendall's W; matched-pairs rank-biserial r, positive when "
              "the first configuration scores higher). Varon et al. 2015 used Kruskal–Wallis and MATLAB's "
              "`multcompare` with Bonferroni correction, i.e. Dunn's test on the joint ranks; these are given "
              "for comparability (effect sizes ε² and Cliff's delta). Records with a failed task are left out "
