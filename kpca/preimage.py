@@ -203,7 +203,7 @@ def fixed_point_preimage(
 
         # Vanishing denominator: restart from the next candidate, or give up.
         bad = active[~ok]
-        can = n_restarts[bad] < max_restarts
+        can = (n_restarts[bad] < max_restarts) & (next_start[bad] < starts.shape[1])
         if bad.size:
             rs = bad[can]
             z[rs] = X_fit[starts[rs, next_start[rs]]]

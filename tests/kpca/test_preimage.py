@@ -100,6 +100,16 @@ def test_negative_denominator_triggers_restart():
     assert res.z[0, 0] > 2.9
 
 
+def test_restarts_stop_when_candidates_run_out():
+    # All weights negative: the denominator is negative from every start. With
+    # two training points only one restart candidate follows the default start,
+    # although ten restarts are allowed.
+    X = np.array([[0.0, 0.0], [1.0, 0.0]])
+    gt = np.array([[-1.0, -1.0]])  # denominator negative everywhere
+    res = fixed_point_preimage(gt, X, 0.5, max_restarts=10)
+    assert not res.converged[0] and res.n_restarts[0] == 1
+
+
 @pytest.mark.parametrize(
     "kwargs, match",
     [
