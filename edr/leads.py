@@ -13,7 +13,7 @@ single-lead EDR:
   correlation with the lead's template) from :func:`edr.beats.detect`;
 * ``agreement`` — fraction of the lead's beats that the majority of the other
   usable leads also found within 50 ms (after removing each pair's constant
-  median R offset);
+  offset, see ``_matched``);
 * ``concentration`` — spectral concentration of the lead's EDR: share of its
   0.05–1 Hz Welch power within ±0.05 Hz of the in-band peak (a respiratory
   series is narrow-band, noise is not), see :func:`breathing_concentration`;
@@ -200,14 +200,26 @@ def _nearest(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _matched(a: np.ndarray, b: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
     """For each time in ``a``: whether ``b`` has one within ``tol`` and the index of the nearest.
 
-    The leads' R peaks sit at lead-specific instants of the QRS complex, so the
-    constant median offset (within ±150 ms) of ``b`` against ``a`` is removed first.
+    The leads' R peaks sit at lead-specific instants of the QRS complex and
+    monitor channels can be shifted against each other (some BIDMC records by
+    more than 150 ms), so the constant offset of ``b`` against ``a`` is removed
+    first: the mode (10 ms bins) of the differences between each time of ``a``
+    and its neighbours in ``b`` within ±0.45 median RR, refined by the median of
+    the differences within ``tol`` of that mode.
     """
-    if a.size == 0 or b.size == 0:
+    if a.size < 2 or b.size == 0:
         return np.zeros(a.size, bool), np.zeros(a.size, int)
-    d = b[_nearest(a, b)] - a
-    near = np.abs(d) <= 0.15
-    shift = float(np.median(d[near])) if near.any() else 0.0
+    half = 0.45 * float(np.median(np.diff(a)))
+    j = np.searchsorted(b, a)
+    cand = np.clip(j[:, None] + np.arange(-2, 2)[None, :], 0, b.size - 1)
+    d = (b[cand] - a[:, None]).ravel()
+    d = d[np.abs(d) < half]
+    shift = 0.0
+    if d.size:
+        edges = np.arange(-half, half + 0.01, 0.01)
+        counts, edges = np.histogram(d, bins=edges)
+        mode = 0.5 * (edges[np.argmax(counts)] + edges[np.argmax(counts) + 1])
+        shift = float(np.median(d[np.abs(d - mode) <= tol]))
     idx = _nearest(a + shift, b)
     return np.abs(a + shift - b[idx]) <= tol, idx
 
@@ -314,8 +326,9 @@ def joint_beats(beats: dict[str, Beats], quality: dict[str, LeadQuality]):
 
     The reference is the best usable lead (:func:`choose_lead`); its aligned
     beats are kept, valid where valid in the reference and matched (within
-    50 ms) by a valid beat in every other usable lead. Each other lead's R
-    offset is the median of the matched differences.
+    50 ms, after the pair's constant offset) by a valid beat in every other
+    usable lead. Each other lead's R offset is the median of the matched
+    differences.
 
     Returns
     -------

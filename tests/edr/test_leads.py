@@ -129,3 +129,26 @@ def test_joint_beats_and_multilead_kpca(rec):
     ref_resp = np.interp(tg, np.arange(rec.resp.size) / rec.resp_fs, rec.resp)
     assert correlation(bandpass(y), bandpass(ref_resp)) > 0.6
     assert ref in rec.leads
+
+
+def test_agreement_survives_a_constant_channel_delay():
+    """Monitor channels can be shifted (BIDMC bidmc03: lead II 180 ms after V)."""
+    from edr.beats import Beats
+
+    rng = np.random.default_rng(5)
+    t = np.cumsum(0.8 + 0.03 * rng.standard_normal(300))
+    fs = 125.0
+    mk = lambda tt: Beats(peaks=tt * fs, fs=fs, valid=np.ones(tt.size, bool), polarity=1,  # noqa: E731
+                          n_ectopic=0, n_artifact=0, template_corr=np.ones(tt.size),
+                          clipped=np.zeros(tt.size, bool))
+    shifted = t + 0.18 + 0.004 * rng.standard_normal(t.size)
+    shifted = np.delete(shifted, [50, 51])  # two beats missed by the other lead
+    n = int(t[-1] * fs) + 200
+    leads = {"II": rng.standard_normal(n), "V": rng.standard_normal(n)}  # only the beats matter
+    q = assess_leads(leads, fs, beats={"II": mk(t), "V": mk(shifted)})
+    assert q["II"].agreement == pytest.approx(1 - 2 / t.size)
+    assert q["V"].agreement == 1.0
+    q["II"].score, q["V"].score = 1.0, 0.5
+    joint, offsets = joint_beats({"II": mk(t), "V": mk(shifted)}, q)
+    assert offsets["V"] == pytest.approx(0.18 * fs, abs=0.2)
+    assert np.flatnonzero(~joint.valid).tolist() == [50, 51]
