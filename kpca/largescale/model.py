@@ -127,7 +127,8 @@ class _LowRankKernelPCA:
 
     def denoise(self, X):
         """Project ``X`` on the leading axes and return the pre-images (start: ``X``)."""
-        X = check_array(X, "X", n_features=getattr(self, "basis_", np.empty((0, 0))).shape[1])
+        self._check_fitted()
+        X = check_array(X, "X", n_features=self.basis_.shape[1])
         return self.inverse_transform(self.transform(X), z0=X)
 
 

@@ -226,6 +226,8 @@ def test_other_bad_parameters(toy):
         fs2_support_vectors(toy, 5, 0.5, max_iter=-1)
     with pytest.raises(RuntimeError, match="not fitted"):
         FixedSizeKernelPCA().transform(toy)
+    with pytest.raises(RuntimeError, match="not fitted"):
+        IncompleteCholeskyKernelPCA().denoise(toy)
     model = FixedSizeKernelPCA(1, 0.5, n_support=10, random_state=0).fit(toy)
     with pytest.raises(ValueError, match="features"):
         model.transform(np.ones((3, 5)))
