@@ -88,13 +88,24 @@ def main(argv=None):
 
 
 def summarize(rows, n_records, out):
-    """Print MSC median (25th, 75th) and median |r| per criterion."""
-    print(f"\n{n_records} records -> {out}\ncriterion            MSC median (25th, 75th)    |r| median")
+    """Print MSC median (25th, 75th) and median |r| per criterion, over the records that have
+    every criterion (a partial run may stop mid-record), plus paired win counts vs hist256."""
+    have = {}
+    for r in rows:
+        have.setdefault(r["record"], set()).add(r["criterion"])
+    complete = {rec for rec, c in have.items() if set(VARIANTS) <= c}
+    rows = [r for r in rows if r["record"] in complete]
+    n_records = len(complete)
+    print(f"\n{n_records} complete records -> {out}\ncriterion            MSC median (25th, 75th)    |r| median"
+          "   MSC higher/equal/lower than shannon-hist256 (paired)")
+    base = {r["record"]: r["msc"] for r in rows if r["criterion"] == "shannon-hist256"}
     for label in VARIANTS:
         m = np.array([r["msc"] for r in rows if r["criterion"] == label], dtype=float)
         c = np.array([r["corr"] for r in rows if r["criterion"] == label], dtype=float)
         q = np.nanpercentile(m, [50, 25, 75])
-        print(f"{label:20s} {q[0]:.3f} ({q[1]:.3f}, {q[2]:.3f})          {np.nanmedian(c):.3f}")
+        d = np.array([r["msc"] - base[r["record"]] for r in rows if r["criterion"] == label])
+        wins = f"{np.sum(d > 1e-9)}/{np.sum(np.abs(d) <= 1e-9)}/{np.sum(d < -1e-9)}"
+        print(f"{label:20s} {q[0]:.3f} ({q[1]:.3f}, {q[2]:.3f})          {np.nanmedian(c):.3f}      {wins}")
 
 
 if __name__ == "__main__":
