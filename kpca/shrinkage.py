@@ -84,18 +84,22 @@ def universal_threshold(n, delta=0.0):
 
 
 def _as_2d(x, name):
-    x = np.asarray(x, dtype=np.float64) if not isinstance(x, np.ndarray) else x
+    x = np.asarray(x)
     if x.ndim == 1:
         x = x[:, None]
     return check_array(x, name=name)
 
 
 def _check_targets(y, n):
-    y = np.asarray(y, dtype=np.float64)
+    try:
+        y = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"y must be a numeric array; got {type(y).__name__}: {exc}") from None
     if y.ndim != 1 or y.shape[0] != n:
         raise ValueError(f"y must be a 1-D array with {n} values (one per x row); got y.shape={y.shape}")
     if not np.all(np.isfinite(y)):
-        raise ValueError(f"y must contain only finite values; got y[{int(np.argmin(np.isfinite(y)))}]")
+        i = int(np.argmin(np.isfinite(y)))
+        raise ValueError(f"y must contain only finite values; got y[{i}]={y[i]}")
     return y
 
 

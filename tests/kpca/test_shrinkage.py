@@ -143,6 +143,10 @@ def test_bad_data():
     x, y = _sinc_data(20)
     with pytest.raises(ValueError, match=r"y must be a 1-D array with 20 values .* got y.shape=\(19,\)"):
         OrthogonalShrinkageRegression().fit(x, y[:-1])
+    with pytest.raises(ValueError, match=r"y must contain only finite values; got y\[3\]=nan"):
+        OrthogonalShrinkageRegression().fit(x, np.where(np.arange(20) == 3, np.nan, y))
+    with pytest.raises(ValueError, match=r"x must contain only finite values; got x\[0, 0\]=inf"):
+        OrthogonalShrinkageRegression().fit(np.r_[np.inf, x[1:]], y)
     with pytest.raises(ValueError, match="x must have at least 3 samples"):
         OrthogonalShrinkageRegression().fit(x[:2], y[:2])
     with pytest.raises(ValueError, match="lams must be finite positive numbers"):
