@@ -19,8 +19,15 @@ Accuracy against dense where it ran: the largest relative error of the leading
 eigenvalues, and the subspace distance ``||sin Theta||_2`` between the score
 vectors (the largest principal angle).
 
+With ``--edr-hours H`` it instead measures, on a simulated H-hour record
+(:func:`edr.simulate.simulate_recording`), one FS2 model (``train_on="all"``,
+sigma2 by the rule of thumb, 1 component) fitted on the QRS matrix of the whole
+record against the windowed dense kPCA of :func:`edr.pipeline.extract_edr`
+(rule of thumb and MDD), scored by |r| and MSC against the known respiration
+(DESIGN.md protocol).
+
 Run: ``python benchmarks/bench_largescale.py [--sizes 1000 2000 5000 10000 20000]
-[--dense-max 10000]``
+[--dense-max 10000]`` or ``python benchmarks/bench_largescale.py --edr-hours 2``
 """
 
 from __future__ import annotations
@@ -50,6 +57,43 @@ def _sin_theta(A, B):
     return float(np.sqrt(max(0.0, 1.0 - s.min() ** 2)))
 
 
+def edr_one_model(hours, supports=(200, 500)):
+    """Print one-model FS2 vs windowed dense kPCA on a simulated ``hours``-hour record."""
+    from edr.beats import detect
+    from edr.evaluate.metrics import bandpass, correlation, msc, reference_on_grid, to_uniform_grid
+    from edr.modulation import qrs_matrix
+    from edr.pipeline import extract_edr
+    from edr.simulate import simulate_recording
+    from kpca.selection import rule_of_thumb_sigma2
+
+    rec = simulate_recording(duration_s=3600.0 * hours, fs=250.0, random_state=0)
+    t0 = time.perf_counter()
+    beats = detect(rec.ecg, rec.fs)
+    t_det = time.perf_counter() - t0
+    X = qrs_matrix(rec.ecg, rec.fs, beats)[beats.valid]
+    print(f"{hours} h simulated record: {X.shape[0]} valid beats, detection {t_det:.1f} s")
+    print("| model | seconds | corr | MSC |\n|---|---|---|---|")
+    for M in supports:
+        t0 = time.perf_counter()
+        model = FixedSizeKernelPCA(1, rule_of_thumb_sigma2(X), n_support=M, train_on="all",
+                                   random_state=0).fit(X)
+        z = model.transform(X)[:, 0]
+        secs = time.perf_counter() - t0
+        t_grid, x_grid = to_uniform_grid(beats.times[beats.valid], z)
+        e = bandpass(x_grid)
+        r = bandpass(reference_on_grid(rec.resp, rec.resp_fs, t_grid))
+        print(f"| one FS2 model, M={M} (after detection) | {secs:.1f} | {correlation(e, r):.3f} "
+              f"| {msc(e, r)[0]:.3f} |", flush=True)
+    for crit in ("rule-of-thumb", "mdd"):
+        t0 = time.perf_counter()
+        res = extract_edr(rec, method="kpca", sigma2=crit, random_state=0)
+        secs = time.perf_counter() - t0
+        r = bandpass(reference_on_grid(rec.resp, rec.resp_fs, res.time))
+        print(f"| windowed dense kPCA, sigma2={crit}, {len(res.windows)} windows (incl. detection) "
+              f"| {secs:.1f} | {correlation(res.waveform, r):.3f} | {msc(res.waveform, r)[0]:.3f} |",
+              flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 5000, 10000, 20000])
@@ -57,7 +101,11 @@ def main(argv=None):
     ap.add_argument("--n-components", type=int, default=4)
     ap.add_argument("--n-support", type=int, default=50)
     ap.add_argument("--eta", type=float, default=1e-2)
+    ap.add_argument("--edr-hours", type=float, default=None)
     args = ap.parse_args(argv)
+    if args.edr_hours is not None:
+        edr_one_model(args.edr_hours)
+        return
     k = args.n_components
     print(f"| N | dense s | FS2 (M={args.n_support}) s | ICF (eta={args.eta:g}) s | Q pivots "
           "| dense/FS2 | dense/ICF | FS2 eig rel err | ICF eig rel err | FS2 sin(theta) "
