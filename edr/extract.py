@@ -26,6 +26,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from edr.errors import EDRError
 
 __all__ = ["build_parser", "main"]
@@ -151,8 +153,6 @@ def _fmt(x, spec=".2f") -> str:
 
 
 def _summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> list[str]:
-    import numpy as np
-
     criterion = result.params.get("sigma2", None) if isinstance(result.params, dict) else None
     if result.sigma2 is None:
         sigma_txt = "not used by this method"

@@ -18,8 +18,10 @@ direction. Respiration acts on the ECG in the three ways EDR methods exploit:
 ``r(t) = a(t) sin(phi(t))`` is the reference respiration returned as
 ``Recording.resp``: its phase ``phi`` runs at a rate that drifts slowly around
 ``resp_rate_hz`` and its amplitude ``a`` varies slowly around 1, so breathing
-is slightly irregular. Baseline wander (a smooth random process below about
-0.3 Hz) and white noise are added last. Breath times are the inspiration peaks
+is slightly irregular. Baseline wander — a respiratory shift
+(``respiratory_baseline * r(t)``) plus a slow non-respiratory drift (a smooth
+random process, by default below about 0.05 Hz) — and white noise are added
+last. Breath times are the inspiration peaks
 (``phi = pi/2 mod 2 pi``).
 
 Everything is vectorised; beats are rendered in blocks and the sample-rate
@@ -163,6 +165,8 @@ def simulate_recording(
     amplitude_modulation=0.15,
     axis_modulation_deg=10.0,
     baseline_wander=0.1,
+    wander_period_s=10.0,
+    respiratory_baseline=0.05,
     noise_std=0.02,
     resp_rate_variability=0.08,
     resp_amplitude_variability=0.15,
@@ -195,8 +199,18 @@ def simulate_recording(
         Rotation of the electrical axis in the frontal plane, in degrees per
         unit of respiration.
     baseline_wander : float, default 0.1
-        Standard deviation (mV) of the baseline wander (smooth random process,
-        knots every 3 s).
+        Standard deviation (mV) of the non-respiratory baseline drift
+        (electrode impedance, movement): a smooth random process with knots
+        every ``wander_period_s`` seconds, common to all leads.
+    wander_period_s : float, default 10
+        Knot spacing (s) of that drift; its power lies mostly below
+        ``1 / (2 wander_period_s)`` Hz (0.05 Hz by default, the lower edge of
+        the respiratory band). Shorter periods put non-respiratory wander
+        inside the respiratory band, a hard case for methods that keep each
+        beat's baseline.
+    respiratory_baseline : float, default 0.05
+        Baseline shift (mV) per unit of respiration (thoracic movement and
+        impedance), added to every lead.
     noise_std : float, default 0.02
         Standard deviation (mV) of white measurement noise.
     resp_rate_variability : float, default 0.08
@@ -236,6 +250,8 @@ def simulate_recording(
         raise ValueError(f"amplitude_modulation must be < 0.5, got {amplitude_modulation!r}")
     axis_modulation_deg = _check_nonneg(axis_modulation_deg, "axis_modulation_deg")
     baseline_wander = _check_nonneg(baseline_wander, "baseline_wander")
+    wander_period_s = _check_pos(wander_period_s, "wander_period_s")
+    respiratory_baseline = _check_nonneg(respiratory_baseline, "respiratory_baseline")
     noise_std = _check_nonneg(noise_std, "noise_std")
     resp_rate_variability = _check_nonneg(resp_rate_variability, "resp_rate_variability")
     resp_amplitude_variability = _check_nonneg(resp_amplitude_variability, "resp_amplitude_variability")
@@ -293,13 +309,13 @@ def simulate_recording(
 
     # Sample-rate signals, in chunks so that temporaries stay small.
     resp = np.empty(n)
-    wander_slow = _smooth_noise(rng, t_slow, 3.0) if baseline_wander > 0 else None
+    wander_slow = baseline_wander * _smooth_noise(rng, t_slow, wander_period_s) + respiratory_baseline * resp_slow
     chunk = 1 << 20
     for i0 in range(0, n, chunk):
         t = np.arange(i0, min(i0 + chunk, n), dtype=np.float64) / fs
         resp[i0 : i0 + t.size] = np.interp(t, t_slow, amp) * np.sin(np.interp(t, t_slow, phase))
         if wander_slow is not None:
-            ecg[:, i0 : i0 + t.size] += baseline_wander * np.interp(t, t_slow, wander_slow)
+            ecg[:, i0 : i0 + t.size] += np.interp(t, t_slow, wander_slow)
         if noise_std > 0:
             ecg[:, i0 : i0 + t.size] += noise_std * rng.standard_normal((len(leads), t.size))
 

@@ -70,7 +70,8 @@ def _beat_series(rec, lead):
 
 
 def test_rsa_heart_rate_follows_respiration():
-    kw = dict(amplitude_modulation=0.0, axis_modulation_deg=0.0, baseline_wander=0.0, hrv_std_bpm=0.3)
+    kw = dict(amplitude_modulation=0.0, axis_modulation_deg=0.0, baseline_wander=0.0, respiratory_baseline=0.0,
+              hrv_std_bpm=0.3)
     rec = simulate_recording(180.0, 250.0, rsa_bpm=6.0, random_state=4, **kw)
     _, r, rr, _ = _beat_series(rec, "II")
     assert np.corrcoef(60.0 / rr, r[1:])[0, 1] > 0.7  # faster heart during inspiration
@@ -80,7 +81,7 @@ def test_rsa_heart_rate_follows_respiration():
 
 
 def test_amplitude_modulation_scales_every_lead_with_respiration():
-    kw = dict(axis_modulation_deg=0.0, baseline_wander=0.0, rsa_bpm=0.0, noise_std=0.005)
+    kw = dict(axis_modulation_deg=0.0, baseline_wander=0.0, respiratory_baseline=0.0, rsa_bpm=0.0, noise_std=0.005)
     rec = simulate_recording(120.0, 250.0, leads=("II", "I"), amplitude_modulation=0.2, random_state=5, **kw)
     for lead in ("II", "I"):
         amp, r, _, _ = _beat_series(rec, lead)
@@ -91,13 +92,37 @@ def test_amplitude_modulation_scales_every_lead_with_respiration():
 
 
 def test_axis_rotation_moves_leads_I_and_III_in_opposite_directions():
-    kw = dict(amplitude_modulation=0.0, baseline_wander=0.0, rsa_bpm=0.0, noise_std=0.005)
+    kw = dict(amplitude_modulation=0.0, baseline_wander=0.0, respiratory_baseline=0.0, rsa_bpm=0.0, noise_std=0.005)
     rec = simulate_recording(120.0, 250.0, leads=("II", "I", "III"), axis_modulation_deg=15.0, random_state=6, **kw)
     amp_i, r, _, _ = _beat_series(rec, "I")
     amp_iii, _, _, _ = _beat_series(rec, "III")
     # positive rotation turns the (about 55 degree) QRS axis towards III (120) and away from I (0)
     assert np.corrcoef(amp_i, r)[0, 1] < -0.9
     assert np.corrcoef(amp_iii, r)[0, 1] > 0.9
+
+
+def test_baseline_has_a_respiratory_shift_and_a_slow_drift():
+    kw = dict(amplitude_modulation=0.0, axis_modulation_deg=0.0, rsa_bpm=0.0, noise_std=0.005)
+    rec = simulate_recording(120.0, 250.0, baseline_wander=0.0, respiratory_baseline=0.1, random_state=8, **kw)
+    peaks = _r_peaks(rec.ecg, rec.fs)[1:]
+    iso = peaks - int(0.35 * rec.fs)  # between the previous T wave and this P wave: the baseline
+    assert np.corrcoef(rec.ecg[iso], rec.resp[iso])[0, 1] > 0.95
+    drift = simulate_recording(120.0, 250.0, baseline_wander=0.2, respiratory_baseline=0.0, random_state=8, **kw)
+    base = drift.ecg[iso]
+    assert abs(np.corrcoef(base, drift.resp[iso])[0, 1]) < 0.3
+    assert 0.05 < np.std(base) < 0.5
+    # the default 10 s knots keep the drift below the breathing band; 3 s knots put it inside
+    clean = simulate_recording(120.0, 250.0, baseline_wander=0.0, respiratory_baseline=0.0, random_state=8, **kw).ecg
+    f = np.fft.rfftfreq(clean.size, 1 / 250.0)
+
+    def in_band_fraction(period_s):
+        x = simulate_recording(120.0, 250.0, baseline_wander=0.2, wander_period_s=period_s,
+                               respiratory_baseline=0.0, random_state=8, **kw).ecg - clean
+        p = np.abs(np.fft.rfft((x - x.mean()) * np.hanning(x.size))) ** 2
+        return p[(f > 0.1) & (f < 1.0)].sum() / p.sum()
+
+    assert in_band_fraction(10.0) < 1e-3
+    assert in_band_fraction(3.0) > 0.1
 
 
 def test_lead_names_aliases_and_case():
@@ -117,6 +142,8 @@ def test_lead_names_aliases_and_case():
         ({"rsa_bpm": -1.0}, "rsa_bpm must be a finite number >= 0, got -1.0"),
         ({"amplitude_modulation": 0.7}, "amplitude_modulation must be < 0.5, got 0.7"),
         ({"noise_std": -0.1}, "noise_std must be"),
+        ({"wander_period_s": 0.0}, "wander_period_s must be a finite number > 0"),
+        ({"respiratory_baseline": -0.05}, "respiratory_baseline must be a finite number >= 0"),
         ({"leads": ("II", "XYZ")}, r"leads: unknown lead 'XYZ'; valid names are \["),
         ({"leads": ()}, "leads must name at least one lead"),
         ({"leads": ("II", "II")}, "leads must not repeat a name"),
