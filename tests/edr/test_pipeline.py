@@ -18,7 +18,7 @@ SIGMA2 = 0.5  # fixed width for the synthetic tests (criteria are tested in kpca
 
 @pytest.fixture(scope="module")
 def rec():
-    return simulate_recording(duration_s=180.0, fs=250.0, random_state=1, baseline_wander=0.0)
+    return simulate_recording(duration_s=180.0, fs=250.0, random_state=1)
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def test_plan_windows():
 
 
 def test_nan_run_is_masked_and_reported():
-    rec = simulate_recording(duration_s=200.0, fs=250.0, random_state=2, baseline_wander=0.0)
+    rec = simulate_recording(duration_s=200.0, fs=250.0, random_state=2)
     ecg = rec.ecg.copy()
     ecg[int(60 * rec.fs):int(130 * rec.fs)] = np.nan
     bad = dataclasses.replace(rec, ecg=ecg, leads={rec.ecg_channel: ecg})
@@ -139,11 +139,12 @@ def test_sampling_rate_out_of_range(rec):
 # real data: BIDMC lead II
 # --------------------------------------------------------------------------- #
 def test_bidmc_kpca_beats_r_amplitude(bidmc_dir):
+    # three records where lead II clips (bidmc01) or R amplitude barely follows the breathing;
+    # on all 30 records the medians are in scripts/output/ (evaluate_bidmc_quick.py)
     from edr.io import read_record
 
-    ours, peer = [], []
-    for name in ("bidmc03", "bidmc12", "bidmc35"):
+    for name in ("bidmc01", "bidmc22", "bidmc36"):
         r = read_record(bidmc_dir / name)
-        ours.append(score(extract_edr(r, "kpca", sigma2="shannon"), r).msc)
-        peer.append(score(extract_edr(r, "r_amplitude"), r).msc)
-    assert np.median(ours) > np.median(peer)
+        ours = score(extract_edr(r, "kpca", sigma2="shannon"), r)
+        peer = score(extract_edr(r, "r_amplitude"), r)
+        assert ours.msc > peer.msc + 0.1, name
