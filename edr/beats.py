@@ -339,7 +339,7 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_METHOD, align: bool = True,
     max_clipped_fraction : float, default 0.5
         Clipped beats count as artifacts only while they are fewer than this
         fraction of all beats. When most beats clip (a lead that saturates at
-        every R peak, 12 BIDMC lead-II records), the clipped beats are kept:
+        every R peak, e.g. BIDMC bidmc01 and bidmc24 lead II), the clipped beats are kept:
         their QRS shape below the rail still carries the respiratory
         modulation, and dropping them would leave nothing (measured in
         ``scripts/output/beat_detectors.txt``).
