@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.datasets import load_digits
 
-from kpca.denoise import denoise, linear_pca_denoise, snr_db
+from kpca.denoising import denoise, linear_pca_denoise, snr_db
 
 OUT = Path(__file__).resolve().parent / "output"
 NOISE_STD = (0.2, 0.4)

@@ -6,7 +6,7 @@ Gaussian noise of standard deviation ``std`` is added. From each noisy
 sub-image, 11 x 11 windows are taken on a grid with 2-pixel spacing (plus a last
 row/column flush with the border: 44 x 44 = 1936 patches of 121 pixels); one
 model per sub-image is fitted on its patches, every patch is de-noised, and
-overlapping pixels are averaged (:func:`kpca.denoise.reassemble_patches`).
+overlapping pixels are averaged (:func:`kpca.denoising.reassemble_patches`).
 
 Models (20 components, as in the paper): linear PCA; kernel PCA with the
 fixed-size solver (FS2, 200 support vectors, ``train_on="all"``, so all
@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.datasets import load_sample_image
 
-from kpca.denoise import (
+from kpca.denoising import (
     denoise,
     extract_patches,
     linear_pca_denoise,

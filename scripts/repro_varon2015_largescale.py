@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from kpca.datasets import semicircles, square, two_rings
-from kpca.denoise import mse
+from kpca.denoising import mse
 from kpca.largescale import FixedSizeKernelPCA, IncompleteCholeskyKernelPCA
 
 OUT = Path(__file__).resolve().parent / "output"

@@ -1,4 +1,4 @@
-"""Tests of kpca.denoise: end-to-end de-noising, linear baseline, patch helpers."""
+"""Tests of kpca.denoising: end-to-end de-noising, linear baseline, patch helpers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from kpca.datasets import semicircles
-from kpca.denoise import (
+from kpca.denoising import (
     denoise,
     extract_patches,
     linear_pca_denoise,
