@@ -1,3 +1,5 @@
+import functools
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -5,6 +7,13 @@ import scipy.linalg
 from kpca.datasets import semicircles, square
 from kpca.kernels import center_kernel, squared_distances
 from kpca.selection import SelectionWarning, rule_of_thumb_sigma2, select
+
+
+@functools.lru_cache(maxsize=1)
+def _toy():
+    X, _ = semicircles(50, n_features=6, noise=0.3, random_state=0)
+    grid = np.geomspace(0.3, 10, 6)
+    return X, grid, _reference_kpa(X, grid, 2, 9)
 
 
 def _reference_kpa(X, grid, seed, p):
@@ -23,10 +32,8 @@ def _reference_kpa(X, grid, seed, p):
 
 
 def test_kpa_matches_slow_reference():
-    X, _ = semicircles(50, n_features=6, noise=0.3, random_state=0)
-    grid = np.geomspace(0.3, 10, 6)
+    X, grid, (lam, T) = _toy()
     res = select(X, "kpa", grid=grid, random_state=2, n_permutations=9)
-    lam, T = _reference_kpa(X, grid, 2, 9)
     np.testing.assert_allclose(res.data_spectra, lam, atol=1e-9)
     np.testing.assert_allclose(res.noise_spectra, T, atol=1e-9)
     q = np.array([np.argmin(np.append(d > 0, False)) for d in lam - T])
@@ -37,10 +44,8 @@ def test_kpa_matches_slow_reference():
 
 
 def test_kpa_fixed_components_uses_leading_differences():
-    X, _ = semicircles(50, n_features=6, noise=0.3, random_state=0)
-    grid = np.geomspace(0.3, 10, 6)
+    X, grid, (lam, T) = _toy()
     res = select(X, "kpa", grid=grid, random_state=2, n_permutations=9, n_components=2)
-    lam, T = _reference_kpa(X, grid, 2, 9)
     np.testing.assert_allclose(res.curve, (lam - T)[:, :2].sum(axis=1), rtol=0, atol=1e-5)
     assert res.n_components == 2
 

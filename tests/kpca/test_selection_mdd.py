@@ -1,3 +1,5 @@
+import functools
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -45,6 +47,13 @@ def test_distance_moments_brute_force():
     assert mom["r_max"] == pytest.approx(max(ref))
 
 
+@functools.lru_cache(maxsize=1)
+def _toy():
+    X, _ = semicircles(60, snr_db=10, random_state=0)
+    grid = np.geomspace(0.02, 2.0, 7)
+    return X, grid, _reference_mdd(X, grid, 3, 8, 30)
+
+
 def _reference_mdd(X, grid, seed, q, nt):
     """Slow MDD: full eigh of every noise kernel at every sigma2."""
     rng = np.random.default_rng(seed)
@@ -65,10 +74,8 @@ def _reference_mdd(X, grid, seed, q, nt):
 
 @pytest.mark.parametrize("n_components", [None, 1])
 def test_mdd_matches_slow_reference(n_components):
-    X, _ = semicircles(60, snr_db=10, random_state=0)
-    grid = np.geomspace(0.02, 2.0, 7)
+    X, grid, (lam, tau) = _toy()
     res = select(X, "mdd", grid=grid, random_state=3, n_draws=8, n_components=n_components)
-    lam, tau = _reference_mdd(X, grid, 3, 8, 30)
     k = res.data_spectra.shape[1]
     np.testing.assert_allclose(res.data_spectra, lam[:, :k], rtol=0, atol=1e-5)
     np.testing.assert_allclose(res.noise_spectra, tau[:, :k], rtol=0, atol=1e-5)
