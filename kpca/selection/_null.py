@@ -27,7 +27,7 @@ def resolve_n_jobs(n_jobs):
         return min(os.cpu_count() or 1, 8)
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
         raise ValueError(f"n_jobs must be None, a positive int or -1; got n_jobs={n_jobs!r}")
-    return os.cpu_count() or 1 if n_jobs < 0 else int(n_jobs)
+    return (os.cpu_count() or 1) if n_jobs < 0 else int(n_jobs)
 
 
 def null_spectra(make_D2, n_null, plan, rng, *, n_jobs=None):
