@@ -24,9 +24,29 @@ A lead is **unusable** when its beats cannot be detected (fewer than 20), more
 than half of its samples are masked, or fewer than half of its beats are
 valid; it then scores 0 and is never chosen or fused.
 
-The scalar ``score`` that ranks usable leads is :data:`SCORE_RULE`; it was
-chosen by measurement on the 30 BIDMC records (``scripts/measure_leads.py``,
-output in ``scripts/output/leads.txt``).
+The scalar ``score`` that ranks usable leads is :data:`SCORE_RULE`, the
+EDR's spectral concentration, chosen by measurement on the 30 BIDMC records
+(``scripts/measure_leads.py --criterion mdd``, output in
+``scripts/output/leads_mdd.txt``; single-lead ``kpca`` EDRs with MDD σ², DESIGN.md
+protocol, medians over records):
+
+=====================  ======  ======  ===========================
+variant                MSC     |r|     picks the oracle's lead
+=====================  ======  ======  ===========================
+lead II                0.491   0.493
+best lead (oracle)     0.599   0.582
+auto, concentration    0.594   0.605   20 / 30
+auto, MDD margin       0.476   0.394   10 / 30
+auto, template corr.   0.494   0.439   12 / 30
+auto, beat agreement   0.473   0.493    9 / 30
+fuse (b), concentr.    0.592   0.586
+fuse (a), multi-lead   0.461   0.629
+=====================  ======  ======  ===========================
+
+The rule was picked among these four candidates on the same 30 records
+(a first look on 10 records with Shannon σ² pointed the same way), so the
+auto figure is not an out-of-sample estimate. Multi-lead kPCA (a) raises
+|r| but not the MSC over lead II.
 
 Lead choice and fusion
 ----------------------
