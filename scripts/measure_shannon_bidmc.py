@@ -90,6 +90,12 @@ def main(argv=None):
 def summarize(rows, n_records, out):
     """Print MSC median (25th, 75th) and median |r| per criterion, over the records that have
     every criterion (a partial run may stop mid-record), plus paired win counts vs hist256."""
+    seen, unique = set(), []
+    for r in rows:  # split runs may overlap: keep the first row per (record, criterion)
+        if (r["record"], r["criterion"]) not in seen:
+            seen.add((r["record"], r["criterion"]))
+            unique.append(r)
+    rows = unique
     have = {}
     for r in rows:
         have.setdefault(r["record"], set()).add(r["criterion"])
