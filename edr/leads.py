@@ -55,8 +55,8 @@ Lead choice and fusion
   common grid: each standardised, sign-aligned to the best lead (sign of the
   inner product), weighted by its score (unusable leads weight 0).
 * :func:`joint_beats` + :func:`multilead_matrix` — beats detected once for all
-  leads: the best lead's aligned beats, kept when the other usable leads
-  confirm them; each lead's QRS window is read at those positions plus the
+  leads: the best lead's aligned beats, kept when the joined leads (usable,
+  scoring at least 0.8 of the best) confirm them; each lead's QRS window is read at those positions plus the
   lead's constant median R offset, and the windows are concatenated (each
   lead's block divided by its median absolute value so leads of different
   gain weigh alike) for multi-lead kernel PCA (:func:`multilead_kpca`).
@@ -88,6 +88,9 @@ __all__ = [
 
 MATCH_TOL_S = 0.05
 """Two leads' beats within this distance (s) are the same heart beat."""
+
+JOINT_SCORE_FRACTION = 0.8
+"""Leads scoring below this fraction of the best lead's score stay out of multi-lead kPCA."""
 
 SCORE_RULE = "concentration"
 """Indicator that ranks usable leads (see the module docstring)."""
@@ -344,26 +347,28 @@ def fuse_edrs(edrs: dict, quality: dict[str, LeadQuality]) -> np.ndarray:
 def joint_beats(beats: dict[str, Beats], quality: dict[str, LeadQuality]):
     """Beats detected once for all leads.
 
-    The reference is the best usable lead (:func:`choose_lead`); its aligned
-    beats are kept, valid where valid in the reference and matched (within
-    50 ms, after the pair's constant offset) by a valid beat in every other
-    usable lead. Each other lead's R offset is the median of the matched
-    differences.
+    The reference is the best usable lead (:func:`choose_lead`); the leads
+    joined to it are the usable leads scoring at least
+    :data:`JOINT_SCORE_FRACTION` of its score. The reference's aligned beats
+    are kept, valid where valid in the reference and matched (within 50 ms,
+    after the pair's constant offset) by a valid beat in every joined lead.
+    Each joined lead's R offset is the median of the matched differences.
 
     Returns
     -------
     joint : Beats
         The reference lead's beats with the joint ``valid`` mask.
     offsets : dict of str to float
-        Per usable lead, its R position minus the reference's (samples);
+        Per joined lead, its R position minus the reference's (samples);
         0 for the reference.
     """
     ref = choose_lead(quality)
     rb = beats[ref]
     valid = np.asarray(rb.valid, bool).copy()
     offsets = {ref: 0.0}
+    floor = JOINT_SCORE_FRACTION * quality[ref].score
     for n, q in quality.items():
-        if n == ref or not q.usable:
+        if n == ref or not q.usable or q.score < floor:
             continue
         ob = beats[n]
         hit, idx = _matched(rb.peaks / rb.fs, ob.peaks / ob.fs, MATCH_TOL_S)

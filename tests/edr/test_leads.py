@@ -153,7 +153,11 @@ def test_agreement_survives_a_constant_channel_delay():
     q = assess_leads(leads, fs, beats={"II": mk(t), "V": mk(shifted)})
     assert q["II"].agreement == pytest.approx(1 - 2 / t.size)
     assert q["V"].agreement == 1.0
-    q["II"].score, q["V"].score = 1.0, 0.5
+    q["II"].score, q["V"].score = 1.0, 0.9
     joint, offsets = joint_beats({"II": mk(t), "V": mk(shifted)}, q)
     assert offsets["V"] == pytest.approx(0.18 * fs, abs=0.2)
     assert np.flatnonzero(~joint.valid).tolist() == [50, 51]
+    # a lead scoring below 0.8 of the best is not joined
+    q["V"].score = 0.5
+    joint, offsets = joint_beats({"II": mk(t), "V": mk(shifted)}, q)
+    assert offsets == {"II": 0.0} and joint.valid.all()
