@@ -387,12 +387,12 @@ def _git_commit() -> str | None:
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
-def _log_run(out_dir: Path, argv, folder: Path, summary: BatchSummary) -> None:
-    """Append this run (command line, code commit, counts) to ``out_dir/batch.json``."""
+def _log_run(out_dir: Path, argv, folder: Path, summary: BatchSummary, commit: str | None) -> None:
+    """Append this run (command line, code commit at its start, counts) to ``out_dir/batch.json``."""
     log = out_dir / "batch.json"
     runs = json.loads(log.read_text())["runs"] if log.exists() else []
     runs.append({"argv": list(sys.argv[1:] if argv is None else argv), "data_dir": str(folder),
-                 "git_commit": _git_commit(), "n_tasks": summary.n_tasks, "n_run": summary.n_run,
+                 "git_commit": commit, "n_tasks": summary.n_tasks, "n_run": summary.n_run,
                  "n_errors": summary.n_errors,
                  "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
     _write_json_atomic(log, {"runs": runs})
@@ -437,6 +437,7 @@ def _resolve_methods(spec: str) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit code (2 on bad input, one line on stderr)."""
     args = build_parser().parse_args(argv)
+    commit = _git_commit()
     try:
         if args.data_dir:
             folder = Path(args.data_dir)
@@ -462,7 +463,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, ValueError, ImportError, EDRError) as exc:
         print(f"edr evaluate: error: {exc}", file=sys.stderr)
         return 2
-    _log_run(Path(args.out), argv, folder, summary)
+    _log_run(Path(args.out), argv, folder, summary, commit)
     print(f"{summary.n_tasks} tasks ({summary.n_run} run, {summary.n_skipped} resumed, "
           f"{summary.n_errors} errors) -> {summary.results_csv}", file=sys.stderr)
     for e in summary.errors[:20]:

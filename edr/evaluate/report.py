@@ -217,9 +217,16 @@ def _plot_boxes(table: ResultsTable, ref: str, comps: dict, path: Path) -> None:
                     ax.text(x[j], top * 1.02, s, ha="center", va="bottom", fontsize=12, color="#b2182b")
         if m.higher_is_better:
             ax.set_ylim(0, 1.1)
-        else:
-            ax.set_ylim(0, top * 1.12 if top > 0 else 1)
-        ax.set_ylabel(m.label)
+        else:  # errors: a few large ones would squash the boxes; linear below 1, logarithmic above
+            from matplotlib.ticker import FormatStrFormatter, NullLocator
+
+            ax.set_yscale("symlog", linthresh=1.0, linscale=0.6)
+            ymax = top * 1.6 if top > 0 else 1.0
+            ax.set_ylim(0, ymax)
+            ax.set_yticks([t for t in (0, 0.5, 1, 2, 5, 10, 20, 50, 100) if t <= ymax])
+            ax.yaxis.set_minor_locator(NullLocator())
+            ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+        ax.set_ylabel(m.label if m.higher_is_better else f"{m.label}\n(log scale above 1)")
         ax.grid(axis="y", alpha=0.3)
         if paired is not None:
             ax.set_title(f"{m.label}: {paired.omnibus.test.capitalize()} p = {paired.omnibus.pvalue:.2g}"
