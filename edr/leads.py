@@ -47,9 +47,9 @@ The rule was picked among these four candidates on the same 30 records
 (a first look on 10 records with Shannon σ² pointed the same way), so the
 auto figure is not an out-of-sample estimate. Multi-lead kPCA (a) joins only
 the leads scoring at least 0.8 of the best (:data:`JOINT_SCORE_FRACTION`):
-joining every usable lead gave MSC 0.461 / |r| 0.629, a concentration-weighted
-concatenation of every lead 0.501 / 0.661 — also decided on these records
-(``--refresh-fuse-a`` reproduces the row).
+joining every usable lead gave MSC 0.461 / |r| 0.629 (``leads_mdd.txt`` as of
+commit 01174a3) — also decided on these records (``--refresh-fuse-a``
+reproduces the row).
 
 Lead choice and fusion
 ----------------------
