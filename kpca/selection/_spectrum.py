@@ -67,10 +67,10 @@ def square_parents(gammas, rtol=1e-9):
 
 
 @numba.njit(cache=True, nogil=True)
-def _unpack_full(d2p, n, out):  # pragma: no cover - compiled
+def _unpack_full(d2p, n, out, diag=0.0):  # pragma: no cover - compiled
     p = 0
     for j in range(n):
-        out[j, j] = 0.0
+        out[j, j] = diag
         for i in range(j + 1, n):
             out[i, j] = d2p[p]
             p += 1
@@ -241,22 +241,42 @@ class SpectrumPlan:
         self.max_steps = int(max_steps) if max_steps is not None else max(4 * self.k_eff + 40, 60)
 
     def new_warm(self):
-        """Fresh warm-start storage ``(warm, has_warm)`` for a sequence of related matrices."""
-        return np.zeros((self.gammas.size, self.n)), np.zeros(self.gammas.size, dtype=np.bool_)
+        """Fresh per-thread state ``(warm, has_warm, kernels)`` for a sequence of related matrices.
+
+        ``warm``/``has_warm`` carry Ritz vectors from one matrix to the next; ``kernels`` is
+        the reusable ``(n_roots, n, n)`` kernel buffer (no 8 n^2-byte allocation per width chain).
+        """
+        return (np.zeros((self.gammas.size, self.n)), np.zeros(self.gammas.size, dtype=np.bool_),
+                np.empty((self.root_index.size, self.n, self.n)))
 
     def spectra(self, D2, warm=None):
         """Leading eigenvalues of ``H exp(-D2 / (2 sigma2)) H`` per width (input grid order).
 
-        ``warm`` from :meth:`new_warm` carries Ritz vectors from one matrix to the next
-        (matrices of the same distribution have nearly equal eigenvectors).
+        Parameters
+        ----------
+        D2 : ndarray, shape (n, n) or (n (n - 1) / 2,)
+            Squared distances, full (zero diagonal) or packed (:func:`pack_lower`).  The
+            packed form halves the exponentials: ``exp`` is evaluated on the ``n (n - 1) / 2``
+            packed values and the kernel is unpacked with unit diagonal (bit-identical to the
+            full form, as every entry is the same ``exp(-gamma * d2)``).
+        warm : tuple, optional
+            From :meth:`new_warm`: carries Ritz vectors from one matrix to the next
+            (matrices of the same distribution have nearly equal eigenvectors).
         """
-        D2 = np.ascontiguousarray(D2, dtype=np.float64)
-        roots = np.empty((self.root_index.size, self.n, self.n))
-        for s, g in enumerate(self.root_index):
-            np.multiply(D2, -self.gammas[g], out=roots[s])
-            np.exp(roots[s], out=roots[s])
         if warm is None:
             warm = self.new_warm()
+        roots = warm[2]
+        D2 = np.ascontiguousarray(D2, dtype=np.float64)
+        if D2.ndim == 1:
+            tmp = np.empty_like(D2)
+            for s, g in enumerate(self.root_index):
+                np.multiply(D2, -self.gammas[g], out=tmp)
+                np.exp(tmp, out=tmp)
+                _unpack_full(tmp, self.n, roots[s], 1.0)
+        else:
+            for s, g in enumerate(self.root_index):
+                np.multiply(D2, -self.gammas[g], out=roots[s])
+                np.exp(roots[s], out=roots[s])
         out = np.zeros((self.gammas.size, self.k_eff))
         _chain_spectra(roots, self.parent, self.slot, self.k_eff, self.full, self.rtol,
                        self.max_steps, warm[0], warm[1], out)

@@ -45,7 +45,7 @@ from kpca.selection._spectrum import SpectrumPlan, _unpack_full
 from kpca.selection.kpa import _n_eigs
 from kpca.selection.result import SelectionResult
 
-__all__ = ["distance_moments", "noise_distance_matrix", "select_mdd"]
+__all__ = ["distance_moments", "noise_distance_matrix", "noise_distances_packed", "select_mdd"]
 
 
 def _n_train(n_train, n):
@@ -96,6 +96,16 @@ def distance_moments(X_train, X_all, train_index=None):
     return r, moments
 
 
+def noise_distances_packed(n, moments, rng):
+    """The ``n (n - 1) / 2`` Pearson draws of one noise matrix, truncated to ``[0, r_max]``,
+    sorted decreasingly: the strict lower triangle of ``R_hat`` in column-major order
+    (Appendix of Varon et al. 2015), as :func:`~kpca.selection._spectrum.pack_lower` stores it."""
+    r = pearsrnd(moments["mean"], moments["std"], moments["skew"], moments["kurtosis"],
+                 n * (n - 1) // 2, random_state=rng, truncate=(0.0, moments["r_max"]))
+    r.sort()
+    return np.ascontiguousarray(r[::-1])
+
+
 def noise_distance_matrix(n, moments, rng):
     """One Monte-Carlo noise distance matrix ``R_hat`` (Appendix of Varon et al. 2015).
 
@@ -107,11 +117,8 @@ def noise_distance_matrix(n, moments, rng):
     ndarray, shape (n, n)
         Symmetric, zero diagonal, satisfying Eq. (21).
     """
-    r = pearsrnd(moments["mean"], moments["std"], moments["skew"], moments["kurtosis"],
-                 n * (n - 1) // 2, random_state=rng, truncate=(0.0, moments["r_max"]))
-    r = np.sort(r)[::-1]
     R = np.empty((n, n))
-    _unpack_full(np.ascontiguousarray(r), n, R)
+    _unpack_full(noise_distances_packed(n, moments, rng), n, R)
     return R
 
 
@@ -180,10 +187,9 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
     plan = SpectrumPlan(grid, k, nt)
     lam = plan.spectra(squared_distances(Xt))
 
-    def noise_D2(r_):
-        R = noise_distance_matrix(nt, mom, r_)
-        np.multiply(R, R, out=R)
-        return R
+    def noise_D2(r_):  # packed: the full R_hat is never formed
+        r2 = noise_distances_packed(nt, mom, r_)
+        return np.multiply(r2, r2, out=r2)
 
     null = null_spectra(noise_D2, int(n_draws), plan, rng, n_jobs=n_jobs)
     tau = percentile95(null)

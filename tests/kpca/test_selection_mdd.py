@@ -8,7 +8,8 @@ from scipy import stats
 from kpca.datasets import semicircles
 from kpca.kernels import center_kernel, squared_distances
 from kpca.selection import SelectionWarning, select
-from kpca.selection.mdd import distance_moments, noise_distance_matrix
+from kpca.selection._spectrum import pack_lower
+from kpca.selection.mdd import distance_moments, noise_distance_matrix, noise_distances_packed
 
 
 def _appendix_fill(values, n):
@@ -33,6 +34,8 @@ def test_noise_distance_matrix_follows_appendix_and_is_a_metric():
     assert np.all(np.diag(R) == 0) and np.array_equal(R, R.T)
     # Eq. (21) / triangle inequality for every triple
     assert np.all(R[:, :, None] <= R[:, None, :] + R.T[None, :, :] + 1e-12)
+    # the packed draws (what select_mdd uses) are the same matrix, same stream
+    np.testing.assert_array_equal(noise_distances_packed(n, mom, np.random.default_rng(0)), pack_lower(R))
 
 
 def test_distance_moments_brute_force():

@@ -57,3 +57,13 @@ def test_warm_start_across_matrices_gives_the_same_values():
         D2 = squared_distances(rng.normal(size=(40, 4)))
         ref = _reference(D2, grid, 2)
         np.testing.assert_allclose(plan.spectra(D2, warm), ref, rtol=0, atol=1e-6 * ref.max())
+
+
+@pytest.mark.parametrize("k", [1, 40])
+def test_packed_input_is_bit_identical_to_full_input(k):
+    rng = np.random.default_rng(3)
+    D2 = squared_distances(rng.normal(size=(40, 3)))
+    np.fill_diagonal(D2, 0.0)
+    grid = np.mean(D2) * 2.0 ** (np.arange(-4, 5) / 3)
+    plan = SpectrumPlan(grid, k, 40)
+    np.testing.assert_array_equal(plan.spectra(pack_lower(D2)), plan.spectra(D2))
