@@ -30,6 +30,8 @@ Methods
     (``scripts/evaluate_bidmc_quick.py``): with the best grid σ² per record
     (oracle yardstick) median MSC 0.47 (beats) against 0.44 (positions), and
     the positions orientation costs a pre-image iteration per window.
+    The QRS windows are raw minus the slow drift of the beat baseline (option
+    ``baseline``, see :data:`MATRIX_BASELINE`).
     When most beats of the lead are clipped (its R peaks sit at the rail),
     the sample positions that are clipped in more than 5 % of the beats are
     left out of the matrix: they carry no modulation.
@@ -96,8 +98,6 @@ MIN_BEATS_METHOD = 20
 """Fewest valid beats a window needs for a beat-based method."""
 BASELINES = ("detrend", "none", "pr")
 MATRIX_BASELINE = "detrend"
-DRIFT_CUTOFF_HZ = 0.05
-"""Cut-off (Hz) below which the beat baseline counts as drift (``baseline="detrend"``)."""
 """Default baseline handling of the QRS matrix for ``kpca`` and ``pca`` (option ``baseline``).
 
 ``"none"``: raw windows, which keep each beat's baseline shift — itself a
@@ -107,14 +107,16 @@ PR-segment median of each beat removed (:func:`edr.modulation.qrs_matrix`);
 the PR-segment levels low-passed at :data:`DRIFT_CUTOFF_HZ` (zero-phase
 Butterworth on a 4 Hz grid), the lower edge of the respiratory band — so the
 respiratory baseline modulation stays and slow electrode/movement drift goes.
-Measured on the 30 BIDMC records, lead II, Shannon σ² (H5's scratch study,
-H4's beats): median MSC 0.45 raw against 0.40 with the PR baseline removed
-(|r| 0.48 against 0.52; rate error 0.53 against 1.00 breaths/min), hence the
-default. The price: baseline wander that is *not* respiratory (movement,
-electrode drift) enters the raw matrix and can take the first component;
-``baseline="pr"`` is immune to it (``tests/edr/test_methods.py`` shows both
-on a simulated record with non-respiratory wander).
+Measured on the 30 BIDMC records, lead II, kpca + MDD
+(``scripts/output/edr_pipeline_study.md``): median MSC / |r| / rate error
+0.473 / 0.502 / 0.47 breaths/min detrended, 0.491 / 0.493 / 0.51 raw; the PR
+baseline lost badly (median MSC 0.29 against 0.41 raw on the first 17
+records). On a simulated record with slow non-respiratory wander the raw
+matrix follows the wander while "detrend" and "pr" keep |r| > 0.9
+(``tests/edr/test_methods.py``), hence the default.
 """
+DRIFT_CUTOFF_HZ = 0.05
+"""Cut-off (Hz) below which the beat baseline counts as drift (``baseline="detrend"``)."""
 CLIPPED_BEATS_FRACTION = 0.5
 CLIPPED_COLUMN_FRACTION = 0.05
 
