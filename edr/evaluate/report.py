@@ -556,25 +556,30 @@ def _wins_table(table: ResultsTable, ref: str, comps: dict) -> str:
 
 
 def _sigma2_section(table: ResultsTable) -> str:
-    """Chosen sigma2 per criterion: medians and paired Wilcoxon between criteria."""
+    """Chosen sigma2 per criterion, compared within each (method, lead): paired Wilcoxon on log sigma2."""
     s2 = table.values["sigma2"]
-    cols = [j for j, c in enumerate(table.configs)
-            if table.config_parts[c][1] != "none" and np.isfinite(s2[:, j]).sum() >= 2]
-    if len(cols) < 2:
-        return ""
-    groups = {table.configs[j]: np.log(s2[:, j]) for j in cols}
-    try:
-        pw = stats.pairwise_wilcoxon(groups)
-    except ValueError:
-        return ""
-    L = ["Chosen σ² compared between criteria (pairwise Wilcoxon on log σ², Bonferroni), as Varon et al. "
-         "2015 compared MDD and Shannon:\n", "| a | b | median σ² a | median σ² b | p_adj | records |",
-         "|---|---|---|---|---|---|"]
-    for p in pw:
-        ja, jb = table.configs.index(p.a), table.configs.index(p.b)
-        L.append(f"| {p.a} | {p.b} | {np.nanmedian(s2[:, ja]):.3g} | {np.nanmedian(s2[:, jb]):.3g} | "
-                 f"{_p(p.pvalue_adjusted)}{_stars(p.pvalue_adjusted)} | {p.n} |")
-    return "\n".join(L) + "\n"
+    groups: dict[tuple[str, str], dict[str, np.ndarray]] = {}
+    for j, c in enumerate(table.configs):
+        method, criterion, lead = table.config_parts[c]
+        if criterion != "none" and np.isfinite(s2[:, j]).sum() >= 2:
+            groups.setdefault((method, lead), {})[c] = np.log(s2[:, j])
+    L = ["Chosen σ² compared between criteria of the same method (pairwise Wilcoxon on log σ², Bonferroni "
+         "within the method), as Varon et al. 2015 compared MDD and Shannon:\n",
+         "| a | b | median σ² a | median σ² b | p_adj | records |", "|---|---|---|---|---|---|"]
+    n_rows = 0
+    for g in groups.values():
+        if len(g) < 2:
+            continue
+        try:
+            pw = stats.pairwise_wilcoxon(g)
+        except ValueError:  # fewer than 2 complete records
+            continue
+        for p in pw:
+            ja, jb = table.configs.index(p.a), table.configs.index(p.b)
+            L.append(f"| {p.a} | {p.b} | {np.nanmedian(s2[:, ja]):.3g} | {np.nanmedian(s2[:, jb]):.3g} | "
+                     f"{_p(p.pvalue_adjusted)}{_stars(p.pvalue_adjusted)} | {p.n} |")
+            n_rows += 1
+    return "\n".join(L) + "\n" if n_rows else ""
 
 
 def _short_commit(commit: str | None) -> str:
