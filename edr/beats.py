@@ -6,11 +6,20 @@ Pipeline of :func:`detect`:
    ``flat_s`` seconds: a disconnected or saturated lead) are masked. Detection
    runs on each unmasked stretch separately, so masked samples never reach
    NeuroKit2 and peaks cannot fall inside them.
-2. **Polarity.** :func:`neurokit2.ecg_invert` decides (on the cleaned,
+2. **Polarity.** NeuroKit2's ``ecg_invert`` rule decides (on the cleaned,
    concatenated unmasked samples) whether the lead is inverted; an inverted
    lead is multiplied by -1 before detection and ``Beats.polarity`` is -1.
+   The rule (median over all 2 s windows of the largest-magnitude sample) is
+   evaluated with running maxima in O(n) memory: ``nk.ecg_invert`` builds an
+   n × 2 fs array (300 MB for a 5-minute window at 250 Hz, 35 s of a 117 s
+   one-hour extraction); same decision, tested against it.
 3. **Detection.** ``nk.ecg_clean`` then ``nk.ecg_peaks`` with the chosen
-   ``method`` (any NeuroKit2 detector name). Each peak is moved to the local
+   ``method`` (any NeuroKit2 detector name). The lead is cleaned once and the
+   cleaned signal reused by every later step. Unmasked stretches longer than
+   :data:`CHUNK_S` are cleaned and searched in chunks with
+   :data:`CHUNK_OVERLAP_S` margins (only each chunk's core keeps its peaks),
+   so NeuroKit2 never sees a whole day; on a simulated 20-minute record in
+   4-minute chunks the peaks match the whole-record ones within 1e-6 samples. Each peak is moved to the local
    maximum of the cleaned signal within ±100 ms after removing the detector's
    median delay (Pan–Tompkins, Hamilton and Elgendi mark the peak of a filtered
    signal, 60–90 ms after R at 125 Hz).
@@ -21,7 +30,10 @@ Pipeline of :func:`detect`:
    by a parabola through the three highest correlations. Two passes (the second
    template is built from the beats shifted by the first pass). The peak
    position is then the template's own maximum (also parabola-refined) carried
-   to each beat. At 125 Hz the sampling jitter otherwise dominates the first
+   to each beat. Beats are processed in blocks (memory bounded on a whole
+   day) and the template is the median of at most :data:`TEMPLATE_MAX_BEATS`
+   evenly spread beats (a subset only shifts every peak by one common
+   sub-sample offset). At 125 Hz the sampling jitter otherwise dominates the first
    kernel principal component (issue 4: median MSC 0.04 → 0.26 on BIDMC).
 5. **Quality flags** (``valid`` is False for any of them):
 
@@ -69,6 +81,15 @@ MIN_BEATS = 20
 """Fewest detected beats :func:`detect` accepts."""
 
 FS_RANGE = (100.0, 10_000.0)
+
+CHUNK_S = 600.0
+"""Longest stretch (s) handed to NeuroKit2 at once: longer unmasked stretches are
+cleaned and searched for R peaks in chunks of this length (see :func:`detect`)."""
+CHUNK_OVERLAP_S = 10.0
+"""Margin (s) on each side of a chunk; only the chunk's core keeps its peaks."""
+TEMPLATE_MAX_BEATS = 5000
+"""At most this many beats, evenly spread, form the median alignment template."""
+_ALIGN_BLOCK = 2000
 
 _CLEAN_METHODS = {
     "neurokit", "pantompkins1985", "hamilton2002", "elgendi2010", "engzeemod2012",
@@ -197,9 +218,15 @@ def _clean(x: np.ndarray, fs: float, method: str) -> np.ndarray:
                           dtype=float)
 
 
-def _detect_segment(x: np.ndarray, fs: float, method: str) -> np.ndarray:
-    """Integer R-peak indices of one unmasked stretch, snapped to the local maximum."""
-    clean = _clean(x, fs, method)
+def _detect_segment(x: np.ndarray, fs: float, method: str, ref: np.ndarray | None = None) -> np.ndarray:
+    """Integer R-peak indices of one unmasked stretch, snapped to the local maximum.
+
+    ``ref`` is ``_clean(x, fs, "neurokit")`` when the caller has it already.
+    """
+    if ref is None:
+        ref = _clean(x, fs, "neurokit")
+    clean_method = method if method in _CLEAN_METHODS else "neurokit"
+    clean = ref if clean_method == "neurokit" else _clean(x, fs, method)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -210,7 +237,6 @@ def _detect_segment(x: np.ndarray, fs: float, method: str) -> np.ndarray:
     peaks = np.asarray(info["ECG_R_Peaks"], dtype=int)
     if peaks.size == 0:
         return peaks
-    ref = _clean(x, fs, "neurokit")
 
     def local_max(p, half_s):
         hw = max(int(round(half_s * fs)), 1)
@@ -221,7 +247,81 @@ def _detect_segment(x: np.ndarray, fs: float, method: str) -> np.ndarray:
     # remove the median delay, then snap within +-100 ms (the T wave starts later)
     delay = int(np.median(local_max(peaks, 0.15) - peaks))
     snapped = local_max(np.clip(peaks + delay, 0, x.size - 1), 0.1)
-    # keep one peak per refractory period (0.2 s): the larger one
+    return _refractory(snapped, ref, fs)
+
+def _chunks(n: int, fs: float):
+    """``(lo, hi, core_lo, core_hi)`` sample ranges covering ``[0, n)``: chunks of
+    :data:`CHUNK_S` plus :data:`CHUNK_OVERLAP_S` margins; the cores tile ``[0, n)``."""
+    step = int(round(CHUNK_S * fs))
+    margin = int(round(CHUNK_OVERLAP_S * fs))
+    if n <= step + 2 * margin:
+        return [(0, n, 0, n)]
+    out = []
+    for c0 in range(0, n, step):
+        c1 = min(c0 + step, n)
+        out.append((max(c0 - margin, 0), min(c1 + margin, n), c0, c1))
+    if len(out) > 1 and out[-1][3] - out[-1][2] < margin:  # fold a short tail into its predecessor
+        lo, _, c0, _ = out[-2]
+        out[-2:] = [(lo, n, c0, n)]
+    return out
+
+
+def _clean_long(x: np.ndarray, fs: float, method: str) -> np.ndarray:
+    """:func:`_clean` applied chunk by chunk (cores stitched) so NeuroKit2 never sees
+    more than :data:`CHUNK_S` + 2 :data:`CHUNK_OVERLAP_S`; identical to one call for
+    shorter signals (the 0.5 Hz high-pass transient decays well within the margin)."""
+    parts = _chunks(x.size, fs)
+    if len(parts) == 1:
+        return _clean(x, fs, method)
+    out = np.empty(x.size)
+    for lo, hi, c0, c1 in parts:
+        out[c0:c1] = _clean(x[lo:hi], fs, method)[c0 - lo:c1 - lo]
+    return out
+
+
+def _orig_max_squared(y: np.ndarray, w: int) -> np.ndarray:
+    """For every window ``y[i:i + w]``, its sample of largest magnitude (sign kept).
+
+    The quantity of NeuroKit2's ``ecg_invert`` (``_roll_orig_max_squared``),
+    computed with running maxima/minima in O(n) memory instead of an n × w
+    array (300 MB for a 5-minute window at 250 Hz). Exact ties between +a and -a
+    resolve to +a (NeuroKit2 takes the first).
+    """
+    w = min(w, y.size)
+    sl = slice(w // 2, y.size - (w - 1 - w // 2))
+    hi = ndimage.maximum_filter1d(y, w)[sl]
+    lo = ndimage.minimum_filter1d(y, w)[sl]
+    return np.where(hi >= -lo, hi, lo)
+
+
+def _inverted(clean: np.ndarray, fs: float) -> bool:
+    """NeuroKit2's inversion rule (``nk.ecg_invert``) on a cleaned lead, chunked.
+
+    ``nk.ecg_invert`` cleans its input again (``nk.ecg_clean``), removes the mean
+    and calls the lead inverted when the median over all 2 s windows of the
+    window's largest-magnitude sample is negative. Same rule here, with the
+    second cleaning done per chunk (:func:`_clean_long`) and the windows
+    evaluated in O(n) memory (:func:`_orig_max_squared`).
+    """
+    y = _clean_long(clean, fs, "neurokit")
+    y -= np.mean(y)
+    return bool(np.median(_orig_max_squared(y, int(2.0 * fs))) < 0)
+
+
+def _detect_long(x: np.ndarray, fs: float, method: str, ref: np.ndarray | None = None) -> np.ndarray:
+    """:func:`_detect_segment` chunk by chunk; peaks kept in each chunk's core."""
+    parts = _chunks(x.size, fs)
+    if len(parts) == 1:
+        return _detect_segment(x, fs, method, ref)
+    found = []
+    for lo, hi, c0, c1 in parts:
+        p = _detect_segment(x[lo:hi], fs, method, None if ref is None else ref[lo:hi]) + lo
+        found.append(p[(p >= c0) & (p < c1)])
+    return _refractory(np.concatenate(found), ref if ref is not None else _clean_long(x, fs, "neurokit"), fs)
+
+
+def _refractory(snapped: np.ndarray, ref: np.ndarray, fs: float) -> np.ndarray:
+    """One peak per refractory period (0.2 s): the larger one (by ``ref``)."""
     snapped = np.unique(snapped)
     keep = []
     for p in snapped:
@@ -254,43 +354,77 @@ def _upsampled_segments(x: np.ndarray, peaks: np.ndarray, half: int, up: int):
 
 
 def _pearson_lags(fine: np.ndarray, template: np.ndarray, max_lag: int):
-    """Pearson correlation of each row with the template at lags -max_lag..max_lag."""
+    """Pearson correlation of each row with the template at lags -max_lag..max_lag.
+
+    Numerator: the centred template against every window (a view, no copy);
+    window norms from running sums of the row-centred signal. Memory O(rows × L).
+    """
     m = template.size
     t = template - template.mean()
     t /= np.linalg.norm(t) or 1.0
-    out = np.empty((fine.shape[0], 2 * max_lag + 1))
-    for lo in range(0, fine.shape[0], 500):
-        win = sliding_window_view(fine[lo:lo + 500], m, axis=1)  # (b, L-m+1, m)
-        win = win - win.mean(axis=2, keepdims=True)
-        norm = np.linalg.norm(win, axis=2)
-        norm[norm == 0] = 1.0
-        out[lo:lo + 500] = (win @ t) / norm
-    return out
+    f = fine - fine.mean(axis=1, keepdims=True)  # lowers cancellation in the running sums
+    num = sliding_window_view(f, m, axis=1) @ t  # (rows, 2 max_lag + 1)
+    c1 = np.zeros((f.shape[0], f.shape[1] + 1))
+    c2 = np.zeros_like(c1)
+    np.cumsum(f, axis=1, out=c1[:, 1:])
+    np.cumsum(f * f, axis=1, out=c2[:, 1:])
+    s1 = c1[:, m:] - c1[:, :-m]
+    s2 = c2[:, m:] - c2[:, :-m]
+    norm = np.sqrt(np.maximum(s2 - s1 * s1 / m, 0.0))
+    norm[norm <= 1e-12 * np.sqrt(np.maximum(s2, 1e-300))] = np.inf  # flat window: correlation 0
+    return num / norm
 
 
 def _align(x: np.ndarray, fs: float, peaks: np.ndarray, *, up: int, half_s: float,
            max_lag_s: float, shift: bool):
-    """Sub-sample peak positions and template correlations (see module docstring)."""
+    """Sub-sample peak positions and template correlations (see module docstring).
+
+    Beats are upsampled in blocks of ``_ALIGN_BLOCK`` (memory bounded for a
+    whole-day lead); the median template is built from at most
+    :data:`TEMPLATE_MAX_BEATS` evenly spread beats (all of them below that).
+    """
     half = max(int(round(half_s * fs)), 2)
     lag = max(int(round(max_lag_s * fs)), 1)
-    fine = _upsampled_segments(x, peaks, half + lag + 1, up)
-    L = fine.shape[1]
-    c = L // 2
     tw = half * up  # template half-width (fine samples)
     max_lag = lag * up if shift else 0
-    lags = np.zeros(peaks.size, dtype=int)
+    n = peaks.size
+    sub = (np.arange(n) if n <= TEMPLATE_MAX_BEATS
+           else np.unique(np.linspace(0, n - 1, TEMPLATE_MAX_BEATS).round().astype(int)))
+    cache = {}
+
+    def fine_of(idx_key, p):
+        if idx_key in cache:
+            return cache[idx_key]
+        f = _upsampled_segments(x, p, half + lag + 1, up)
+        if n <= _ALIGN_BLOCK:  # small records: keep the upsampled beats between passes
+            cache[idx_key] = f
+        return f
+
+    sub_key = 0 if sub.size == n and n <= _ALIGN_BLOCK else "sub"
+
+    def template_of(lags_sub):
+        f = fine_of(sub_key, peaks[sub])
+        c = f.shape[1] // 2
+        cols = c + lags_sub[:, None] + np.arange(-tw, tw + 1)[None, :]
+        return np.median(f[np.arange(sub.size)[:, None], cols], axis=0)
+
+    lags = np.zeros(n, dtype=int)
+    corr = np.empty((n, 2 * max_lag + 1))
     for _ in range(2):
-        rows = np.arange(peaks.size)[:, None]
-        cols = c + lags[:, None] + np.arange(-tw, tw + 1)[None, :]
-        template = np.median(fine[rows, cols], axis=0)
-        corr = _pearson_lags(fine[:, c - tw - max_lag: c + tw + max_lag + 1], template, max_lag)
+        template = template_of(lags[sub])
+        for lo in range(0, n, _ALIGN_BLOCK):
+            f = fine_of(lo, peaks[lo:lo + _ALIGN_BLOCK])
+            c = f.shape[1] // 2
+            corr[lo:lo + _ALIGN_BLOCK] = _pearson_lags(f[:, c - tw - max_lag: c + tw + max_lag + 1],
+                                                       template, max_lag)
         best = np.argmax(corr, axis=1)
         lags = best - max_lag
+    rows = np.arange(n)
     k = np.clip(best, 1, corr.shape[1] - 2) if max_lag else best
-    frac = (_parabola_offset(corr[np.arange(k.size), k - 1], corr[np.arange(k.size), k],
-                             corr[np.arange(k.size), k + 1]) if max_lag else np.zeros(k.size))
+    frac = (_parabola_offset(corr[rows, k - 1], corr[rows, k], corr[rows, k + 1])
+            if max_lag else np.zeros(n))
     frac = np.where((best == 0) | (best == corr.shape[1] - 1), 0.0, frac)
-    tcorr = corr[np.arange(best.size), best]
+    tcorr = corr[rows, best]
     if not shift:
         return peaks.astype(float), tcorr
     j = int(np.argmax(template))
@@ -371,18 +505,24 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_METHOD, align: bool = True,
             f"ecg has no usable stretch of >= 2 s ({int(masked.sum())} of {x.size} samples "
             f"masked as NaN or flat); fewer than {MIN_BEATS} beats"
         )
-    polarity = 1
-    joined = np.concatenate([x[a:b] for a, b in segs])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        _, inverted = nk.ecg_invert(_clean(joined, fs, "neurokit"), sampling_rate=fs)
-    if inverted:
-        polarity = -1
-    xs = polarity * x
+    whole = len(segs) == 1 and segs[0] == (0, x.size)
+    # the lead cleaned once (masked samples bridged linearly): polarity, detection
+    # of an unmasked lead, alignment and amplitudes all read it (the filter is
+    # linear and odd, so inverting the lead inverts it exactly)
+    filled = x.copy() if masked.any() else x
+    if masked.any():
+        idx = np.arange(x.size)
+        filled[masked] = np.interp(idx[masked], idx[ok], x[ok])
+    clean_x = _clean_long(filled, fs, "neurokit")
+    joined = clean_x if whole else _clean_long(np.concatenate([x[a:b] for a, b in segs]), fs, "neurokit")
+    polarity = -1 if _inverted(joined, fs) else 1
+    del joined
+    xs = x if polarity == 1 else -x
+    clean = clean_x if polarity == 1 else np.negative(clean_x, out=clean_x)
     edge = int(round(0.1 * fs))
     found = []
     for a, b in segs:
-        p = _detect_segment(xs[a:b], fs, method) + a
+        p = _detect_long(xs[a:b], fs, method, clean if whole else None) + a
         found.append(p[(p >= a + edge) & (p < b - edge)])
     peaks = np.concatenate(found) if found else np.empty(0, dtype=int)
     if peaks.size < MIN_BEATS:
@@ -390,17 +530,13 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_METHOD, align: bool = True,
             f"only {peaks.size} beats detected in the ecg ({duration:.1f} s at fs={fs:g} Hz, "
             f"method={method!r}); at least {MIN_BEATS} are needed"
         )
-    # cleaned signal (masked samples bridged linearly) for alignment and amplitudes
-    filled = xs.copy()
-    idx = np.arange(x.size)
-    filled[masked] = np.interp(idx[masked], idx[ok], xs[ok])
-    clean = _clean(filled, fs, "neurokit")
     pos, tcorr = _align(clean, fs, peaks, up=upsample, half_s=align_half_s,
                         max_lag_s=max_lag_s, shift=align)
 
     # RR-based ectopy; RR intervals across masked stretches are unknown
     rr = np.diff(pos) / fs
-    gap = np.array([masked[peaks[i]:peaks[i + 1]].any() for i in range(peaks.size - 1)])
+    n_masked_before = np.concatenate([[0], np.cumsum(masked)])
+    gap = n_masked_before[peaks[1:]] > n_masked_before[peaks[:-1]]
     rr_known = np.where(gap, np.nan, rr)
     med = _running_median(np.where(np.isnan(rr_known), np.nanmedian(rr_known), rr_known))
     rr_before = np.concatenate([[np.nan], rr_known])
@@ -413,7 +549,7 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_METHOD, align: bool = True,
     amp_med = _running_median(amp)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = amp / amp_med
-    clipped_samples = _clipped_samples(polarity * x, ok)
+    clipped_samples = _clipped_samples(xs, ok)
     hw = max(int(round(0.06 * fs)), 1)
     win = np.clip(peaks[:, None] + np.arange(-hw, hw + 1)[None, :], 0, x.size - 1)
     clipped = clipped_samples[win].any(axis=1)

@@ -195,3 +195,43 @@ def test_bidmc_leads_agree(bidmc_dir):
     # the same heart: >= 98 % of lead-II beats have a lead-V beat within 50 ms
     assert np.mean(np.abs(d) < 0.05) > 0.98
     assert b2.valid.mean() > 0.9
+
+
+def test_chunked_detection_matches_whole_record(monkeypatch):
+    """A 20-minute record detected in 4-minute chunks gives the whole-record beats."""
+    import edr.beats as beats_mod
+    from edr.simulate import simulate_recording
+
+    x = simulate_recording(1200.0, 250.0, random_state=3).ecg
+    whole = detect(x, 250.0)
+    monkeypatch.setattr(beats_mod, "CHUNK_S", 240.0)
+    monkeypatch.setattr(beats_mod, "_ALIGN_BLOCK", 300)
+    assert len(beats_mod._chunks(x.size, 250.0)) == 5
+    chunked = detect(x, 250.0)
+    assert chunked.polarity == whole.polarity
+    assert len(chunked) == len(whole) > 1300
+    np.testing.assert_allclose(chunked.peaks, whole.peaks, atol=1e-3)  # samples
+    t = whole.peaks / 250.0
+    near_join = np.min(np.abs(t[:, None] - 240.0 * np.arange(1, 5)[None, :]), axis=1) < 15.0
+    np.testing.assert_array_equal(chunked.valid[~near_join], whole.valid[~near_join])
+    # a template from a subset of the beats moves every peak by the same sub-sample offset
+    monkeypatch.setattr(beats_mod, "TEMPLATE_MAX_BEATS", 400)
+    sub = detect(x, 250.0)
+    shift = sub.peaks - whole.peaks
+    assert abs(np.median(shift)) < 0.1 and np.ptp(shift) < 0.01
+    np.testing.assert_array_equal(sub.valid, whole.valid)
+
+
+def test_inversion_rule_matches_neurokit():
+    """The O(n)-memory inversion test agrees with nk.ecg_invert's rolling rule."""
+    import neurokit2 as nk
+
+    from edr.beats import _orig_max_squared
+    from neurokit2.ecg.ecg_invert import _roll_orig_max_squared
+
+    y = np.random.default_rng(0).standard_normal(3000)
+    np.testing.assert_array_equal(_orig_max_squared(y, 250), _roll_orig_max_squared(y, 250)[:, 0])
+    times = regular_times(30.0)
+    x = synthetic_ecg(times, FS, 30.0, noise=0.02)
+    for sign in (1, -1):
+        assert detect(sign * x, FS).polarity == (-1 if nk.ecg_invert(sign * x, sampling_rate=FS)[1] else 1)
