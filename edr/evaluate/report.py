@@ -88,7 +88,7 @@ def _float(s: str) -> float:
 def _config_order(parts: tuple[str, str, str]):
     method, criterion, lead = parts
     crit = _CRITERIA_ORDER.index(criterion) if criterion in _CRITERIA_ORDER else len(_CRITERIA_ORDER)
-    return (criterion == "none", method, crit, criterion, lead)
+    return (criterion == "none", method, crit, criterion, lead != "default", lead)
 
 
 def load_results(path: str | Path) -> ResultsTable:
@@ -174,8 +174,9 @@ def _reference(table: ResultsTable, wanted: str | None) -> str:
         if wanted not in table.configs:
             raise ValueError(f"reference {wanted!r} not among the configurations {table.configs}")
         return wanted
-    if "kpca/mdd" in table.configs:
-        return "kpca/mdd"
+    for default in ("kpca/mdd", "kpca/mdd@default"):
+        if default in table.configs:
+            return default
     msc = table.values["msc"]
     med = [np.nanmedian(msc[:, j]) if np.isfinite(msc[:, j]).any() else -np.inf for j in range(msc.shape[1])]
     return table.configs[int(np.argmax(med))]
@@ -600,8 +601,8 @@ def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str
     out_dir : path
         Created if needed.
     reference : str, optional
-        Configuration label the others are compared with (default ``kpca/mdd``
-        when present, else the best median MSC).
+        Configuration label the others are compared with (default ``kpca/mdd``,
+        or ``kpca/mdd@default`` when several leads were evaluated, else the best median MSC).
 
     Returns
     -------
