@@ -67,7 +67,6 @@ from dataclasses import dataclass, field
 
 import neurokit2 as nk
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 from scipy import ndimage, signal
 
 from edr.errors import SignalError
@@ -295,17 +294,25 @@ def _orig_max_squared(y: np.ndarray, w: int) -> np.ndarray:
 
 
 def _inverted(clean: np.ndarray, fs: float) -> bool:
-    """NeuroKit2's inversion rule (``nk.ecg_invert``) on a cleaned lead, chunked.
+    """NeuroKit2's inversion rule (``nk.ecg_invert``) on a cleaned lead.
 
     ``nk.ecg_invert`` cleans its input again (``nk.ecg_clean``), removes the mean
     and calls the lead inverted when the median over all 2 s windows of the
-    window's largest-magnitude sample is negative. Same rule here, with the
-    second cleaning done per chunk (:func:`_clean_long`) and the windows
-    evaluated in O(n) memory (:func:`_orig_max_squared`).
+    window's largest-magnitude sample is negative. Same rule here, evaluated in
+    O(n) memory (:func:`_orig_max_squared`). Leads longer than :data:`CHUNK_S`
+    are cleaned chunk by chunk, each chunk minus its own mean (the cleaned lead
+    is high-passed, its mean is ~0), and the window values of every chunk's
+    core (float32: the sign of the median is all that matters) join one median.
     """
-    y = _clean_long(clean, fs, "neurokit")
-    y -= np.mean(y)
-    return bool(np.median(_orig_max_squared(y, int(2.0 * fs))) < 0)
+    w = int(2.0 * fs)
+    parts = _chunks(clean.size, fs)
+    vals = []
+    for lo, hi, c0, c1 in parts:
+        y = _clean(clean[lo:hi], fs, "neurokit")
+        y -= np.mean(y)
+        v = _orig_max_squared(y, w)  # v[j]: the window starting at lo + j
+        vals.append(v[c0 - lo:max(min(c1, clean.size - w + 1) - lo, 1)].astype(np.float32, copy=False))
+    return bool(np.median(vals[0] if len(vals) == 1 else np.concatenate(vals)) < 0)
 
 
 def _detect_long(x: np.ndarray, fs: float, method: str, ref: np.ndarray | None = None) -> np.ndarray:
@@ -356,14 +363,16 @@ def _upsampled_segments(x: np.ndarray, peaks: np.ndarray, half: int, up: int):
 def _pearson_lags(fine: np.ndarray, template: np.ndarray, max_lag: int):
     """Pearson correlation of each row with the template at lags -max_lag..max_lag.
 
-    Numerator: the centred template against every window (a view, no copy);
+    Numerator: the centred template against every window (one product per lag);
     window norms from running sums of the row-centred signal. Memory O(rows × L).
     """
     m = template.size
     t = template - template.mean()
     t /= np.linalg.norm(t) or 1.0
     f = fine - fine.mean(axis=1, keepdims=True)  # lowers cancellation in the running sums
-    num = sliding_window_view(f, m, axis=1) @ t  # (rows, 2 max_lag + 1)
+    num = np.empty((f.shape[0], 2 * max_lag + 1))
+    for k in range(num.shape[1]):  # one BLAS matrix-vector product per lag
+        num[:, k] = f[:, k:k + m] @ t
     c1 = np.zeros((f.shape[0], f.shape[1] + 1))
     c2 = np.zeros_like(c1)
     np.cumsum(f, axis=1, out=c1[:, 1:])
@@ -535,8 +544,11 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_METHOD, align: bool = True,
 
     # RR-based ectopy; RR intervals across masked stretches are unknown
     rr = np.diff(pos) / fs
-    n_masked_before = np.concatenate([[0], np.cumsum(masked)])
-    gap = n_masked_before[peaks[1:]] > n_masked_before[peaks[:-1]]
+    if masked.any():
+        n_masked_before = np.concatenate([[0], np.cumsum(masked, dtype=np.int32 if x.size < 2**31 else np.int64)])
+        gap = n_masked_before[peaks[1:]] > n_masked_before[peaks[:-1]]
+    else:
+        gap = np.zeros(peaks.size - 1, dtype=bool)
     rr_known = np.where(gap, np.nan, rr)
     med = _running_median(np.where(np.isnan(rr_known), np.nanmedian(rr_known), rr_known))
     rr_before = np.concatenate([[np.nan], rr_known])
