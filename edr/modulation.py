@@ -31,7 +31,12 @@ PR_SEGMENT_S = (-0.12, -0.06)
 """PR-segment window (s relative to R) whose median is the local baseline."""
 
 
-def _prepared(ecg, beats) -> np.ndarray:
+def _prepared(ecg) -> np.ndarray:
+    """The lead as float, NaN bridged linearly (a copy only when there is NaN).
+
+    The polarity is applied to the results instead of the lead (sampling and
+    the PR median are odd functions), so no full-length copy is made.
+    """
     x = np.asarray(ecg, dtype=float)
     if x.ndim != 1:
         raise ValueError(f"ecg must be one-dimensional, got shape {x.shape}")
@@ -42,7 +47,7 @@ def _prepared(ecg, beats) -> np.ndarray:
         idx = np.arange(x.size)
         x = x.copy()
         x[bad] = np.interp(idx[bad], idx[~bad], x[~bad])
-    return beats.polarity * x
+    return x
 
 
 def sample_at(x: np.ndarray, positions: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -69,11 +74,11 @@ def sample_at(x: np.ndarray, positions: np.ndarray, offsets: np.ndarray) -> np.n
     lo = int(np.floor(offsets.min())) - 1
     hi = int(np.ceil(offsets.max())) + 2
     h = _PAD + max(-lo, hi)
-    xp = np.pad(x, h, mode="edge")
     out = np.empty((positions.size, offsets.size))
     for s in range(0, positions.size, 2000):
         b = base[s:s + 2000]
-        seg = xp[b[:, None] + h + np.arange(-h, h + 1)[None, :]]
+        # clipped indices = edge padding, without a padded copy of the whole lead
+        seg = x[np.clip(b[:, None] + np.arange(-h, h + 1)[None, :], 0, x.size - 1)]
         fine = signal.resample_poly(seg, _UP, 1, axis=1)
         # fine index of original offset u from the integer base: (h + u) * _UP
         u = (frac[s:s + 2000, None] + offsets[None, :] + h) * _UP
@@ -130,12 +135,14 @@ def qrs_matrix(ecg, fs: float, beats, *, half_width_s: float = 0.06, upsample: i
         raise ValueError(f"half_width_s must be positive, got {half_width_s!r}")
     if int(upsample) < 1:
         raise ValueError(f"upsample must be an integer >= 1, got {upsample!r}")
-    x = _prepared(ecg, beats)
+    x = _prepared(ecg)
     h = int(round(half_width_s * fs * int(upsample)))
     offsets = np.arange(-h, h + 1) / int(upsample)
     mat = sample_at(x, beats.peaks, offsets)
     if baseline == "pr":
         mat -= _baseline(x, fs, beats.peaks)[:, None]
+    if beats.polarity == -1:
+        np.negative(mat, out=mat)
     return mat
 
 
@@ -154,11 +161,11 @@ def r_amplitude(ecg, fs: float, beats, *, baseline: str | None = "pr") -> np.nda
     ndarray, shape (n_beats,)
     """
     _check_baseline(baseline)
-    x = _prepared(ecg, beats)
+    x = _prepared(ecg)
     amp = sample_at(x, beats.peaks, np.zeros(1))[:, 0]
     if baseline == "pr":
         amp -= _baseline(x, float(fs), beats.peaks)
-    return amp
+    return beats.polarity * amp
 
 
 def qrs_area(ecg, fs: float, beats, *, half_width_s: float = 0.05,
