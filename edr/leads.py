@@ -16,7 +16,7 @@ single-lead EDR:
   offset, see ``_matched``);
 * ``concentration`` — spectral concentration of the lead's EDR: share of its
   0.05–1 Hz Welch power within ±0.05 Hz of the in-band peak (a respiratory
-  series is narrow-band, noise is not), see :func:`breathing_concentration`;
+  series is narrow-band, noise is not), see :func:`edr.methods.spectral_concentration`;
 * ``margin`` — MDD's ``lambda_1 - tau_1`` divided by ``lambda_1`` when the
   caller passes the kernel PCA result's margin and eigenvalue.
 
@@ -70,17 +70,16 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
-from scipy import signal
 
 from edr.beats import Beats, detect, signal_mask
 from edr.errors import SignalError
+from edr.methods import spectral_concentration
 from edr.modulation import qrs_matrix
 
 __all__ = [
     "LeadQuality",
     "SCORE_RULE",
     "assess_leads",
-    "breathing_concentration",
     "choose_lead",
     "fuse_edrs",
     "joint_beats",
@@ -124,38 +123,6 @@ class LeadQuality:
         """JSON-friendly dict (NaN → None)."""
         return {k: (None if isinstance(v, float) and not np.isfinite(v) else v)
                 for k, v in asdict(self).items()}
-
-
-def breathing_concentration(x, fs: float = 4.0, *, band=(0.05, 1.0),
-                            half_width_hz: float = 0.05) -> float:
-    """Share of the in-band Welch power within ``±half_width_hz`` of the in-band peak.
-
-    Parameters
-    ----------
-    x : array_like
-        Uniformly sampled series (e.g. an EDR on the 4 Hz grid).
-    fs : float, default 4.0
-        Its rate in Hz.
-    band : (float, float)
-        Respiratory band in Hz.
-    half_width_hz : float
-        Half-width of the peak neighbourhood.
-
-    Returns
-    -------
-    float in [0, 1]
-        0 for a constant, too short or non-finite series.
-    """
-    x = np.asarray(x, dtype=float)
-    if x.size < 16 or not np.all(np.isfinite(x)) or np.ptp(x) == 0:
-        return 0.0
-    f, p = signal.welch(x - x.mean(), fs=fs, nperseg=min(x.size, int(round(32 * fs))))
-    b = (f >= band[0]) & (f <= band[1])
-    if not b.any() or p[b].sum() <= 0:
-        return 0.0
-    fb, pb = f[b], p[b]
-    k = int(np.argmax(pb))
-    return float(pb[np.abs(fb - fb[k]) <= half_width_hz].sum() / pb.sum())
 
 
 def _score(q: LeadQuality) -> float:
@@ -205,7 +172,7 @@ def lead_quality(x, fs: float, *, lead: str = "", beats: Beats | None = None, ed
     q.clipped_fraction = float(np.mean(beats.clipped)) if np.size(beats.clipped) else 0.0
     q.template_corr = float(np.median(beats.template_corr)) if np.size(beats.template_corr) else 0.0
     if edr is not None:
-        q.concentration = breathing_concentration(edr, fs_out)
+        q.concentration = spectral_concentration(edr, fs_out)
     if margin is not None and eigenvalue:
         q.margin = float(margin) / float(eigenvalue)
     if masked > 0.5:

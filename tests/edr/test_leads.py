@@ -8,7 +8,8 @@ import pytest
 from edr.beats import detect
 from edr.errors import SignalError
 from edr.evaluate.metrics import bandpass, correlation, to_uniform_grid
-from edr.leads import (LeadQuality, assess_leads, breathing_concentration, choose_lead, fuse_edrs,
+from edr.methods import spectral_concentration
+from edr.leads import (LeadQuality, assess_leads, choose_lead, fuse_edrs,
                        joint_beats, lead_quality, multilead_kpca, multilead_matrix)
 from edr.modulation import r_amplitude
 from edr.simulate import simulate_recording
@@ -34,14 +35,6 @@ def _edr(x, fs, beats, t_grid):
 def _q(name, score, usable=True):
     return LeadQuality(lead=name, usable=usable, reason="ok" if usable else "flat",
                        masked_fraction=0.0, score=score if usable else 0.0)
-
-
-def test_breathing_concentration_narrow_vs_broad():
-    rng = np.random.default_rng(0)
-    t = np.arange(0, 300, 0.25)
-    assert breathing_concentration(np.sin(2 * np.pi * 0.25 * t)) > 0.9
-    assert breathing_concentration(bandpass(rng.standard_normal(t.size))) < 0.3
-    assert breathing_concentration(np.zeros(100)) == 0.0
 
 
 def test_flat_lead_is_unusable_and_never_chosen(rec, rec_beats):
@@ -110,7 +103,7 @@ def test_fusion_of_noisy_copies_beats_each_copy():
     s = bandpass(np.sin(2 * np.pi * 0.25 * t) + 0.5 * np.sin(2 * np.pi * 0.31 * t))
     edrs = {f"L{i}": (-1) ** i * s + 0.8 * s.std() * bandpass(rng.standard_normal(t.size))
             for i in range(3)}
-    q = {n: _q(n, breathing_concentration(v)) for n, v in edrs.items()}
+    q = {n: _q(n, spectral_concentration(v)) for n, v in edrs.items()}
     fused = fuse_edrs(edrs, q)
     assert correlation(fused, s) > max(correlation(v, s) for v in edrs.values()) + 0.05
 
