@@ -80,9 +80,11 @@ def _unpack_full(d2p, n, out, diag=0.0):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _lanczos_top(K, k, v0, rtol, max_steps, ritz_out):  # pragma: no cover - compiled
+def _lanczos_top(K, k, v0, rtol, max_steps, ritz_out, square_first=False):  # pragma: no cover - compiled
     """Top ``k`` eigenvalues of ``H K H``; writes the sum of the top-``k`` Ritz
-    vectors into ``ritz_out`` (the next warm start)."""
+    vectors into ``ritz_out`` (the next warm start).  ``square_first``: ``K`` holds the
+    square root (elementwise) of the kernel; it is squared in place during the first
+    matrix-vector product (one pass over the matrix instead of two)."""
     n = K.shape[0]
     m = min(max_steps, n - 1)
     V = np.zeros((m + 1, n))
@@ -99,7 +101,10 @@ def _lanczos_top(K, k, v0, rtol, max_steps, ritz_out):  # pragma: no cover - com
     theta = np.zeros(k)
     check_every = 1 if k <= 2 else max(2, k // 3)  # the tridiagonal eigensolve is O(steps^3)
     for j in range(m):
-        w = np.dot(K, V[j])
+        if j == 0 and square_first:
+            w = _square_matvec(K, V[0])
+        else:
+            w = np.dot(K, V[j])
         w -= w.mean()
         alpha[j] = np.dot(w, V[j])
         for _rep in range(2):  # full re-orthogonalisation (classical Gram-Schmidt, twice)
@@ -162,6 +167,21 @@ def _full_spectrum(K, out):  # pragma: no cover - compiled
         out[t] = ev[n - 1 - t]
 
 
+@numba.njit(cache=True, nogil=True, fastmath=True)
+def _square_matvec(K, v):  # pragma: no cover - compiled
+    """``K <- K * K`` (elementwise, in place) and return ``K @ v``, in one pass."""
+    n = K.shape[0]
+    w = np.empty(n)
+    for i in range(n):
+        acc = 0.0
+        for j in range(n):
+            x = K[i, j] * K[i, j]
+            K[i, j] = x
+            acc += x * v[j]
+        w[i] = acc
+    return w
+
+
 @numba.njit(cache=True, nogil=True)
 def _square_inplace(K):  # pragma: no cover - compiled
     flat = K.ravel()
@@ -179,9 +199,10 @@ def _chain_spectra(roots, parent, slot, k, full, rtol, max_steps, warm, has_warm
     ritz = np.zeros(n)
     for g in range(n_grid):
         K = roots[slot[g]]
-        if parent[g] >= 0:
-            _square_inplace(K)
+        square = parent[g] >= 0
         if full:
+            if square:
+                _square_inplace(K)
             _full_spectrum(K, out[g])
             continue
         if has_warm[g]:
@@ -189,11 +210,14 @@ def _chain_spectra(roots, parent, slot, k, full, rtol, max_steps, warm, has_warm
         elif g > 0 and has_warm[g - 1]:
             v0 = warm[g - 1].copy()
         else:  # deterministic cold start: one power step from the constant vector
+            if square:
+                _square_inplace(K)
+                square = False
             v0 = np.zeros(n)
             for i in range(n):
                 for j in range(n):
                     v0[i] += K[i, j]
-        th = _lanczos_top(K, k, v0, rtol, max_steps, ritz)
+        th = _lanczos_top(K, k, v0, rtol, max_steps, ritz, square)
         for t in range(k):
             out[g, t] = th[t]
         warm[g] = ritz
