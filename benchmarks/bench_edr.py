@@ -148,6 +148,10 @@ def bench_day(hours, fs, window_s, profile):
     print(f"[day] targets for 24 h: <= {TARGET_DAY_S:g} s -> "
           f"{'MET' if total * scale <= TARGET_DAY_S else 'MISSED'} (scaled {total * scale:.0f} s); "
           f"<= {TARGET_DAY_MB:g} MB -> {'MET' if out['maxrss_mb'] <= TARGET_DAY_MB else 'MISSED'}")
+    cpu_total = out["read_s"] + out["extract_cpu_s"]
+    print(f"[day] in CPU time (load-independent): read + extract {cpu_total:.1f} s, scaled to 24 h "
+          f"{cpu_total * scale:.0f} s -> {'MET' if cpu_total * scale <= TARGET_DAY_S else 'MISSED'}")
+    print(f"[day] load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     return out
 
 

@@ -65,6 +65,9 @@ def test_qrs_matrix_rows_are_scaled_templates(modulated):
     fine = qrs_matrix(x, FS, beats, baseline=None, half_width_s=0.064, upsample=4)
     assert fine.shape == (len(r_times), 65)
     np.testing.assert_allclose(fine[:, ::4], coarse, atol=1e-9)
+    # an inverted lead with polarity -1 gives exactly the upright matrix (PR baseline included)
+    up = qrs_matrix(x + 0.3, FS, beats)
+    np.testing.assert_array_equal(qrs_matrix(-(x + 0.3), FS, truth_beats(r_times, polarity=-1)), up)
 
 
 def test_r_amplitude_recovers_modulation_and_ignores_offset(modulated):
