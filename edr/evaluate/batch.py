@@ -58,9 +58,11 @@ __all__ = [
     "uses_sigma2",
 ]
 
-#: Columns of ``results.csv`` (INTERFACES.md, plus ``error``: empty when the task succeeded).
-COLUMNS = ("record", "database", "method", "criterion", "lead", "msc", "corr", "rate_error_bpm",
-           "f_ref", "sigma2", "n_beats", "seconds", "error")
+#: Columns of ``results.csv`` (INTERFACES.md, plus ``used_lead``: the lead the EDR came from —
+#: the one ``lead="auto"`` chose, or "auto" when windows chose different leads — and ``error``:
+#: empty when the task succeeded).
+COLUMNS = ("record", "database", "method", "criterion", "lead", "used_lead", "msc", "corr",
+           "rate_error_bpm", "f_ref", "sigma2", "n_beats", "seconds", "error")
 #: Criterion label of methods without a kernel parameter.
 NO_CRITERION = "none"
 #: Lead label for "the recording's selected lead" (``lead=None`` in ``extract_edr``).
@@ -197,7 +199,7 @@ def run_task(task: Task, options: dict | None = None) -> dict:
         kwargs["lead"] = task.lead
     row = {k: getattr(task, k) for k in ("record", "database", "method", "criterion", "lead")}
     row.update({k: float("nan") for k in (*_METRICS, "sigma2", "seconds")})
-    row.update(n_beats=0, error="")
+    row.update(n_beats=0, used_lead="", error="")
     selection = None
     t0 = time.perf_counter()
     try:
@@ -206,7 +208,8 @@ def run_task(task: Task, options: dict | None = None) -> dict:
         scores = _score(result, recording)
         row.update(msc=_num(scores.msc), corr=_num(scores.corr),
                    rate_error_bpm=_num(scores.rate_error_bpm), f_ref=_num(scores.f_ref),
-                   sigma2=_num(result.sigma2), n_beats=int(result.n_beats))
+                   sigma2=_num(result.sigma2), n_beats=int(result.n_beats),
+                   used_lead=str(result.lead))
         sel = result.selection
         if sel is not None:
             selection = {"criterion": str(sel.criterion), "sigma2": float(sel.sigma2),
@@ -365,7 +368,7 @@ def assemble(out_dir: str | Path, *, options: dict | None = None) -> Path:
         w = csv.writer(f)
         w.writerow(COLUMNS)
         for r in rows:
-            w.writerow([_fmt(r[c]) for c in COLUMNS])
+            w.writerow([_fmt(r.get(c, "")) for c in COLUMNS])
     os.replace(tmp, csv_path)
     _write_json_atomic(out_dir / "selection_curves.json", curves)
     return csv_path

@@ -26,7 +26,7 @@ import json
 import math
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -72,6 +72,13 @@ class ResultsTable:
         (record, config, message) of failed tasks.
     config_parts : dict[str, tuple[str, str, str]]
         Label -> (method, criterion, lead).
+    single_lead_rows : list[dict]
+        Rows run on one named lead (``--leads II,V,...``). They are not
+        configurations of the main tables: they are the per-lead yardstick of
+        the lead-choice section (which lead would have been best per record).
+    used_leads : dict
+        (record, method, criterion, lead) -> the ``used_lead`` column (the lead
+        ``auto`` chose), empty when the results file predates that column.
     """
 
     records: list[str]
@@ -79,6 +86,12 @@ class ResultsTable:
     values: dict[str, np.ndarray]
     errors: list[tuple[str, str, str]]
     config_parts: dict[str, tuple[str, str, str]]
+    single_lead_rows: list[dict] = field(default_factory=list)
+    used_leads: dict[tuple[str, str, str, str], str] = field(default_factory=dict)
+
+
+#: Lead labels that are configurations; any other lead label names one ECG lead.
+LEAD_MODES = ("default", "auto", "fuse", "multilead")
 
 
 def _float(s: str) -> float:
@@ -110,6 +123,8 @@ def load_results(path: str | Path) -> ResultsTable:
     missing = sorted(need - set(fields))
     if missing:
         raise ValueError(f"results file {path} lacks column(s) {missing}; has {fields}")
+    single = [r for r in rows if r["lead"] not in LEAD_MODES]
+    rows = [r for r in rows if r["lead"] in LEAD_MODES]
     if not rows:
         raise ValueError(f"results file {path} has no rows")
     several_leads = len({r["lead"] for r in rows}) > 1
@@ -127,7 +142,9 @@ def load_results(path: str | Path) -> ResultsTable:
     cols = [m.column for m in METRICS] + ["sigma2", "n_beats", "seconds"]
     values = {c: np.full((len(records), len(configs)), np.nan) for c in cols}
     errors = []
+    used = {}
     for r in rows:
+        used[(r["record"], r["method"], r["criterion"], r["lead"])] = r.get("used_lead", "")
         i, j = ri[r["record"]], ci[r["_config"]]
         for c in cols:
             if c in r:
@@ -136,7 +153,73 @@ def load_results(path: str | Path) -> ResultsTable:
             errors.append((r["record"], r["_config"], r["error"]))
             for m in METRICS:
                 values[m.column][i, j] = np.nan
-    return ResultsTable(records, configs, values, errors, parts)
+    return ResultsTable(records, configs, values, errors, parts, single, used)
+
+
+def lead_choice(table: ResultsTable) -> list[dict]:
+    """Per record: the lead ``auto`` chose against the best single lead (an oracle).
+
+    For every (method, criterion) that has ``@auto`` rows and single-lead rows,
+    the oracle lead of a record is the single lead with the highest MSC (it
+    looks at the reference, so it is a yardstick, not a method).
+
+    Returns
+    -------
+    list of dict
+        ``record, method, criterion, auto_lead, oracle_lead, msc_auto,
+        msc_oracle, msc_default`` per record with both available.
+    """
+    out = []
+    for (method, criterion, lead) in table.config_parts.values():
+        if lead != "auto":
+            continue
+        cands = [r for r in table.single_lead_rows
+                 if r["method"] == method and r["criterion"] == criterion and not r.get("error")]
+        if not cands:
+            continue
+        auto = _column(table, method, criterion, "auto")
+        default = _column(table, method, criterion, "default")
+        for i, rec in enumerate(table.records):
+            mine = [r for r in cands if r["record"] == rec and np.isfinite(_float(r["msc"]))]
+            used = table.used_leads.get((rec, method, criterion, "auto"), "")
+            if not mine or not used or not np.isfinite(table.values["msc"][i, auto]):
+                continue
+            best = max(mine, key=lambda r: _float(r["msc"]))
+            out.append({"record": rec, "method": method, "criterion": criterion, "auto_lead": used,
+                        "oracle_lead": best["lead"], "msc_auto": float(table.values["msc"][i, auto]),
+                        "msc_oracle": _float(best["msc"]),
+                        "msc_default": float(table.values["msc"][i, default]) if default is not None else math.nan})
+    return out
+
+
+def _column(table: ResultsTable, method: str, criterion: str, lead: str) -> int | None:
+    for j, c in enumerate(table.configs):
+        if table.config_parts[c] == (method, criterion, lead):
+            return j
+    return None
+
+
+def _lead_choice_section(table: ResultsTable) -> str:
+    rows = lead_choice(table)
+    if not rows:
+        return ""
+    L = ["\n## Lead choice: `auto` against the best single lead\n",
+         "The oracle lead of a record is the single lead whose EDR has the highest MSC against the "
+         "reference (a yardstick that looks at the reference; `auto` sees the ECG only). "
+         "`default` is the record's selected lead (II on BIDMC).\n"]
+    for key in sorted({(r["method"], r["criterion"]) for r in rows}):
+        sub = [r for r in rows if (r["method"], r["criterion"]) == key]
+        hits = sum(r["auto_lead"] == r["oracle_lead"] for r in sub)
+        med = {k: float(np.median([r[k] for r in sub])) for k in ("msc_default", "msc_auto", "msc_oracle")}
+        L.append(f"**{key[0]}/{key[1]}**: `auto` picked the oracle's lead on **{hits} of {len(sub)}** "
+                 f"records; median MSC default {med['msc_default']:.2f}, auto {med['msc_auto']:.2f}, "
+                 f"oracle {med['msc_oracle']:.2f}.\n")
+        L.append("| record | auto's lead | oracle lead | MSC default | MSC auto | MSC oracle |")
+        L.append("|---|---|---|---|---|---|")
+        for r in sub:
+            L.append(f"| {r['record']} | {r['auto_lead']} | {r['oracle_lead']} | {r['msc_default']:.2f} | "
+                     f"{r['msc_auto']:.2f} | {r['msc_oracle']:.2f} |")
+    return "\n".join(L) + "\n"
 
 
 # ----------------------------------------------------------------------------- statistics
@@ -637,7 +720,8 @@ def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str
             f"python -m edr.evaluate {' '.join(r['argv'])}   # {r['finished_utc']}, commit "
             f"{_short_commit(r.get('git_commit'))}, {r['n_run']} tasks run, {r['n_errors']} errors" for r in runs)
     md = out / "README.md"
-    md.write_text(_markdown(table, ref, comps, curves, figures, results_csv, command))
+    md.write_text(_markdown(table, ref, comps, curves, figures, results_csv, command)
+                  + _lead_choice_section(table))
     with open(out / "summary.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["configuration", "n_ok"] + [f"{m.column}_{q}" for m in METRICS for q in ("median", "q25", "q75")])

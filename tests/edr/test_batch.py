@@ -26,7 +26,7 @@ def _fake_extract(recording, method, *, sigma2=None, lead=None, **options):
     if sigma2 is not None:
         curve = np.array([_fake_value(recording, sigma2, g) for g in grid])
         sel = SimpleNamespace(criterion=sigma2, sigma2=float(grid[curve.argmax()]), grid=grid, curve=curve)
-    return SimpleNamespace(record=recording, method=method, lead=lead, sigma2=None if sel is None else sel.sigma2,
+    return SimpleNamespace(record=recording, method=method, lead=lead or "II", sigma2=None if sel is None else sel.sigma2,
                            selection=sel, n_beats=100 + len(method), key=(recording, method, sigma2, lead, options))
 
 
@@ -73,6 +73,9 @@ def test_results_csv_columns_and_errors_recorded(tmp_path, stand_ins):
     assert all(r["error"].startswith("ValueError: stand-in: no beats") and r["msc"] == "" for r in bad)
     good = [r for r in rows if r["record"] == "r1" and r["method"] == "kpca"]
     assert all(float(r["sigma2"]) > 0 and r["error"] == "" for r in good)
+    # used_lead: the lead the EDR came from (the stand-in's selected lead is II), empty on failure
+    assert all(r["used_lead"] == ("II" if r["lead"] == "default" else r["lead"]) for r in good)
+    assert all(r["used_lead"] == "" for r in bad)
     curves = json.loads((tmp_path / "selection_curves.json").read_text())
     assert len(curves) == 2 * 2 * 2 and len(curves[0]["grid"]) == 5
     # a resumed run keeps errors unless asked to retry them

@@ -105,3 +105,30 @@ def test_cli_module_exit_code_and_one_line_error(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("edr report: error:") and "missing.csv" in err
     assert not (tmp_path / "r" / "README.md").exists()
+
+
+def test_lead_choice_section_counts_oracle_picks(tmp_path):
+    # Two records; single leads II and V. r1: auto chose V, and V is the best single lead (hit);
+    # r2: auto chose II, but V is best (miss). Single-lead rows stay out of the main tables.
+    single = {("r1", "II"): 0.3, ("r1", "V"): 0.7, ("r2", "II"): 0.4, ("r2", "V"): 0.5}
+    auto = {"r1": ("V", 0.7), "r2": ("II", 0.4)}
+    rows = []
+    for rec in ("r1", "r2"):
+        base = dict(record=rec, database="fake", method="kpca", criterion="mdd", f_ref=0.25, sigma2=1.0,
+                    n_beats=300, seconds=0.1, error="")
+        cells = [("default", "II", single[(rec, "II")]), ("auto", *auto[rec])]
+        cells += [(lead, lead, single[(rec, lead)]) for lead in ("II", "V")]
+        for k, (lead, used, msc) in enumerate(cells):
+            rows.append(base | dict(lead=lead, used_lead=used, msc=msc, corr=msc, rate_error_bpm=1 + k + msc))
+    (tmp_path / "res").mkdir()
+    with open(tmp_path / "res" / "results.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, COLUMNS)
+        w.writeheader()
+        w.writerows(rows)
+    t = report.load_results(tmp_path / "res" / "results.csv")
+    assert t.configs == ["kpca/mdd@default", "kpca/mdd@auto"] and len(t.single_lead_rows) == 4
+    picks = report.lead_choice(t)
+    assert [(p["record"], p["auto_lead"], p["oracle_lead"]) for p in picks] == [("r1", "V", "V"), ("r2", "II", "V")]
+    md = report.write_report(tmp_path / "res" / "results.csv", tmp_path / "rep").read_text()
+    assert "`auto` picked the oracle's lead on **1 of 2** records" in md
+    assert "| r2 | II | V | 0.40 | 0.40 | 0.50 |" in md
