@@ -172,7 +172,6 @@ def simulated_db(tmp_path_factory):
 
 def test_real_chain_cli_resumes_to_identical_results(simulated_db, tmp_path, monkeypatch):
     """extract_edr + score on simulated records; a run interrupted after 2 tasks resumes identically."""
-    pytest.importorskip("edr.pipeline", reason="edr.pipeline (H5) not available yet")
     argv = ["--data-dir", str(simulated_db), "--methods", "kpca,r_amplitude", "--criteria", "rule-of-thumb",
             "--jobs", "1", "--no-progress"]
     assert batch.main(argv + ["-o", str(tmp_path / "full")]) == 0
