@@ -148,3 +148,17 @@ def test_too_few_valid_beats(sim):
     seg = Segment(rec.ecg, rec.fs, 0.0, few, grid, 4.0, "II")
     with pytest.raises(SignalError, match="only 10 valid beats"):
         kpca_edr(seg, sigma2=1.0)
+
+
+def test_fusion_follows_rsa_when_only_the_heart_rate_breathes():
+    # Healthy-at-rest-like record: strong RSA, almost no morphological modulation. The
+    # concentration^FUSION_POWER weights must lean on the RSA series and track the respiration.
+    rec = simulate_recording(duration_s=180.0, fs=250.0, rsa_bpm=8.0, amplitude_modulation=0.02,
+                             axis_modulation_deg=1.0, respiratory_baseline=0.005, noise_std=0.03,
+                             random_state=1)
+    beats = detect(rec.ecg, rec.fs)
+    grid = np.arange(int(rec.duration_s * 4)) / 4.0
+    case = (rec, beats, grid)
+    fused = METHODS["kpca_rsa"].func(_segment(case), sigma2=0.5)
+    assert fused.quality["weight_rsa"] > 0.7
+    assert _agreement(case, fused) > 0.7
