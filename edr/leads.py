@@ -74,7 +74,7 @@ import numpy as np
 from edr.beats import Beats, detect, signal_mask
 from edr.errors import SignalError
 from edr.methods import spectral_concentration
-from edr.modulation import qrs_matrix
+from edr.modulation import qrs_matrix, rail_free_columns
 
 __all__ = [
     "LeadQuality",
@@ -368,29 +368,10 @@ def multilead_matrix(leads: dict, fs: float, beats: Beats, offsets: dict, *,
     for n in offsets:
         b = replace(beats, peaks=beats.peaks + offsets[n], polarity=1)
         m = qrs_matrix(leads[n], fs, b, half_width_s=half_width_s)
-        m = m[:, _unclipped_columns(leads[n], b, m.shape[1])]
+        m = m[:, rail_free_columns(leads[n], b, m.shape[1])]
         scale = np.median(np.abs(m))
         blocks.append(m / (scale if scale > 0 else 1.0))
     return np.hstack(blocks)
-
-
-def _unclipped_columns(x, beats: Beats, width: int) -> np.ndarray:
-    """Window positions at the lead's rail (max or min) in at most 5 % of the valid beats.
-
-    A saturating lead carries no modulation where its samples sit at the rail,
-    and the rail's on/off pattern would dominate the kernel distances.
-    """
-    x = np.asarray(x, dtype=float)
-    ok = np.isfinite(x)
-    if not ok.any() or not beats.valid.any():
-        return np.ones(width, dtype=bool)
-    hi, lo = np.max(x[ok]), np.min(x[ok])
-    h = width // 2
-    idx = np.clip(np.rint(beats.peaks[beats.valid]).astype(int)[:, None]
-                  + np.arange(-h, h + 1)[None, :], 0, x.size - 1)
-    w = x[idx]
-    keep = ((w >= hi) | (w <= lo)).mean(axis=0) <= 0.05
-    return keep if keep.sum() >= 3 else np.ones(width, dtype=bool)
 
 
 def multilead_kpca(leads: dict, fs: float, beats: Beats, offsets: dict, *, sigma2="mdd",

@@ -79,7 +79,7 @@ import numpy as np
 from edr.beats import Beats
 from edr.evaluate.metrics import bandpass, to_uniform_grid
 from edr.modulation import qrs_area as _qrs_area
-from edr.modulation import qrs_matrix, r_amplitude
+from edr.modulation import qrs_matrix, r_amplitude, rail_free_columns
 
 __all__ = [
     "METHODS",
@@ -249,23 +249,14 @@ def _drift(times, level, valid, fs_grid: float = 4.0) -> np.ndarray:
 def _unclipped_columns(ecg, beats: Beats, width: int) -> np.ndarray:
     """Columns of the QRS matrix to keep: all, unless most beats are clipped.
 
-    A clipped lead (R peaks at the amplifier rail) carries no modulation at the
-    clipped sample positions; they are dropped when at least half the beats are
-    clipped and a position is at the rail in more than 5 % of the beats.
+    When at least :data:`CLIPPED_BEATS_FRACTION` of the beats are clipped, the
+    positions at the rail in more than :data:`CLIPPED_COLUMN_FRACTION` of the
+    beats are dropped (:func:`edr.modulation.rail_free_columns`).
     """
-    keep = np.ones(width, dtype=bool)
     clipped = np.asarray(getattr(beats, "clipped", np.zeros(0, bool)), dtype=bool)
     if clipped.size == 0 or clipped.mean() < CLIPPED_BEATS_FRACTION:
-        return keep
-    x = beats.polarity * np.asarray(ecg, dtype=float)
-    hi, lo = np.nanmax(x), np.nanmin(x)
-    h = width // 2
-    idx = np.clip(np.rint(beats.peaks[beats.valid]).astype(int)[:, None] + np.arange(-h, h + 1)[None, :],
-                  0, x.size - 1)
-    w = x[idx]
-    frac = ((w >= hi) | (w <= lo)).mean(axis=0)
-    cand = frac <= CLIPPED_COLUMN_FRACTION
-    return cand if cand.sum() >= 3 else keep
+        return np.ones(width, dtype=bool)
+    return rail_free_columns(ecg, beats, width, max_fraction=CLIPPED_COLUMN_FRACTION)
 
 
 def spectral_concentration(x, fs: float = 4.0, *, band=(0.05, 1.0), half_width_hz: float = 0.05) -> float:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import signal
 
-__all__ = ["qrs_matrix", "r_amplitude", "qrs_area", "rr_intervals", "sample_at"]
+__all__ = ["qrs_matrix", "r_amplitude", "qrs_area", "rr_intervals", "sample_at", "rail_free_columns"]
 
 _UP = 10
 _PAD = 12  # original samples of margin against the polyphase filter's edge effects
@@ -145,6 +145,35 @@ def qrs_matrix(ecg, fs: float, beats, *, half_width_s: float = 0.06, upsample: i
         np.negative(mat, out=mat)
     return mat
 
+
+
+def rail_free_columns(x, beats, width: int, *, max_fraction: float = 0.05) -> np.ndarray:
+    """QRS-window positions at the lead's rail (its max or min) in at most ``max_fraction`` of the valid beats.
+
+    A saturating (clipped) lead carries no modulation where its samples sit at
+    the rail, and the rail's on/off pattern would dominate kernel distances.
+    The test is symmetric in the sign of ``x``, so the lead's polarity does
+    not matter.
+
+    Returns
+    -------
+    ndarray of bool, shape (width,)
+        Columns to keep; all of them when fewer than 3 would remain, when the
+        lead has no finite sample or when no beat is valid.
+    """
+    x = np.asarray(x, dtype=float)
+    keep_all = np.ones(width, dtype=bool)
+    ok = np.isfinite(x)
+    valid = np.asarray(beats.valid, dtype=bool)
+    if not ok.any() or not valid.any():
+        return keep_all
+    hi, lo = np.max(x[ok]), np.min(x[ok])
+    h = width // 2
+    idx = np.clip(np.rint(beats.peaks[valid]).astype(int)[:, None] + np.arange(-h, h + 1)[None, :],
+                  0, x.size - 1)
+    w = x[idx]
+    keep = ((w >= hi) | (w <= lo)).mean(axis=0) <= max_fraction
+    return keep if keep.sum() >= 3 else keep_all
 
 def r_amplitude(ecg, fs: float, beats, *, baseline: str | None = "pr") -> np.ndarray:
     """R-wave amplitude per beat: the ECG at the sub-sample R position minus the baseline.

@@ -114,3 +114,21 @@ def test_bad_arguments_raise(modulated):
         qrs_matrix(x, FS, b, half_width_s=-0.1)
     with pytest.raises(ValueError, match="upsample must be an integer >= 1, got 0"):
         qrs_matrix(x, FS, b, upsample=0)
+
+
+def test_rail_free_columns_drops_positions_clipped_in_most_beats():
+    from types import SimpleNamespace
+
+    from edr.modulation import rail_free_columns
+
+    x = np.sin(np.arange(2000) / 7.0)
+    peaks = np.arange(100, 1900, 100).astype(float)
+    for p in peaks.astype(int):
+        x[p - 1:p + 2] = 1.5  # three central positions at the upper rail in every beat
+    beats = SimpleNamespace(peaks=peaks, valid=np.ones(peaks.size, bool))
+    keep = rail_free_columns(x, beats, 9)
+    np.testing.assert_array_equal(keep, [True] * 3 + [False] * 3 + [True] * 3)
+    # symmetric in the sign of the lead; all kept when no beat is valid or nothing is finite
+    np.testing.assert_array_equal(rail_free_columns(-x, beats, 9), keep)
+    assert rail_free_columns(x, SimpleNamespace(peaks=peaks, valid=np.zeros(peaks.size, bool)), 9).all()
+    assert rail_free_columns(np.full(2000, np.nan), beats, 9).all()
