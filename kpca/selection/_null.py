@@ -6,7 +6,8 @@ draws do not depend on scheduling.  Matrices are processed in fixed chunks of
 ``j`` starts from the Ritz vectors of matrix ``j - 1`` at the same width (null
 matrices of one distribution have nearly equal leading eigenvectors).  The
 chunking does not depend on ``n_jobs``, so results are identical for any
-number of threads.  Only one null matrix per thread is in memory at a time.
+number of threads.  Full spectra (LAPACK, no warm start) are scheduled one
+matrix at a time, which balances the threads.  Only one null matrix per thread is in memory at a time.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ def resolve_n_jobs(n_jobs):
     return (os.cpu_count() or 1) if n_jobs < 0 else int(n_jobs)
 
 
-def null_spectra(make_D2, n_null, plan, rng, *, n_jobs=None):
-    """Spectra of ``n_null`` null matrices.
+def null_spectra(make_D2, n_null, plan, rng, *, n_jobs=None, data_D2=None):
+    """Spectra of ``n_null`` null matrices (and optionally of the data matrix, in the same pool).
 
     Parameters
     ----------
@@ -41,20 +42,30 @@ def null_spectra(make_D2, n_null, plan, rng, *, n_jobs=None):
     plan : SpectrumPlan
     rng : numpy.random.Generator
     n_jobs : int, optional
+    data_D2 : ndarray, optional
+        Squared distances of the data: its spectra are computed as one more task, so no
+        thread waits while it runs (its result does not depend on scheduling).
 
     Returns
     -------
-    ndarray, shape (n_null, n_grid, k)
+    null : ndarray, shape (n_null, n_grid, k)
+    data : ndarray, shape (n_grid, k)
+        Only when ``data_D2`` is given.
     """
     children = rng.spawn(n_null)
     out = np.empty((n_null, plan.order.size, plan.k_out))
+    data = []
+    chunk = 1 if plan.full else CHUNK  # full spectra (LAPACK) gain nothing from warm starts
 
     def run(start):
+        if start < 0:
+            data.append(plan.spectra(data_D2))
+            return
         warm = plan.new_warm()
-        for j in range(start, min(start + CHUNK, n_null)):
+        for j in range(start, min(start + chunk, n_null)):
             out[j] = plan.spectra(make_D2(children[j]), warm)
 
-    starts = list(range(0, n_null, CHUNK))
+    starts = ([-1] if data_D2 is not None else []) + list(range(0, n_null, chunk))
     jobs = resolve_n_jobs(n_jobs)
     # parallelism is across replicates: multi-threaded BLAS inside each would oversubscribe
     with threadpool_limits(limits=1, user_api="blas"):
@@ -64,7 +75,7 @@ def null_spectra(make_D2, n_null, plan, rng, *, n_jobs=None):
         else:
             with ThreadPoolExecutor(max_workers=jobs) as ex:
                 list(ex.map(run, starts))
-    return out
+    return out if data_D2 is None else (out, data[0])
 
 
 def single_threaded_blas(func):

@@ -80,12 +80,12 @@ def select_kpa(X, *, n_components=None, grid=None, random_state=None, n_permutat
     k = _n_eigs(nc, n_eigenvalues, n)
     rng = rng_of(random_state)
     plan = SpectrumPlan(grid, k, n)
-    lam = plan.spectra(squared_distances(X))
 
     def permuted_D2(r):
         return squared_distances(r.permuted(X, axis=0))
 
-    null = null_spectra(permuted_D2, int(n_permutations), plan, rng, n_jobs=n_jobs)
+    null, lam = null_spectra(permuted_D2, int(n_permutations), plan, rng, n_jobs=n_jobs,
+                             data_D2=squared_distances(X))
     T = percentile95(null)
     curve, nc_grid = excess_curve(lam, T, nc)
     sigma2, n_sel, details = pick(grid, curve, nc_grid, nc, "jorgensen2012",

@@ -10,9 +10,9 @@ Algorithm (equation numbers of the paper):
    ``skewness`` and ``kurtosis``), and ``r_max``, their maximum.
 3. Monte-Carlo draw ``m = 1..q`` (``q = 100``): ``N_r = N_t (N_t - 1) / 2``
    values from the Pearson distribution with those four moments
-   (:func:`kpca.pearson.pearsrnd`, MATLAB's type choice) truncated to
-   ``[0, r_max]``; sorted decreasingly and written column by column into the
-   strict lower triangle of the noise distance matrix ``R_hat`` (Appendix,
+   (MATLAB's ``pearsrnd`` type choice, :mod:`kpca.pearson`) truncated to
+   ``[0, r_max]`` (drawn directly as order statistics, no sort); sorted
+   decreasingly and written column by column into the strict lower triangle of the noise distance matrix ``R_hat`` (Appendix,
    Eq. (21): this order guarantees the triangle inequality), symmetric, zero
    diagonal.
 4. For every ``sigma2``: ``K_N = exp(-R_hat^2 / (2 sigma2))`` (Eq. (12)),
@@ -36,7 +36,7 @@ import time
 import numpy as np
 
 from kpca.kernels import squared_distances
-from kpca.pearson import pearson_parameters, pearsrnd
+from kpca.pearson import SortedPearsonSampler
 from kpca.selection._common import (
     check_data, check_grid, check_n_components, excess_curve, pick, rng_of, seed_of,
 )
@@ -45,7 +45,7 @@ from kpca.selection._spectrum import SpectrumPlan, _unpack_full
 from kpca.selection.kpa import _n_eigs
 from kpca.selection.result import SelectionResult
 
-__all__ = ["distance_moments", "noise_distance_matrix", "noise_distances_packed", "select_mdd"]
+__all__ = ["distance_moments", "noise_distance_matrix", "noise_distances_packed", "noise_sampler", "select_mdd"]
 
 
 def _n_train(n_train, n):
@@ -96,17 +96,27 @@ def distance_moments(X_train, X_all, train_index=None):
     return r, moments
 
 
-def noise_distances_packed(n, moments, rng):
+def noise_sampler(moments):
+    """The Pearson distribution with the four distance moments, truncated to ``[0, r_max]``
+    (§IV), as a :class:`~kpca.pearson.SortedPearsonSampler` (its tables are built once and
+    shared by all Monte-Carlo draws)."""
+    return SortedPearsonSampler(moments["mean"], moments["std"], moments["skew"], moments["kurtosis"],
+                                truncate=(0.0, moments["r_max"]))
+
+
+def noise_distances_packed(n, moments, rng, *, sampler=None):
     """The ``n (n - 1) / 2`` Pearson draws of one noise matrix, truncated to ``[0, r_max]``,
     sorted decreasingly: the strict lower triangle of ``R_hat`` in column-major order
-    (Appendix of Varon et al. 2015), as :func:`~kpca.selection._spectrum.pack_lower` stores it."""
-    r = pearsrnd(moments["mean"], moments["std"], moments["skew"], moments["kurtosis"],
-                 n * (n - 1) // 2, random_state=rng, truncate=(0.0, moments["r_max"]))
-    r.sort()
-    return np.ascontiguousarray(r[::-1])
+    (Appendix of Varon et al. 2015), as :func:`~kpca.selection._spectrum.pack_lower` stores it.
+    The draws come sorted (:class:`~kpca.pearson.SortedPearsonSampler`, the order statistics of
+    ``n (n - 1) / 2`` independent draws), so no sort is needed; pass ``sampler`` (from
+    :func:`noise_sampler`) to reuse its tables."""
+    if sampler is None:
+        sampler = noise_sampler(moments)
+    return sampler.draw(n * (n - 1) // 2, rng)[::-1].copy()
 
 
-def noise_distance_matrix(n, moments, rng):
+def noise_distance_matrix(n, moments, rng, *, sampler=None):
     """One Monte-Carlo noise distance matrix ``R_hat`` (Appendix of Varon et al. 2015).
 
     ``n (n - 1) / 2`` Pearson draws truncated to ``[0, r_max]``, sorted
@@ -118,7 +128,7 @@ def noise_distance_matrix(n, moments, rng):
         Symmetric, zero diagonal, satisfying Eq. (21).
     """
     R = np.empty((n, n))
-    _unpack_full(noise_distances_packed(n, moments, rng), n, R)
+    _unpack_full(noise_distances_packed(n, moments, rng, sampler=sampler), n, R)
     return R
 
 
@@ -183,28 +193,28 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
             f"mean={mom['mean']:.6g}, std={mom['std']:.6g}, skew={mom['skew']:.6g}, "
             f"kurtosis={mom['kurtosis']:.6g}; MDD cannot model its noise distances"
         )
-    ptype = pearson_parameters(mom["skew"], mom["kurtosis"])
     plan = SpectrumPlan(grid, k, nt)
-    lam = plan.spectra(squared_distances(Xt))
+    sampler = noise_sampler(mom)
+    ptype = sampler.params
 
     def noise_D2(r_):  # packed: the full R_hat is never formed
-        r2 = noise_distances_packed(nt, mom, r_)
+        r2 = noise_distances_packed(nt, mom, r_, sampler=sampler)
         return np.multiply(r2, r2, out=r2)
 
-    null = null_spectra(noise_D2, int(n_draws), plan, rng, n_jobs=n_jobs)
+    null, lam = null_spectra(noise_D2, int(n_draws), plan, rng, n_jobs=n_jobs, data_D2=squared_distances(Xt))
     tau = percentile95(null)
     curve, nc_grid = excess_curve(lam, tau, nc)
     sigma2, n_sel, details = pick(grid, curve, nc_grid, nc, "varon2015",
                                   fallback_curve=(lam - tau)[:, 0] if nc is None else None)
     edges = np.linspace(0.0, mom["r_max"], 61)
-    one = noise_distance_matrix(nt, mom, rng.spawn(1)[0])
+    one = noise_distances_packed(nt, mom, rng.spawn(1)[0], sampler=sampler)  # = R_hat's lower triangle
     details.update({
         "moments": mom, "pearson_type": ptype.type, "pearson_name": ptype.name,
         "n_train": nt, "train_index": train, "n_draws": int(n_draws), "n_duplicates": n_dup,
         "distance_hist": {
             "edges": edges,
             "data": np.histogram(r, bins=edges, density=True)[0],
-            "noise": np.histogram(one[np.tril_indices(nt, -1)], bins=edges, density=True)[0],
+            "noise": np.histogram(one, bins=edges, density=True)[0],
         },
         "seconds": time.perf_counter() - t0,
     })

@@ -2,7 +2,10 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from kpca.pearson import _type4_shape, pearson_parameters, pearson_type, pearsrnd
+import kpca.pearson as kpca_pearson
+from kpca.pearson import (
+    SortedPearsonSampler, _type4_shape, pearson_parameters, pearson_type, pearsrnd, pearsrnd_sorted,
+)
 
 # inverse gamma with alpha = 11 lies exactly on the type V line: skew 1.5, kurtosis 432/56
 TYPE_V = (1.5, 432.0 / 56.0)
@@ -93,3 +96,77 @@ def test_bad_input():
         pearsrnd(0, 1, 0.0, 3.0, 10, random_state=0, truncate=(50.0, 51.0))
     with pytest.raises(ValueError, match="skew and kurtosis must be finite"):
         pearson_type(np.nan, 3.0)
+
+
+# --- sorted draws (order statistics through the tabulated exact quantile) -------------------
+
+
+@pytest.mark.parametrize("ptype", sorted(CASES))
+@pytest.mark.parametrize("truncate", [None, (0.5, 6.0)])
+def test_sorted_draws_follow_the_same_distribution(ptype, truncate):
+    skew, kurt = CASES[ptype]
+    for sign in (1.0, -1.0):
+        x = pearsrnd_sorted(2.0, 3.0, sign * skew, kurt, 40_000, random_state=1, truncate=truncate)
+        assert np.all(np.diff(x) >= 0)
+        if truncate is not None:
+            assert x.min() >= 0.5 and x.max() <= 6.0
+        ref = pearsrnd(2.0, 3.0, sign * skew, kurt, 40_000, random_state=2, truncate=truncate)
+        assert stats.ks_2samp(x, ref).pvalue > 0.001
+
+
+@pytest.mark.parametrize("ptype", [0, 1, 2, 3, 5, 6, 7])
+@pytest.mark.parametrize("truncate", [None, (-1.0, 2.5)])
+def test_quantile_table_matches_the_exact_quantile(ptype, truncate):
+    """Cubic Hermite interpolation of the tables = SciPy's exact ppf/isf, to 1e-5 relative in
+    the extreme tails (1e-10 < u < 1e-4) and 1e-7 standard deviations in the bulk."""
+    skew, kurt = CASES[ptype]
+    s = SortedPearsonSampler(0.0, 1.0, skew, kurt, truncate=truncate)
+    q = s._quantile
+    # below ~1e-10 SciPy's own betaprime isf is off by 1e-4 (sf(isf(t)) / t), so the reference stops there
+    t = np.sort(np.concatenate([np.geomspace(1e-10, 1e-4, 2000),
+                                np.random.default_rng(0).uniform(1e-4, 0.5, 20_000)]))
+    for upper in (False, True):
+        kt, kz, km = s._tables[upper]
+        exact = -q.upper(t) if upper else q.lower(t)
+        got = np.array([_hermite_at(v, kt, kz, km) for v in t])
+        err = np.abs(got - exact) * abs(s._scale)
+        bulk = t >= 1e-4
+        assert err[bulk].max() < 1e-7
+        assert np.all(err[~bulk] <= 1e-5 * np.maximum(1.0, np.abs(exact[~bulk]) * abs(s._scale)))
+
+
+def _hermite_at(t, kt, kz, km):
+    j = max(0, min(np.searchsorted(kt, t) - 1, kt.size - 2))
+    z, _ = kpca_pearson._hermite(t, kt, kz, km, j)
+    return z
+
+
+def test_order_statistics_kernel_matches_the_slow_formula():
+    """The compiled merge walk = sorted uniforms U_(k) = S_k / S_{n+1} mapped through the table."""
+    s = SortedPearsonSampler(1.0, 0.5, 0.5, 2.5, truncate=(0.0, 2.5))
+    e = np.random.default_rng(3).standard_exponential(5001)
+    y = np.empty(5000)
+    kpca_pearson._order_statistics(e, *s._tables[0], *s._tables[1], y)
+    u = np.cumsum(e)[:-1] / e.sum()
+    v = np.cumsum(e[::-1])[::-1][1:] / e.sum()  # 1 - u without cancellation
+    ref = np.where(u <= 0.5, s._quantile.lower(np.minimum(u, 0.5)), s._quantile.upper(np.minimum(v, 0.5)))
+    np.testing.assert_allclose(y, ref, rtol=0, atol=1e-9)
+
+
+def test_sorted_draws_are_reproducible_and_type4_is_the_sorted_rejection_sample():
+    a = pearsrnd_sorted(0, 1, 0.5, 2.5, 1000, random_state=4, truncate=(-1, 2))
+    np.testing.assert_array_equal(a, pearsrnd_sorted(0, 1, 0.5, 2.5, 1000, random_state=4, truncate=(-1, 2)))
+    assert pearson_type(0.5, 4.5) == 4
+    np.testing.assert_array_equal(pearsrnd_sorted(0, 1, 0.5, 4.5, 1000, random_state=4),
+                                  np.sort(pearsrnd(0, 1, 0.5, 4.5, 1000, random_state=4)))
+
+
+def test_sorted_draws_bad_input():
+    with pytest.raises(ValueError, match="low < high"):
+        pearsrnd_sorted(0, 1, 0.5, 2.5, 10, truncate=(2.0, 1.0))
+    with pytest.raises(ValueError, match="too little probability mass"):
+        pearsrnd_sorted(0, 1, 0.0, 3.0, 10, truncate=(50.0, 60.0))
+    with pytest.raises(ValueError, match="sigma must be"):
+        SortedPearsonSampler(0, 0.0, 0.5, 2.5)
+    with pytest.raises(ValueError, match="kurtosis must exceed"):
+        SortedPearsonSampler(0, 1.0, 2.0, 4.0)

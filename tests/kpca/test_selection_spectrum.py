@@ -4,7 +4,7 @@ import scipy.linalg
 
 from kpca.kernels import center_kernel, squared_distances
 from kpca.selection._spectrum import (
-    SpectrumPlan, centered_rbf_spectra, pack_lower, square_parents, unpack_lower,
+    SpectrumPlan, centered_rbf_spectra, exp_nonpositive, pack_lower, square_parents, unpack_lower,
 )
 
 
@@ -67,3 +67,14 @@ def test_packed_input_is_bit_identical_to_full_input(k):
     grid = np.mean(D2) * 2.0 ** (np.arange(-4, 5) / 3)
     plan = SpectrumPlan(grid, k, 40)
     np.testing.assert_array_equal(plan.spectra(pack_lower(D2)), plan.spectra(D2))
+
+
+def test_exp_nonpositive_is_within_one_ulp_of_numpy():
+    x = -np.concatenate([[0.0], np.geomspace(1e-14, 708.0, 100_001)])
+    got = exp_nonpositive(x)
+    ref = np.exp(x)
+    assert np.max(np.abs(got - ref) / np.spacing(ref)) <= 1.0
+    assert got[0] == 1.0
+    # below -708 (exp < 3.3e-308, the subnormal range) the result is 0; shape is kept
+    np.testing.assert_array_equal(exp_nonpositive(np.array([[-709.0, -1e300], [-np.inf, -0.0]])),
+                                  [[0.0, 0.0], [0.0, 1.0]])
