@@ -424,26 +424,33 @@ class _TruncatedQuantile:
         return t, z, m
 
 
+def _hermite_coefficients(kt, kz, km):
+    """Per-interval power-basis coefficients of the cubic Hermite interpolant through
+    ``(kt, kz)`` with slopes ``km``: on ``[kt[j], kt[j+1]]``, with ``a = (t - kt[j]) / h_j``,
+    ``z = c0 + a (c1 + a (c2 + a c3))``.  Returns ``(kt, 1 / h, c)``, ``c`` of shape (m - 1, 4)."""
+    h = np.diff(kt)
+    y0, y1 = kz[:-1], kz[1:]
+    m0, m1 = km[:-1] * h, km[1:] * h
+    c = np.stack([y0, m0, -3.0 * y0 - 2.0 * m0 + 3.0 * y1 - m1, 2.0 * y0 + m0 - 2.0 * y1 + m1], axis=1)
+    return kt, 1.0 / h, np.ascontiguousarray(c)
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
-def _hermite(t, kt, kz, km, j):  # pragma: no cover - compiled
-    """Cubic Hermite interpolant on the knot interval at or after ``j`` holding ``t``
-    (merge walk: ``t`` non-decreasing between calls); returns ``(value, j)``."""
+def _hermite(t, kt, inv_h, c, j):  # pragma: no cover - compiled
+    """The interpolant of :func:`_hermite_coefficients` at ``t``, searching forward from
+    interval ``j`` (merge walk: ``t`` non-decreasing between calls); returns ``(value, j)``."""
     last = kt.size - 2
     while j < last and kt[j + 1] < t:
         j += 1
-    h = kt[j + 1] - kt[j]
-    a = (t - kt[j]) / h
-    b = 1.0 - a
-    z = (kz[j] * (1.0 + 2.0 * a) * b * b + km[j] * h * a * b * b
-         + kz[j + 1] * a * a * (3.0 - 2.0 * a) - km[j + 1] * h * a * a * b)
-    return z, j
+    a = (t - kt[j]) * inv_h[j]
+    return c[j, 0] + a * (c[j, 1] + a * (c[j, 2] + a * c[j, 3])), j
 
 
 @numba.njit(cache=True, nogil=True)
-def _order_statistics(e, lt, lz, lm, ut, uz, um, out):  # pragma: no cover - compiled
+def _order_statistics(e, lt, linv, lc, ut, uinv, uc, out):  # pragma: no cover - compiled
     """Quantiles of the order statistics ``U_(k) = (e_0 + ... + e_k) / (e_0 + ... + e_n)`` of
     ``n = e.size - 1`` uniforms: ``out[k] = lower(U_(k))`` while ``U_(k) <= 1/2`` (table
-    ``lt, lz, lm``), else ``upper(1 - U_(k))`` (table ``ut, uz, um`` of ``-upper``), with
+    ``lt, linv, lc``), else ``upper(1 - U_(k))`` (table ``ut, uinv, uc`` of ``-upper``), with
     ``1 - U_(k) = (e_{k+1} + ... + e_n) / total`` summed from the end (exact near 1).
     Returns ``(total, n_low, n_high)``: the first ``n_low`` and last ``n_high`` entries lie
     below the tables' first knot and are left for the exact quantile."""
@@ -451,28 +458,29 @@ def _order_statistics(e, lt, lz, lm, ut, uz, um, out):  # pragma: no cover - com
     total = 0.0
     for i in range(n + 1):
         total += e[i]
+    inv = 1.0 / total
     head = 0.0
     j = 0
     k = 0
     n_low = 0
     while k < n:
         head += e[k]
-        t = head / total
+        t = head * inv
         if t > 0.5:
             break
         if t < lt[0]:
             n_low += 1
-        out[k], j = _hermite(t, lt, lz, lm, j)
+        out[k], j = _hermite(t, lt, linv, lc, j)
         k += 1
     split = k
     tail = e[n]
     j = 0
     n_high = 0
     for k in range(n - 1, split - 1, -1):
-        t = tail / total
+        t = tail * inv
         if t < ut[0]:
             n_high += 1
-        z, j = _hermite(t, ut, uz, um, j)
+        z, j = _hermite(t, ut, uinv, uc, j)
         out[k] = -z
         tail += e[k]
     return total, n_low, n_high
@@ -532,7 +540,7 @@ class SortedPearsonSampler:
                 f"{p.name} distribution (mu={mu}, sigma={sigma}, skew={p.skew}, kurtosis={p.kurtosis})"
             )
         self._quantile = q
-        self._tables = (q.table(False), q.table(True))
+        self._tables = (_hermite_coefficients(*q.table(False)), _hermite_coefficients(*q.table(True)))
 
     def draw(self, size, random_state=None):
         """``size`` draws, sorted ascending (the distribution of ``numpy.sort(pearsrnd(...))``).

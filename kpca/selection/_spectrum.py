@@ -116,15 +116,20 @@ def exp_nonpositive(x, out=None):
 
 @numba.njit(cache=True, nogil=True)
 def _unpack_full(d2p, n, out, diag=0.0):  # pragma: no cover - compiled
+    """Symmetric ``out`` from the packed strict lower triangle (column-major), which is the
+    strict upper triangle row by row: contiguous row copies, then a blocked mirror."""
     p = 0
     for j in range(n):
         out[j, j] = diag
-        for i in range(j + 1, n):
-            out[i, j] = d2p[p]
-            p += 1
-    for i in range(n):
-        for j in range(i + 1, n):
-            out[i, j] = out[j, i]
+        m = n - j - 1
+        out[j, j + 1:] = d2p[p : p + m]
+        p += m
+    B = 32
+    for ib in range(0, n, B):
+        for jb in range(ib, n, B):
+            for i in range(ib, min(ib + B, n)):
+                for j in range(max(jb, i + 1), min(jb + B, n)):
+                    out[j, i] = out[i, j]
 
 
 @numba.njit(cache=True, nogil=True)

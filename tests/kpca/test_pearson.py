@@ -126,19 +126,30 @@ def test_quantile_table_matches_the_exact_quantile(ptype, truncate):
     t = np.sort(np.concatenate([np.geomspace(1e-10, 1e-4, 2000),
                                 np.random.default_rng(0).uniform(1e-4, 0.5, 20_000)]))
     for upper in (False, True):
-        kt, kz, km = s._tables[upper]
         exact = -q.upper(t) if upper else q.lower(t)
-        got = np.array([_hermite_at(v, kt, kz, km) for v in t])
+        got = np.array([_hermite_at(v, *s._tables[upper]) for v in t])
         err = np.abs(got - exact) * abs(s._scale)
         bulk = t >= 1e-4
         assert err[bulk].max() < 1e-7
         assert np.all(err[~bulk] <= 1e-5 * np.maximum(1.0, np.abs(exact[~bulk]) * abs(s._scale)))
 
 
-def _hermite_at(t, kt, kz, km):
+def _hermite_at(t, kt, inv_h, c):
     j = max(0, min(np.searchsorted(kt, t) - 1, kt.size - 2))
-    z, _ = kpca_pearson._hermite(t, kt, kz, km, j)
+    z, _ = kpca_pearson._hermite(t, kt, inv_h, c, j)
     return z
+
+
+def test_hermite_coefficients_reproduce_values_and_slopes():
+    kt = np.array([0.0, 0.5, 1.5])
+    kz = np.array([1.0, 2.0, 0.0])
+    km = np.array([0.5, -1.0, 3.0])
+    kt_, inv_h, c = kpca_pearson._hermite_coefficients(kt, kz, km)
+    for j in range(2):
+        h = kt[j + 1] - kt[j]
+        assert c[j].sum() == pytest.approx(kz[j + 1]) and c[j, 0] == kz[j]
+        assert c[j, 1] / h == pytest.approx(km[j])
+        assert (c[j, 1] + 2 * c[j, 2] + 3 * c[j, 3]) / h == pytest.approx(km[j + 1])
 
 
 def test_order_statistics_kernel_matches_the_slow_formula():
