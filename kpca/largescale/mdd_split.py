@@ -9,6 +9,12 @@ of training-to-all distances, Monte-Carlo noise distance matrices of the
 Appendix, 95th percentile noise spectrum, Eqs. (12)-(15)) and returns the same
 :class:`~kpca.selection.SelectionResult`. The training set is small (``M`` or
 ``Q`` points), so dense ``eigvalsh`` is used per width and draw.
+
+The noise matrices always have the size of the training set (``R_hat`` is
+``N_t x N_t``, Sec. IV). The data spectrum is by default that of the centred
+training kernel (Eq. (4)); ICF + MDD passes instead the ``Q`` eigenvalues of
+the reduced problem of Eq. (19) (see
+:class:`~kpca.largescale.IncompleteCholeskyKernelPCA`).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ __all__ = ["mdd_on_split"]
 
 
 def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=100,
-                 random_state=None):
+                 random_state=None, data_spectra=None):
     """MDD model selection with a fixed training set and validation set.
 
     Parameters
@@ -42,6 +48,12 @@ def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=100,
     n_draws : int
         Monte-Carlo repetitions ``q`` (100 in the paper).
     random_state : None, int or numpy.random.Generator
+    data_spectra : array_like, shape (n_grid, k) or (k,), optional
+        Descending eigenvalues ``lambda_i`` to compare with the noise spectrum
+        in Eqs. (14)-(15), one row per width of the sorted grid (a 1-D array
+        for a one-width grid), ``2 <= k <= n_t``; the noise spectrum is cut
+        to its ``k`` leading values. Default: the spectrum of the centred
+        kernel of ``X_train``. ICF + MDD passes the eigenvalues of Eq. (19).
 
     Returns
     -------
@@ -63,7 +75,6 @@ def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=100,
     if n_components is not None and not 1 <= int(n_components) <= nt - 1:
         raise ValueError(f"n_components must be in [1, {nt - 1}]; got n_components={n_components}")
     _, mom = distance_moments(Xt, np.vstack([Xt, Xv]), np.arange(nt))
-    D2 = squared_distances(Xt)
 
     def spectra(D2_):
         # Plain NumPy: for these small matrices the compiled parallel kernels'
@@ -75,12 +86,23 @@ def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=100,
             out[g] = np.linalg.eigvalsh(K - m[:, None] - m[None, :] + m.mean())[::-1]
         return out
 
-    lam = spectra(D2)
-    null = np.empty((int(n_draws),) + lam.shape)
+    if data_spectra is None:
+        lam = spectra(squared_distances(Xt))
+    else:
+        lam = np.atleast_2d(np.asarray(data_spectra, dtype=np.float64))
+        if lam.shape[0] != grid.size or not 2 <= lam.shape[1] <= nt or not np.all(np.isfinite(lam)):
+            raise ValueError(
+                f"data_spectra must be finite with shape ({grid.size}, k), 2 <= k <= {nt} (one "
+                f"row per grid width); got shape {np.shape(data_spectra)}"
+            )
+        if n_components is not None and int(n_components) > lam.shape[1]:
+            raise ValueError(f"n_components must be <= {lam.shape[1]} (length of data_spectra); "
+                             f"got n_components={n_components}")
+    null = np.empty((int(n_draws), grid.size, nt))
     for q in range(int(n_draws)):
         R = noise_distance_matrix(nt, mom, rng)
         null[q] = spectra(R * R)
-    tau = np.percentile(null, 95, axis=0)
+    tau = np.percentile(null, 95, axis=0)[:, : lam.shape[1]]
     nc = None if n_components is None else int(n_components)
     curve, nc_grid = excess_curve(lam, tau, nc)
     sigma2, n_sel, details = pick(grid, curve, nc_grid, nc, "varon2015",

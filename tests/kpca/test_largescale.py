@@ -264,3 +264,58 @@ def test_fixed_size_selects_on_support_and_validation(toy):
     assert model.n_components_ == max(1, model.selection_.n_components)
     with pytest.raises(ValueError, match=r"n_validation must be in \[1, 270\]"):
         FixedSizeKernelPCA("auto", 0.3, n_support=30, n_validation=271).fit(toy)
+
+
+# ------------------------------------------------------------------ ICF + MDD
+def test_icf_with_vanishing_eta_equals_dense_kernel_pca(toy):
+    """eta -> 0: eigenvalues equal ``eigh`` to 1e-8 (relative), scores to 1e-6."""
+    from kpca import KernelPCA
+
+    icf = IncompleteCholeskyKernelPCA(4, 0.5, eta=1e-12).fit(toy)
+    dense = KernelPCA(4, 0.5, eigen_solver="dense").fit(toy)
+    _, lam, _ = _dense(toy, 0.5, 4)
+    np.testing.assert_allclose(icf.eigenvalues_, lam, rtol=1e-8)
+    np.testing.assert_allclose(dense.eigenvalues_, lam, rtol=1e-8)
+    Xn = _semicircles(9, seed=7)
+    assert _same_up_to_sign(icf.transform(Xn), dense.transform(Xn)) < 1e-6
+
+
+def test_icf_mdd_compares_eq19_spectrum_with_pivot_sized_noise(toy):
+    model = IncompleteCholeskyKernelPCA("auto", 0.1, eta=1e-2, n_validation=100,
+                                        selection_options={"n_draws": 20},
+                                        random_state=0).fit(toy)
+    sel = model.selection_
+    Q = model.pivots_.size
+    # Data spectrum: all Q eigenvalues of Eq. (19) (= the centred low-rank kernel's).
+    G = incomplete_cholesky(toy, 0.1, 1e-2).G
+    np.testing.assert_allclose(sel.data_spectra[0], reduced_eigenproblem(G, Q).eigenvalues,
+                               rtol=1e-12)
+    # Noise: Q x Q matrices (training set = pivots) and the validation set from non-pivots.
+    assert sel.noise_spectra.shape == (1, Q) and sel.details["n_train"] == Q
+    assert not np.intersect1d(model.validation_, model.pivots_).size
+    # The paper's ICF + MDD selects many components here (24 of 70 pivots in the paper).
+    assert model.n_components_ == sel.n_components > 1
+    np.testing.assert_allclose(model.eigenvalues_, sel.data_spectra[0, :model.n_components_])
+
+
+def test_mdd_on_split_with_given_data_spectrum(toy):
+    from kpca.largescale.mdd_split import mdd_on_split
+
+    Xt, Xv = toy[:40], toy[40:140]
+    lam = np.linspace(30.0, 0.0, 25)
+    res = mdd_on_split(Xt, Xv, grid=[0.3], n_draws=5, random_state=0, data_spectra=lam)
+    ref = mdd_on_split(Xt, Xv, grid=[0.3], n_draws=5, random_state=0)
+    np.testing.assert_array_equal(res.data_spectra[0], lam)
+    # Same noise draws, cut to the length of the given spectrum.
+    np.testing.assert_array_equal(res.noise_spectra[0], ref.noise_spectra[0, :25])
+    with pytest.raises(ValueError, match=r"data_spectra must be finite with shape \(1, k\)"):
+        mdd_on_split(Xt, Xv, grid=[0.3], n_draws=5, data_spectra=np.ones(41))
+    with pytest.raises(ValueError, match="data_spectra"):
+        mdd_on_split(Xt, Xv, grid=[0.3, 1.0], n_draws=5, data_spectra=lam)
+    with pytest.raises(ValueError, match=r"n_components must be <= 25"):
+        mdd_on_split(Xt, Xv, grid=[0.3], n_draws=5, n_components=30, data_spectra=lam)
+
+
+def test_icf_auto_needs_enough_pivots(toy):
+    with pytest.raises(ValueError, match=r"needs at least 5 pivots.*got Q=2"):
+        IncompleteCholeskyKernelPCA("auto", 0.5, max_rank=2).fit(toy)
