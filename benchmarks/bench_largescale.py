@@ -7,8 +7,11 @@ Varon et al. 2015); ``n_components`` leading components.
 Timed per N (wall clock, one run each, same process):
 
 * ``dense`` — :class:`kpca.KernelPCA` fit + transform of all N points (the N x N
-  kernel, O(N^2) memory: 8 N^2 bytes, 3.2 GB at N = 20 000); only up to
-  ``--dense-max``.
+  kernel, O(N^2) memory: 8 N^2 bytes, 3.2 GB at N = 20 000; the transform holds
+  the test kernel and its centred copy, so the peak is about 3 x 8 N^2 bytes).
+  Run only where it fits: when ``3 x 8 N^2`` is below 60 % of the memory
+  available (``MemAvailable`` of ``/proc/meminfo``) at that moment, and
+  ``N <= --dense-max`` if given.
 * ``fs2`` — :class:`~kpca.largescale.FixedSizeKernelPCA` (M = 50 support
   vectors, ``train_on="all"``: k-means, Rényi swaps, Nyström features of all
   N points, their PCA) + transform of all N points.
@@ -26,13 +29,18 @@ record against the windowed dense kPCA of :func:`edr.pipeline.extract_edr`
 (rule of thumb and MDD), scored by |r| and MSC against the known respiration
 (DESIGN.md protocol).
 
-Run: ``python benchmarks/bench_largescale.py [--sizes 1000 2000 5000 10000 20000]
-[--dense-max 10000]`` or ``python benchmarks/bench_largescale.py --edr-hours 2``
+A small warm-up fit of each model runs first, so no row includes Numba
+compilation. The ratios ``dense/FS2`` and ``dense/ICF`` come from timings of
+the same run.
+
+Run: ``OPENBLAS_NUM_THREADS=1 python benchmarks/bench_largescale.py [--sizes 1000 2000 5000
+10000 20000] [--dense-max N]`` or ``python benchmarks/bench_largescale.py --edr-hours 2``
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -48,6 +56,26 @@ def _timed(make, X):
     model = make().fit(X)
     Z = model.transform(X)
     return time.perf_counter() - t0, model, Z
+
+
+def _available_bytes():
+    """``MemAvailable`` of ``/proc/meminfo`` in bytes (None where it does not exist)."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def _dense_fits(n, dense_max):
+    """True if dense kPCA of ``n`` points should run (memory, then the optional cap)."""
+    if dense_max is not None and n > dense_max:
+        return False
+    avail = _available_bytes()
+    return avail is None or 3 * 8 * n * n < 0.6 * avail
 
 
 def _sin_theta(A, B):
@@ -97,7 +125,8 @@ def edr_one_model(hours, supports=(200, 500)):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 5000, 10000, 20000])
-    ap.add_argument("--dense-max", type=int, default=10000)
+    ap.add_argument("--dense-max", type=int, default=None,
+                    help="largest N for dense kPCA (default: wherever it fits in memory)")
     ap.add_argument("--n-components", type=int, default=4)
     ap.add_argument("--n-support", type=int, default=50)
     ap.add_argument("--eta", type=float, default=1e-2)
@@ -107,6 +136,15 @@ def main(argv=None):
         edr_one_model(args.edr_hours)
         return
     k = args.n_components
+    # Warm-up (Numba compilation, k-means, BLAS start-up) outside the table.
+    Xw, _ = semicircles(300, snr_db=10.0, random_state=1)
+    for make in (lambda: KernelPCA(k, 0.1, random_state=0),
+                 lambda: FixedSizeKernelPCA(k, 0.1, n_support=args.n_support, train_on="all",
+                                            random_state=0),
+                 lambda: IncompleteCholeskyKernelPCA(k, 0.1, eta=args.eta)):
+        _timed(make, Xw)
+    print(f"load average at start: {os.getloadavg()[0]:.2f}; "
+          f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}")
     print(f"| N | dense s | FS2 (M={args.n_support}) s | ICF (eta={args.eta:g}) s | Q pivots "
           "| dense/FS2 | dense/ICF | FS2 eig rel err | ICF eig rel err | FS2 sin(theta) "
           "| ICF sin(theta) |")
@@ -120,7 +158,7 @@ def main(argv=None):
         t_icf, icf, Z_icf = _timed(
             lambda: IncompleteCholeskyKernelPCA(k, sigma2, eta=args.eta), X)
         row = [f"{n}"]
-        if n <= args.dense_max:
+        if _dense_fits(n, args.dense_max):
             t_d, dense, Z_d = _timed(lambda: KernelPCA(k, sigma2, random_state=0), X)
             lam = dense.eigenvalues_
             e_fs = np.max(np.abs(fs.eigenvalues_ - lam) / lam)
@@ -131,6 +169,7 @@ def main(argv=None):
         else:
             row += ["—", f"{t_fs:.2f}", f"{t_icf:.2f}", f"{icf.pivots_.size}"] + ["—"] * 6
         print("| " + " | ".join(row) + " |", flush=True)
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
