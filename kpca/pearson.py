@@ -329,7 +329,8 @@ def pearsrnd(mu, sigma, skew, kurtosis, size=None, *, random_state=None, truncat
     else:
         low, high = float(truncate[0]), float(truncate[1])
         if not low < high:
-            raise ValueError(f"truncate must be an interval (low, high) with low < high; got truncate={truncate!r}")
+            raise ValueError(
+                f"truncate must be an interval (low, high) with low < high; got truncate={truncate!r}")
         out = np.empty(n)
         todo = n
         tries = 0
@@ -525,7 +526,8 @@ class SortedPearsonSampler:
         self.mu, self.sigma, self.truncate = mu, sigma, truncate
         lo, hi = (-np.inf, np.inf) if truncate is None else (float(truncate[0]), float(truncate[1]))
         if not lo < hi:
-            raise ValueError(f"truncate must be an interval (low, high) with low < high; got truncate={truncate!r}")
+            raise ValueError(
+                f"truncate must be an interval (low, high) with low < high; got truncate={truncate!r}")
         law = _standard_law(p)
         self._quantile = None
         if law is None:  # type IV: drawn by rejection and sorted

@@ -203,7 +203,8 @@ def _lanczos_top(K, k, v0, rtol, max_steps, ritz_out, square_first=False):  # pr
 
 
 @numba.njit(cache=True, nogil=True)
-def _full_spectrum(K, out):  # pragma: no cover - compiled
+def _center_into(K, C):  # pragma: no cover - compiled
+    """``C = H K H`` (double centring, Eq. (13) of Varon et al. 2015) for symmetric ``K``."""
     n = K.shape[0]
     col = np.zeros(n)
     for i in range(n):
@@ -211,13 +212,9 @@ def _full_spectrum(K, out):  # pragma: no cover - compiled
             col[j] += K[i, j]
     col /= n
     tot = col.mean()
-    C = np.empty((n, n))
     for i in range(n):
         for j in range(n):
             C[i, j] = K[i, j] - col[i] - col[j] + tot
-    ev = np.linalg.eigvalsh(C)
-    for t in range(out.size):
-        out[t] = ev[n - 1 - t]
 
 
 @numba.njit(cache=True, nogil=True, fastmath=True)
@@ -243,8 +240,9 @@ def _square_inplace(K):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _chain_spectra(roots, parent, slot, k, full, rtol, max_steps, warm, has_warm, out):  # pragma: no cover
-    """Spectra along the grid; ``roots[slot[g]]`` holds exp(-gamma_g D2) for chain roots and is
+def _chain_spectra(roots, parent, slot, k, rtol, max_steps, warm, has_warm, out):  # pragma: no cover
+    """Leading eigenvalues (Lanczos) along the grid; ``roots[slot[g]]`` holds exp(-gamma_g D2) for
+    chain roots and is
     squared in place for the other widths.  ``warm[g]`` (if ``has_warm[g]``) starts Lanczos at
     width ``g``; on return it holds the new Ritz vector and ``has_warm`` is set."""
     n_grid = parent.size
@@ -253,11 +251,6 @@ def _chain_spectra(roots, parent, slot, k, full, rtol, max_steps, warm, has_warm
     for g in range(n_grid):
         K = roots[slot[g]]
         square = parent[g] >= 0
-        if full:
-            if square:
-                _square_inplace(K)
-            _full_spectrum(K, out[g])
-            continue
         if has_warm[g]:
             v0 = warm[g].copy()
         elif g > 0 and has_warm[g - 1]:
@@ -355,8 +348,17 @@ class SpectrumPlan:
                 np.multiply(D2, -self.gammas[g], out=roots[s])
                 exp_nonpositive(roots[s], out=roots[s])
         out = np.zeros((self.gammas.size, self.k_eff))
-        _chain_spectra(roots, self.parent, self.slot, self.k_eff, self.full, self.rtol,
-                       self.max_steps, warm[0], warm[1], out)
+        if self.full:  # NumPy's LAPACK: measured 10.4 vs 12.1 ms for Numba's eigvalsh at n = 400
+            C = np.empty((self.n, self.n))
+            for g in range(self.gammas.size):
+                K = roots[self.slot[g]]
+                if self.parent[g] >= 0:
+                    _square_inplace(K)
+                _center_into(K, C)
+                out[g] = np.linalg.eigvalsh(C)[::-1][: self.k_eff]
+        else:
+            _chain_spectra(roots, self.parent, self.slot, self.k_eff, self.rtol,
+                           self.max_steps, warm[0], warm[1], out)
         res = np.empty_like(out)
         res[self.order] = out
         return res[:, : self.k_out]

@@ -12,9 +12,9 @@ Algorithm (equation numbers of the paper):
    values from the Pearson distribution with those four moments
    (MATLAB's ``pearsrnd`` type choice, :mod:`kpca.pearson`) truncated to
    ``[0, r_max]`` (drawn directly as order statistics, no sort); sorted
-   decreasingly and written column by column into the strict lower triangle of the noise distance matrix ``R_hat`` (Appendix,
-   Eq. (21): this order guarantees the triangle inequality), symmetric, zero
-   diagonal.
+   decreasingly and written column by column into the strict lower triangle
+   of the noise distance matrix ``R_hat`` (Appendix, Eq. (21): this order
+   guarantees the triangle inequality), symmetric, zero diagonal.
 4. For every ``sigma2``: ``K_N = exp(-R_hat^2 / (2 sigma2))`` (Eq. (12)),
    centred (``M_c K_N M_c``, Eq. (13)), eigenvalues; ``tau_hat_i`` = 95th
    percentile over the ``q`` draws.  ``lambda_i`` are the eigenvalues of the
@@ -45,7 +45,8 @@ from kpca.selection._spectrum import SpectrumPlan, _unpack_full
 from kpca.selection.kpa import _n_eigs
 from kpca.selection.result import SelectionResult
 
-__all__ = ["distance_moments", "noise_distance_matrix", "noise_distances_packed", "noise_sampler", "select_mdd"]
+__all__ = ["distance_moments", "noise_distance_matrix", "noise_distances_packed", "noise_sampler",
+           "select_mdd"]
 
 
 def _n_train(n_train, n):
