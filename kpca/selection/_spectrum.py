@@ -99,10 +99,8 @@ def _exp_nonpositive(x, out):  # pragma: no cover - compiled
     bits = out.view(np.int64)
     tbits = t.view(np.int64)
     for i in range(n):
-        bits[i] += (tbits[i] - _ROUND_BITS) << 52
-    for i in range(n):
-        if x[i] < -708.0:
-            out[i] = 0.0
+        b = bits[i] + ((tbits[i] - _ROUND_BITS) << 52)
+        bits[i] = b if x[i] >= -708.0 else 0  # the bits of +0.0
 
 
 def exp_nonpositive(x, out=None):
