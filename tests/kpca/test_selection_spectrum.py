@@ -78,3 +78,8 @@ def test_exp_nonpositive_is_within_one_ulp_of_numpy():
     # below -708 (exp < 3.3e-308, the subnormal range) the result is 0; shape is kept
     np.testing.assert_array_equal(exp_nonpositive(np.array([[-709.0, -1e300], [-np.inf, -0.0]])),
                                   [[0.0, 0.0], [0.0, 1.0]])
+    # in place, and with a scale (exp(-gamma * d2), the kernel's form)
+    y = x.copy()
+    np.testing.assert_array_equal(exp_nonpositive(y, out=y), got)
+    d2 = -x[::-1] / 3.0
+    np.testing.assert_array_equal(exp_nonpositive(d2, scale=-3.0), exp_nonpositive(-3.0 * d2))
