@@ -70,6 +70,17 @@ def _window(text: str) -> float:
     return value
 
 
+def _n_support(text: str) -> int:
+    """``--n-support``: an integer >= 2 (the upper bound, the beat count, is checked by the pipeline)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 2, got {text!r}")
+    return value
+
+
 def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser:
     """The argument parser of the ``extract`` command."""
     p = _Parser(
@@ -90,6 +101,12 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
                         "default: the --channel lead")
     p.add_argument("--window", type=_window, metavar="SECONDS",
                    help="process in sliding windows of this length (sigma2 chosen per window)")
+    p.add_argument("--solver", default="dense", metavar="dense|fs2",
+                   help="kernel PCA solver: 'dense' (per window, default) or 'fs2' (one fixed-size "
+                        "FS2 + Nystrom model over all beats of the whole record)")
+    p.add_argument("--n-support", type=_n_support, metavar="M",
+                   help="--solver fs2: number of support vectors (default "
+                        "edr.methods.DEFAULT_N_SUPPORT, at most the valid beats - 1)")
     p.add_argument("--plot", metavar="OUT.png", help="write a figure (ECG and beats, EDR vs reference, sigma2 curve)")
     p.add_argument("--json", metavar="OUT.json", help="write a JSON summary (parameters, sigma2, beats, scores)")
     p.add_argument("--demo", action="store_true",
@@ -100,11 +117,15 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
 
 
 def _check_choices(args) -> None:
-    """Reject an unknown method or criterion before the extraction starts."""
-    from edr.methods import METHODS
+    """Reject an unknown method, solver or criterion before the extraction starts."""
+    from edr.methods import METHODS, SOLVERS
 
     if args.method not in METHODS:
         raise _OptionError(f"--method: unknown method {args.method!r}; valid methods are {sorted(METHODS)}")
+    if args.solver not in SOLVERS:
+        raise _OptionError(f"--solver: unknown solver {args.solver!r}; valid solvers are {sorted(SOLVERS)}")
+    if args.n_support is not None and args.solver != "fs2":
+        raise _OptionError(f"--n-support applies to --solver fs2 only (got --solver {args.solver})")
     if isinstance(args.sigma2, str):
         from kpca.selection import ALIASES, CRITERIA
 
@@ -172,7 +193,8 @@ def _summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) ->
     lines = [
         f"record     {rec.name}  [{source}]  {rec.duration_s:.1f} s at {rec.fs:g} Hz",
         f"lead       {result.lead}  (channels: {', '.join(rec.channels)})",
-        f"method     {result.method}, sigma2 = {sigma_txt}",
+        f"method     {result.method}, sigma2 = {sigma_txt}"
+        + (f", one FS2 model (M = {result.params['n_support']})" if result.params.get("solver") == "fs2" else ""),
         f"beats      {result.n_beats} used, {result.n_beats_dropped} dropped",
         f"resp rate  median {_fmt(float(np.median(rate)) if rate.size else None, '.1f')} breaths/min",
     ]
@@ -222,6 +244,8 @@ def run(args, argv: Sequence[str]) -> list[str]:
         window_s=args.window,
         random_state=args.seed,
         progress=rec.duration_s >= PROGRESS_MIN_DURATION_S,
+        solver=args.solver,
+        n_support=args.n_support,
     )
     scores = scores_error = None
     if rec.resp is not None:

@@ -90,10 +90,31 @@ __all__ = [
     "spectral_concentration",
     "NEUROKIT_VARIANTS",
     "ORIENTATIONS",
+    "SOLVERS",
+    "DEFAULT_N_SUPPORT",
 ]
 
 NEUROKIT_VARIANTS = ("vangent2019", "soni2019", "charlton2016", "sarkar2015")
 ORIENTATIONS = ("beats", "positions")
+SOLVERS = ("dense", "fs2")
+"""Kernel PCA solvers of ``kpca`` (option ``solver``): dense :class:`kpca.KernelPCA` of the
+window's beats, or one :class:`kpca.largescale.FixedSizeKernelPCA` (FS2 + Nyström)."""
+DEFAULT_N_SUPPORT = 200
+"""FS2 support vectors ``M`` when ``n_support=None`` (capped below the number of valid beats)."""
+FS2_TRAIN_ONS = ("all", "support")
+FS2_TRAIN_ON = "all"
+"""Where the FS2 model takes its principal axis from (option ``train_on``, see
+:class:`kpca.largescale.FixedSizeKernelPCA`): ``"all"`` — PCA of the centred Nyström features of
+every beat (approximates dense kernel PCA of all beats); ``"support"`` — kernel PCA of the ``M``
+support vectors alone (the training set of Varon et al. 2015, Sec. VI-A). The support vectors
+maximise the Rényi entropy, so they over-represent rare beat shapes. ``"all"`` by measurement
+(``scripts/output/measure_largescale_edr.md``, M = 200): on the 30 BIDMC records median MSC / |r|
+0.484 / 0.461 ("all") vs 0.439 / 0.400 ("support"), dense kPCA 0.473 / 0.502; on a simulated
+24-hour record "support" scored higher (MSC 0.893 vs 0.874) with a lower peak memory (0.99 vs
+1.27 GB), but real data decide."""
+FS2_TRANSFORM_ROWS = 8192
+"""Beats projected per block onto the FS2 model: the block's kernel against the support
+vectors (``rows x M``) bounds the memory of the projection."""
 MIN_BEATS_METHOD = 20
 """Fewest valid beats a window needs for a beat-based method."""
 BASELINES = ("detrend", "none", "pr")
@@ -317,7 +338,8 @@ def _selection_quality(sel) -> dict:
 # methods
 # --------------------------------------------------------------------------- #
 def kpca_edr(seg: Segment, *, sigma2="mdd", random_state=None, orientation="beats",
-             baseline=MATRIX_BASELINE, **selection_options) -> MethodOutput:
+             baseline=MATRIX_BASELINE, solver="dense", n_support=None, train_on=None,
+             **selection_options) -> MethodOutput:
     """Kernel PCA EDR, ``n_c = 1`` (see the module docstring for the two orientations).
 
     Parameters
@@ -326,10 +348,22 @@ def kpca_edr(seg: Segment, *, sigma2="mdd", random_state=None, orientation="beat
     sigma2 : float or str, default "mdd"
         Kernel width or a :mod:`kpca.selection` criterion key.
     random_state : None, int or Generator
-        Passed to the selection criterion.
+        Passed to the selection criterion (and to FS2's k-means start and
+        validation draw).
     orientation : {"beats", "positions"}, default "beats"
     baseline : {"none", "pr"}, default :data:`MATRIX_BASELINE`
         Baseline handling of the QRS windows.
+    solver : {"dense", "fs2"}, default "dense"
+        ``"dense"``: :class:`kpca.KernelPCA` of all beats of the segment
+        (``N x N`` kernel). ``"fs2"``: fixed-size kernel PCA (Varon et al.
+        2015, Sec. V-1, see :func:`_fs2_scores`); ``orientation="beats"`` only.
+    n_support : int, optional
+        FS2 support vectors ``M`` (``solver="fs2"`` only); None:
+        ``min(DEFAULT_N_SUPPORT, N - 1)`` for ``N`` valid beats.
+    train_on : {"all", "support"}, optional
+        ``solver="fs2"`` only: the principal axis from the Nyström features of
+        all beats, or from the support vectors alone; None:
+        :data:`FS2_TRAIN_ON`.
     **selection_options
         Passed to :func:`kpca.selection.select` (e.g. the number of noise
         realisations of MDD).
@@ -338,10 +372,27 @@ def kpca_edr(seg: Segment, *, sigma2="mdd", random_state=None, orientation="beat
 
     if orientation not in ORIENTATIONS:
         raise ValueError(f"orientation must be one of {list(ORIENTATIONS)}, got {orientation!r}")
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {list(SOLVERS)}, got {solver!r}")
+    for name, value in (("n_support", n_support), ("train_on", train_on)):
+        if solver == "dense" and value is not None:
+            raise ValueError(f"{name} applies to solver='fs2' only; got {name}={value!r} "
+                             f"with solver='dense'")
+    train_on = FS2_TRAIN_ON if train_on is None else train_on
+    if train_on not in FS2_TRAIN_ONS:
+        raise ValueError(f"train_on must be one of {list(FS2_TRAIN_ONS)}, got {train_on!r}")
+    if solver == "fs2" and orientation != "beats":
+        raise ValueError(f"solver='fs2' needs orientation='beats' (beats as data points); "
+                         f"got orientation={orientation!r}")
     seg.require_beats()
     X = seg.valid_matrix(baseline)
     t = seg.beat_times[seg.valid]
-    if orientation == "beats":
+    q = {"solver": solver}
+    if solver == "fs2":
+        z, model, s2, sel, fs2_quality = _fs2_scores(X, sigma2, n_support, train_on,
+                                                     random_state, selection_options)
+        q.update(fs2_quality)
+    elif orientation == "beats":
         s2, sel = _resolve_sigma2(X, sigma2, random_state, selection_options)
         model = KernelPCA(n_components=1, sigma2=s2, random_state=random_state)
         z = model.fit_transform(X)[:, 0]
@@ -353,9 +404,74 @@ def kpca_edr(seg: Segment, *, sigma2="mdd", random_state=None, orientation="beat
         Z = Z - Z.mean(axis=1, keepdims=True)
         _, _, vt = np.linalg.svd(Z, full_matrices=False)
         z = vt[0]
-    q = {"n_features": int(X.shape[1]), "eigenvalue": float(model.eigenvalues_[0])}
+    q.update({"n_features": int(X.shape[1]), "eigenvalue": float(model.eigenvalues_[0])})
     q.update(_selection_quality(sel))
     return MethodOutput(t, z, "beats", s2, sel, q)
+
+
+def _check_n_support(n_support, n_beats, by_criterion):
+    """FS2 support-vector count ``M`` for ``n_beats`` valid beats (None: the default, capped).
+
+    A σ² criterion needs a validation set outside the support vectors (Varon
+    et al. 2015, Fig. 8), so then ``M <= n_beats - 1``.
+    """
+    top = n_beats - 1 if by_criterion else n_beats
+    if n_support is None:
+        return min(DEFAULT_N_SUPPORT, top)
+    if isinstance(n_support, (bool, np.bool_)) or not isinstance(n_support, (int, np.integer)):
+        raise ValueError(f"n_support must be an integer >= 2, got {n_support!r}")
+    if not 2 <= n_support <= top:
+        why = " (a sigma2 criterion needs at least one beat outside the support vectors)" \
+            if by_criterion else ""
+        raise ValueError(f"n_support must be in [2, {top}] for {n_beats} valid beats{why}; "
+                         f"got n_support={n_support}")
+    return int(n_support)
+
+
+def _fs2_scores(X, sigma2, n_support, train_on, random_state, selection_options):
+    """First kernel principal component score of every row of ``X`` from one FS2 model.
+
+    :class:`kpca.largescale.FixedSizeKernelPCA` with ``n_components=1``: ``M``
+    support vectors chosen by FS2 (k-means start, quadratic Rényi entropy
+    ascent, Eqs. (9)-(10)), σ² (when a criterion) chosen on the support
+    vectors with a validation set drawn from the other beats (MDD as in
+    Fig. 8, Eqs. (12)-(15); other criteria on the support vectors alone), the
+    principal axis (``train_on``: PCA of the centred Nyström features of all
+    beats, or kernel PCA of the support vectors), and every beat projected by
+    the Nyström out-of-sample extension (Eq. (7) centring),
+    :data:`FS2_TRANSFORM_ROWS` beats at a time. Memory is ``O(N M)``, never
+    ``O(N^2)``.
+
+    Returns
+    -------
+    z : ndarray, shape (N,)
+    model : FixedSizeKernelPCA
+    sigma2 : float
+    selection : SelectionResult or None
+    quality : dict
+        ``n_support``, ``n_validation``, ``fs2_swaps`` (accepted entropy
+        swaps) and ``renyi_entropy`` (final ``H_R``).
+    """
+    from kpca.largescale import FixedSizeKernelPCA
+
+    by_criterion = isinstance(sigma2, str)
+    if by_criterion:
+        from kpca.selection import ALIASES
+
+        key = ALIASES.get(sigma2.strip().lower(), sigma2.strip().lower())
+        criterion = "mdd" if key == "varon2015" else key
+    else:
+        criterion, _ = _resolve_sigma2(X, sigma2, random_state, selection_options)
+    M = _check_n_support(n_support, X.shape[0], by_criterion)
+    model = FixedSizeKernelPCA(1, criterion, n_support=M, train_on=train_on,
+                               selection_options=selection_options or None,
+                               random_state=random_state).fit(X)
+    z = np.concatenate([model.transform(X[i:i + FS2_TRANSFORM_ROWS])[:, 0]
+                        for i in range(0, X.shape[0], FS2_TRANSFORM_ROWS)])
+    q = {"n_support": M, "train_on": train_on,
+         "n_validation": 0 if model.validation_ is None else int(model.validation_.size),
+         "fs2_swaps": int(model.entropy_.size - 1), "renyi_entropy": float(model.entropy_[-1])}
+    return z, model, model.sigma2_, model.selection_, q
 
 
 def kpca_positions_edr(seg: Segment, **kw) -> MethodOutput:

@@ -22,6 +22,26 @@ with complementary raised-cosine ramps over the overlaps. The stitched series
 is band-passed once (zero-phase Butterworth 0.05–1 Hz,
 :func:`edr.evaluate.metrics.bandpass`).
 
+One large-scale model (``solver="fs2"``)
+----------------------------------------
+Instead of windows, the kernel methods can fit ONE fixed-size kernel PCA
+model (FS2 support vectors + Nyström, Varon et al. 2015, Sec. V-1, σ² by MDD
+on the support vectors + a validation set, Fig. 8) to all valid beats of the
+record, beats detected over the whole record, and project every beat onto it
+(:func:`edr.methods._fs2_scores`). Memory is ``O(N M)`` for ``N`` beats and
+``M`` support vectors (plus the record itself), never ``O(N^2)``; the output
+is stitch-free. The default stays ``solver="dense"`` (windowed dense kPCA) by
+measurement (``scripts/measure_largescale_edr.py``, output in
+``scripts/output/measure_largescale_edr.md``): on the 30 BIDMC records (lead II,
+MDD) one FS2 model with ``M = 200`` gave median MSC 0.484 vs 0.473 and |r|
+0.461 vs 0.502, but per record its MSC reached the dense one on only 12 of 30
+records (median paired difference -0.004, Wilcoxon p = 0.11; ``M = 100``: 9/30,
+p = 0.015) at 10x the CPU (8.2 vs 0.8 s per 8-minute record). On a simulated
+24-hour record it was better (MSC 0.874 vs 0.790, |r| 0.991 vs 0.979, same
+rate error) and as fast (109 vs 119 s CPU), but its peak memory was 1.27 GB
+against 0.53 GB (``M = 100``: 0.99 GB; ``M = 500``: 2.2 GB and 490 s). Not
+clearly not worse on real data, so not the default.
+
 Masking
 -------
 Grid points farther than :data:`MAX_GAP_S` from every beat used (NaN runs,
@@ -48,7 +68,7 @@ import numpy as np
 from edr.beats import detect
 from edr.errors import ChannelError, SignalError
 from edr.evaluate.metrics import bandpass, rate_series
-from edr.methods import MethodOutput, Segment, get_method, spectral_concentration
+from edr.methods import METHODS, SOLVERS, MethodOutput, Segment, get_method, spectral_concentration
 from edr.methods import _on_grid as _series_on_grid
 from edr.modulation import r_amplitude
 
@@ -227,6 +247,29 @@ def _ramp_weights(t, a, b, prev_end, next_start):
     return w
 
 
+def _check_solver(solver, n_support, method, spec, window_s, lead):
+    """Reject a solver / n_support combination the method, window or lead mode cannot honour."""
+    if solver not in SOLVERS:
+        raise ValueError(f"unknown solver {solver!r}; valid solvers are {sorted(SOLVERS)}")
+    if solver == "dense":
+        if n_support is not None:
+            raise ValueError(f"n_support applies to solver='fs2' only; got n_support={n_support!r} "
+                             f"with solver='dense'")
+        return
+    if not spec.uses_sigma2 or method == "kpca_positions":
+        kernel = sorted(k for k, v in METHODS.items() if v.uses_sigma2 and k != "kpca_positions")
+        raise ValueError(f"solver='fs2' needs a kernel PCA method with beats as data points "
+                         f"({kernel}); got method={method!r}")
+    if window_s is not None:
+        raise ValueError(f"solver='fs2' fits one model to the whole record; window_s must be None, "
+                         f"got window_s={window_s!r}")
+    if lead is not None and str(lead).strip().lower() == "multilead":
+        raise ValueError("solver='fs2' is not available with lead='multilead'")
+    if n_support is not None and (isinstance(n_support, (bool, np.bool_))
+                                  or not isinstance(n_support, (int, np.integer)) or n_support < 2):
+        raise ValueError(f"n_support must be None or an integer >= 2, got {n_support!r}")
+
+
 def _check_args(recording, window_s, overlap, fs_out):
     fs = float(recording.fs)
     if not (FS_RANGE[0] <= fs <= FS_RANGE[1]):
@@ -280,7 +323,8 @@ def _pick_lead(recording, lead):
 # extraction
 # --------------------------------------------------------------------------- #
 def extract_edr(recording, method="kpca", *, sigma2="mdd", lead=None, window_s=None,
-                overlap=DEFAULT_OVERLAP, fs_out=4.0, random_state=0, progress=False, **options) -> EDRResult:
+                overlap=DEFAULT_OVERLAP, fs_out=4.0, random_state=0, progress=False,
+                solver="dense", n_support=None, **options) -> EDRResult:
     """Extract the respiratory signal from a recording's ECG.
 
     Parameters
@@ -303,7 +347,8 @@ def extract_edr(recording, method="kpca", *, sigma2="mdd", lead=None, window_s=N
         usable leads at jointly detected beats (kernel methods only). Per-lead
         scores go to ``WindowInfo.quality["lead_scores"]``.
     window_s : float, optional
-        Analysis window (s, >= 20); None: whole record up to 600 s, else 300 s.
+        Analysis window (s, >= 20); None: whole record up to 600 s, else 300 s
+        (``solver="dense"``). Must be None with ``solver="fs2"``.
     overlap : float, default :data:`DEFAULT_OVERLAP` (0.25)
         Fraction of a window shared with the next one.
     fs_out : float, default 4.0
@@ -312,6 +357,18 @@ def extract_edr(recording, method="kpca", *, sigma2="mdd", lead=None, window_s=N
         Passed to the σ² criterion (MDD's noise realisations).
     progress : bool, default False
         Show a tqdm bar over the windows.
+    solver : {"dense", "fs2"}, default "dense"
+        Kernel methods (``kpca``, ``kpca_rsa``) only. ``"dense"``: dense kernel
+        PCA per analysis window (see ``window_s``), windows stitched.
+        ``"fs2"``: one fixed-size kernel PCA model (FS2 + Nyström, Varon et al.
+        2015, Sec. V-1; σ² criterion on the support vectors + validation set,
+        Fig. 8) over all valid beats of the whole record, every beat projected
+        onto it; ``O(N M)`` memory. The default is "dense" by measurement (see
+        the module docstring).
+    n_support : int, optional
+        ``solver="fs2"`` only: support vectors ``M`` (2 <= M <= valid beats,
+        minus one with a σ² criterion). None: ``min(200, N - 1)``
+        (:data:`edr.methods.DEFAULT_N_SUPPORT`).
     **options
         Method options: for the kernel methods ``orientation`` ("beats" or
         "positions") and options of :func:`kpca.selection.select`; other
@@ -324,7 +381,9 @@ def extract_edr(recording, method="kpca", *, sigma2="mdd", lead=None, window_s=N
     Raises
     ------
     ValueError
-        Unknown method (lists the valid keys), bad ``window_s``/``overlap``/``fs_out``/``sigma2``.
+        Unknown method or solver (lists the valid keys), bad
+        ``window_s``/``overlap``/``fs_out``/``sigma2``/``n_support``, ``solver="fs2"``
+        with a method without kernel, a ``window_s`` or ``lead="multilead"``.
     ChannelError
         ``lead`` not in the recording.
     SignalError
@@ -334,6 +393,7 @@ def extract_edr(recording, method="kpca", *, sigma2="mdd", lead=None, window_s=N
     """
     spec = get_method(method)
     _check_args(recording, window_s, overlap, fs_out)
+    _check_solver(solver, n_support, method, spec, window_s, lead)
     leads, lead_mode = _lead_arrays(recording, lead, method)
     lead_name = lead_mode if lead_mode in LEAD_MODES else next(iter(leads))
     x = next(iter(leads.values()))
@@ -343,9 +403,14 @@ def extract_edr(recording, method="kpca", *, sigma2="mdd", lead=None, window_s=N
     kwargs = dict(options)
     if spec.uses_sigma2:
         kwargs.update(sigma2=sigma2, random_state=random_state)
+    if solver == "fs2":
+        kwargs.update(solver=solver, n_support=n_support)
 
     duration = x.size / fs
-    plan = plan_windows(duration, None if window_s is None else float(window_s), float(overlap))
+    if solver == "fs2":
+        plan = [(0.0, float(duration))]
+    else:
+        plan = plan_windows(duration, None if window_s is None else float(window_s), float(overlap))
     n_out = int(np.floor(duration * fs_out + 1e-9))
     grid = np.arange(n_out) / fs_out
     acc = np.zeros(n_out)
@@ -455,7 +520,9 @@ def extract_edr(recording, method="kpca", *, sigma2="mdd", lead=None, window_s=N
               "lead_requested": lead, "window_s": window_s, "windows_planned": len(plan),
               "overlap": overlap, "fs_out": fs_out, "random_state": _json_safe(random_state)
               if not isinstance(random_state, np.random.Generator) else "Generator",
-              "max_gap_s": MAX_GAP_S, **options}
+              "max_gap_s": MAX_GAP_S, "solver": solver if spec.uses_sigma2 else None,
+              "n_support": first.quality.get("n_support"), "train_on": first.quality.get("train_on"),
+              **options}
     return EDRResult(time=grid, waveform=waveform, fs=fs_out,
                      beat_times=beat_times[order], beat_values=beat_values[order],
                      rate_time=rate_t, rate_bpm=rate_b, method=method, lead=lead_name,
