@@ -8,12 +8,17 @@
 2. A synthetic 24-hour record (``edr.simulate``, written as WFDB), end to end
    (read + extract in sliding windows) in a fresh subprocess so that its peak
    resident memory (VmHWM, see ``_peak_rss_mb``) is its own. Targets: <= 2 min, <= 1 GB.
+   With ``--largescale`` the same record is also extracted with ONE FS2 model over
+   all beats (``extract_edr(..., solver="fs2", n_support=M)``, issue 6) in another
+   fresh subprocess, and the ratios windowed / one-model of time and memory are
+   printed from the same run.
 
 Usage::
 
     EDR_DATA_DIR=/work/shared/data python benchmarks/bench_edr.py
     python benchmarks/bench_edr.py --skip-day            # only the 8-minute record
     python benchmarks/bench_edr.py --hours 2 --profile   # shorter day, cProfile top functions
+    python benchmarks/bench_edr.py --skip-record --largescale --n-support 200  # + one FS2 model
 
 The first call of each kind is reported separately ("cold": imports, Numba
 compilation); the timed figures are the median of ``--repeat`` warm runs.
@@ -102,8 +107,12 @@ def _peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def _child_day(path, window_s, profile):
-    """Run in a fresh process: read + extract one long record; print a JSON line."""
+def _child_day(path, window_s, profile, n_support=None):
+    """Run in a fresh process: read + extract one long record; print a JSON line.
+
+    ``n_support`` None: windowed dense kPCA; an int: one FS2 model with that many
+    support vectors (``window_s`` is then unused).
+    """
     t0 = time.perf_counter()
     from edr.io import read_record
     from edr.pipeline import extract_edr
@@ -112,16 +121,17 @@ def _child_day(path, window_s, profile):
     t0 = time.perf_counter()
     rec = read_record(path)
     t_read = time.perf_counter() - t0
+    kw = {"window_s": window_s} if n_support is None else {"solver": "fs2", "n_support": n_support}
     t0, c0 = time.perf_counter(), time.process_time()
     if profile:
         import cProfile
         import pstats
 
         prof = cProfile.Profile()
-        res = prof.runcall(extract_edr, rec, window_s=window_s)
+        res = prof.runcall(extract_edr, rec, **kw)
         pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(25)
     else:
-        res = extract_edr(rec, window_s=window_s)
+        res = extract_edr(rec, **kw)
     t_extract, c_extract = time.perf_counter() - t0, time.process_time() - c0
     print(json.dumps({
         "import_s": t_import, "read_s": t_read, "extract_s": t_extract, "extract_cpu_s": c_extract,
@@ -131,7 +141,24 @@ def _child_day(path, window_s, profile):
     }))
 
 
-def bench_day(hours, fs, window_s, profile):
+def _run_child(path, window_s, profile, n_support=None):
+    cmd = [sys.executable, __file__, "--child-day", path, "--window", str(window_s)]
+    if profile:
+        cmd.append("--profile")
+    if n_support is not None:
+        cmd += ["--n-support", str(n_support)]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        print(proc.stderr, file=sys.stderr)
+        raise SystemExit(f"[day] child failed with code {proc.returncode}")
+    if profile:
+        print(proc.stderr)
+    return json.loads(proc.stdout.strip().splitlines()[-1]), wall
+
+
+def bench_day(hours, fs, window_s, profile, largescale_m=None):
     import numpy as np
     import wfdb
 
@@ -145,18 +172,9 @@ def bench_day(hours, fs, window_s, profile):
                     fmt=["16"], write_dir=tmp)
         del rec
         print(f"[day] simulated {hours:g} h at {fs:g} Hz in {t_sim:.1f} s, written as WFDB format 16")
-        cmd = [sys.executable, __file__, "--child-day", os.path.join(tmp, "day"), "--window", str(window_s)]
-        if profile:
-            cmd.append("--profile")
-        t0 = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        print(proc.stderr, file=sys.stderr)
-        raise SystemExit(f"[day] child failed with code {proc.returncode}")
-    if profile:
-        print(proc.stderr)
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+        out, wall = _run_child(os.path.join(tmp, "day"), window_s, profile)
+        one = None if largescale_m is None else _run_child(os.path.join(tmp, "day"), window_s, profile,
+                                                           largescale_m)[0]
     total = out["read_s"] + out["extract_s"]
     print(f"[day] read {out['read_s']:.1f} s + extract {out['extract_s']:.1f} s = {total:.1f} s "
           f"(extract CPU {out['extract_cpu_s']:.1f} s; imports {out['import_s']:.1f} s, process wall {wall:.1f} s); "
@@ -170,6 +188,13 @@ def bench_day(hours, fs, window_s, profile):
     cpu_total = out["read_s"] + out["extract_cpu_s"]
     print(f"[day] in CPU time (load-independent): read + extract {cpu_total:.1f} s, scaled to 24 h "
           f"{cpu_total * scale:.0f} s -> {'MET' if cpu_total * scale <= TARGET_DAY_S else 'MISSED'}")
+    if one is not None:
+        print(f"[day] one FS2 model (M = {largescale_m}): extract {one['extract_s']:.1f} s wall, "
+              f"{one['extract_cpu_s']:.1f} s CPU, peak {one['maxrss_mb']:.0f} MB (VmHWM), "
+              f"{one['n_beats']} beats; ratio windowed / one-model: "
+              f"{out['extract_s'] / one['extract_s']:.2f} (wall), "
+              f"{out['extract_cpu_s'] / one['extract_cpu_s']:.2f} (CPU), "
+              f"{out['maxrss_mb'] / one['maxrss_mb']:.2f} (peak memory)")
     print(f"[day] load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     return out
 
@@ -185,10 +210,14 @@ def main(argv=None):
     p.add_argument("--skip-day", action="store_true")
     p.add_argument("--skip-record", action="store_true")
     p.add_argument("--profile", action="store_true", help="print the cProfile top functions of the day run")
+    p.add_argument("--largescale", action="store_true",
+                   help="also extract the day with one FS2 model over all beats (solver='fs2')")
+    p.add_argument("--n-support", type=int, default=None,
+                   help="FS2 support vectors for --largescale (default edr.methods.DEFAULT_N_SUPPORT)")
     p.add_argument("--child-day", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child_day:
-        _child_day(args.child_day, args.window, args.profile)
+        _child_day(args.child_day, args.window, args.profile, args.n_support)
         return 0
     if not args.skip_record:
         data = os.environ.get("EDR_DATA_DIR")
@@ -197,7 +226,10 @@ def main(argv=None):
         else:
             bench_record(str(Path(data) / "bidmc" / args.record), args.repeat, args.q)
     if not args.skip_day:
-        bench_day(args.hours, args.fs, args.window, args.profile)
+        from edr.methods import DEFAULT_N_SUPPORT
+
+        m = (args.n_support or DEFAULT_N_SUPPORT) if args.largescale else None
+        bench_day(args.hours, args.fs, args.window, args.profile, m)
     return 0
 
 
