@@ -16,9 +16,18 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 CHUNK = 10
+_CONTROLLER = None
+
+
+def blas_limited_to_one_thread():
+    """Context manager limiting BLAS to one thread; the library scan (~3 ms) is done once."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
 #: percentile definition of MATLAB's ``prctile`` (used by both papers' code): Hazen plotting positions
 PERCENTILE_METHOD = "hazen"
 
@@ -68,7 +77,7 @@ def null_spectra(make_D2, n_null, plan, rng, *, n_jobs=None, data_D2=None):
     starts = ([-1] if data_D2 is not None else []) + list(range(0, n_null, chunk))
     jobs = resolve_n_jobs(n_jobs)
     # parallelism is across replicates: multi-threaded BLAS inside each would oversubscribe
-    with threadpool_limits(limits=1, user_api="blas"):
+    with blas_limited_to_one_thread():
         if jobs == 1 or len(starts) == 1:
             for s in starts:
                 run(s)
@@ -84,7 +93,7 @@ def single_threaded_blas(func):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        with threadpool_limits(limits=1, user_api="blas"):
+        with blas_limited_to_one_thread():
             return func(*args, **kwargs)
 
     return wrapper

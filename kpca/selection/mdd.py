@@ -33,6 +33,7 @@ from __future__ import annotations
 import numbers
 import time
 
+import numba
 import numpy as np
 
 from kpca.kernels import squared_distances
@@ -63,6 +64,27 @@ def _n_train(n_train, n):
     return nt
 
 
+@numba.njit(cache=True, nogil=True)
+def _central_moments(r):  # pragma: no cover - compiled
+    """Mean, and the 2nd/3rd/4th central moments (population: divided by ``n``), and the max,
+    in two passes (the mean first: no cancellation of raw power sums)."""
+    n = r.size
+    s = 0.0
+    top = -np.inf
+    for x in r:
+        s += x
+        top = max(top, x)
+    mean = s / n
+    s2 = s3 = s4 = 0.0
+    for x in r:
+        d = x - mean
+        d2 = d * d
+        s2 += d2
+        s3 += d2 * d
+        s4 += d2 * d2
+    return mean, s2 / n, s3 / n, s4 / n, top
+
+
 def distance_moments(X_train, X_all, train_index=None):
     """Distances between training points and all points, and their four moments.
 
@@ -86,14 +108,13 @@ def distance_moments(X_train, X_all, train_index=None):
     if train_index is not None:
         mask[np.arange(D.shape[0]), train_index] = False
     r = D[mask]
-    mean = float(r.mean())
-    std = float(r.std())
+    mean, var, m3, m4, r_max = _central_moments(r)
+    std = float(np.sqrt(var))
     if std > 1e-12 * max(mean, np.finfo(float).tiny):
-        z = (r - mean) / std
-        skew, kurt = float(np.mean(z**3)), float(np.mean(z**4))
+        skew, kurt = m3 / std**3, m4 / var**2
     else:  # all distances equal: a two-point-like distribution, outside the Pearson region
         std, skew, kurt = 0.0, float("nan"), float("nan")
-    moments = {"mean": mean, "std": std, "skew": skew, "kurtosis": kurt, "r_max": float(r.max())}
+    moments = {"mean": mean, "std": std, "skew": skew, "kurtosis": kurt, "r_max": r_max}
     return r, moments
 
 
