@@ -69,6 +69,16 @@ def test_kpa_deterministic():
     np.testing.assert_array_equal(a.curve, b.curve)
 
 
+def test_kpa_full_spectra_do_not_depend_on_threads():
+    """Full spectra run one matrix per thread task (and the data spectrum in the same pool)."""
+    X, _ = semicircles(40, n_features=4, noise=0.3, random_state=0)
+    a = select(X, "kpa", random_state=7, n_permutations=7, n_jobs=1)
+    b = select(X, "kpa", random_state=7, n_permutations=7, n_jobs=2)
+    np.testing.assert_array_equal(a.noise_spectra, b.noise_spectra)
+    np.testing.assert_array_equal(a.data_spectra, b.data_spectra)
+    assert a.data_spectra.shape[1] == 40 and a.n_components == b.n_components
+
+
 def test_kpa_bad_parameters():
     X, _ = semicircles(40, noise=0.3, random_state=0)
     with pytest.raises(ValueError, match="n_permutations must be an int >= 2"):
