@@ -10,6 +10,11 @@
   vectors / pivots) + validation split of Fig. 8.
 * :mod:`~kpca.largescale.model` — the estimators :class:`FixedSizeKernelPCA`
   and :class:`IncompleteCholeskyKernelPCA`.
+
+FS2, the Nyström PCA of all points and the transforms pass over the ``N``
+points in blocks of ``kpca.largescale._blocks.ROW_BLOCK`` rows (4096): their
+memory is ``O(N d + ROW_BLOCK M + M^2)`` for ``M`` support vectors, never
+``O(N M)``.
 """
 
 from kpca.largescale.fs2 import (

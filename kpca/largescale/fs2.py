@@ -32,18 +32,31 @@ Readings of the parts the paper leaves open (documented choices)
   strictly increases; otherwise the candidate is locally optimal and the search
   has converged. ``H_R`` therefore never decreases. Each swap costs
   ``O(N d)`` (one kernel column to add, one to remove).
+
+Memory
+------
+``O(N d + ROW_BLOCK M + M^2)``: no ``N x M`` array is formed. The k-means
+start is :func:`scipy.cluster.vq.kmeans2` (``minit="++"``, 20 iterations)
+re-implemented draw for draw (same seeding, same labels, same centroids)
+with a running minimum in the k-means++ seeding instead of SciPy's ``i x N``
+distance matrix at step ``i`` (which also cost ``O(M^2 N d)`` time: the
+k-means start took 61 of the 68 s of the FS2 fit for ``N = 100 811``,
+``d = 31``, ``M = 200``; now 5 s), and the labels computed
+:data:`~kpca.largescale._blocks.ROW_BLOCK` rows at a time; the centroid to
+data point mapping and the kernel row sums of FS2 work in blocks too.
 """
 
 from __future__ import annotations
 
-import warnings
 from typing import NamedTuple
 
 import numpy as np
-from scipy.cluster.vq import kmeans2
+from scipy.cluster.vq import vq
+from scipy.spatial.distance import cdist
 
 from kpca._validation import check_array, check_positive, check_random_state
 from kpca.kernels import rbf_kernel, squared_distances
+from kpca.largescale import _blocks
 
 __all__ = ["FS2Result", "renyi_entropy", "kmeans_support_vectors", "fs2_support_vectors"]
 
@@ -103,13 +116,59 @@ def _check_n_support(n_support, n_samples):
     return int(n_support)
 
 
+def _kmeans_plus_plus(X, k, rng):
+    # k-means++ seeding with the draws of scipy.cluster.vq._kpp (SciPy 1.17):
+    # same distances (cdist "sqeuclidean"), same cumulative-sum search, but a
+    # running minimum over the chosen centres instead of an i x N matrix.
+    init = np.empty((k, X.shape[1]))
+    init[0] = X[rng.integers(X.shape[0])]
+    D2 = None
+    for i in range(1, k):
+        d = cdist(init[i - 1 : i], X, metric="sqeuclidean")[0]
+        D2 = d if D2 is None else np.minimum(D2, d, out=D2)
+        cumprobs = (D2 / D2.sum()).cumsum()
+        init[i] = X[int(np.searchsorted(cumprobs, rng.uniform()))]
+    return init
+
+
+def _kmeans(X, k, rng, n_iter=20):
+    """Centroids of ``scipy.cluster.vq.kmeans2(X, k, iter=n_iter, minit="++", rng=rng)``.
+
+    Same seeding (:func:`_kmeans_plus_plus`), same Lloyd iterations (labels
+    by :func:`scipy.cluster.vq.vq`, here on row blocks; means accumulated in
+    row order; an empty cluster keeps its centroid), hence the same
+    centroids, without ``N x k`` arrays.
+    """
+    N, d = X.shape
+    code = _kmeans_plus_plus(X, k, rng)
+    label = np.empty(N, dtype=np.intp)
+    for _ in range(n_iter):
+        for rows in _blocks.row_slices(N):
+            label[rows] = vq(X[rows], code, check_finite=False)[0]
+        counts = np.bincount(label, minlength=k)
+        sums = np.column_stack([np.bincount(label, weights=X[:, j], minlength=k)
+                                for j in range(d)])
+        has_members = counts > 0
+        code[has_members] = sums[has_members] / counts[has_members, None]
+    return code
+
+
 def kmeans_support_vectors(X, n_support, *, random_state=None):
     """Distinct data points nearest to ``n_support`` k-means centroids (FS2 start).
 
-    k-means is :func:`scipy.cluster.vq.kmeans2` (k-means++ seeding, 20
-    iterations) with a generator from ``random_state``. Each centroid, in
-    order, takes its nearest data point not yet taken, so the result has
-    ``n_support`` distinct indices.
+    k-means is that of :func:`scipy.cluster.vq.kmeans2` (k-means++ seeding,
+    20 iterations) with a generator from ``random_state``, re-implemented with
+    the same draws and results in ``O(N d + ROW_BLOCK M)`` memory (see the
+    module docstring). Each centroid, in order, takes its nearest data point
+    not yet taken (among equidistant ones, the first in :func:`numpy.argsort`
+    order), so the result has ``n_support`` distinct indices. The distances
+    are those of :func:`~kpca.kernels.squared_distances` for
+    ``max(1, ROW_BLOCK * M // N)`` centroids at a time; for ``d >= 16`` they
+    go through BLAS, whose rounding depends on that count, so a centroid
+    equidistant in exact arithmetic from two points (a two-point cluster) may
+    take the other one than with all ``M`` centroids at once (as before the
+    blocking; identical on the 24-hour record of
+    ``scripts/measure_largescale_edr.py``).
 
     Parameters
     ----------
@@ -123,25 +182,28 @@ def kmeans_support_vectors(X, n_support, *, random_state=None):
     ndarray of int, shape (n_support,)
     """
     X = check_array(X, "X")
-    M = _check_n_support(n_support, X.shape[0])
+    N = X.shape[0]
+    M = _check_n_support(n_support, N)
     rng = check_random_state(random_state)
-    if M == X.shape[0]:
+    if M == N:
         return np.arange(M)
-    with warnings.catch_warnings():
-        # An empty cluster only means two centroids coincide; the mapping to
-        # distinct data points below handles it.
-        warnings.filterwarnings("ignore", message="One of the clusters is empty")
-        centroids, _ = kmeans2(X, M, iter=20, minit="++", rng=rng)
-    D2 = squared_distances(centroids, X)
-    order = np.argsort(D2, axis=1)
-    taken = np.zeros(X.shape[0], dtype=bool)
+    centroids = _kmeans(X, M, rng)
+    taken = np.zeros(N, dtype=bool)
     support = np.empty(M, dtype=np.intp)
-    for c in range(M):
-        for idx in order[c]:
-            if not taken[idx]:
-                taken[idx] = True
-                support[c] = idx
-                break
+    # Distances of a few centroids at a time: at most ROW_BLOCK * M entries.
+    step = max(1, _blocks.ROW_BLOCK * M // N)
+    for c0 in range(0, M, step):
+        D2 = squared_distances(centroids[c0 : c0 + step], X)
+        for c, row in enumerate(D2, start=c0):
+            free = np.where(taken, np.inf, row)
+            j = np.argmin(free)
+            if np.count_nonzero(free == free[j]) > 1:
+                # Equidistant points (the centroid of a two-point cluster is their
+                # midpoint): the first free one in np.argsort order, as always.
+                order = np.argsort(row)
+                j = order[np.argmin(taken[order])]
+            support[c] = j
+            taken[j] = True
     return support
 
 
@@ -191,7 +253,9 @@ def fs2_support_vectors(X, n_support, sigma2, *, max_iter=None, random_state=Non
     in_support[support] = True
     Ksv = rbf_kernel(X[support], sigma2=sigma2)  # Omega
     # c[x] = sum_j k(x, s_j) for every data point (running row sums).
-    c = rbf_kernel(X, X[support], sigma2=sigma2).sum(axis=1)
+    c = np.empty(N)
+    for rows in _blocks.row_slices(N):
+        c[rows] = rbf_kernel(X[rows], X[support], sigma2=sigma2).sum(axis=1)
     total = Ksv.sum()
     history = [-np.log(total / M**2)]
     converged = M == N

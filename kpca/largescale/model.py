@@ -20,9 +20,10 @@ import scipy.linalg
 
 from kpca._validation import check_array, check_n_components, check_positive, check_random_state
 from kpca.kernels import rbf_kernel
+from kpca.largescale import _blocks
 from kpca.largescale.fs2 import _check_n_support, fs2_support_vectors
 from kpca.largescale.icf import incomplete_cholesky, reduced_eigenproblem
-from kpca.largescale.nystrom import nystrom_map, pca_of_features
+from kpca.largescale.nystrom import nystrom_map, pca_of_feature_rows
 
 __all__ = ["FixedSizeKernelPCA", "IncompleteCholeskyKernelPCA"]
 
@@ -68,7 +69,8 @@ class _LowRankKernelPCA:
     A fitted model holds the basis points ``basis_`` (``M x d``), the map
     ``T`` (``M x r``) with features ``f(x) = T^T k_B(x)``, the training mean
     ``f_mean`` and the principal axes ``W`` (``r x n_components``) in that
-    feature space.
+    feature space. ``transform`` works on
+    :data:`~kpca.largescale._blocks.ROW_BLOCK` rows at a time.
     """
 
     def _check_fitted(self):
@@ -91,7 +93,10 @@ class _LowRankKernelPCA:
         """
         self._check_fitted()
         X = check_array(X, "X", n_features=self.basis_.shape[1])
-        return (self._features(X) - self._f_mean) @ self._W
+        Z = np.empty((X.shape[0], self._W.shape[1]))
+        for rows in _blocks.row_slices(X.shape[0]):
+            Z[rows] = (self._features(X[rows]) - self._f_mean) @ self._W
+        return Z
 
     def fit_transform(self, X, y=None):
         """``fit(X)`` then ``transform(X)``."""
@@ -150,6 +155,11 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
     * ``train_on="all"``: the Nyström features of all ``N`` points are centred
       over the ``N`` rows and their PCA approximates dense kernel PCA of all
       points (the primal fixed-size approach of Suykens et al. 2002).
+
+    Memory is ``O(N d + ROW_BLOCK M + M^2)`` (plus ``alphas_``, ``N x
+    n_components``): FS2, the PCA of the features of all points
+    (:func:`~kpca.largescale.nystrom.pca_of_feature_rows`) and ``transform``
+    work on :data:`~kpca.largescale._blocks.ROW_BLOCK` rows at a time.
 
     Parameters
     ----------
@@ -285,10 +295,11 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
         self.sigma2_ = float(sigma2)
         self._T = nystrom_map(rbf_kernel(self.basis_, sigma2=self.sigma2_))
         rows = self.basis_ if self.train_on == "support" else X
-        F = self._features(rows)
-        self.n_components_ = check_n_components(int(n_components), min(F.shape))
-        self._f_mean, self._W, self.eigenvalues_, self.alphas_ = pca_of_features(
-            F, self.n_components_
+        self.n_components_ = check_n_components(
+            int(n_components), min(rows.shape[0], self._T.shape[1])
+        )
+        self._f_mean, self._W, self.eigenvalues_, self.alphas_ = pca_of_feature_rows(
+            lambda block: self._features(rows[block]), rows.shape[0], self.n_components_
         )
         return self
 
