@@ -28,8 +28,9 @@ Instead of windows, the kernel methods can fit ONE fixed-size kernel PCA
 model (FS2 support vectors + Nyström, Varon et al. 2015, Sec. V-1, σ² by MDD
 on the support vectors + a validation set, Fig. 8) to all valid beats of the
 record, beats detected over the whole record, and project every beat onto it
-(:func:`edr.methods._fs2_scores`). Memory is ``O(N M)`` for ``N`` beats and
-``M`` support vectors (plus the record itself), never ``O(N^2)``; the output
+(:func:`edr.methods._fs2_scores`). The model needs ``O(N d + 4096 M + M^2)`` memory for
+``N`` beats of ``d`` samples and ``M`` support vectors (4096-row blocks, see
+:mod:`kpca.largescale`), never ``O(N^2)``; the output
 is stitch-free. The default stays ``solver="dense"`` (windowed dense kPCA) by
 measurement (``scripts/measure_largescale_edr.py``, output in
 ``scripts/output/measure_largescale_edr.md``): on the 30 BIDMC records (lead II,
@@ -38,9 +39,9 @@ MDD) one FS2 model with ``M = 200`` gave median MSC 0.484 vs 0.473 and |r|
 records (median paired difference -0.004, Wilcoxon p = 0.11; ``M = 100``: 9/30,
 p = 0.015) at 10x the CPU (8.2 vs 0.8 s per 8-minute record). On a simulated
 24-hour record it was better (MSC 0.874 vs 0.790, |r| 0.991 vs 0.979, same
-rate error) and as fast (109 vs 119 s CPU), but its peak memory was 1.27 GB
-against 0.53 GB (``M = 100``: 0.99 GB; ``M = 500``: 2.2 GB and 490 s). Not
-clearly not worse on real data, so not the default.
+rate error) and faster (48 vs 96 s CPU), but its peak memory is 0.99-1.09 GB
+against 0.52 GB for any ``M`` (set by the whole-record beat detection, not the
+model). Not clearly not worse on real data, so not the default.
 
 Masking
 -------
