@@ -110,11 +110,8 @@ support vectors alone (the training set of Varon et al. 2015, Sec. VI-A). The su
 maximise the Rényi entropy, so they over-represent rare beat shapes. ``"all"`` by measurement
 (``scripts/output/measure_largescale_edr.md``, M = 200): on the 30 BIDMC records median MSC / |r|
 0.484 / 0.461 ("all") vs 0.439 / 0.400 ("support"), dense kPCA 0.473 / 0.502; on a simulated
-24-hour record "support" scored higher (MSC 0.893 vs 0.874) with a lower peak memory (0.99 vs
-1.27 GB), but real data decide."""
-FS2_TRANSFORM_ROWS = 8192
-"""Beats projected per block onto the FS2 model: the block's kernel against the support
-vectors (``rows x M``) bounds the memory of the projection."""
+24-hour record "support" scored higher (MSC 0.893 vs 0.874; same peak memory since the row-blocked
+FS2), but real data decide."""
 MIN_BEATS_METHOD = 20
 """Fewest valid beats a window needs for a beat-based method."""
 BASELINES = ("detrend", "none", "pr")
@@ -438,9 +435,9 @@ def _fs2_scores(X, sigma2, n_support, train_on, random_state, selection_options)
     Fig. 8, Eqs. (12)-(15); other criteria on the support vectors alone), the
     principal axis (``train_on``: PCA of the centred Nyström features of all
     beats, or kernel PCA of the support vectors), and every beat projected by
-    the Nyström out-of-sample extension (Eq. (7) centring),
-    :data:`FS2_TRANSFORM_ROWS` beats at a time. Memory is ``O(N M)``, never
-    ``O(N^2)``.
+    the Nyström out-of-sample extension (Eq. (7) centring); the model works in
+    row blocks (:data:`kpca.largescale._blocks.ROW_BLOCK`), so memory is
+    ``O(N d + block M + M^2)``, never ``O(N M)`` or ``O(N^2)``.
 
     Returns
     -------
@@ -466,8 +463,7 @@ def _fs2_scores(X, sigma2, n_support, train_on, random_state, selection_options)
     model = FixedSizeKernelPCA(1, criterion, n_support=M, train_on=train_on,
                                selection_options=selection_options or None,
                                random_state=random_state).fit(X)
-    z = np.concatenate([model.transform(X[i:i + FS2_TRANSFORM_ROWS])[:, 0]
-                        for i in range(0, X.shape[0], FS2_TRANSFORM_ROWS)])
+    z = model.transform(X)[:, 0]
     q = {"n_support": M, "train_on": train_on,
          "n_validation": 0 if model.validation_ is None else int(model.validation_.size),
          "fs2_swaps": int(model.entropy_.size - 1), "renyi_entropy": float(model.entropy_[-1])}
