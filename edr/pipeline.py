@@ -37,7 +37,8 @@ measurement (``scripts/measure_largescale_edr.py``, output in
 MDD) one FS2 model with ``M = 200`` gave median MSC 0.484 vs 0.473 and |r|
 0.461 vs 0.502, but per record its MSC reached the dense one on only 12 of 30
 records (median paired difference -0.004, Wilcoxon p = 0.11; ``M = 100``: 9/30,
-p = 0.015) at 10x the CPU (8.2 vs 0.8 s per 8-minute record). On a simulated
+p = 0.015) at 10x the CPU (8.2 vs 0.8 s per 8-minute record, measured before the row-blocked k-means start
+made FS2 fits 3x faster). On a simulated
 24-hour record it was better (MSC 0.874 vs 0.790, |r| 0.991 vs 0.979, same
 rate error) and faster (48 vs 96 s CPU), but its peak memory is 0.99-1.09 GB
 against 0.52 GB for any ``M`` (set by the whole-record beat detection, not the
@@ -364,7 +365,7 @@ def extract_edr(recording, method="kpca", *, sigma2="mdd", lead=None, window_s=N
         ``"fs2"``: one fixed-size kernel PCA model (FS2 + Nyström, Varon et al.
         2015, Sec. V-1; σ² criterion on the support vectors + validation set,
         Fig. 8) over all valid beats of the whole record, every beat projected
-        onto it; ``O(N M)`` memory. The default is "dense" by measurement (see
+        onto it; memory ``O(N d + 4096 M + M^2)``. The default is "dense" by measurement (see
         the module docstring).
     n_support : int, optional
         ``solver="fs2"`` only: support vectors ``M`` (2 <= M <= valid beats,
