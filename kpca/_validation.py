@@ -103,6 +103,23 @@ def check_n_components(n_components, n_samples, name="n_components"):
     return n
 
 
+def check_count(value, name, minimum):
+    """Validate an integer count (``bool`` rejected) of at least ``minimum``.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        ``"{name} must be an int >= {minimum}; got {name}=..."``.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}; got {name}={value!r}")
+    return int(value)
+
+
 def check_positive(value, name):
     """Validate a finite, strictly positive real number (e.g. ``sigma2``).
 

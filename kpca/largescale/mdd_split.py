@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpca._validation import check_array, check_random_state
+from kpca._validation import check_array, check_count, check_random_state
 from kpca.kernels import squared_distances
 
 __all__ = ["mdd_on_split"]
@@ -67,8 +67,7 @@ def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=100,
 
     Xt = check_array(X_train, "X_train", min_samples=5)
     Xv = check_array(X_val, "X_val", n_features=Xt.shape[1])
-    if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 2:
-        raise ValueError(f"n_draws must be an int >= 2; got n_draws={n_draws!r}")
+    n_draws = check_count(n_draws, "n_draws", 2)
     rng = check_random_state(random_state)
     grid = check_grid(grid, Xt)
     nt = Xt.shape[0]
@@ -98,8 +97,8 @@ def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=100,
         if n_components is not None and int(n_components) > lam.shape[1]:
             raise ValueError(f"n_components must be <= {lam.shape[1]} (length of data_spectra); "
                              f"got n_components={n_components}")
-    null = np.empty((int(n_draws), grid.size, nt))
-    for q in range(int(n_draws)):
+    null = np.empty((n_draws, grid.size, nt))
+    for q in range(n_draws):
         R = noise_distance_matrix(nt, mom, rng)
         null[q] = spectra(R * R)
     tau = np.percentile(null, 95, axis=0)[:, : lam.shape[1]]
@@ -108,7 +107,7 @@ def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=100,
     sigma2, n_sel, details = pick(grid, curve, nc_grid, nc, "varon2015",
                                   fallback_curve=(lam - tau)[:, 0] if nc is None else None)
     details.update({"moments": mom, "n_train": nt, "n_validation": Xv.shape[0],
-                    "n_draws": int(n_draws)})
+                    "n_draws": n_draws})
     return SelectionResult(
         criterion="varon2015", sigma2=sigma2, n_components=n_sel, grid=grid, curve=curve,
         n_components_grid=nc_grid, data_spectra=lam, noise_spectra=tau,

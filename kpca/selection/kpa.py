@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 
+from kpca._validation import check_count
 from kpca.kernels import squared_distances
 from kpca.selection._common import (
     check_data, check_grid, check_n_components, excess_curve, pick, rng_of, seed_of,
@@ -71,8 +72,7 @@ def select_kpa(X, *, n_components=None, grid=None, random_state=None, n_permutat
         ``curve`` = ``E``; ``noise_spectra`` = ``T``; ``details["n_permutations"]``.
     """
     t0 = time.perf_counter()
-    if isinstance(n_permutations, bool) or not isinstance(n_permutations, (int, np.integer)) or n_permutations < 2:
-        raise ValueError(f"n_permutations must be an int >= 2; got n_permutations={n_permutations!r}")
+    n_permutations = check_count(n_permutations, "n_permutations", 2)
     X, n_dup = check_data(X)
     n = X.shape[0]
     grid = check_grid(grid, X)
@@ -84,13 +84,13 @@ def select_kpa(X, *, n_components=None, grid=None, random_state=None, n_permutat
     def permuted_D2(r):
         return squared_distances(r.permuted(X, axis=0))
 
-    null, lam = null_spectra(permuted_D2, int(n_permutations), plan, rng, n_jobs=n_jobs,
+    null, lam = null_spectra(permuted_D2, n_permutations, plan, rng, n_jobs=n_jobs,
                              data_D2=squared_distances(X))
     T = percentile95(null)
     curve, nc_grid = excess_curve(lam, T, nc)
     sigma2, n_sel, details = pick(grid, curve, nc_grid, nc, "jorgensen2012",
                                   fallback_curve=(lam - T)[:, 0] if nc is None else None)
-    details.update({"n_permutations": int(n_permutations), "n_duplicates": n_dup,
+    details.update({"n_permutations": n_permutations, "n_duplicates": n_dup,
                     "seconds": time.perf_counter() - t0})
     return SelectionResult(
         criterion="jorgensen2012", sigma2=sigma2, n_components=n_sel, grid=grid, curve=curve,

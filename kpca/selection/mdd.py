@@ -36,6 +36,7 @@ import time
 import numba
 import numpy as np
 
+from kpca._validation import check_count
 from kpca.kernels import squared_distances
 from kpca.pearson import SortedPearsonSampler
 from kpca.selection._common import (
@@ -196,8 +197,7 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
         (``kurtosis <= skew**2 + 1``, e.g. all distances equal).
     """
     t0 = time.perf_counter()
-    if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 2:
-        raise ValueError(f"n_draws must be an int >= 2; got n_draws={n_draws!r}")
+    n_draws = check_count(n_draws, "n_draws", 2)
     X, n_dup = check_data(X)
     n = X.shape[0]
     nt = _n_train(n_train, n)
@@ -223,7 +223,7 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
         r2 = noise_distances_packed(nt, mom, r_, sampler=sampler)
         return np.multiply(r2, r2, out=r2)
 
-    null, lam = null_spectra(noise_D2, int(n_draws), plan, rng, n_jobs=n_jobs, data_D2=squared_distances(Xt))
+    null, lam = null_spectra(noise_D2, n_draws, plan, rng, n_jobs=n_jobs, data_D2=squared_distances(Xt))
     tau = percentile95(null)
     curve, nc_grid = excess_curve(lam, tau, nc)
     sigma2, n_sel, details = pick(grid, curve, nc_grid, nc, "varon2015",
@@ -232,7 +232,7 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
     one = noise_distances_packed(nt, mom, rng.spawn(1)[0], sampler=sampler)  # = R_hat's lower triangle
     details.update({
         "moments": mom, "pearson_type": ptype.type, "pearson_name": ptype.name,
-        "n_train": nt, "train_index": train, "n_draws": int(n_draws), "n_duplicates": n_dup,
+        "n_train": nt, "train_index": train, "n_draws": n_draws, "n_duplicates": n_dup,
         "distance_hist": {
             "edges": edges,
             "data": np.histogram(r, bins=edges, density=True)[0],

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kpca._validation import check_count
 from kpca.kernels import squared_distances
 from kpca.selection._common import check_data, check_grid, check_n_components, seed_of
 from kpca.selection.result import SelectionResult
@@ -103,8 +104,7 @@ def select_shannon(X, *, n_components=None, grid=None, random_state=None, estima
     """
     if estimator not in ESTIMATORS:
         raise ValueError(f"estimator must be one of {sorted(ESTIMATORS)}; got estimator={estimator!r}")
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 2:
-        raise ValueError(f"bins must be an int >= 2; got bins={bins!r}")
+    bins = check_count(bins, "bins", 2)
     X, n_dup = check_data(X)
     grid = check_grid(grid, X)
     nc = check_n_components(n_components, X.shape[0])

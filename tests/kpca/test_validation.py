@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from kpca._validation import check_array, check_n_components, check_positive, check_random_state
+from kpca._validation import check_array, check_count, check_n_components, check_positive, check_random_state
 
 
 def test_check_array_returns_contiguous_float64():
@@ -68,3 +68,10 @@ def test_check_random_state():
         check_random_state(-1)
     with pytest.raises(ValueError, match=r"random_state='seed'"):
         check_random_state("seed")
+
+
+def test_check_count():
+    assert check_count(np.int64(3), "q", 2) == 3 and isinstance(check_count(np.int64(3), "q", 2), int)
+    for bad in (1, True, 2.0, "3", None):
+        with pytest.raises(ValueError, match=r"q must be an int >= 2; got q="):
+            check_count(bad, "q", 2)
