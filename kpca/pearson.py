@@ -280,6 +280,27 @@ def _beta_prime(alpha, beta, size, rng):
     return b / (1.0 - b)
 
 
+def _location_scale(mu, sigma):
+    """``(mu, sigma)`` as floats; finite mean and finite positive standard deviation."""
+    mu, sigma = float(mu), float(sigma)
+    if not np.isfinite(mu):
+        raise ValueError(f"mu must be finite; got mu={mu!r}")
+    if not (np.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"sigma must be a finite positive number; got sigma={sigma!r}")
+    return mu, sigma
+
+
+def _bounds(truncate):
+    """``(low, high)`` of a truncation interval (``(-inf, inf)`` for ``None``), ``low < high``."""
+    if truncate is None:
+        return -np.inf, np.inf
+    low, high = float(truncate[0]), float(truncate[1])
+    if not low < high:
+        raise ValueError(
+            f"truncate must be an interval (low, high) with low < high; got truncate={truncate!r}")
+    return low, high
+
+
 def pearsrnd(mu, sigma, skew, kurtosis, size=None, *, random_state=None, truncate=None):
     """Random draws from the Pearson distribution with the given four moments.
 
@@ -315,22 +336,14 @@ def pearsrnd(mu, sigma, skew, kurtosis, size=None, *, random_state=None, truncat
         Invalid moments (``kurtosis <= skew**2 + 1``), ``sigma <= 0``, an empty
         truncation interval, or one holding (almost) no probability mass.
     """
-    mu = float(mu)
-    sigma = float(sigma)
-    if not np.isfinite(mu):
-        raise ValueError(f"mu must be finite; got mu={mu!r}")
-    if not (np.isfinite(sigma) and sigma > 0):
-        raise ValueError(f"sigma must be a finite positive number; got sigma={sigma!r}")
+    mu, sigma = _location_scale(mu, sigma)
     p = pearson_parameters(skew, kurtosis)
     rng = check_random_state(random_state)
     n = 1 if size is None else int(np.prod(size))
     if truncate is None:
         out = mu + sigma * _standard_draws(p, n, rng)
     else:
-        low, high = float(truncate[0]), float(truncate[1])
-        if not low < high:
-            raise ValueError(
-                f"truncate must be an interval (low, high) with low < high; got truncate={truncate!r}")
+        low, high = _bounds(truncate)
         out = np.empty(n)
         todo = n
         tries = 0
@@ -517,17 +530,10 @@ class SortedPearsonSampler:
     """
 
     def __init__(self, mu, sigma, skew, kurtosis, *, truncate=None):
-        mu, sigma = float(mu), float(sigma)
-        if not np.isfinite(mu):
-            raise ValueError(f"mu must be finite; got mu={mu!r}")
-        if not (np.isfinite(sigma) and sigma > 0):
-            raise ValueError(f"sigma must be a finite positive number; got sigma={sigma!r}")
+        mu, sigma = _location_scale(mu, sigma)
         self.params = p = pearson_parameters(skew, kurtosis)
         self.mu, self.sigma, self.truncate = mu, sigma, truncate
-        lo, hi = (-np.inf, np.inf) if truncate is None else (float(truncate[0]), float(truncate[1]))
-        if not lo < hi:
-            raise ValueError(
-                f"truncate must be an interval (low, high) with low < high; got truncate={truncate!r}")
+        lo, hi = _bounds(truncate)
         law = _standard_law(p)
         self._quantile = None
         if law is None:  # type IV: drawn by rejection and sorted
