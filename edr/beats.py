@@ -89,6 +89,8 @@ CHUNK_OVERLAP_S = 10.0
 TEMPLATE_MAX_BEATS = 5000
 """At most this many beats, evenly spread, form the median alignment template."""
 _ALIGN_BLOCK = 2000
+DELAY_AHEAD_S = 0.03
+"""Latest a detector's mark may lie after R (s) in the delay estimate of :func:`detect`'s step 3."""
 
 _CLEAN_METHODS = {
     "neurokit", "pantompkins1985", "hamilton2002", "elgendi2010", "engzeemod2012",
@@ -237,15 +239,18 @@ def _detect_segment(x: np.ndarray, fs: float, method: str, ref: np.ndarray | Non
     if peaks.size == 0:
         return peaks
 
-    def local_max(p, half_s):
-        hw = max(int(round(half_s * fs)), 1)
-        idx = np.clip(p[:, None] + np.arange(-hw, hw + 1)[None, :], 0, x.size - 1)
+    def local_max(p, before_s, after_s):
+        lo = max(int(round(before_s * fs)), 1)
+        hi = max(int(round(after_s * fs)), 1)
+        idx = np.clip(p[:, None] + np.arange(-lo, hi + 1)[None, :], 0, x.size - 1)
         return idx[np.arange(p.size), np.argmax(ref[idx], axis=1)]
 
-    # detectors mark R with a method-specific delay (Pan-Tompkins: ~90 ms at 125 Hz);
+    # detectors mark R with a method-specific delay (Pan-Tompkins: ~90 ms at 125 Hz),
+    # never ahead of it: the delay is searched in [-150 ms, +DELAY_AHEAD_S] only, so a
+    # T wave taller than R (150-400 ms after it) cannot pull every peak onto itself;
     # remove the median delay, then snap within +-100 ms (the T wave starts later)
-    delay = int(np.median(local_max(peaks, 0.15) - peaks))
-    snapped = local_max(np.clip(peaks + delay, 0, x.size - 1), 0.1)
+    delay = int(np.median(local_max(peaks, 0.15, DELAY_AHEAD_S) - peaks))
+    snapped = local_max(np.clip(peaks + delay, 0, x.size - 1), 0.1, 0.1)
     return _refractory(snapped, ref, fs)
 
 def _chunks(n: int, fs: float):

@@ -12,21 +12,32 @@ respiration (:func:`edr.simulate.simulate_recording`), extracts, scores
 against the truth and writes ``demo_output/edr_demo.{csv,json,png}``.
 
 Bad input (missing or unreadable file, unknown channel, too few beats, an
-unsupported sampling rate, a bad option value) prints ONE line on stderr and
-exits with code 2; output files are written only after the extraction has
-succeeded, each atomically, so no partial file is left behind.
+unsupported sampling rate, a bad option value, an output path that cannot be
+written) prints ONE line on stderr and exits with code 2; an unexpected
+internal error prints one line and exits with code 1. Order of work:
+
+1. options are parsed and checked against the known names (no heavy import:
+   a bad option or a missing file fails in well under a second);
+2. the record path is checked (:func:`edr.io.paths.check_record_path`) and
+   every output target is checked (not a folder, not the input, not twice,
+   its folder exists or can be created and is writable);
+3. the record is read and the EDR extracted (NumPy, wfdb, NeuroKit2, Numba
+   are imported here);
+4. all outputs are written to temporary files next to their targets, given
+   the permissions of a file created under the user's umask, and renamed
+   into place only when every one of them is complete: all outputs or none.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
+import re
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-
-import numpy as np
 
 from edr.errors import EDRError
 
@@ -38,6 +49,35 @@ PROGRESS_MIN_DURATION_S = 1800.0
 DEMO_DURATION_S = 300.0
 DEMO_FS = 250.0
 DEMO_DIR = Path("demo_output")
+
+# Names offered by the options, kept here so that ``--help`` and option checks need no
+# heavy import; tests/edr/test_extract_cli.py checks them against the registries
+# (edr.methods.METHODS, edr.methods.SOLVERS, kpca.selection.CRITERIA / ALIASES).
+#: Valid ``--method`` values.
+METHOD_NAMES = ("kpca", "kpca_positions", "kpca_rsa", "neurokit_charlton2016", "neurokit_sarkar2015",
+                "neurokit_soni2019", "neurokit_vangent2019", "pca", "qrs_area", "r_amplitude", "rsa")
+#: Valid ``--solver`` values.
+SOLVER_NAMES = ("dense", "fs2")
+#: ``--sigma2`` criteria: canonical key -> alias (None when it has none).
+CRITERION_NAMES = {
+    "varon2015": "mdd", "widjaja2012": "shannon", "jorgensen2012": "kpa", "rule-of-thumb": "rot",
+    "max-distance-to-mean": None, "mean-distance": None, "median-distance": None,
+    "nn1-distance": None, "nn5-distance": None,
+}
+#: ``--n-support`` default (the FS2 default of the methods).
+DEFAULT_N_SUPPORT = 200
+#: Shortest ``--window`` (s), the pipeline's minimum.
+MIN_WINDOW_S = 20.0
+#: Figure formats accepted by ``--plot``.
+PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff")
+
+_FLAGS = {"csv": "-o/--output", "json": "--json", "plot": "--plot"}
+# API names in messages of the library -> the command-line flag a user can act on
+_API_TO_FLAG = [
+    (re.compile(r"\bwindow_s\b=?"), "--window "),
+    (re.compile(r"\bn_support\b=?"), "--n-support "),
+    (re.compile(r"\b(channel|solver|method|lead|sigma2)="), r"--\1 "),
+]
 
 
 class _OptionError(ValueError):
@@ -65,8 +105,19 @@ def _window(text: str) -> float:
         value = float(text)
     except ValueError:
         value = float("nan")
+    if not (math.isfinite(value) and value >= MIN_WINDOW_S):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds >= {MIN_WINDOW_S:g}, got {text!r}")
+    return value
+
+
+def _fs(text: str) -> float:
+    """``--fs``: a sampling rate in Hz > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
     if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a sampling rate in Hz > 0, got {text!r}")
     return value
 
 
@@ -88,26 +139,36 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
         description="Extract the respiration from an ECG recording (WFDB, EDF or CSV).",
         epilog="Example: %(prog)s bidmc01.dat --plot bidmc01.png   |   %(prog)s --demo",
     )
-    p.add_argument("record", nargs="?", help="record file: WFDB (rec, rec.hea, rec.dat), .edf or .csv")
+    p.add_argument("record", nargs="?",
+                   help="record file: WFDB (rec, rec.hea, rec.dat), EDF/EDF+/BDF (.edf, .bdf) or CSV (.csv, .tsv, .txt)")
     p.add_argument("-o", "--output", metavar="OUT.csv",
                    help="EDR waveform as CSV time_s,edr (default: <record>_edr.csv in the current directory)")
-    p.add_argument("--method", default="kpca", help="EDR method (default kpca; see edr.methods.METHODS)")
+    p.add_argument("--method", default="kpca", metavar="NAME",
+                   help=f"EDR method: {', '.join(METHOD_NAMES)} (default kpca)")
     p.add_argument("--sigma2", type=_sigma2, default="mdd", metavar="CRITERION|VALUE",
-                   help="kernel width: a selection criterion (mdd, shannon, kpa, rule-of-thumb, ...) "
-                        "or a fixed value > 0 (default mdd)")
-    p.add_argument("--channel", help="ECG channel name (default: II, MLII, ECG, V, I, ... whichever exists)")
+                   help="kernel width: a selection criterion ("
+                        + ", ".join(k if a is None else f"{k} = {a}" for k, a in CRITERION_NAMES.items())
+                        + ") or a fixed value > 0 (default mdd)")
+    p.add_argument("--channel", metavar="NAME",
+                   help="ECG channel name (default: II, MLII, ECG, V, I, ... whichever exists)")
+    p.add_argument("--fs", type=_fs, metavar="HZ",
+                   help="sampling rate in Hz: needed for a CSV file without a time column; "
+                        "for other files it must agree with the rate they state")
     p.add_argument("--lead", metavar="NAME|auto|fuse",
                    help="lead used by the method: a lead name, 'auto' (best lead) or 'fuse' (all leads); "
                         "default: the --channel lead")
     p.add_argument("--window", type=_window, metavar="SECONDS",
-                   help="process in sliding windows of this length (sigma2 chosen per window)")
+                   help=f"process in sliding windows of this length, at least {MIN_WINDOW_S:g} s "
+                        "(sigma2 chosen per window; default: the whole record as one window)")
     p.add_argument("--solver", default="dense", metavar="dense|fs2",
                    help="kernel PCA solver: 'dense' (per window, default) or 'fs2' (one fixed-size "
                         "FS2 + Nystrom model over all beats of the whole record)")
     p.add_argument("--n-support", type=_n_support, metavar="M",
-                   help="--solver fs2: number of support vectors (default "
-                        "edr.methods.DEFAULT_N_SUPPORT, at most the valid beats - 1)")
-    p.add_argument("--plot", metavar="OUT.png", help="write a figure (ECG and beats, EDR vs reference, sigma2 curve)")
+                   help=f"--solver fs2: number of support vectors (default {DEFAULT_N_SUPPORT}, "
+                        "at most the valid beats - 1)")
+    p.add_argument("--plot", metavar="OUT.png",
+                   help="write a figure (ECG and beats, EDR vs reference, sigma2 curve); "
+                        f"format from the suffix: {', '.join(PLOT_SUFFIXES)}")
     p.add_argument("--json", metavar="OUT.json", help="write a JSON summary (parameters, sigma2, beats, scores)")
     p.add_argument("--demo", action="store_true",
                    help=f"no data needed: simulate a {DEMO_DURATION_S / 60:g}-minute record with known respiration, "
@@ -116,27 +177,61 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
     return p
 
 
+def _canonical_criterion(name: str) -> str | None:
+    key = name.lower()
+    if key in CRITERION_NAMES:
+        return key
+    return next((k for k, alias in CRITERION_NAMES.items() if alias == key), None)
+
+
+def _check_options(args) -> None:
+    """Reject unknown names and option combinations before anything is read (no heavy import)."""
+    if args.method not in METHOD_NAMES:
+        raise _OptionError(f"--method: unknown method {args.method!r}; valid methods are {', '.join(METHOD_NAMES)}")
+    if args.solver not in SOLVER_NAMES:
+        raise _OptionError(f"--solver: unknown solver {args.solver!r}; valid solvers are {', '.join(SOLVER_NAMES)}")
+    if args.n_support is not None and args.solver != "fs2":
+        raise _OptionError(f"--n-support applies to --solver fs2 only (got --solver {args.solver})")
+    if isinstance(args.sigma2, str) and _canonical_criterion(args.sigma2) is None:
+        names = sorted(set(CRITERION_NAMES) | {a for a in CRITERION_NAMES.values() if a})
+        raise _OptionError(f"--sigma2: {args.sigma2!r} is neither a number > 0 nor a criterion; "
+                           f"valid criteria are {', '.join(names)}")
+    if args.demo:
+        if args.record:
+            raise _OptionError(f"give either a record or --demo, not both (record {args.record!r})")
+        if args.fs is not None:
+            raise _OptionError("--fs applies to a record file, not to --demo")
+    elif not args.record:
+        raise _OptionError("a record file is required (or --demo)")
+
+
 def _check_choices(args) -> None:
-    """Reject an unknown method, solver or criterion before the extraction starts."""
+    """The same checks against the live registries (they are imported for the extraction anyway)."""
     from edr.methods import METHODS, SOLVERS
 
     if args.method not in METHODS:
-        raise _OptionError(f"--method: unknown method {args.method!r}; valid methods are {sorted(METHODS)}")
+        raise _OptionError(f"--method: unknown method {args.method!r}; valid methods are {', '.join(sorted(METHODS))}")
     if args.solver not in SOLVERS:
-        raise _OptionError(f"--solver: unknown solver {args.solver!r}; valid solvers are {sorted(SOLVERS)}")
-    if args.n_support is not None and args.solver != "fs2":
-        raise _OptionError(f"--n-support applies to --solver fs2 only (got --solver {args.solver})")
+        raise _OptionError(f"--solver: unknown solver {args.solver!r}; valid solvers are {', '.join(SOLVERS)}")
     if isinstance(args.sigma2, str):
         from kpca.selection import ALIASES, CRITERIA
 
         if ALIASES.get(args.sigma2.lower(), args.sigma2.lower()) not in CRITERIA:
             raise _OptionError(
                 f"--sigma2: {args.sigma2!r} is neither a number > 0 nor a criterion; "
-                f"valid criteria are {sorted(set(CRITERIA) | set(ALIASES))}"
+                f"valid criteria are {', '.join(sorted(set(CRITERIA) | set(ALIASES)))}"
             )
 
 
-def _outputs(args, record_name: str) -> dict[str, Path]:
+def _record_name(record: str) -> str:
+    """The name :func:`edr.io.read_record` will give the record (for the default output name)."""
+    from edr.io.paths import record_kind, resolve_record
+
+    p = Path(record)
+    return resolve_record(p).name if record_kind(p) == "wfdb" else p.stem
+
+
+def _outputs(args) -> dict[str, Path]:
     if args.demo:
         csv = Path(args.output) if args.output else DEMO_DIR / "edr_demo.csv"
         return {
@@ -144,7 +239,7 @@ def _outputs(args, record_name: str) -> dict[str, Path]:
             "json": Path(args.json) if args.json else DEMO_DIR / "edr_demo.json",
             "plot": Path(args.plot) if args.plot else DEMO_DIR / "edr_demo.png",
         }
-    out = {"csv": Path(args.output) if args.output else Path(f"{record_name}_edr.csv")}
+    out = {"csv": Path(args.output) if args.output else Path(f"{_record_name(args.record)}_edr.csv")}
     if args.json:
         out["json"] = Path(args.json)
     if args.plot:
@@ -152,21 +247,99 @@ def _outputs(args, record_name: str) -> dict[str, Path]:
     return out
 
 
+def _input_files(record: str) -> list[Path]:
+    """Files the record is read from (outputs must not overwrite them)."""
+    p = Path(record)
+    files = [p]
+    from edr.io.paths import record_kind, resolve_record
+
+    if record_kind(p) == "wfdb":
+        base = resolve_record(p)
+        files += list(base.parent.glob(base.name + ".*"))
+    return [f for f in files if f.is_file()]
+
+
+def _check_outputs(outputs: dict[str, Path], inputs: Sequence[Path]) -> None:
+    """Every output target can be written: raises :class:`_OptionError` naming the flag and the path.
+
+    A target must not be a folder, an input file or another output; its
+    folder must exist as a writable folder or be creatable in a writable one.
+    """
+    seen: dict[Path, str] = {}
+    for key, path in outputs.items():
+        flag = _FLAGS[key]
+        if key == "plot" and path.suffix.lower() not in PLOT_SUFFIXES:
+            raise _OptionError(f"{flag}: cannot tell the figure format of {str(path)!r}; "
+                               f"use one of {', '.join(PLOT_SUFFIXES)}")
+        if path.is_dir():
+            raise _OptionError(f"{flag}: output path {str(path)!r} is a folder; give a file name")
+        if path.exists() and not path.is_file():
+            raise _OptionError(f"{flag}: output path {str(path)!r} exists and is not a regular file")
+        resolved = path.resolve()
+        if resolved in seen:
+            raise _OptionError(f"{flag} and {seen[resolved]} both write {str(path)!r}")
+        seen[resolved] = flag
+        for f in inputs:
+            if path.exists() and os.path.samefile(path, f):
+                raise _OptionError(f"{flag}: output path {str(path)!r} is the input file {str(f)!r}")
+        folder = path.parent
+        existing = folder
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        if not existing.is_dir():
+            raise _OptionError(f"{flag}: cannot create the folder of {str(path)!r}: {str(existing)!r} is a file")
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise _OptionError(f"{flag}: folder {str(existing)!r} is not writable (output {str(path)!r})")
+
+
+def _write_all(outputs: dict[str, Path], writers: dict) -> None:
+    """Write every output to a temporary file, then rename them all; on failure leave nothing.
+
+    ``writers[key](tmp_path)`` writes output ``key``. Folders created here are
+    removed again when anything fails.
+    """
+    from edr.io.writers import new_file_mode, temporary_path
+
+    created: list[Path] = []
+    temps: dict[str, Path] = {}
+    try:
+        for path in outputs.values():
+            missing = []
+            folder = path.parent
+            while not folder.exists():
+                missing.append(folder)
+                folder = folder.parent
+            for d in reversed(missing):
+                d.mkdir()
+                created.append(d)
+        for key, path in outputs.items():
+            temps[key] = temporary_path(path)
+            writers[key](temps[key])
+            os.chmod(temps[key], new_file_mode(path))
+        for key, path in outputs.items():  # every output is complete: move them into place
+            os.replace(temps.pop(key), path)
+    except BaseException:
+        for tmp in temps.values():
+            tmp.unlink(missing_ok=True)
+        for d in reversed(created):
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+        raise
+
+
 def _load(args):
     if args.demo:
-        if args.record:
-            raise _OptionError(f"give either a record or --demo, not both (record {args.record!r})")
         from edr.simulate import simulate_recording
 
         rec = simulate_recording(DEMO_DURATION_S, DEMO_FS, random_state=args.seed, name="edr_demo")
         if args.channel and args.channel != rec.ecg_channel:
             raise _OptionError(f"--channel: the demo record has only lead {rec.ecg_channel!r}, got {args.channel!r}")
         return rec
-    if not args.record:
-        raise _OptionError("a record file is required (or --demo)")
     from edr.io import read_record
 
-    return read_record(args.record, args.channel)
+    return read_record(args.record, args.channel, fs=args.fs)
 
 
 def _fmt(x, spec=".2f") -> str:
@@ -174,11 +347,16 @@ def _fmt(x, spec=".2f") -> str:
 
 
 def _summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> list[str]:
+    import numpy as np
+
     criterion = result.params.get("sigma2", None) if isinstance(result.params, dict) else None
     if result.sigma2 is None:
         sigma_txt = "not used by this method"
     elif isinstance(criterion, str):
-        sigma_txt = f"{result.sigma2:.4g} (chosen by {criterion})"
+        # the canonical key, as in the JSON summary and the figure; the alias typed in brackets
+        key = str(getattr(result.selection, "criterion", None) or _canonical_criterion(criterion) or criterion)
+        alias = CRITERION_NAMES.get(key)
+        sigma_txt = f"{result.sigma2:.4g} (chosen by {key}" + (f" = {alias}" if alias else "") + ")"
     else:
         sigma_txt = f"{result.sigma2:.4g} (fixed)"
     if len(result.windows) > 1:
@@ -227,12 +405,38 @@ def _json_summary(rec, result, scores, outputs, argv) -> dict:
     }
 
 
-def run(args, argv: Sequence[str]) -> list[str]:
+def _cli_message(exc: BaseException) -> str:
+    """One line: the exception's message with API names replaced by the flags."""
+    message = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, FileNotFoundError) and exc.filename and str(exc.filename) not in message:
+        message = f"{message}: {exc.filename}"
+    for pattern, flag in _API_TO_FLAG:
+        message = pattern.sub(flag, message)
+    return message
+
+
+def prepare(args) -> dict[str, Path]:
+    """Steps 1-2 of the module docstring: options, record path and output targets; no heavy import.
+
+    Returns the output targets. Raises on any problem (one-line message).
+    """
+    _check_options(args)
+    if not args.demo:
+        from edr.io.paths import check_record_path
+
+        check_record_path(args.record)
+    outputs = _outputs(args)
+    _check_outputs(outputs, [] if args.demo else _input_files(args.record))
+    return outputs
+
+
+def run(args, argv: Sequence[str], outputs: dict[str, Path] | None = None) -> list[str]:
     """Do the work of one invocation; returns the summary lines. Raises on bad input."""
     t0 = time.perf_counter()
+    if outputs is None:
+        outputs = prepare(args)
     rec = _load(args)
     _check_choices(args)
-    outputs = _outputs(args, rec.name)
 
     from edr.pipeline import extract_edr
 
@@ -256,34 +460,48 @@ def run(args, argv: Sequence[str]) -> list[str]:
         except (EDRError, ValueError) as exc:  # the EDR stands; only the comparison failed
             scores_error = str(exc).splitlines()[0]
 
-    # Everything is computed: now write (each writer is atomic).
+    # Everything is computed: write all outputs, or none.
     from edr.io.writers import write_csv, write_json
 
-    for path in outputs.values():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    if "plot" in outputs:
-        from edr.plots import plot_record
-
-        plot_record(rec, result, path=outputs["plot"])
-    write_csv(outputs["csv"], result.time, result.waveform)
+    writers = {"csv": lambda tmp: write_csv(tmp, result.time, result.waveform)}
     if "json" in outputs:
-        write_json(outputs["json"], _json_summary(rec, result, scores, outputs, argv))
+        summary = _json_summary(rec, result, scores, outputs, argv)
+        writers["json"] = lambda tmp: write_json(tmp, summary)
+    if "plot" in outputs:
+        def write_plot(tmp):
+            from edr.plots import plot_record
+
+            plot_record(rec, result, path=tmp)
+
+        writers["plot"] = write_plot
+    _write_all(outputs, writers)
     return _summary_lines(rec, result, scores, scores_error, outputs, time.perf_counter() - t0, args.demo)
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "python -m edr.extract") -> int:
-    """Command-line entry point; returns the exit code (0 ok, 2 bad input, 130 interrupted)."""
+    """Command-line entry point; returns the exit code.
+
+    0 ok; 2 bad input (options, record, output targets; one line on stderr, no
+    output file); 1 an unexpected internal error (one line on stderr, no output
+    file; set ``EDR_DEBUG=1`` for the traceback); 130 interrupted.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser(prog).parse_args(argv)
-        lines = run(args, argv)
+        outputs = prepare(args)
+        lines = run(args, argv, outputs)
     except (EDRError, OSError, ValueError) as exc:
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        print(f"{prog}: error: {message}", file=sys.stderr)
+        print(f"{prog}: error: {_cli_message(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug, not bad input: still one line, no partial output
+        if os.environ.get("EDR_DEBUG"):
+            raise
+        print(f"{prog}: internal error: {type(exc).__name__}: {_cli_message(exc)} "
+              f"(set EDR_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1
     print("\n".join(lines))
     return 0
 

@@ -6,12 +6,11 @@ kept as NaN (the pipeline masks them); readers never interpolate over gaps.
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 from edr.errors import RecordError
-from edr.io.datasets import load_manifest, locate_database, record_paths
-from edr.io.recording import Recording
-from edr.io.writers import write_csv, write_json, write_wfdb
+from edr.io.paths import check_record_path, record_kind
 
 __all__ = [
     "read_record",
@@ -22,7 +21,28 @@ __all__ = [
     "load_manifest",
     "locate_database",
     "record_paths",
+    "check_record_path",
 ]
+
+# Imported on first use (PEP 562), so that ``import edr.io`` and the path checks of
+# :mod:`edr.io.paths` do not load NumPy, SciPy, wfdb or YAML.
+_LAZY = {
+    "Recording": "edr.io.recording",
+    "write_csv": "edr.io.writers",
+    "write_wfdb": "edr.io.writers",
+    "write_json": "edr.io.writers",
+    "load_manifest": "edr.io.datasets",
+    "locate_database": "edr.io.datasets",
+    "record_paths": "edr.io.datasets",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def read_record(
@@ -39,7 +59,8 @@ def read_record(
     ----------
     path : str or Path
         WFDB record given as ``rec``, ``rec.hea`` or a data file (``rec.dat``,
-        ``mixedsignals_e.dat``); ``*.edf``; ``*.csv``.
+        ``mixedsignals_e.dat``; not an annotation file such as ``rec.breath``);
+        ``*.edf`` / ``*.bdf`` (EDF, EDF+C, BDF); ``*.csv`` / ``*.tsv`` / ``*.txt``.
     channel : str, optional
         ECG channel name (compared after stripping trailing commas, case-insensitive).
         Default: the first name present in :data:`edr.io.channels.ECG_PRIORITY`
@@ -64,19 +85,23 @@ def read_record(
     FileNotFoundError
         Missing file, or a header whose data file is missing.
     RecordError
-        Unreadable or truncated file, inconsistent ``fs``, unsupported extension.
+        Unreadable or truncated file, a header whose sampling rate or signal count
+        is invalid or disagrees with its signal lines, inconsistent ``fs``, a
+        folder, or a WFDB annotation file given as the record.
     ChannelError
         No ECG channel (message lists the channels found) or unknown channel name.
     SignalError
         ECG sampling rate below 100 Hz or above 10 kHz.
     """
+    kind = check_record_path(path)
     p = Path(path)
-    suffix = p.suffix.lower()
-    if suffix == ".edf":
+    if fs is not None:
+        fs = _check_fs_argument(fs, path)
+    if kind == "edf":
         from edr.io.edf_reader import read_edf
 
         rec = read_edf(p, channel, resp_channel=resp_channel)
-    elif suffix in (".csv", ".txt", ".tsv"):
+    elif kind == "csv":
         from edr.io.csv_reader import read_csv
 
         return read_csv(p, channel, fs=fs, resp_channel=resp_channel)
@@ -84,8 +109,19 @@ def read_record(
         from edr.io.wfdb_reader import read_wfdb
 
         rec = read_wfdb(p, channel, resp_channel=resp_channel, annotator=annotator)
-    if fs is not None and abs(float(fs) - rec.fs) > 1e-6 * rec.fs:
+    if fs is not None and abs(fs - rec.fs) > 1e-6 * rec.fs:
         raise RecordError(
-            f"fs={fs!r} disagrees with the {rec.fs:g} Hz stated in {path} for channel {rec.ecg_channel!r}"
+            f"the sampling rate given ({fs:g} Hz, --fs) disagrees with the {rec.fs:g} Hz stated in "
+            f"{path} for channel {rec.ecg_channel!r}"
         )
     return rec
+
+
+def _check_fs_argument(fs, path) -> float:
+    try:
+        value = float(fs)
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not (value > 0 and value < float("inf")):
+        raise RecordError(f"the sampling rate given for {path} must be a number of Hz > 0, got {fs!r}")
+    return value

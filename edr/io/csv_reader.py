@@ -3,12 +3,15 @@
 An optional time column (``time``, ``t``, ``time_s``, ``seconds``, ...; or
 ``time_ms`` / ``ms`` in milliseconds) gives the sampling rate; otherwise ``fs``
 must be passed. Channel values are taken to be in mV (a CSV states no units).
-Empty fields and ``nan`` become NaN and are kept.
+Empty fields and ``nan`` become NaN and are kept. Files separated by ``;`` or
+tabs may use decimal commas (``1,23``, as spreadsheets in many locales write
+them); they are read as decimal points.
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import numpy as np
@@ -60,6 +63,44 @@ def _delimiter(first_line: str) -> str:
     return max(counts, key=counts.get) if any(counts.values()) else ","
 
 
+_DECIMAL_COMMA = re.compile(r"(?<=\d),(?=\d)")
+
+
+def _decimal_points(rows: list[str], path: Path) -> list[str]:
+    """Rows of a ``;`` / tab separated file with decimal commas (``1,23``) turned into decimal points.
+
+    Raises
+    ------
+    RecordError
+        A comma that is not between two digits (the file mixes separators).
+    """
+    out = []
+    for i, row in enumerate(rows):
+        fixed = _DECIMAL_COMMA.sub(".", row)
+        if "," in fixed:
+            raise RecordError(
+                f"CSV file {path}: data row {i + 1} has a ',' that is neither the separator nor a "
+                f"decimal comma: {row.strip()[:60]!r}"
+            )
+        out.append(fixed)
+    return out
+
+
+_MISSING = {"", "nan", "na", "n/a", "null", "none", "-"}
+
+
+def _check_numbers(data: np.ndarray, rows: list[str], delimiter: str, names: list[str], path: Path) -> None:
+    """Raise on the first field that is neither a number nor a missing-value marker (empty, nan, NA)."""
+    bad_rows = np.flatnonzero(np.isnan(data).any(axis=1))
+    for r in bad_rows[:1000]:
+        fields = next(csv.reader([rows[r]], delimiter=delimiter))
+        for c, text in enumerate(fields[: len(names)]):
+            if np.isnan(data[r, c]) and text.strip().lower() not in _MISSING:
+                raise RecordError(
+                    f"CSV file {path}: data row {r + 1}, column {names[c]!r}: {text.strip()[:40]!r} is not a number"
+                )
+
+
 def read_csv(
     path: str | Path,
     channel: str | None = None,
@@ -84,6 +125,8 @@ def read_csv(
         first = fh.readline()
         rows = [line for line in fh if line.strip()]
     delimiter = _delimiter(first)
+    if delimiter != "," and any("," in row for row in rows):
+        rows = _decimal_points(rows, path)
     names = [clean_name(n) for n in next(csv.reader([first], delimiter=delimiter), [])]
     if not names or not any(names):
         raise RecordError(f"CSV file {path} has no header row of channel names")
@@ -97,18 +140,23 @@ def read_csv(
         raise RecordError(f"CSV file {path} has a malformed row: {exc}") from exc
     if data.shape[1] != len(names):
         raise RecordError(f"CSV file {path} has {len(names)} header names but {data.shape[1]} columns")
+    _check_numbers(data, rows, delimiter, names, path)
+    if data.shape[1] != len(names):
+        raise RecordError(f"CSV file {path} has {len(names)} header names but {data.shape[1]} columns")
     time_idx = next((i for i, n in enumerate(names) if n.lower() in TIME_COLUMNS), None)
     if time_idx is not None:
         t = data[:, time_idx] * TIME_COLUMNS[names[time_idx].lower()]
         fs_t = fs_from_time(t, source=str(path), column=names[time_idx])
         if fs is not None and abs(float(fs) - fs_t) > 0.01 * fs_t:
             raise RecordError(
-                f"fs={fs!r} disagrees with the {fs_t:g} Hz of time column {names[time_idx]!r} in {path}"
+                f"the sampling rate given ({float(fs):g} Hz, --fs) disagrees with the {fs_t:g} Hz "
+                f"of time column {names[time_idx]!r} in {path}"
             )
         fs = fs_t if fs is None else float(fs)
     elif fs is None:
         raise RecordError(
-            f"CSV file {path} has no time column ({', '.join(sorted(TIME_COLUMNS))}) and fs was not given"
+            f"CSV file {path} has no time column (named one of {', '.join(sorted(TIME_COLUMNS))}); "
+            f"give its sampling rate with --fs HZ (read_record(..., fs=HZ) in Python)"
         )
     columns = [i for i in range(len(names)) if i != time_idx]
     return assemble_recording(

@@ -19,6 +19,7 @@ where to put it.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import os
 import re
 import tempfile
@@ -36,6 +37,8 @@ from edr.errors import DataUnavailableError
 
 __all__ = [
     "PHYSIONET_FILES",
+    "BASE_URL_ENV",
+    "files_url",
     "load_manifest",
     "database_entry",
     "required_files",
@@ -51,6 +54,13 @@ __all__ = [
 
 #: Base URL of PhysioNet's file server.
 PHYSIONET_FILES = "https://physionet.org/files"
+#: Environment variable overriding :data:`PHYSIONET_FILES` (a mirror, or a local test server).
+BASE_URL_ENV = "EDR_PHYSIONET_URL"
+
+
+def files_url(base_url: str | None = None) -> str:
+    """The file-server root: ``base_url``, else ``$EDR_PHYSIONET_URL``, else :data:`PHYSIONET_FILES`."""
+    return (base_url or os.environ.get(BASE_URL_ENV) or PHYSIONET_FILES).rstrip("/")
 _CHUNK = 1 << 20
 _SHA_LINE = re.compile(r"^([0-9a-f]{64})\s+\*?(\S+)(?:\s+\((\d+) bytes\))?\s*$")
 
@@ -122,7 +132,8 @@ def _candidates(entry: Mapping, data_dir: str | Path | None) -> list[Path]:
 def _instructions(entry: Mapping, searched: list[Path]) -> str:
     where = ", ".join(str(p) for p in searched)
     if entry.get("download", True):
-        source = f"{PHYSIONET_FILES}/{entry['slug']}/{entry['version']}/ (e.g. `wget -r -N -c -np {PHYSIONET_FILES}/{entry['slug']}/{entry['version']}/`)"
+        root = files_url()
+        source = f"{root}/{entry['slug']}/{entry['version']}/ (e.g. `wget -r -N -c -np {root}/{entry['slug']}/{entry['version']}/`)"
     else:
         source = entry.get("source", "its source (see data_manifest.yaml)")
     return (
@@ -138,6 +149,7 @@ def locate_database(
     data_dir: str | Path | None = None,
     download: bool = True,
     manifest: Mapping | None = None,
+    base_url: str | None = None,
 ) -> Path:
     """Folder holding database ``name``; downloads it into the user cache if needed.
 
@@ -151,6 +163,8 @@ def locate_database(
         Download from PhysioNet when no local copy is found.
     manifest : mapping, optional
         Manifest to use instead of the packaged one.
+    base_url : str, optional
+        File-server root (see :func:`files_url`).
 
     Raises
     ------
@@ -169,8 +183,8 @@ def locate_database(
         raise DataUnavailableError(_instructions(entry, searched))
     target = cache_dir(entry)
     try:
-        download_database(entry, target)
-    except (OSError, urllib.error.URLError) as exc:
+        download_database(entry, target, base_url=base_url)
+    except (OSError, urllib.error.URLError, http.client.HTTPException) as exc:
         raise DataUnavailableError(f"download failed ({exc}); " + _instructions(entry, searched)) from exc
     return target
 
@@ -221,10 +235,19 @@ def verify_database(folder: str | Path, name: str, *, manifest: Mapping | None =
 
 
 def fetch_url(url: str, out: BinaryIO, *, timeout: float = 60.0) -> None:
-    """Stream ``url`` into the binary file ``out`` (1 MiB chunks). Network errors propagate."""
+    """Stream ``url`` into the binary file ``out`` (1 MiB chunks). Network errors propagate.
+
+    A connection dropped before the announced ``Content-Length`` raises
+    :class:`http.client.IncompleteRead` (never a silently short file).
+    """
     with urllib.request.urlopen(url, timeout=timeout) as response:
+        expected = response.headers.get("Content-Length")
+        received = 0
         for chunk in iter(lambda: response.read(_CHUNK), b""):
             out.write(chunk)
+            received += len(chunk)
+        if expected is not None and expected.isdigit() and received != int(expected):
+            raise http.client.IncompleteRead(b"", int(expected) - received)
 
 
 def _download_file(url: str, dest: Path, sha256: str | None) -> None:
@@ -232,7 +255,10 @@ def _download_file(url: str, dest: Path, sha256: str | None) -> None:
     tmp = Path(tmp)
     try:
         with os.fdopen(fd, "wb") as out:
-            fetch_url(url, out)
+            try:
+                fetch_url(url, out)
+            except http.client.HTTPException as exc:  # e.g. IncompleteRead: the connection dropped
+                raise OSError(f"download of {url} broke off ({exc!r}); nothing was kept") from exc
         if sha256 is not None and (actual := sha256_file(tmp)) != sha256:
             raise DataUnavailableError(
                 f"checksum mismatch for {url}: sha256 {actual}, manifest says {sha256}; "
@@ -244,15 +270,19 @@ def _download_file(url: str, dest: Path, sha256: str | None) -> None:
         raise
 
 
-def download_database(entry: Mapping, target: str | Path) -> Path:
+def download_database(entry: Mapping, target: str | Path, *, base_url: str | None = None) -> Path:
     """Download the required files of manifest ``entry`` into ``target`` (skipping present ones).
 
-    Files with a manifest sha256 are verified (present ones too); ``optional_files_per_record``
-    are fetched when the server has them (HTTP 404 is skipped).
+    Files with a manifest sha256 are verified (present ones too; a mismatching one
+    is fetched again); ``optional_files_per_record`` are fetched when the server
+    has them (HTTP 404 is skipped). Each file is streamed to a temporary
+    ``.part`` file and renamed only when complete and verified, so an
+    interrupted download leaves nothing under the final name and a rerun
+    fetches exactly the missing files. ``base_url``: see :func:`files_url`.
     """
     target = Path(target)
     target.mkdir(parents=True, exist_ok=True)
-    base = f"{PHYSIONET_FILES}/{entry['slug']}/{entry['version']}"
+    base = f"{files_url(base_url)}/{entry['slug']}/{entry['version']}"
     checksums = entry.get("sha256") or {}
     for fname in required_files(entry):
         dest = target / fname

@@ -1,22 +1,31 @@
-"""EDF / EDF+ (continuous) files, read by a small NumPy reader.
+"""EDF, EDF+C and BDF (24-bit) files, read with ``edfio``.
+
+``edfio`` (PyPI, maintained) reads EDF, EDF+C, BDF and BDF+C, each signal at its
+own rate, lazily (memory-mapped for EDF). Two things are added here:
+
+* **Checks ``edfio`` only warns about.** A file shorter than its header says
+  (``edfio`` warns, then silently drops the incomplete data record) and a
+  header whose record count disagrees with the file are refused with a
+  :class:`~edr.errors.RecordError`; EDF+D / BDF+D (discontinuous) files are
+  refused, because their data records are not contiguous in time. The small
+  header parser :func:`read_edf_header` does these checks before ``edfio``
+  reads anything, and names the file and the value.
+* **Padding of the last data record.** The samples of a signal fill whole data
+  records, so a writer pads the last record when the recording does not end on
+  a record boundary (a 480 s recording in 13 s records is stored as 481 s).
+  EDF has no field for the true length; the padding is recognisable as a run
+  at the end of the last data record where *every* signal is constant. That
+  run is trimmed (only within the last data record, and only when all signals
+  are constant over it), so the recording lasts as long as what was recorded.
 
 Why not ``wfdb.io.convert.edf.read_edf`` (wfdb 4.3.1)? It returns every
-channel at one frame rate, the gcd of the channel rates, averaging the faster
-channels over each frame (so an ECG at 256 Hz next to a 32 Hz respiration
-channel would not be read at its native rate), it computes the samples per
-frame relative to the slowest channel (wrong when the rates are not
-multiples of it), truncates non-integer rates, its multi-rate branch scales
-with ``dig - baseline / gain`` (operator precedence), and it has no way to read
-only the channels needed. The EDF layout is simple (a fixed ASCII header, then
-data records of little-endian int16 samples, Kemp et al. 1992; EDF+ adds the
-``EDF Annotations`` channel, Kemp & Olivan 2003), so this module memory-maps
-the data records and scales each wanted channel at its own rate.
-``EDF Annotations`` channels are skipped; EDF+D (discontinuous) files are
-refused, because their data records are not contiguous in time.
+channel at one frame rate, averaging the faster channels, and cannot read only
+the channels needed. ``EDF Annotations`` / ``BDF Annotations`` channels are skipped.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,9 +34,9 @@ import numpy as np
 from edr.errors import RecordError
 from edr.io.recording import Recording, assemble_recording
 
-__all__ = ["EDFHeader", "read_edf_header", "read_edf"]
+__all__ = ["EDFHeader", "read_edf_header", "read_edf", "padding_samples"]
 
-_ANNOTATION_LABEL = "EDF Annotations"
+_ANNOTATION_LABELS = ("EDF Annotations", "BDF Annotations")
 
 
 @dataclass(frozen=True)
@@ -58,7 +67,7 @@ def _fields(raw: bytes, pos: int, n: int, width: int) -> tuple[list[str], int]:
 
 
 def read_edf_header(path: str | Path) -> EDFHeader:
-    """Parse the header of an EDF/EDF+ file.
+    """Parse the header of an EDF/EDF+/BDF file (the checks, not the reading, of :func:`read_edf`).
 
     Raises
     ------
@@ -71,6 +80,7 @@ def read_edf_header(path: str | Path) -> EDFHeader:
     if not path.is_file():
         raise FileNotFoundError(f"EDF file not found: {path}")
     size = path.stat().st_size
+    bdf = path.suffix.lower() == ".bdf"
     with open(path, "rb") as fh:
         fixed = fh.read(256)
         try:
@@ -96,55 +106,101 @@ def read_edf_header(path: str | Path) -> EDFHeader:
             samples_per_record = np.array([int(v) for v in spr])
         except ValueError as exc:
             raise RecordError(f"malformed EDF header in {path}: {exc}") from exc
-    if reserved.startswith("EDF+D"):
-        raise RecordError(f"{path} is EDF+D (discontinuous data records), which is not supported")
+    if reserved.startswith(("EDF+D", "BDF+D")):
+        raise RecordError(f"{path} is {reserved[:5]} (discontinuous data records), which is not supported")
+    if (samples_per_record <= 0).any():
+        raise RecordError(f"malformed EDF header in {path}: samples per data record "
+                          f"{samples_per_record.tolist()} must all be positive")
     if duration <= 0:
         raise RecordError(f"EDF file {path} has data-record duration {duration!r}; it must be positive")
-    record_bytes = 2 * int(samples_per_record.sum())
+    record_bytes = (3 if bdf else 2) * int(samples_per_record.sum())
     available = (size - header_bytes) // record_bytes if record_bytes else 0
     if n_records < 0:  # -1: unknown, still recording
         n_records = available
-    elif available < n_records:
+    elif available != n_records or (size - header_bytes) % record_bytes:
+        short = size < header_bytes + n_records * record_bytes
         raise RecordError(
-            f"EDF file {path} is truncated: {size} bytes, its header needs "
-            f"{header_bytes + n_records * record_bytes} ({n_records} data records)"
+            f"EDF file {path} is {'truncated' if short else 'longer than its header says'}: {size} bytes, "
+            f"its header needs {header_bytes + n_records * record_bytes} ({n_records} data records)"
         )
     return EDFHeader(header_bytes, n_records, duration, labels, units, *numbers, samples_per_record, reserved)
 
 
+def padding_samples(signals: list[np.ndarray], spr: list[int], *, n_records: int) -> list[int]:
+    """Samples of each signal to drop: the padding of the last data record (see the module docstring).
+
+    ``signals[i]`` holds ``n_records * spr[i]`` digital or physical values. The
+    padding is the longest run, ending at the last sample and within the last
+    data record, over which every signal is constant; it is measured as a
+    fraction of the data record and converted to each signal's samples (a
+    signal keeps a sample unless its whole sampling interval is padding).
+    """
+    if not signals or n_records < 1:
+        return [0] * len(signals)
+    fraction = 1.0
+    for x, k in zip(signals, spr):
+        last = np.asarray(x[(n_records - 1) * k:], dtype=np.float64)
+        if last.size == 0:
+            return [0] * len(signals)
+        differs = np.flatnonzero(last != last[-1])
+        run = k - (differs[-1] + 1) if differs.size else k  # constant samples at the end
+        fraction = min(fraction, (run - 1) / k if run > 1 else 0.0)  # the first of them is signal
+    if fraction <= 0:
+        return [0] * len(signals)
+    if fraction >= 1.0 - 1e-12 and n_records == 1:
+        return [0] * len(signals)  # the whole file constant: nothing to tell padding from
+    return [int(np.floor(fraction * k + 1e-9)) for k in spr]
+
+
 def read_edf(path: str | Path, channel: str | None = None, *, resp_channel: str | None = None) -> Recording:
-    """Read an EDF/EDF+ file; see :func:`edr.io.read_record` for the parameters.
+    """Read an EDF, EDF+C or BDF file; see :func:`edr.io.read_record` for the parameters.
 
     Every channel keeps its own rate (``samples per record / record duration``);
-    physical values are ``(d - dmin) (pmax - pmin) / (dmax - dmin) + pmin``.
+    physical values are ``(d - dmin) (pmax - pmin) / (dmax - dmin) + pmin``
+    (``edfio``). The padding of the last data record is trimmed
+    (:func:`padding_samples`).
+
+    Raises
+    ------
+    FileNotFoundError
+        ``path`` does not exist.
+    RecordError
+        Malformed header, EDF+D, a file shorter or longer than its header says,
+        or a file ``edfio`` cannot read (its message is kept).
     """
+    import edfio
+
     path = Path(path)
     header = read_edf_header(path)
-    keep = [i for i, label in enumerate(header.labels) if label != _ANNOTATION_LABEL]
-    spr = header.samples_per_record
-    offsets = np.concatenate([[0], np.cumsum(spr)])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # edfio warns about truncation: the header check ran already
+            edf = (edfio.read_bdf if path.suffix.lower() == ".bdf" else edfio.read_edf)(path)
+            signals = list(edf.signals)
+    except (ValueError, IndexError, UnicodeDecodeError, Warning) as exc:
+        raise RecordError(f"cannot read EDF file {path}: {exc}") from exc
+    if not signals:
+        raise RecordError(f"EDF file {path} has no signals (only annotations)")
+    spr = [int(s.samples_per_data_record) for s in signals]
+    digital = [np.asarray(s.digital) for s in signals]
+    drop = padding_samples(digital, spr, n_records=header.n_records)
+    fs = [float(s.sampling_frequency) for s in signals]
 
     def read(indices: list[int]) -> list[np.ndarray]:
-        data = np.memmap(path, dtype="<i2", mode="r", offset=header.header_bytes,
-                         shape=(header.n_records, int(spr.sum())))
         out = []
         for j in indices:
-            i = keep[j]
-            digital = np.asarray(data[:, offsets[i]: offsets[i + 1]], dtype=np.float64).ravel()
-            dspan = header.digital_max[i] - header.digital_min[i]
-            gain = (header.physical_max[i] - header.physical_min[i]) / dspan if dspan else 1.0
-            out.append((digital - header.digital_min[i]) * gain + header.physical_min[i])
-        del data
+            x = np.asarray(signals[j].data, dtype=np.float64)
+            out.append(x[: x.size - drop[j]] if drop[j] else x)
         return out
 
     return assemble_recording(
         name=path.stem,
         path=str(path),
         source=str(path),
-        names=[header.labels[i] for i in keep],
+        names=[s.label for s in signals],
         read=read,
-        fs=[float(f) for f in header.fs[keep]],
-        units=[header.units[i] for i in keep],
+        fs=fs,
+        units=[s.physical_dimension for s in signals],
         channel=channel,
         resp_channel=resp_channel,
     )

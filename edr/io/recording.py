@@ -176,6 +176,9 @@ def assemble_recording(
     signals = dict(zip(wanted, read(wanted)))
 
     ecg = to_millivolts(signals[i_ecg], units[i_ecg])
+    if not np.isfinite(ecg).any():
+        raise SignalError(f"ECG channel {cleaned[i_ecg]!r} of {source} has no valid sample "
+                          f"({ecg.size} samples, all missing)")
     leads: dict[str, np.ndarray] = {}
     for i in lead_idx:
         x = ecg if i == i_ecg else to_millivolts(signals[i], units[i])

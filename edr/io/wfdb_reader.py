@@ -18,66 +18,62 @@ import numpy as np
 import wfdb
 
 from edr.errors import RecordError
+from edr.io.paths import resolve_record
 from edr.io.recording import Recording, assemble_recording
 
-__all__ = ["resolve_record", "read_wfdb", "read_breath_times", "BREATH_EXTENSION"]
+__all__ = ["resolve_record", "check_header_text", "read_wfdb", "read_breath_times", "BREATH_EXTENSION"]
 
 #: Annotation file extension of manual breath annotations (BIDMC).
 BREATH_EXTENSION = "breath"
 
 # bits per sample of the fixed-width WFDB formats (FLAC formats 508/516/524 are variable)
 _BITS = {"8": 8, "16": 16, "24": 24, "32": 32, "61": 16, "80": 8, "160": 16, "212": 12, "310": 32 / 3, "311": 32 / 3}
-_MULTI_FILE_SUFFIX = re.compile(r"_[A-Za-z0-9]+$")
+# sampling frequency [/counter frequency [(base counter value)]] of a WFDB record line
+_FS_TOKEN = re.compile(r"^([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)(?:/[0-9.eE+-]+(?:\([0-9.eE+-]*\))?)?$")
 
 
-def _header_referencing(folder: Path, data_name: str) -> Path | None:
-    """First ``.hea`` in ``folder`` with a signal line stored in file ``data_name``."""
-    for hea in sorted(folder.glob("*.hea")):
-        try:
-            lines = hea.read_text(errors="replace").splitlines()[1:]
-        except OSError:
-            continue
-        if any(line.split()[:1] == [data_name] for line in lines if not line.startswith("#")):
-            return hea
-    return None
+def check_header_text(hea: Path) -> None:
+    """Check the record line of WFDB header ``hea`` against its signal lines.
 
-
-def resolve_record(path: str | Path) -> Path:
-    """Record base path (no extension) of ``path`` given as ``rec``, ``rec.hea`` or a data file.
-
-    A data file whose stem has no header (``mixedsignals_e.dat``) is matched to
-    ``<stem without _suffix>.hea`` or else to any header in its folder that
-    references it.
+    wfdb-python reads a sampling frequency it cannot parse (``abc``) or a negative
+    one (``-125``) as its 250 Hz default, and a signal count that disagrees with
+    the signal lines ends in an internal ``IndexError``; both are refused here.
 
     Raises
     ------
-    FileNotFoundError
-        The file does not exist, or no header belongs to the data file.
+    RecordError
+        Missing record line, a signal count that is not a non-negative integer or
+        differs from the number of signal lines, or a sampling frequency that is
+        not a positive number (the message names the header and the value).
     """
-    p = Path(path)
-    suffix = p.suffix.lower()
-    if suffix == ".hea":
-        if not p.is_file():
-            raise FileNotFoundError(f"WFDB header not found: {p}")
-        return p.with_suffix("")
-    if p.with_name(p.name + ".hea").is_file():
-        return p
-    if not p.is_file():
-        raise FileNotFoundError(f"record not found: {p} (no such file, and no header {p.name}.hea)")
-    tried = [p.with_suffix(".hea")]
-    stripped = _MULTI_FILE_SUFFIX.sub("", p.stem)
-    if stripped != p.stem:
-        tried.append(p.with_name(stripped + ".hea"))
-    for hea in tried:
-        if hea.is_file():
-            return hea.with_suffix("")
-    hea = _header_referencing(p.parent, p.name)
-    if hea is None:
-        raise FileNotFoundError(
-            f"no WFDB header for data file {p}: tried {', '.join(str(t) for t in tried)}, "
-            f"and no .hea file in {p.parent} references {p.name}"
+    try:
+        text = hea.read_text(encoding="latin-1")
+    except OSError as exc:
+        raise RecordError(f"cannot read WFDB header {hea}: {exc.strerror or exc}") from exc
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        raise RecordError(f"WFDB header {hea} has no record line")
+    fields = lines[0].split()
+    if len(fields) < 2:
+        raise RecordError(f"WFDB header {hea}: record line {lines[0]!r} states no signal count")
+    if "/" in fields[0]:  # multi-segment header: segment lines, not signal lines
+        return
+    if not fields[1].isdigit():
+        raise RecordError(f"WFDB header {hea}: signal count {fields[1]!r} is not a non-negative integer")
+    n_sig = int(fields[1])
+    if n_sig != len(lines) - 1:
+        raise RecordError(
+            f"WFDB header {hea} declares {n_sig} signal(s) on its record line but has "
+            f"{len(lines) - 1} signal line(s)"
         )
-    return hea.with_suffix("")
+    if len(fields) >= 3:
+        token = fields[2]
+        m = _FS_TOKEN.match(token)
+        fs = float(m.group(1)) if m else float("nan")
+        if not (math.isfinite(fs) and fs > 0):
+            raise RecordError(
+                f"WFDB header {hea}: sampling frequency {token!r} is not a positive number of Hz"
+            )
 
 
 def _check_data_files(base: Path, header: wfdb.Record) -> None:
@@ -155,6 +151,7 @@ def read_wfdb(
     """
     base = resolve_record(path)
     hea = base.with_name(base.name + ".hea")
+    check_header_text(hea)
     try:
         header = wfdb.rdheader(str(base))
     except Exception as exc:  # wfdb raises bare ValueError on malformed headers

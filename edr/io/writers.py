@@ -15,16 +15,47 @@ import math
 import os
 import re
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
-import wfdb
 
-__all__ = ["atomic_path", "write_csv", "write_wfdb", "write_json", "to_jsonable"]
+__all__ = ["atomic_path", "temporary_path", "new_file_mode", "write_csv", "write_wfdb", "write_json", "to_jsonable"]
 
 _RECORD_NAME = re.compile(r"^[-\w]+$")
+
+
+def new_file_mode(path: str | Path | None = None) -> int:
+    """Permission bits for an output file: those of ``path`` when it exists, else ``0o666`` minus the umask.
+
+    :func:`tempfile.mkstemp` creates files with mode 0600; an output renamed into
+    place must look like one written with :func:`open` instead.
+    """
+    if path is not None:
+        try:
+            return stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            pass
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def temporary_path(path: str | Path) -> Path:
+    """A new empty file next to ``path`` (same folder, same suffix) with the mode of :func:`new_file_mode`.
+
+    The name starts with ``.<name>.`` and ends in ``.tmp<suffix>``, so a writer
+    that picks its format from the suffix (Matplotlib) still sees it.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=f".tmp{path.suffix}")
+    try:
+        os.fchmod(fd, new_file_mode(path))
+    finally:
+        os.close(fd)
+    return Path(tmp)
 
 
 @contextlib.contextmanager
@@ -32,13 +63,14 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; on success move it onto ``path``.
 
     On an exception the temporary file is deleted and ``path`` is untouched.
+    The file ends up with the mode of :func:`new_file_mode` (the user's umask
+    for a new file), not the 0600 of a temporary file.
     """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    tmp = Path(tmp)
+    tmp = temporary_path(path)
     try:
         yield tmp
+        os.chmod(tmp, new_file_mode(path))
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -110,6 +142,8 @@ def write_wfdb(
     out_dir = Path(path_or_dir)
     if not out_dir.is_dir():
         out_dir = out_dir.parent
+    import wfdb
+
     tmp_dir = Path(tempfile.mkdtemp(dir=out_dir, prefix=f".{record_name}."))
     try:
         wfdb.wrsamp(record_name, fs=float(fs), units=[units], sig_name=[sig_name], p_signal=y[:, None],

@@ -72,7 +72,7 @@ def test_extract_writes_csv_json_plot_and_scores_against_resp(workdir, capsys):
     assert summary["record"] == "sim" and summary["ecg_channel"] == "II" and summary["reference"] == "RESP"
     assert 0.0 <= summary["scores"]["msc"] <= 1.0 and summary["scores"]["corr"] > 0.5
     assert (workdir / "out/sim.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    for key in ("record     sim", "lead       II", "beats      ", "sigma2 = ", "(chosen by mdd)", "vs RESP    MSC",
+    for key in ("record     sim", "lead       II", "beats      ", "sigma2 = ", "(chosen by varon2015 = mdd)", "vs RESP    MSC",
                 "sim_edr.csv"):
         assert key in out, out
     assert not [p for p in _listing(workdir) if p.endswith(".tmp")]
@@ -175,3 +175,21 @@ def test_python_dash_m_edr_exits_2_with_one_line(workdir):
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("edr extract: error: ") and proc.stderr.count("\n") == 1
     assert "nope.dat" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_outputs_follow_the_umask_and_are_all_or_nothing(workdir, capsys, monkeypatch):
+    dat = _simulated_record(workdir, duration_s=60.0)
+    (workdir / "adir").mkdir()
+    code, out, err = _run([str(dat), "-o", "res/e.csv", "--json", "adir", "--plot", "res/e.png"], capsys)
+    _assert_one_line_error(code, err, "--json", "adir")
+    assert not (workdir / "res").exists()
+    old = os.umask(0o027)
+    try:
+        code, out, err = _run([str(dat), "-o", "res/e.csv", "--json", "res/e.json"], capsys)
+    finally:
+        os.umask(old)
+    assert code == 0, err
+    for name in ("e.csv", "e.json"):
+        assert (workdir / "res" / name).stat().st_mode & 0o777 == 0o640
+    assert "chosen by varon2015 = mdd" in out
+    assert json.loads((workdir / "res" / "e.json").read_text())["result"]["selection"]["criterion"] == "varon2015"

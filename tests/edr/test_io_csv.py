@@ -57,14 +57,14 @@ def test_csv_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"CSV file not found: .*none\.csv"):
         read_record(tmp_path / "none.csv")
     no_time = _csv(tmp_path / "c.csv", ["II"], [(1.0,), (2.0,)])
-    with pytest.raises(RecordError, match=r"c\.csv has no time column .* and fs was not given"):
+    with pytest.raises(RecordError, match=r"c\.csv has no time column .*; give its sampling rate with --fs HZ"):
         read_record(no_time)
     t = np.arange(300) / 250
     gap = _csv(tmp_path / "gap.csv", ["time", "II"], zip(np.delete(t, 100), np.zeros(299)))
     with pytest.raises(RecordError, match=r"time column 'time' of .*gap\.csv is not uniformly sampled: step 0\.008 s"):
         read_record(gap)
     ok = _csv(tmp_path / "ok.csv", ["time", "II"], zip(t, np.zeros(300)))
-    with pytest.raises(RecordError, match=r"fs=500 disagrees with the 250 Hz of time column 'time'"):
+    with pytest.raises(RecordError, match=r"sampling rate given \(500 Hz, --fs\) disagrees with the 250 Hz of time column 'time'"):
         read_record(ok, fs=500)
     with pytest.raises(SignalError, match=r"ECG channel 'II' of .*c\.csv is sampled at fs=50 Hz"):
         read_record(no_time, fs=50)
@@ -78,3 +78,17 @@ def test_csv_errors(tmp_path):
     (tmp_path / "e.csv").write_text("t,II\n")
     with pytest.raises(RecordError, match=r"e\.csv has no data rows"):
         read_record(tmp_path / "e.csv")
+
+
+def test_semicolon_csv_with_decimal_commas_is_read(tmp_path):
+    t = np.arange(500) / 250
+    x = np.sin(2 * np.pi * t)
+    path = tmp_path / "comma.csv"
+    path.write_text("time;II\n" + "".join(f"{a:.4f};{b:.6f}\n".replace(".", ",") for a, b in zip(t, x)))
+    rec = read_record(path)
+    assert rec.fs == pytest.approx(250.0)
+    np.testing.assert_allclose(rec.ecg, x, atol=1e-6)
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text("time;II\n0;1,5\n0,004;2,a,5\n")
+    with pytest.raises(RecordError, match=r"mixed\.csv: data row 2 has a ','"):
+        read_record(mixed)

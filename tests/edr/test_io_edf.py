@@ -95,3 +95,33 @@ def test_single_rate_edf_agrees_with_wfdb_read_edf(tmp_path):
     assert ref.fs == rec.fs == 256.0
     np.testing.assert_allclose(rec.ecg, ref.p_signal[:, 0] / 1000, atol=lsb)  # wfdb keeps uV
     np.testing.assert_allclose(rec.resp, ref.p_signal[:, 1], atol=4 / 65535)
+
+
+def test_padding_of_the_last_data_record_is_trimmed(tmp_path):
+    """48 s recorded in 13 s data records is stored as 52 s; the padded tail is dropped."""
+    import edfio
+
+    fs, seconds = 256, 48
+    t = np.arange(fs * seconds) / fs
+    ecg = np.sin(2 * np.pi * 1.2 * t) + 0.01 * np.random.default_rng(0).standard_normal(t.size)
+    resp = np.sin(2 * np.pi * 0.25 * t)
+    edf = edfio.Edf([edfio.EdfSignal(ecg, fs, label="ECG II", physical_dimension="mV"),
+                     edfio.EdfSignal(resp, fs, label="Resp", physical_dimension="")])
+    edf.update_data_record_duration(13, method="pad")
+    edf.write(tmp_path / "pad.edf")
+    assert edfio.read_edf(tmp_path / "pad.edf").duration == 52
+    rec = read_record(tmp_path / "pad.edf")
+    assert rec.duration_s == pytest.approx(seconds, abs=1 / fs)
+    np.testing.assert_allclose(rec.ecg[:100], ecg[:100], atol=1e-3)
+
+
+def test_bdf_24_bit_is_read(tmp_path):
+    import edfio
+
+    fs = 256
+    t = np.arange(fs * 30) / fs
+    x = np.sin(2 * np.pi * 1.1 * t)
+    edfio.Bdf([edfio.BdfSignal(x, fs, label="ECG", physical_dimension="mV")]).write(tmp_path / "r.bdf")
+    rec = read_record(tmp_path / "r.bdf")
+    assert rec.fs == fs and rec.ecg_channel == "ECG"
+    np.testing.assert_allclose(rec.ecg, x, atol=1e-5)

@@ -136,7 +136,7 @@ def test_sampling_rate_out_of_range(tmp_path, fs):
 
 def test_fs_disagreeing_with_header(tmp_path):
     base, _ = _write(tmp_path)
-    with pytest.raises(RecordError, match=r"fs=500.0 disagrees with the 250 Hz stated in .*tiny for channel 'II'"):
+    with pytest.raises(RecordError, match=r"sampling rate given \(500 Hz, --fs\) disagrees with the 250 Hz stated in .*tiny for channel 'II'"):
         read_record(base, fs=500.0)
 
 

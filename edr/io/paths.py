@@ -1,0 +1,134 @@
+"""Which reader a record path needs, and the checks that need no signal library.
+
+Everything here uses the standard library only, so a command-line tool can
+reject a missing file, an annotation file given as a record or a folder
+before it pays for importing NumPy, wfdb or NeuroKit2.
+
+A WFDB data file given explicitly (``rec.dat``, ``mixedsignals_e.dat``) must
+be one its header stores signals in: any other file next to a header (the
+``.breath`` or ``.atr`` annotations, a ``.png``) is refused instead of being
+read silently as the record.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from edr.errors import RecordError
+
+__all__ = ["EDF_SUFFIXES", "CSV_SUFFIXES", "record_kind", "resolve_record", "check_record_path"]
+
+#: Extensions read by the EDF reader (EDF, EDF+C, and 24-bit BDF).
+EDF_SUFFIXES = (".edf", ".bdf")
+#: Extensions read as delimited text.
+CSV_SUFFIXES = (".csv", ".txt", ".tsv")
+_MULTI_FILE_SUFFIX = re.compile(r"_[A-Za-z0-9]+$")
+
+
+def record_kind(path: str | Path) -> str:
+    """``"edf"``, ``"csv"`` or ``"wfdb"`` from the extension of ``path`` (anything else is WFDB)."""
+    suffix = Path(path).suffix.lower()
+    if suffix in EDF_SUFFIXES:
+        return "edf"
+    if suffix in CSV_SUFFIXES:
+        return "csv"
+    return "wfdb"
+
+
+def _signal_files(hea: Path) -> list[str] | None:
+    """File names of the signal lines of header ``hea`` (None when it cannot be read)."""
+    try:
+        lines = [ln for ln in hea.read_text(errors="replace").splitlines()
+                 if ln.strip() and not ln.lstrip().startswith("#")]
+    except OSError:
+        return None
+    return [ln.split()[0] for ln in lines[1:]]
+
+
+def _header_referencing(folder: Path, data_name: str) -> Path | None:
+    """First ``.hea`` in ``folder`` with a signal line stored in file ``data_name``."""
+    for hea in sorted(folder.glob("*.hea")):
+        if data_name in (_signal_files(hea) or []):
+            return hea
+    return None
+
+
+def resolve_record(path: str | Path) -> Path:
+    """Record base path (no extension) of ``path`` given as ``rec``, ``rec.hea`` or a data file.
+
+    A data file whose stem has no header (``mixedsignals_e.dat``) is matched to
+    ``<stem without _suffix>.hea`` or else to any header in its folder that
+    references it. A file next to a header that does not store its signals in
+    that file (annotations such as ``rec.breath``) is refused.
+
+    Raises
+    ------
+    FileNotFoundError
+        The file does not exist, or no header belongs to the data file.
+    RecordError
+        ``path`` is a folder, or a file that is not a signal file of its record
+        (the message names the header and the files it does reference).
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise RecordError(f"{p} is a folder, not a record file")
+    suffix = p.suffix.lower()
+    if suffix == ".hea":
+        if not p.is_file():
+            raise FileNotFoundError(f"WFDB header not found: {p}")
+        return p.with_suffix("")
+    if p.with_name(p.name + ".hea").is_file():
+        return p
+    if not p.is_file():
+        raise FileNotFoundError(f"record not found: {p} (no such file, and no header {p.name}.hea)")
+    tried = [p.with_suffix(".hea")]
+    stripped = _MULTI_FILE_SUFFIX.sub("", p.stem)
+    if stripped != p.stem:
+        tried.append(p.with_name(stripped + ".hea"))
+    for hea in tried:
+        if hea.is_file():
+            files = _signal_files(hea)
+            if files and p.name in files:
+                return hea.with_suffix("")
+            if files:
+                raise RecordError(
+                    f"{p} is not a signal file of record {hea} (its signals are in "
+                    f"{', '.join(sorted(set(files)))}); give the record itself, e.g. {hea}"
+                    + ("; annotation files are read together with their record" if suffix not in (".dat", ".mat") else "")
+                )
+    hea = _header_referencing(p.parent, p.name)
+    if hea is None:
+        existing = [t for t in tried if t.is_file()]
+        if existing:  # a header exists but its signal lines cannot be read: let the reader say why
+            return existing[0].with_suffix("")
+        raise FileNotFoundError(
+            f"no WFDB header for data file {p}: tried {', '.join(str(t) for t in tried)}, "
+            f"and no .hea file in {p.parent} references {p.name}"
+        )
+    return hea.with_suffix("")
+
+
+def check_record_path(path: str | Path) -> str:
+    """Check that ``path`` names a readable record file; returns its kind (see :func:`record_kind`).
+
+    Cheap checks only (existence, folders, WFDB header look-up, annotation files);
+    the readers check the contents.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file (for WFDB: no such record).
+    RecordError
+        A folder, or a file that is not a signal file of its WFDB record.
+    """
+    p = Path(path)
+    kind = record_kind(p)
+    if kind == "wfdb":
+        resolve_record(p)
+        return kind
+    if p.is_dir():
+        raise RecordError(f"{p} is a folder, not a record file")
+    if not p.is_file():
+        raise FileNotFoundError(f"{'EDF' if kind == 'edf' else 'CSV'} file not found: {p}")
+    return kind
