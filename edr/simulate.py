@@ -24,6 +24,42 @@ random process, by default below about 0.05 Hz) — and white noise are added
 last. Breath times are the inspiration peaks
 (``phi = pi/2 mod 2 pi``).
 
+Non-respiratory beat-to-beat variance (issue #12; every option off by
+default, and then the record is bit-for-bit the one without the option):
+
+* **morphology steps** — at Poisson times ``tau_j`` (``morphology_step_rate_per_min``)
+  the beat morphology state ``m`` (log-gains of the P, Q, R, S, T dipoles,
+  weighted 0.5, 1.5, 0.5, 1.5, 0.5, and frontal/horizontal axis offsets in
+  units of 45 degrees) jumps by ``s eps_j``, ``eps_j ~ N(0, I_7)``,
+  ``s = morphology_step_size`` (electrode repositioning, posture change);
+* **morphology drift** — ``m`` also moves by ``delta u(t) v``: one smooth
+  unit-variance process ``u`` (knots every ``morphology_drift_period_s``) along
+  one random direction ``v`` (norm sqrt 7), ``delta = morphology_drift``;
+  the dipole of wave ``w`` of beat ``k`` is ``exp(c_w m_w(t_k))`` times its
+  normal vector, turned in the frontal plane by ``theta_resp + 45 m_6`` and
+  about the vertical axis by ``45 m_7`` degrees;
+* **ectopic clusters** — runs of ``L = 1 + Poisson(ectopic_run_beats - 1)``
+  premature beats (``ectopic_runs_per_min`` runs per minute) at intervals
+  ``(1 - ectopic_prematurity) RR0``, each with the ectopic wave table (no P,
+  QRS ``ectopic_width`` times wider, different Q/S, discordant T; dipole
+  times ``ectopic_amplitude``), then a full compensatory pause;
+* **electrode motion** — bursts (``motion_artifact_rate_per_min``, 2-8 s,
+  Tukey envelope) of ``A (w(t) + 0.3 b(t))`` per lead: ``w`` smooth noise with
+  knots every 0.3 s, ``b`` 0.5-35 Hz noise, ``A = motion_artifact_amplitude``
+  (mV); after each burst every lead vector turns by a random rotation of
+  about ``motion_contact_change_deg`` degrees (electrode contact change);
+* **noise bursts** — bursts (``noise_burst_rate_per_min``, lengths uniform in
+  [``noise_burst_min_s``, ``noise_burst_max_s``]) of white noise high-passed at
+  10 Hz with standard deviation ``noise_burst_std`` (mV, muscle);
+* **ventilator** — ``ventilator_depth`` ``d``: constant rate and tidal volume
+  (rate/amplitude variability 0.005/0.02) and every respiratory modulation
+  (RSA, amplitude, axis, baseline) multiplied by ``d``.
+
+The respiration and the heart rhythm are drawn before any artefact, so a
+seed gives the same breathing with and without them. :data:`SCENARIOS` names
+ICU-like option sets (:func:`simulate_scenario`); docs/design.md#7-simulation
+lists them with the measured failure of the default kPCA EDR.
+
 Everything is vectorised; beats are rendered in blocks and the sample-rate
 signals in chunks, so a 24-hour record at 250 Hz takes a few seconds and
 memory close to that of the output arrays (float64, 8 bytes per sample per
@@ -37,7 +73,7 @@ import numbers
 import numpy as np
 from scipy.interpolate import CubicSpline
 
-__all__ = ["LEAD_DIRECTIONS", "simulate_recording"]
+__all__ = ["FAILURE_SCENARIOS", "LEAD_DIRECTIONS", "SCENARIOS", "simulate_recording", "simulate_scenario"]
 
 
 def _unit(v):
@@ -106,6 +142,13 @@ def _check_nonneg(value, name):
     return float(value)
 
 
+def _check_range(value, name, low, high):
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value) \
+            or not low <= value <= high:
+        raise ValueError(f"{name} must be a finite number in [{low:g}, {high:g}], got {value!r}")
+    return float(value)
+
+
 def _check_pos(value, name):
     if not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
@@ -124,18 +167,19 @@ def _smooth_noise(rng, t, knot_spacing_s):
     return CubicSpline(knots, rng.standard_normal(n_knots))(t)
 
 
-def _render_beats(n, fs, beat_times, coeffs, rr, block=8192):
+def _render_beats(n, fs, beat_times, coeffs, rr, block=8192, centres=_WAVE_CENTRES, widths=_WAVE_WIDTHS):
     """Sum the Gaussian waves of every beat into ``n`` samples per lead.
 
     ``coeffs`` is (n_leads, n_beats, n_waves): the projected, modulated dipole
     of each wave of each beat. The T wave's delay scales with sqrt(RR) as in
-    ECGSYN. Each Gaussian is evaluated on +-4.5 widths around its centre (it
+    ECGSYN (``centres``, ``widths``: the wave table, the normal beat's by
+    default). Each Gaussian is evaluated on +-4.5 widths around its centre (it
     is below 4e-5 of its peak beyond) and scattered, a block of beats at a
     time, into its contiguous span with ``np.bincount``.
     """
     out = np.zeros((coeffs.shape[0], n))
     delay_scale = np.sqrt(np.clip(rr, 0.3, 2.0))
-    for w, (centre, width) in enumerate(zip(_WAVE_CENTRES, _WAVE_WIDTHS)):
+    for w, (centre, width) in enumerate(zip(centres, widths)):
         half = int(np.ceil(_TRUNCATION * width * fs))
         offsets = np.arange(-half, half + 1)
         for b0 in range(0, beat_times.size, block):
@@ -152,6 +196,144 @@ def _render_beats(n, fs, beat_times, coeffs, rr, block=8192):
                 weights = (coeffs[lead, b0 : b0 + block, w, None] * gauss)[inside]
                 out[lead, first:last] += np.bincount(flat, weights=weights, minlength=last - first)
     return out
+
+
+# Ectopic (ventricular) beat: no P wave, a wide QRS whose R wave has about the
+# height of the normal one in leads II and V5 (so R-amplitude series barely
+# see it) but a different Q/S pattern, and a discordant T wave. Centres relative to the (ectopic) R peak; QRS widths are
+# ``ectopic_width`` times the normal ones.
+_ECTOPIC_CENTRES = np.array([-0.194, -0.055, 0.0, 0.055, 0.30])
+_ECTOPIC_DIPOLES = np.array(
+    [
+        [0.0, 0.0, 0.0],      # no P wave
+        [-0.15, -0.05, 0.30],  # Q
+        [0.90, 0.85, -0.30],  # R (wide; about the normal R height in II and V5)
+        [-0.20, 0.40, 0.20],  # S
+        [-0.30, -0.20, 0.20],  # T (discordant)
+    ]
+)
+_MORPH_ANGLE_DEG = 45.0  # axis change (deg) per unit of morphology step size / drift
+_MORPH_WAVE_WEIGHTS = np.array([0.5, 1.5, 0.5, 1.5, 0.5])  # relative log-gain change per wave (P Q R S T)
+_VENTILATOR_RATE_VARIABILITY = 0.005
+_VENTILATOR_AMPLITUDE_VARIABILITY = 0.02
+
+
+def _poisson_times(rng, rate_per_min, duration_s):
+    """Sorted event times of a Poisson process of ``rate_per_min`` events per minute on [0, duration_s)."""
+    k = int(rng.poisson(rate_per_min * duration_s / 60.0))
+    return np.sort(rng.uniform(0.0, duration_s, k))
+
+
+def _insert_ectopic_runs(rng, beat_times, runs_per_min, run_beats, prematurity, duration_s):
+    """Replace runs of sinus beats by premature ectopic beats; returns (beat_times, is_ectopic).
+
+    A run starts at the first sinus beat after a Poisson event time; it has
+    ``L = 1 + Poisson(run_beats - 1)`` beats (at most 30). With ``RR0`` the RR
+    interval before the run, the ``m``-th ectopic beat falls at
+    ``t[i-1] + m (1 - prematurity) RR0`` in place of sinus beat ``i + m - 1``;
+    the next sinus beat keeps its time (full compensatory pause). Runs never
+    overlap and keep at least two sinus beats between them.
+    """
+    t = beat_times.copy()
+    ectopic = np.zeros(t.size, dtype=bool)
+    free_from = 2
+    for tau in _poisson_times(rng, runs_per_min, duration_s):
+        length = 1 + int(min(rng.poisson(run_beats - 1.0), 29))
+        i = int(np.searchsorted(t, tau))
+        if i < free_from or i + length >= t.size:
+            continue
+        rr0 = t[i - 1] - t[i - 2]
+        times = t[i - 1] + (1.0 - prematurity) * rr0 * np.arange(1, length + 1)
+        if t[i + length] - times[-1] < 0.3 * rr0:
+            continue
+        t[i : i + length] = times
+        ectopic[i : i + length] = True
+        free_from = i + length + 2
+    return t, ectopic
+
+
+def _morphology_state(rng, beat_times, duration_s, t_slow, step_rate_per_min, step_size, drift, drift_period_s):
+    """Per-beat log-gain of each wave and frontal/horizontal axis offsets (deg).
+
+    The state ``m(t_k)`` (7 numbers: log-gains of P, Q, R, S, T, frontal and
+    horizontal axis offsets in units of 45 degrees) is
+    ``m(t_k) = sum_{tau_j <= t_k} s eps_j + delta u(t_k) v``, with
+    ``eps_j ~ N(0, I_7)`` per step, ``u`` one smooth unit-variance process and
+    ``v`` a random direction of norm sqrt(7) (drawn once per record); the
+    log-gains are weighted by :data:`_MORPH_WAVE_WEIGHTS`.
+    """
+    n_waves = _WAVE_CENTRES.size
+    state = np.zeros((beat_times.size, n_waves + 2))
+    if step_rate_per_min > 0:
+        steps = _poisson_times(rng, step_rate_per_min, duration_s)
+        jumps = step_size * rng.standard_normal((steps.size, n_waves + 2))
+        level = np.vstack([np.zeros(n_waves + 2), np.cumsum(jumps, axis=0)])
+        state += level[np.searchsorted(steps, beat_times, side="right")]
+    if drift > 0:
+        direction = rng.standard_normal(n_waves + 2)
+        direction *= np.sqrt(n_waves + 2) / np.linalg.norm(direction)
+        u = np.interp(beat_times, t_slow, _smooth_noise(rng, t_slow, drift_period_s))
+        state += drift * u[:, None] * direction
+    log_gain = state[:, :n_waves] * _MORPH_WAVE_WEIGHTS
+    return log_gain, _MORPH_ANGLE_DEG * state[:, n_waves], _MORPH_ANGLE_DEG * state[:, n_waves + 1]
+
+
+def _tukey(m):
+    """Tukey (tapered cosine, alpha = 0.5) window of ``m`` samples."""
+    if m < 3:
+        return np.ones(m)
+    x = np.linspace(0.0, 1.0, m)
+    w = np.ones(m)
+    edge = x < 0.25
+    w[edge] = 0.5 * (1 - np.cos(4 * np.pi * x[edge]))
+    edge = x > 0.75
+    w[edge] = 0.5 * (1 - np.cos(4 * np.pi * (1 - x[edge])))
+    return w
+
+
+def _add_bursts(rng, ecg, fs, starts, lengths_s, make):
+    """Add ``make(rng, m)`` (shape (n_leads, m)) times a Tukey envelope over each burst."""
+    n = ecg.shape[1]
+    for tau, length in zip(starts, lengths_s):
+        m = max(int(round(length * fs)), 1)
+        i0 = int(tau * fs)
+        i1 = min(i0 + m, n)
+        burst = make(rng, m) * _tukey(m)
+        ecg[:, i0:i1] += burst[:, : i1 - i0]
+
+
+def _motion_artifact(amplitude, fs, n_leads):
+    """Electrode motion: smooth wander (knots every 0.3 s, < ~1.7 Hz) + 30 % broadband (0.5-35 Hz) noise."""
+    from scipy.signal import butter, sosfiltfilt
+
+    sos = butter(2, [0.5, min(35.0, 0.4 * fs)], btype="bandpass", fs=fs, output="sos")
+
+    def make(rng, m):
+        t = np.arange(m) / fs
+        low = np.array([_smooth_noise(rng, t, 0.3) if m > 1 else rng.standard_normal(1) for _ in range(n_leads)])
+        white = rng.standard_normal((n_leads, m))
+        if m > 3 * 2 * sos.shape[0] * 3:
+            white = sosfiltfilt(sos, white, axis=1)
+            white /= max(float(white.std()), 1e-12)
+        return amplitude * (low + 0.3 * white)
+
+    return make
+
+
+def _noise_burst(std, fs, n_leads):
+    """Muscle-like noise: white noise high-passed at min(10 Hz, 0.2 fs), standard deviation ``std``."""
+    from scipy.signal import butter, sosfiltfilt
+
+    sos = butter(2, min(10.0, 0.2 * fs), btype="highpass", fs=fs, output="sos")
+
+    def make(rng, m):
+        white = rng.standard_normal((n_leads, m))
+        if m > 3 * 2 * sos.shape[0] * 3:
+            white = sosfiltfilt(sos, white, axis=1)
+            white /= max(float(white.std()), 1e-12)
+        return std * white
+
+    return make
 
 
 def simulate_recording(
@@ -171,6 +353,23 @@ def simulate_recording(
     resp_rate_variability=0.08,
     resp_amplitude_variability=0.15,
     hrv_std_bpm=1.0,
+    morphology_step_rate_per_min=0.0,
+    morphology_step_size=0.3,
+    morphology_drift=0.0,
+    morphology_drift_period_s=60.0,
+    ectopic_runs_per_min=0.0,
+    ectopic_run_beats=4.0,
+    ectopic_prematurity=0.3,
+    ectopic_width=2.5,
+    ectopic_amplitude=1.0,
+    motion_artifact_rate_per_min=0.0,
+    motion_artifact_amplitude=0.5,
+    motion_contact_change_deg=0.0,
+    noise_burst_rate_per_min=0.0,
+    noise_burst_std=0.3,
+    noise_burst_min_s=1.0,
+    noise_burst_max_s=4.0,
+    ventilator_depth=None,
     name="simulated",
     random_state=0,
 ):
@@ -220,6 +419,41 @@ def simulate_recording(
     hrv_std_bpm : float, default 1
         Standard deviation (beats/min) of slow heart-rate variability not
         related to respiration.
+    morphology_step_rate_per_min : float, default 0 (off)
+        Mean number of abrupt morphology changes per minute (Poisson).
+    morphology_step_size : float in [0, 1], default 0.3
+        Standard deviation of each step of the morphology state (log-gain;
+        times 45 degrees for the two axis offsets); see the module docstring.
+    morphology_drift : float in [0, 1], default 0 (off)
+        Standard deviation of the slow one-dimensional morphology drift.
+    morphology_drift_period_s : float, default 60
+        Knot spacing (s) of that drift (power mostly below ``1 / (2 period)`` Hz).
+    ectopic_runs_per_min : float, default 0 (off)
+        Mean number of ectopic runs per minute.
+    ectopic_run_beats : float in [1, 30], default 4
+        Mean beats per run (``1 + Poisson(mean - 1)``, at most 30).
+    ectopic_prematurity : float in [0, 0.6], default 0.3
+        Ectopic beats come at ``(1 - prematurity)`` times the preceding RR.
+    ectopic_width : float in [1, 5], default 2.5
+        QRS width of an ectopic beat relative to a normal one.
+    ectopic_amplitude : float in [0, 3], default 1
+        Scale of the ectopic dipoles (R about the normal height at 1).
+    motion_artifact_rate_per_min : float, default 0 (off)
+        Mean number of electrode-motion bursts per minute (2-8 s each).
+    motion_artifact_amplitude : float, default 0.5
+        Amplitude (mV) of the low-frequency motion wave (plus 30 % broadband).
+    motion_contact_change_deg : float in [0, 90], default 0
+        Standard deviation-like size (deg) of the turn of every lead vector
+        after each motion burst (electrode contact/position change).
+    noise_burst_rate_per_min : float, default 0 (off)
+        Mean number of muscle-noise bursts per minute.
+    noise_burst_std : float, default 0.3
+        Their standard deviation (mV).
+    noise_burst_min_s, noise_burst_max_s : float, default 1, 4
+        Burst lengths are uniform in this range (s).
+    ventilator_depth : None or float in (0, 1], default None (off)
+        Mechanical ventilation: regular rate and depth, respiratory
+        modulations scaled by ``ventilator_depth``.
     name : str, default "simulated"
         ``Recording.name``.
     random_state : None, int or numpy.random.Generator, default 0
@@ -256,6 +490,36 @@ def simulate_recording(
     resp_rate_variability = _check_nonneg(resp_rate_variability, "resp_rate_variability")
     resp_amplitude_variability = _check_nonneg(resp_amplitude_variability, "resp_amplitude_variability")
     hrv_std_bpm = _check_nonneg(hrv_std_bpm, "hrv_std_bpm")
+    morphology_step_rate_per_min = _check_nonneg(morphology_step_rate_per_min, "morphology_step_rate_per_min")
+    morphology_step_size = _check_range(morphology_step_size, "morphology_step_size", 0.0, 1.0)
+    morphology_drift = _check_range(morphology_drift, "morphology_drift", 0.0, 1.0)
+    morphology_drift_period_s = _check_pos(morphology_drift_period_s, "morphology_drift_period_s")
+    ectopic_runs_per_min = _check_nonneg(ectopic_runs_per_min, "ectopic_runs_per_min")
+    ectopic_run_beats = _check_range(ectopic_run_beats, "ectopic_run_beats", 1.0, 30.0)
+    ectopic_prematurity = _check_range(ectopic_prematurity, "ectopic_prematurity", 0.0, 0.6)
+    ectopic_width = _check_range(ectopic_width, "ectopic_width", 1.0, 5.0)
+    ectopic_amplitude = _check_range(ectopic_amplitude, "ectopic_amplitude", 0.0, 3.0)
+    motion_artifact_rate_per_min = _check_nonneg(motion_artifact_rate_per_min, "motion_artifact_rate_per_min")
+    motion_artifact_amplitude = _check_nonneg(motion_artifact_amplitude, "motion_artifact_amplitude")
+    motion_contact_change_deg = _check_range(motion_contact_change_deg, "motion_contact_change_deg", 0.0, 90.0)
+    noise_burst_rate_per_min = _check_nonneg(noise_burst_rate_per_min, "noise_burst_rate_per_min")
+    noise_burst_std = _check_nonneg(noise_burst_std, "noise_burst_std")
+    noise_burst_min_s = _check_pos(noise_burst_min_s, "noise_burst_min_s")
+    noise_burst_max_s = _check_pos(noise_burst_max_s, "noise_burst_max_s")
+    if noise_burst_max_s < noise_burst_min_s:
+        raise ValueError(f"noise_burst_max_s must be >= noise_burst_min_s, got {noise_burst_max_s!r} < "
+                         f"{noise_burst_min_s!r}")
+    if ventilator_depth is not None:
+        ventilator_depth = _check_range(ventilator_depth, "ventilator_depth", 0.0, 1.0)
+        if ventilator_depth == 0:
+            raise ValueError("ventilator_depth must be None or in (0, 1], got 0.0")
+        # machine breathing: constant rate and tidal volume, weak modulation of the ECG
+        resp_rate_variability = _VENTILATOR_RATE_VARIABILITY
+        resp_amplitude_variability = _VENTILATOR_AMPLITUDE_VARIABILITY
+        rsa_bpm *= ventilator_depth
+        amplitude_modulation *= ventilator_depth
+        axis_modulation_deg *= ventilator_depth
+        respiratory_baseline *= ventilator_depth
     if isinstance(leads, str):
         leads = (leads,)
     leads = tuple(leads)
@@ -291,21 +555,74 @@ def simulate_recording(
     rr = np.diff(beat_times_all, prepend=beat_times_all[0] - 60.0 / heart_rate_bpm)
     keep = beat_times_all < duration_s + 1.0
     beat_times, rr = beat_times_all[keep], rr[keep]
+    ectopic = np.zeros(beat_times.size, dtype=bool)
+    if ectopic_runs_per_min > 0:
+        beat_times, ectopic = _insert_ectopic_runs(rng, beat_times, ectopic_runs_per_min, ectopic_run_beats,
+                                                   ectopic_prematurity, duration_s)
+        rr = np.diff(beat_times, prepend=beat_times[0] - 60.0 / heart_rate_bpm)
+    morphology = morphology_step_rate_per_min > 0 or morphology_drift > 0
+    motion = motion_artifact_rate_per_min > 0 and (motion_artifact_amplitude > 0 or motion_contact_change_deg > 0)
+    if motion:
+        motion_starts = _poisson_times(rng, motion_artifact_rate_per_min, n / fs)
+        motion_lengths = rng.uniform(2.0, 8.0, motion_starts.size)
+    contact = motion and motion_contact_change_deg > 0 and motion_starts.size > 0
+    if contact:
+        # electrode contact/position changes at the end of each burst: every
+        # lead vector turns by a random small rotation (cumulative).
+        turn = np.deg2rad(motion_contact_change_deg) * rng.standard_normal((motion_starts.size, len(leads), 3))
+        lead_dirs = [directions]
+        for j in range(motion_starts.size):
+            d = lead_dirs[-1] + turn[j] - np.sum(turn[j] * lead_dirs[-1], axis=1, keepdims=True) * lead_dirs[-1]
+            lead_dirs.append(d / np.linalg.norm(d, axis=1, keepdims=True))
+        which = np.searchsorted(np.sort(motion_starts + motion_lengths), beat_times, side="right")
+        beat_dirs = np.stack(lead_dirs)[which].transpose(1, 0, 2)  # (n_leads, n_beats, 3)
+    else:
+        beat_dirs = directions[:, None, :]
+    if morphology:
+        log_gain, theta_deg, psi_deg = _morphology_state(rng, beat_times, duration_s, t_slow,
+                                                         morphology_step_rate_per_min, morphology_step_size,
+                                                         morphology_drift, morphology_drift_period_s)
 
     # Per-beat modulation of the dipole: rotation about the sagittal axis
     # (frontal plane) and scaling, both driven by r(t_k).
     r_beats = np.interp(beat_times, t_slow, resp_slow)
     angle = np.deg2rad(axis_modulation_deg) * r_beats
     gain = 1.0 + amplitude_modulation * r_beats
-    cos_a, sin_a = np.cos(angle), np.sin(angle)
-    dx, dy, dz = _WAVE_DIPOLES.T  # (n_waves,)
-    rot_x = cos_a[:, None] * dx - sin_a[:, None] * dy  # (n_beats, n_waves)
-    rot_y = sin_a[:, None] * dx + cos_a[:, None] * dy
-    rot_z = np.broadcast_to(dz, rot_x.shape)
-    coeffs = gain[None, :, None] * (
-        directions[:, 0, None, None] * rot_x + directions[:, 1, None, None] * rot_y + directions[:, 2, None, None] * rot_z
-    )
-    ecg = _render_beats(n, fs, beat_times, coeffs, rr)
+    if not (morphology or contact or ectopic.any()):
+        cos_a, sin_a = np.cos(angle), np.sin(angle)
+        dx, dy, dz = _WAVE_DIPOLES.T  # (n_waves,)
+        rot_x = cos_a[:, None] * dx - sin_a[:, None] * dy  # (n_beats, n_waves)
+        rot_y = sin_a[:, None] * dx + cos_a[:, None] * dy
+        rot_z = np.broadcast_to(dz, rot_x.shape)
+        coeffs = gain[None, :, None] * (
+            directions[:, 0, None, None] * rot_x + directions[:, 1, None, None] * rot_y
+            + directions[:, 2, None, None] * rot_z
+        )
+        ecg = _render_beats(n, fs, beat_times, coeffs, rr)
+    else:
+        # Per-beat dipoles (n_beats, n_waves, 3): wave table of the beat's kind,
+        # morphology gains, frontal rotation (respiration + morphology), then
+        # horizontal rotation (morphology), then the respiratory scaling.
+        dip = np.where(ectopic[:, None, None], ectopic_amplitude * _ECTOPIC_DIPOLES, _WAVE_DIPOLES)
+        if morphology:
+            dip = dip * np.exp(log_gain)[:, :, None]
+            angle = angle + np.deg2rad(theta_deg)
+            psi = np.deg2rad(psi_deg)[:, None]
+        else:
+            psi = np.zeros((beat_times.size, 1))
+        cos_a, sin_a = np.cos(angle)[:, None], np.sin(angle)[:, None]
+        dx, dy, dz = dip[..., 0], dip[..., 1], dip[..., 2]
+        rot_x = cos_a * dx - sin_a * dy
+        rot_y = sin_a * dx + cos_a * dy
+        rot_x, rot_z = np.cos(psi) * rot_x + np.sin(psi) * dz, -np.sin(psi) * rot_x + np.cos(psi) * dz
+        coeffs = gain[None, :, None] * (
+            beat_dirs[:, :, 0, None] * rot_x + beat_dirs[:, :, 1, None] * rot_y + beat_dirs[:, :, 2, None] * rot_z
+        )
+        ecg = _render_beats(n, fs, beat_times[~ectopic], coeffs[:, ~ectopic], rr[~ectopic])
+        if ectopic.any():
+            widths = _WAVE_WIDTHS * np.array([1.0, ectopic_width, ectopic_width, ectopic_width, 1.3])
+            ecg += _render_beats(n, fs, beat_times[ectopic], coeffs[:, ectopic], rr[ectopic],
+                                 centres=_ECTOPIC_CENTRES, widths=widths)
 
     # Sample-rate signals, in chunks so that temporaries stay small.
     resp = np.empty(n)
@@ -318,6 +635,14 @@ def simulate_recording(
             ecg[:, i0 : i0 + t.size] += np.interp(t, t_slow, wander_slow)
         if noise_std > 0:
             ecg[:, i0 : i0 + t.size] += noise_std * rng.standard_normal((len(leads), t.size))
+
+    # Non-respiratory bursts, added last (the rest of the record is unchanged by them).
+    if motion and motion_artifact_amplitude > 0:
+        _add_bursts(rng, ecg, fs, motion_starts, motion_lengths, _motion_artifact(motion_artifact_amplitude, fs, len(leads)))
+    if noise_burst_rate_per_min > 0 and noise_burst_std > 0:
+        starts = _poisson_times(rng, noise_burst_rate_per_min, n / fs)
+        _add_bursts(rng, ecg, fs, starts, rng.uniform(noise_burst_min_s, noise_burst_max_s, starts.size),
+                    _noise_burst(noise_burst_std, fs, len(leads)))
 
     # Inspiration peaks: phase = pi/2 (mod 2 pi); phase is increasing.
     m = np.arange(np.ceil((phase[0] - np.pi / 2) / (2 * np.pi)), np.floor((phase[-1] - np.pi / 2) / (2 * np.pi)) + 1)
@@ -338,3 +663,58 @@ def simulate_recording(
         channels=[*lead_names, "RESP"],
         path=None,
     )
+
+
+_ICU = dict(heart_rate_bpm=85.0, resp_rate_hz=0.28, amplitude_modulation=0.06, axis_modulation_deg=3.0, rsa_bpm=1.0,
+            respiratory_baseline=0.02)
+"""ICU patient base of the failure scenarios: faster heart, 17 breaths/min, weak modulation."""
+
+SCENARIOS: dict[str, dict] = {
+    "clean": {},
+    "morphology_steps": dict(_ICU, morphology_step_rate_per_min=0.5, morphology_step_size=0.4),
+    "morphology_drift": dict(_ICU, morphology_drift=0.6, morphology_drift_period_s=60.0),
+    "ectopic_clusters": dict(_ICU, ectopic_runs_per_min=2.0, ectopic_run_beats=8.0, ectopic_width=1.4),
+    "electrode_motion": dict(_ICU, motion_artifact_rate_per_min=1.0, motion_artifact_amplitude=0.3,
+                             motion_contact_change_deg=20.0),
+    "noise_bursts": dict(_ICU, noise_burst_rate_per_min=2.0, noise_burst_std=0.3),
+    "ventilator_weak": dict(heart_rate_bpm=85.0, ventilator_depth=0.35, morphology_drift=0.5,
+                            morphology_drift_period_s=60.0),
+    "mixed_icu": dict(_ICU, morphology_drift=0.25, morphology_drift_period_s=60.0, morphology_step_rate_per_min=0.5,
+                      morphology_step_size=0.35, ectopic_runs_per_min=1.5, ectopic_run_beats=6.0, ectopic_width=1.4,
+                      motion_artifact_rate_per_min=0.5, motion_artifact_amplitude=0.3, motion_contact_change_deg=10.0,
+                      noise_burst_rate_per_min=1.0, noise_burst_std=0.15),
+}
+"""Named :func:`simulate_recording` options (see :func:`simulate_scenario` and docs/design.md#7-simulation)."""
+
+FAILURE_SCENARIOS = ("morphology_steps", "morphology_drift", "ectopic_clusters", "ventilator_weak", "mixed_icu")
+"""Scenarios on which the default kPCA EDR (first component, MDD σ²) fails while the R amplitude breathes
+(measured: ``scripts/output/measure_failure_scenarios.md``). ``electrode_motion`` is a marginal
+loss (median MSC 0.05 below the R amplitude, |r| above it); ``noise_bursts`` is a control that kPCA wins."""
+
+
+def simulate_scenario(name, *, duration_s=480.0, fs=125.0, leads=("II", "V"), random_state=0):
+    """A :func:`simulate_recording` of the named :data:`SCENARIOS` entry.
+
+    Parameters
+    ----------
+    name : str
+        Key of :data:`SCENARIOS`.
+    duration_s, fs : float, default 480, 125
+        ICU-like record (8 minutes at 125 Hz, as the BIDMC records).
+    leads : sequence of str, default ("II", "V")
+    random_state : None, int or numpy.random.Generator, default 0
+
+    Returns
+    -------
+    Recording
+        ``name`` is ``"<scenario>"``.
+
+    Raises
+    ------
+    ValueError
+        An unknown scenario (the message lists the valid names) or a bad option.
+    """
+    if not isinstance(name, str) or name not in SCENARIOS:
+        raise ValueError(f"unknown scenario {name!r}; valid scenarios are {sorted(SCENARIOS)}")
+    return simulate_recording(duration_s, fs, leads=leads, name=name, random_state=random_state,
+                              **SCENARIOS[name])

@@ -153,3 +153,204 @@ def test_lead_names_aliases_and_case():
 def test_bad_parameters(kwargs, match):
     with pytest.raises(ValueError, match=match):
         simulate_recording(**{"duration_s": 10.0, **kwargs})
+
+
+# --------------------------------------------------------------------------- #
+# non-respiratory beat-to-beat variance (issue #12) and the named scenarios
+# --------------------------------------------------------------------------- #
+from edr.simulate import FAILURE_SCENARIOS, SCENARIOS, simulate_scenario  # noqa: E402
+
+_QUIET = dict(amplitude_modulation=0.0, axis_modulation_deg=0.0, rsa_bpm=0.0, baseline_wander=0.0,
+              respiratory_baseline=0.0, hrv_std_bpm=0.3, noise_std=0.005)
+
+
+def _windows(rec, lead="II", half_s=0.06):
+    x = rec.leads[lead]
+    peaks = _r_peaks(rec.leads["II"], rec.fs)
+    h = int(round(half_s * rec.fs))
+    peaks = peaks[(peaks > h) & (peaks < x.size - h)]
+    return peaks, np.array([x[p - h : p + h + 1] for p in peaks])
+
+
+# Every new option at a value that switches it on.
+_ON = {
+    "morphology_step_rate_per_min": 1.0,
+    "morphology_drift": 0.3,
+    "ectopic_runs_per_min": 2.0,
+    "motion_artifact_rate_per_min": 3.0,
+    "noise_burst_rate_per_min": 3.0,
+    "ventilator_depth": 0.5,
+}
+
+
+def test_new_options_off_by_default_leave_the_record_bit_identical():
+    base = simulate_recording(60.0, 125.0, leads=("II", "V"), random_state=3)
+    off = simulate_recording(60.0, 125.0, leads=("II", "V"), random_state=3, morphology_step_rate_per_min=0.0,
+                             morphology_step_size=0.9, morphology_drift=0.0, ectopic_runs_per_min=0.0,
+                             ectopic_width=3.0, motion_artifact_rate_per_min=0.0, motion_contact_change_deg=30.0,
+                             noise_burst_rate_per_min=0.0, noise_burst_std=1.0, ventilator_depth=None)
+    for lead in base.leads:
+        np.testing.assert_array_equal(base.leads[lead], off.leads[lead])
+    np.testing.assert_array_equal(base.resp, off.resp)
+    np.testing.assert_array_equal(base.breath_times, off.breath_times)
+    clean = simulate_scenario("clean", duration_s=60.0, fs=125.0, random_state=3)
+    np.testing.assert_array_equal(clean.ecg, base.ecg)
+
+
+@pytest.mark.parametrize("option", sorted(_ON))
+def test_each_option_is_deterministic_for_a_seed_and_changes_the_ecg(option):
+    kw = {option: _ON[option]}
+    a = simulate_recording(120.0, 125.0, random_state=11, **kw)
+    b = simulate_recording(120.0, 125.0, random_state=np.random.default_rng(11), **kw)
+    np.testing.assert_array_equal(a.ecg, b.ecg)
+    np.testing.assert_array_equal(a.resp, b.resp)
+    assert not np.array_equal(a.ecg, simulate_recording(120.0, 125.0, random_state=11).ecg)
+    assert not np.array_equal(a.ecg, simulate_recording(120.0, 125.0, random_state=12, **kw).ecg)
+
+
+def test_artefacts_keep_the_respiration_of_the_clean_record():
+    # the respiration and heart rhythm are drawn first: same seed, same breathing
+    clean = simulate_recording(120.0, 125.0, random_state=5)
+    for option in ("morphology_step_rate_per_min", "morphology_drift", "ectopic_runs_per_min",
+                   "motion_artifact_rate_per_min", "noise_burst_rate_per_min"):
+        rec = simulate_recording(120.0, 125.0, random_state=5, **{option: _ON[option]})
+        np.testing.assert_array_equal(rec.resp, clean.resp)
+        np.testing.assert_array_equal(rec.breath_times, clean.breath_times)
+
+
+def test_a_morphology_step_changes_the_mean_beat_shape():
+    kw = dict(_QUIET, morphology_step_rate_per_min=1.0, morphology_step_size=0.3)
+    rec = simulate_recording(240.0, 250.0, random_state=2, **kw)
+    still = simulate_recording(240.0, 250.0, random_state=2, **_QUIET)
+
+    def shape_change(r):
+        _, w = _windows(r)
+        q = w.shape[0] // 4
+        return np.linalg.norm(w[-q:].mean(axis=0) - w[:q].mean(axis=0))  # last vs first quarter's mean beat
+
+    assert shape_change(rec) > 0.2  # mV over the R +- 60 ms window
+    assert shape_change(rec) > 5 * shape_change(still)
+
+
+def test_morphology_drift_is_slow_and_not_respiratory():
+    rec = simulate_recording(480.0, 125.0, morphology_drift=0.4, morphology_drift_period_s=60.0, random_state=4,
+                             **_QUIET)
+    peaks, w = _windows(rec)
+    dev = w - w.mean(axis=0)
+    assert np.sqrt((dev ** 2).sum(axis=1)).mean() > 0.1  # the shape wanders by > 0.1 mV
+    u, s, _ = np.linalg.svd(dev, full_matrices=False)
+    assert s[0] ** 2 / (s ** 2).sum() > 0.5  # mostly along one direction (one slow process)
+    pc = u[:, 0]
+    assert abs(np.corrcoef(pc, rec.resp[peaks])[0, 1]) < 0.3
+    # slow: consecutive beats differ far less than the spread over the record
+    assert np.std(np.diff(pc)) < 0.3 * np.std(pc)
+
+
+def test_ectopic_runs_are_premature_wide_and_followed_by_a_pause():
+    rec = simulate_recording(300.0, 125.0, ectopic_runs_per_min=2.0, ectopic_run_beats=4.0, random_state=6,
+                             **_QUIET)
+    still = simulate_recording(300.0, 125.0, random_state=6, **_QUIET)
+    peaks = _r_peaks(rec.ecg, rec.fs)
+    rr = np.diff(peaks) / rec.fs
+    m = np.median(rr)
+    assert np.sum(rr < 0.85 * m) >= 5  # premature beats
+    assert np.sum(rr > 1.2 * m) >= 3  # compensatory pauses
+    # wider QRS: the width at half maximum of the widest beats exceeds the normal one
+    h = int(0.1 * rec.fs)
+
+    def widths(x, pk):
+        out = []
+        for p in pk[(pk > h) & (pk < x.size - h)]:
+            seg = x[p - h : p + h + 1] - np.median(x[p - 3 * h : p - h]) if p > 3 * h else x[p - h : p + h + 1]
+            out.append(np.sum(seg > 0.5 * seg.max()))
+        return np.array(out)
+
+    w_rec, w_still = widths(rec.ecg, peaks), widths(still.ecg, _r_peaks(still.ecg, still.fs))
+    assert np.max(w_rec) >= np.max(w_still) + 2
+    # same number of beats: ectopic beats replace sinus beats
+    assert abs(peaks.size - _r_peaks(still.ecg, still.fs).size) <= 2
+
+
+def test_motion_artifact_and_noise_bursts_are_local_bursts():
+    clean = simulate_recording(300.0, 125.0, random_state=7)
+    for kw, lo in ((dict(motion_artifact_rate_per_min=1.0, motion_artifact_amplitude=0.5), 0.2),
+                   (dict(noise_burst_rate_per_min=1.0, noise_burst_std=0.3), 0.15)):
+        rec = simulate_recording(300.0, 125.0, random_state=7, **kw)
+        d = rec.ecg - clean.ecg
+        # the bursts are additive and drawn after the rest: outside them the record is the clean one
+        sd = np.array([d[i : i + 125].std() for i in range(0, d.size - 125, 125)])  # 1 s blocks
+        assert np.mean(sd < 0.05) > 0.5  # outside the bursts: at most the white-noise difference
+        assert sd.max() > lo
+    motion = simulate_recording(300.0, 125.0, random_state=7, motion_artifact_rate_per_min=1.0,
+                                motion_artifact_amplitude=0.5)
+    d = motion.ecg - clean.ecg
+    f = np.fft.rfftfreq(d.size, 1 / 125.0)
+    p = np.abs(np.fft.rfft(d)) ** 2
+    assert p[f < 2.0].sum() > 0.5 * p.sum()  # motion: mostly low-frequency
+    burst = simulate_recording(300.0, 125.0, random_state=7, noise_burst_rate_per_min=1.0).ecg - clean.ecg
+    p = np.abs(np.fft.rfft(burst)) ** 2
+    assert p[f > 10.0].sum() > 0.7 * p.sum()  # muscle-like: broadband above 10 Hz
+
+
+def test_contact_change_turns_the_lead_after_a_motion_burst():
+    kw = dict(_QUIET, motion_artifact_rate_per_min=0.5, motion_artifact_amplitude=0.0)
+    rec = simulate_recording(300.0, 125.0, motion_contact_change_deg=20.0, random_state=8, **kw)
+    still = simulate_recording(300.0, 125.0, motion_contact_change_deg=0.0, random_state=8, **kw)
+    _, w = _windows(rec)
+    _, w0 = _windows(still)
+    assert np.ptp(w[:, w.shape[1] // 2]) > 3 * np.ptp(w0[:, w0.shape[1] // 2])  # R height changes
+    np.testing.assert_array_equal(rec.resp, still.resp)
+
+
+def test_ventilator_breathing_is_regular_and_weakly_modulated():
+    spont = simulate_recording(300.0, 125.0, random_state=9, baseline_wander=0.0)
+    vent = simulate_recording(300.0, 125.0, random_state=9, baseline_wander=0.0, ventilator_depth=0.3)
+    cv = lambda rec: np.std(np.diff(rec.breath_times)) / np.mean(np.diff(rec.breath_times))  # noqa: E731
+    assert cv(vent) < 0.3 * cv(spont) and cv(vent) < 0.03
+    assert 1.0 / np.mean(np.diff(vent.breath_times)) == pytest.approx(0.25, rel=0.02)
+    a_s, r_s, _, _ = _beat_series(spont, "II")
+    a_v, r_v, _, _ = _beat_series(vent, "II")
+    slope = lambda a, r: np.polyfit(r, a, 1)[0]  # noqa: E731
+    assert slope(a_v, r_v) == pytest.approx(0.3 * slope(a_s, r_s), rel=0.25)
+
+
+def test_scenarios_are_icu_like_recordings():
+    assert set(SCENARIOS) >= {"clean", "morphology_steps", "morphology_drift", "ectopic_clusters",
+                              "electrode_motion", "noise_bursts", "ventilator_weak", "mixed_icu"}
+    assert set(FAILURE_SCENARIOS) <= set(SCENARIOS) and "clean" not in FAILURE_SCENARIOS
+    for name in SCENARIOS:
+        rec = simulate_scenario(name, duration_s=30.0, random_state=1)
+        assert rec.fs == 125.0 and list(rec.leads) == ["II", "V"] and rec.name == name
+        assert rec.ecg.size == 30 * 125 and np.all(np.isfinite(rec.ecg))
+        assert np.percentile(np.abs(rec.ecg), 99) < 3.0  # mV: comparable to the clean beats
+    with pytest.raises(ValueError, match=r"unknown scenario 'nope'; valid scenarios are \["):
+        simulate_scenario("nope")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"morphology_step_rate_per_min": -1.0}, "morphology_step_rate_per_min must be a finite number >= 0"),
+        ({"morphology_step_size": 1.5}, r"morphology_step_size must be a finite number in \[0, 1\], got 1.5"),
+        ({"morphology_drift": float("nan")}, r"morphology_drift must be a finite number in \[0, 1\]"),
+        ({"morphology_drift_period_s": 0.0}, "morphology_drift_period_s must be a finite number > 0"),
+        ({"ectopic_runs_per_min": "2"}, "ectopic_runs_per_min must be a finite number >= 0, got '2'"),
+        ({"ectopic_run_beats": 0.5}, r"ectopic_run_beats must be a finite number in \[1, 30\]"),
+        ({"ectopic_prematurity": 0.9}, r"ectopic_prematurity must be a finite number in \[0, 0.6\]"),
+        ({"ectopic_width": 0.5}, r"ectopic_width must be a finite number in \[1, 5\]"),
+        ({"ectopic_amplitude": -1.0}, r"ectopic_amplitude must be a finite number in \[0, 3\]"),
+        ({"motion_artifact_rate_per_min": float("inf")}, "motion_artifact_rate_per_min must be a finite number"),
+        ({"motion_artifact_amplitude": -0.1}, "motion_artifact_amplitude must be a finite number >= 0"),
+        ({"motion_contact_change_deg": 120.0}, r"motion_contact_change_deg must be a finite number in \[0, 90\]"),
+        ({"noise_burst_rate_per_min": -0.5}, "noise_burst_rate_per_min must be a finite number >= 0"),
+        ({"noise_burst_std": -0.3}, "noise_burst_std must be a finite number >= 0"),
+        ({"noise_burst_min_s": 0.0}, "noise_burst_min_s must be a finite number > 0"),
+        ({"noise_burst_min_s": 5.0, "noise_burst_max_s": 2.0}, "noise_burst_max_s must be >= noise_burst_min_s"),
+        ({"ventilator_depth": 0.0}, r"ventilator_depth must be None or in \(0, 1\], got 0.0"),
+        ({"ventilator_depth": 1.5}, r"ventilator_depth must be a finite number in \[0, 1\], got 1.5"),
+        ({"ventilator_depth": True}, r"ventilator_depth must be a finite number in \[0, 1\], got True"),
+    ],
+)
+def test_bad_artefact_options(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        simulate_recording(**{"duration_s": 10.0, **kwargs})

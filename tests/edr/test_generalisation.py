@@ -1,0 +1,78 @@
+"""What a robust EDR must achieve on simulated unseen-patient failures (issue #12).
+
+Each failure scenario of :data:`edr.simulate.FAILURE_SCENARIOS` adds realistic non-respiratory
+beat-to-beat variance (morphology steps or drift, ectopic clusters, a mixture with electrode motion and contact
+changes, weakly modulated ventilator breathing; ``electrode_motion`` is a marginal loss and not
+tested here) to an ICU-like record in which the R amplitude
+still breathes. A robust default EDR (``extract_edr(rec)``: kpca, MDD σ², the recording's default
+lead) must then reach the R amplitude's MSC (minus a small margin) and a usable |r|. Today the first
+kernel principal component follows the non-respiratory variance, so these tests are expected to
+fail (``xfail``, not strict); the remedy removes the marker. Measured tables:
+``scripts/output/measure_failure_scenarios.md``; design: docs/design.md#7-simulation.
+
+``noise_bursts`` is the control: isotropic muscle-like noise has no dominant direction in the QRS
+matrix, kPCA already copes (and beats the R amplitude), and the test must keep passing.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import numpy as np
+import pytest
+
+from edr.evaluate.metrics import score
+from edr.pipeline import extract_edr
+from edr.simulate import FAILURE_SCENARIOS, simulate_scenario
+
+DURATION_S = 270.0  # 4.5-minute records at 125 Hz keep the module well under 40 s
+FS = 125.0
+SEEDS = (0, 1, 2)
+"""Scores are medians over these seeds (one record can be an easy or a hard draw)."""
+MSC_MARGIN = 0.05
+"""The default EDR may fall short of the R amplitude's MSC by at most this much."""
+MIN_CORR = 0.5
+CORR_MARGIN = 0.1
+"""|r| must reach max(MIN_CORR, |r| of the R amplitude - CORR_MARGIN)."""
+
+XFAIL = pytest.mark.xfail(
+    reason="kpca first component follows non-respiratory variance; "
+           "see docs/design.md#3-generalisation-to-unseen-patients",
+    strict=False,
+)
+
+
+@functools.lru_cache(maxsize=None)
+def _scores(name):
+    """Median (MSC, |r|) over :data:`SEEDS` of the default EDR and of the R amplitude."""
+    out = []
+    for seed in SEEDS:
+        rec = simulate_scenario(name, duration_s=DURATION_S, fs=FS, random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            d = score(extract_edr(rec), rec)
+            r = score(extract_edr(rec, method="r_amplitude"), rec)
+        out.append((d.msc, abs(d.corr), r.msc, abs(r.corr)))
+    med = np.median(np.array(out), axis=0)
+    return (float(med[0]), float(med[1])), (float(med[2]), float(med[3]))
+
+
+def _check(name):
+    (msc, corr), (msc_r, corr_r) = _scores(name)
+    # the scenario is fair: the R amplitude still breathes
+    assert msc_r > 0.3 and corr_r > 0.55, f"{name}: R amplitude MSC {msc_r:.2f}, |r| {corr_r:.2f}"
+    assert msc >= msc_r - MSC_MARGIN, (
+        f"{name}: default EDR MSC {msc:.2f} < R amplitude {msc_r:.2f} - {MSC_MARGIN}")
+    bound = max(MIN_CORR, corr_r - CORR_MARGIN)
+    assert corr >= bound, f"{name}: default EDR |r| {corr:.2f} < {bound:.2f}"
+
+
+@XFAIL
+@pytest.mark.parametrize("name", FAILURE_SCENARIOS)
+def test_default_edr_is_robust_to_non_respiratory_variance(name):
+    _check(name)
+
+
+def test_default_edr_copes_with_noise_bursts():
+    _check("noise_bursts")
