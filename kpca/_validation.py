@@ -13,9 +13,11 @@ import numpy as np
 
 __all__ = [
     "check_array",
+    "check_count",
     "check_n_components",
     "check_positive",
     "check_random_state",
+    "check_selection_options",
 ]
 
 
@@ -73,50 +75,68 @@ def check_array(X, name="X", *, min_samples=1, n_features=None):
     return np.ascontiguousarray(arr)
 
 
-def check_n_components(n_components, n_samples, name="n_components"):
+def check_n_components(n_components, n_samples, name="n_components", *, optional=False,
+                       bound_note=""):
     """Validate an integer number of components ``1 <= n_components <= n_samples``.
 
     Parameters
     ----------
-    n_components : int
+    n_components : int or None
     n_samples : int
-        Upper bound (number of training samples).
+        Upper bound (number of training samples, or the limit of the caller).
     name : str
         Parameter name used in error messages.
+    optional : bool
+        Accept ``None`` (returned as is: "let the caller choose"), as the
+        model-selection criteria do; their messages read ``"must be None or an
+        int >= 1"`` and ``"must be <= {n_samples} here"``.
+    bound_note : str
+        Appended to the ``"must be <= n_samples=..."`` message (e.g. why).
 
     Returns
     -------
-    int
+    int or None
 
     Raises
     ------
     ValueError
         If ``n_components`` is not an integer (bools are rejected) or out of range.
     """
+    if optional:
+        n = check_count(n_components, name, 1, optional=True)
+        if n is not None and n > n_samples:
+            raise ValueError(f"{name} must be <= {n_samples} here; got {name}={n}")
+        return n
     if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral):
         raise ValueError(f"{name} must be a positive integer; got {name}={n_components!r}")
     n = int(n_components)
     if n < 1:
         raise ValueError(f"{name} must be >= 1; got {name}={n}")
     if n > n_samples:
-        raise ValueError(f"{name} must be <= n_samples={n_samples}; got {name}={n}")
+        raise ValueError(f"{name} must be <= n_samples={n_samples}{bound_note}; got {name}={n}")
     return n
 
 
-def check_count(value, name, minimum):
+def check_count(value, name, minimum, *, optional=False):
     """Validate an integer count (``bool`` rejected) of at least ``minimum``.
+
+    ``optional=True`` also accepts (and returns) ``None``.
 
     Returns
     -------
-    int
+    int or None
 
     Raises
     ------
     ValueError
-        ``"{name} must be an int >= {minimum}; got {name}=..."``.
+        ``"{name} must be an int >= {minimum}; got {name}=..."`` (``"must be
+        None or an int"`` when ``optional``).
     """
+    if optional and value is None:
+        return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}; got {name}={value!r}")
+        what = "None or an int" if optional else "an int"
+        raise ValueError(f"{name} must be {what} >= {minimum}; got {name}={value!r}")
     return int(value)
 
 
@@ -173,3 +193,49 @@ def check_random_state(random_state):
         "random_state must be None, a non-negative int or a numpy.random.Generator; "
         f"got random_state={random_state!r}"
     )
+
+
+#: keyword arguments of :func:`kpca.selection.select` that an estimator sets itself
+RESERVED_SELECTION_OPTIONS = ("criterion", "n_components", "random_state")
+
+
+def check_selection_options(options, reserved=RESERVED_SELECTION_OPTIONS, *, unused_reason=None):
+    """Validate an estimator's ``selection_options`` (``None`` or a dict of str keys).
+
+    Parameters
+    ----------
+    options : dict or None
+    reserved : tuple of str
+        Keys the estimator sets itself.
+    unused_reason : str, optional
+        Why no criterion runs in this fit (then a non-empty dict is an error).
+
+    Returns
+    -------
+    dict
+        A shallow copy (empty for ``None``).
+
+    Raises
+    ------
+    ValueError
+        Not a dict, a non-str key, a key in ``reserved`` (set by the estimator),
+        or options although no criterion runs.
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise ValueError(
+            f"selection_options must be None or a dict; got selection_options={options!r}"
+        )
+    bad = sorted(repr(k) for k in options if not isinstance(k, str) or k in reserved)
+    if bad:
+        raise ValueError(
+            f"selection_options may not contain {', '.join(bad)} (set by the estimator); "
+            f"got selection_options={options!r}"
+        )
+    if options and unused_reason is not None:
+        raise ValueError(
+            f"selection_options apply only when a criterion runs ({unused_reason}); "
+            f"got selection_options={options!r}"
+        )
+    return dict(options)

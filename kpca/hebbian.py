@@ -11,10 +11,8 @@ eigenvectors of the covariance of the (centred) inputs, in order, and
 special case of the kernel Hebbian algorithm in :mod:`kpca.iterative`.
 
 The modified modulated Hebb-Oja rule (MMHO) of Jankovic et al. is NOT
-implemented here: its update, Eq. (7), is garbled in our copy of the paper and
-none of the readings reconstructed from the surviving tokens reproduces the
-paper's Fig. 2 (see ``scripts/mmho_jankovic_fig2.py`` and
-``scripts/output/mmho_jankovic_fig2.md`` for the candidates and their curves).
+implemented here: its update, Eq. (7), is garbled in our copy of the paper
+(``docs/design.md#4-kpca-core-decisions``).
 """
 
 from __future__ import annotations

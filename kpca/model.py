@@ -8,7 +8,13 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
-from kpca._validation import check_array, check_n_components, check_positive, check_random_state
+from kpca._validation import (
+    check_array,
+    check_n_components,
+    check_positive,
+    check_random_state,
+    check_selection_options,
+)
 from kpca.kernels import center_kernel, center_test_kernel, rbf_kernel
 from kpca.preimage import expansion_coefficients, fixed_point_preimage
 
@@ -17,10 +23,8 @@ __all__ = ["KernelPCA"]
 _SOLVERS = ("auto", "dense", "arpack")
 
 # "auto" uses ARPACK when N >= _AUTO_ARPACK_MIN_SAMPLES and the number of
-# components is at most N / _AUTO_ARPACK_MAX_FRACTION; dense otherwise.
-# Measured with benchmarks/bench_kpca.py (see benchmarks/RESULTS.md): ARPACK
-# was faster for every N in 100..3000 with n_components <= N/4; below N = 100
-# both take about a millisecond and LAPACK needs no start vector.
+# components is at most N / _AUTO_ARPACK_MAX_FRACTION; dense otherwise
+# (thresholds: docs/design.md#4-kpca-core-decisions).
 _AUTO_ARPACK_MIN_SAMPLES = 100
 _AUTO_ARPACK_MAX_FRACTION = 4
 
@@ -59,8 +63,8 @@ class KernelPCA:
         ``n_c`` eigenpairs. "arpack": ``scipy.sparse.linalg.eigsh`` (Lanczos)
         for the ``n_c`` largest eigenvalues with a start vector drawn from
         ``random_state``. "auto": ARPACK when ``N >= 100`` and
-        ``n_c <= N / 4``, dense otherwise (switch chosen by measurement,
-        ``benchmarks/bench_kpca.py``).
+        ``n_c <= N / 4``, dense otherwise (see
+        ``docs/design.md#4-kpca-core-decisions``).
     tol : float, default=0.0
         ARPACK convergence tolerance (0: machine precision).
     max_iter : int, optional
@@ -71,6 +75,18 @@ class KernelPCA:
         Iteration cap of the pre-image iteration.
     random_state : None, int or numpy.random.Generator
         Seeds the ARPACK start vector and is passed to model selection.
+    selection_options : dict, optional
+        Keyword arguments passed to :func:`kpca.selection.select` when a
+        criterion runs (e.g. ``{"n_draws": 50}`` for MDD,
+        ``{"n_permutations": 49}`` for kPA, ``{"grid": [...]}`` with a
+        string ``sigma2``). ``fit(X)`` with ``sigma2="mdd"`` and these options
+        gives the same model as
+        ``select(X, "mdd", n_components=n, random_state=rs, **options)``
+        followed by ``KernelPCA(n, sigma2=result.sigma2, random_state=rs)``.
+        ``n_components`` and ``random_state`` are the estimator's own and may
+        not appear here; ``grid`` may not when ``sigma2`` is a number. A
+        non-empty dict when no criterion runs (numeric ``sigma2`` and integer
+        ``n_components``) is an error.
 
     Attributes
     ----------
@@ -111,6 +127,7 @@ class KernelPCA:
         preimage_tol=1e-9,
         preimage_max_iter=500,
         random_state=None,
+        selection_options=None,
     ):
         self.n_components = n_components
         self.sigma2 = sigma2
@@ -120,6 +137,7 @@ class KernelPCA:
         self.preimage_tol = preimage_tol
         self.preimage_max_iter = preimage_max_iter
         self.random_state = random_state
+        self.selection_options = selection_options
 
     # ------------------------------------------------------------------ #
     # fitting
@@ -134,6 +152,11 @@ class KernelPCA:
                 f"got n_components={self.n_components!r}"
             )
         n_c = None if auto else check_n_components(self.n_components, n_samples)
+        runs = auto or isinstance(self.sigma2, str)
+        options = check_selection_options(
+            self.selection_options,
+            unused_reason=None if runs else "sigma2 a criterion name or n_components='auto'",
+        )
         if isinstance(self.sigma2, str):
             criterion, grid = self.sigma2, None
         else:
@@ -141,10 +164,15 @@ class KernelPCA:
             if not auto:
                 return sigma2, n_c, None
             criterion, grid = "mdd", np.array([sigma2])
+            if "grid" in options:
+                raise ValueError(
+                    "selection_options may not set 'grid' when sigma2 is a number (the grid is "
+                    f"[sigma2]); got selection_options={self.selection_options!r}"
+                )
 
         from kpca.selection import select  # optional sibling module, imported lazily
 
-        kwargs = {"n_components": n_c, "random_state": self.random_state}
+        kwargs = {**options, "n_components": n_c, "random_state": self.random_state}
         if grid is not None:
             kwargs["grid"] = grid
         result = select(X, criterion, **kwargs)

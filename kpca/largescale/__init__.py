@@ -6,8 +6,9 @@
   the reduced eigenproblem (Eqs. (16)-(19)).
 * :mod:`~kpca.largescale.nystrom` — Nyström feature maps and kernel PCA in the
   low-rank feature space.
-* :mod:`~kpca.largescale.mdd_split` — MDD on the given training (support
-  vectors / pivots) + validation split of Fig. 8.
+* :func:`mdd_on_split` — MDD on the given training (support vectors /
+  pivots) + validation split of Fig. 8 (defined in
+  :mod:`kpca.selection.mdd_split`, re-exported here).
 * :mod:`~kpca.largescale.model` — the estimators :class:`FixedSizeKernelPCA`
   and :class:`IncompleteCholeskyKernelPCA`.
 
@@ -24,7 +25,7 @@ from kpca.largescale.fs2 import (
     renyi_entropy,
 )
 from kpca.largescale.icf import ICFResult, ReducedEigen, incomplete_cholesky, reduced_eigenproblem
-from kpca.largescale.mdd_split import mdd_on_split
+from kpca.selection.mdd_split import mdd_on_split
 from kpca.largescale.model import FixedSizeKernelPCA, IncompleteCholeskyKernelPCA
 from kpca.largescale.nystrom import NystromEigen, nystrom_kpca, nystrom_map, pca_of_features
 

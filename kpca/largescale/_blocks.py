@@ -10,7 +10,7 @@ is ``O(N d + ROW_BLOCK M + M^2)`` for ``N`` points of dimension ``d``.
 
 from __future__ import annotations
 
-__all__ = ["ROW_BLOCK", "row_slices"]
+__all__ = ["ROW_BLOCK", "row_block", "row_slices"]
 
 ROW_BLOCK = 4096
 """Rows per block of a pass over the data.
@@ -19,6 +19,11 @@ ROW_BLOCK = 4096
 for ``M = 200``); larger blocks give no measurable speed-up (one BLAS call per
 block already amortises the Python loop). Read at call time, so tests can
 lower it to exercise the blocked paths on small data."""
+
+
+def row_block():
+    """The current :data:`ROW_BLOCK` (read at call time)."""
+    return ROW_BLOCK
 
 
 def row_slices(n_rows):

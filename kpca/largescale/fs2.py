@@ -39,11 +39,14 @@ Memory
 start is :func:`scipy.cluster.vq.kmeans2` (``minit="++"``, 20 iterations)
 re-implemented draw for draw (same seeding, same labels, same centroids)
 with a running minimum in the k-means++ seeding instead of SciPy's ``i x N``
-distance matrix at step ``i`` (which also cost ``O(M^2 N d)`` time: the
-k-means start took 61 of the 68 s of the FS2 fit for ``N = 100 811``,
-``d = 31``, ``M = 200``; now 5 s), and the labels computed
+distance matrix at step ``i`` (which also costs ``O(M^2 N d)`` time), and the
+labels computed
 :data:`~kpca.largescale._blocks.ROW_BLOCK` rows at a time; the centroid to
 data point mapping and the kernel row sums of FS2 work in blocks too.
+
+BLAS runs on one thread during the k-means start and the entropy swaps: their
+BLAS calls are small and multi-threaded BLAS made them several times slower
+(``docs/design.md#4-kpca-core-decisions``).
 """
 
 from __future__ import annotations
@@ -54,9 +57,10 @@ import numpy as np
 from scipy.cluster.vq import vq
 from scipy.spatial.distance import cdist
 
-from kpca._validation import check_array, check_positive, check_random_state
+from kpca._blas import single_threaded_blas
+from kpca._validation import check_array, check_n_components, check_positive, check_random_state
 from kpca.kernels import rbf_kernel, squared_distances
-from kpca.largescale import _blocks
+from kpca.largescale._blocks import row_block, row_slices
 
 __all__ = ["FS2Result", "renyi_entropy", "kmeans_support_vectors", "fs2_support_vectors"]
 
@@ -103,17 +107,10 @@ def renyi_entropy(K):
     return float(-np.log(K.sum() / K.shape[0] ** 2))
 
 
-def _check_n_support(n_support, n_samples):
-    if isinstance(n_support, bool) or not isinstance(n_support, (int, np.integer)):
-        raise ValueError(f"n_support must be a positive integer; got n_support={n_support!r}")
-    if n_support < 1:
-        raise ValueError(f"n_support must be >= 1; got n_support={n_support}")
-    if n_support > n_samples:
-        raise ValueError(
-            f"n_support must be <= n_samples={n_samples} (more support vectors than points); "
-            f"got n_support={n_support}"
-        )
-    return int(n_support)
+def check_n_support(n_support, n_samples):
+    """Validate the number of support vectors, ``1 <= n_support <= n_samples``."""
+    return check_n_components(n_support, n_samples, "n_support",
+                              bound_note=" (more support vectors than points)")
 
 
 def _kmeans_plus_plus(X, k, rng):
@@ -143,7 +140,7 @@ def _kmeans(X, k, rng, n_iter=20):
     code = _kmeans_plus_plus(X, k, rng)
     label = np.empty(N, dtype=np.intp)
     for _ in range(n_iter):
-        for rows in _blocks.row_slices(N):
+        for rows in row_slices(N):
             label[rows] = vq(X[rows], code, check_finite=False)[0]
         counts = np.bincount(label, minlength=k)
         sums = np.column_stack([np.bincount(label, weights=X[:, j], minlength=k)
@@ -153,6 +150,7 @@ def _kmeans(X, k, rng, n_iter=20):
     return code
 
 
+@single_threaded_blas
 def kmeans_support_vectors(X, n_support, *, random_state=None):
     """Distinct data points nearest to ``n_support`` k-means centroids (FS2 start).
 
@@ -166,9 +164,7 @@ def kmeans_support_vectors(X, n_support, *, random_state=None):
     ``max(1, ROW_BLOCK * M // N)`` centroids at a time; for ``d >= 16`` they
     go through BLAS, whose rounding depends on that count, so a centroid
     equidistant in exact arithmetic from two points (a two-point cluster) may
-    take the other one than with all ``M`` centroids at once (as before the
-    blocking; identical on the 24-hour record of
-    ``scripts/measure_largescale_edr.py``).
+    take the other one than with all ``M`` centroids at once.
 
     Parameters
     ----------
@@ -183,7 +179,7 @@ def kmeans_support_vectors(X, n_support, *, random_state=None):
     """
     X = check_array(X, "X")
     N = X.shape[0]
-    M = _check_n_support(n_support, N)
+    M = check_n_support(n_support, N)
     rng = check_random_state(random_state)
     if M == N:
         return np.arange(M)
@@ -191,7 +187,7 @@ def kmeans_support_vectors(X, n_support, *, random_state=None):
     taken = np.zeros(N, dtype=bool)
     support = np.empty(M, dtype=np.intp)
     # Distances of a few centroids at a time: at most ROW_BLOCK * M entries.
-    step = max(1, _blocks.ROW_BLOCK * M // N)
+    step = max(1, row_block() * M // N)
     for c0 in range(0, M, step):
         D2 = squared_distances(centroids[c0 : c0 + step], X)
         for c, row in enumerate(D2, start=c0):
@@ -213,6 +209,7 @@ def _kernel_column(X, j, sigma2):
     return np.exp(np.einsum("ij,ij->i", diff, diff) * (-0.5 / sigma2))
 
 
+@single_threaded_blas
 def fs2_support_vectors(X, n_support, sigma2, *, max_iter=None, random_state=None):
     """Select ``n_support`` support vectors by FS2 (Varon et al. 2015, Sec. V-1).
 
@@ -240,7 +237,7 @@ def fs2_support_vectors(X, n_support, sigma2, *, max_iter=None, random_state=Non
     """
     X = check_array(X, "X")
     N = X.shape[0]
-    M = _check_n_support(n_support, N)
+    M = check_n_support(n_support, N)
     sigma2 = check_positive(sigma2, "sigma2")
     if max_iter is None:
         max_iter = 10 * M
@@ -254,7 +251,7 @@ def fs2_support_vectors(X, n_support, sigma2, *, max_iter=None, random_state=Non
     Ksv = rbf_kernel(X[support], sigma2=sigma2)  # Omega
     # c[x] = sum_j k(x, s_j) for every data point (running row sums).
     c = np.empty(N)
-    for rows in _blocks.row_slices(N):
+    for rows in row_slices(N):
         c[rows] = rbf_kernel(X[rows], X[support], sigma2=sigma2).sum(axis=1)
     total = Ksv.sum()
     history = [-np.log(total / M**2)]

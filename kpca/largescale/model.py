@@ -18,10 +18,17 @@ import numbers
 import numpy as np
 import scipy.linalg
 
-from kpca._validation import check_array, check_n_components, check_positive, check_random_state
+from kpca._validation import (
+    RESERVED_SELECTION_OPTIONS,
+    check_array,
+    check_n_components,
+    check_positive,
+    check_random_state,
+    check_selection_options,
+)
 from kpca.kernels import rbf_kernel
-from kpca.largescale import _blocks
-from kpca.largescale.fs2 import _check_n_support, fs2_support_vectors
+from kpca.largescale._blocks import row_slices
+from kpca.largescale.fs2 import check_n_support, fs2_support_vectors
 from kpca.largescale.icf import incomplete_cholesky, reduced_eigenproblem
 from kpca.largescale.nystrom import nystrom_map, pca_of_feature_rows
 
@@ -41,18 +48,23 @@ def _check_n_validation(n_validation, n_available):
     return int(n_validation)
 
 
+#: ``selection_options`` keys the large-scale estimators set themselves
+_RESERVED_OPTIONS = RESERVED_SELECTION_OPTIONS + ("grid", "data_spectra")
+
+
 def _select(X_train, X_val, criterion, n_components, grid, random_state, options,
             data_spectra=None):
     """Model selection on the training set (+ validation set for MDD), Fig. 8.
 
-    MDD (``"mdd"`` / ``"varon2015"``) runs on the given split
-    (:func:`~kpca.largescale.mdd_split.mdd_on_split`, with ``data_spectra``
-    as its data spectrum when given); any other criterion of
-    :func:`kpca.selection.select` runs on the training set alone.
+    ``criterion`` is a canonical key of :data:`kpca.selection.CRITERIA`. MDD
+    (``"varon2015"``) runs on the given split
+    (:func:`~kpca.selection.mdd_on_split`, with ``data_spectra`` as its data
+    spectrum when given); any other criterion of :func:`kpca.selection.select`
+    runs on the training set alone.
     """
     n_components = None if n_components == "auto" else n_components
-    if criterion in ("mdd", "varon2015"):
-        from kpca.largescale.mdd_split import mdd_on_split
+    if criterion == "varon2015":
+        from kpca.selection import mdd_on_split
 
         return mdd_on_split(X_train, X_val, grid=grid, n_components=n_components,
                             random_state=random_state, data_spectra=data_spectra,
@@ -72,6 +84,43 @@ class _LowRankKernelPCA:
     feature space. ``transform`` works on
     :data:`~kpca.largescale._blocks.ROW_BLOCK` rows at a time.
     """
+
+    def __init__(self, n_components, sigma2, *, n_validation, selection_options, preimage_tol,
+                 preimage_max_iter, random_state):
+        self.n_components = n_components
+        self.sigma2 = sigma2
+        self.n_validation = n_validation
+        self.selection_options = selection_options
+        self.preimage_tol = preimage_tol
+        self.preimage_max_iter = preimage_max_iter
+        self.random_state = random_state
+
+    def _check_selection(self, n_limit, selects):
+        """Validate ``n_components`` (an int: at most ``n_limit``) and ``selection_options``.
+
+        ``selects``: whether this fit runs a criterion. Returns the random generator.
+        """
+        if self.n_components != "auto":
+            check_n_components(self.n_components, n_limit)
+        check_selection_options(
+            self.selection_options, _RESERVED_OPTIONS,
+            unused_reason=None if selects else self._NO_SELECTION,
+        )
+        return check_random_state(self.random_state)
+
+    def _select_on_split(self, X, train, n_val, criterion, n_components, grid, rng,
+                         data_spectra=None):
+        """Draw ``n_val`` validation rows of ``X`` outside ``train`` and run the criterion.
+
+        Sets ``validation_`` and ``selection_``; returns ``max(1, n_c)`` (no component above
+        the noise, Eq. (14) giving 0: the leading one is kept).
+        """
+        rest = np.setdiff1d(np.arange(X.shape[0]), train)
+        n_val = _check_n_validation(n_val, rest.size)
+        self.validation_ = np.sort(rng.choice(rest, size=n_val, replace=False))
+        self.selection_ = _select(self.basis_, X[self.validation_], criterion, n_components,
+                                  grid, rng, self.selection_options, data_spectra=data_spectra)
+        return max(1, self.selection_.n_components)
 
     def _check_fitted(self):
         if not hasattr(self, "_W"):
@@ -94,7 +143,7 @@ class _LowRankKernelPCA:
         self._check_fitted()
         X = check_array(X, "X", n_features=self.basis_.shape[1])
         Z = np.empty((X.shape[0], self._W.shape[1]))
-        for rows in _blocks.row_slices(X.shape[0]):
+        for rows in row_slices(X.shape[0]):
             Z[rows] = (self._features(X[rows]) - self._f_mean) @ self._W
         return Z
 
@@ -167,8 +216,10 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
         ``"auto"``: chosen by the selection criterion on the support vectors +
         validation set (Fig. 8).
     sigma2 : float or str
-        Kernel width, or a criterion key of :mod:`kpca.selection` (e.g.
-        ``"mdd"``) run on the support vectors + validation set.
+        Kernel width, or a criterion key or alias of :mod:`kpca.selection`
+        (``"mdd"``, ``"varon2015"``, ``"shannon"``, ...; case-insensitive, see
+        :func:`kpca.selection.resolve_criterion`). MDD runs on the support
+        vectors + validation set, any other criterion on the support vectors.
     n_support : int
         Number of support vectors ``M`` (the paper uses 50 on its toys).
     train_on : {"support", "all"}
@@ -183,7 +234,11 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
     grid : array_like, optional
         ``sigma2`` grid passed to the criterion.
     selection_options : dict, optional
-        Extra keyword arguments of :func:`kpca.selection.select`.
+        Extra keyword arguments of the criterion (MDD:
+        :func:`kpca.selection.mdd_on_split`, e.g. ``{"n_draws": 50}``; others:
+        :func:`kpca.selection.select`). ``criterion``, ``n_components``,
+        ``random_state``, ``grid`` and ``data_spectra`` are set by the
+        estimator; a non-empty dict when no criterion runs is an error.
     preimage_tol, preimage_max_iter : float, int
         Fixed-point pre-image settings.
     random_state : None, int or numpy.random.Generator
@@ -221,18 +276,16 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
         preimage_max_iter=500,
         random_state=None,
     ):
-        self.n_components = n_components
-        self.sigma2 = sigma2
+        super().__init__(n_components, sigma2, n_validation=n_validation,
+                         selection_options=selection_options, preimage_tol=preimage_tol,
+                         preimage_max_iter=preimage_max_iter, random_state=random_state)
         self.n_support = n_support
         self.train_on = train_on
         self.support_sigma2 = support_sigma2
         self.max_iter = max_iter
-        self.n_validation = n_validation
         self.grid = grid
-        self.selection_options = selection_options
-        self.preimage_tol = preimage_tol
-        self.preimage_max_iter = preimage_max_iter
-        self.random_state = random_state
+
+    _NO_SELECTION = "sigma2 a criterion name or n_components='auto'"
 
     def fit(self, X, y=None):
         """Select the support vectors, the model (if asked) and the principal axes.
@@ -247,17 +300,20 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
         """
         X = check_array(X, "X", min_samples=2)
         N = X.shape[0]
-        M = _check_n_support(self.n_support, N)
+        M = check_n_support(self.n_support, N)
         if self.train_on not in ("support", "all"):
             raise ValueError(
                 f"train_on must be 'support' or 'all'; got train_on={self.train_on!r}"
             )
         by_criterion = isinstance(self.sigma2, str)
-        if not by_criterion:
+        if by_criterion:
+            from kpca.selection import resolve_criterion
+
+            criterion = resolve_criterion(self.sigma2)
+        else:
             check_positive(self.sigma2, "sigma2")
-        if self.n_components != "auto":
-            check_n_components(self.n_components, M)
-        rng = check_random_state(self.random_state)
+            criterion = "varon2015"
+        rng = self._check_selection(M, by_criterion or self.n_components == "auto")
 
         if self.support_sigma2 is not None:
             sv_sigma2 = check_positive(self.support_sigma2, "support_sigma2")
@@ -275,23 +331,11 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
         self.selection_, self.validation_ = None, None
         sigma2, n_components = self.sigma2, self.n_components
         if by_criterion or n_components == "auto":
-            rest = np.setdiff1d(np.arange(N), fs2.support)
-            n_val = min(1000, rest.size) if self.n_validation is None else self.n_validation
-            n_val = _check_n_validation(n_val, rest.size)
-            self.validation_ = np.sort(rng.choice(rest, size=n_val, replace=False))
+            n_val = min(1000, N - M) if self.n_validation is None else self.n_validation
             grid = self.grid if by_criterion else [float(sigma2)]
-            self.selection_ = _select(
-                self.basis_,
-                X[self.validation_],
-                sigma2 if by_criterion else "mdd",
-                n_components,
-                grid,
-                rng,
-                self.selection_options,
-            )
-            # No component above the noise (Eq. (14) gives 0): keep the leading one.
+            n_components = self._select_on_split(X, fs2.support, n_val, criterion, n_components,
+                                                 grid, rng)
             sigma2 = self.selection_.sigma2
-            n_components = max(1, self.selection_.n_components)
         self.sigma2_ = float(sigma2)
         self._T = nystrom_map(rbf_kernel(self.basis_, sigma2=self.sigma2_))
         rows = self.basis_ if self.train_on == "support" else X
@@ -316,41 +360,23 @@ class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
     transform costs ``O(Q)`` kernel evaluations instead of ``O(N)``.
 
     **ICF + MDD** (``n_components="auto"``, Fig. 8; ``sigma2`` is given, Remark
-    2, because the pivots change with it). Reading of the text, each point
-    where it is not explicit measured in ``scripts/repro_varon2015_largescale.py``:
+    2, because the pivots change with it):
 
     * training set ``D_t`` = the ``Q`` pivots; the validation set is drawn
-      from the ``N - Q`` other points ("the set of remaining N - Q data points
-      can be split into validation and test", Sec. V-2);
+      from the ``N - Q`` other points (Sec. V-2);
     * distance moments from pivot-to-(pivots ∪ validation) distances (Sec.
       IV) and noise distance matrices ``R_hat`` of size ``Q x Q`` (Eqs.
-      (12)-(13); Remark 2: for each ``sigma2`` "a new distance matrix must be
-      obtained, which requires higher computation times as the number of
-      pivots increase");
+      (12)-(13), Remark 2);
     * data spectrum = the ``Q`` eigenvalues ``lambda_l`` of the reduced
       problem, Eq. (19), i.e. of the centred ICF approximation
-      ``M_c G G^T M_c`` of the ``N x N`` kernel: Eq. (18) is Eq. (4)
-      rewritten, and Remark 2 calls ``U^T M_c U Sigma^2`` "the training
-      matrix ... of the size Q x Q", the size of the noise matrices.
+      ``M_c G G^T M_c`` of the ``N x N`` kernel (Eq. (18) is Eq. (4)
+      rewritten).
 
-    These ``lambda_l`` grow with ``N`` (their sum is ``tr(M_c G G^T M_c)
-    ~ N (1 - mean k)``), the noise eigenvalues with ``Q``: Eq. (14) compares
-    spectra of different scale and favours the data by about ``N / Q``. This is
-    what reproduces the paper's ``n_c``: on the semicircles (paper: 24
-    components, 70 pivots) it selects 30-33 of 113-125 pivots (ICF on the 300
-    non-test points), 37-39 of 134-145 with ICF on all 500 points as in the
-    paper, and 24-26 of 86-91 when in addition the kernel is taken as
-    ``exp(-r^2 / sigma2)`` (LS-SVMlab's convention; it also brings the pivot
-    counts of the square and rings, 113-119 and 512-516, near the paper's 98
-    and 493). The scale-consistent alternatives measured — the centred kernel
-    of the pivots against the same ``Q x Q`` noise (our earlier reading), or
-    ``lambda_l Q / N`` — find no component above the noise at the Eq. (20)
-    width (Eq. (14) gives 0, the fallback keeps 1 component, test MSE about 5x
-    the noisy input), and neither does dense MDD on all points at that width:
-    there the noise's first eigenvalue exceeds ``lambda_1``. The selected
-    ``n_c`` depends on ``N / Q`` (0 on the two rings when ICF sees only the
-    1050 non-test points, ``Q = 628``), and fewer components would de-noise
-    better on the toys; see ``scripts/output/varon2015_largescale.md``.
+    These ``lambda_l`` grow with ``N``, the noise eigenvalues with ``Q``:
+    Eq. (14) favours the data by about ``N / Q``, so the selected ``n_c``
+    depends on ``N / Q`` (this reading reproduces the paper's ``n_c``; the
+    alternatives and measurements are in
+    ``docs/design.md#4-kpca-core-decisions``).
 
     Parameters
     ----------
@@ -365,10 +391,12 @@ class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
     max_rank : int, optional
         Cap on the number of pivots.
     criterion : str
-        Selection criterion for ``n_components="auto"`` (default ``"mdd"``).
+        Selection criterion (key or alias) for ``n_components="auto"``
+        (default ``"mdd"``).
     n_validation : int, optional
         Validation-set size, capped at the ``N - Q`` non-pivots (default 1000).
     selection_options : dict, optional
+        As for :class:`FixedSizeKernelPCA` (used with ``n_components="auto"`` only).
     preimage_tol, preimage_max_iter : float, int
     random_state : None, int or numpy.random.Generator
         Seeds the validation split and the criterion.
@@ -401,16 +429,14 @@ class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
         preimage_max_iter=500,
         random_state=None,
     ):
-        self.n_components = n_components
-        self.sigma2 = sigma2
+        super().__init__(n_components, sigma2, n_validation=n_validation,
+                         selection_options=selection_options, preimage_tol=preimage_tol,
+                         preimage_max_iter=preimage_max_iter, random_state=random_state)
         self.eta = eta
         self.max_rank = max_rank
         self.criterion = criterion
-        self.n_validation = n_validation
-        self.selection_options = selection_options
-        self.preimage_tol = preimage_tol
-        self.preimage_max_iter = preimage_max_iter
-        self.random_state = random_state
+
+    _NO_SELECTION = "n_components='auto'"
 
     def fit(self, X, y=None):
         """Factorise the kernel, select ``n_components`` (if asked), solve Eq. (19).
@@ -425,21 +451,25 @@ class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
         """
         X = check_array(X, "X", min_samples=2)
         N = X.shape[0]
-        if self.sigma2 == "rule-of-thumb":
-            from kpca.selection import rule_of_thumb_sigma2
+        if isinstance(self.sigma2, str):
+            from kpca.selection import ALIASES, rule_of_thumb_sigma2
 
+            name = self.sigma2.strip().lower()
+            if ALIASES.get(name, name) != "rule-of-thumb":
+                raise ValueError(
+                    "sigma2 must be a positive number or 'rule-of-thumb' for ICF (the factor "
+                    f"depends on sigma2, Sec. V-2); got sigma2={self.sigma2!r}"
+                )
             sigma2 = float(rule_of_thumb_sigma2(X))
-        elif isinstance(self.sigma2, str):
-            raise ValueError(
-                "sigma2 must be a positive number or 'rule-of-thumb' for ICF (the factor "
-                f"depends on sigma2, Sec. V-2); got sigma2={self.sigma2!r}"
-            )
         else:
             sigma2 = check_positive(self.sigma2, "sigma2")
         check_positive(self.eta, "eta")
-        if self.n_components != "auto":
-            check_n_components(self.n_components, N)
-        rng = check_random_state(self.random_state)
+        auto = self.n_components == "auto"
+        if auto:
+            from kpca.selection import resolve_criterion
+
+            criterion = resolve_criterion(self.criterion)
+        rng = self._check_selection(N, auto)
         icf = incomplete_cholesky(X, sigma2, self.eta, max_rank=self.max_rank)
         G, piv = icf.G, icf.pivots
         Q = piv.size
@@ -450,7 +480,6 @@ class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
 
         self.selection_, self.validation_ = None, None
         n_components = self.n_components
-        auto = n_components == "auto"
         if auto and Q < 5:
             raise ValueError(
                 f"n_components='auto' needs at least 5 pivots for the selection; got Q={Q} "
@@ -464,24 +493,11 @@ class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
         # All Q eigenpairs when selecting: the criterion needs the whole spectrum of Eq. (19).
         red = reduced_eigenproblem(G, Q if auto else int(n_components))
         if auto:
-            rest = np.setdiff1d(np.arange(N), piv)
             n_val = 1000 if self.n_validation is None else self.n_validation
             # Q is only known now: the size is capped at the non-pivot count.
-            n_val = _check_n_validation(n_val, N)
-            n_val = _check_n_validation(min(n_val, rest.size), rest.size)
-            self.validation_ = np.sort(rng.choice(rest, size=n_val, replace=False))
-            self.selection_ = _select(
-                self.basis_,
-                X[self.validation_],
-                self.criterion,
-                None,
-                [sigma2],
-                rng,
-                self.selection_options,
-                data_spectra=red.eigenvalues,
-            )
-            # No component above the noise (Eq. (14) gives 0): keep the leading one.
-            n_components = max(1, self.selection_.n_components)
+            n_val = min(_check_n_validation(n_val, N), N - Q)
+            n_components = self._select_on_split(X, piv, n_val, criterion, None, [sigma2], rng,
+                                                 data_spectra=red.eigenvalues)
         k = self.n_components_ = int(n_components)
         self.eigenvalues_, self.alphas_ = red.eigenvalues[:k], red.alphas[:, :k]
         # g(x) = L^{-1} k_P(x), L = G[piv] lower triangular: T = L^{-T}.

@@ -33,7 +33,7 @@ import scipy.linalg
 
 from kpca._validation import check_array, check_n_components, check_positive
 from kpca.kernels import rbf_kernel
-from kpca.largescale import _blocks
+from kpca.largescale._blocks import row_block, row_slices
 
 __all__ = ["NystromEigen", "nystrom_map", "nystrom_kpca", "pca_of_feature_rows", "pca_of_features"]
 
@@ -144,10 +144,10 @@ def pca_of_feature_rows(features, n_rows, n_components):
         times the largest (its ``alphas`` column would be rounding noise;
         the SVD's is an arbitrary null vector): ask for fewer components.
     """
-    if n_rows <= _blocks.ROW_BLOCK:
+    if n_rows <= row_block():
         return pca_of_features(features(slice(0, n_rows)), n_components)
     n = 0
-    for rows in _blocks.row_slices(n_rows):
+    for rows in row_slices(n_rows):
         F = features(rows)
         block_mean = F.mean(axis=0)
         Fc = F - block_mean
@@ -170,7 +170,7 @@ def pca_of_feature_rows(features, n_rows, n_components):
             f"eigenvalue above {_RCOND:g} times the largest; ask for at most {n_ok}"
         )
     alphas = np.empty((n_rows, k))
-    for rows in _blocks.row_slices(n_rows):
+    for rows in row_slices(n_rows):
         alphas[rows] = (features(rows) - mean) @ V
     alphas /= np.sqrt(lam)
     signs = np.sign(alphas[np.argmax(np.abs(alphas), axis=0), np.arange(k)])

@@ -26,33 +26,40 @@ from __future__ import annotations
 
 import numpy as np
 
+from kpca._validation import check_n_components
 from kpca.kernels import center_kernel, rbf_kernel
 from kpca.selection import heuristics
-from kpca.selection._common import check_data, check_n_components, seed_of
+from kpca.selection._common import check_data, seed_of
 from kpca.selection.heuristics import guttman_kaiser, rule_of_thumb_sigma2, scree
 from kpca.selection.kpa import select_kpa
 from kpca.selection.mdd import select_mdd
+from kpca.selection.mdd_split import mdd_on_split
 from kpca.selection.result import SelectionResult, SelectionWarning
 from kpca.selection.shannon import select_shannon
 
 __all__ = [
-    "CRITERIA", "SelectionResult", "SelectionWarning", "select", "select_kpa", "select_mdd",
-    "select_shannon", "rule_of_thumb_sigma2", "guttman_kaiser", "scree",
+    "ALIASES", "CRITERIA", "SelectionResult", "SelectionWarning", "mdd_on_split",
+    "resolve_criterion", "select", "select_kpa", "select_mdd", "select_shannon",
+    "rule_of_thumb_sigma2", "guttman_kaiser", "scree",
 ]
 
 _COMPONENT_RULES = {"guttman-kaiser": guttman_kaiser, "scree": scree}
+
+
+def _check_component_rule(component_rule):
+    if component_rule not in _COMPONENT_RULES:
+        raise ValueError(
+            f"component_rule must be one of {sorted(_COMPONENT_RULES)}; got component_rule={component_rule!r}"
+        )
 
 
 def _heuristic(key, width):
     def run(X, *, n_components=None, grid=None, random_state=None, component_rule="guttman-kaiser"):
         if grid is not None:
             raise ValueError(f"criterion {key!r} uses no grid; got grid={grid!r}")
-        if component_rule not in _COMPONENT_RULES:
-            raise ValueError(
-                f"component_rule must be one of {sorted(_COMPONENT_RULES)}; got component_rule={component_rule!r}"
-            )
+        _check_component_rule(component_rule)
         X, n_dup = check_data(X)
-        nc = check_n_components(n_components, X.shape[0])
+        nc = check_n_components(n_components, X.shape[0], optional=True)
         s2 = float(width(X))
         details = {"n_duplicates": n_dup}
         if nc is None:
@@ -74,10 +81,7 @@ def _with_component_rule(func):
         res = func(X, n_components=n_components, **options)
         if n_components is not None:
             return res
-        if component_rule not in _COMPONENT_RULES:
-            raise ValueError(
-                f"component_rule must be one of {sorted(_COMPONENT_RULES)}; got component_rule={component_rule!r}"
-            )
+        _check_component_rule(component_rule)
         Xu, _ = check_data(X)
         ev = np.linalg.eigvalsh(center_kernel(rbf_kernel(Xu, sigma2=res.sigma2)))[::-1]
         nc = max(1, _COMPONENT_RULES[component_rule](ev))
@@ -104,6 +108,27 @@ CRITERIA = {
     "nn5-distance": _heuristic("nn5-distance", lambda X: heuristics.knn_distance_sigma2(X, 5)),
 }
 ALIASES = {"mdd": "varon2015", "kpa": "jorgensen2012", "shannon": "widjaja2012", "rot": "rule-of-thumb"}
+
+
+def resolve_criterion(criterion):
+    """Canonical key of :data:`CRITERIA` for a criterion key or alias.
+
+    Case and surrounding white space are ignored: ``"MDD"``, ``" mdd"`` and
+    ``"varon2015"`` all give ``"varon2015"``.
+
+    Raises
+    ------
+    ValueError
+        Not a str, or an unknown criterion (the message lists the valid keys).
+    """
+    if not isinstance(criterion, str):
+        raise ValueError(f"criterion must be a str; got criterion={criterion!r}")
+    name = criterion.strip().lower()
+    key = ALIASES.get(name, name)
+    if key not in CRITERIA:
+        valid = sorted(set(CRITERIA) | set(ALIASES))
+        raise ValueError(f"unknown criterion={criterion!r}; valid keys: {', '.join(valid)}")
+    return key
 
 
 def select(X, criterion="mdd", *, n_components=None, grid=None, random_state=None, **options):
@@ -138,10 +163,5 @@ def select(X, criterion="mdd", *, n_components=None, grid=None, random_state=Non
     ValueError
         Unknown criterion (the message lists the valid keys), bad data or options.
     """
-    if not isinstance(criterion, str):
-        raise ValueError(f"criterion must be a str; got criterion={criterion!r}")
-    key = ALIASES.get(criterion.lower(), criterion.lower())
-    if key not in CRITERIA:
-        valid = sorted(set(CRITERIA) | set(ALIASES))
-        raise ValueError(f"unknown criterion={criterion!r}; valid keys: {', '.join(valid)}")
+    key = resolve_criterion(criterion)
     return CRITERIA[key](X, n_components=n_components, grid=grid, random_state=random_state, **options)

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from kpca._validation import check_array, check_random_state
+from kpca._validation import check_array, check_count, check_random_state
 from kpca.selection.result import SelectionWarning
 
 MIN_SAMPLES = 10
@@ -86,14 +86,17 @@ def check_grid(grid, X):
     return np.unique(g)
 
 
-def check_n_components(n_components, limit):
-    if n_components is None:
-        return None
-    if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral) or n_components < 1:
-        raise ValueError(f"n_components must be None or an int >= 1; got n_components={n_components!r}")
-    if n_components > limit:
-        raise ValueError(f"n_components must be <= {limit} here; got n_components={n_components}")
-    return int(n_components)
+def check_n_eigenvalues(n_components, n_eigenvalues, n):
+    """How many leading eigenvalues a spectral criterion computes per matrix.
+
+    ``n_components`` when it is fixed; otherwise ``n_eigenvalues`` capped at
+    ``n`` (``None``: the full spectrum, ``n``).
+    """
+    if n_components is not None:
+        return n_components
+    if n_eigenvalues is None:
+        return n
+    return min(check_count(n_eigenvalues, "n_eigenvalues", 1, optional=True), n)
 
 
 def leading_excess(lam, tau):

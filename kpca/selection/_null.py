@@ -16,18 +16,11 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
+
+from kpca._blas import blas_limited_to_one_thread
 
 CHUNK = 10
-_CONTROLLER = None
 
-
-def blas_limited_to_one_thread():
-    """Context manager limiting BLAS to one thread; the library scan (~3 ms) is done once."""
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=1, user_api="blas")
 #: percentile definition of MATLAB's ``prctile`` (used by both papers' code): Hazen plotting positions
 PERCENTILE_METHOD = "hazen"
 
@@ -85,18 +78,6 @@ def null_spectra(make_D2, n_null, plan, rng, *, n_jobs=None, data_D2=None):
             with ThreadPoolExecutor(max_workers=jobs) as ex:
                 list(ex.map(run, starts))
     return out if data_D2 is None else (out, data[0])
-
-
-def single_threaded_blas(func):
-    """Run ``func`` with BLAS/LAPACK limited to one thread (we parallelise across replicates)."""
-    import functools
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        with blas_limited_to_one_thread():
-            return func(*args, **kwargs)
-
-    return wrapper
 
 
 def percentile95(null):

@@ -20,8 +20,8 @@ touched as little as possible:
   Ritz value is then within that distance of an eigenvalue);
 * ``k = n`` (full spectrum) falls back to LAPACK (``numpy.linalg.eigvalsh``);
 * the exponentials use :func:`_exp_scaled`, a vectorisable exp accurate
-  to 1 ulp (measured: 3-4x faster than NumPy's on CPUs without AVX-512, where
-  NumPy's float64 ``exp`` is scalar).
+  to 1 ulp (faster than NumPy's on CPUs without AVX-512, where NumPy's
+  float64 ``exp`` is scalar; ``docs/design.md#4-kpca-core-decisions``).
 
 All functions release the GIL, so independent matrices run in threads.
 """
@@ -36,7 +36,7 @@ import numpy as np
 #: 95th-percentile noise levels is orders of magnitude larger.
 DEFAULT_RTOL = 1e-6
 
-__all__ = ["pack_lower", "unpack_lower", "square_parents", "SpectrumPlan", "centered_rbf_spectra"]
+__all__ = ["pack_lower", "unpack_full", "unpack_lower", "square_parents", "SpectrumPlan", "centered_rbf_spectra"]
 
 
 def pack_lower(D):
@@ -118,7 +118,7 @@ def exp_nonpositive(x, out=None, *, scale=1.0):
 
 
 @numba.njit(cache=True, nogil=True)
-def _unpack_full(d2p, n, out, diag=0.0):  # pragma: no cover - compiled
+def unpack_full(d2p, n, out, diag=0.0):  # pragma: no cover - compiled
     """Symmetric ``out`` from the packed strict lower triangle (column-major), which is the
     strict upper triangle row by row: contiguous row copies, then a blocked mirror."""
     p = 0
@@ -230,8 +230,7 @@ def _center_into(K, C):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True)
 def _chain_full(roots, parent, slot, out):  # pragma: no cover - compiled
     """Full spectra along the grid (LAPACK ``eigvalsh`` inside compiled code: GIL-free, so
-    matrices run in parallel threads; NumPy's and SciPy's wrappers hold the GIL - measured
-    5.4 vs 10.2 ms per n = 400 matrix on 2 threads)."""
+    matrices run in parallel threads; NumPy's and SciPy's wrappers hold the GIL)."""
     n = roots.shape[1]
     C = np.empty((n, n))
     for g in range(parent.size):
@@ -368,7 +367,7 @@ class SpectrumPlan:
             tmp = np.empty_like(D2)
             for s, g in enumerate(self.root_index):
                 _exp_scaled(D2, -self.gammas[g], tmp)
-                _unpack_full(tmp, self.n, roots[s], 1.0)
+                unpack_full(tmp, self.n, roots[s], 1.0)
         else:
             for s, g in enumerate(self.root_index):
                 _exp_scaled(D2.reshape(-1), -self.gammas[g], roots[s].reshape(-1))
@@ -407,5 +406,5 @@ def centered_rbf_spectra(d2_packed, n, sigma2_grid, k, *, rtol=DEFAULT_RTOL, max
         Eigenvalues in descending order, rows in the order of ``sigma2_grid``.
     """
     D2 = np.empty((int(n), int(n)))
-    _unpack_full(np.ascontiguousarray(d2_packed, dtype=np.float64), int(n), D2)
+    unpack_full(np.ascontiguousarray(d2_packed, dtype=np.float64), int(n), D2)
     return SpectrumPlan(sigma2_grid, k, n, rtol=rtol, max_steps=max_steps).spectra(D2)

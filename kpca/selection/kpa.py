@@ -19,28 +19,17 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
-from kpca._validation import check_count
+from kpca._blas import single_threaded_blas
+from kpca._validation import check_count, check_n_components
 from kpca.kernels import squared_distances
 from kpca.selection._common import (
-    check_data, check_grid, check_n_components, excess_curve, pick, rng_of, seed_of,
+    check_data, check_grid, check_n_eigenvalues, excess_curve, pick, rng_of, seed_of,
 )
-from kpca.selection._null import null_spectra, percentile95, single_threaded_blas
+from kpca.selection._null import null_spectra, percentile95
 from kpca.selection._spectrum import SpectrumPlan
 from kpca.selection.result import SelectionResult
 
 __all__ = ["select_kpa"]
-
-
-def _n_eigs(n_components, n_eigenvalues, n):
-    if n_components is not None:
-        return n_components
-    if n_eigenvalues is None:
-        return n
-    if isinstance(n_eigenvalues, bool) or not isinstance(n_eigenvalues, (int, np.integer)) or n_eigenvalues < 1:
-        raise ValueError(f"n_eigenvalues must be None or an int >= 1; got n_eigenvalues={n_eigenvalues!r}")
-    return min(int(n_eigenvalues), n)
 
 
 @single_threaded_blas
@@ -76,8 +65,8 @@ def select_kpa(X, *, n_components=None, grid=None, random_state=None, n_permutat
     X, n_dup = check_data(X)
     n = X.shape[0]
     grid = check_grid(grid, X)
-    nc = check_n_components(n_components, n - 1)
-    k = _n_eigs(nc, n_eigenvalues, n)
+    nc = check_n_components(n_components, n - 1, optional=True)
+    k = check_n_eigenvalues(nc, n_eigenvalues, n)
     rng = rng_of(random_state)
     plan = SpectrumPlan(grid, k, n)
 

@@ -36,15 +36,15 @@ import time
 import numba
 import numpy as np
 
-from kpca._validation import check_count
+from kpca._blas import single_threaded_blas
+from kpca._validation import check_count, check_n_components
 from kpca.kernels import squared_distances
 from kpca.pearson import SortedPearsonSampler
 from kpca.selection._common import (
-    check_data, check_grid, check_n_components, excess_curve, pick, rng_of, seed_of,
+    check_data, check_grid, check_n_eigenvalues, excess_curve, pick, rng_of, seed_of,
 )
-from kpca.selection._null import null_spectra, percentile95, single_threaded_blas
-from kpca.selection._spectrum import SpectrumPlan, _unpack_full
-from kpca.selection.kpa import _n_eigs
+from kpca.selection._null import null_spectra, percentile95
+from kpca.selection._spectrum import SpectrumPlan, unpack_full
 from kpca.selection.result import SelectionResult
 
 __all__ = ["distance_moments", "noise_distance_matrix", "noise_distances_packed", "noise_sampler",
@@ -151,7 +151,7 @@ def noise_distance_matrix(n, moments, rng, *, sampler=None):
         Symmetric, zero diagonal, satisfying Eq. (21).
     """
     R = np.empty((n, n))
-    _unpack_full(noise_distances_packed(n, moments, rng, sampler=sampler), n, R)
+    unpack_full(noise_distances_packed(n, moments, rng, sampler=sampler), n, R)
     return R
 
 
@@ -202,8 +202,8 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
     n = X.shape[0]
     nt = _n_train(n_train, n)
     grid = check_grid(grid, X)
-    nc = check_n_components(n_components, nt - 1)
-    k = _n_eigs(nc, n_eigenvalues, nt)
+    nc = check_n_components(n_components, nt - 1, optional=True)
+    k = check_n_eigenvalues(nc, n_eigenvalues, nt)
     rng = rng_of(random_state)
     perm = rng.permutation(n)
     train = np.sort(perm[:nt])

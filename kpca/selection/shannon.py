@@ -14,12 +14,7 @@ exact estimator is not given in our papers.  Two estimators are offered:
     kernel density (Silverman's bandwidth) on a fine grid over ``[0, 1]`` —
     a bin-free alternative.
 
-The default (256-bin histogram) was kept after measuring on the BIDMC ECG
-records (``scripts/measure_shannon_bidmc.py``; aligned-beat kernel PCA EDR,
-MSC against the reference respiration; ``benchmarks/RESULTS.md``, section
-"Model selection"): the KDE estimator never gave a higher MSC than the
-histogram and a lower one on about a third of the records; 1024 bins chose
-the same width on all but one record.
+The default is the 256-bin histogram (why: ``docs/design.md#4-kpca-core-decisions``).
 
 ``n_components`` is not chosen by this criterion (Varon et al. combine it
 with MDD's ``n_c``); a fixed value is stored as given.
@@ -29,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpca._validation import check_count
+from kpca._validation import check_count, check_n_components
 from kpca.kernels import squared_distances
-from kpca.selection._common import check_data, check_grid, check_n_components, seed_of
+from kpca.selection._common import check_data, check_grid, seed_of
 from kpca.selection.result import SelectionResult
 
 __all__ = ["kernel_entropy", "select_shannon"]
@@ -107,7 +102,7 @@ def select_shannon(X, *, n_components=None, grid=None, random_state=None, estima
     bins = check_count(bins, "bins", 2)
     X, n_dup = check_data(X)
     grid = check_grid(grid, X)
-    nc = check_n_components(n_components, X.shape[0])
+    nc = check_n_components(n_components, X.shape[0], optional=True)
     iu = np.triu_indices(X.shape[0], k=1)
     d2 = squared_distances(X)[iu]
     curve = np.array([kernel_entropy(np.exp(-d2 / (2.0 * s)), estimator=estimator, bins=bins) for s in grid])

@@ -235,7 +235,7 @@ def test_other_bad_parameters(toy):
 
 # ------------------------------------------------------------ MDD on the split
 def test_mdd_on_split_matches_its_definition(toy):
-    from kpca.largescale.mdd_split import mdd_on_split
+    from kpca.selection import mdd_on_split
 
     grid = [0.1, 0.3, 1.0]
     res = mdd_on_split(toy[:40], toy[40:140], grid=grid, n_draws=5, random_state=0)
@@ -264,6 +264,36 @@ def test_fixed_size_selects_on_support_and_validation(toy):
     assert model.n_components_ == max(1, model.selection_.n_components)
     with pytest.raises(ValueError, match=r"n_validation must be in \[1, 270\]"):
         FixedSizeKernelPCA("auto", 0.3, n_support=30, n_validation=271).fit(toy)
+
+
+@pytest.mark.parametrize("alias", ["varon2015", "MDD", " Mdd "])
+def test_fixed_size_accepts_criterion_aliases(toy, alias):
+    # Every key or alias of kpca.selection runs the same criterion (MDD on the split, Fig. 8).
+    kw = dict(n_support=30, n_validation=100, grid=[0.1, 0.3, 1.0],
+              selection_options={"n_draws": 5}, random_state=0)
+    ref = FixedSizeKernelPCA(1, "mdd", **kw).fit(toy)
+    model = FixedSizeKernelPCA(1, alias, **kw).fit(toy)
+    assert model.selection_.criterion == ref.selection_.criterion == "varon2015"
+    assert model.selection_.details["n_train"] == 30
+    np.testing.assert_array_equal(model.selection_.curve, ref.selection_.curve)
+    assert model.sigma2_ == ref.sigma2_
+    np.testing.assert_array_equal(model.alphas_, ref.alphas_)
+
+
+def test_fixed_size_rejects_bad_criterion_and_options_before_fs2(toy, monkeypatch):
+    import kpca.largescale.model as lsm
+
+    monkeypatch.setattr(lsm, "fs2_support_vectors", lambda *a, **k: pytest.fail("FS2 ran"))
+    with pytest.raises(ValueError, match=r"unknown criterion='nope'; valid keys: "):
+        FixedSizeKernelPCA(1, "nope", n_support=30).fit(toy)
+    with pytest.raises(ValueError, match=r"selection_options must be None or a dict"):
+        FixedSizeKernelPCA(1, "mdd", n_support=30, selection_options=[1]).fit(toy)
+    with pytest.raises(ValueError, match=r"selection_options may not contain 'grid'"):
+        FixedSizeKernelPCA(1, "mdd", n_support=30, selection_options={"grid": [1.0]}).fit(toy)
+    with pytest.raises(ValueError, match=r"selection_options apply only when a criterion runs"):
+        FixedSizeKernelPCA(1, 0.3, n_support=30, selection_options={"n_draws": 5}).fit(toy)
+    with pytest.raises(ValueError, match=r"selection_options apply only when a criterion runs"):
+        IncompleteCholeskyKernelPCA(1, 0.3, selection_options={"n_draws": 5}).fit(toy)
 
 
 # ------------------------------------------------------------------ ICF + MDD
@@ -299,7 +329,7 @@ def test_icf_mdd_compares_eq19_spectrum_with_pivot_sized_noise(toy):
 
 
 def test_mdd_on_split_with_given_data_spectrum(toy):
-    from kpca.largescale.mdd_split import mdd_on_split
+    from kpca.selection import mdd_on_split
 
     Xt, Xv = toy[:40], toy[40:140]
     lam = np.linspace(30.0, 0.0, 25)

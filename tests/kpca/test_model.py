@@ -230,6 +230,84 @@ def test_float_sigma2_does_not_call_selection(blob, fake_select):
     assert fake_select == [] and model.selection_ is None
 
 
+@pytest.mark.parametrize("criterion", ["mdd", "varon2015", "shannon", "kpa"])
+@pytest.mark.parametrize("seed", [3, "generator"])
+def test_selection_options_equal_select_then_fixed_width(criterion, seed):
+    # KernelPCA(1, criterion, selection_options=opts) == select(...) then KernelPCA(1, float).
+    from kpca.selection import select
+
+    X = np.random.default_rng(11).standard_normal((150, 4)) * np.array([3.0, 1.0, 0.5, 0.2])
+    opts = {"mdd": {"n_draws": 7, "n_train": 0.6}, "varon2015": {"n_draws": 5},
+            "kpa": {"n_permutations": 9}, "shannon": {}}[criterion]
+
+    def rs():
+        return np.random.default_rng(42) if seed == "generator" else seed
+
+    rs_two_step = rs()
+    res = select(X, criterion, n_components=1, random_state=rs_two_step, **opts)
+    ref = KernelPCA(1, sigma2=float(res.sigma2), random_state=rs_two_step).fit(X)
+    model = KernelPCA(n_components=1, sigma2=criterion, random_state=rs(),
+                      selection_options=opts).fit(X)
+    assert model.sigma2_ == res.sigma2 and model.n_components_ == 1
+    assert model.eigen_solver_ == ref.eigen_solver_ == "arpack"
+    np.testing.assert_array_equal(model.selection_.curve, res.curve)
+    np.testing.assert_array_equal(model.eigenvalues_, ref.eigenvalues_)
+    np.testing.assert_array_equal(model.alphas_, ref.alphas_)
+    np.testing.assert_array_equal(model.transform(X[:5]), ref.transform(X[:5]))
+
+
+def test_selection_options_are_passed_to_select(blob, fake_select, monkeypatch):
+    import kpca.selection
+
+    seen = []
+    inner = kpca.selection.select
+
+    def spy(X, criterion="mdd", **kwargs):
+        seen.append(kwargs)
+        return inner(X, criterion, **kwargs)
+
+    monkeypatch.setattr(kpca.selection, "select", spy)
+    opts = {"n_draws": 3, "grid": [1.0, 2.0]}
+    model = KernelPCA(2, "mdd", random_state=1, selection_options=opts)
+    model.fit(blob)
+    assert seen == [dict(n_components=2, random_state=1, n_draws=3, grid=[1.0, 2.0])]
+    assert model.selection_options is opts and opts == {"n_draws": 3, "grid": [1.0, 2.0]}
+    seen.clear()
+    KernelPCA("auto", 1.5, selection_options={"n_draws": 4}).fit(blob)
+    assert seen[0]["n_draws"] == 4 and list(seen[0]["grid"]) == [1.5]
+
+
+def test_selection_options_init_only_stores():
+    bad = object()
+    assert KernelPCA(selection_options=bad).selection_options is bad
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(sigma2="mdd", selection_options=[("n_draws", 3)]),
+         r"selection_options must be None or a dict; got selection_options=\[\('n_draws', 3\)\]"),
+        (dict(sigma2="mdd", selection_options={"random_state": 1}),
+         r"selection_options may not contain 'random_state' \(set by the estimator\)"),
+        (dict(sigma2="mdd", selection_options={"n_components": 1}),
+         r"may not contain 'n_components'"),
+        (dict(sigma2=1.5, selection_options={"n_draws": 3}),
+         r"selection_options apply only when a criterion runs"),
+        (dict(n_components="auto", sigma2=1.5, selection_options={"grid": [1.0]}),
+         r"selection_options may not set 'grid' when sigma2 is a number"),
+    ],
+)
+def test_bad_selection_options_raise_before_selection_runs(blob, fake_select, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        KernelPCA(**kwargs).fit(blob)
+    assert fake_select == []
+
+
+def test_empty_selection_options_with_float_sigma2(blob, fake_select):
+    model = KernelPCA(2, 1.5, selection_options={}).fit(blob)
+    assert fake_select == [] and model.selection_ is None
+
+
 # --------------------------------------------------------------------------- #
 # bad input
 # --------------------------------------------------------------------------- #

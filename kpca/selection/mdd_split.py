@@ -14,19 +14,25 @@ The noise matrices always have the size of the training set (``R_hat`` is
 ``N_t x N_t``, Sec. IV). The data spectrum is by default that of the centred
 training kernel (Eq. (4)); ICF + MDD passes instead the ``Q`` eigenvalues of
 the reduced problem of Eq. (19) (see
-:class:`~kpca.largescale.IncompleteCholeskyKernelPCA`).
+:class:`~kpca.largescale.IncompleteCholeskyKernelPCA`). Used by the large-scale estimators of
+:mod:`kpca.largescale` and re-exported there.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from kpca._blas import single_threaded_blas
 from kpca._validation import check_array, check_count, check_random_state
 from kpca.kernels import squared_distances
+from kpca.selection._common import check_grid, excess_curve, pick
+from kpca.selection.mdd import distance_moments, noise_distance_matrix
+from kpca.selection.result import SelectionResult
 
 __all__ = ["mdd_on_split"]
 
 
+@single_threaded_blas
 def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=100,
                  random_state=None, data_spectra=None):
     """MDD model selection with a fixed training set and validation set.
@@ -61,10 +67,6 @@ def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=100,
         ``criterion="varon2015"``; ``details`` holds the moments, ``n_train``
         and ``n_validation``.
     """
-    from kpca.selection import SelectionResult
-    from kpca.selection._common import check_grid, excess_curve, pick
-    from kpca.selection.mdd import distance_moments, noise_distance_matrix
-
     Xt = check_array(X_train, "X_train", min_samples=5)
     Xv = check_array(X_val, "X_val", n_features=Xt.shape[1])
     n_draws = check_count(n_draws, "n_draws", 2)
@@ -76,8 +78,8 @@ def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=100,
     _, mom = distance_moments(Xt, np.vstack([Xt, Xv]), np.arange(nt))
 
     def spectra(D2_):
-        # Plain NumPy: for these small matrices the compiled parallel kernels'
-        # thread start-up costs more than the work.
+        # Plain NumPy with one BLAS thread (the decorator): for these small matrices
+        # thread start-up and contention cost more than the work.
         out = np.empty((grid.size, nt))
         for g, s in enumerate(grid):
             K = np.exp(D2_ * (-0.5 / s))
