@@ -1,4 +1,4 @@
-"""Use every ECG lead: per-lead quality, automatic lead choice, multi-lead fusion (issue 7).
+"""Use every ECG lead: per-lead quality, automatic lead choice, multi-lead fusion.
 
 Everything here sees the ECG alone (and EDRs derived from it); the reference
 respiration never enters.
@@ -12,44 +12,18 @@ single-lead EDR:
 * ``clipped_fraction``, ``valid_fraction``, ``template_corr`` (median beat
   correlation with the lead's template) from :func:`edr.beats.detect`;
 * ``agreement`` — fraction of the lead's beats that the majority of the other
-  usable leads also found within 50 ms (after removing each pair's constant
-  offset, see ``_matched``);
-* ``concentration`` — spectral concentration of the lead's EDR: share of its
-  0.05–1 Hz Welch power within ±0.05 Hz of the in-band peak (a respiratory
-  series is narrow-band, noise is not), see :func:`edr.methods.spectral_concentration`;
+  usable leads also found within :data:`MATCH_TOL_S` (after removing each
+  pair's constant offset, see ``_matched``);
+* ``concentration`` — :func:`edr.signal.spectral_concentration` of the lead's EDR;
 * ``margin`` — MDD's ``lambda_1 - tau_1`` divided by ``lambda_1`` when the
   caller passes the kernel PCA result's margin and eigenvalue.
 
-A lead is **unusable** when its beats cannot be detected (fewer than 20), more
-than half of its samples are masked, or fewer than half of its beats are
-valid; it then scores 0 and is never chosen or fused.
-
-The scalar ``score`` that ranks usable leads is :data:`SCORE_RULE`, the
-EDR's spectral concentration, chosen by measurement on the 30 BIDMC records
-(``scripts/measure_leads.py --criterion mdd``, output in
-``scripts/output/leads_mdd.txt``; single-lead ``kpca`` EDRs with MDD σ², DESIGN.md
-protocol, medians over records):
-
-=====================  ======  ======  ===========================
-variant                MSC     |r|     picks the oracle's lead
-=====================  ======  ======  ===========================
-lead II                0.491   0.493
-best lead (oracle)     0.599   0.582
-auto, concentration    0.594   0.605   20 / 30
-auto, MDD margin       0.476   0.394   10 / 30
-auto, template corr.   0.494   0.439   12 / 30
-auto, beat agreement   0.473   0.493    9 / 30
-fuse (b), concentr.    0.592   0.586
-fuse (a), multi-lead   0.565   0.676
-=====================  ======  ======  ===========================
-
-The rule was picked among these four candidates on the same 30 records
-(a first look on 10 records with Shannon σ² pointed the same way), so the
-auto figure is not an out-of-sample estimate. Multi-lead kPCA (a) joins only
-the leads scoring at least 0.8 of the best (:data:`JOINT_SCORE_FRACTION`):
-joining every usable lead gave MSC 0.461 / |r| 0.629 (``leads_mdd.txt`` as of
-commit 01174a3) — also decided on these records (``--refresh-fuse-a``
-reproduces the row).
+A lead is **unusable** when its beats cannot be detected (fewer than
+:data:`edr.signal.MIN_BEATS`), more than :data:`MAX_MASKED_FRACTION` of its
+samples are masked, or fewer than :data:`MIN_VALID_FRACTION` of its beats are
+valid; it then scores 0 and is never chosen or fused. Usable leads are ranked
+by :data:`SCORE_RULE` (chosen by measurement:
+``docs/design.md#edr-lead-choice-and-fusion``).
 
 Lead choice and fusion
 ----------------------
@@ -59,10 +33,11 @@ Lead choice and fusion
   inner product), weighted by its score (unusable leads weight 0).
 * :func:`joint_beats` + :func:`multilead_matrix` — beats detected once for all
   leads: the best lead's aligned beats, kept when the joined leads (usable,
-  scoring at least 0.8 of the best) confirm them; each lead's QRS window is read at those positions plus the
-  lead's constant median R offset, and the windows are concatenated (each
-  lead's block divided by its median absolute value so leads of different
-  gain weigh alike) for multi-lead kernel PCA (:func:`multilead_kpca`).
+  scoring at least :data:`JOINT_SCORE_FRACTION` of the best) confirm them;
+  each lead's QRS window is read at those positions plus the lead's constant
+  median R offset, and the windows are concatenated (each lead's block
+  divided by its median absolute value so leads of different gain weigh
+  alike) for multi-lead kernel PCA (:func:`multilead_kpca`).
 """
 
 from __future__ import annotations
@@ -73,8 +48,8 @@ import numpy as np
 
 from edr.beats import Beats, detect, signal_mask
 from edr.errors import SignalError
-from edr.methods import spectral_concentration
 from edr.modulation import qrs_matrix, rail_free_columns
+from edr.signal import GRID_FS, MIN_BEATS, spectral_concentration
 
 __all__ = [
     "LeadQuality",
@@ -96,6 +71,12 @@ JOINT_SCORE_FRACTION = 0.8
 
 SCORE_RULE = "concentration"
 """Indicator that ranks usable leads (see the module docstring)."""
+
+MAX_MASKED_FRACTION = 0.5
+"""A lead with more masked (NaN or flat) samples than this fraction is unusable."""
+
+MIN_VALID_FRACTION = 0.5
+"""A lead with fewer valid beats than this fraction is unusable."""
 
 
 @dataclass
@@ -133,7 +114,7 @@ def _score(q: LeadQuality) -> float:
 
 
 def lead_quality(x, fs: float, *, lead: str = "", beats: Beats | None = None, edr=None,
-                 fs_out: float = 4.0, margin: float | None = None,
+                 fs_out: float = GRID_FS, margin: float | None = None,
                  eigenvalue: float | None = None) -> LeadQuality:
     """Quality indicators of one lead from its ECG (and optionally its EDR).
 
@@ -149,7 +130,7 @@ def lead_quality(x, fs: float, *, lead: str = "", beats: Beats | None = None, ed
         From :func:`edr.beats.detect`; detected here when None.
     edr : array_like, optional
         The lead's single-lead EDR on a uniform grid of rate ``fs_out``.
-    fs_out : float, default 4.0
+    fs_out : float, default :data:`edr.signal.GRID_FS`
     margin, eigenvalue : float, optional
         MDD's ``lambda_1 - tau_1`` and ``lambda_1`` for this lead's kernel PCA.
 
@@ -175,9 +156,9 @@ def lead_quality(x, fs: float, *, lead: str = "", beats: Beats | None = None, ed
         q.concentration = spectral_concentration(edr, fs_out)
     if margin is not None and eigenvalue:
         q.margin = float(margin) / float(eigenvalue)
-    if masked > 0.5:
+    if masked > MAX_MASKED_FRACTION:
         q.usable, q.reason = False, f"{100 * masked:.0f} % of the samples are NaN or flat"
-    elif q.valid_fraction < 0.5:
+    elif q.valid_fraction < MIN_VALID_FRACTION:
         q.usable, q.reason = False, f"only {100 * q.valid_fraction:.0f} % of the beats are valid"
     q.score = _score(q)
     return q
@@ -194,9 +175,9 @@ def _matched(a: np.ndarray, b: np.ndarray, tol: float) -> tuple[np.ndarray, np.n
     """For each time in ``a``: whether ``b`` has one within ``tol`` and the index of the nearest.
 
     The leads' R peaks sit at lead-specific instants of the QRS complex and
-    monitor channels can be shifted against each other (some BIDMC records by
-    more than 150 ms), so the constant offset of ``b`` against ``a`` is removed
-    first: the mode (10 ms bins) of the differences between each time of ``a``
+    channels can be shifted against each other
+    (``docs/design.md#edr-lead-choice-and-fusion``), so the constant offset of
+    ``b`` against ``a`` is removed first: the mode (10 ms bins) of the differences between each time of ``a``
     and its neighbours in ``b`` within ±0.45 median RR, refined by the median of
     the differences within ``tol`` of that mode.
     """
@@ -218,7 +199,7 @@ def _matched(a: np.ndarray, b: np.ndarray, tol: float) -> tuple[np.ndarray, np.n
 
 
 def assess_leads(leads: dict, fs: float, *, beats: dict | None = None, edrs: dict | None = None,
-                 fs_out: float = 4.0, margins: dict | None = None,
+                 fs_out: float = GRID_FS, margins: dict | None = None,
                  eigenvalues: dict | None = None) -> dict[str, LeadQuality]:
     """:func:`lead_quality` for every lead, plus the cross-lead beat agreement.
 
@@ -375,8 +356,12 @@ def multilead_matrix(leads: dict, fs: float, beats: Beats, offsets: dict, *,
 
 
 def multilead_kpca(leads: dict, fs: float, beats: Beats, offsets: dict, *, sigma2="mdd",
-                   random_state=0, half_width_s: float = 0.06):
+                   random_state=0, selection_options=None, half_width_s: float = 0.06):
     """Multi-lead kernel PCA EDR (``n_c = 1``) on the concatenated QRS windows.
+
+    ``kpca.KernelPCA(n_components=1, sigma2=sigma2, random_state=random_state,
+    selection_options=selection_options)`` fitted to the valid joint beats of
+    :func:`multilead_matrix`; a criterion ``sigma2`` is resolved by the estimator.
 
     Returns
     -------
@@ -386,12 +371,19 @@ def multilead_kpca(leads: dict, fs: float, beats: Beats, offsets: dict, *, sigma
         First kernel principal component score per valid beat.
     model : kpca.KernelPCA
         The fitted model (``sigma2_``, ``selection_``, ``eigenvalues_``).
+
+    Raises
+    ------
+    SignalError
+        Fewer than :data:`edr.signal.MIN_BEATS` beats valid in every joined lead.
     """
     from kpca import KernelPCA
 
     X = multilead_matrix(leads, fs, beats, offsets, half_width_s=half_width_s)[beats.valid]
-    if X.shape[0] < 20:
-        raise SignalError(f"only {X.shape[0]} beats valid in every usable lead; at least 20 are needed")
-    model = KernelPCA(n_components=1, sigma2=sigma2, random_state=random_state)
+    if X.shape[0] < MIN_BEATS:
+        raise SignalError(f"only {X.shape[0]} beats valid in every usable lead; "
+                          f"at least {MIN_BEATS} are needed")
+    model = KernelPCA(n_components=1, sigma2=sigma2, random_state=random_state,
+                      selection_options=selection_options or None)
     values = model.fit_transform(X)[:, 0]
     return beats.times[beats.valid], values, model

@@ -146,7 +146,6 @@ def qrs_matrix(ecg, fs: float, beats, *, half_width_s: float = 0.06, upsample: i
     return mat
 
 
-
 def rail_free_columns(x, beats, width: int, *, max_fraction: float = 0.05) -> np.ndarray:
     """QRS-window positions at the lead's rail (its max or min) in at most ``max_fraction`` of the valid beats.
 
@@ -174,6 +173,7 @@ def rail_free_columns(x, beats, width: int, *, max_fraction: float = 0.05) -> np
     w = x[idx]
     keep = ((w >= hi) | (w <= lo)).mean(axis=0) <= max_fraction
     return keep if keep.sum() >= 3 else keep_all
+
 
 def r_amplitude(ecg, fs: float, beats, *, baseline: str | None = "pr") -> np.ndarray:
     """R-wave amplitude per beat: the ECG at the sub-sample R position minus the baseline.

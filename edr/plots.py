@@ -116,7 +116,8 @@ def _zscore(x):
 
 def _reference_on_result_grid(recording, result):
     """The reference respiration on the EDR's grid, band-passed by the protocol (or None)."""
-    from edr.evaluate.metrics import bandpass, reference_on_grid
+    from edr.evaluate.metrics import reference_on_grid
+    from edr.signal import bandpass
 
     if recording.resp is None or recording.resp_fs is None:
         return None
@@ -156,7 +157,8 @@ def _panel_edr(ax, recording, result, ref, t0, t1):
 
 def _panel_rate(ax, recording, result, ref):
     """Respiratory rate (32 s windows, 16 s step) of the EDR and of the reference."""
-    from edr.evaluate.metrics import SEGMENT_S, breath_rate_series, rate_series
+    from edr.evaluate.metrics import breath_rate_series
+    from edr.signal import SEGMENT_S, rate_series
 
     t_edr = np.asarray(result.rate_time, dtype=float)
     ax.plot(t_edr, result.rate_bpm, "o-", color=_EDR, ms=3, lw=1.2, label="EDR")

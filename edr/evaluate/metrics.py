@@ -1,31 +1,22 @@
-"""Agreement between an EDR and a reference respiration — the DESIGN.md protocol.
+"""Scoring an EDR against a reference respiration: correlation, MSC, respiratory-rate error.
 
-Both series go onto a uniform 4 Hz grid (cubic spline for beat-sampled
-series) and through a zero-phase Butterworth band-pass 0.05–1.0 Hz. Then:
+The protocol (``docs/design.md#5-evaluation-protocol-and-report``): both series
+on the uniform :data:`edr.signal.GRID_FS` grid and through the
+:func:`edr.signal.bandpass`; then
 
-* **correlation** — ``|Pearson r|`` at zero lag (a morphological EDR has no
-  physiological sign);
-* **MSC** — mean magnitude-squared coherence (Welch, 32 s Hann segments, 50 %
-  overlap) over ``f_ref ± 0.1 Hz``, ``f_ref`` the Welch peak of the reference
-  in 0.05–1 Hz;
-* **respiratory-rate error** — 32 s windows, 16 s step; the EDR rate is the
-  spectral peak in 4–60 breaths/min; the reference rate comes from manual
-  breath annotations where they exist (``60 / median inter-breath interval`` of
-  the annotated breaths inside the window, at least 3 breaths needed, else the
-  window is skipped), otherwise from the reference waveform by the same
-  spectral-peak rule as the EDR; the per-record figure is the median absolute
-  error in breaths/min over the windows.
+* **correlation** — ``|Pearson r|`` at zero lag;
+* **MSC** — mean magnitude-squared coherence (Welch, :data:`edr.signal.SEGMENT_S`
+  Hann segments, 50 % overlap) over ``f_ref ± MSC_HALF_WIDTH_HZ``, ``f_ref``
+  the Welch peak of the reference in :data:`edr.signal.BAND_HZ`;
+* **respiratory-rate error** — per-record median absolute difference between
+  the EDR rate (:func:`edr.signal.rate_series`) and the reference rate, from
+  the breath annotations when they exist (:func:`breath_rate_series`),
+  otherwise from the reference waveform by the same spectral-peak rule.
 
-Choices the protocol leaves open, fixed here once for every method:
-
-* the band-pass is a 4th-order Butterworth (second-order sections) applied
-  forward and backward (``scipy.signal.sosfiltfilt``), so the effective
-  magnitude response is the square of a 4th-order one and the phase is zero;
-* the reference waveform is low-passed at 0.4 × the grid rate (zero-phase,
-  4th-order Butterworth) at its native rate before the spline, so that
-  nothing above the grid's Nyquist frequency aliases into the band;
-* the spectral peak of a 32 s rate window is searched on a Hann-windowed
-  periodogram zero-padded to 4096 points (0.06 breaths/min bins).
+The signal steps themselves (:func:`~edr.signal.to_uniform_grid`,
+:func:`~edr.signal.bandpass`, :func:`~edr.signal.rate_series` and the grid,
+band and window constants) live in :mod:`edr.signal`; they are re-exported
+here for existing callers only — import them from :mod:`edr.signal`.
 """
 
 from __future__ import annotations
@@ -36,33 +27,37 @@ import numpy as np
 from scipy import interpolate, signal
 
 from edr.errors import RecordError, SignalError
+from edr.signal import (  # noqa: F401  (re-exported for existing callers)
+    BAND_HZ,
+    FILTER_ORDER,
+    GRID_FS,
+    RATE_BAND_BPM,
+    RATE_STEP_S,
+    SEGMENT_S,
+    as_series,
+    bandpass,
+    positive_rate,
+    rate_series,
+    to_uniform_grid,
+    window_starts,
+)
 
 __all__ = [
-    "GRID_FS",
+    "MSC_HALF_WIDTH_HZ",
     "Scores",
-    "bandpass",
+    "breath_rate_series",
     "correlation",
     "msc",
     "rate_error",
-    "rate_series",
     "reference_on_grid",
     "score",
-    "to_uniform_grid",
-    "breath_rate_series",
 ]
 
-GRID_FS = 4.0
-"""Rate (Hz) of the uniform grid both series are compared on."""
-
-BAND_HZ = (0.05, 1.0)
-"""Respiratory band of the band-pass and of the reference-peak search (Hz)."""
-
 MSC_HALF_WIDTH_HZ = 0.1
-SEGMENT_S = 32.0
-RATE_STEP_S = 16.0
-RATE_BAND_BPM = (4.0, 60.0)
-_FILTER_ORDER = 4
-_RATE_NFFT = 4096
+"""Half-width (Hz) of the band around ``f_ref`` over which the coherence is averaged."""
+
+REFERENCE_LOWPASS = 0.4
+"""Cut-off of the reference's anti-alias low-pass, as a fraction of the grid rate."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +67,7 @@ class Scores:
     Attributes
     ----------
     msc : float
-        Mean magnitude-squared coherence over ``f_ref ± 0.1 Hz``.
+        Mean magnitude-squared coherence over ``f_ref ± MSC_HALF_WIDTH_HZ``.
     corr : float
         ``|Pearson r|`` at zero lag.
     rate_error_bpm : float
@@ -88,104 +83,10 @@ class Scores:
     f_ref: float
 
 
-def _as_1d(x, name: str) -> np.ndarray:
-    a = np.asarray(x, dtype=float)
-    if a.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}")
-    return a
-
-
-def _check_fs(fs: float, name: str = "fs") -> float:
-    fs = float(fs)
-    if not np.isfinite(fs) or fs <= 0:
-        raise ValueError(f"{name} must be a positive finite rate in Hz, got {fs!r}")
-    return fs
-
-
-def to_uniform_grid(t, x, *, fs: float = GRID_FS, t_start: float | None = None,
-                    t_end: float | None = None):
-    """Interpolate a (possibly irregularly) sampled series onto a uniform grid.
-
-    Parameters
-    ----------
-    t : array_like, shape (n,)
-        Sample times in s, strictly increasing (after dropping non-finite values).
-    x : array_like, shape (n,)
-        Values; non-finite samples are ignored.
-    fs : float, default 4.0
-        Grid rate in Hz.
-    t_start, t_end : float, optional
-        Grid limits in s (default: first and last finite sample). Grid points
-        outside the sampled span take the value of the nearest end sample
-        (constant extension; a spline extrapolates wildly).
-
-    Returns
-    -------
-    t_grid, x_grid : ndarray
-        ``t_grid = t_start + k / fs`` for ``k = 0 .. floor((t_end - t_start) fs)``;
-        ``x_grid`` from a not-a-knot cubic spline (``scipy.interpolate.CubicSpline``).
-
-    Raises
-    ------
-    SignalError
-        Fewer than 4 finite samples.
-    ValueError
-        Bad shapes, ``fs``, non-increasing ``t`` or ``t_end < t_start``.
-    """
-    fs = _check_fs(fs)
-    t = _as_1d(t, "t")
-    x = _as_1d(x, "x")
-    if t.shape != x.shape:
-        raise ValueError(f"t and x must have the same length, got {t.size} and {x.size}")
-    ok = np.isfinite(t) & np.isfinite(x)
-    t, x = t[ok], x[ok]
-    if t.size < 4:
-        raise SignalError(f"x has {t.size} finite samples; at least 4 are needed for a cubic spline")
-    if np.any(np.diff(t) <= 0):
-        raise ValueError("t must be strictly increasing")
-    t_start = t[0] if t_start is None else float(t_start)
-    t_end = t[-1] if t_end is None else float(t_end)
-    if t_end < t_start:
-        raise ValueError(f"t_end must be >= t_start, got t_start={t_start}, t_end={t_end}")
-    n = int(np.floor((t_end - t_start) * fs + 1e-9)) + 1
-    t_grid = t_start + np.arange(n) / fs
-    spline = interpolate.CubicSpline(t, x)
-    x_grid = spline(np.clip(t_grid, t[0], t[-1]))
-    return t_grid, x_grid
-
-
-def bandpass(x, *, fs: float = GRID_FS, low: float = BAND_HZ[0], high: float = BAND_HZ[1]):
-    """Zero-phase Butterworth band-pass (4th order, forward-backward).
-
-    Parameters
-    ----------
-    x : array_like, shape (n,)
-        Uniformly sampled series without NaN.
-    fs : float, default 4.0
-        Sampling rate in Hz.
-    low, high : float
-        Pass band in Hz, ``0 < low < high < fs / 2``.
-
-    Returns
-    -------
-    ndarray
-        Filtered series (``scipy.signal.sosfiltfilt``), same length.
-    """
-    fs = _check_fs(fs)
-    x = _as_1d(x, "x")
-    if not 0 < low < high < fs / 2:
-        raise ValueError(f"need 0 < low < high < fs/2, got low={low}, high={high}, fs={fs}")
-    if not np.all(np.isfinite(x)):
-        raise SignalError(f"x has {int(np.sum(~np.isfinite(x)))} non-finite samples; interpolate first")
-    sos = signal.butter(_FILTER_ORDER, [low, high], btype="bandpass", fs=fs, output="sos")
-    padlen = min(3 * (2 * len(sos) + 1), x.size - 1)
-    return signal.sosfiltfilt(sos, x - np.mean(x), padlen=padlen)
-
-
 def reference_on_grid(resp, resp_fs: float, t_grid):
     """Put a uniformly sampled reference respiration onto the grid ``t_grid``.
 
-    The reference (time ``k / resp_fs``) is low-passed at ``0.4 x`` the grid
+    The reference (time ``k / resp_fs``) is low-passed at :data:`REFERENCE_LOWPASS` x the grid
     rate (zero-phase 4th-order Butterworth, only when ``resp_fs`` is higher
     than the grid rate), NaN samples are bridged by the spline, and a cubic
     spline is evaluated at ``t_grid``. The result is *not* band-passed.
@@ -199,9 +100,9 @@ def reference_on_grid(resp, resp_fs: float, t_grid):
     t_grid : array_like
         Uniform grid times in s (same time origin as the reference).
     """
-    resp_fs = _check_fs(resp_fs, "resp_fs")
-    resp = _as_1d(resp, "resp")
-    t_grid = _as_1d(t_grid, "t_grid")
+    resp_fs = positive_rate(resp_fs, "resp_fs")
+    resp = as_series(resp, "resp")
+    t_grid = as_series(t_grid, "t_grid")
     if t_grid.size < 2:
         raise ValueError(f"t_grid needs at least 2 points, got {t_grid.size}")
     grid_fs = 1.0 / float(np.median(np.diff(t_grid)))
@@ -211,7 +112,8 @@ def reference_on_grid(resp, resp_fs: float, t_grid):
         raise SignalError(f"resp has {int(ok.sum())} finite samples; at least 4 are needed")
     if resp_fs > grid_fs:
         filled = np.interp(t, t[ok], resp[ok])
-        sos = signal.butter(_FILTER_ORDER, 0.4 * grid_fs, btype="lowpass", fs=resp_fs, output="sos")
+        sos = signal.butter(FILTER_ORDER, REFERENCE_LOWPASS * grid_fs, btype="lowpass", fs=resp_fs,
+                            output="sos")
         filled = signal.sosfiltfilt(sos, filled - filled.mean()) + filled.mean()
         resp = np.where(ok, filled, np.nan)
     spline = interpolate.CubicSpline(t[ok], resp[ok])
@@ -220,8 +122,8 @@ def reference_on_grid(resp, resp_fs: float, t_grid):
 
 def correlation(edr, ref) -> float:
     """``|Pearson r|`` at zero lag over the samples where both are finite."""
-    edr = _as_1d(edr, "edr")
-    ref = _as_1d(ref, "ref")
+    edr = as_series(edr, "edr")
+    ref = as_series(ref, "ref")
     if edr.shape != ref.shape:
         raise ValueError(f"edr and ref must have the same length, got {edr.size} and {ref.size}")
     ok = np.isfinite(edr) & np.isfinite(ref)
@@ -243,26 +145,26 @@ def _welch_kwargs(fs: float, n: int) -> dict:
 
 
 def msc(edr, ref, *, fs: float = GRID_FS):
-    """Mean magnitude-squared coherence over ``f_ref ± 0.1 Hz``.
+    """Mean magnitude-squared coherence over ``f_ref ± MSC_HALF_WIDTH_HZ``.
 
     Parameters
     ----------
     edr, ref : array_like, shape (n,)
-        Band-passed series on the same uniform grid, at least 32 s long.
-    fs : float, default 4.0
+        Band-passed series on the same uniform grid, at least one :data:`~edr.signal.SEGMENT_S` segment long.
+    fs : float, default :data:`~edr.signal.GRID_FS`
         Grid rate in Hz.
 
     Returns
     -------
     msc_value : float
-        Mean of ``scipy.signal.coherence`` (Welch, Hann, 32 s segments, 50 %
+        Mean of ``scipy.signal.coherence`` (Welch, Hann, :data:`~edr.signal.SEGMENT_S` segments, 50 %
         overlap) over the bins with ``|f - f_ref| <= 0.1 Hz``.
     f_ref : float
-        Frequency (Hz) of the Welch PSD peak of ``ref`` within 0.05–1 Hz.
+        Frequency (Hz) of the Welch PSD peak of ``ref`` within :data:`~edr.signal.BAND_HZ`.
     """
-    fs = _check_fs(fs)
-    edr = _as_1d(edr, "edr")
-    ref = _as_1d(ref, "ref")
+    fs = positive_rate(fs)
+    edr = as_series(edr, "edr")
+    ref = as_series(ref, "ref")
     if edr.shape != ref.shape:
         raise ValueError(f"edr and ref must have the same length, got {edr.size} and {ref.size}")
     if not (np.all(np.isfinite(edr)) and np.all(np.isfinite(ref))):
@@ -274,56 +176,6 @@ def msc(edr, ref, *, fs: float = GRID_FS):
     f, cxy = signal.coherence(edr, ref, **kw)
     near = np.abs(f - f_ref) <= MSC_HALF_WIDTH_HZ + 1e-12
     return float(np.mean(cxy[near])), f_ref
-
-
-def _window_starts(n: int, fs: float) -> np.ndarray:
-    win = int(round(SEGMENT_S * fs))
-    step = int(round(RATE_STEP_S * fs))
-    if n < win:
-        return np.empty(0, dtype=int)
-    return np.arange(0, n - win + 1, step)
-
-
-def _peak_rate_bpm(seg: np.ndarray, fs: float) -> float:
-    seg = seg - seg.mean()
-    spec = np.abs(np.fft.rfft(seg * np.hanning(seg.size), n=max(_RATE_NFFT, seg.size))) ** 2
-    f_bpm = 60.0 * np.fft.rfftfreq(max(_RATE_NFFT, seg.size), d=1.0 / fs)
-    band = (f_bpm >= RATE_BAND_BPM[0]) & (f_bpm <= RATE_BAND_BPM[1])
-    if not np.any(spec[band] > 0):
-        return np.nan
-    return float(f_bpm[band][np.argmax(spec[band])])
-
-
-def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0):
-    """Respiratory rate per 32 s window (16 s step) from the spectral peak.
-
-    Parameters
-    ----------
-    x : array_like, shape (n,)
-        Uniformly sampled respiratory series.
-    fs : float, default 4.0
-        Its rate in Hz.
-    t0 : float, default 0.0
-        Time (s) of ``x[0]``.
-
-    Returns
-    -------
-    t : ndarray
-        Window centres in s.
-    bpm : ndarray
-        Peak of the Hann-windowed, zero-padded periodogram within 4–60
-        breaths/min (NaN for a window with a non-finite sample or no power).
-    """
-    fs = _check_fs(fs)
-    x = _as_1d(x, "x")
-    win = int(round(SEGMENT_S * fs))
-    starts = _window_starts(x.size, fs)
-    bpm = np.full(starts.size, np.nan)
-    for i, s in enumerate(starts):
-        seg = x[s:s + win]
-        if np.all(np.isfinite(seg)):
-            bpm[i] = _peak_rate_bpm(seg, fs)
-    return t0 + (starts + win / 2) / fs, bpm
 
 
 def breath_rate_series(breath_times, window_starts_s, *, window_s: float = SEGMENT_S,
@@ -341,14 +193,14 @@ def breath_rate_series(breath_times, window_starts_s, *, window_s: float = SEGME
         Breath times in s.
     window_starts_s : array_like
         Window start times in s.
-    window_s : float, default 32
+    window_s : float, default :data:`~edr.signal.SEGMENT_S`
         Window length in s.
     min_breaths : int, default 3
         Fewest annotated breaths for a rate.
     """
-    b = np.sort(_as_1d(breath_times, "breath_times"))
+    b = np.sort(as_series(breath_times, "breath_times"))
     b = b[np.isfinite(b)]
-    starts = _as_1d(window_starts_s, "window_starts_s")
+    starts = as_series(window_starts_s, "window_starts_s")
     out = np.full(starts.size, np.nan)
     for i, s in enumerate(starts):
         inside = b[(b >= s) & (b < s + window_s)]
@@ -367,7 +219,7 @@ def rate_error(edr, ref=None, *, fs: float = GRID_FS, breath_times=None, t_grid=
     ref : array_like or None
         Band-passed reference on the same grid; used only when
         ``breath_times`` is None.
-    fs : float, default 4.0
+    fs : float, default :data:`~edr.signal.GRID_FS`
         Grid rate in Hz.
     breath_times : array_like, optional
         Manual breath annotations in s (same time origin as ``t_grid``).
@@ -381,15 +233,15 @@ def rate_error(edr, ref=None, *, fs: float = GRID_FS, breath_times=None, t_grid=
         Median over windows with both rates finite of ``|rate_edr - rate_ref|``;
         NaN when no window qualifies.
     """
-    fs = _check_fs(fs)
-    edr = _as_1d(edr, "edr")
-    t0 = 0.0 if t_grid is None else float(_as_1d(t_grid, "t_grid")[0])
+    fs = positive_rate(fs)
+    edr = as_series(edr, "edr")
+    t0 = 0.0 if t_grid is None else float(as_series(t_grid, "t_grid")[0])
     _, r_edr = rate_series(edr, fs=fs, t0=t0)
     if breath_times is not None:
-        starts = t0 + _window_starts(edr.size, fs) / fs
+        starts = t0 + window_starts(edr.size, fs) / fs
         r_ref = breath_rate_series(breath_times, starts)
     elif ref is not None:
-        ref = _as_1d(ref, "ref")
+        ref = as_series(ref, "ref")
         if ref.shape != edr.shape:
             raise ValueError(f"edr and ref must have the same length, got {edr.size} and {ref.size}")
         _, r_ref = rate_series(ref, fs=fs, t0=t0)
@@ -421,9 +273,9 @@ def score(result, recording) -> Scores:
     if getattr(recording, "resp", None) is None or getattr(recording, "resp_fs", None) is None:
         name = getattr(recording, "name", "?")
         raise RecordError(f"recording {name!r} has no reference respiration (resp is None); cannot score")
-    t_grid = _as_1d(result.time, "result.time")
-    edr = _as_1d(result.waveform, "result.waveform")
-    fs = _check_fs(result.fs, "result.fs")
+    t_grid = as_series(result.time, "result.time")
+    edr = as_series(result.waveform, "result.waveform")
+    fs = positive_rate(result.fs, "result.fs")
     ref = bandpass(reference_on_grid(recording.resp, recording.resp_fs, t_grid), fs=fs)
     ok = np.isfinite(edr)
     if not np.all(ok):

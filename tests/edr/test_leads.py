@@ -7,11 +7,11 @@ import pytest
 
 from edr.beats import detect
 from edr.errors import SignalError
-from edr.evaluate.metrics import bandpass, correlation, to_uniform_grid
-from edr.methods import spectral_concentration
+from edr.evaluate.metrics import correlation
 from edr.leads import (LeadQuality, assess_leads, choose_lead, fuse_edrs,
                        joint_beats, lead_quality, multilead_kpca, multilead_matrix)
 from edr.modulation import r_amplitude
+from edr.signal import bandpass, spectral_concentration, to_uniform_grid
 from edr.simulate import simulate_recording
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from edr.beats import detect
 from edr.errors import SignalError
-from edr.evaluate.metrics import bandpass, correlation, reference_on_grid
+from edr.evaluate.metrics import correlation, reference_on_grid
 from edr.methods import (
     METHODS,
     NEUROKIT_VARIANTS,
@@ -15,8 +15,8 @@ from edr.methods import (
     get_method,
     kpca_edr,
     rsa_edr,
-    spectral_concentration,
 )
+from edr.signal import bandpass, spectral_concentration
 from edr.simulate import simulate_recording
 
 
@@ -35,7 +35,7 @@ def _segment(sim):
 
 def _agreement(sim, out):
     rec, _, grid = sim
-    from edr.methods import _on_grid
+    from edr.methods import series_on_grid as _on_grid
 
     y = bandpass(_on_grid(_segment(sim), out))
     ref = bandpass(reference_on_grid(rec.resp, rec.resp_fs, grid))

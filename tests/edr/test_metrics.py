@@ -9,57 +9,10 @@ import pytest
 from scipy import signal
 
 from edr.errors import RecordError, SignalError
+from edr import signal as sig
 from edr.evaluate import metrics as m
 
 FS = 4.0
-
-
-def test_to_uniform_grid_reproduces_a_cubic_exactly():
-    t = np.sort(np.random.default_rng(0).uniform(0, 10, 40))
-    poly = lambda u: 0.3 * u**3 - u**2 + 2 * u - 1  # noqa: E731
-    tg, xg = m.to_uniform_grid(t, poly(t), fs=FS)
-    assert tg[0] == t[0] and np.allclose(np.diff(tg), 0.25)
-    assert tg[-1] <= t[-1]
-    np.testing.assert_allclose(xg, poly(tg), rtol=1e-9, atol=1e-9)
-
-
-def test_to_uniform_grid_holds_ends_and_skips_nan():
-    t = np.arange(10.0)
-    x = np.arange(10.0)
-    x[4] = np.nan
-    tg, xg = m.to_uniform_grid(t, x, fs=1.0, t_start=-2.0, t_end=11.0)
-    np.testing.assert_allclose(tg, np.arange(-2.0, 12.0))
-    np.testing.assert_allclose(xg, np.clip(tg, 0, 9))
-
-
-def test_to_uniform_grid_bad_input():
-    with pytest.raises(SignalError, match="3 finite samples"):
-        m.to_uniform_grid([0, 1, 2], [1, 2, 3])
-    with pytest.raises(ValueError, match="strictly increasing"):
-        m.to_uniform_grid([0, 2, 1, 3], [1, 2, 3, 4])
-    with pytest.raises(ValueError, match="fs must be a positive"):
-        m.to_uniform_grid([0, 1, 2, 3], [1, 2, 3, 4], fs=-1)
-
-
-def test_bandpass_passes_band_and_rejects_outside():
-    t = np.arange(0, 600, 1 / FS)
-    inband = np.sin(2 * np.pi * 0.25 * t)
-    slow = np.sin(2 * np.pi * 0.005 * t)
-    fast = np.sin(2 * np.pi * 1.8 * t)
-    y = m.bandpass(inband + slow + fast)
-    core = slice(400, -400)
-    np.testing.assert_allclose(y[core], inband[core], atol=0.03)
-    # zero phase: the in-band sinusoid is not shifted
-    assert np.corrcoef(y[core], inband[core])[0, 1] > 0.999
-
-
-def test_bandpass_bad_input():
-    with pytest.raises(ValueError, match="high=3"):
-        m.bandpass(np.zeros(100), high=3.0)
-    x = np.zeros(100)
-    x[5] = np.nan
-    with pytest.raises(SignalError, match="1 non-finite"):
-        m.bandpass(x)
 
 
 def test_correlation_matches_hand_computed_value():
@@ -75,7 +28,7 @@ def test_correlation_matches_hand_computed_value():
 def test_msc_identical_signals_is_one_and_f_ref_is_the_peak():
     rng = np.random.default_rng(1)
     t = np.arange(0, 480, 1 / FS)
-    ref = m.bandpass(np.sin(2 * np.pi * 0.3 * t) + 0.3 * rng.standard_normal(t.size))
+    ref = sig.bandpass(np.sin(2 * np.pi * 0.3 * t) + 0.3 * rng.standard_normal(t.size))
     value, f_ref = m.msc(ref, ref)
     assert value == pytest.approx(1.0)
     assert abs(f_ref - 0.3) <= 1 / 32 / 2 + 1e-12
@@ -107,16 +60,6 @@ def test_msc_needs_one_segment():
         m.msc(np.ones(100), np.ones(100))
 
 
-def test_rate_series_finds_the_breathing_rate():
-    t = np.arange(0, 320, 1 / FS)
-    x = np.sin(2 * np.pi * (13.0 / 60) * t)
-    tc, bpm = m.rate_series(x, t0=10.0)
-    # 320 s -> windows start 0,16,...,288 -> 19 windows centred at 16 s + k*16 s (+ t0)
-    assert tc.size == 19
-    np.testing.assert_allclose(tc, 10.0 + 16.0 + 16.0 * np.arange(19))
-    np.testing.assert_allclose(bpm, 13.0, atol=0.1)
-
-
 def test_breath_rate_series_hand_computed():
     # breaths every 4 s (15 /min) in [0, 32); every 5 s (12 /min) from 32 s on
     b = np.concatenate([np.arange(0, 32, 4.0), np.arange(32, 80, 5.0)])
@@ -146,7 +89,7 @@ def test_score_end_to_end_on_a_known_pair():
     rec = SimpleNamespace(name="syn", resp=resp, resp_fs=resp_fs, breath_times=None)
     tg = np.arange(0, 479.75, 0.25)
     clean = np.interp(tg, tr, resp)
-    edr = m.bandpass(-clean + 0.1 * clean.std() * rng.standard_normal(tg.size))
+    edr = sig.bandpass(-clean + 0.1 * clean.std() * rng.standard_normal(tg.size))
     res = SimpleNamespace(time=tg, waveform=edr, fs=FS)
     sc = m.score(res, rec)
     assert 0.1 <= sc.f_ref <= 0.45

@@ -121,6 +121,8 @@ def test_progress_bar(rec, capsys):
     ({"method": "pca", "orientation": "beats"}, TypeError, r"takes no option \['orientation'\]"),
     ({"method": "rsa", "baseline": "pr"}, TypeError, r"takes no option \['baseline'\]"),
     ({"sigma2": -2.0}, ValueError, "sigma2 must be a positive number"),
+    ({"sigma2": "nope"}, ValueError, "unknown criterion='nope'"),
+    ({"method": "pca", "lead": "multilead"}, ValueError, "lead='multilead' needs a kernel PCA method"),
 ])
 def test_bad_arguments(rec, kw, exc, match):
     kw = dict(kw)
@@ -148,3 +150,42 @@ def test_bidmc_kpca_beats_r_amplitude(bidmc_dir):
         ours = score(extract_edr(r, "kpca", sigma2="shannon"), r)
         peer = score(extract_edr(r, "r_amplitude"), r)
         assert ours.msc > peer.msc + 0.1, name
+
+
+# --------------------------------------------------------------------------- #
+# the parts: options record, window plan, stitcher
+# --------------------------------------------------------------------------- #
+def test_options_record_is_frozen_and_typed():
+    from edr.options import EDROptions
+
+    opts = EDROptions(method="kpca", sigma2="MDD", window_s="120", fs_out=4,
+                      method_options={"n_draws": 5})
+    assert opts.window_s == 120.0 and isinstance(opts.fs_out, float)
+    assert opts.method_kwargs == {"n_draws": 5, "sigma2": "MDD", "random_state": 0}
+    assert opts.kernel_options.selection_options == {"n_draws": 5}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.method = "pca"
+    with pytest.raises(TypeError, match="apply to a sigma2 criterion only"):
+        EDROptions(sigma2=0.5, method_options={"n_draws": 5})
+
+
+def test_window_plan_cores_tile_the_record():
+    from edr.options import EDROptions
+    from edr.windows import window_plan
+
+    plan = window_plan(700.0, EDROptions(window_s=300.0))
+    assert [(w.start_s, w.end_s) for w in plan] == plan_windows(700.0, 300.0)
+    cores = [w.core for w in plan]
+    assert cores[0][0] == 0.0 and cores[-1][1] == 700.0
+    assert all(a[1] == b[0] for a, b in zip(cores, cores[1:]))
+    assert len(window_plan(700.0, EDROptions(solver="fs2"))) == 1
+
+
+def test_stitcher_cross_fade_weights_sum_to_one():
+    from edr.stitch import ramp_weights
+
+    t = np.arange(0, 400, 0.25)
+    a = ramp_weights(t[t <= 300], 0.0, 300.0, None, 225.0)
+    b = ramp_weights(t[t >= 225], 225.0, 400.0, 300.0, None)
+    overlap_a, overlap_b = a[t[t <= 300] >= 225], b[t[t >= 225] <= 300]
+    np.testing.assert_allclose(overlap_a + overlap_b, 1.0)

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from edr import extract
-from edr.evaluate.metrics import bandpass, reference_on_grid, score
+from edr.evaluate.metrics import reference_on_grid, score
 from edr.pipeline import WHOLE_RECORD_MAX_S, extract_edr
+from edr.signal import bandpass
 from edr.simulate import simulate_recording
 
 SIGMA2 = 0.5  # fixed width: the criteria are tested in kpca.selection / kpca.largescale
@@ -133,7 +134,7 @@ def test_cli_solver_fs2_writes_the_csv(record_file, capsys):
     (["--solver", "sparse"], "--solver: unknown solver 'sparse'"),
     (["--solver", "fs2", "--n-support", "1"], "--n-support: must be an integer >= 2"),
     (["--n-support", "30"], "--n-support applies to --solver fs2 only"),
-    (["--solver", "fs2", "--n-support", "9999", "--sigma2", "0.5"], "n_support must be in [2, "),
+    (["--solver", "fs2", "--n-support", "9999", "--sigma2", "0.5"], "must be in [2, "),
 ])
 def test_cli_bad_solver_options_exit_2_without_output(record_file, capsys, argv, fragment):
     code = extract.main([str(record_file), *argv])

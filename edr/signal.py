@@ -1,0 +1,234 @@
+"""Signal steps and protocol constants shared by the methods, the pipeline and the evaluation.
+
+The one home of the uniform output grid (:data:`GRID_FS`), the respiratory
+band (:data:`BAND_HZ`) and its band-pass, the cubic-spline resampling of
+beat-sampled series, the spectral-peak rate and the spectral concentration,
+and the limits every layer above shares (:data:`FS_RANGE`, :data:`MIN_BEATS`).
+It sits below :mod:`edr.methods` and imports only :mod:`edr.errors` and
+:mod:`edr.beats` (see ``docs/design.md#1-architecture-a-one-way-stack``);
+the evaluation protocol these steps implement is
+``docs/design.md#5-evaluation-protocol-and-report``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import interpolate, signal
+
+from edr.beats import FS_RANGE, MIN_BEATS
+from edr.errors import SignalError
+
+__all__ = [
+    "BAND_HZ",
+    "FILTER_ORDER",
+    "FS_RANGE",
+    "GRID_FS",
+    "MIN_BEATS",
+    "RATE_BAND_BPM",
+    "RATE_NFFT",
+    "RATE_STEP_S",
+    "SEGMENT_S",
+    "CONCENTRATION_HALF_WIDTH_HZ",
+    "as_series",
+    "bandpass",
+    "positive_rate",
+    "rate_series",
+    "spectral_concentration",
+    "to_uniform_grid",
+    "window_starts",
+]
+
+GRID_FS = 4.0
+"""Rate (Hz) of the uniform grid every respiratory series is put on."""
+
+BAND_HZ = (0.05, 1.0)
+"""Respiratory band (Hz): the band-pass, the reference-peak search, the concentration."""
+
+FILTER_ORDER = 4
+"""Order of the Butterworth filters (applied forward and backward)."""
+
+SEGMENT_S = 32.0
+"""Length (s) of a Welch segment and of a respiratory-rate window."""
+
+RATE_STEP_S = 16.0
+"""Step (s) between respiratory-rate windows."""
+
+RATE_BAND_BPM = (4.0, 60.0)
+"""Band (breaths/min) in which a rate window's spectral peak is searched."""
+
+RATE_NFFT = 4096
+"""Zero-padded length of a rate window's periodogram."""
+
+CONCENTRATION_HALF_WIDTH_HZ = 0.05
+"""Half-width (Hz) around the in-band peak counted by :func:`spectral_concentration`."""
+
+# FS_RANGE — supported ECG sampling rates (Hz), and MIN_BEATS — fewest beats an analysis
+# needs, are those :func:`edr.beats.detect` enforces; re-exported here for the layers above.
+
+
+def as_series(x, name: str) -> np.ndarray:
+    """``x`` as a one-dimensional float array; ``ValueError`` naming ``name`` otherwise."""
+    a = np.asarray(x, dtype=float)
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}")
+    return a
+
+
+def positive_rate(fs: float, name: str = "fs") -> float:
+    """``fs`` as a positive finite float (Hz); ``ValueError`` naming ``name`` otherwise."""
+    fs = float(fs)
+    if not np.isfinite(fs) or fs <= 0:
+        raise ValueError(f"{name} must be a positive finite rate in Hz, got {fs!r}")
+    return fs
+
+
+def to_uniform_grid(t, x, *, fs: float = GRID_FS, t_start: float | None = None,
+                    t_end: float | None = None):
+    """Interpolate a (possibly irregularly) sampled series onto a uniform grid.
+
+    Parameters
+    ----------
+    t : array_like, shape (n,)
+        Sample times in s, strictly increasing (after dropping non-finite values).
+    x : array_like, shape (n,)
+        Values; non-finite samples are ignored.
+    fs : float, default :data:`GRID_FS`
+        Grid rate in Hz.
+    t_start, t_end : float, optional
+        Grid limits in s (default: first and last finite sample). Grid points
+        outside the sampled span take the value of the nearest end sample
+        (constant extension).
+
+    Returns
+    -------
+    t_grid, x_grid : ndarray
+        ``t_grid = t_start + k / fs`` for ``k = 0 .. floor((t_end - t_start) fs)``;
+        ``x_grid`` from a not-a-knot cubic spline (``scipy.interpolate.CubicSpline``).
+
+    Raises
+    ------
+    SignalError
+        Fewer than 4 finite samples.
+    ValueError
+        Bad shapes, ``fs``, non-increasing ``t`` or ``t_end < t_start``.
+    """
+    fs = positive_rate(fs)
+    t = as_series(t, "t")
+    x = as_series(x, "x")
+    if t.shape != x.shape:
+        raise ValueError(f"t and x must have the same length, got {t.size} and {x.size}")
+    ok = np.isfinite(t) & np.isfinite(x)
+    t, x = t[ok], x[ok]
+    if t.size < 4:
+        raise SignalError(f"x has {t.size} finite samples; at least 4 are needed for a cubic spline")
+    if np.any(np.diff(t) <= 0):
+        raise ValueError("t must be strictly increasing")
+    t_start = t[0] if t_start is None else float(t_start)
+    t_end = t[-1] if t_end is None else float(t_end)
+    if t_end < t_start:
+        raise ValueError(f"t_end must be >= t_start, got t_start={t_start}, t_end={t_end}")
+    n = int(np.floor((t_end - t_start) * fs + 1e-9)) + 1
+    t_grid = t_start + np.arange(n) / fs
+    spline = interpolate.CubicSpline(t, x)
+    x_grid = spline(np.clip(t_grid, t[0], t[-1]))
+    return t_grid, x_grid
+
+
+def bandpass(x, *, fs: float = GRID_FS, low: float = BAND_HZ[0], high: float = BAND_HZ[1]):
+    """Zero-phase Butterworth band-pass (order :data:`FILTER_ORDER`, forward-backward).
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        Uniformly sampled series without NaN.
+    fs : float, default :data:`GRID_FS`
+        Sampling rate in Hz.
+    low, high : float, default :data:`BAND_HZ`
+        Pass band in Hz, ``0 < low < high < fs / 2``.
+
+    Returns
+    -------
+    ndarray
+        Filtered series (``scipy.signal.sosfiltfilt`` of ``x`` minus its mean), same length.
+    """
+    fs = positive_rate(fs)
+    x = as_series(x, "x")
+    if not 0 < low < high < fs / 2:
+        raise ValueError(f"need 0 < low < high < fs/2, got low={low}, high={high}, fs={fs}")
+    if not np.all(np.isfinite(x)):
+        raise SignalError(f"x has {int(np.sum(~np.isfinite(x)))} non-finite samples; interpolate first")
+    sos = signal.butter(FILTER_ORDER, [low, high], btype="bandpass", fs=fs, output="sos")
+    padlen = min(3 * (2 * len(sos) + 1), x.size - 1)
+    return signal.sosfiltfilt(sos, x - np.mean(x), padlen=padlen)
+
+
+def window_starts(n: int, fs: float) -> np.ndarray:
+    """Sample indices where the :data:`SEGMENT_S` rate windows of an ``n``-sample series start."""
+    win = int(round(SEGMENT_S * fs))
+    step = int(round(RATE_STEP_S * fs))
+    if n < win:
+        return np.empty(0, dtype=int)
+    return np.arange(0, n - win + 1, step)
+
+
+def _peak_rate_bpm(seg: np.ndarray, fs: float) -> float:
+    seg = seg - seg.mean()
+    spec = np.abs(np.fft.rfft(seg * np.hanning(seg.size), n=max(RATE_NFFT, seg.size))) ** 2
+    f_bpm = 60.0 * np.fft.rfftfreq(max(RATE_NFFT, seg.size), d=1.0 / fs)
+    band = (f_bpm >= RATE_BAND_BPM[0]) & (f_bpm <= RATE_BAND_BPM[1])
+    if not np.any(spec[band] > 0):
+        return np.nan
+    return float(f_bpm[band][np.argmax(spec[band])])
+
+
+def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0):
+    """Respiratory rate per :data:`SEGMENT_S` window (:data:`RATE_STEP_S` step) from the spectral peak.
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        Uniformly sampled respiratory series.
+    fs : float, default :data:`GRID_FS`
+        Its rate in Hz.
+    t0 : float, default 0.0
+        Time (s) of ``x[0]``.
+
+    Returns
+    -------
+    t : ndarray
+        Window centres in s.
+    bpm : ndarray
+        Peak of the Hann-windowed periodogram zero-padded to :data:`RATE_NFFT`
+        points within :data:`RATE_BAND_BPM` (NaN for a window with a
+        non-finite sample or no power).
+    """
+    fs = positive_rate(fs)
+    x = as_series(x, "x")
+    win = int(round(SEGMENT_S * fs))
+    starts = window_starts(x.size, fs)
+    bpm = np.full(starts.size, np.nan)
+    for i, s in enumerate(starts):
+        seg = x[s:s + win]
+        if np.all(np.isfinite(seg)):
+            bpm[i] = _peak_rate_bpm(seg, fs)
+    return t0 + (starts + win / 2) / fs, bpm
+
+
+def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
+                           half_width_hz: float = CONCENTRATION_HALF_WIDTH_HZ) -> float:
+    """Fraction of the in-band Welch power within ``±half_width_hz`` of the in-band peak.
+
+    Welch segments of :data:`SEGMENT_S` (or the whole series when shorter).
+    Returns 0 for a series shorter than 16 samples, non-finite, constant or
+    without in-band power.
+    """
+    x = np.asarray(x, dtype=float)
+    if x.size < 16 or not np.all(np.isfinite(x)) or np.ptp(x) == 0:
+        return 0.0
+    f, p = signal.welch(x - x.mean(), fs=fs, nperseg=min(x.size, int(round(SEGMENT_S * fs))))
+    b = (f >= band[0]) & (f <= band[1])
+    if not b.any() or p[b].sum() <= 0:
+        return 0.0
+    fb, pb = f[b], p[b]
+    k = int(np.argmax(pb))
+    return float(pb[np.abs(fb - fb[k]) <= half_width_hz].sum() / pb.sum())

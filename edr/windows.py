@@ -1,0 +1,244 @@
+"""Analysis windows of a record: the window plan and the analysis of one window.
+
+:func:`window_plan` cuts a record into overlapping :class:`Window` objects;
+:func:`analyse_window` runs beat detection and the EDR method on one window
+(one lead, or every lead for the multi-lead modes) and returns a
+:class:`WindowAnalysis` whose series is on the window's points of the record's
+output grid. :func:`record_leads` picks the lead arrays the options ask for.
+Stitching the windows together is :mod:`edr.stitch`'s job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from edr.beats import detect
+from edr.errors import ChannelError, SignalError
+from edr.methods import MethodOutput, Segment, series_on_grid
+from edr.options import DEFAULT_OVERLAP, DEFAULT_WINDOW_S, WHOLE_RECORD_MAX_S, EDROptions
+from edr.signal import FS_RANGE
+
+__all__ = ["MIN_GRID_POINTS", "Window", "WindowAnalysis", "analyse_window", "check_rate",
+           "output_grid", "plan_windows", "record_leads", "window_plan"]
+
+MIN_GRID_POINTS = 8
+"""Fewest output grid points a window must cover to be analysed."""
+
+
+@dataclass(frozen=True)
+class Window:
+    """One analysis window and its neighbours' limits (record time, s).
+
+    ``prev_end`` / ``next_start``: end of the previous / start of the next
+    window (None at the record's ends); the core of the window — where its
+    per-beat values are kept — runs between the midpoints of the overlaps.
+    """
+
+    start_s: float
+    end_s: float
+    prev_end: float | None = None
+    next_start: float | None = None
+
+    @property
+    def core(self) -> tuple[float, float]:
+        a = self.start_s if self.prev_end is None else 0.5 * (self.start_s + self.prev_end)
+        b = self.end_s if self.next_start is None else 0.5 * (self.end_s + self.next_start)
+        return a, b
+
+
+@dataclass
+class WindowAnalysis:
+    """Result of :func:`analyse_window`.
+
+    Attributes
+    ----------
+    segment : Segment
+        The analysed (or chosen) lead over the window with its beats; it carries the sign reference.
+    output : MethodOutput
+        The method's series.
+    series : ndarray
+        ``output`` on the grid points ``grid[grid_mask]``.
+    grid_mask : ndarray of bool
+        The record grid points inside the window's samples.
+    span : tuple of float
+        Times (s) of the window's first and last ECG sample.
+    lead_info : dict
+        Multi-lead modes: ``lead_scores`` and ``lead_reasons``; else empty.
+    """
+
+    segment: Segment
+    output: MethodOutput
+    series: np.ndarray
+    grid_mask: np.ndarray
+    span: tuple
+    lead_info: dict
+
+
+def plan_windows(duration_s: float, window_s: float | None, overlap: float = DEFAULT_OVERLAP):
+    """Window limits ``[(start, end), ...]`` covering ``[0, duration_s]``.
+
+    ``window_s=None``: one window up to :data:`~edr.options.WHOLE_RECORD_MAX_S`,
+    otherwise :data:`~edr.options.DEFAULT_WINDOW_S`. Windows start every
+    ``window_s * (1 - overlap)``; the last one ends at ``duration_s`` (it may
+    overlap its predecessor more).
+    """
+    if window_s is None:
+        if duration_s <= WHOLE_RECORD_MAX_S:
+            return [(0.0, float(duration_s))]
+        window_s = DEFAULT_WINDOW_S
+    if duration_s <= window_s:
+        return [(0.0, float(duration_s))]
+    step = window_s * (1.0 - overlap)
+    starts = list(np.arange(0.0, duration_s - window_s + 1e-9, step))
+    if starts[-1] + window_s < duration_s - 1e-9:
+        starts.append(duration_s - window_s)
+    return [(float(s), float(s + window_s)) for s in starts]
+
+
+def window_plan(duration_s: float, opts: EDROptions) -> list[Window]:
+    """The :class:`Window` list of a record: :func:`plan_windows`, or the whole record for FS2."""
+    if opts.solver == "fs2":
+        limits = [(0.0, float(duration_s))]
+    else:
+        limits = plan_windows(duration_s, opts.window_s, float(opts.overlap))
+    return [Window(a, b, limits[i - 1][1] if i > 0 else None,
+                   limits[i + 1][0] if i + 1 < len(limits) else None)
+            for i, (a, b) in enumerate(limits)]
+
+
+def output_grid(duration_s: float, fs_out: float) -> np.ndarray:
+    """Record times (s) of the uniform output grid: ``k / fs_out`` within the record."""
+    return np.arange(int(np.floor(duration_s * fs_out + 1e-9))) / fs_out
+
+
+def check_rate(recording) -> float:
+    """``recording.fs`` as float; :class:`SignalError` outside :data:`edr.signal.FS_RANGE`."""
+    fs = float(recording.fs)
+    if not (FS_RANGE[0] <= fs <= FS_RANGE[1]):
+        raise SignalError(f"recording.fs={fs:g} Hz is outside {FS_RANGE[0]:g}-{FS_RANGE[1]:g} Hz")
+    return fs
+
+
+def record_leads(recording, opts: EDROptions) -> dict:
+    """``{name: samples}``: the requested lead, or every ECG lead for a multi-lead mode.
+
+    For a mode the recording's selected lead comes first (ties go to it).
+
+    Raises
+    ------
+    ChannelError
+        A named lead that is not in the recording.
+    """
+    if opts.lead_mode is not None:
+        leads = {str(n): np.asarray(v, dtype=float) for n, v in (recording.leads or {}).items()}
+        if not leads:
+            leads = {str(recording.ecg_channel): np.asarray(recording.ecg, dtype=float)}
+        if str(recording.ecg_channel) in leads:
+            leads = {str(recording.ecg_channel): leads.pop(str(recording.ecg_channel)), **leads}
+        return leads
+    x, name = _pick_lead(recording, opts.lead)
+    return {name: x}
+
+
+def _pick_lead(recording, lead):
+    if lead is None:
+        return np.asarray(recording.ecg, dtype=float), str(recording.ecg_channel)
+    leads = dict(getattr(recording, "leads", {}) or {})
+    key = str(lead).rstrip(",").strip()
+    for name, x in leads.items():
+        if name == key or name.lower() == key.lower():
+            return np.asarray(x, dtype=float), name
+    if key.lower() == str(recording.ecg_channel).lower():
+        return np.asarray(recording.ecg, dtype=float), str(recording.ecg_channel)
+    raise ChannelError(f"lead {lead!r} is not in recording {getattr(recording, 'name', '?')!r}; "
+                       f"its ECG leads are {sorted(leads) or [recording.ecg_channel]}")
+
+
+def analyse_window(window: Window, leads: dict, fs: float, grid: np.ndarray,
+                   opts: EDROptions) -> WindowAnalysis:
+    """Beats, method output and grid series of one window.
+
+    ``opts.lead_mode`` None: the single lead in ``leads``. ``"auto"``: each
+    lead's EDR, then the lead with the best :func:`edr.leads.assess_leads`
+    score. ``"fuse"``: the quality-weighted, sign-aligned combination of the
+    single-lead EDRs (:func:`edr.leads.fuse_edrs`). ``"multilead"``: kernel
+    PCA of the concatenated QRS windows of the joined leads at jointly
+    detected beats (:func:`edr.leads.multilead_kpca`). The segment returned is
+    the chosen (or best) lead's.
+
+    Raises
+    ------
+    SignalError
+        The window covers fewer than :data:`MIN_GRID_POINTS` grid points, or no
+        lead gives an EDR in it.
+    """
+    n = next(iter(leads.values())).size
+    i0, i1 = int(np.floor(window.start_s * fs)), min(int(np.ceil(window.end_s * fs)), n)
+    span = (i0 / fs, (i1 - 1) / fs)
+    gm = (grid >= span[0]) & (grid <= span[1])
+    if gm.sum() < MIN_GRID_POINTS:
+        raise SignalError(f"window {window.start_s:.1f}-{window.end_s:.1f} s has too few grid points")
+    tg = grid[gm]
+    if opts.lead_mode is None:
+        (name, x), = leads.items()
+        seg, out, y = _single(x, i0, i1, fs, tg, name, opts)
+        return WindowAnalysis(seg, out, y, gm, span, {})
+    seg, out, y, info = _multi_lead(leads, i0, i1, fs, tg, opts)
+    return WindowAnalysis(seg, out, y, gm, span, info)
+
+
+def _single(x, i0, i1, fs, grid, name, opts: EDROptions):
+    """(segment, method output, grid series) of one lead over samples ``[i0, i1)``."""
+    seg_x = x[i0:i1]
+    seg = Segment(seg_x, fs, i0 / fs, detect(seg_x, fs), grid, opts.fs_out, name)
+    out = opts.spec.func(seg, **opts.method_kwargs)
+    return seg, out, series_on_grid(seg, out)
+
+
+def _multi_lead(leads, i0, i1, fs, grid, opts: EDROptions):
+    from edr import leads as lead_tools
+
+    runs, errors = {}, {}
+    for name, x in leads.items():
+        try:
+            runs[name] = _single(x, i0, i1, fs, grid, name, opts)
+        except SignalError as exc:
+            errors[name] = str(exc).splitlines()[0]
+    if not runs:
+        raise SignalError("no lead gives an EDR in the window: "
+                          + "; ".join(f"{n}: {e}" for n, e in errors.items()))
+    quality = lead_tools.assess_leads(
+        {n: leads[n][i0:i1] for n in runs}, fs, beats={n: r[0].beats for n, r in runs.items()},
+        edrs={n: r[2] for n, r in runs.items()}, fs_out=opts.fs_out)
+    for n, e in errors.items():
+        quality[n] = lead_tools.LeadQuality(lead=n, usable=False, reason=e)
+    best = lead_tools.choose_lead(quality)
+    seg, out, y = runs[best]
+    info = {"lead_scores": {n: float(q.score) for n, q in quality.items()},
+            "lead_reasons": {n: q.reason for n, q in quality.items() if not q.usable}}
+    if opts.lead_mode == "fuse":
+        usable = {n: runs[n][2] for n in runs if quality[n].usable}
+        fused = lead_tools.fuse_edrs(usable, quality)
+        q = {**out.quality, "fused_leads": sorted(usable)}
+        return seg, MethodOutput(grid, fused, "grid", out.sigma2, out.selection, q), fused, info
+    if opts.lead_mode == "multilead":
+        seg, out, y = _multilead(leads, runs, quality, best, i0, i1, fs, grid, opts)
+    return seg, out, y, info
+
+
+def _multilead(leads, runs, quality, best, i0, i1, fs, grid, opts: EDROptions):
+    from edr import leads as lead_tools
+
+    joint, offsets = lead_tools.joint_beats({n: r[0].beats for n, r in runs.items()},
+                                            {n: q for n, q in quality.items() if n in runs})
+    ko = opts.kernel_options
+    times, values, model = lead_tools.multilead_kpca(
+        {n: leads[n][i0:i1] for n in offsets}, fs, joint, offsets, sigma2=ko.sigma2,
+        random_state=ko.random_state, selection_options=ko.selection_options)
+    seg = Segment(leads[best][i0:i1], fs, i0 / fs, joint, grid, opts.fs_out, best)
+    out = MethodOutput(i0 / fs + times, values, "beats", float(model.sigma2_),
+                       getattr(model, "selection_", None),
+                       {"multilead_leads": sorted(offsets), "n_features": int(model.n_features_in_)})
+    return seg, out, series_on_grid(seg, out)

@@ -1,0 +1,94 @@
+"""Tests of edr.signal: the uniform grid, the band-pass, the rate series, the spectral concentration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from edr import signal as m
+from edr.errors import SignalError
+
+FS = 4.0
+
+
+def test_to_uniform_grid_reproduces_a_cubic_exactly():
+    t = np.sort(np.random.default_rng(0).uniform(0, 10, 40))
+    poly = lambda u: 0.3 * u**3 - u**2 + 2 * u - 1  # noqa: E731
+    tg, xg = m.to_uniform_grid(t, poly(t), fs=FS)
+    assert tg[0] == t[0] and np.allclose(np.diff(tg), 0.25)
+    assert tg[-1] <= t[-1]
+    np.testing.assert_allclose(xg, poly(tg), rtol=1e-9, atol=1e-9)
+
+
+def test_to_uniform_grid_holds_ends_and_skips_nan():
+    t = np.arange(10.0)
+    x = np.arange(10.0)
+    x[4] = np.nan
+    tg, xg = m.to_uniform_grid(t, x, fs=1.0, t_start=-2.0, t_end=11.0)
+    np.testing.assert_allclose(tg, np.arange(-2.0, 12.0))
+    np.testing.assert_allclose(xg, np.clip(tg, 0, 9))
+
+
+def test_to_uniform_grid_bad_input():
+    with pytest.raises(SignalError, match="3 finite samples"):
+        m.to_uniform_grid([0, 1, 2], [1, 2, 3])
+    with pytest.raises(ValueError, match="strictly increasing"):
+        m.to_uniform_grid([0, 2, 1, 3], [1, 2, 3, 4])
+    with pytest.raises(ValueError, match="fs must be a positive"):
+        m.to_uniform_grid([0, 1, 2, 3], [1, 2, 3, 4], fs=-1)
+
+
+def test_bandpass_passes_band_and_rejects_outside():
+    t = np.arange(0, 600, 1 / FS)
+    inband = np.sin(2 * np.pi * 0.25 * t)
+    slow = np.sin(2 * np.pi * 0.005 * t)
+    fast = np.sin(2 * np.pi * 1.8 * t)
+    y = m.bandpass(inband + slow + fast)
+    core = slice(400, -400)
+    np.testing.assert_allclose(y[core], inband[core], atol=0.03)
+    # zero phase: the in-band sinusoid is not shifted
+    assert np.corrcoef(y[core], inband[core])[0, 1] > 0.999
+
+
+def test_bandpass_bad_input():
+    with pytest.raises(ValueError, match="high=3"):
+        m.bandpass(np.zeros(100), high=3.0)
+    x = np.zeros(100)
+    x[5] = np.nan
+    with pytest.raises(SignalError, match="1 non-finite"):
+        m.bandpass(x)
+
+
+def test_rate_series_finds_the_breathing_rate():
+    t = np.arange(0, 320, 1 / FS)
+    x = np.sin(2 * np.pi * (13.0 / 60) * t)
+    tc, bpm = m.rate_series(x, t0=10.0)
+    # 320 s -> windows start 0,16,...,288 -> 19 windows centred at 16 s + k*16 s (+ t0)
+    assert tc.size == 19
+    np.testing.assert_allclose(tc, 10.0 + 16.0 + 16.0 * np.arange(19))
+    np.testing.assert_allclose(bpm, 13.0, atol=0.1)
+
+
+def test_protocol_constants():
+    assert m.GRID_FS == 4.0 and m.BAND_HZ == (0.05, 1.0)
+    assert m.SEGMENT_S == 32.0 and m.RATE_STEP_S == 16.0 and m.RATE_BAND_BPM == (4.0, 60.0)
+    assert m.MIN_BEATS == 20 and m.FS_RANGE == (100.0, 10_000.0)
+
+
+def test_window_starts():
+    np.testing.assert_array_equal(m.window_starts(320 * 4, 4.0), np.arange(0, 289 * 4, 64))
+    assert m.window_starts(100, 4.0).size == 0
+
+
+def test_spectral_concentration_bounds():
+    t = np.arange(0, 120, 1 / FS)
+    assert m.spectral_concentration(np.sin(2 * np.pi * 0.25 * t)) > 0.9
+    assert m.spectral_concentration(np.ones(100)) == 0.0
+    assert m.spectral_concentration(np.arange(10.0)) == 0.0
+
+
+def test_metrics_reexports_the_signal_steps():
+    from edr.evaluate import metrics
+
+    assert metrics.bandpass is m.bandpass and metrics.to_uniform_grid is m.to_uniform_grid
+    assert metrics.rate_series is m.rate_series and metrics.SEGMENT_S == m.SEGMENT_S
