@@ -1,15 +1,17 @@
-"""End-to-end speed and memory of the EDR pipeline (issue 4 targets).
+"""End-to-end speed and memory of the EDR pipeline.
 
 1. An 8-minute BIDMC record (default bidmc01, 125 Hz), end to end: read the
    WFDB record, detect and align the beats, choose σ² by MDD (q noise
    realisations, default 100), extract the EDR. Target: <= 2 s. Timed in
-   the same run against NeuroKit2's ``ecg_process`` + ``ecg_rsp`` on the same
-   ECG (a peer that does much less: no model selection).
+   the same run against two NeuroKit2 peers on the same ECG — the minimal
+   EDR chain ``ecg_clean`` → ``ecg_peaks`` → ``ecg_rate`` → ``ecg_rsp`` and
+   ``ecg_process`` + ``ecg_rsp`` — and split into CPU time per stage
+   (reading, cleaning, detection, alignment, matrix, selection, kPCA, grid).
 2. A synthetic 24-hour record (``edr.simulate``, written as WFDB), end to end
    (read + extract in sliding windows) in a fresh subprocess so that its peak
-   resident memory (VmHWM, see ``_peak_rss_mb``) is its own. Targets: <= 2 min, <= 1 GB.
+   resident memory (VmHWM, ``scripts/_shared.peak_rss_mb``) is its own. Targets: <= 2 min, <= 1 GB.
    With ``--largescale`` the same record is also extracted with ONE FS2 model over
-   all beats (``extract_edr(..., solver="fs2", n_support=M)``, issue 6) in another
+   all beats (``extract_edr(..., solver="fs2", n_support=M)``) in another
    fresh subprocess, and the ratios windowed / one-model of time and memory are
    printed from the same run.
 
@@ -29,13 +31,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+from _shared import peak_rss_mb  # noqa: E402  (helpers shared with scripts/)
 
 TARGET_8MIN_S = 2.0
 TARGET_DAY_S = 120.0
@@ -61,9 +65,70 @@ def _timed(fn, repeat):
     return out, cold, statistics.median(warm), warm, statistics.median(cpu)
 
 
+def _stage_split(record_path, q):
+    """CPU seconds per stage of our pipeline, one run, from the public stage functions.
+
+    Stages: reading (``edr.io.read_record``); cleaning (``nk.ecg_clean``, the
+    filter ``edr.beats.detect`` runs first); detection (``detect(align=False)``
+    minus cleaning: polarity, peaks, template correlation, RR flags); alignment
+    (``detect()`` minus ``detect(align=False)``: sub-sample shifts on the 10x
+    upsampled QRS); matrix (``edr.modulation.qrs_matrix`` of the valid beats,
+    raw and PR-baseline, as the pipeline's detrended matrix needs both);
+    selection (``kpca.selection.select(..., "mdd", n_components=1)`` with ``q``
+    noise realisations); kPCA (``kpca.KernelPCA`` fit + transform at the chosen
+    σ²); grid (``edr.signal.to_uniform_grid`` + ``bandpass``). It re-creates
+    the pipeline's steps, so its sum is close to, not equal to, the end-to-end time.
+    """
+    import neurokit2 as nk
+
+    from edr.beats import detect
+    from edr.io import read_record
+    from edr.modulation import qrs_matrix
+    from edr.signal import GRID_FS, bandpass, to_uniform_grid
+    from kpca import KernelPCA
+    from kpca.selection import select
+
+    cpu = time.process_time
+    t = {}
+    c0 = cpu()
+    rec = read_record(record_path)
+    t["reading"] = cpu() - c0
+    ecg, fs = rec.ecg, rec.fs
+    c0 = cpu()
+    nk.ecg_clean(ecg, sampling_rate=fs, method="neurokit")
+    t["cleaning"] = cpu() - c0
+    c0 = cpu()
+    detect(ecg, fs, align=False)
+    t_unaligned = cpu() - c0
+    c0 = cpu()
+    beats = detect(ecg, fs)
+    t_full = cpu() - c0
+    t["detection"] = max(t_unaligned - t["cleaning"], 0.0)
+    t["alignment"] = max(t_full - t_unaligned, 0.0)
+    c0 = cpu()
+    valid = beats.valid
+    qrs_matrix(ecg, fs, beats, baseline="pr")
+    X = qrs_matrix(ecg, fs, beats, baseline=None)[valid]
+    t["matrix"] = cpu() - c0
+    c0 = cpu()
+    sel = select(X, "mdd", n_components=1, random_state=0, n_draws=q)
+    t["selection"] = cpu() - c0
+    c0 = cpu()
+    z = KernelPCA(n_components=1, sigma2=sel.sigma2, random_state=0).fit_transform(X)[:, 0]
+    t["kPCA"] = cpu() - c0
+    c0 = cpu()
+    _, y = to_uniform_grid(beats.peaks[valid] / fs, z, fs=GRID_FS)
+    bandpass(y, fs=GRID_FS)
+    t["grid"] = cpu() - c0
+    return t
+
+
 def bench_record(record_path, repeat, q):
+    """Our pipeline end to end against two NeuroKit2 peers on the same ECG, in one run."""
     from edr.io import read_record
     from edr.pipeline import extract_edr
+
+    print(f"[8-min] load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
     def ours():
         rec = read_record(record_path)
@@ -72,39 +137,36 @@ def bench_record(record_path, repeat, q):
     (rec, res), cold, warm, runs, cpu = _timed(ours, repeat)
     print(f"[8-min] {rec.name}: {rec.duration_s:.0f} s at {rec.fs:g} Hz, lead {res.lead}, "
           f"{res.n_beats} beats used, {res.n_beats_dropped} dropped, sigma2 {res.sigma2:.4g}")
-    print(f"[8-min] kpca+MDD(q={q}) end to end: cold {cold:.2f} s, warm median {warm:.2f} s wall "
+    print(f"[8-min] ours kpca+MDD(q={q}) end to end: cold {cold:.2f} s, warm median {warm:.2f} s wall "
           f"(runs {', '.join(f'{r:.2f}' for r in runs)}), {cpu:.2f} s CPU; target <= {TARGET_8MIN_S:g} s: "
           f"{'MET' if warm <= TARGET_8MIN_S else 'MISSED'} (wall)")
 
     import neurokit2 as nk
 
-    def peer():
-        signals, _ = nk.ecg_process(rec.ecg, sampling_rate=rec.fs)
-        return nk.ecg_rsp(signals["ECG_Rate"].to_numpy(), sampling_rate=rec.fs)
+    ecg, fs = rec.ecg, rec.fs
 
-    _, nk_cold, nk_warm, _, nk_cpu = _timed(peer, repeat)
-    print(f"[8-min] peer NeuroKit2 ecg_process+ecg_rsp: cold {nk_cold:.2f} s, warm median {nk_warm:.2f} s wall, "
-          f"{nk_cpu:.2f} s CPU; ratio ours/peer = {warm / nk_warm:.2f} (wall), {cpu / nk_cpu:.2f} (CPU)")
+    def peer_minimal():  # the shortest NeuroKit2 EDR chain
+        clean = nk.ecg_clean(ecg, sampling_rate=fs)
+        _, info = nk.ecg_peaks(clean, sampling_rate=fs)
+        rate = nk.ecg_rate(info["ECG_R_Peaks"], sampling_rate=fs, desired_length=len(ecg))
+        return nk.ecg_rsp(rate, sampling_rate=fs)
+
+    def peer_process():  # the documented NeuroKit2 route
+        signals, _ = nk.ecg_process(ecg, sampling_rate=fs)
+        return nk.ecg_rsp(signals["ECG_Rate"].to_numpy(), sampling_rate=fs)
+
+    for name, fn in (("ecg_clean+ecg_peaks+ecg_rate+ecg_rsp", peer_minimal),
+                     ("ecg_process+ecg_rsp", peer_process)):
+        _, p_cold, p_warm, _, p_cpu = _timed(fn, repeat)
+        print(f"[8-min] peer NeuroKit2 {name}: cold {p_cold:.2f} s, warm median {p_warm:.2f} s wall, "
+              f"{p_cpu:.2f} s CPU; ratio ours/peer = {warm / p_warm:.2f} (wall), {cpu / p_cpu:.2f} (CPU)")
+
+    splits = [_stage_split(record_path, q) for _ in range(repeat)]
+    med = {k: statistics.median(s[k] for s in splits) for k in splits[0]}
+    total = sum(med.values())
+    print(f"[8-min] ours, CPU by stage (median of {repeat} runs; sum {total:.2f} s vs end to end {cpu:.2f} s): "
+          + ", ".join(f"{k} {v:.3f} s ({100 * v / total:.0f} %)" for k, v in med.items()))
     print(f"[8-min] load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-
-
-def _peak_rss_mb():
-    """Peak resident memory of this process in MB.
-
-    Linux ``/proc/self/status`` VmHWM: the high-water mark of this process's own
-    address space. Not ``ru_maxrss``: Linux carries the parent's peak across
-    fork + exec into the child's ``ru_maxrss`` (the parent that simulated the
-    24-hour record peaks near 1.5 GB, which is what earlier runs reported).
-    Falls back to ``ru_maxrss`` where /proc is absent.
-    """
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def _child_day(path, window_s, profile, n_support=None):
@@ -135,7 +197,7 @@ def _child_day(path, window_s, profile, n_support=None):
     t_extract, c_extract = time.perf_counter() - t0, time.process_time() - c0
     print(json.dumps({
         "import_s": t_import, "read_s": t_read, "extract_s": t_extract, "extract_cpu_s": c_extract,
-        "maxrss_mb": _peak_rss_mb(),
+        "maxrss_mb": peak_rss_mb(),
         "n_beats": res.n_beats, "n_dropped": res.n_beats_dropped, "n_windows": len(res.windows),
         "duration_s": rec.duration_s,
     }))

@@ -27,7 +27,7 @@ With ``--edr-hours H`` it instead measures, on a simulated H-hour record
 sigma2 by the rule of thumb, 1 component) fitted on the QRS matrix of the whole
 record against the windowed dense kPCA of :func:`edr.pipeline.extract_edr`
 (rule of thumb and MDD), scored by |r| and MSC against the known respiration
-(DESIGN.md protocol).
+(evaluation protocol, docs/design.md section 5).
 
 A small warm-up fit of each model runs first, so no row includes Numba
 compilation. The ratios ``dense/FS2`` and ``dense/ICF`` come from timings of

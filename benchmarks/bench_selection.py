@@ -4,7 +4,7 @@ MDD: q = 100 Monte-Carlo draws, 30 sigma2 values, n_c = 1, N = 700 points (defau
 N_t = 350 training points -> 350 x 350 noise matrices; also N_t = 700 with --train-all).
 Naive = for every draw and every sigma2 a full eigendecomposition of the centred noise kernel
 (what a direct transcription of §IV does): ``scipy.linalg.eigvalsh`` (eigenvalues only: the
-stricter peer, the ratios quoted are against it) and, as the issue words it, ``scipy.linalg.eigh``
+stricter peer, the ratios quoted are against it) and ``scipy.linalg.eigh``
 (values and vectors).  The naive runs are timed on a subset of draws and extrapolated linearly to
 q = 100 (each draw costs the same); this is printed.  With ``--jobs 1`` both sides run on one
 core (CPU-for-CPU ratio); the default ``--jobs 2`` uses the machine's two cores for the fast path

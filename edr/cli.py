@@ -1,8 +1,11 @@
 """The ``edr`` console script: ``edr extract | evaluate | report ...``.
 
-Each subcommand is a module with a ``main(argv)`` returning an exit code; it
-is imported only when asked for, so ``edr extract`` does not pay for the
-evaluation machinery and a missing module gives one clear line.
+Each subcommand runs the ``main(argv, prog=...)`` of one module — the same
+function as that module's ``python -m`` entry point (``edr.extract``,
+``edr.evaluate``, ``edr.evaluate.report``), with the same options — and
+returns its exit code. The module is imported only when asked for, so
+``edr extract`` does not pay for the evaluation machinery and a missing
+module gives one clear line.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from collections.abc import Sequence
 
 __all__ = ["COMMANDS", "main"]
 
-#: subcommand -> (module whose ``main(argv)`` runs it, one-line description)
+#: subcommand -> (module whose ``main(argv, prog=...)`` runs it, one-line description)
 COMMANDS: dict[str, tuple[str, str]] = {
     "extract": ("edr.extract", "extract the respiration from one recording (or --demo)"),
     "evaluate": ("edr.evaluate.batch", "evaluate methods on a PhysioNet database (results CSV)"),
@@ -53,7 +56,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"edr {command}: error: not available in this installation ({module_name} is missing)",
               file=sys.stderr)
         return 2
-    if command == "extract":
-        return module.main(rest, prog="edr extract")
-    return module.main(rest)
+    return module.main(rest, prog=f"edr {command}")
 

@@ -8,7 +8,7 @@ detector, on lead II and the next ECG lead of the record:
   the same heart, so disagreement is a detection error;
 * **RR irregularity** — the fraction of beats flagged ectopic, and the median
   absolute successive RR difference (ms); false and missed beats inflate both;
-* **downstream EDR quality** — DESIGN.md-protocol MSC and |r| of a simple EDR
+* **downstream EDR quality** — protocol (docs/design.md, section 5) MSC and |r| of a simple EDR
   from lead II: the first linear principal component of the QRS-window matrix
   (valid beats), and the R amplitude series;
 * run time per lead.

@@ -1,4 +1,4 @@
-"""Measure one large-scale kPCA model per record against windowed dense kPCA (issue 6).
+"""Measure one large-scale kPCA model per record against windowed dense kPCA.
 
 Compares :func:`edr.pipeline.extract_edr` with ``solver="dense"`` (the default:
 dense kernel PCA per 300 s window for records > 600 s, σ² by MDD per window,
@@ -16,7 +16,7 @@ of the record, σ² by MDD on the support vectors + validation set, Varon et al.
    reference by :func:`edr.evaluate.metrics.score` (rate error against the
    ``ann1`` breath annotations).
 
-Scores follow the DESIGN.md protocol (MSC, |r|, median respiratory-rate
+Scores follow the evaluation protocol of docs/design.md, section 5 (MSC, |r|, median respiratory-rate
 error). Writes a Markdown report (command at the top) and the per-record
 BIDMC rows as CSV.
 
@@ -34,7 +34,6 @@ import argparse
 import csv
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -43,6 +42,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+
+from _shared import median_iqr, peak_rss_mb
 
 FS_SIM = 250.0
 # (label, extract_edr keywords); the first is the reference of the ratios.
@@ -61,18 +62,6 @@ BIDMC_CONFIGS = [
 ]
 
 
-def _peak_rss_mb() -> float:
-    """VmHWM of this process (MB); ``ru_maxrss`` would carry the parent's peak (see bench_edr)."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
 def _child(path: str, kwargs_json: str, out_npz: str) -> None:
     """Fresh process: read + extract one record, save the waveform, print a JSON line."""
     from edr.io import read_record
@@ -88,7 +77,7 @@ def _child(path: str, kwargs_json: str, out_npz: str) -> None:
     np.savez(out_npz, time=res.time, waveform=res.waveform, fs=res.fs)
     sig = [w.sigma2 for w in res.windows if w.sigma2 is not None]
     print(json.dumps({"read_s": t_read, "extract_s": wall, "extract_cpu_s": cpu,
-                      "peak_mb": _peak_rss_mb(), "n_beats": res.n_beats,
+                      "peak_mb": peak_rss_mb(), "n_beats": res.n_beats,
                       "n_windows": len(res.windows), "sigma2_median": float(np.median(sig)),
                       "n_support": res.params.get("n_support")}))
 
@@ -137,14 +126,6 @@ def measure_day(hours: float, lines: list[str]) -> None:
             print(lines[-1], flush=True)
     lines += ["", f"load average after the {hours:g}-hour runs: {os.getloadavg()[0]:.1f} on "
               f"{os.cpu_count()} CPUs", ""]
-
-
-def _fmt(a) -> str:
-    a = np.asarray(a, dtype=float)
-    a = a[np.isfinite(a)]
-    if a.size == 0:
-        return "n/a"
-    return f"{np.median(a):.3f} ({np.percentile(a, 25):.2f}, {np.percentile(a, 75):.2f})"
 
 
 def measure_bidmc(root: Path, csv_path: Path, lines: list[str]) -> None:
@@ -196,8 +177,8 @@ def measure_bidmc(root: Path, csv_path: Path, lines: list[str]) -> None:
         else:
             wins = f"{int(np.sum(a[ok] >= b[ok]))}/{int(ok.sum())}"
             p = f"{wilcoxon(a[ok], b[ok]).pvalue:.3f}"
-        lines.append(f"| {label} | {_fmt(a)} | {_fmt([r['corr'] for r in sub])} | "
-                     f"{_fmt([r['rate_error_bpm'] for r in sub])} | "
+        lines.append(f"| {label} | {median_iqr(a)} | {median_iqr([r['corr'] for r in sub])} | "
+                     f"{median_iqr([r['rate_error_bpm'] for r in sub])} | "
                      f"{np.median([r['cpu_s'] for r in sub]):.2f} | {wins} | {p} | "
                      f"{sum(bool(r['error']) for r in sub)} |")
     for r in rows:
@@ -220,7 +201,7 @@ def main(argv=None) -> int:
         return 0
     cmd = " ".join(["python", "scripts/measure_largescale_edr.py", *(argv if argv is not None else sys.argv[1:])])
     env = " ".join(f"{k}={os.environ[k]}" for k in ("EDR_DATA_DIR", "OPENBLAS_NUM_THREADS") if k in os.environ)
-    lines = ["# One large-scale kPCA model per record vs windowed dense kPCA (issue 6)", "",
+    lines = ["# One large-scale kPCA model per record vs windowed dense kPCA", "",
              f"Command: `{env} {cmd}`".replace("`  ", "`"), "",
              f"Started {time.strftime('%Y-%m-%d %H:%M:%S')}, load average {os.getloadavg()[0]:.1f} on "
              f"{os.cpu_count()} CPUs (shared machine: compare CPU seconds, not wall).", ""]

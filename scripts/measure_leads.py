@@ -1,4 +1,4 @@
-"""Measure lead choice and multi-lead fusion (issue 7) on BIDMC with the DESIGN.md protocol.
+"""Measure lead choice and multi-lead fusion on BIDMC by the evaluation protocol (docs/design.md §5).
 
 For every record in ``$EDR_DATA_DIR/bidmc`` and every ECG lead, a single-lead
 ``kpca`` EDR (:func:`edr.pipeline.extract_edr`, σ² by ``--criterion``) is

@@ -8,7 +8,7 @@ the default ``edr.pipeline.extract_edr(..., method="kpca")``), sigma2 is chosen 
 * Shannon, KDE differential entropy (bin-free alternative),
 * the rule of thumb (Eq. (20) of Varon et al. 2015) and MDD with n_c = 1 (q = 100),
 
-and the EDR is scored against the reference respiration with the DESIGN.md protocol
+and the EDR is scored against the reference respiration with the evaluation protocol (docs/design.md, section 5)
 (``edr.evaluate.metrics.score``: MSC around f_ref, |r|).  Output: one CSV row per record and
 criterion, and a summary (median, 25th, 75th percentile of the MSC per criterion).
 

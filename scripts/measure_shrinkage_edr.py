@@ -1,11 +1,11 @@
 """Does orthogonal-shrinkage regression beat the cubic spline for EDR resampling?
 
 The EDR pipeline turns the per-beat EDR series into a uniform 4 Hz waveform
-with a cubic spline (DESIGN.md, :func:`edr.evaluate.metrics.to_uniform_grid`).
+with a cubic spline (:func:`edr.evaluate.metrics.to_uniform_grid`).
 This script replaces only that step by Gaussian-basis regression with
 Hagiwara's hard-thresholded orthogonal components
 (:class:`kpca.shrinkage.OrthogonalShrinkageRegression`, BHT and CHT) and scores
-both with the DESIGN.md protocol on the BIDMC records.
+both with the evaluation protocol (docs/design.md, section 5) on the BIDMC records.
 
 For every record: ``extract_edr(recording, method=...)`` gives the beat times
 and beat values (valid beats); then

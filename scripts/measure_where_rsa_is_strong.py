@@ -1,4 +1,4 @@
-"""Does the toolkit lose where NeuroKit2's RSA-based EDR is strong? (issue 4)
+"""Does the toolkit lose where NeuroKit2's RSA-based EDR is strong?
 
 Two measurements, both written to ``scripts/output/where_rsa_is_strong.md``:
 
@@ -10,7 +10,7 @@ A. Real recordings: the BIDMC results of the full evaluation
 B. Simulated healthy subjects at rest (``edr.simulate``): 5-min records, sinus
    rhythm 60-70 bpm, RSA 4 or 8 bpm per unit breath, morphology modulation
    weak / moderate / default, 4 seeds each; every method scored against the
-   simulator's respiration by the DESIGN.md protocol.
+   simulator's respiration by the evaluation protocol (docs/design.md, section 5).
 
 The methods see the ECG only.  Usage::
 

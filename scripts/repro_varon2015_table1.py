@@ -9,7 +9,7 @@ default grid (31 values around the rule of thumb, Eq. (20)); the test set is den
 reported (mean +- sd over repetitions), with the chosen (sigma2, n_c).  A criterion that retains
 no component is reported as such (no denoising).  Across repetitions (different data and seeds)
 the spread of the chosen grid index is reported, and separately the spread over seeds on fixed
-data (determinism check of the issue).
+data (determinism check).
 
 The paper's Table I numbers did not survive in our text copy of the paper (the table body is
 missing); its text gives for the semicircles FS2 + MDD (sigma2, n_c) = (2.19, 9) and

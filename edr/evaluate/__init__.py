@@ -1,12 +1,15 @@
 """Evaluation of EDR methods against reference respiration.
 
-* :mod:`edr.evaluate.metrics` — correlation, MSC, respiratory-rate error (DESIGN.md protocol).
+* :mod:`edr.evaluate.metrics` — correlation, MSC, respiratory-rate error (the protocol of
+  ``docs/design.md``, section 5).
+* :mod:`edr.evaluate.agreement` — window-level rate agreement: bias, 95 % limits of
+  agreement, MAE, RMSE, share within 2 breaths/min, coverage.
 * :mod:`edr.evaluate.stats` — Friedman/Wilcoxon (paired) and Kruskal–Wallis/Dunn (as Varon
   et al. 2015) with Bonferroni correction and effect sizes.
-* :mod:`edr.evaluate.batch` — database x methods x sigma2 criteria, resumable, parallel
-  (``python -m edr.evaluate``).
+* :mod:`edr.evaluate.batch` — database x methods x sigma2 criteria x leads, resumable,
+  parallel (``python -m edr.evaluate``, also ``edr evaluate``).
 * :mod:`edr.evaluate.report` — Markdown + PNG report from a results CSV
-  (``python -m edr.report results.csv -o report/``).
+  (``python -m edr.evaluate.report results.csv -o report/``, also ``edr report``).
 
 Submodules are imported on use so that ``import edr.evaluate`` stays light.
 """

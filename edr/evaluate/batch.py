@@ -3,15 +3,20 @@
 ``python -m edr.evaluate --database bidmc --methods kpca,pca,r_amplitude
 --criteria mdd,shannon,kpa,rule-of-thumb -o results/`` scores every
 (record, method, criterion, lead) *task* with :func:`edr.pipeline.extract_edr`
-and :func:`edr.evaluate.metrics.score`.
+and :func:`edr.evaluate.metrics.score`, and keeps the per-window respiratory
+rates (EDR and reference, the windows of the rate error) for the window-level
+agreement statistics of :mod:`edr.evaluate.agreement`.
 
-Resumability: each finished task is written at once, atomically (temporary
-file + :func:`os.replace`), to ``<out>/tasks/<record>/<method>__<criterion>__<lead>.json``
-(scores, chosen sigma2, its selection curve, timing, the options used). A
-restarted run skips every task whose file exists with the same options, so an
-interrupted run loses at most the tasks in flight. ``results.csv`` (one row per
-task, columns :data:`COLUMNS`) and ``selection_curves.json`` are assembled from
-the task files at the end, sorted, so they do not depend on the completion order;
+Resumability: each finished task is written at once, atomically
+(:func:`edr.io.writers.write_json`), to
+``<out>/tasks/<record>/<method>__<criterion>__<lead>.json`` (scores, chosen
+sigma2, its selection curve, window rates, timing, the options used; NaN stored
+as null). A restarted run skips every task whose file exists with the same
+options, so an interrupted run loses at most the tasks in flight.
+``results.csv`` (one row per task, columns :data:`COLUMNS`),
+``window_rates.csv`` (one row per window of a successful task, columns
+:data:`WINDOW_COLUMNS`) and ``selection_curves.json`` are assembled from the
+task files at the end, sorted, so they do not depend on the completion order;
 ``batch.json`` logs every run (command line, code commit, counts).
 
 Parallelism: processes (:class:`concurrent.futures.ProcessPoolExecutor`) by
@@ -30,9 +35,7 @@ import argparse
 import csv
 import json
 import math
-import os
 import sys
-import tempfile
 import time
 import traceback
 from collections.abc import Iterable, Sequence
@@ -41,9 +44,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from edr.errors import EDRError
+from edr.io.writers import atomic_path, write_json
 
 __all__ = [
     "COLUMNS",
+    "WINDOW_COLUMNS",
     "NO_CRITERION",
     "DEFAULT_LEAD",
     "Task",
@@ -58,11 +63,15 @@ __all__ = [
     "uses_sigma2",
 ]
 
-#: Columns of ``results.csv`` (INTERFACES.md, plus ``used_lead``: the lead the EDR came from —
-#: the one ``lead="auto"`` chose, or "auto" when windows chose different leads — and ``error``:
-#: empty when the task succeeded).
+#: Columns of ``results.csv``. ``used_lead``: the lead the EDR came from (the one
+#: ``lead="auto"`` chose, or "auto" when windows chose different leads); ``error``: empty
+#: when the task succeeded, else exception type, message and raising line.
 COLUMNS = ("record", "database", "method", "criterion", "lead", "used_lead", "msc", "corr",
            "rate_error_bpm", "f_ref", "sigma2", "n_beats", "seconds", "error")
+#: Columns of ``window_rates.csv``: one row per 32 s rate window (16 s step) of a successful
+#: task; ``t_s`` is the window centre, rates in breaths/min, empty where missing (the EDR
+#: rate when the method gave none; the reference rate when the window has too few breaths).
+WINDOW_COLUMNS = ("record", "method", "criterion", "lead", "t_s", "edr_bpm", "ref_bpm")
 #: Criterion label of methods without a kernel parameter.
 NO_CRITERION = "none"
 #: Lead label for "the recording's selected lead" (``lead=None`` in ``extract_edr``).
@@ -176,6 +185,33 @@ def _score(result, recording):
     return score(result, recording)
 
 
+def _window_rates(result, recording) -> dict:
+    """Per-window EDR and reference rates (lists), the windows of the protocol's rate error.
+
+    The same steps as :func:`edr.evaluate.metrics.rate_error`: EDR rate by
+    :func:`edr.signal.rate_series`; reference rate from the breath annotations
+    (:func:`edr.evaluate.metrics.breath_rate_series`) when the recording has
+    any, else from the band-passed reference waveform by the same rule.
+    """
+    import numpy as np
+
+    from edr.evaluate.metrics import breath_rate_series, reference_on_grid
+    from edr.signal import bandpass, rate_series, window_starts
+
+    t_grid = np.asarray(result.time, dtype=float)
+    edr = np.asarray(result.waveform, dtype=float)
+    fs = float(result.fs)
+    t0 = float(t_grid[0])
+    centres, edr_bpm = rate_series(edr, fs=fs, t0=t0)
+    breaths = getattr(recording, "breath_times", None)
+    if breaths is not None and np.size(breaths):
+        ref_bpm = breath_rate_series(breaths, t0 + window_starts(edr.size, fs) / fs)
+    else:
+        ref = bandpass(reference_on_grid(recording.resp, recording.resp_fs, t_grid), fs=fs)
+        _, ref_bpm = rate_series(ref, fs=fs, t0=t0)
+    return {"t_s": centres.tolist(), "edr_bpm": edr_bpm.tolist(), "ref_bpm": ref_bpm.tolist()}
+
+
 def _num(x) -> float:
     return float("nan") if x is None else float(x)
 
@@ -187,9 +223,10 @@ def run_task(task: Task, options: dict | None = None) -> dict:
     -------
     dict
         ``row`` (values of :data:`COLUMNS`), ``selection`` (``grid``/``curve``
-        lists of the first window's sigma2 selection, or None) and ``options``.
-        A failure is recorded in ``row["error"]`` (exception type and message)
-        with NaN scores.
+        lists of the first window's sigma2 selection, or None), ``windows``
+        (``t_s``, ``edr_bpm``, ``ref_bpm`` lists, NaN where a rate is missing;
+        None on failure) and ``options``. A failure is recorded in
+        ``row["error"]`` (exception type and message) with NaN scores.
     """
     options = dict(options or {})
     kwargs = dict(options)
@@ -200,12 +237,13 @@ def run_task(task: Task, options: dict | None = None) -> dict:
     row = {k: getattr(task, k) for k in ("record", "database", "method", "criterion", "lead")}
     row.update({k: float("nan") for k in (*_METRICS, "sigma2", "seconds")})
     row.update(n_beats=0, used_lead="", error="")
-    selection = None
+    selection = windows = None
     t0 = time.perf_counter()
     try:
         recording = _read(task.path)
         result = _extract(recording, task.method, **kwargs)
         scores = _score(result, recording)
+        windows = _window_rates(result, recording)
         row.update(msc=_num(scores.msc), corr=_num(scores.corr),
                    rate_error_bpm=_num(scores.rate_error_bpm), f_ref=_num(scores.f_ref),
                    sigma2=_num(result.sigma2), n_beats=int(result.n_beats),
@@ -218,20 +256,15 @@ def run_task(task: Task, options: dict | None = None) -> dict:
     except Exception as exc:  # recorded per task; the batch goes on (see run_batch(retry_errors))
         last = traceback.extract_tb(exc.__traceback__)[-1]
         row["error"] = f"{type(exc).__name__}: {exc} [{Path(last.filename).name}:{last.lineno}]"
+        windows = None
     row["seconds"] = time.perf_counter() - t0
-    return {"row": row, "selection": selection, "options": options}
+    return {"row": row, "selection": selection, "windows": windows, "options": options}
 
 
-def _write_json_atomic(path: Path, obj) -> None:
+def _write_json(path: Path, obj) -> None:
+    """:func:`edr.io.writers.write_json` into a folder created on demand (NaN stored as null)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(obj, f, indent=1)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_json(path, obj)
 
 
 def _load_done(out_dir: Path, task: Task, options: dict, retry_errors: bool) -> dict | None:
@@ -301,7 +334,7 @@ def run_batch(tasks: Iterable[Task], out_dir: str | Path, *, options: dict | Non
 
     def store(task, res):
         nonlocal n_errors
-        _write_json_atomic(out_dir / task.relpath, {"task": asdict(task), **res})
+        _write_json(out_dir / task.relpath, {"task": asdict(task), **res})
         if res["row"]["error"]:
             n_errors += 1
             errors.append(f"{task.record} {task.method}/{task.criterion}/{task.lead}: {res['row']['error']}")
@@ -326,13 +359,22 @@ def run_batch(tasks: Iterable[Task], out_dir: str | Path, *, options: dict | Non
 
 
 def _fmt(v) -> str:
+    if v is None:  # NaN as stored in a task file
+        return ""
     if isinstance(v, float):
         return "" if math.isnan(v) else repr(v)
     return str(v)
 
 
+def _write_csv(path: Path, header, rows) -> None:
+    with atomic_path(path) as tmp, open(tmp, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows([_fmt(v) for v in r] for r in rows)
+
+
 def assemble(out_dir: str | Path, *, options: dict | None = None) -> Path:
-    """Write ``results.csv`` and ``selection_curves.json`` from the task files.
+    """Write ``results.csv``, ``window_rates.csv`` and ``selection_curves.json`` from the task files.
 
     Every task file under ``out_dir/tasks`` is included (an output folder
     accumulates the tasks of successive runs, e.g. a second run that adds a
@@ -347,13 +389,18 @@ def assemble(out_dir: str | Path, *, options: dict | None = None) -> Path:
     """
     out_dir = Path(out_dir)
     files = sorted((out_dir / "tasks").glob("*/*.json"))
-    rows, curves = [], []
+    rows, curves, windows = [], [], []
     for path in files:
         with open(path) as f:
             done = json.load(f)
         if options is not None and done.get("options") != options:
             continue
         rows.append(done["row"])
+        win = done.get("windows")
+        if win and not done["row"]["error"]:
+            r = done["row"]
+            key = [r[k] for k in ("record", "method", "criterion", "lead")]
+            windows += [key + list(v) for v in zip(win["t_s"], win["edr_bpm"], win["ref_bpm"])]
         if done.get("selection"):
             r = done["row"]
             sel = dict(done["selection"])
@@ -362,15 +409,11 @@ def assemble(out_dir: str | Path, *, options: dict | None = None) -> Path:
     key = lambda r: (r["record"], r["method"], r["criterion"], r["lead"])  # noqa: E731
     rows.sort(key=key)
     curves.sort(key=key)
+    windows.sort(key=lambda w: (*w[:4], w[4]))
     csv_path = out_dir / "results.csv"
-    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".results.", suffix=".tmp")
-    with os.fdopen(fd, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(COLUMNS)
-        for r in rows:
-            w.writerow([_fmt(r.get(c, "")) for c in COLUMNS])
-    os.replace(tmp, csv_path)
-    _write_json_atomic(out_dir / "selection_curves.json", curves)
+    _write_csv(csv_path, COLUMNS, ([r.get(c, "") for c in COLUMNS] for r in rows))
+    _write_csv(out_dir / "window_rates.csv", WINDOW_COLUMNS, windows)
+    _write_json(out_dir / "selection_curves.json", curves)
     return csv_path
 
 
@@ -398,16 +441,17 @@ def _log_run(out_dir: Path, argv, folder: Path, summary: BatchSummary, commit: s
                  "git_commit": commit, "n_tasks": summary.n_tasks, "n_run": summary.n_run,
                  "n_errors": summary.n_errors,
                  "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
-    _write_json_atomic(log, {"runs": runs})
+    _write_json(log, {"runs": runs})
 
 
 def _split(s: str) -> list[str]:
     return [x.strip() for x in s.split(",") if x.strip()]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = "python -m edr.evaluate") -> argparse.ArgumentParser:
+    """The command-line options of :func:`main`."""
     p = argparse.ArgumentParser(
-        prog="python -m edr.evaluate",
+        prog=prog,
         description="Score EDR methods on a database (resumable; results per task under OUT/tasks).")
     p.add_argument("--database", default="bidmc", help="database name (default bidmc)")
     p.add_argument("--data-dir", help="folder of WFDB records, all records with an ECG channel are used "
@@ -437,9 +481,9 @@ def _resolve_methods(spec: str) -> list[str]:
     return _split(spec)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, prog: str = "python -m edr.evaluate") -> int:
     """Command-line entry point; returns the exit code (2 on bad input, one line on stderr)."""
-    args = build_parser().parse_args(argv)
+    args = build_parser(prog).parse_args(argv)
     commit = _git_commit()
     try:
         if args.data_dir:
@@ -464,7 +508,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         summary = run_batch(tasks, args.out, options=options, jobs=args.jobs, scheduler=args.scheduler,
                             progress=not args.no_progress, retry_errors=args.retry_errors)
     except (OSError, ValueError, ImportError, EDRError) as exc:
-        print(f"edr evaluate: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     _log_run(Path(args.out), argv, folder, summary, commit)
     print(f"{summary.n_tasks} tasks ({summary.n_run} run, {summary.n_skipped} resumed, "

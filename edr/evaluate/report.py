@@ -1,8 +1,8 @@
-"""Markdown + PNG report of a batch evaluation (``python -m edr.report results.csv -o report/``).
+"""Markdown + PNG report of a batch evaluation (``python -m edr.evaluate.report results.csv -o report/``).
 
 Reads the ``results.csv`` written by :mod:`edr.evaluate.batch` (and, when
-present next to it, ``selection_curves.json`` and ``batch.json``) and writes
-``README.md`` with:
+present next to it, ``window_rates.csv``, ``selection_curves.json`` and
+``batch.json``) and writes ``README.md`` with:
 
 * the headline table: median (25th, 75th percentile) over records of MSC,
   |r| and the respiratory-rate error for every configuration
@@ -14,8 +14,16 @@ present next to it, ``selection_curves.json`` and ``batch.json``) and writes
   primary tests are Friedman + pairwise Wilcoxon signed-rank (Bonferroni);
   Kruskal–Wallis + Dunn (Bonferroni), the paper's choice, are given for
   comparability (:mod:`edr.evaluate.stats`);
+* window-level agreement of the respiratory rate in the conventions of
+  Charlton et al. 2016 (bias, 95 % limits of agreement, MAE, RMSE, share of
+  windows within 2 breaths/min, coverage; :mod:`edr.evaluate.agreement`),
+  pooled over every window of every record, and Bland–Altman plots of the
+  reference configuration and the comparison ones;
 * an automatic summary of where each configuration wins and loses, counted per
   record, and the per-record tables.
+
+The protocol and the report's choices are documented in ``docs/design.md``,
+section 5.
 """
 
 from __future__ import annotations
@@ -32,8 +40,13 @@ from pathlib import Path
 import numpy as np
 
 from edr.evaluate import stats
+from edr.evaluate.agreement import Agreement, agreement
 
-__all__ = ["METRICS", "Metric", "ResultsTable", "load_results", "write_report", "main"]
+__all__ = ["METRICS", "Metric", "ResultsTable", "load_results", "load_window_rates", "window_agreement",
+           "write_report", "main"]
+
+#: Where the protocol and the report's decisions are written down.
+PROTOCOL_DOC = "docs/design.md, section 5 (Evaluation protocol and report)"
 
 
 @dataclass(frozen=True)
@@ -154,6 +167,52 @@ def load_results(path: str | Path) -> ResultsTable:
             for m in METRICS:
                 values[m.column][i, j] = np.nan
     return ResultsTable(records, configs, values, errors, parts, single, used)
+
+
+def load_window_rates(path: str | Path, table: ResultsTable) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
+    """Pool a batch ``window_rates.csv`` per configuration of ``table``.
+
+    Returns
+    -------
+    dict
+        Configuration label -> (EDR rates, reference rates, number of records)
+        over all windows of its records, NaN where a rate is missing. Rows of
+        single-lead runs and of configurations not in ``table`` are left out.
+    """
+    label = {parts: c for c, parts in table.config_parts.items()}
+    pooled: dict[str, tuple[list, list, set]] = {}
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            c = label.get((r["method"], r["criterion"], r["lead"]))
+            if c is None:
+                continue
+            e, ref, recs = pooled.setdefault(c, ([], [], set()))
+            e.append(_float(r["edr_bpm"]))
+            ref.append(_float(r["ref_bpm"]))
+            recs.add(r["record"])
+    return {c: (np.array(e), np.array(ref), len(recs)) for c, (e, ref, recs) in pooled.items()}
+
+
+def window_agreement(windows: dict[str, tuple[np.ndarray, np.ndarray, int]]) -> dict[str, Agreement]:
+    """:func:`edr.evaluate.agreement.agreement` of every configuration's pooled windows."""
+    return {c: agreement(e, r) for c, (e, r, _) in windows.items()}
+
+
+def _comparison_configs(table: ResultsTable, ref: str, agree: dict[str, Agreement],
+                        wanted: Sequence[str] | None) -> list[str]:
+    """Configurations of the Bland–Altman figure: the reference, then ``wanted`` or by default
+    the two with the lowest MAE among the methods other than the reference's."""
+    if wanted:
+        bad = [c for c in wanted if c not in agree]
+        if bad:
+            raise ValueError(f"Bland–Altman configuration {bad[0]!r} has no window rates; "
+                             f"have {sorted(agree)}")
+        return [ref] + [c for c in wanted if c != ref]
+    ref_method = table.config_parts[ref][0]
+    others = [c for c, a in agree.items()
+              if table.config_parts[c][0] != ref_method and np.isfinite(a.mae)]
+    others.sort(key=lambda c: (agree[c].mae, table.configs.index(c)))
+    return [ref] + others[:2]
 
 
 def lead_choice(table: ResultsTable) -> list[dict]:
@@ -325,6 +384,65 @@ def _plot_boxes(table: ResultsTable, ref: str, comps: dict, path: Path) -> None:
     plt.close(fig)
 
 
+def _plot_bland_altman(windows: dict, agree: dict[str, Agreement], configs: list[str], path: Path) -> None:
+    """One Bland–Altman panel per configuration: difference against mean of the two rates."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(configs), figsize=(4.6 * len(configs), 4.0), squeeze=False,
+                             sharex=True, sharey=True)
+    for ax, c in zip(axes[0], configs):
+        e, r, n_rec = windows[c]
+        ok = np.isfinite(e) & np.isfinite(r)
+        a = agree[c]
+        ax.plot((e[ok] + r[ok]) / 2, e[ok] - r[ok], ".", color="#2166ac", ms=3, alpha=0.35)
+        for y, ls, txt in ((a.bias, "-", "bias"), (a.loa_low, "--", "−1.96 SD"), (a.loa_high, "--", "+1.96 SD")):
+            if np.isfinite(y):
+                ax.axhline(y, color="#b2182b", ls=ls, lw=1.2)
+                ax.annotate(f"{txt} {y:+.1f}", xy=(1, y), xycoords=("axes fraction", "data"), ha="right",
+                            va="bottom", fontsize=8, color="#b2182b")
+        ax.axhline(0, color="0.5", lw=0.6)
+        ax.set_title(f"{c}\n{a.n_paired} windows, {n_rec} records, coverage {100 * a.coverage:.0f} %",
+                     fontsize=9)
+        ax.set_xlabel("mean of EDR and reference rate (breaths/min)")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("EDR − reference rate (breaths/min)")
+    fig.suptitle("Bland–Altman: 32 s windows (16 s step) pooled over records", fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _agreement_section(table: ResultsTable, ref: str, agree: dict[str, Agreement], windows: dict,
+                       figure: str | None) -> str:
+    L = ["## Respiratory rate per window: agreement in the field's conventions\n",
+         "Every 32 s window (16 s step, the windows of the rate error) of every record of a configuration, "
+         "pooled (Charlton et al. 2016 conventions): error = EDR rate − reference rate; bias = mean error; "
+         "95 % limits of agreement = bias ± 1.96 SD (windows treated as independent: the limits ignore "
+         "that windows of one record are correlated); MAE, RMSE; share of windows within 2 breaths/min; "
+         "coverage = share of the windows with a reference rate that have an EDR rate (a method may "
+         "abstain). Windows of failed tasks are not counted.\n",
+         "| configuration | records | windows | coverage | bias | 95 % limits of agreement | MAE | RMSE | "
+         "within 2 bpm |",
+         "|---|---|---|---|---|---|---|---|---|"]
+
+    def f(x, fmt="{:.1f}"):
+        return "–" if not np.isfinite(x) else fmt.format(x)
+
+    for c in table.configs:
+        if c not in agree:
+            continue
+        a = agree[c]
+        name = f"**{c}**" if c == ref else c
+        L.append(f"| {name} | {windows[c][2]} | {a.n_paired}/{a.n_windows} | {f(100 * a.coverage, '{:.0f} %')} | "
+                 f"{f(a.bias, '{:+.2f}')} | {f(a.loa_low, '{:+.1f}')} to {f(a.loa_high, '{:+.1f}')} | "
+                 f"{f(a.mae, '{:.2f}')} | {f(a.rmse, '{:.2f}')} | {f(100 * a.within_2bpm, '{:.0f} %')} |")
+    L.append("")
+    if figure:
+        L.append(f"![Bland–Altman]({figure})\n")
+        L.append("Bland–Altman plots (one dot per window): solid line = bias, dashed = 95 % limits of agreement.\n")
+    return "\n".join(L) + "\n"
+
+
 def _normalise(curve: np.ndarray) -> np.ndarray:
     c = np.asarray(curve, float)
     lo, hi = np.nanmin(c), np.nanmax(c)
@@ -434,15 +552,15 @@ def _head_to_head(table: ResultsTable, m: Metric, ref: str, other: str) -> tuple
 
 
 def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], figures: dict,
-              source: Path, command: str | None) -> str:
+              source: Path, command: str | None, agreement_md: str = "") -> str:
     L = []
     n_rec = len(table.records)
     L.append(f"# EDR evaluation report: {n_rec} records, {len(table.configs)} configurations\n")
-    L.append(f"Generated by `python -m edr.report {source} -o <this folder>`.")
+    L.append(f"Generated by `python -m edr.evaluate.report {source} -o <this folder>`.")
     if command:
         L.append(f"The results were produced by (one line per run into the same results folder; "
                  f"a run skips the tasks already stored):\n\n```\n{command}\n```")
-    L.append("\nProtocol (DESIGN.md): EDR and reference on a 4 Hz grid, band-pass 0.05–1 Hz; "
+    L.append(f"\nProtocol ({PROTOCOL_DOC}): EDR and reference on a 4 Hz grid, band-pass 0.05–1 Hz; "
              "MSC = mean magnitude-squared coherence over f_ref ± 0.1 Hz; |r| = |Pearson r| at zero lag; "
              "rate error = per-record median absolute error (breaths/min) over 32 s windows against the "
              "manual breath annotations where present. Configurations: `method` or `method/σ² criterion`"
@@ -466,6 +584,8 @@ def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fi
         name = f"**{c}**" if c == ref else c
         L.append(f"| {name} | {n_ok}/{n_rec} | " + " | ".join(cells) + f" | {s2t} | {sect} |")
     L.append("")
+    if agreement_md:
+        L.append(agreement_md)
 
     # summary
     L.append("## Where each configuration wins and loses (automatic summary)\n")
@@ -673,19 +793,29 @@ def _short_commit(commit: str | None) -> str:
     return sha[:10] + ("+" + rest if rest else "")
 
 
-def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str | None = None) -> Path:
-    """Write ``README.md``, ``summary.csv`` and the PNG figures into ``out_dir``.
+def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str | None = None,
+                 bland_altman: Sequence[str] | None = None) -> Path:
+    """Write ``README.md``, ``summary.csv`` (and ``agreement.csv``) and the PNG figures into ``out_dir``.
 
     Parameters
     ----------
     results_csv : path
-        A batch ``results.csv``; ``selection_curves.json`` and ``batch.json``
-        are read from the same folder when present.
+        A batch ``results.csv``; ``window_rates.csv``, ``selection_curves.json``
+        and ``batch.json`` are read from the same folder when present.
     out_dir : path
         Created if needed.
     reference : str, optional
         Configuration label the others are compared with (default ``kpca/mdd``,
         or ``kpca/mdd@default`` when several leads were evaluated, else the best median MSC).
+    bland_altman : sequence of str, optional
+        Configurations shown beside the reference in the Bland–Altman figure
+        (default: the two with the lowest window MAE among the methods other
+        than the reference's). Needs ``window_rates.csv``.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``reference``, or a ``bland_altman`` configuration without window rates.
 
     Returns
     -------
@@ -712,6 +842,20 @@ def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str
         figures["one_record"] = f"sigma2_criteria_{first}.png"
         figures["one_record_name"] = first
         _plot_curves_one_record(curves, first, out / figures["one_record"])
+    agreement_md = ""
+    agree: dict[str, Agreement] = {}
+    rates_path = results_csv.parent / "window_rates.csv"
+    if rates_path.exists():
+        windows = load_window_rates(rates_path, table)
+        agree = window_agreement(windows)
+        if agree:
+            ba = None
+            if ref in agree:
+                ba = "bland_altman.png"
+                _plot_bland_altman(windows, agree, _comparison_configs(table, ref, agree, bland_altman), out / ba)
+            agreement_md = _agreement_section(table, ref, agree, windows, ba)
+    if bland_altman and not agree:
+        raise ValueError(f"Bland–Altman needs {rates_path} (written by python -m edr.evaluate)")
     command = None
     batch_json = results_csv.parent / "batch.json"
     if batch_json.exists():
@@ -720,7 +864,7 @@ def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str
             f"python -m edr.evaluate {' '.join(r['argv'])}   # {r['finished_utc']}, commit "
             f"{_short_commit(r.get('git_commit'))}, {r['n_run']} tasks run, {r['n_errors']} errors" for r in runs)
     md = out / "README.md"
-    md.write_text(_markdown(table, ref, comps, curves, figures, results_csv, command)
+    md.write_text(_markdown(table, ref, comps, curves, figures, results_csv, command, agreement_md)
                   + _lead_choice_section(table))
     with open(out / "summary.csv", "w", newline="") as f:
         w = csv.writer(f)
@@ -728,20 +872,35 @@ def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str
         for j, c in enumerate(table.configs):
             q = [x for m in METRICS for x in _quartiles(table.values[m.column][:, j])[:3]]
             w.writerow([c, int(np.isfinite(table.values["msc"][:, j]).sum())] + [f"{x:.4g}" for x in q])
+    if agree:
+        fields = list(Agreement.__dataclass_fields__)
+        with open(out / "agreement.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["configuration", *fields])
+            for c in (c for c in table.configs if c in agree):
+                w.writerow([c] + [f"{getattr(agree[c], k):.4g}" for k in fields])
     return md
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m edr.report results.csv -o report/``; exit code 2 with one line on stderr on bad input."""
-    p = argparse.ArgumentParser(prog="python -m edr.report", description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None = None, *, prog: str = "python -m edr.evaluate.report") -> int:
+    """Command-line entry point; exit code 2 with one line on stderr on bad input."""
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     p.add_argument("results", help="results.csv written by python -m edr.evaluate")
     p.add_argument("-o", "--out", required=True, help="output folder (README.md + PNG figures)")
     p.add_argument("--reference", help="configuration compared with the others (default kpca/mdd)")
+    p.add_argument("--bland-altman", metavar="CONFIGS",
+                   help="comma-separated configurations shown beside the reference in the Bland–Altman "
+                        "figure (default: the two other methods with the lowest window MAE)")
     args = p.parse_args(argv)
+    ba = [c.strip() for c in args.bland_altman.split(",") if c.strip()] if args.bland_altman else None
     try:
-        md = write_report(args.results, args.out, reference=args.reference)
+        md = write_report(args.results, args.out, reference=args.reference, bland_altman=ba)
     except (OSError, ValueError) as exc:
-        print(f"edr report: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     print(f"report written to {md}", file=sys.stderr)
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -11,8 +11,7 @@ Two families of tests are offered, because two designs are possible:
 * **Paired design** (what the data really are: every method is scored on the
   same records): the Friedman test (:func:`friedman`), then pairwise Wilcoxon
   signed-rank tests with the Bonferroni correction (:func:`pairwise_wilcoxon`).
-  Pairing removes the between-record variance (some ICU records are hard for
-  every method), so these tests are the primary ones in our reports.
+  The report uses these as the primary tests (``docs/design.md``, section 5).
 
 Effect sizes: epsilon-squared for Kruskal–Wallis, Kendall's W for Friedman,
 the rank-biserial correlation for pairs (Cliff's delta for independent groups,

@@ -36,12 +36,20 @@ def _fake_score(result, recording):
                            rate_error_bpm=10 * _fake_value("err", *k), f_ref=0.25)
 
 
+def _fake_windows(result, recording):
+    k = result.key
+    edr = [12 + 10 * _fake_value("w", i, *k) for i in range(3)]
+    edr[1] = float("nan")  # the method abstained in the middle window
+    return {"t_s": [16.0, 32.0, 48.0], "edr_bpm": edr, "ref_bpm": [12.0, 13.0, float("nan")]}
+
+
 @pytest.fixture
 def stand_ins(monkeypatch):
     """Private stand-ins for read_record / extract_edr / score (pure functions of the task)."""
     monkeypatch.setattr(batch, "_read", lambda path: "bad" if path.endswith("r3") else Path(path).name)
     monkeypatch.setattr(batch, "_extract", _fake_extract)
     monkeypatch.setattr(batch, "_score", _fake_score)
+    monkeypatch.setattr(batch, "_window_rates", _fake_windows)
 
 
 def _rows(csv_path, drop=("seconds",)):
@@ -78,6 +86,15 @@ def test_results_csv_columns_and_errors_recorded(tmp_path, stand_ins):
     assert all(r["used_lead"] == "" for r in bad)
     curves = json.loads((tmp_path / "selection_curves.json").read_text())
     assert len(curves) == 2 * 2 * 2 and len(curves[0]["grid"]) == 5
+    # window rates of the successful tasks only, NaN as an empty field
+    with open(tmp_path / "window_rates.csv") as f:
+        win = list(csv.DictReader(f))
+    assert list(win[0]) == list(batch.WINDOW_COLUMNS) and len(win) == 12 * 3
+    assert {w["record"] for w in win} == {"r1", "r2"}
+    assert [(w["t_s"], w["edr_bpm"] == "", w["ref_bpm"]) for w in win[:3]] == [
+        ("16.0", False, "12.0"), ("32.0", True, "13.0"), ("48.0", False, "")]
+    stored = json.loads((tmp_path / "tasks/r1/kpca__mdd__default.json").read_text())
+    assert stored["windows"]["edr_bpm"][1] is None and stored["row"]["error"] == ""
     # a resumed run keeps errors unless asked to retry them
     again = batch.run_batch(_tasks(), tmp_path, jobs=1, progress=False)
     assert (again.n_run, again.n_skipped) == (0, 18)
@@ -114,6 +131,7 @@ def test_interrupted_run_resumes_to_identical_results(tmp_path, stand_ins, monke
     assert (resumed.n_skipped, resumed.n_run) == (5, 13)
     assert all(p.read_bytes() == b for p, b in before.items())  # finished work not redone
     assert _rows(resumed.results_csv) == _rows(full.results_csv)
+    assert (out / "window_rates.csv").read_text() == (tmp_path / "full" / "window_rates.csv").read_text()
     assert (out / "selection_curves.json").read_text() == (tmp_path / "full" / "selection_curves.json").read_text()
 
 
@@ -182,6 +200,13 @@ def test_real_chain_cli_resumes_to_identical_results(simulated_db, tmp_path, mon
     assert all(r["error"] == "" for r in rows), rows
     assert all(float(r["corr"]) > 0.4 for r in rows)  # the simulated respiration is recovered
     assert all(float(r["sigma2"]) > 0 for r in rows if r["method"] == "kpca")
+    # the stored window rates are the rate error's windows: their median |error| is the row's
+    with open(tmp_path / "full" / "window_rates.csv") as f:
+        win = list(csv.DictReader(f))
+    for r in rows:
+        mine = [w for w in win if (w["record"], w["method"]) == (r["record"], r["method"])]
+        err = [abs(float(w["edr_bpm"]) - float(w["ref_bpm"])) for w in mine if w["edr_bpm"] and w["ref_bpm"]]
+        assert len(mine) == 3 and np.median(err) == pytest.approx(float(r["rate_error_bpm"]), abs=1e-12)
 
     real_extract, calls = batch._extract, {"n": 0}
 

@@ -1,4 +1,4 @@
-"""Tests of edr.evaluate.report (python -m edr.report results.csv -o report/)."""
+"""Tests of edr.evaluate.report (python -m edr.evaluate.report results.csv -o report/)."""
 
 import csv
 import json
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from edr.evaluate import report, stats
-from edr.evaluate.batch import COLUMNS
+from edr.evaluate.batch import COLUMNS, WINDOW_COLUMNS
 
 # 5 records. kpca/mdd MSC 0.2..1.0 -> median 0.60, 25th 0.40, 75th 0.80 (numpy linear percentiles);
 # pca = kpca/mdd - 0.1 on every record (kpca/mdd wins 5-0, but n = 5 Wilcoxon: exact p = 2/32 = 0.0625,
@@ -17,7 +17,14 @@ from edr.evaluate.batch import COLUMNS
 MDD = [0.2, 0.4, 0.6, 0.8, 1.0]
 
 
-def _write_results(folder, with_curves=True):
+# Window rates (breaths/min) per record: kpca/mdd errors 2, 0, -3 and one abstention (NaN EDR rate);
+# pca is 1 bpm high on every window; kpca/kpa has the windows of its 4 successful records.
+WIN_REF = [10.0, 15.0, 13.0, 14.0]
+WIN_EDR = {"mdd": [12.0, 15.0, 10.0, float("nan")], "kpa": [10.0, 15.0, 13.0, 14.0],
+           "none": [11.0, 16.0, 14.0, 15.0]}
+
+
+def _write_results(folder, with_curves=True, with_windows=True):
     rows = []
     for i in range(5):
         rec = f"r{i + 1}"
@@ -33,6 +40,14 @@ def _write_results(folder, with_curves=True):
         w = csv.DictWriter(f, COLUMNS)
         w.writeheader()
         w.writerows(rows)
+    if with_windows:
+        with open(folder / "window_rates.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(WINDOW_COLUMNS)
+            for r in rows:
+                if not r["error"]:
+                    w.writerows([r["record"], r["method"], r["criterion"], r["lead"], 16.0 * (k + 1), e, ref]
+                                for k, (e, ref) in enumerate(zip(WIN_EDR[r["criterion"]], WIN_REF)))
     if with_curves:
         grid = np.geomspace(0.1, 10, 9).tolist()
         curves = [dict(record=f"r{i + 1}", method="kpca", criterion=c, lead="default", sigma2=grid[4 + (c == "kpa")],
@@ -74,14 +89,35 @@ def test_report_markdown_numbers_and_figures(tmp_path):
         assert (tmp_path / "rep" / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     summary = list(csv.DictReader(open(tmp_path / "rep" / "summary.csv")))
     assert summary[0]["configuration"] == "kpca/mdd" and float(summary[0]["msc_median"]) == pytest.approx(0.6)
+    # window agreement: kpca/mdd pools errors 2, 0, -3 of 5 records (15 of 20 windows have an EDR rate)
+    sd = np.std([2.0, 0.0, -3.0] * 5, ddof=1)
+    lo, hi = -1 / 3 - 1.96 * sd, -1 / 3 + 1.96 * sd
+    assert (f"| **kpca/mdd** | 5 | 15/20 | 75 % | -0.33 | {lo:+.1f} to {hi:+.1f} | 1.67 | {np.sqrt(13 / 3):.2f} "
+            "| 67 % |") in md
+    assert "| pca | 5 | 20/20 | 100 % | +1.00 | +1.0 to +1.0 | 1.00 | 1.00 | 100 % |" in md
+    assert "| kpca/kpa | 4 | 16/16 | 100 % | +0.00 | +0.0 to +0.0 | 0.00 | 0.00 | 100 % |" in md
+    assert "](bland_altman.png)" in md and (tmp_path / "rep" / "bland_altman.png").read_bytes()[:4] == b"\x89PNG"
+    agree = {r["configuration"]: r for r in csv.DictReader(open(tmp_path / "rep" / "agreement.csv"))}
+    assert float(agree["kpca/mdd"]["coverage"]) == 0.75 and float(agree["pca"]["bias"]) == 1.0
 
 
 def test_report_without_curves_and_with_explicit_reference(tmp_path):
     md = report.write_report(_write_results(tmp_path / "res", with_curves=False), tmp_path / "rep",
-                             reference="pca").read_text()
+                             reference="pca", bland_altman=["kpca/kpa"]).read_text()
     assert "Reference configuration: **pca**" in md and "sigma2_curves.png" not in md
+    assert report._comparison_configs(report.load_results(tmp_path / "res" / "results.csv"), "pca",
+                                      {"pca": None, "kpca/kpa": None}, ["kpca/kpa"]) == ["pca", "kpca/kpa"]
+    with pytest.raises(ValueError, match="'nope' has no window rates"):
+        report.write_report(tmp_path / "res" / "results.csv", tmp_path / "rep", bland_altman=["nope"])
     with pytest.raises(ValueError, match="reference 'nope' not among the configurations"):
         report.write_report(tmp_path / "res" / "results.csv", tmp_path / "rep", reference="nope")
+
+
+def test_report_without_window_rates(tmp_path):
+    md = report.write_report(_write_results(tmp_path / "res", with_windows=False), tmp_path / "rep").read_text()
+    assert "limits of agreement" not in md and not (tmp_path / "rep" / "bland_altman.png").exists()
+    with pytest.raises(ValueError, match="Bland–Altman needs"):
+        report.write_report(tmp_path / "res" / "results.csv", tmp_path / "rep", bland_altman=["pca"])
 
 
 def test_bad_results_file(tmp_path):
@@ -97,13 +133,14 @@ def test_bad_results_file(tmp_path):
         report.load_results(tmp_path / "missing.csv")
 
 
+@pytest.mark.filterwarnings("ignore:'edr.evaluate.report' found in sys.modules:RuntimeWarning")
 def test_cli_module_exit_code_and_one_line_error(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(sys, "argv", ["edr.report", str(tmp_path / "missing.csv"), "-o", str(tmp_path / "r")])
+    monkeypatch.setattr(sys, "argv", ["report", str(tmp_path / "missing.csv"), "-o", str(tmp_path / "r")])
     with pytest.raises(SystemExit) as exit_info:
-        runpy.run_module("edr.report", run_name="__main__")
+        runpy.run_module("edr.evaluate.report", run_name="__main__")
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("edr report: error:") and "missing.csv" in err
+    assert err.count("\n") == 1 and err.startswith("python -m edr.evaluate.report: error:") and "missing.csv" in err
     assert not (tmp_path / "r" / "README.md").exists()
 
 

@@ -8,7 +8,7 @@ into N_t = 300 training and 300 validation points; kPA uses all 600).  Default s
 Fig. 9 caption takes rot as the upper bound of its grid, so the table marks that part.
 Leading 20 eigenvalues per matrix (n_c, q capped at 20). q = 100 draws, p = 49 permutations.
 
-Run:  python scripts/repro_square_kpa_vs_mdd.py
+Run:  python scripts/repro_varon2015_square.py
 Output: scripts/output/repro_square_kpa_vs_mdd.md
 """
 
@@ -44,7 +44,7 @@ def main(argv=None):
         kpa = select(X, "kpa", random_state=args.seed, n_permutations=49, n_eigenvalues=20)
     mdd = select(X, "mdd", random_state=args.seed, n_draws=100, n_eigenvalues=20)
     L = ["# Square: kPA vs MDD (Varon et al. 2015, Figs. 9-10)", "",
-         f"Command: `python scripts/repro_square_kpa_vs_mdd.py {' '.join(argv or [])}` "
+         f"Command: `python scripts/repro_varon2015_square.py {' '.join(argv or [])}` "
          f"(N={args.n}, seed={args.seed}, rule of thumb sigma2={rot:.4g})", "",
          f"* kPA: selected q = {kpa.n_components} at sigma2 = {kpa.sigma2:.4g}"
          + (" (fallback warning: no positive energy)" if caught else ""),

@@ -13,11 +13,12 @@ vectors (``train_on="all"``), ICF (eta = 1e-2).
 Writes ``scripts/output/denoise_digits.md`` (table) and
 ``scripts/output/denoise_digits.png`` (examples).
 
-Run: ``MPLBACKEND=Agg python scripts/denoise_digits.py``
+Run: ``MPLBACKEND=Agg python scripts/measure_denoise_digits.py``
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 from pathlib import Path
 
@@ -37,7 +38,12 @@ SOLVERS = {
 }
 
 
-def main(seed=0):
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=0, help="noise and solver seed (default 0)")
+    ap.add_argument("--out", type=Path, default=OUT, help=f"output folder (default {OUT})")
+    args = ap.parse_args(argv)
+    seed, out_dir = args.seed, args.out
     X = load_digits().data / 16.0
     rng = np.random.default_rng(seed)
     idx = rng.permutation(len(X))
@@ -68,14 +74,14 @@ def main(seed=0):
         print(f"std={std} noisy {row['noisy']:.2f} dB, linear {row['linear PCA'][0]:.2f} dB "
               f"(k={best})", flush=True)
         rows.append(row)
-    OUT.mkdir(exist_ok=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
     methods = ["linear PCA", *SOLVERS]
     lines = [
         "# De-noising sklearn digits (8x8): SNR (dB) on 300 test digits",
         "",
         "Train 1000 noisy digits, model chosen on 200 validation digits, "
         f"seed {seed}. Cell: SNR dB (n_components, sigma2). Command: "
-        "`MPLBACKEND=Agg python scripts/denoise_digits.py`",
+        "`MPLBACKEND=Agg python scripts/measure_denoise_digits.py`",
         "",
         "| noise std | noisy | " + " | ".join(methods) + " |",
         "|---" * (len(methods) + 2) + "|",
@@ -86,9 +92,9 @@ def main(seed=0):
             s, k, s2, _ = row[m]
             cells.append(f"{s:.2f} ({k}" + (f", {s2:.2f})" if s2 else ")"))
         lines.append(f"| {row['std']} | {row['noisy']:.2f} | " + " | ".join(cells) + " |")
-    (OUT / "denoise_digits.md").write_text("\n".join(lines) + "\n")
+    (out_dir / "denoise_digits.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
-    _figure(examples, ["clean", "noisy", *methods], OUT / "denoise_digits.png")
+    _figure(examples, ["clean", "noisy", *methods], out_dir / "denoise_digits.png")
 
 
 def _figure(examples, names, path):

@@ -12,7 +12,7 @@ reports every radius in ``--radii``.  kPA uses the paper's k = 30 leading eigenv
 ``10 log10(mean_j S_ij^2 / mean_j (Z_ij - S_ij)^2)``; denoising by ``KernelPCA.denoise``
 (Mika et al. fixed point, Eq. (5)).
 
-Run:  python scripts/repro_kpa_semicircles.py [--radii 3 3.5] [--repeats 3]
+Run:  python scripts/repro_jorgensen2012_semicircles.py [--radii 3 3.5] [--repeats 3]
 (exploratory single runs, seed 0: radius 4 -> (q, sigma) = (3, 5.0), SNR 14.91 dB; radius 5 -> (4, 5.0),
 17.13 dB; radius 10 -> (9, 6.0), 22.98 dB: the paper's result needs a radius near 3)
 Output: scripts/output/repro_kpa_semicircles.md
@@ -55,7 +55,7 @@ def main(argv=None):
         "# kPA on the semicircles (Jørgensen & Hansen 2012, Table I: N=500, sigma_noise=0.5)",
         "",
         f"Paper: (q, sigma) = ({PAPER['q']}, {PAPER['sigma']}), SNR {PAPER['snr']} +- {PAPER['snr_sd']} dB.",
-        "Command: `python scripts/repro_kpa_semicircles.py " + " ".join(argv or []) + "`",
+        "Command: `python scripts/repro_jorgensen2012_semicircles.py " + " ".join(argv or []) + "`",
         "",
         "| radius | seed | q | sigma | E(sigma) max | SNR noisy (dB) | SNR denoised (dB) | pooled SNR denoised (dB) | q(sigma) over 2.5..6.5 |",
         "|---|---|---|---|---|---|---|---|---|",

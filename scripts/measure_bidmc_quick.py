@@ -1,15 +1,15 @@
-"""Quick BIDMC evaluation of the EDR methods (issue 4 "What it must show").
+"""Quick BIDMC evaluation of the EDR methods.
 
 Runs :func:`edr.pipeline.extract_edr` on the 30 BIDMC records (lead II unless
 ``--lead``) for each method (and each σ² criterion for the kernel methods),
-scores every result with the DESIGN.md protocol
+scores every result with the evaluation protocol (docs/design.md, section 5)
 (:func:`edr.evaluate.metrics.score`: MSC, |r|, respiratory-rate error against
 the ann1 breath annotations) and prints the median (25th, 75th percentile)
 over records. Per-record rows go to ``--csv``.
 
 Usage::
 
-    EDR_DATA_DIR=/work/shared/data python scripts/evaluate_bidmc_quick.py \
+    EDR_DATA_DIR=/work/shared/data python scripts/measure_bidmc_quick.py \
         --methods kpca,pca,r_amplitude,qrs_area,rsa,kpca_rsa,neurokit_vangent2019 \
         --criteria mdd,shannon,rule-of-thumb --jobs 2 \
         --csv scripts/output/bidmc_quick.csv
@@ -28,6 +28,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+
+from _shared import median_iqr
 
 
 def _records(folder: Path) -> list[Path]:
@@ -66,12 +68,8 @@ def _is_number(s: str) -> bool:
         return False
 
 
-def _fmt(a) -> str:
-    a = np.asarray(a, dtype=float)
-    a = a[np.isfinite(a)]
-    if a.size == 0:
-        return "      n/a          "
-    return f"{np.median(a):.3f} ({np.percentile(a, 25):.2f}, {np.percentile(a, 75):.2f})"
+def _cell(a) -> str:
+    return median_iqr(a, na="      n/a          ")
 
 
 def _print_table(rows) -> None:
@@ -81,8 +79,8 @@ def _print_table(rows) -> None:
         for c in dict.fromkeys(r["criterion"] for r in rows if r["method"] == m):
             sub = [r for r in rows if r["method"] == m and r["criterion"] == c]
             err = sum(bool(r["error"]) for r in sub)
-            print(f"  {m:22s} {c:14s} {_fmt([r['msc'] for r in sub]):26s} "
-                  f"{_fmt([r['corr'] for r in sub]):26s} {_fmt([r['rate_error_bpm'] for r in sub]):26s} {err}")
+            print(f"  {m:22s} {c:14s} {_cell([r['msc'] for r in sub]):26s} "
+                  f"{_cell([r['corr'] for r in sub]):26s} {_cell([r['rate_error_bpm'] for r in sub]):26s} {err}")
     for r in rows:
         if r["error"]:
             print(f"  ! {r['record']} {r['method']} {r['criterion']}: {r['error']}")

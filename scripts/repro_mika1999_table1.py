@@ -17,7 +17,7 @@ the input dimension and c = 2 sigma^2, i.e. ``sigma2 = n_dim * sigma^2`` in the
 
 Usage::
 
-    python scripts/mika1999_table1.py [--repeats 3] [--quick] [--out scripts/output/mika1999_table1.md]
+    python scripts/repro_mika1999_table1.py [--repeats 3] [--quick] [--out scripts/output/mika1999_table1.md]
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import numpy as np
 
 from kpca import KernelPCA
 from kpca.datasets import gaussian_clusters
+from kpca.denoising import linear_pca_denoise
 from kpca.preimage import expansion_coefficients, fixed_point_preimage
 
 SIGMAS = [0.05, 0.1, 0.2, 0.4, 0.8]
@@ -44,13 +45,6 @@ PAPER = {
     0.4: [1.07, 1.26, 1.44, 1.64, 1.91, 2.08, 2.22, 2.34, 2.47],
     0.8: [1.23, 1.39, 1.54, 1.70, 1.80, 1.96, 2.10, 2.25, 2.39],
 }
-
-
-def linear_pca_denoise(X_train, X_test, n):
-    """Project onto the first n principal axes of the training set and map back."""
-    mu = X_train.mean(axis=0)
-    V = np.linalg.svd(X_train - mu, full_matrices=False)[2][:n]
-    return (X_test - mu) @ V.T @ V + mu
 
 
 def mse(A, B):
@@ -67,7 +61,7 @@ def one_draw(sigma, seed, kernel_scale, n_train=100, n_test=33):
     beta = model.transform(X_te)
     lin, kp, conv = [], [], []
     for n in N_COMPONENTS:
-        lin.append(mse(linear_pca_denoise(X_tr, X_te, n), C_te))
+        lin.append(mse(linear_pca_denoise(X_te, n, fit_on=X_tr), C_te))
         gt = expansion_coefficients(beta[:, :n], model.alphas_[:, :n], model.eigenvalues_[:n])
         res = fixed_point_preimage(gt, X_tr, model.sigma2_, z0=X_te, tol=1e-6, max_iter=1000)
         kp.append(mse(res.z, C_te))
@@ -99,7 +93,7 @@ def main(argv=None):
         print(f"sigma={sigma}: " + " ".join(f"{v:.2f}" for v in ours[sigma]), file=sys.stderr)
     elapsed = time.perf_counter() - t0
 
-    cmd = "python scripts/mika1999_table1.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    cmd = "python scripts/repro_mika1999_table1.py " + " ".join(argv if argv is not None else sys.argv[1:])
     lines = [
         "# Mika et al. (1999), Table 1 — de-noising eleven Gaussians in R^10",
         "",

@@ -15,7 +15,7 @@ scored by the final excess error.
 
 Usage::
 
-    python scripts/kha_digits_fig1.py [--passes 30] [--out scripts/output]
+    python scripts/repro_schraudolph2006_fig1.py [--passes 30] [--out scripts/output]
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def main(argv=None):
     lines = [
         "# KHA variants on digits (Schraudolph et al. 2006, Fig. 1 setting)",
         "",
-        "Command: `python scripts/kha_digits_fig1.py "
+        "Command: `python scripts/repro_schraudolph2006_fig1.py "
         f"--passes {args.passes} --tune-passes {args.tune_passes}` ({elapsed:.0f} s in all).",
         "",
         "Excess relative reconstruction error E(A)/E_min - 1 (Eq. (22)), r = 16, Gaussian kernel,",

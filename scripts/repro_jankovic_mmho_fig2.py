@@ -43,7 +43,7 @@ and Sanger's GHA with the same gains as a reference that is known to work.
 
 Usage::
 
-    python scripts/mmho_jankovic_fig2.py [--seeds 6] [--long 200000] [--out scripts/output]
+    python scripts/repro_jankovic_mmho_fig2.py [--seeds 6] [--long 200000] [--out scripts/output]
 """
 
 from __future__ import annotations
@@ -188,7 +188,7 @@ def main(argv=None):
     fig.tight_layout()
     args.out.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out / "mmho_jankovic_fig2.png", dpi=110)
-    cmd = f"python scripts/mmho_jankovic_fig2.py --seeds {args.seeds} --long {args.long}"
+    cmd = f"python scripts/repro_jankovic_mmho_fig2.py --seeds {args.seeds} --long {args.long}"
     header = [
         "# MMHO (Jankovic et al.) Fig. 2: readings of the garbled Eq. (7)",
         "",

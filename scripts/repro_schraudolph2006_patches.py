@@ -20,11 +20,12 @@ every width, so no oracle choice is hidden. Pre-images: tolerance 1e-6, at most
 
 Writes ``scripts/output/denoise_image_patches.md`` and ``.png``.
 
-Run: ``MPLBACKEND=Agg python scripts/denoise_image_patches.py``
+Run: ``MPLBACKEND=Agg python scripts/repro_schraudolph2006_patches.py``
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 from pathlib import Path
 
@@ -65,7 +66,12 @@ def per_subimage(noisy, fn):
     return out
 
 
-def main(seed=0):
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=0, help="noise and solver seed (default 0)")
+    ap.add_argument("--out", type=Path, default=OUT, help=f"output folder (default {OUT})")
+    args = ap.parse_args(argv)
+    seed, out_dir = args.seed, args.out
     clean = load_crop()
     rng = np.random.default_rng(seed)
     rows, shown = [], {}
@@ -92,13 +98,13 @@ def main(seed=0):
               flush=True)
         rows.append((std, rule, res))
         shown[std] = imgs
-    OUT.mkdir(exist_ok=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
     methods = list(rows[0][2])
     lines = [
         "# Multipatch de-noising of china.jpg (192x192 grey crop, four 96x96 sub-images)",
         "",
         f"11x11 patches, 2-pixel grid, {N_COMPONENTS} components, seed {seed}. "
-        "Cell: SNR dB (MSE). Command: `MPLBACKEND=Agg python scripts/denoise_image_patches.py`",
+        "Cell: SNR dB (MSE). Command: `MPLBACKEND=Agg python scripts/repro_schraudolph2006_patches.py`",
         "",
         "| noise std | rule sigma2 | " + " | ".join(methods) + " |",
         "|---" * (len(methods) + 2) + "|",
@@ -106,9 +112,9 @@ def main(seed=0):
     for std, rule, res in rows:
         lines.append(f"| {std} | {rule:.3f} | "
                      + " | ".join(f"{res[m][0]:.2f} ({res[m][1]:.5f})" for m in methods) + " |")
-    (OUT / "denoise_image_patches.md").write_text("\n".join(lines) + "\n")
+    (out_dir / "denoise_image_patches.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
-    _figure(shown, rows, OUT / "denoise_image_patches.png")
+    _figure(shown, rows, out_dir / "denoise_image_patches.png")
 
 
 def _figure(shown, rows, path):

@@ -1,0 +1,43 @@
+"""Helpers shared by the runnable folders ``scripts/`` and ``benchmarks/``.
+
+Scripts import it as ``from _shared import ...`` (their own folder is on
+``sys.path`` when run as ``python scripts/x.py``); benchmarks put ``scripts/``
+on ``sys.path`` first (see ``benchmarks/bench_edr.py``). Not part of the
+installed packages.
+"""
+
+from __future__ import annotations
+
+import resource
+
+import numpy as np
+
+__all__ = ["median_iqr", "peak_rss_mb"]
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process in MB.
+
+    Linux ``/proc/self/status`` VmHWM: the high-water mark of this process's own
+    address space. Not ``ru_maxrss``: Linux carries the parent's peak across
+    fork + exec into the child's ``ru_maxrss``, so a child started by a large
+    parent would report the parent's peak. Falls back to ``ru_maxrss`` where
+    /proc is absent.
+    """
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def median_iqr(a, *, na: str = "n/a") -> str:
+    """``"median (25th, 75th)"`` of the finite values of ``a`` (3 and 2 decimals); ``na`` when none."""
+    a = np.asarray(a, dtype=float)
+    a = a[np.isfinite(a)]
+    if a.size == 0:
+        return na
+    return f"{np.median(a):.3f} ({np.percentile(a, 25):.2f}, {np.percentile(a, 75):.2f})"
