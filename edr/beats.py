@@ -65,7 +65,6 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 
-import neurokit2 as nk
 import numpy as np
 from scipy import ndimage, signal
 
@@ -211,12 +210,77 @@ def _check_inputs(ecg, fs):
     return x, fs
 
 
-def _clean(x: np.ndarray, fs: float, method: str) -> np.ndarray:
+def _nk():
+    """NeuroKit2, imported on first use only (its import takes 2-5 s, see docs/design.md
+    "Start-up time"); the default ``neurokit`` cleaning and detector run without it."""
+    import neurokit2
+
+    return neurokit2
+
+
+def _nk_clean_neurokit(x: np.ndarray, fs: float) -> np.ndarray:
+    """``nk.ecg_clean(x, fs, method="neurokit")`` for a finite ``x`` and ``fs >= 100``: the
+    same SciPy calls in the same order (NeuroKit2 0.2.x ``_ecg_clean_nk``), so the result is
+    bit-identical (tests/edr/test_beats_twins.py) without importing NeuroKit2.
+
+    0.5 Hz order-5 Butterworth high-pass (SOS, :func:`scipy.signal.sosfiltfilt`), then the
+    50 Hz "powerline" moving average of ``int(fs / 50)`` samples (``filtfilt``, ``pad``).
+    """
+    sos = signal.butter(5, 0.5, btype="highpass", output="sos", fs=fs)
+    clean = signal.sosfiltfilt(sos, np.array(x))
+    b = np.ones(int(fs / 50))
+    return signal.filtfilt(b, [len(b)], clean, method="pad")
+
+
+def _nk_peaks_neurokit(clean: np.ndarray, fs: float) -> np.ndarray:
+    """``nk.ecg_peaks(clean, fs, method="neurokit")[1]["ECG_R_Peaks"]`` without NeuroKit2: its
+    ``_ecg_findpeaks_neurokit`` with the default parameters (smoothed absolute gradient
+    against 1.5 times its 0.75 s average; in each QRS interval at least 0.4 times the mean
+    interval long, the most prominent local maximum; at least 0.3 s after the previous peak).
+    Same operations in the same order: identical peaks (tests/edr/test_beats_twins.py)."""
+    sig = np.array(clean)
+    absgrad = np.abs(np.gradient(sig))
+    smooth_kernel = int(np.rint(0.1 * fs))
+    avg_kernel = int(np.rint(0.75 * fs))
+    for size in (smooth_kernel, avg_kernel):  # NeuroKit2's signal_smooth check
+        if size > absgrad.size or size < 1:
+            raise TypeError("signal_smooth(): 'size' should be between 1 and length of the signal.")
+    smoothgrad = ndimage.uniform_filter1d(absgrad, smooth_kernel, mode="nearest")
+    avggrad = ndimage.uniform_filter1d(smoothgrad, avg_kernel, mode="nearest")
+    gradthreshold = 1.5 * avggrad
+    mindelay = int(np.rint(fs * 0.3))
+    qrs = smoothgrad > gradthreshold
+    beg_qrs = np.where(np.logical_and(np.logical_not(qrs[0:-1]), qrs[1:]))[0]
+    end_qrs = np.where(np.logical_and(qrs[0:-1], np.logical_not(qrs[1:])))[0]
+    if len(beg_qrs) == 0:
+        return np.array([], dtype=int)
+    end_qrs = end_qrs[end_qrs > beg_qrs[0]]
+    num_qrs = min(beg_qrs.size, end_qrs.size)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return np.asarray(nk.ecg_clean(x, sampling_rate=fs,
-                                       method=method if method in _CLEAN_METHODS else "neurokit"),
-                          dtype=float)
+        min_len = np.mean(end_qrs[:num_qrs] - beg_qrs[:num_qrs]) * 0.4
+    peaks = [0]
+    for i in range(num_qrs):
+        beg = beg_qrs[i]
+        end = end_qrs[i]
+        if end - beg < min_len:
+            continue
+        locmax, props = signal.find_peaks(sig[beg:end], prominence=(None, None))
+        if locmax.size > 0:
+            peak = beg + locmax[np.argmax(props["prominences"])]
+            if peak - peaks[-1] > mindelay:
+                peaks.append(peak)
+    peaks.pop(0)
+    return np.asarray(peaks).astype(int)
+
+
+def _clean(x: np.ndarray, fs: float, method: str) -> np.ndarray:
+    method = method if method in _CLEAN_METHODS else "neurokit"
+    if method == "neurokit" and fs >= 100 and np.isfinite(x).all():
+        return _nk_clean_neurokit(x, fs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.asarray(_nk().ecg_clean(x, sampling_rate=fs, method=method), dtype=float)
 
 
 def _detect_segment(x: np.ndarray, fs: float, method: str, ref: np.ndarray | None = None) -> np.ndarray:
@@ -231,11 +295,14 @@ def _detect_segment(x: np.ndarray, fs: float, method: str, ref: np.ndarray | Non
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            _, info = nk.ecg_peaks(clean, sampling_rate=fs, method=method)
+            if method == "neurokit":
+                found = _nk_peaks_neurokit(clean, fs)
+            else:
+                found = _nk().ecg_peaks(clean, sampling_rate=fs, method=method)[1]["ECG_R_Peaks"]
         except (ValueError, IndexError, ZeroDivisionError):
             # NeuroKit2 detectors raise on stretches without any QRS complex
             return np.empty(0, dtype=int)
-    peaks = np.asarray(info["ECG_R_Peaks"], dtype=int)
+    peaks = np.asarray(found, dtype=int)
     if peaks.size == 0:
         return peaks
 

@@ -7,6 +7,14 @@ and a figure, and prints a short summary. When the record has a reference
 respiration the summary scores the EDR against it by the evaluation protocol
 (:func:`edr.evaluate.metrics.score`).
 
+Several records (or glob patterns, expanded here when the shell did not) run in one
+process: ``python -m edr.extract a.dat b.dat 'data/*.hea' -o OUTDIR/`` writes
+``OUTDIR/<record>_edr.csv`` (the single-record default name) and
+``OUTDIR/<record>_edr.json`` per record, skips records whose outputs are complete
+(unless ``--overwrite``), shows a progress bar on stderr, goes on past a failing
+record and prints one table (record, duration, beats, sigma2, rate, status) at the
+end; exit code 2 if any record failed (:func:`run_many`).
+
 ``--demo`` needs no data: it simulates a 5-minute record with a known
 respiration (:func:`edr.simulate.simulate_recording`), extracts, scores
 against the truth and writes ``demo_output/edr_demo.{csv,json,png}``.
@@ -21,8 +29,8 @@ internal error prints one line and exits with code 1. Order of work:
 2. the record path is checked (:func:`edr.io.paths.check_record_path`) and
    every output target is checked (not a folder, not the input, not twice,
    its folder exists or can be created and is writable);
-3. the record is read and the EDR extracted (NumPy, wfdb, NeuroKit2, Numba
-   are imported here);
+3. the record is read and the EDR extracted (NumPy, SciPy, wfdb, Numba are
+   imported here; NeuroKit2 only by methods and detectors that need it);
 4. all outputs are written to temporary files next to their targets, given
    the permissions of a file created under the user's umask, and renamed
    into place only when every one of them is complete: all outputs or none.
@@ -31,6 +39,7 @@ internal error prints one line and exits with code 1. Order of work:
 from __future__ import annotations
 
 import argparse
+import glob
 import math
 import os
 import re
@@ -41,7 +50,7 @@ from pathlib import Path
 
 from edr.errors import EDRError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "run_many"]
 
 #: Records at least this long (s) show a progress bar on stderr.
 PROGRESS_MIN_DURATION_S = 1800.0
@@ -139,10 +148,16 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
         description="Extract the respiration from an ECG recording (WFDB, EDF or CSV).",
         epilog="Example: %(prog)s bidmc01.dat --plot bidmc01.png   |   %(prog)s --demo",
     )
-    p.add_argument("record", nargs="?",
-                   help="record file: WFDB (rec, rec.hea, rec.dat), EDF/EDF+/BDF (.edf, .bdf) or CSV (.csv, .tsv, .txt)")
-    p.add_argument("-o", "--output", metavar="OUT.csv",
-                   help="EDR waveform as CSV time_s,edr (default: <record>_edr.csv in the current directory)")
+    p.add_argument("record", nargs="*", metavar="RECORD",
+                   help="record file: WFDB (rec, rec.hea, rec.dat), EDF/EDF+/BDF (.edf, .bdf) or CSV (.csv, .tsv, .txt); "
+                        "several records or glob patterns ('data/*.hea') are processed one after the other in one "
+                        "process, each into OUTDIR/<record>_edr.csv and .json")
+    p.add_argument("-o", "--output", metavar="OUT.csv|OUTDIR/",
+                   help="EDR waveform as CSV time_s,edr (default: <record>_edr.csv in the current directory); "
+                        "with several records a folder (default: the current directory)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="several records: recompute records whose outputs exist (default: skip them, so an "
+                        "interrupted run resumes)")
     p.add_argument("--method", default="kpca", metavar="NAME",
                    help=f"EDR method: {', '.join(METHOD_NAMES)} (default kpca)")
     p.add_argument("--sigma2", type=_sigma2, default="mdd", metavar="CRITERION|VALUE",
@@ -430,11 +445,12 @@ def prepare(args) -> dict[str, Path]:
     return outputs
 
 
-def run(args, argv: Sequence[str], outputs: dict[str, Path] | None = None) -> list[str]:
-    """Do the work of one invocation; returns the summary lines. Raises on bad input."""
-    t0 = time.perf_counter()
-    if outputs is None:
-        outputs = prepare(args)
+def _compute_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *, progress: bool | None = None):
+    """Read, extract, score and write all outputs (or none).
+
+    Returns ``(rec, result, scores, scores_error, summary)`` with ``summary``
+    the JSON summary (:func:`_json_summary`).
+    """
     rec = _load(args)
     _check_choices(args)
 
@@ -447,7 +463,7 @@ def run(args, argv: Sequence[str], outputs: dict[str, Path] | None = None) -> li
         lead=args.lead,
         window_s=args.window,
         random_state=args.seed,
-        progress=rec.duration_s >= PROGRESS_MIN_DURATION_S,
+        progress=rec.duration_s >= PROGRESS_MIN_DURATION_S if progress is None else progress,
         solver=args.solver,
         n_support=args.n_support,
     )
@@ -463,9 +479,9 @@ def run(args, argv: Sequence[str], outputs: dict[str, Path] | None = None) -> li
     # Everything is computed: write all outputs, or none.
     from edr.io.writers import write_csv, write_json
 
+    summary = _json_summary(rec, result, scores, outputs, argv)
     writers = {"csv": lambda tmp: write_csv(tmp, result.time, result.waveform)}
     if "json" in outputs:
-        summary = _json_summary(rec, result, scores, outputs, argv)
         writers["json"] = lambda tmp: write_json(tmp, summary)
     if "plot" in outputs:
         def write_plot(tmp):
@@ -475,7 +491,203 @@ def run(args, argv: Sequence[str], outputs: dict[str, Path] | None = None) -> li
 
         writers["plot"] = write_plot
     _write_all(outputs, writers)
+    return rec, result, scores, scores_error, summary
+
+
+def run(args, argv: Sequence[str], outputs: dict[str, Path] | None = None) -> list[str]:
+    """Do the work of one invocation; returns the summary lines. Raises on bad input."""
+    t0 = time.perf_counter()
+    if outputs is None:
+        outputs = prepare(args)
+    rec, result, scores, scores_error, _ = _compute_and_write(args, argv, outputs)
     return _summary_lines(rec, result, scores, scores_error, outputs, time.perf_counter() - t0, args.demo)
+
+
+# ---------------------------------------------------------------------------------------------
+# Several records in one process: python -m edr.extract a.dat b.dat 'data/*.hea' -o OUTDIR/
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+def _expand_records(patterns: Sequence[str]) -> tuple[list[str], bool]:
+    """Glob patterns the shell left alone are expanded here (sorted); returns ``(records, any_glob)``.
+
+    A pattern matching nothing is an option error. Matches that are not records
+    (an annotation file such as ``rec.breath``, a folder) are dropped, and a WFDB
+    record matched by several of its files (``rec.hea``, ``rec.dat``) is kept once.
+    """
+    from edr.io.paths import record_kind, resolve_record
+
+    out: list[str] = []
+    any_glob = False
+    for pattern in patterns:
+        if not _GLOB_CHARS.search(pattern) or os.path.exists(pattern):
+            out.append(pattern)
+            continue
+        any_glob = True
+        matches = sorted(glob.glob(pattern))
+        if not matches:
+            raise _OptionError(f"no file matches {pattern!r}")
+        for m in matches:
+            if os.path.isdir(m):
+                continue
+            if record_kind(m) == "wfdb":
+                try:
+                    resolve_record(m)
+                except (EDRError, OSError):
+                    continue
+            out.append(m)
+    seen: set[str] = set()
+    unique = []
+    for r in out:
+        key = _record_key(r)
+        if key not in seen:
+            seen.add(key)
+            unique.append(r)
+    return unique, any_glob
+
+
+def _record_key(record: str) -> str:
+    """One key per record: a WFDB record's files (rec, rec.hea, rec.dat) share it."""
+    from edr.io.paths import record_kind, resolve_record
+
+    try:
+        p = resolve_record(record) if record_kind(record) == "wfdb" else Path(record)
+        return str(p.resolve())
+    except (EDRError, OSError):
+        return str(Path(record).resolve())
+
+
+def _many_outdir(output: str | None) -> Path:
+    """``-o`` of the several-records form: a folder (existing, or created when writing)."""
+    if output is None:
+        return Path(".")
+    out = Path(output)
+    if out.exists() and not out.is_dir():
+        raise _OptionError(f"-o/--output: with several records give a folder, {output!r} is a file")
+    if not out.exists() and not output.endswith(("/", os.sep)) and out.suffix.lower() == ".csv":
+        raise _OptionError(f"-o/--output: with several records give a folder (e.g. {str(out.with_suffix(''))}/), "
+                           f"got {output!r}")
+    existing = out
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise _OptionError(f"-o/--output: cannot create the folder {output!r}: {str(existing)!r} is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise _OptionError(f"-o/--output: folder {str(existing)!r} is not writable")
+    return out
+
+
+def _complete(outputs: dict[str, Path]) -> dict | None:
+    """The JSON summary when every output of a record exists and is complete, else None."""
+    if not all(p.is_file() for p in outputs.values()):
+        return None
+    try:
+        import json
+
+        summary = json.loads(outputs["json"].read_text())
+        return summary if isinstance(summary, dict) and "result" in summary else None
+    except (OSError, ValueError):
+        return None
+
+
+def _row(name: str, summary: dict | None, status: str, seconds: float) -> dict:
+    res = (summary or {}).get("result") or {}
+    return {"record": name, "duration_s": (summary or {}).get("duration_s"), "beats": res.get("n_beats"),
+            "sigma2": res.get("sigma2"), "rate_bpm": res.get("rate_bpm_median"), "status": status,
+            "seconds": seconds}
+
+
+def _table(rows: list[dict]) -> list[str]:
+    def cell(v, spec):
+        return "-" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format(v, spec)
+
+    head = ("record", "duration_s", "beats", "sigma2", "rate_bpm", "time_s", "status")
+    body = [(r["record"], cell(r["duration_s"], ".1f"), cell(r["beats"], "d"), cell(r["sigma2"], ".4g"),
+             cell(r["rate_bpm"], ".1f"), cell(r["seconds"], ".2f"), r["status"]) for r in rows]
+    widths = [max(len(head[i]), *(len(b[i]) for b in body)) for i in range(len(head) - 1)]
+    fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths)) + "  {}"
+    return [fmt.format(*head)] + [fmt.format(*b) for b in body]
+
+
+def run_many(args, records: Sequence[str], argv: Sequence[str], prog: str = "python -m edr.extract") -> int:
+    """Extract several records in one process; prints the summary table. Returns the exit code.
+
+    Each record writes ``OUTDIR/<record>_edr.csv`` (the single-record default
+    name) and ``OUTDIR/<record>_edr.json``, all or none. A record whose outputs
+    are complete is skipped unless ``--overwrite``; a failing record is
+    reported in the table and the run goes on (exit code 2 if any failed).
+    """
+    import copy
+
+    if args.demo:
+        raise _OptionError(f"give either a record or --demo, not both (records {', '.join(records[:3])} ...)")
+    for flag, value in (("--json", args.json), ("--plot", args.plot)):
+        if value:
+            raise _OptionError(f"{flag} applies to one record; with several records each record gets "
+                               "OUTDIR/<record>_edr.csv and OUTDIR/<record>_edr.json")
+    args.record = records[0]
+    _check_options(args)
+    outdir = _many_outdir(args.output)
+    jobs = []
+    names: dict[str, str] = {}
+    for record in records:
+        try:
+            name = _record_name(record)
+        except (EDRError, OSError):
+            name = Path(record).stem
+        if name in names:
+            raise _OptionError(f"records {names[name]!r} and {record!r} would both write "
+                               f"{str(outdir / (name + '_edr.csv'))!r}")
+        names[name] = record
+        jobs.append((record, name, {"csv": outdir / f"{name}_edr.csv", "json": outdir / f"{name}_edr.json"}))
+
+    from tqdm import tqdm
+
+    rows: list[dict] = []
+    t_all = time.perf_counter()
+    bar = tqdm(jobs, file=sys.stderr, unit="record", desc="extract", dynamic_ncols=True)
+    interrupted = False
+    for record, name, outputs in bar:
+        bar.set_postfix_str(name, refresh=False)
+        t0 = time.perf_counter()
+        summary = None if args.overwrite else _complete(outputs)
+        if summary is not None:
+            row = _row(name, summary, "skipped (outputs exist)", 0.0)
+        else:
+            one = copy.copy(args)
+            one.record, one.output, one.json, one.plot = record, str(outputs["csv"]), str(outputs["json"]), None
+            try:
+                prepare(one)
+                summary = _compute_and_write(one, argv, outputs, progress=False)[4]
+                row = _row(name, summary, "ok", time.perf_counter() - t0)
+            except KeyboardInterrupt:
+                interrupted = True
+                row = _row(name, None, "interrupted", time.perf_counter() - t0)
+            except (EDRError, OSError, ValueError) as exc:
+                row = _row(name, None, f"failed: {_cli_message(exc)}", time.perf_counter() - t0)
+            except Exception as exc:
+                if os.environ.get("EDR_DEBUG"):
+                    raise
+                row = _row(name, None, f"failed: internal error: {type(exc).__name__}: {_cli_message(exc)}",
+                           time.perf_counter() - t0)
+        rows.append(row)
+        bar.write(f"{name}: {row['status']}" + (f" ({row['seconds']:.2f} s)" if row["seconds"] else ""),
+                  file=sys.stderr)
+        if interrupted:
+            break
+    bar.close()
+    n_failed = sum(r["status"].startswith("failed") for r in rows)
+    n_skipped = sum(r["status"].startswith("skipped") for r in rows)
+    lines = _table(rows)
+    lines.append(f"{len(rows)} record(s): {len(rows) - n_failed - n_skipped - interrupted} extracted, "
+                 f"{n_skipped} skipped, {n_failed} failed; outputs in {outdir}; "
+                 f"{time.perf_counter() - t_all:.2f} s")
+    print("\n".join(lines))
+    if interrupted:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    return 2 if n_failed else 0
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "python -m edr.extract") -> int:
@@ -486,8 +698,18 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "python -m edr.extrac
     file; set ``EDR_DEBUG=1`` for the traceback); 130 interrupted.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    # One OpenBLAS thread, set before NumPy is first imported (a no-op when it already is, and
+    # the user's own setting wins): the matrices of one record are small, the MDD draws run in
+    # their own threads, and a threaded BLAS next to them oversubscribes the cores (a 726 x 726
+    # eigensolve took seconds on a loaded 2-core machine). Same outputs, byte for byte
+    # (docs/design.md "Start-up time").
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         args = build_parser(prog).parse_args(argv)
+        records, any_glob = _expand_records(args.record)
+        if len(records) > 1 or any_glob:
+            return run_many(args, records, argv, prog)
+        args.record = records[0] if records else None
         outputs = prepare(args)
         lines = run(args, argv, outputs)
     except (EDRError, OSError, ValueError) as exc:

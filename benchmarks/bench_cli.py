@@ -1,0 +1,89 @@
+"""Start-up and per-record speed of the command line, as users feel it (issue #16).
+
+Times ``python -m edr.extract`` end to end in fresh processes (warm file cache: every
+command runs once untimed first):
+
+* an argument error (``--sigma2 banana``): target < 0.5 s;
+* one 8-minute BIDMC record, CSV output: target <= 1.5 s;
+* N records (default 10) in one process (``a.dat b.dat ... -o OUTDIR/ --overwrite``):
+  target <= 0.5 s per record amortised.
+
+Wall time is what users feel; CPU time (user + sys of the child) is printed next to it
+because on a shared machine the wall time grows with the load (printed at start and end).
+
+Usage::
+
+    EDR_DATA_DIR=/path/to/data python benchmarks/bench_cli.py [--repeat 5] [--records 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def _load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f} (5 min {five:.1f}) on {os.cpu_count()} CPUs"
+
+
+def _timed(cmd: list[str], expect: int) -> tuple[float, float]:
+    """Wall and CPU (user + sys) seconds of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != expect:
+        raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode} (expected {expect}): {proc.stderr[-500:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _bench(label: str, cmd: list[str], repeat: int, expect: int = 0, per: int = 1) -> tuple[float, float]:
+    _timed(cmd, expect)  # warm the file cache (and Numba's on-disk cache)
+    runs = [_timed(cmd, expect) for _ in range(repeat)]
+    wall = statistics.median(r[0] for r in runs)
+    cpu = statistics.median(r[1] for r in runs)
+    extra = f"; per record {wall / per:.2f} s wall, {cpu / per:.2f} s CPU" if per > 1 else ""
+    print(f"[cli] {label}: median {wall:.2f} s wall, {cpu:.2f} s CPU "
+          f"(runs {', '.join(f'{r[0]:.2f}' for r in runs)}){extra}", flush=True)
+    return wall, cpu
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--repeat", type=int, default=5, help="timed runs per case (median reported; default 5)")
+    p.add_argument("--records", type=int, default=10, help="records of the one-process case (default 10)")
+    p.add_argument("--record", default="bidmc01", help="record of the single-record case (default bidmc01)")
+    p.add_argument("--skip-many", action="store_true", help="skip the several-records case")
+    args = p.parse_args(argv)
+
+    data = Path(os.environ.get("EDR_DATA_DIR", "")) / "bidmc"
+    if not data.is_dir():
+        raise SystemExit("set EDR_DATA_DIR to a folder holding bidmc/")
+    py = [sys.executable, "-m", "edr.extract"]
+    print(f"[cli] {_load()} at the start; {sys.executable}")
+    with tempfile.TemporaryDirectory() as tmp:
+        _bench("argument error (--sigma2 banana)", [*py, "--sigma2", "banana", str(data / f"{args.record}.dat")],
+               args.repeat, expect=2)
+        _bench("--help", [*py, "--help"], args.repeat)
+        _bench(f"one 8-minute record ({args.record}) end to end",
+               [*py, str(data / f"{args.record}.dat"), "-o", str(Path(tmp) / "one.csv")], args.repeat)
+        if not args.skip_many:
+            recs = sorted(data.glob("bidmc??.dat"))[: args.records]
+            _bench(f"{len(recs)} records in one process",
+                   [*py, *map(str, recs), "-o", str(Path(tmp) / "many") + os.sep, "--overwrite"],
+                   max(1, args.repeat // 2), per=len(recs))
+    print(f"[cli] {_load()} at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""The NeuroKit2-free twins of ``nk.ecg_clean(method="neurokit")`` and ``nk.ecg_peaks(method="neurokit")``
+in :mod:`edr.beats` give bit-identical results, and the default extraction never imports NeuroKit2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+from edr import beats
+from edr.simulate import simulate_recording
+
+nk = pytest.importorskip("neurokit2")
+
+
+def _nk_clean(x, fs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.asarray(nk.ecg_clean(x, sampling_rate=fs, method="neurokit"), dtype=float)
+
+
+def _nk_peaks(clean, fs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.asarray(nk.ecg_peaks(clean, sampling_rate=fs, method="neurokit")[1]["ECG_R_Peaks"], dtype=int)
+
+
+def _check(x, fs):
+    ref = _nk_clean(x, fs)
+    ours = beats._nk_clean_neurokit(x, fs)
+    assert np.array_equal(ours, ref)
+    assert np.array_equal(beats._nk_peaks_neurokit(ours, fs), _nk_peaks(ref, fs))
+
+
+@pytest.mark.parametrize(("fs", "seed"), [(100.0, 0), (125.0, 1), (250.0, 2), (360.0, 3), (500.0, 4), (1000.0, 5)])
+def test_twins_identical_on_simulated_ecg(fs, seed):
+    rec = simulate_recording(60.0, fs, random_state=seed)
+    _check(rec.ecg, fs)
+    _check(-rec.ecg[: int(7 * fs)], fs)  # short, inverted
+
+
+def test_twins_on_flat_and_tiny_input():
+    fs = 125.0
+    flat = np.zeros(1000)
+    assert np.array_equal(beats._nk_clean_neurokit(flat, fs), _nk_clean(flat, fs))
+    assert beats._nk_peaks_neurokit(flat, fs).size == _nk_peaks(flat, fs).size == 0
+    with pytest.raises(TypeError):  # NeuroKit2 raises TypeError too (signal_smooth size check)
+        beats._nk_peaks_neurokit(np.ones(50), fs)
+    with pytest.raises(TypeError):
+        _nk_peaks(np.ones(50), fs)
+
+
+def test_twins_identical_on_every_bidmc_lead(bidmc_dir):
+    from edr.io import read_record
+
+    files = sorted(bidmc_dir.glob("bidmc??.dat"))
+    assert files
+    for f in files[::3]:  # every third record, every lead (all 30 were compared by hand, see design.md)
+        rec = read_record(f)
+        for x in rec.leads.values():
+            x = np.nan_to_num(x)
+            _check(x, rec.fs)
+
+
+def test_default_extraction_does_not_import_neurokit2():
+    code = ("import sys\n"
+            "from edr.simulate import simulate_recording\n"
+            "from edr.pipeline import extract_edr\n"
+            "extract_edr(simulate_recording(60.0, 250.0, random_state=1))\n"
+            "sys.exit(int('neurokit2' in sys.modules))\n")
+    assert subprocess.run([sys.executable, "-c", code], timeout=300).returncode == 0

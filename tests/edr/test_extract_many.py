@@ -1,0 +1,117 @@
+"""Several records in one process: ``python -m edr.extract a.dat b.dat 'dir/*.hea' -o OUTDIR/``."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import wfdb
+
+from edr import extract
+from edr.simulate import simulate_recording
+
+
+def _write(folder: Path, name: str, duration_s: float = 60.0, seed: int = 11, fs: float = 250.0) -> Path:
+    rec = simulate_recording(duration_s, fs, random_state=seed)
+    wfdb.wrsamp(name, fs=fs, units=["mV", "mV"], sig_name=["II", "RESP"],
+                p_signal=np.column_stack([rec.ecg, rec.resp]), fmt=["16", "16"], write_dir=str(folder))
+    return folder / f"{name}.dat"
+
+
+@pytest.fixture
+def records(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "data"
+    data.mkdir()
+    paths = [_write(data, "rec_a", seed=1), _write(data, "rec_b", duration_s=12.0, seed=2),  # < 20 beats
+             _write(data, "rec_c", seed=3)]
+    return tmp_path, paths
+
+
+def _table(out: str) -> dict[str, str]:
+    """record -> its table line."""
+    lines = out.strip().splitlines()
+    assert lines[0].split()[:2] == ["record", "duration_s"]
+    return {ln.split()[0]: ln for ln in lines[1:-1]}
+
+
+def test_many_records_one_process_failing_record_in_the_middle(records, capsys):
+    tmp, (a, b, c) = records
+    code = extract.main([str(a), str(b), str(c), "-o", "out/"])
+    out, err = capsys.readouterr()
+    assert code == 2  # one record failed
+    rows = _table(out)
+    assert list(rows) == ["rec_a", "rec_b", "rec_c"]
+    assert rows["rec_a"].endswith(" ok") and rows["rec_c"].endswith(" ok")
+    assert "failed:" in rows["rec_b"] and "20" in rows["rec_b"]
+    assert "3 record(s): 2 extracted, 0 skipped, 1 failed" in out.strip().splitlines()[-1]
+    assert sorted(p.name for p in (tmp / "out").iterdir()) == [
+        "rec_a_edr.csv", "rec_a_edr.json", "rec_c_edr.csv", "rec_c_edr.json"]
+    # progress on stderr: one line per record
+    for name in ("rec_a", "rec_b", "rec_c"):
+        assert f"{name}: " in err
+    summary = json.loads((tmp / "out" / "rec_a_edr.json").read_text())
+    assert summary["record"] == "rec_a" and summary["result"]["n_beats"] > 20
+    # the row shows the JSON's figures
+    assert f"{summary['result']['n_beats']}" in rows["rec_a"].split()
+    assert f"{summary['result']['sigma2']:.4g}" in rows["rec_a"].split()
+
+
+def test_same_csv_and_name_as_the_single_record_form(records, capsys):
+    tmp, (a, _, c) = records
+    assert extract.main([str(a), str(c), "-o", "many"]) == 0
+    capsys.readouterr()
+    assert extract.main([str(a)]) == 0  # single-record default: ./<record>_edr.csv
+    capsys.readouterr()
+    assert (tmp / "rec_a_edr.csv").read_bytes() == (tmp / "many" / "rec_a_edr.csv").read_bytes()
+
+
+def test_resumable_skips_complete_outputs_unless_overwrite(records, capsys):
+    tmp, (a, _, c) = records
+    assert extract.main([str(a), str(c), "-o", "out/"]) == 0
+    capsys.readouterr()
+    out_dir = tmp / "out"
+    old = {p.name: p.stat().st_mtime_ns for p in out_dir.iterdir()}
+    os.utime(out_dir / "rec_a_edr.csv", ns=(1, 1))
+    (out_dir / "rec_c_edr.json").unlink()  # incomplete outputs: rec_c is done again
+    assert extract.main([str(a), str(c), "-o", "out/"]) == 0
+    out = capsys.readouterr().out
+    rows = _table(out)
+    assert "skipped" in rows["rec_a"] and rows["rec_c"].endswith(" ok")
+    assert rows["rec_a"].split()[2] != "-"  # figures of a skipped record come from its JSON
+    assert (out_dir / "rec_a_edr.csv").stat().st_mtime_ns == 1
+    assert (out_dir / "rec_c_edr.json").is_file()
+    assert extract.main([str(a), str(c), "-o", "out/", "--overwrite"]) == 0
+    rows = _table(capsys.readouterr().out)
+    assert rows["rec_a"].endswith(" ok") and rows["rec_c"].endswith(" ok")
+    assert (out_dir / "rec_a_edr.csv").stat().st_mtime_ns != 1
+    assert set(old) == {p.name for p in out_dir.iterdir()}
+
+
+def test_globs_expanded_by_the_cli(records, capsys):
+    tmp, _ = records
+    # one record matched by several of its files (rec.hea, rec.dat) is done once
+    code = extract.main([str(tmp / "data" / "rec_[ac].*"), "-o", "out"])
+    rows = _table(capsys.readouterr().out)
+    assert code == 0 and list(rows) == ["rec_a", "rec_c"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["data/nothing*.hea", "-o", "out/"], "no file matches"),
+        (["data/rec_a.dat", "data/rec_c.dat", "-o", "out.csv"], "give a folder"),
+        (["data/rec_a.dat", "data/rec_c.dat", "--json", "x.json"], "--json applies to one record"),
+        (["data/rec_a.dat", "data/rec_c.dat", "--method", "magic"], "--method"),
+    ],
+)
+def test_bad_options_fail_before_any_work(argv, fragment, records, capsys):
+    tmp, _ = records
+    code = extract.main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and fragment in err
+    assert not (tmp / "out").exists() and not (tmp / "out.csv").exists()
