@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "InputTypeError",
     "check_array",
     "check_count",
     "check_n_components",
@@ -19,6 +20,11 @@ __all__ = [
     "check_random_state",
     "check_selection_options",
 ]
+
+
+class InputTypeError(TypeError, ValueError):
+    """Input that is not numeric: a ``TypeError`` (as NumPy and scikit-learn raise) that is
+    also a ``ValueError`` (as ``kpca`` 0.1.0 raised)."""
 
 
 def check_array(X, name="X", *, min_samples=1, n_features=None):
@@ -42,25 +48,57 @@ def check_array(X, name="X", *, min_samples=1, n_features=None):
 
     Raises
     ------
+    InputTypeError
+        If ``X`` cannot be converted to floats (a ``TypeError`` and a
+        ``ValueError``).
+    TypeError
+        If ``X`` is a SciPy sparse matrix or array.
     ValueError
-        If ``X`` is not numeric, not 2-D, has too few rows, no columns, the
-        wrong number of columns, or contains NaN or inf.
+        If ``X`` is complex, not 2-D, has too few rows, no columns, the wrong
+        number of columns, or contains NaN or inf. The messages carry
+        scikit-learn's wording ("Reshape your data", "0 feature(s)", "NaN")
+        so that its estimator checks recognise them.
     """
+    if type(X).__module__.startswith("scipy.sparse"):
+        raise TypeError(
+            f"{name} is a sparse matrix or array ({type(X).__name__}); sparse input is not "
+            f"supported, kernel PCA needs dense data: pass {name}.toarray()"
+        )
+    arr = X if isinstance(X, np.ndarray) else None
+    if arr is None:
+        try:
+            arr = np.asarray(X)
+        except (TypeError, ValueError) as exc:
+            raise InputTypeError(
+                f"{name} must be a numeric array; got {type(X).__name__}: {exc}"
+            ) from None
+    if np.iscomplexobj(arr):
+        raise ValueError(
+            f"{name} must be real: Complex data not supported; got dtype {arr.dtype}"
+        )
     try:
-        arr = np.asarray(X, dtype=np.float64)
+        arr = np.asarray(arr, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric array; got {type(X).__name__}: {exc}") from None
+        raise InputTypeError(
+            f"{name} must be a numeric array; got {type(X).__name__}: {exc}"
+        ) from None
     if arr.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D array (n_samples, n_features); got {name}.ndim={arr.ndim} "
-            f"with shape {arr.shape}"
+            f"with shape {arr.shape}. Reshape your data either using {name}.reshape(-1, 1) if "
+            f"it has a single feature or {name}.reshape(1, -1) if it is a single sample"
         )
     if arr.shape[0] < min_samples:
         raise ValueError(
-            f"{name} must have at least {min_samples} sample(s); got {name}.shape={arr.shape}"
+            f"{name} must have at least {min_samples} sample(s); got {name}.shape={arr.shape}: "
+            f"{arr.shape[0]} sample(s) (shape={arr.shape}) while a minimum of {min_samples} "
+            "is required"
         )
     if arr.shape[1] < 1:
-        raise ValueError(f"{name} must have at least 1 feature; got {name}.shape={arr.shape}")
+        raise ValueError(
+            f"{name} must have at least 1 feature; got {name}.shape={arr.shape}: 0 feature(s) "
+            f"(shape={arr.shape}) while a minimum of 1 is required."
+        )
     if n_features is not None and arr.shape[1] != n_features:
         raise ValueError(
             f"{name} has {arr.shape[1]} features but {n_features} were expected "
@@ -70,7 +108,7 @@ def check_array(X, name="X", *, min_samples=1, n_features=None):
         bad = np.argwhere(~np.isfinite(arr))[0]
         raise ValueError(
             f"{name} must contain only finite values; got {name}[{bad[0]}, {bad[1]}]="
-            f"{arr[bad[0], bad[1]]}"
+            f"{arr[bad[0], bad[1]]} (input contains NaN or inf)"
         )
     return np.ascontiguousarray(arr)
 

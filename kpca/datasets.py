@@ -29,7 +29,8 @@ def _check_count(value, name, minimum=1):
 
 
 def _check_scale(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not np.isfinite(value) or value <= 0):
         raise ValueError(f"{name} must be a finite positive number; got {name}={value!r}")
     return float(value)
 
@@ -41,12 +42,14 @@ def _add_noise(clean, noise, snr_db, rng):
             f"give exactly one of noise and snr_db; got noise={noise!r}, snr_db={snr_db!r}"
         )
     if snr_db is not None:
-        if isinstance(snr_db, bool) or not isinstance(snr_db, numbers.Real) or not np.isfinite(snr_db):
+        if (isinstance(snr_db, bool) or not isinstance(snr_db, numbers.Real)
+                or not np.isfinite(snr_db)):
             raise ValueError(f"snr_db must be a finite number; got snr_db={snr_db!r}")
         power = clean.var(axis=0).sum()
         std = np.sqrt(power / (clean.shape[1] * 10.0 ** (snr_db / 10.0)))
     else:
-        if isinstance(noise, bool) or not isinstance(noise, numbers.Real) or not np.isfinite(noise) or noise < 0:
+        if (isinstance(noise, bool) or not isinstance(noise, numbers.Real)
+                or not np.isfinite(noise) or noise < 0):
             raise ValueError(f"noise must be a finite number >= 0; got noise={noise!r}")
         std = float(noise)
     return clean + std * rng.standard_normal(clean.shape)
@@ -77,7 +80,8 @@ def embed(points, n_features):
     n_features = _check_count(n_features, "n_features", p)
     if n_features % p:
         raise ValueError(
-            f"n_features must be a multiple of the original dimension {p}; got n_features={n_features}"
+            f"n_features must be a multiple of the original dimension {p}; "
+            f"got n_features={n_features}"
         )
     block = n_features // p
     E = np.kron(np.eye(p), np.full((1, block), 1.0 / np.sqrt(block)))  # (p, n_features)
@@ -113,6 +117,13 @@ def semicircles(n_samples=500, *, noise=None, snr_db=None, radius=1.0, n_feature
     Returns
     -------
     noisy, clean : ndarray, shape (n_samples, n_features)
+
+    Examples
+    --------
+    >>> from kpca.datasets import semicircles
+    >>> noisy, clean = semicircles(100, noise=0.1, random_state=0)
+    >>> noisy.shape, clean.shape
+    ((100, 2), (100, 2))
     """
     n = _check_count(n_samples, "n_samples", 2)
     r = _check_scale(radius, "radius")

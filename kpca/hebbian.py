@@ -20,7 +20,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from kpca._validation import check_array, check_n_components, check_positive, check_random_state
+from kpca._validation import check_n_components, check_positive, check_random_state
+from kpca.base import KPCATransformer
 
 __all__ = ["GeneralizedHebbianPCA", "SCHEDULES"]
 
@@ -58,12 +59,12 @@ def _gha_pass(W, X, order, gains):  # pragma: no cover - compiled
 
 def _gha_pass_numpy(W, X, order, gains):
     """NumPy twin of :func:`_gha_pass` (used by the tests)."""
-    for p, g in zip(order, gains):
+    for p, g in zip(order, gains, strict=False):
         y = W @ X[p]
         W += g * (np.outer(y, X[p]) - np.tril(np.outer(y, y)) @ W)
 
 
-class GeneralizedHebbianPCA:
+class GeneralizedHebbianPCA(KPCATransformer):
     """Linear PCA by Sanger's generalized Hebbian algorithm (GHA).
 
     Parameters
@@ -92,7 +93,24 @@ class GeneralizedHebbianPCA:
         Training mean subtracted before learning.
     explained_variance_ : ndarray, shape (r,)
         Variance of the training scores along each component.
+    n_components_ : int
+        ``r``.
+    n_features_in_ : int
+        ``d``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.hebbian import GeneralizedHebbianPCA
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 3)) * [3.0, 1.0, 0.3]
+    >>> gha = GeneralizedHebbianPCA(2, eta0=0.005, n_passes=30, random_state=0).fit(X)
+    >>> np.round(np.abs(gha.components_), 1)
+    array([[1., 0., 0.],
+           [0., 1., 0.]])
     """
+
+    _fitted_attribute = "components_"
 
     def __init__(self, n_components=1, eta0=0.01, *, schedule="constant", n_passes=20,
                  random_state=None):
@@ -114,9 +132,20 @@ class GeneralizedHebbianPCA:
             raise ValueError(f"n_passes must be a positive integer; got n_passes={self.n_passes!r}")
         return r, eta0
 
-    def fit(self, X):
-        """Learn the leading principal axes of ``X`` (n_samples, n_features)."""
-        X = check_array(X, name="X", min_samples=2)
+    def fit(self, X, y=None):
+        """Learn the leading principal axes of ``X`` (n_samples, n_features).
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            At least 2 samples.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        X = self._validate_X(X, reset=True, min_samples=2)
         l, d = X.shape
         r, eta0 = self._check_params(d)
         rng = check_random_state(self.random_state)
@@ -141,18 +170,17 @@ class GeneralizedHebbianPCA:
         comps = W / np.linalg.norm(W, axis=1, keepdims=True)
         idx = np.argmax(np.abs(comps), axis=1)
         comps *= np.sign(comps[np.arange(r), idx])[:, None]
-        self.components_ = comps
         self.explained_variance_ = np.var(Xc @ comps.T, axis=0, ddof=1)
-        self.n_features_in_ = d
+        self.n_components_ = r
+        self.components_ = comps
         return self
 
     def transform(self, X):
         """Scores ``(X - mean_) @ components_.T``."""
-        if not hasattr(self, "components_"):
-            raise RuntimeError("This GeneralizedHebbianPCA is not fitted yet; call fit(X) first")
-        X = check_array(X, name="X", n_features=self.n_features_in_)
+        self._check_fitted("transform")
+        X = self._validate_X(X, reset=False)
         return (X - self.mean_) @ self.components_.T
 
-    def fit_transform(self, X):
+    def fit_transform(self, X, y=None):
         """``fit(X).transform(X)``."""
-        return self.fit(X).transform(X)
+        return self.fit(X, y).transform(X)

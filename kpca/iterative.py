@@ -27,7 +27,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from kpca._validation import check_array, check_random_state
+from kpca._validation import check_random_state
+from kpca.base import KPCATransformer
 from kpca.kernels import center_kernel, center_test_kernel, rbf_kernel
 
 __all__ = ["KernelHebbianPCA", "GAINS", "excess_reconstruction_error"]
@@ -156,7 +157,7 @@ def excess_reconstruction_error(A, Kc, e_min):
     return float(np.linalg.norm(Kc - AK.T @ AK) / e_min - 1.0)
 
 
-class KernelHebbianPCA:
+class KernelHebbianPCA(KPCATransformer):
     """Iterative RBF kernel PCA by the kernel Hebbian algorithm.
 
     Parameters
@@ -198,7 +199,32 @@ class KernelHebbianPCA:
         largest-magnitude entry is positive.
     excess_error_ : list of float
         ``E(A)/E_min - 1`` after each pass (empty if ``track_error=False``).
+    sigma2_ : float
+        Kernel width used (``sigma2``).
+    n_components_ : int
+        ``r``.
+    X_fit_ : ndarray, shape (l, d)
+        Training data.
+    n_features_in_ : int
+        ``d``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca import KernelPCA
+    >>> from kpca.iterative import KernelHebbianPCA
+    >>> X = np.random.default_rng(0).normal(size=(60, 3))
+    >>> kha = KernelHebbianPCA(2, sigma2=4.0, gain="kha-smd", n_passes=50, random_state=0)
+    >>> kha.fit_transform(X).shape
+    (60, 2)
+    >>> bool(kha.excess_error_[-1] < kha.excess_error_[0])  # Eq. (22) decreases
+    True
+    >>> exact = KernelPCA(2, sigma2=4.0).fit(X)
+    >>> round(float(kha.eigenvalues_[0] / exact.eigenvalues_[0]), 2)
+    1.0
     """
+
+    _fitted_attribute = "coef_"
 
     def __init__(self, n_components=1, sigma2=1.0, *, gain="kha/et", eta0=0.05, mu=1e-3,
                  zeta=0.99, rho0=1.0, n_passes=20, track_error=True, random_state=None):
@@ -220,7 +246,8 @@ class KernelHebbianPCA:
         r = self.n_components
         if not isinstance(r, (int, np.integer)) or r < 1 or r > n_samples:
             raise ValueError(
-                f"n_components must be an integer in [1, n_samples={n_samples}]; got n_components={r!r}"
+                f"n_components must be an integer in [1, n_samples={n_samples}]; "
+                f"got n_components={r!r}"
             )
         for name in ("eta0", "sigma2"):
             v = getattr(self, name)
@@ -233,9 +260,20 @@ class KernelHebbianPCA:
         if not isinstance(self.n_passes, (int, np.integer)) or self.n_passes < 1:
             raise ValueError(f"n_passes must be a positive integer; got n_passes={self.n_passes!r}")
 
-    def fit(self, X):
-        """Learn the leading components of the centred RBF kernel of ``X``."""
-        X = check_array(X, name="X")
+    def fit(self, X, y=None):
+        """Learn the leading components of the centred RBF kernel of ``X``.
+
+        Parameters
+        ----------
+        X : array_like, shape (l, d)
+            At least 2 samples.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        X = self._validate_X(X, reset=True, min_samples=2)
         l = X.shape[0]
         self._check_params(l)
         r = int(self.n_components)
@@ -252,7 +290,8 @@ class KernelHebbianPCA:
             e_min = float(np.sqrt(np.sum(w[r:] ** 2)))
             if e_min <= 0:
                 raise ValueError(
-                    f"n_components={r} already reconstructs the kernel exactly; excess error undefined"
+                    f"n_components={r} already reconstructs the kernel exactly; "
+                    "excess error undefined"
                 )
         self.excess_error_ = []
         smd = self.gain == "kha-smd"
@@ -282,12 +321,12 @@ class KernelHebbianPCA:
             t += l
             if not np.all(np.isfinite(A)):
                 raise FloatingPointError(
-                    f"KHA diverged (gain={self.gain!r}, eta0={self.eta0}, mu={self.mu}); lower the gains"
+                    f"KHA diverged (gain={self.gain!r}, eta0={self.eta0}, mu={self.mu}); "
+                    "lower the gains"
                 )
             if self.track_error:
                 self.excess_error_.append(excess_reconstruction_error(A, Kc, e_min))
 
-        self.coef_ = A
         AK = A @ Kc
         self.eigenvalues_ = _eigenvalue_estimates(A, AK)
         alphas = (A / np.linalg.norm(A, axis=1, keepdims=True)).T
@@ -295,6 +334,9 @@ class KernelHebbianPCA:
         self._signs = np.sign(alphas[idx, np.arange(r)])
         self.alphas_ = alphas * self._signs
         self.X_fit_ = X
+        self.sigma2_ = float(self.sigma2)
+        self.n_components_ = r
+        self.coef_ = A
         return self
 
     def transform(self, X):
@@ -303,13 +345,12 @@ class KernelHebbianPCA:
         ``coef_`` rows converge to ``u_i / sqrt(lambda_i)``, so these scores
         match :class:`kpca.KernelPCA` once converged; signs follow ``alphas_``.
         """
-        if not hasattr(self, "coef_"):
-            raise RuntimeError("This KernelHebbianPCA is not fitted yet; call fit(X) first")
-        X = check_array(X, name="X", n_features=self.X_fit_.shape[1])
-        Kt = rbf_kernel(X, self.X_fit_, sigma2=self.sigma2)
+        self._check_fitted("transform")
+        X = self._validate_X(X, reset=False)
+        Kt = rbf_kernel(X, self.X_fit_, sigma2=self.sigma2_)
         Ktc = center_test_kernel(Kt, self._col_mean, self._total)
         return (Ktc @ self.coef_.T) * self._signs
 
-    def fit_transform(self, X):
+    def fit_transform(self, X, y=None):
         """``fit(X).transform(X)``."""
-        return self.fit(X).transform(X)
+        return self.fit(X, y).transform(X)

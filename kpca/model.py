@@ -15,6 +15,7 @@ from kpca._validation import (
     check_random_state,
     check_selection_options,
 )
+from kpca.base import KPCATransformer, ReconstructionScoreMixin
 from kpca.kernels import center_kernel, center_test_kernel, rbf_kernel
 from kpca.preimage import expansion_coefficients, fixed_point_preimage
 
@@ -37,11 +38,14 @@ def _deterministic_signs(vectors):
     return vectors * signs
 
 
-class KernelPCA:
+class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
     """Kernel principal component analysis with the RBF kernel.
 
-    Follows scikit-learn's estimator conventions (``__init__`` only stores its
-    arguments; they are validated in :meth:`fit`) without depending on it.
+    A scikit-learn estimator (:class:`kpca.base.KPCATransformer`):
+    ``__init__`` only stores its arguments, :meth:`fit` validates them;
+    ``get_params``/``set_params``, ``clone``, ``Pipeline``, ``GridSearchCV``
+    (through :meth:`score`), ``set_output`` and ``get_feature_names_out``
+    work, also with ``sigma2="mdd"``.
 
     Parameters
     ----------
@@ -90,10 +94,10 @@ class KernelPCA:
 
     Attributes
     ----------
-    eigenvalues_ : ndarray, shape (n_components_,)
+    eigenvalues_ : ndarray, shape (n_c,)
         Leading eigenvalues of the centred training kernel ``Omega_c``
         (Varon et al. 2015, Eq. (4)), descending.
-    alphas_ : ndarray, shape (N, n_components_)
+    alphas_ : ndarray, shape (N, n_c)
         Corresponding unit-norm eigenvectors; each column's largest-magnitude
         entry is positive.
     sigma2_ : float
@@ -104,6 +108,8 @@ class KernelPCA:
         Training data.
     n_features_in_ : int
         ``d``.
+    feature_names_in_ : ndarray of str
+        Column names of a ``DataFrame`` ``X`` (only then).
     selection_ : SelectionResult or None
         Result of the model-selection criterion, when one was used.
 
@@ -114,7 +120,31 @@ class KernelPCA:
     Eq. (2)), scikit-learn's convention up to sign. Components whose
     eigenvalue is not positive (at most ``N - 1`` components of a centred
     kernel carry variance) get zero scores.
+
+    Examples
+    --------
+    De-noise two noisy half circles (Mika et al. 1999):
+
+    >>> import numpy as np
+    >>> from kpca import KernelPCA
+    >>> from kpca.datasets import semicircles
+    >>> X, X_clean = semicircles(200, noise=0.1, random_state=0)
+    >>> model = KernelPCA(n_components=16, sigma2=0.1, random_state=0).fit(X)
+    >>> model.transform(X[:3]).shape
+    (3, 16)
+    >>> X_denoised = model.denoise(X)
+    >>> bool(np.mean((X_denoised - X_clean) ** 2) < np.mean((X - X_clean) ** 2))
+    True
+
+    The width chosen by a criterion (MDD, Varon et al. 2015):
+
+    >>> model = KernelPCA(n_components="auto", sigma2="mdd", random_state=0,
+    ...                   selection_options={"n_draws": 10}).fit(X)
+    >>> model.sigma2_ > 0 and model.n_components_ >= 1
+    True
     """
+
+    _fitted_attribute = "alphas_"
 
     def __init__(
         self,
@@ -245,7 +275,7 @@ class KernelPCA:
         -------
         self
         """
-        X = check_array(X, "X")
+        X = self._validate_X(X, reset=True)
         rng = check_random_state(self.random_state)
         self._check_scalar_params()  # cheap checks before any model selection
         sigma2, n_c, selection = self._resolve_model(X)
@@ -257,7 +287,6 @@ class KernelPCA:
         lam, alphas = self._eigh(Kc, n_c, solver, rng)
 
         self.X_fit_ = X
-        self.n_features_in_ = X.shape[1]
         self.sigma2_ = sigma2
         self.n_components_ = n_c
         self.selection_ = selection
@@ -267,12 +296,6 @@ class KernelPCA:
         self._K_fit_col_mean = col_mean
         self._K_fit_total = float(col_mean.mean())
         return self
-
-    def _check_fitted(self, method):
-        if not hasattr(self, "alphas_"):
-            raise RuntimeError(
-                f"This KernelPCA instance is not fitted yet; call fit(X) before {method}()"
-            )
 
     def _axis_scale(self):
         # 1/sqrt(lambda_k), zero for components that carry no variance.
@@ -294,12 +317,12 @@ class KernelPCA:
 
         Returns
         -------
-        ndarray, shape (m, n_components_)
+        ndarray, shape (m, n_c)
             ``Kc_test @ alphas_ / sqrt(eigenvalues_)``, where ``Kc_test`` is the
             test kernel centred against the training set.
         """
         self._check_fitted("transform")
-        X = check_array(X, "X", n_features=self.n_features_in_)
+        X = self._validate_X(X, reset=False)
         K_test = rbf_kernel(X, self.X_fit_, sigma2=self.sigma2_)
         Kc = center_test_kernel(K_test, self._K_fit_col_mean, self._K_fit_total)
         return (Kc @ self.alphas_) * self._axis_scale()
@@ -338,7 +361,7 @@ class KernelPCA:
 
         Parameters
         ----------
-        Z : array_like, shape (m, n_components_)
+        Z : array_like, shape (m, n_c)
 
         Returns
         -------
@@ -363,12 +386,5 @@ class KernelPCA:
         ndarray, shape (m, d)
         """
         self._check_fitted("denoise")
-        X = check_array(X, "X", n_features=self.n_features_in_)
+        X = self._validate_X(X, reset=False)
         return self._preimage(self.transform(X), X)
-
-    def __repr__(self):
-        params = (
-            f"n_components={self.n_components!r}, sigma2={self.sigma2!r}, "
-            f"eigen_solver={self.eigen_solver!r}"
-        )
-        return f"KernelPCA({params})"

@@ -26,6 +26,7 @@ from kpca._validation import (
     check_random_state,
     check_selection_options,
 )
+from kpca.base import KPCATransformer, ReconstructionScoreMixin
 from kpca.kernels import rbf_kernel
 from kpca.largescale._blocks import row_slices
 from kpca.largescale.fs2 import check_n_support, fs2_support_vectors
@@ -75,7 +76,7 @@ def _select(X_train, X_val, criterion, n_components, grid, random_state, options
                   random_state=random_state, **(options or {}))
 
 
-class _LowRankKernelPCA:
+class _LowRankKernelPCA(ReconstructionScoreMixin, KPCATransformer):
     """Shared transform / pre-image machinery of the low-rank estimators.
 
     A fitted model holds the basis points ``basis_`` (``M x d``), the map
@@ -84,6 +85,8 @@ class _LowRankKernelPCA:
     feature space. ``transform`` works on
     :data:`~kpca.largescale._blocks.ROW_BLOCK` rows at a time.
     """
+
+    _fitted_attribute = "_W"
 
     def __init__(self, n_components, sigma2, *, n_validation, selection_options, preimage_tol,
                  preimage_max_iter, random_state):
@@ -122,10 +125,6 @@ class _LowRankKernelPCA:
                                   grid, rng, self.selection_options, data_spectra=data_spectra)
         return max(1, self.selection_.n_components)
 
-    def _check_fitted(self):
-        if not hasattr(self, "_W"):
-            raise RuntimeError(f"this {type(self).__name__} is not fitted yet; call fit(X) first")
-
     def _features(self, X):
         return rbf_kernel(X, self.basis_, sigma2=self.sigma2_) @ self._T
 
@@ -138,10 +137,10 @@ class _LowRankKernelPCA:
 
         Returns
         -------
-        ndarray, shape (m, n_components_)
+        ndarray, shape (m, n_c)
         """
-        self._check_fitted()
-        X = check_array(X, "X", n_features=self.basis_.shape[1])
+        self._check_fitted("transform")
+        X = self._validate_X(X, reset=False)
         Z = np.empty((X.shape[0], self._W.shape[1]))
         for rows in row_slices(X.shape[0]):
             Z[rows] = (self._features(X[rows]) - self._f_mean) @ self._W
@@ -149,7 +148,7 @@ class _LowRankKernelPCA:
 
     def fit_transform(self, X, y=None):
         """``fit(X)`` then ``transform(X)``."""
-        return self.fit(X).transform(X)
+        return self.fit(X, y).transform(X)
 
     def _expansion(self, Z):
         # Feature-space point f_mean + W z, written over the basis images.
@@ -160,7 +159,7 @@ class _LowRankKernelPCA:
 
         Parameters
         ----------
-        Z : array_like, shape (m, n_components_)
+        Z : array_like, shape (m, n_c)
         z0 : array_like, shape (m, d), optional
             Starting points (default: the basis point with the largest weight).
 
@@ -170,7 +169,7 @@ class _LowRankKernelPCA:
         """
         from kpca.preimage import fixed_point_preimage
 
-        self._check_fitted()
+        self._check_fitted("inverse_transform")
         Z = check_array(Z, "Z", n_features=self._W.shape[1])
         res = fixed_point_preimage(
             self._expansion(Z),
@@ -184,8 +183,8 @@ class _LowRankKernelPCA:
 
     def denoise(self, X):
         """Project ``X`` on the leading axes and return the pre-images (start: ``X``)."""
-        self._check_fitted()
-        X = check_array(X, "X", n_features=self.basis_.shape[1])
+        self._check_fitted("denoise")
+        X = self._validate_X(X, reset=False)
         return self.inverse_transform(self.transform(X), z0=X)
 
 
@@ -251,13 +250,27 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
         The support vectors.
     entropy_ : ndarray
         Rényi entropy after the k-means start and each accepted FS2 swap.
-    eigenvalues_ : ndarray, shape (n_components_,)
-    alphas_ : ndarray, shape (n_train, n_components_)
+    eigenvalues_ : ndarray, shape (n_c,)
+    alphas_ : ndarray, shape (n_train, n_c)
         Unit-norm eigenvectors of the centred training kernel.
     sigma2_, n_components_ : float, int
     selection_ : SelectionResult or None
     validation_ : ndarray of int or None
         Rows of ``X`` used as validation set by the criterion.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names of a ``DataFrame`` ``X`` (only then).
+
+    Examples
+    --------
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.largescale import FixedSizeKernelPCA
+    >>> X, X_clean = semicircles(400, noise=0.1, random_state=0)
+    >>> model = FixedSizeKernelPCA(8, 0.1, n_support=50, random_state=0).fit(X)
+    >>> model.basis_.shape, model.transform(X).shape
+    ((50, 2), (400, 8))
+    >>> model.denoise(X[:5]).shape
+    (5, 2)
     """
 
     def __init__(
@@ -287,6 +300,14 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
 
     _NO_SELECTION = "sigma2 a criterion name or n_components='auto'"
 
+    def _expected_failed_checks(self):
+        return {
+            "check_transformer_n_iter": (
+                "max_iter caps the FS2 swap attempts, whose number FS2Result does not report "
+                "(entropy_ holds the accepted swaps only), so there is no n_iter_"
+            ),
+        }
+
     def fit(self, X, y=None):
         """Select the support vectors, the model (if asked) and the principal axes.
 
@@ -298,7 +319,7 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
         -------
         self
         """
-        X = check_array(X, "X", min_samples=2)
+        X = self._validate_X(X, reset=True, min_samples=2)
         N = X.shape[0]
         M = check_n_support(self.n_support, N)
         if self.train_on not in ("support", "all"):
@@ -408,11 +429,27 @@ class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
         The pivot points.
     residual_trace_ : ndarray
         ``tr(Omega - G G^T)`` after each pivot.
-    eigenvalues_ : ndarray, shape (n_components_,)
+    eigenvalues_ : ndarray, shape (n_c,)
         Eigenvalues of Eq. (19) (= those of the centred low-rank kernel).
-    alphas_ : ndarray, shape (N, n_components_)
+    alphas_ : ndarray, shape (N, n_c)
         ``U rho`` (unit norm).
     sigma2_, n_components_, selection_, validation_
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names of a ``DataFrame`` ``X`` (only then).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.largescale import IncompleteCholeskyKernelPCA
+    >>> X, X_clean = semicircles(400, noise=0.1, random_state=0)
+    >>> model = IncompleteCholeskyKernelPCA(8, 0.1, eta=1e-2).fit(X)
+    >>> model.pivots_.size < 400
+    True
+    >>> X_hat = model.denoise(X)
+    >>> bool(np.mean((X_hat - X_clean) ** 2) < np.mean((X - X_clean) ** 2))
+    True
     """
 
     def __init__(
@@ -449,7 +486,7 @@ class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
         -------
         self
         """
-        X = check_array(X, "X", min_samples=2)
+        X = self._validate_X(X, reset=True, min_samples=2)
         N = X.shape[0]
         if isinstance(self.sigma2, str):
             from kpca.selection import ALIASES, rule_of_thumb_sigma2

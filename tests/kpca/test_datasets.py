@@ -95,10 +95,22 @@ def test_gaussian_clusters_as_in_mika_table1():
         (lambda: ds.square(10, noise=0.1, snr_db=3.0), r"exactly one of noise and snr_db"),
         (lambda: ds.square(10, snr_db=np.nan), r"snr_db must be a finite number; got snr_db=nan"),
         (lambda: ds.square(10, side=0), r"side must be a finite positive number; got side=0"),
-        (lambda: ds.two_rings(10, radius=-1.0), r"radius must be a finite positive number; got radius=-1.0"),
-        (lambda: ds.semicircles(10, n_features=51), r"n_features must be a multiple of .* 2; got n_features=51"),
-        (lambda: ds.gaussian_clusters(10, sigma=0.0), r"sigma must be a finite positive number; got sigma=0.0"),
-        (lambda: ds.gaussian_clusters(10, centers=np.zeros(3)), r"centers must be a finite 2-D array"),
+        (
+            lambda: ds.two_rings(10, radius=-1.0),
+            r"radius must be a finite positive number; got radius=-1.0",
+        ),
+        (
+            lambda: ds.semicircles(10, n_features=51),
+            r"n_features must be a multiple of .* 2; got n_features=51",
+        ),
+        (
+            lambda: ds.gaussian_clusters(10, sigma=0.0),
+            r"sigma must be a finite positive number; got sigma=0.0",
+        ),
+        (
+            lambda: ds.gaussian_clusters(10, centers=np.zeros(3)),
+            r"centers must be a finite 2-D array",
+        ),
         (lambda: ds.square(10, random_state=1.5), r"random_state=1.5"),
     ],
 )

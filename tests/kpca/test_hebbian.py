@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from kpca.base import NotFittedError
 from kpca.hebbian import SCHEDULES, GeneralizedHebbianPCA, _gha_pass, _gha_pass_numpy
 
 
@@ -83,10 +84,12 @@ def test_divergent_gain_raises():
 
 def test_not_fitted_and_feature_mismatch():
     m = GeneralizedHebbianPCA(1)
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         m.transform(np.zeros((2, 5)))
     m.fit(_data(100))
-    with pytest.raises(ValueError, match="X has 3 features but 5 were expected"):
+    with pytest.raises(
+        ValueError, match="X has 3 features, but GeneralizedHebbianPCA is expecting 5"
+    ):
         m.transform(np.zeros((2, 3)))
 
 

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
+from kpca.base import NotFittedError
 from kpca.iterative import GAINS, KernelHebbianPCA, excess_reconstruction_error
 from kpca.kernels import center_kernel, rbf_kernel
 
@@ -18,7 +19,9 @@ def _dense(X, sigma2, r):
     return Kc, w[::-1][:r], V[:, ::-1][:, :r]
 
 
-@pytest.mark.parametrize("gain,kw", [("kha/et", {"eta0": 0.2}), ("kha-smd", {"eta0": 0.05, "mu": 1e-2})])
+@pytest.mark.parametrize(
+    "gain,kw", [("kha/et", {"eta0": 0.2}), ("kha-smd", {"eta0": 0.05, "mu": 1e-2})]
+)
 def test_converges_to_dense_eigenpairs(gain, kw):
     X = _data()
     Kc, w, V = _dense(X, 0.5, 3)
@@ -32,7 +35,9 @@ def test_converges_to_dense_eigenpairs(gain, kw):
     scores = m.transform(X)
     for i in range(3):
         s = np.sign(scores[:, i] @ dense_scores[:, i])
-        np.testing.assert_allclose(s * scores[:, i], dense_scores[:, i], atol=2e-2 * np.abs(dense_scores[:, i]).max())
+        np.testing.assert_allclose(
+            s * scores[:, i], dense_scores[:, i], atol=2e-2 * np.abs(dense_scores[:, i]).max()
+        )
     assert m.excess_error_[-1] < 1e-3
 
 
@@ -50,7 +55,9 @@ def test_accelerated_gains_beat_scheduled_decay():
     X = _data(120, seed=3)
     err = {}
     for gain, kw in [("kha/t", {}), ("kha/et", {}), ("kha-smd", {"mu": 1e-2})]:
-        m = KernelHebbianPCA(4, sigma2=0.3, gain=gain, eta0=0.05, n_passes=10, random_state=0, **kw).fit(X)
+        m = KernelHebbianPCA(
+            4, sigma2=0.3, gain=gain, eta0=0.05, n_passes=10, random_state=0, **kw
+        ).fit(X)
         err[gain] = m.excess_error_[-1]
     assert err["kha/et"] < err["kha/t"]
     assert err["kha-smd"] < err["kha/et"]
@@ -65,7 +72,9 @@ def test_same_seed_same_result():
 
 def test_divergent_gain_raises():
     with pytest.raises(FloatingPointError, match="eta0"):
-        KernelHebbianPCA(2, sigma2=0.5, gain="kha", eta0=1e4, n_passes=5, random_state=0).fit(_data())
+        KernelHebbianPCA(2, sigma2=0.5, gain="kha", eta0=1e4, n_passes=5, random_state=0).fit(
+            _data()
+        )
 
 
 @pytest.mark.parametrize(
@@ -88,7 +97,7 @@ def test_bad_parameters(kw, match):
 
 
 def test_transform_before_fit_and_feature_mismatch():
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         KernelHebbianPCA().transform(_data())
     m = KernelHebbianPCA(1, sigma2=0.5, n_passes=1, random_state=0).fit(_data())
     with pytest.raises(ValueError, match="features"):

@@ -9,8 +9,12 @@ def test_squared_distances_match_numpy_twin(d):
     rng = np.random.default_rng(d)
     X = rng.normal(size=(37, d))
     Y = rng.normal(size=(11, d))
-    np.testing.assert_allclose(kk.squared_distances(X), kk.squared_distances_numpy(X), rtol=1e-10, atol=1e-10)
-    np.testing.assert_allclose(kk.squared_distances(X, Y), kk.squared_distances_numpy(X, Y), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(
+        kk.squared_distances(X), kk.squared_distances_numpy(X), rtol=1e-10, atol=1e-10
+    )
+    np.testing.assert_allclose(
+        kk.squared_distances(X, Y), kk.squared_distances_numpy(X, Y), rtol=1e-10, atol=1e-10
+    )
 
 
 def test_self_distances_symmetric_zero_diagonal():
@@ -49,7 +53,9 @@ def test_center_test_kernel_eq7_matches_twin_and_training_rows():
     out = kk.center_test_kernel(Kt, K.mean(axis=0), K.mean())
     np.testing.assert_allclose(out, kk.center_test_kernel_numpy(Kt, K), atol=1e-13)
     # Training points centred as test points give the rows of the centred kernel.
-    np.testing.assert_allclose(kk.center_test_kernel(K, K.mean(axis=0), K.mean()), kk.center_kernel(K), atol=1e-13)
+    np.testing.assert_allclose(
+        kk.center_test_kernel(K, K.mean(axis=0), K.mean()), kk.center_kernel(K), atol=1e-13
+    )
 
 
 @pytest.mark.parametrize("bad", [0.0, -1.0, np.nan, np.inf])
@@ -76,5 +82,8 @@ def test_fused_rbf_paths_match_twin_symmetric_unit_diagonal(n, d):
     assert np.array_equal(K, K.T) and np.all(np.diag(K) == 1.0)
     np.testing.assert_allclose(K, kk.rbf_kernel_numpy(X, sigma2=0.9 * d), rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(
-        kk.rbf_kernel(X, Y, sigma2=0.9 * d), kk.rbf_kernel_numpy(X, Y, sigma2=0.9 * d), rtol=1e-12, atol=1e-15
+        kk.rbf_kernel(X, Y, sigma2=0.9 * d),
+        kk.rbf_kernel_numpy(X, Y, sigma2=0.9 * d),
+        rtol=1e-12,
+        atol=1e-15,
     )

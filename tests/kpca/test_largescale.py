@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
+from kpca.base import NotFittedError
 from kpca.kernels import center_kernel, center_test_kernel, rbf_kernel, rbf_kernel_numpy
 from kpca.largescale import (
     FixedSizeKernelPCA,
@@ -144,7 +145,7 @@ def test_icf_error_vanishes_as_eta_decreases(toy):
         assert r.residual_trace[-1] < eta
         assert np.trace(K - r.G @ r.G.T) == pytest.approx(r.residual_trace[-1], abs=1e-9)
         errs.append(np.linalg.norm(K - r.G @ r.G.T, 2))
-    assert all(b < a for a, b in zip(errs, errs[1:]))
+    assert all(b < a for a, b in zip(errs, errs[1:], strict=False))
     assert errs[-1] < 1e-9
 
 
@@ -224,9 +225,9 @@ def test_other_bad_parameters(toy):
         IncompleteCholeskyKernelPCA(50, 0.5, eta=1.0).fit(toy)
     with pytest.raises(ValueError, match="max_iter"):
         fs2_support_vectors(toy, 5, 0.5, max_iter=-1)
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         FixedSizeKernelPCA().transform(toy)
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         IncompleteCholeskyKernelPCA().denoise(toy)
     model = FixedSizeKernelPCA(1, 0.5, n_support=10, random_state=0).fit(toy)
     with pytest.raises(ValueError, match="features"):

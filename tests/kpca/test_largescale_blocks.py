@@ -1,4 +1,4 @@
-"""Row-blocked FS2 / Nyström / transform (``kpca.largescale._blocks``) against the whole-array forms.
+"""Row-blocked FS2 / Nyström / transform (``kpca.largescale._blocks``) vs the whole-array forms.
 
 ``ROW_BLOCK`` is lowered so that small data span many blocks (and a last
 partial one); the reference is the same code with one block, i.e. the
@@ -73,14 +73,18 @@ def test_kmeans_is_scipy_kmeans2(monkeypatch, d, n_support):
         m.setattr(_blocks, "ROW_BLOCK", SMALL_BLOCK)
         np.testing.assert_array_equal(_kmeans(X, n_support, np.random.default_rng(7)), ref)
         if d < 16:  # exact distances: the same values in any block
-            np.testing.assert_array_equal(kmeans_support_vectors(X, n_support, random_state=7),
-                                          _kmeans_support_reference(X, n_support, 7))
+            np.testing.assert_array_equal(
+                kmeans_support_vectors(X, n_support, random_state=7),
+                _kmeans_support_reference(X, n_support, 7),
+            )
     # BLAS distances (d >= 16) round differently in other block shapes, which can flip a
     # centroid's choice between two points equidistant in exact arithmetic (the centroid
     # of a two-point cluster; 2 of these 40 centroids with 37-row blocks); with all
     # centroids in one block (the default block for these sizes) the choice is the same.
-    np.testing.assert_array_equal(kmeans_support_vectors(X, n_support, random_state=7),
-                                  _kmeans_support_reference(X, n_support, 7))
+    np.testing.assert_array_equal(
+        kmeans_support_vectors(X, n_support, random_state=7),
+        _kmeans_support_reference(X, n_support, 7),
+    )
 
 
 @pytest.mark.parametrize("d", [3, 20])
@@ -102,16 +106,21 @@ def test_fit_all_blocked_equals_svd_of_whole_features(monkeypatch, small_blocks,
     X = _data(600, d, seed=2)
 
     def fit():
-        model = FixedSizeKernelPCA(n_components, 0.2 * d, n_support=50, train_on="all",
-                                   random_state=0)
+        model = FixedSizeKernelPCA(
+            n_components, 0.2 * d, n_support=50, train_on="all", random_state=0
+        )
         return model.fit(X), model.transform(X)
 
     got, z = fit()
     ref, z_ref = _one_block(monkeypatch, fit)
     np.testing.assert_array_equal(got.support_, ref.support_)
     np.testing.assert_allclose(got.eigenvalues_, ref.eigenvalues_, rtol=1e-10)
-    for a, b in ((got.alphas_, ref.alphas_), (got._W, ref._W), (got._f_mean, ref._f_mean),
-                 (z, z_ref)):
+    for a, b in (
+        (got.alphas_, ref.alphas_),
+        (got._W, ref._W),
+        (got._f_mean, ref._f_mean),
+        (z, z_ref),
+    ):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-10)
     # Scores of the training points = sqrt(lambda) * alphas, as for the SVD.
     np.testing.assert_allclose(z, got.alphas_ * np.sqrt(got.eigenvalues_), rtol=0, atol=1e-10)
@@ -121,8 +130,15 @@ def test_fit_auto_by_mdd_blocked_equals_one_block(monkeypatch, small_blocks):
     X = _data(500, 20, seed=4)
 
     def fit():
-        return FixedSizeKernelPCA("auto", "mdd", n_support=30, train_on="all", n_validation=60,
-                                  selection_options={"n_draws": 10}, random_state=5).fit(X)
+        return FixedSizeKernelPCA(
+            "auto",
+            "mdd",
+            n_support=30,
+            train_on="all",
+            n_validation=60,
+            selection_options={"n_draws": 10},
+            random_state=5,
+        ).fit(X)
 
     got = fit()
     ref = _one_block(monkeypatch, fit)
@@ -154,8 +170,9 @@ def test_fit_all_memory_stays_below_one_n_by_m_array():
     X = _data(N, d, seed=9)
     tracemalloc.start()
     try:
-        model = FixedSizeKernelPCA(1, 2.0, n_support=M, train_on="all", max_iter=20,
-                                   random_state=0).fit(X)
+        model = FixedSizeKernelPCA(
+            1, 2.0, n_support=M, train_on="all", max_iter=20, random_state=0
+        ).fit(X)
         model.transform(X)
         peak = tracemalloc.get_traced_memory()[1]
     finally:

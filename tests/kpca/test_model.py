@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from kpca import KernelPCA
+from kpca import KernelPCA, NotFittedError
 from kpca import datasets as ds
 from kpca.kernels import center_kernel_numpy, center_test_kernel_numpy, rbf_kernel_numpy
 from kpca.preimage import expansion_coefficients
@@ -67,7 +67,9 @@ def test_out_of_sample_scores_follow_eq7(blob):
     model = KernelPCA(4, 2.0).fit(blob)
     _, _, Kc = _reference_eigh(blob, 2.0, 4)
     scale = 1.0 / np.sqrt(model.eigenvalues_)
-    np.testing.assert_allclose(model.transform(blob[:7]), Kc[:7] @ model.alphas_ * scale, atol=1e-10)
+    np.testing.assert_allclose(
+        model.transform(blob[:7]), Kc[:7] @ model.alphas_ * scale, atol=1e-10
+    )
     Xnew = np.random.default_rng(5).standard_normal((9, 3))
     K_test = rbf_kernel_numpy(Xnew, blob, sigma2=2.0)
     Kc_test = center_test_kernel_numpy(K_test, rbf_kernel_numpy(blob, sigma2=2.0))
@@ -184,10 +186,12 @@ def fake_select(monkeypatch):
     calls = []
 
     def select(X, criterion="mdd", *, n_components=None, grid=None, random_state=None, **options):
-        calls.append(dict(criterion=criterion, n_components=n_components, grid=grid,
-                          random_state=random_state))
-        return types.SimpleNamespace(sigma2=4.0 if grid is None else float(grid[0]),
-                                     n_components=3)
+        calls.append(
+            dict(
+                criterion=criterion, n_components=n_components, grid=grid, random_state=random_state
+            )
+        )
+        return types.SimpleNamespace(sigma2=4.0 if grid is None else float(grid[0]), n_components=3)
 
     monkeypatch.setattr(kpca.selection, "select", select, raising=False)
     return calls
@@ -220,7 +224,9 @@ def test_auto_components_with_float_sigma2_uses_mdd_at_that_width(blob, fake_sel
 def test_bad_parameters_raise_before_selection_runs(blob, fake_select):
     with pytest.raises(ValueError, match=r"got eigen_solver='x'"):
         KernelPCA(2, "mdd", eigen_solver="x").fit(blob)
-    with pytest.raises(ValueError, match=r"n_components must be <= n_samples=120; got n_components=500"):
+    with pytest.raises(
+        ValueError, match=r"n_components must be <= n_samples=120; got n_components=500"
+    ):
         KernelPCA(500, "mdd").fit(blob)
     assert fake_select == []
 
@@ -237,8 +243,12 @@ def test_selection_options_equal_select_then_fixed_width(criterion, seed):
     from kpca.selection import select
 
     X = np.random.default_rng(11).standard_normal((150, 4)) * np.array([3.0, 1.0, 0.5, 0.2])
-    opts = {"mdd": {"n_draws": 7, "n_train": 0.6}, "varon2015": {"n_draws": 5},
-            "kpa": {"n_permutations": 9}, "shannon": {}}[criterion]
+    opts = {
+        "mdd": {"n_draws": 7, "n_train": 0.6},
+        "varon2015": {"n_draws": 5},
+        "kpa": {"n_permutations": 9},
+        "shannon": {},
+    }[criterion]
 
     def rs():
         return np.random.default_rng(42) if seed == "generator" else seed
@@ -246,8 +256,9 @@ def test_selection_options_equal_select_then_fixed_width(criterion, seed):
     rs_two_step = rs()
     res = select(X, criterion, n_components=1, random_state=rs_two_step, **opts)
     ref = KernelPCA(1, sigma2=float(res.sigma2), random_state=rs_two_step).fit(X)
-    model = KernelPCA(n_components=1, sigma2=criterion, random_state=rs(),
-                      selection_options=opts).fit(X)
+    model = KernelPCA(
+        n_components=1, sigma2=criterion, random_state=rs(), selection_options=opts
+    ).fit(X)
     assert model.sigma2_ == res.sigma2 and model.n_components_ == 1
     assert model.eigen_solver_ == ref.eigen_solver_ == "arpack"
     np.testing.assert_array_equal(model.selection_.curve, res.curve)
@@ -285,16 +296,26 @@ def test_selection_options_init_only_stores():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(sigma2="mdd", selection_options=[("n_draws", 3)]),
-         r"selection_options must be None or a dict; got selection_options=\[\('n_draws', 3\)\]"),
-        (dict(sigma2="mdd", selection_options={"random_state": 1}),
-         r"selection_options may not contain 'random_state' \(set by the estimator\)"),
-        (dict(sigma2="mdd", selection_options={"n_components": 1}),
-         r"may not contain 'n_components'"),
-        (dict(sigma2=1.5, selection_options={"n_draws": 3}),
-         r"selection_options apply only when a criterion runs"),
-        (dict(n_components="auto", sigma2=1.5, selection_options={"grid": [1.0]}),
-         r"selection_options may not set 'grid' when sigma2 is a number"),
+        (
+            dict(sigma2="mdd", selection_options=[("n_draws", 3)]),
+            r"selection_options must be None or a dict; got selection_options=\[\('n_draws', 3\)\]",
+        ),
+        (
+            dict(sigma2="mdd", selection_options={"random_state": 1}),
+            r"selection_options may not contain 'random_state' \(set by the estimator\)",
+        ),
+        (
+            dict(sigma2="mdd", selection_options={"n_components": 1}),
+            r"may not contain 'n_components'",
+        ),
+        (
+            dict(sigma2=1.5, selection_options={"n_draws": 3}),
+            r"selection_options apply only when a criterion runs",
+        ),
+        (
+            dict(n_components="auto", sigma2=1.5, selection_options={"grid": [1.0]}),
+            r"selection_options may not set 'grid' when sigma2 is a number",
+        ),
     ],
 )
 def test_bad_selection_options_raise_before_selection_runs(blob, fake_select, kwargs, match):
@@ -314,7 +335,10 @@ def test_empty_selection_options_with_float_sigma2(blob, fake_select):
 @pytest.mark.parametrize(
     "X, match",
     [
-        (np.array([[0.0, 1.0], [np.nan, 2.0]]), r"X must contain only finite values; got X\[1, 0\]=nan"),
+        (
+            np.array([[0.0, 1.0], [np.nan, 2.0]]),
+            r"X must contain only finite values; got X\[1, 0\]=nan",
+        ),
         (np.array([[0.0, 1.0], [np.inf, 2.0]]), r"X\[1, 0\]=inf"),
         (np.zeros(5), r"X must be a 2-D array.*X.ndim=1"),
         (np.zeros((2, 3, 4)), r"X.ndim=3"),
@@ -330,15 +354,27 @@ def test_fit_rejects_bad_X(X, match):
     [
         (dict(n_components=11), r"n_components must be <= n_samples=10; got n_components=11"),
         (dict(n_components=0), r"n_components must be >= 1; got n_components=0"),
-        (dict(n_components="many"), r"n_components must be a positive integer or 'auto'; got n_components='many'"),
+        (
+            dict(n_components="many"),
+            r"n_components must be a positive integer or 'auto'; got n_components='many'",
+        ),
         (dict(sigma2=0.0), r"sigma2 must be a finite positive number; got sigma2=0.0"),
         (dict(sigma2=-2.0), r"got sigma2=-2.0"),
         (dict(sigma2=np.inf), r"got sigma2=inf"),
         (dict(eigen_solver="lobpcg"), r"eigen_solver must be one of .*got eigen_solver='lobpcg'"),
         (dict(eigen_solver="arpack", tol=-1.0), r"tol must be a finite number >= 0; got tol=-1.0"),
-        (dict(eigen_solver="arpack", max_iter=0), r"max_iter must be None or a positive integer; got max_iter=0"),
-        (dict(preimage_tol=-1e-3), r"preimage_tol must be a finite number >= 0; got preimage_tol=-0.001"),
-        (dict(preimage_max_iter=0), r"preimage_max_iter must be a positive integer; got preimage_max_iter=0"),
+        (
+            dict(eigen_solver="arpack", max_iter=0),
+            r"max_iter must be None or a positive integer; got max_iter=0",
+        ),
+        (
+            dict(preimage_tol=-1e-3),
+            r"preimage_tol must be a finite number >= 0; got preimage_tol=-0.001",
+        ),
+        (
+            dict(preimage_max_iter=0),
+            r"preimage_max_iter must be a positive integer; got preimage_max_iter=0",
+        ),
         (dict(random_state="x"), r"random_state='x'"),
     ],
 )
@@ -351,15 +387,17 @@ def test_fit_rejects_bad_parameters(kwargs, match):
 
 @pytest.mark.parametrize("method", ["transform", "denoise", "inverse_transform"])
 def test_methods_before_fit_raise(method):
-    with pytest.raises(RuntimeError, match=rf"not fitted yet; call fit\(X\) before {method}\(\)"):
+    with pytest.raises(NotFittedError, match=rf"not fitted yet; call fit\(X\) before {method}\(\)"):
         getattr(KernelPCA(), method)(np.zeros((2, 1)))
 
 
 def test_feature_count_mismatch_raises(blob):
     model = KernelPCA(2, 1.0).fit(blob)
-    with pytest.raises(ValueError, match=r"X has 2 features but 3 were expected.*X.shape=\(4, 2\)"):
+    with pytest.raises(
+        ValueError, match=r"X has 2 features, but KernelPCA is expecting 3 .*X.shape=\(4, 2\)"
+    ):
         model.transform(np.zeros((4, 2)))
-    with pytest.raises(ValueError, match=r"X has 4 features but 3 were expected"):
+    with pytest.raises(ValueError, match=r"X has 4 features, but KernelPCA is expecting 3"):
         model.denoise(np.zeros((1, 4)))
     with pytest.raises(ValueError, match=r"Z has 3 features but 2 were expected"):
         model.inverse_transform(np.zeros((1, 3)))

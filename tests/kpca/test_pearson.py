@@ -4,7 +4,12 @@ from scipy import integrate, stats
 
 import kpca.pearson as kpca_pearson
 from kpca.pearson import (
-    SortedPearsonSampler, _type4_shape, pearson_parameters, pearson_type, pearsrnd, pearsrnd_sorted,
+    SortedPearsonSampler,
+    _type4_shape,
+    pearson_parameters,
+    pearson_type,
+    pearsrnd,
+    pearsrnd_sorted,
 )
 
 # inverse gamma with alpha = 11 lies exactly on the type V line: skew 1.5, kurtosis 432/56
@@ -122,9 +127,13 @@ def test_quantile_table_matches_the_exact_quantile(ptype, truncate):
     skew, kurt = CASES[ptype]
     s = SortedPearsonSampler(0.0, 1.0, skew, kurt, truncate=truncate)
     q = s._quantile
-    # below ~1e-10 SciPy's own betaprime isf is off by 1e-4 (sf(isf(t)) / t), so the reference stops there
-    t = np.sort(np.concatenate([np.geomspace(1e-10, 1e-4, 2000),
-                                np.random.default_rng(0).uniform(1e-4, 0.5, 20_000)]))
+    # below ~1e-10 SciPy's own betaprime isf is off by 1e-4 (sf(isf(t)) / t), so the reference
+    # stops there
+    t = np.sort(
+        np.concatenate(
+            [np.geomspace(1e-10, 1e-4, 2000), np.random.default_rng(0).uniform(1e-4, 0.5, 20_000)]
+        )
+    )
     for upper in (False, True):
         exact = -q.upper(t) if upper else q.lower(t)
         got = np.array([_hermite_at(v, *s._tables[upper]) for v in t])
@@ -160,16 +169,22 @@ def test_order_statistics_kernel_matches_the_slow_formula():
     kpca_pearson._order_statistics(e, *s._tables[0], *s._tables[1], y)
     u = np.cumsum(e)[:-1] / e.sum()
     v = np.cumsum(e[::-1])[::-1][1:] / e.sum()  # 1 - u without cancellation
-    ref = np.where(u <= 0.5, s._quantile.lower(np.minimum(u, 0.5)), s._quantile.upper(np.minimum(v, 0.5)))
+    ref = np.where(
+        u <= 0.5, s._quantile.lower(np.minimum(u, 0.5)), s._quantile.upper(np.minimum(v, 0.5))
+    )
     np.testing.assert_allclose(y, ref, rtol=0, atol=1e-9)
 
 
 def test_sorted_draws_are_reproducible_and_type4_is_the_sorted_rejection_sample():
     a = pearsrnd_sorted(0, 1, 0.5, 2.5, 1000, random_state=4, truncate=(-1, 2))
-    np.testing.assert_array_equal(a, pearsrnd_sorted(0, 1, 0.5, 2.5, 1000, random_state=4, truncate=(-1, 2)))
+    np.testing.assert_array_equal(
+        a, pearsrnd_sorted(0, 1, 0.5, 2.5, 1000, random_state=4, truncate=(-1, 2))
+    )
     assert pearson_type(0.5, 4.5) == 4
-    np.testing.assert_array_equal(pearsrnd_sorted(0, 1, 0.5, 4.5, 1000, random_state=4),
-                                  np.sort(pearsrnd(0, 1, 0.5, 4.5, 1000, random_state=4)))
+    np.testing.assert_array_equal(
+        pearsrnd_sorted(0, 1, 0.5, 4.5, 1000, random_state=4),
+        np.sort(pearsrnd(0, 1, 0.5, 4.5, 1000, random_state=4)),
+    )
 
 
 def test_sorted_draws_bad_input():

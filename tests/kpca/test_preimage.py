@@ -30,7 +30,8 @@ def _reference_iteration(gamma_tilde, X, sigma2, z0, tol, max_iter):
 
 
 def test_gamma_tilde_expands_the_projection(fitted):
-    # sum_i gamma~_i phi(x_i) = sum_k beta_k v_k + mean phi (Jørgensen & Hansen 2012, Eqs. (3), (5)).
+    # sum_i gamma~_i phi(x_i) = sum_k beta_k v_k + mean phi
+    # (Jørgensen & Hansen 2012, Eqs. (3), (5)).
     model, X, Xte = fitted
     beta = model.transform(Xte)
     gt = expansion_coefficients(beta, model.alphas_, model.eigenvalues_)
@@ -40,7 +41,9 @@ def test_gamma_tilde_expands_the_projection(fitted):
     proj = c @ Kc @ model.alphas_ / np.sqrt(model.eigenvalues_)
     np.testing.assert_allclose(proj, beta, atol=1e-10)
     # and nothing outside the q axes: ||sum c_i phi~(x_i)||^2 = ||beta||^2
-    np.testing.assert_allclose(np.einsum("ij,jk,ik->i", c, Kc, c), np.sum(beta**2, axis=1), atol=1e-10)
+    np.testing.assert_allclose(
+        np.einsum("ij,jk,ik->i", c, Kc, c), np.sum(beta**2, axis=1), atol=1e-10
+    )
 
 
 def test_matches_slow_reference_and_is_a_fixed_point(fitted):
@@ -113,13 +116,22 @@ def test_restarts_stop_when_candidates_run_out():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(gamma_tilde=np.ones((2, 5))), r"gamma_tilde must have shape \(m, 4\).*got shape \(2, 5\)"),
-        (dict(gamma_tilde=np.array([[np.nan, 1, 1, 1.0]])), r"gamma_tilde must contain only finite"),
+        (
+            dict(gamma_tilde=np.ones((2, 5))),
+            r"gamma_tilde must have shape \(m, 4\).*got shape \(2, 5\)",
+        ),
+        (
+            dict(gamma_tilde=np.array([[np.nan, 1, 1, 1.0]])),
+            r"gamma_tilde must contain only finite",
+        ),
         (dict(sigma2=0.0), r"sigma2 must be a finite positive number; got sigma2=0.0"),
         (dict(tol=-1.0), r"tol must be a finite number >= 0; got tol=-1.0"),
         (dict(max_iter=0), r"max_iter must be >= 1; got max_iter=0"),
         (dict(max_restarts=-1), r"max_restarts must be >= 0; got max_restarts=-1"),
-        (dict(z0=np.zeros((2, 2))), r"z0 must have 1 rows \(one per pattern\); got z0.shape=\(2, 2\)"),
+        (
+            dict(z0=np.zeros((2, 2))),
+            r"z0 must have 1 rows \(one per pattern\); got z0.shape=\(2, 2\)",
+        ),
         (dict(z0=np.zeros((1, 3))), r"z0 has 3 features but 2 were expected"),
         (dict(X_fit=np.full((4, 2), np.inf)), r"X_fit must contain only finite values"),
     ],

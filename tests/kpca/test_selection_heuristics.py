@@ -22,7 +22,9 @@ def test_distance_heuristics_against_brute_force(X):
     iu = np.triu_indices(len(X), 1)
     assert h.median_distance_sigma2(X) == pytest.approx(np.median(D[iu]) ** 2)
     assert h.mean_distance_sigma2(X) == pytest.approx(np.mean(D[iu]) ** 2)
-    assert h.max_distance_to_mean_sigma2(X) == pytest.approx(max(np.linalg.norm(x - X.mean(0)) for x in X) ** 2)
+    assert h.max_distance_to_mean_sigma2(X) == pytest.approx(
+        max(np.linalg.norm(x - X.mean(0)) for x in X) ** 2
+    )
     Dn = D + np.diag(np.full(len(X), np.inf))
     for k in (1, 5):
         ref = np.mean(np.sort(Dn, axis=1)[:, :k]) ** 2

@@ -23,7 +23,9 @@ def _reference_kpa(X, grid, seed, p):
 
     def spec(Y):
         D2 = squared_distances(Y)
-        return np.array([scipy.linalg.eigvalsh(center_kernel(np.exp(-D2 / (2 * s))))[::-1] for s in grid])
+        return np.array(
+            [scipy.linalg.eigvalsh(center_kernel(np.exp(-D2 / (2 * s))))[::-1] for s in grid]
+        )
 
     lam = spec(X)
     null = np.array([spec(children[j].permuted(X, axis=0)) for j in range(p)])
@@ -37,7 +39,7 @@ def test_kpa_matches_slow_reference():
     np.testing.assert_allclose(res.data_spectra, lam, atol=1e-9)
     np.testing.assert_allclose(res.noise_spectra, T, atol=1e-9)
     q = np.array([np.argmin(np.append(d > 0, False)) for d in lam - T])
-    E = np.array([(d[:c]).sum() for d, c in zip(lam - T, q)])
+    E = np.array([(d[:c]).sum() for d, c in zip(lam - T, q, strict=False)])
     np.testing.assert_array_equal(res.n_components_grid, q)
     np.testing.assert_allclose(res.curve, E, atol=1e-9)
     assert res.sigma2 == grid[np.argmax(E)] and res.n_components == q[np.argmax(E)]

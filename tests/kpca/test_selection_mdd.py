@@ -13,7 +13,7 @@ from kpca.selection.mdd import distance_moments, noise_distance_matrix, noise_di
 
 
 def _appendix_fill(values, n):
-    """Brute force of the Appendix: sorted values (descending) down the columns of the lower triangle."""
+    """Brute force of the Appendix: sorted values (descending) down the lower triangle's columns."""
     v = sorted(values, reverse=True)
     R = np.zeros((n, n))
     t = 0
@@ -35,7 +35,9 @@ def test_noise_distance_matrix_follows_appendix_and_is_a_metric():
     # Eq. (21) / triangle inequality for every triple
     assert np.all(R[:, :, None] <= R[:, None, :] + R.T[None, :, :] + 1e-12)
     # the packed draws (what select_mdd uses) are the same matrix, same stream
-    np.testing.assert_array_equal(noise_distances_packed(n, mom, np.random.default_rng(0)), pack_lower(R))
+    np.testing.assert_array_equal(
+        noise_distances_packed(n, mom, np.random.default_rng(0)), pack_lower(R)
+    )
 
 
 def test_distance_moments_brute_force():
@@ -64,13 +66,19 @@ def _reference_mdd(X, grid, seed, q, nt):
     train = np.sort(perm[:nt])
     _, mom = distance_moments(X[train], X, train)
     children = rng.spawn(q)
-    lam = np.array([scipy.linalg.eigvalsh(center_kernel(np.exp(-squared_distances(X[train]) / (2 * s))))[::-1]
-                    for s in grid])
+    lam = np.array(
+        [
+            scipy.linalg.eigvalsh(center_kernel(np.exp(-squared_distances(X[train]) / (2 * s))))[
+                ::-1
+            ]
+            for s in grid
+        ]
+    )
     null = np.empty((q, grid.size, nt))
     for m in range(q):
         R = noise_distance_matrix(nt, mom, children[m])
         for g, s in enumerate(grid):
-            null[m, g] = scipy.linalg.eigvalsh(center_kernel(np.exp(-R**2 / (2 * s))))[::-1]
+            null[m, g] = scipy.linalg.eigvalsh(center_kernel(np.exp(-(R**2) / (2 * s))))[::-1]
     tau = np.percentile(null, 95, axis=0, method="hazen")
     return lam, tau
 
@@ -85,7 +93,7 @@ def test_mdd_matches_slow_reference(n_components):
     diff = lam - tau
     if n_components is None:
         nc = np.array([np.argmin(np.append(d > 0, False)) for d in diff])
-        curve = np.array([d[:c].sum() for d, c in zip(diff, nc)])
+        curve = np.array([d[:c].sum() for d, c in zip(diff, nc, strict=False)])
         np.testing.assert_array_equal(res.n_components_grid, nc)
     else:
         curve = diff[:, 0]

@@ -7,7 +7,9 @@ from kpca.selection import CRITERIA, SelectionResult, select
 
 def test_unknown_criterion_lists_sorted_keys():
     X = np.random.default_rng(0).normal(size=(20, 2))
-    with pytest.raises(ValueError, match=r"unknown criterion='nope'; valid keys: jorgensen2012, kpa, "):
+    with pytest.raises(
+        ValueError, match=r"unknown criterion='nope'; valid keys: jorgensen2012, kpa, "
+    ):
         select(X, "nope")
 
 
@@ -18,8 +20,18 @@ def test_aliases_map_to_author_year_keys():
     assert set(CRITERIA) >= {"varon2015", "jorgensen2012", "widjaja2012", "rule-of-thumb"}
 
 
-@pytest.mark.parametrize("key", ["rule-of-thumb", "max-distance-to-mean", "median-distance",
-                                 "mean-distance", "nn1-distance", "nn5-distance", "shannon"])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "rule-of-thumb",
+        "max-distance-to-mean",
+        "median-distance",
+        "mean-distance",
+        "nn1-distance",
+        "nn5-distance",
+        "shannon",
+    ],
+)
 def test_width_criteria_choose_components_by_rule(key):
     X, _ = semicircles(40, snr_db=10, random_state=0)
     gk = select(X, key)

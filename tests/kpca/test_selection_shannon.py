@@ -17,7 +17,9 @@ def test_histogram_entropy_brute_force():
 
 def test_kde_entropy_of_uniform_is_near_zero():
     v = np.random.default_rng(1).random(20000)
-    assert abs(kernel_entropy(v, estimator="kde", bins=512)) < 0.05  # differential entropy of U(0,1) is 0
+    assert (
+        abs(kernel_entropy(v, estimator="kde", bins=512)) < 0.05
+    )  # differential entropy of U(0,1) is 0
 
 
 def test_curve_has_interior_maximum_and_matches_manual_curve():

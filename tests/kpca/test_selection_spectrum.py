@@ -4,13 +4,22 @@ import scipy.linalg
 
 from kpca.kernels import center_kernel, squared_distances
 from kpca.selection._spectrum import (
-    SpectrumPlan, centered_rbf_spectra, exp_nonpositive, pack_lower, square_parents, unpack_lower,
+    SpectrumPlan,
+    centered_rbf_spectra,
+    exp_nonpositive,
+    pack_lower,
+    square_parents,
+    unpack_lower,
 )
 
 
 def _reference(D2, grid, k):
-    return np.array([scipy.linalg.eigh(center_kernel(np.exp(-D2 / (2 * s))), eigvals_only=True)[::-1][:k]
-                     for s in grid])
+    return np.array(
+        [
+            scipy.linalg.eigh(center_kernel(np.exp(-D2 / (2 * s))), eigvals_only=True)[::-1][:k]
+            for s in grid
+        ]
+    )
 
 
 def test_pack_unpack_round_trip_is_column_major():
@@ -76,8 +85,9 @@ def test_exp_nonpositive_is_within_one_ulp_of_numpy():
     assert np.max(np.abs(got - ref) / np.spacing(ref)) <= 1.0
     assert got[0] == 1.0
     # below -708 (exp < 3.3e-308, the subnormal range) the result is 0; shape is kept
-    np.testing.assert_array_equal(exp_nonpositive(np.array([[-709.0, -1e300], [-np.inf, -0.0]])),
-                                  [[0.0, 0.0], [0.0, 1.0]])
+    np.testing.assert_array_equal(
+        exp_nonpositive(np.array([[-709.0, -1e300], [-np.inf, -0.0]])), [[0.0, 0.0], [0.0, 1.0]]
+    )
     # in place, and with a scale (exp(-gamma * d2), the kernel's form)
     y = x.copy()
     np.testing.assert_array_equal(exp_nonpositive(y, out=y), got)

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from kpca.base import NotFittedError
 from kpca.kernels import rbf_kernel
 from kpca.shrinkage import (
     LOOCV_GRID,
@@ -64,9 +65,9 @@ def test_threshold_rules():
     cht = OrthogonalShrinkageRegression("cht").fit(x, y)
     sig2_k = cht.sigma2_ * cht.eigenvalues_ / (cht.eigenvalues_ + 1e-4)
     valid = cht.eigenvalues_ >= 1e-16
-    np.testing.assert_array_equal(cht.kept_, valid & (cht.components_ ** 2 > sig2_k * c))
+    np.testing.assert_array_equal(cht.kept_, valid & (cht.components_**2 > sig2_k * c))
     htu = OrthogonalShrinkageRegression("htu").fit(x, y)
-    np.testing.assert_array_equal(htu.kept_, valid & (htu.components_ ** 2 > htu.sigma2_ * c))
+    np.testing.assert_array_equal(htu.kept_, valid & (htu.components_**2 > htu.sigma2_ * c))
     bht = OrthogonalShrinkageRegression("bht").fit(x, y)
     first = np.flatnonzero(cht.kept_)[0]
     expected = np.zeros(150, bool)
@@ -85,8 +86,12 @@ def test_shrinkage_beats_the_unregularised_fit():
     errs = {"bht": [], "raw": [], "loocv": []}
     for seed in range(5):
         x, y = _sinc_data(200, seed)
-        errs["bht"].append(np.mean((OrthogonalShrinkageRegression("bht").fit(x, y).predict(x_test) - h) ** 2))
-        errs["loocv"].append(np.mean((LeaveOneOutRidgeRegression().fit(x, y).predict(x_test) - h) ** 2))
+        errs["bht"].append(
+            np.mean((OrthogonalShrinkageRegression("bht").fit(x, y).predict(x_test) - h) ** 2)
+        )
+        errs["loocv"].append(
+            np.mean((LeaveOneOutRidgeRegression().fit(x, y).predict(x_test) - h) ** 2)
+        )
         raw = LeaveOneOutRidgeRegression(lams=[1e-4]).fit(x, y)
         errs["raw"].append(np.mean((raw.predict(x_test) - h) ** 2))
     m = {k: np.mean(v) for k, v in errs.items()}
@@ -100,7 +105,7 @@ def test_loocv_closed_form_matches_brute_force():
     lams = [1e-3, 1e-1, 10.0]
     m = LeaveOneOutRidgeRegression(tau2=0.05, lams=lams).fit(x, y)
     G = rbf_kernel(x[:, None], sigma2=0.05)
-    for lam, err in zip(lams, m.loo_errors_):
+    for lam, err in zip(lams, m.loo_errors_, strict=False):
         # Refit without sample i, basis fixed (the linear-smoother LOO of the paper's [3, 6]).
         res = []
         for i in range(30):
@@ -141,19 +146,23 @@ def test_bad_parameters(kw, match):
 
 def test_bad_data():
     x, y = _sinc_data(20)
-    with pytest.raises(ValueError, match=r"y must be a 1-D array with 20 values .* got y.shape=\(19,\)"):
+    with pytest.raises(
+        ValueError, match=r"y must be a 1-D array with 20 values .* got y.shape=\(19,\)"
+    ):
         OrthogonalShrinkageRegression().fit(x, y[:-1])
     with pytest.raises(ValueError, match=r"y must contain only finite values; got y\[3\]=nan"):
         OrthogonalShrinkageRegression().fit(x, np.where(np.arange(20) == 3, np.nan, y))
-    with pytest.raises(ValueError, match=r"x must contain only finite values; got x\[0, 0\]=inf"):
+    with pytest.raises(ValueError, match=r"X must contain only finite values; got X\[0, 0\]=inf"):
         OrthogonalShrinkageRegression().fit(np.r_[np.inf, x[1:]], y)
-    with pytest.raises(ValueError, match="x must have at least 3 samples"):
+    with pytest.raises(ValueError, match=r"X must have at least 3 sample\(s\)"):
         OrthogonalShrinkageRegression().fit(x[:2], y[:2])
     with pytest.raises(ValueError, match="lams must be finite positive numbers"):
         LeaveOneOutRidgeRegression(lams=[1.0, -1.0]).fit(x, y)
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         OrthogonalShrinkageRegression().predict(x)
     m = OrthogonalShrinkageRegression().fit(x, y)
-    with pytest.raises(ValueError, match="x has 2 features but 1 were seen in fit"):
+    with pytest.raises(
+        ValueError, match="X has 2 features, but OrthogonalShrinkageRegression is expecting 1"
+    ):
         m.predict(np.zeros((3, 2)))
     assert set(THRESHOLDS) == {"cht", "htu", "bht"}

@@ -1,7 +1,13 @@
 import numpy as np
 import pytest
 
-from kpca._validation import check_array, check_count, check_n_components, check_positive, check_random_state
+from kpca._validation import (
+    check_array,
+    check_count,
+    check_n_components,
+    check_positive,
+    check_random_state,
+)
 
 
 def test_check_array_returns_contiguous_float64():
@@ -37,11 +43,15 @@ def test_check_array_feature_count_and_name():
 
 def test_check_n_components():
     assert check_n_components(np.int64(3), 5) == 3
-    with pytest.raises(ValueError, match=r"n_components must be <= n_samples=5; got n_components=7"):
+    with pytest.raises(
+        ValueError, match=r"n_components must be <= n_samples=5; got n_components=7"
+    ):
         check_n_components(7, 5)
     with pytest.raises(ValueError, match=r"n_components must be >= 1; got n_components=0"):
         check_n_components(0, 5)
-    with pytest.raises(ValueError, match=r"n_components must be a positive integer; got n_components=2.5"):
+    with pytest.raises(
+        ValueError, match=r"n_components must be a positive integer; got n_components=2.5"
+    ):
         check_n_components(2.5, 5)
     with pytest.raises(ValueError, match=r"got n_components=True"):
         check_n_components(True, 5)
@@ -71,7 +81,9 @@ def test_check_random_state():
 
 
 def test_check_count():
-    assert check_count(np.int64(3), "q", 2) == 3 and isinstance(check_count(np.int64(3), "q", 2), int)
+    assert check_count(np.int64(3), "q", 2) == 3 and isinstance(
+        check_count(np.int64(3), "q", 2), int
+    )
     for bad in (1, True, 2.0, "3", None):
         with pytest.raises(ValueError, match=r"q must be an int >= 2; got q="):
             check_count(bad, "q", 2)
