@@ -1,0 +1,108 @@
+"""Throughput and memory of the streaming EDR (issue #15, items 4-5).
+
+1. Throughput: a simulated 125 Hz single lead (``--minutes``, default 30) pushed in
+   1 s blocks through :class:`edr.stream.StreamingEDR` with the defaults; CPU
+   (process time) of the stream alone, as a multiple of real time, plus the
+   per-update CPU (median and 99th percentile) and the latency figures.
+2. Memory: a simulated stream of ``--hours`` (default 24) generated chunk by chunk
+   (independent 10-minute simulated records, so the generator holds 10 minutes at a
+   time), peak RSS (VmHWM) after the first hour and at the end, in a child process
+   so nothing else shares its high-water mark. ``--hours 0`` skips it.
+
+Usage::
+
+    python benchmarks/bench_stream.py --minutes 30 --hours 24
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+
+import numpy as np  # noqa: E402
+from _shared import peak_rss_mb  # noqa: E402
+
+FS = 125.0
+
+
+def throughput(minutes: float) -> dict:
+    from edr.simulate import simulate_recording
+    from edr.stream import StreamingEDR
+
+    x = simulate_recording(minutes * 60.0, FS, random_state=11).ecg
+    s = StreamingEDR(FS)
+    s.push(x[:int(40 * FS)])  # warm-up (imports, Numba) outside the timing
+    per = []
+    c0 = time.process_time()
+    w0 = time.perf_counter()
+    block = int(FS)
+    for i in range(int(40 * FS), x.size, block):
+        a = time.process_time()
+        ups = s.push(x[i:i + block])
+        if ups:
+            per.append(time.process_time() - a)
+    s.flush()
+    cpu = time.process_time() - c0
+    wall = time.perf_counter() - w0
+    dur = (x.size - 40 * FS) / FS
+    return {"duration_s": dur, "cpu_s": cpu, "wall_s": wall, "x_real_time": dur / cpu,
+            "update_ms_median": 1e3 * float(np.median(per)),
+            "update_ms_p99": 1e3 * float(np.percentile(per, 99)), "n_updates": len(per),
+            "selections": s.n_selections}
+
+
+def memory_child(hours: float) -> None:
+    """Runs in a child: stream ``hours`` of simulated ECG, print peak RSS at 1 h and at the end."""
+    from edr.simulate import simulate_recording
+    from edr.stream import StreamingEDR
+
+    s = StreamingEDR(FS)
+    piece = 600.0
+    n_pieces = int(round(hours * 3600 / piece))
+    c0 = time.process_time()
+    for j in range(n_pieces):
+        x = simulate_recording(piece, FS, random_state=100 + j).ecg
+        for i in range(0, x.size, int(FS)):
+            s.push(x[i:i + int(FS)])
+        if j + 1 == 6:
+            print(f"rss_1h {peak_rss_mb():.1f}", flush=True)
+        if (j + 1) % 36 == 0:
+            print(f"rss_{(j + 1) // 6}h {peak_rss_mb():.1f} cpu {time.process_time() - c0:.0f}",
+                  flush=True)
+    s.flush()
+    print(f"rss_end {peak_rss_mb():.1f} cpu {time.process_time() - c0:.0f} "
+          f"updates {s.n_updates} selections {s.n_selections}", flush=True)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--minutes", type=float, default=30.0)
+    p.add_argument("--hours", type=float, default=24.0)
+    p.add_argument("--memory-child", type=float, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.memory_child:
+        memory_child(args.memory_child)
+        return 0
+    print(f"load average: {os.getloadavg()[0]:.2f}, {os.getloadavg()[1]:.2f}")
+    if args.minutes > 0:
+        r = throughput(args.minutes)
+        print(f"throughput: {r['duration_s'] / 60:.0f} min of 125 Hz ECG in {r['cpu_s']:.1f} s CPU "
+              f"({r['wall_s']:.1f} s wall) = {r['x_real_time']:.0f}x real time; per update "
+              f"{r['update_ms_median']:.1f} ms median, {r['update_ms_p99']:.1f} ms p99 "
+              f"({r['n_updates']} updates, {r['selections']} sigma2 selections)")
+    if args.hours > 0:
+        proc = subprocess.run([sys.executable, __file__, "--memory-child", str(args.hours)],
+                              capture_output=True, text=True, check=True)
+        print(f"memory over a simulated {args.hours:g} h stream:\n{proc.stdout}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
