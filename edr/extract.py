@@ -63,8 +63,10 @@ DEMO_DIR = Path("demo_output")
 # heavy import; tests/edr/test_extract_cli.py checks them against the registries
 # (edr.methods.METHODS, edr.methods.SOLVERS, kpca.selection.CRITERIA / ALIASES).
 #: Valid ``--method`` values.
-METHOD_NAMES = ("kpca", "kpca_positions", "kpca_rsa", "neurokit_charlton2016", "neurokit_sarkar2015",
+METHOD_NAMES = ("kpca", "kpca_fusion", "kpca_positions", "kpca_rsa", "neurokit_charlton2016", "neurokit_sarkar2015",
                 "neurokit_soni2019", "neurokit_vangent2019", "pca", "qrs_area", "r_amplitude", "rsa")
+#: The default ``--method`` (the pipeline's).
+DEFAULT_METHOD = "kpca_fusion"
 #: Valid ``--solver`` values.
 SOLVER_NAMES = ("dense", "fs2")
 #: ``--sigma2`` criteria: canonical key -> alias (None when it has none).
@@ -153,13 +155,16 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
                         "several records or glob patterns ('data/*.hea') are processed one after the other in one "
                         "process, each into OUTDIR/<record>_edr.csv and .json")
     p.add_argument("-o", "--output", metavar="OUT.csv|OUTDIR/",
-                   help="EDR waveform as CSV time_s,edr (default: <record>_edr.csv in the current directory); "
+                   help="EDR as CSV time_s,edr,rate_bpm,quality on the 4 Hz grid; rate_bpm is empty (nan) "
+                        "where the quality is too low to give a rate (default: <record>_edr.csv in the current directory); "
                         "with several records a folder (default: the current directory)")
     p.add_argument("--overwrite", action="store_true",
                    help="several records: recompute records whose outputs exist (default: skip them, so an "
                         "interrupted run resumes)")
-    p.add_argument("--method", default="kpca", metavar="NAME",
-                   help=f"EDR method: {', '.join(METHOD_NAMES)} (default kpca)")
+    p.add_argument("--method", default=DEFAULT_METHOD, metavar="NAME",
+                   help=f"EDR method: {', '.join(METHOD_NAMES)} (default {DEFAULT_METHOD}: kernel PCA "
+                        "components, R amplitude and QRS area fused by quality; kpca is the first "
+                        "kernel principal component alone)")
     p.add_argument("--sigma2", type=_sigma2, default="mdd", metavar="CRITERION|VALUE",
                    help="kernel width: a selection criterion ("
                         + ", ".join(k if a is None else f"{k} = {a}" for k, a in CRITERION_NAMES.items())
@@ -171,7 +176,7 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
                         "for other files it must agree with the rate they state")
     p.add_argument("--lead", metavar="NAME|auto|fuse",
                    help="lead used by the method: a lead name, 'auto' (best lead) or 'fuse' (all leads); "
-                        "default: the --channel lead")
+                        "default: every ECG lead fused when the record has several, else its ECG lead")
     p.add_argument("--window", type=_window, metavar="SECONDS",
                    help=f"process in sliding windows of this length, at least {MIN_WINDOW_S:g} s "
                         "(sigma2 chosen per window; default: the whole record as one window)")
@@ -389,7 +394,10 @@ def _summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) ->
         f"method     {result.method}, sigma2 = {sigma_txt}"
         + (f", one FS2 model (M = {result.params['n_support']})" if result.params.get("solver") == "fs2" else ""),
         f"beats      {result.n_beats} used, {result.n_beats_dropped} dropped",
-        f"resp rate  median {_fmt(float(np.median(rate)) if rate.size else None, '.1f')} breaths/min",
+        f"resp rate  median {_fmt(float(np.median(rate)) if rate.size else None, '.1f')} breaths/min, "
+        f"given for {rate.size}/{np.size(result.rate_bpm)} windows of 32 s (quality >= "
+        f"{result.summary()['quality_threshold']:g})",
+        f"status     {result.status}",
     ]
     label = "vs truth " if demo else f"vs {rec.resp_channel}" if rec.resp_channel else "reference"
     if scores is not None:
@@ -480,7 +488,9 @@ def _compute_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *, p
     from edr.io.writers import write_csv, write_json
 
     summary = _json_summary(rec, result, scores, outputs, argv)
-    writers = {"csv": lambda tmp: write_csv(tmp, result.time, result.waveform)}
+    cols = result.grid_columns()
+    writers = {"csv": lambda tmp: write_csv(tmp, cols["time_s"], cols["edr"], rate_bpm=cols["rate_bpm"],
+                                            quality=cols["quality"])}
     if "json" in outputs:
         writers["json"] = lambda tmp: write_json(tmp, summary)
     if "plot" in outputs:

@@ -57,8 +57,9 @@ import numpy as np
 from edr.beats import Beats
 from edr.errors import SignalError
 from edr.modulation import qrs_area as _qrs_area
-from edr.modulation import qrs_matrix, r_amplitude, rail_free_columns
-from edr.signal import BAND_HZ, GRID_FS, MIN_BEATS, bandpass, spectral_concentration, to_uniform_grid
+from edr.fusion import fuse, standardised
+from edr.modulation import qrs_matrix, r_amplitude, rail_free_columns, robust_beat_matrix
+from edr.signal import BAND_HZ, GRID_FS, MIN_BEATS, spectral_concentration, to_uniform_grid
 
 __all__ = [
     "METHODS",
@@ -108,6 +109,8 @@ CLIPPED_COLUMN_FRACTION = 0.05
 FUSION_POWER = 4
 """Exponent on the spectral concentrations used as ``kpca_rsa`` weights
 (``docs/design.md#edr-kpca_rsa-fusion-weights``)."""
+FUSION_COMPONENTS = 3
+"""Leading kernel principal components that enter ``kpca_fusion``'s panel."""
 NEUROKIT_MIN_PEAKS = 4
 """Fewest R peaks the NeuroKit2 peers accept."""
 _POSITIONS = {"orientation": "positions"}
@@ -173,6 +176,31 @@ class Segment:
         cols = _unclipped_columns(self.ecg, self.beats, X.shape[1])
         return X[:, cols]
 
+    def beat_matrix(self, baseline: str = MATRIX_BASELINE, robust: bool = True):
+        """The matrix the kernel methods analyse: ``(X, times, n_outliers)``.
+
+        :meth:`valid_matrix` and the valid beats' times; with ``robust`` the
+        matrix of :func:`edr.modulation.robust_beat_matrix` (slow morphology
+        changes removed column by column, outlier beats left out).
+
+        Raises
+        ------
+        SignalError
+            Fewer than :data:`edr.signal.MIN_BEATS` beats remain.
+        """
+        X = self.valid_matrix(baseline)
+        t = self.beat_times[self.valid]
+        n_out = 0
+        if robust:
+            X, keep = robust_beat_matrix(X, t)
+            n_out = int((~keep).sum())
+            X, t = X[keep], t[keep]
+        if t.size < MIN_BEATS:
+            raise SignalError(f"only {t.size} usable beats in the window starting at {self.t0:.1f} s "
+                              f"(lead {self.lead!r}, {n_out} outliers left out); at least "
+                              f"{MIN_BEATS} are needed")
+        return X, t, n_out
+
     def require_beats(self, n: int = MIN_BEATS) -> None:
         """Raise :class:`SignalError` when the window has fewer than ``n`` valid beats."""
         nv = int(self.valid.sum())
@@ -200,6 +228,10 @@ class MethodOutput:
         Model-selection result when ``sigma2`` was a criterion.
     quality : dict
         Method-specific figures (JSON-serialisable scalars).
+    panel : dict
+        Fusion methods: the band-passed, standardised series (name -> values on
+        ``Segment.grid``) the output was fused from; they also judge its rate
+        (:func:`edr.fusion.rate_quality`). Empty for the other methods.
     """
 
     times: np.ndarray
@@ -208,17 +240,20 @@ class MethodOutput:
     sigma2: float | None = None
     selection: object = None
     quality: dict = field(default_factory=dict)
+    panel: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """Registry entry: the function, whether it uses ``sigma2``, and its sign reference."""
+    """Registry entry: the function, whether it uses ``sigma2``, its sign reference, its fixed
+    option values and the kernel PCA solvers it takes."""
 
     func: Callable
     uses_sigma2: bool
     sign_reference: str | None
     description: str
     defaults: dict = field(default_factory=dict)
+    solvers: tuple = ("dense",)
 
 
 
@@ -312,14 +347,15 @@ class KernelOptions:
     n_support: int | None = None
     train_on: str | None = None
     selection_options: Mapping = field(default_factory=dict)
+    robust: bool = True
 
     @classmethod
     def from_kwargs(cls, sigma2="mdd", random_state=None, orientation="beats",
                     baseline=MATRIX_BASELINE, solver="dense", n_support=None, train_on=None,
-                    **selection_options) -> KernelOptions:
+                    robust=True, **selection_options) -> KernelOptions:
         """The options of :func:`kpca_edr`'s keyword arguments (unknown keys: selection options)."""
         return cls(sigma2, random_state, orientation, baseline, solver, n_support, train_on,
-                   selection_options)
+                   selection_options, robust)
 
     def __post_init__(self):
         if self.orientation not in ORIENTATIONS:
@@ -344,6 +380,8 @@ class KernelOptions:
         if self.selection_options and not isinstance(sigma2, str):
             raise TypeError(f"options {sorted(self.selection_options)} apply to a sigma2 criterion "
                             f"only; sigma2={self.sigma2!r} is fixed")
+        if not isinstance(self.robust, (bool, np.bool_)):
+            raise ValueError(f"robust must be True or False, got {self.robust!r}")
         object.__setattr__(self, "sigma2", sigma2)
         object.__setattr__(self, "train_on", train_on)
         object.__setattr__(self, "selection_options", dict(self.selection_options))
@@ -353,11 +391,11 @@ class KernelOptions:
         """Whether ``sigma2`` is a criterion name (chosen by the estimator)."""
         return isinstance(self.sigma2, str)
 
-    def kernel_pca(self):
-        """Unfitted ``kpca.KernelPCA(n_components=1, ...)``; it resolves ``sigma2`` itself."""
+    def kernel_pca(self, n_components: int = 1):
+        """Unfitted ``kpca.KernelPCA(n_components, ...)``; it resolves ``sigma2`` itself."""
         from kpca import KernelPCA
 
-        return KernelPCA(n_components=1, sigma2=self.sigma2, random_state=self.random_state,
+        return KernelPCA(n_components=n_components, sigma2=self.sigma2, random_state=self.random_state,
                          selection_options=self.selection_options or None)
 
     def fixed_size_kpca(self, n_support: int):
@@ -404,7 +442,7 @@ def _selection_quality(sel) -> dict:
 # --------------------------------------------------------------------------- #
 def kpca_edr(seg: Segment, *, sigma2="mdd", random_state=None, orientation="beats",
              baseline=MATRIX_BASELINE, solver="dense", n_support=None, train_on=None,
-             **selection_options) -> MethodOutput:
+             robust=True, **selection_options) -> MethodOutput:
     """Kernel PCA EDR, ``n_c = 1`` (see the module docstring).
 
     Parameters
@@ -425,6 +463,9 @@ def kpca_edr(seg: Segment, *, sigma2="mdd", random_state=None, orientation="beat
         ``min(DEFAULT_N_SUPPORT, N - 1)`` for ``N`` valid beats.
     train_on : {"all", "support"}, optional
         ``solver="fs2"`` only; None: :data:`FS2_TRAIN_ON`.
+    robust : bool, default True
+        Analyse :meth:`Segment.beat_matrix` with slow morphology changes removed
+        and outlier beats left out (:func:`edr.modulation.robust_beat_matrix`).
     **selection_options
         Passed to :func:`kpca.selection.select` through the estimator.
 
@@ -444,10 +485,10 @@ def kpca_edr(seg: Segment, *, sigma2="mdd", random_state=None, orientation="beat
         Fewer than :data:`edr.signal.MIN_BEATS` valid beats.
     """
     opts = KernelOptions(sigma2, random_state, orientation, baseline, solver, n_support, train_on,
-                         selection_options)
+                         selection_options, robust)
     seg.require_beats()
-    X = seg.valid_matrix(opts.baseline)
-    q = {"solver": opts.solver}
+    X, t, n_out = seg.beat_matrix(opts.baseline, opts.robust)
+    q = {"solver": opts.solver, "n_outliers": n_out}
     if opts.solver == "fs2":
         z, model = _fs2_scores(X, opts, q)
     elif opts.orientation == "beats":
@@ -458,7 +499,7 @@ def kpca_edr(seg: Segment, *, sigma2="mdd", random_state=None, orientation="beat
     selection = getattr(model, "selection_", None)
     q.update({"n_features": int(X.shape[1]), "eigenvalue": float(model.eigenvalues_[0])})
     q.update(_selection_quality(selection))
-    return MethodOutput(seg.beat_times[seg.valid], z, "beats", float(model.sigma2_), selection, q)
+    return MethodOutput(t, z, "beats", float(model.sigma2_), selection, q)
 
 
 def _positions_scores(X, opts: KernelOptions):
@@ -557,16 +598,6 @@ def series_on_grid(seg: Segment, out: MethodOutput) -> np.ndarray:
     return y
 
 
-_BANDPASS_MIN_SAMPLES = 28
-"""Shortest series :func:`_standardised` band-passes (longer than the filter's edge padding)."""
-
-
-def _standardised(x, fs):
-    y = bandpass(x, fs=fs) if x.size >= _BANDPASS_MIN_SAMPLES else x - x.mean()
-    sd = y.std()
-    return y / sd if sd > 0 else y
-
-
 def kpca_rsa_edr(seg: Segment, **kpca_options) -> MethodOutput:
     """Quality-weighted fusion of the ``kpca`` and ``rsa`` series (see the module docstring).
 
@@ -574,8 +605,8 @@ def kpca_rsa_edr(seg: Segment, **kpca_options) -> MethodOutput:
     """
     k = kpca_edr(seg, **kpca_options)
     r = rsa_edr(seg)
-    a = _standardised(series_on_grid(seg, k), seg.fs_out)
-    b = _standardised(series_on_grid(seg, r), seg.fs_out)
+    a = standardised(series_on_grid(seg, k), seg.fs_out)
+    b = standardised(series_on_grid(seg, r), seg.fs_out)
     if np.dot(a, b) < 0:
         b = -b
     qa = spectral_concentration(a, seg.fs_out)
@@ -587,13 +618,71 @@ def kpca_rsa_edr(seg: Segment, **kpca_options) -> MethodOutput:
     return MethodOutput(seg.grid, fused, "grid", k.sigma2, k.selection, q)
 
 
+def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, **kpca_options) -> MethodOutput:
+    """Quality-weighted fusion of the leading kernel principal components and the classic series.
+
+    The panel: the first ``n_components`` kernel principal component scores of
+    :meth:`Segment.beat_matrix` (σ² chosen as for ``kpca``, by the estimator),
+    the R amplitude and the QRS area (all valid beats),
+    each on the grid, band-passed and
+    standardised; the output is their :func:`edr.fusion.fuse` (weights
+    ``spectral_concentration ** edr.fusion.FUSION_POWER``, signs aligned with the
+    most concentrated). When breathing dominates the beat-to-beat variance the
+    first component dominates the fusion; when a morphology step, an ectopic
+    cluster or drift does, the series that still breathe take over.
+
+    Parameters
+    ----------
+    seg : Segment
+    n_components : int, default :data:`FUSION_COMPONENTS`
+        Leading components in the panel (at most the beats minus one).
+    **kpca_options
+        As :func:`kpca_edr` (``solver="dense"`` and ``orientation="beats"`` only).
+
+    Returns
+    -------
+    MethodOutput
+        ``kind="grid"``; quality: the ``kpca`` figures, ``weights`` (per panel
+        series, summing to 1) and ``best`` (the most concentrated series);
+        ``panel``: the fused series.
+    """
+    opts = KernelOptions.from_kwargs(**kpca_options)
+    if opts.solver != "dense" or opts.orientation != "beats":
+        raise ValueError("kpca_fusion needs solver='dense' and orientation='beats'; got "
+                         f"solver={opts.solver!r}, orientation={opts.orientation!r}")
+    if isinstance(n_components, (bool, np.bool_)) or not isinstance(n_components, (int, np.integer)) \
+            or n_components < 1:
+        raise ValueError(f"n_components must be a positive integer, got {n_components!r}")
+    seg.require_beats()
+    X, t, n_out = seg.beat_matrix(opts.baseline, opts.robust)
+    model = opts.kernel_pca(min(int(n_components), X.shape[0] - 1))
+    Z = model.fit_transform(X)
+    v = seg.valid
+    tv = seg.beat_times[v]
+    series = {f"kpca_{j + 1}": MethodOutput(t, Z[:, j]) for j in range(Z.shape[1])}
+    series["r_amplitude"] = MethodOutput(tv, r_amplitude(seg.ecg, seg.fs, seg.beats)[v])
+    series["qrs_area"] = MethodOutput(tv, _qrs_area(seg.ecg, seg.fs, seg.beats)[v])
+    panel = {k: standardised(series_on_grid(seg, o), seg.fs_out) for k, o in series.items()}
+    fused = fuse(panel, seg.fs_out)
+    selection = getattr(model, "selection_", None)
+    q = {"solver": "dense", "n_outliers": n_out, "n_features": int(X.shape[1]),
+         "eigenvalue": float(model.eigenvalues_[0]), **_selection_quality(selection),
+         "weights": {k: float(w) for k, w in fused.weights.items()}, "best": fused.best}
+    return MethodOutput(seg.grid, fused.series, "grid", float(model.sigma2_), selection, q, panel)
+
+
 _MORPH = "r_amplitude"
 METHODS: dict[str, MethodSpec] = {
-    "kpca": MethodSpec(kpca_edr, True, _MORPH, "kernel PCA of the QRS windows, n_c = 1"),
+    "kpca_fusion": MethodSpec(kpca_fusion_edr, True, _MORPH,
+                              "quality-weighted fusion of the leading kPCA components, R amplitude "
+                              "and QRS area (default)"),
+    "kpca": MethodSpec(kpca_edr, True, _MORPH, "kernel PCA of the QRS windows, n_c = 1",
+                       solvers=SOLVERS),
     "kpca_positions": MethodSpec(kpca_positions_edr, True, _MORPH,
                                  "kernel PCA with the sample positions as data points (pre-image denoising)",
                                  dict(_POSITIONS)),
-    "kpca_rsa": MethodSpec(kpca_rsa_edr, True, _MORPH, "quality-weighted fusion of kpca and rsa"),
+    "kpca_rsa": MethodSpec(kpca_rsa_edr, True, _MORPH, "quality-weighted fusion of kpca and rsa",
+                           solvers=SOLVERS),
     "pca": MethodSpec(pca_edr, False, _MORPH, "linear PCA of the QRS windows"),
     "r_amplitude": MethodSpec(r_amplitude_edr, False, None, "R-wave amplitude"),
     "qrs_area": MethodSpec(qrs_area_edr, False, _MORPH, "QRS area (R ± 50 ms)"),

@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import signal
 
-__all__ = ["qrs_matrix", "r_amplitude", "qrs_area", "rr_intervals", "sample_at", "rail_free_columns"]
+__all__ = ["MORPHOLOGY_WINDOW_S", "OUTLIER_MADS", "qrs_matrix", "r_amplitude", "qrs_area", "rail_free_columns",
+           "robust_beat_matrix", "rr_intervals", "sample_at"]
 
 _UP = 10
 _PAD = 12  # original samples of margin against the polyphase filter's edge effects
@@ -223,3 +224,62 @@ def rr_intervals(beats) -> np.ndarray:
     """
     t = np.asarray(beats.times, dtype=float)
     return np.concatenate([[np.nan], np.diff(t)])
+
+
+MORPHOLOGY_WINDOW_S = 30.0
+"""Span (s) of the running median that :func:`robust_beat_matrix` removes from every column."""
+OUTLIER_MADS = 5.0
+"""Beats farther than this many scaled MADs beyond the median residual distance are outliers."""
+
+
+def robust_beat_matrix(X, times, *, window_s: float | None = MORPHOLOGY_WINDOW_S,
+                       outlier_mads: float | None = OUTLIER_MADS):
+    """The beat matrix without its slow morphology changes and its outlier beats.
+
+    Respiration modulates the beats at 0.05-1 Hz; electrode repositioning,
+    posture and slow drift change their shape more slowly (steps, trends), and
+    ectopic or artefact beats form clusters of their own. Both can outweigh the
+    respiratory modulation in the first principal component. Each column of
+    ``X`` (one sample position over the beats) has its running median over
+    ``window_s`` seconds of beats removed (an edge-preserving high-pass along
+    the beats: a step leaves no transient), then the beats whose residual row
+    lies farther from the median residual row than ``median + outlier_mads *
+    1.4826 * MAD`` of those distances are flagged. Rationale and measurements:
+    ``docs/design.md#3-generalisation-to-unseen-patients``.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n_beats, d)
+        QRS-window matrix of consecutive valid beats.
+    times : ndarray, shape (n_beats,)
+        Their times (s), increasing.
+    window_s : float or None, default :data:`MORPHOLOGY_WINDOW_S`
+        Running-median span; None keeps the columns as they are.
+    outlier_mads : float or None, default :data:`OUTLIER_MADS`
+        Outlier threshold; None flags no beat.
+
+    Returns
+    -------
+    residual : ndarray, shape (n_beats, d)
+    keep : ndarray of bool, shape (n_beats,)
+        False for the outlier beats.
+    """
+    from scipy.ndimage import median_filter
+
+    X = np.asarray(X, dtype=float)
+    t = np.asarray(times, dtype=float)
+    if X.ndim != 2 or t.shape != (X.shape[0],):
+        raise ValueError(f"X must be (n_beats, d) with one time per beat, got {X.shape} and {t.shape}")
+    keep = np.ones(X.shape[0], dtype=bool)
+    if X.shape[0] < 3:
+        return X, keep
+    if window_s is not None:
+        rr = float(np.median(np.diff(t)))
+        n = max(3, int(round(window_s / rr)) | 1) if rr > 0 else 3
+        X = X - median_filter(X, size=(n, 1), mode="nearest")
+    if outlier_mads is not None:
+        d = np.linalg.norm(X - np.median(X, axis=0), axis=1)
+        mad = 1.4826 * np.median(np.abs(d - np.median(d)))
+        if mad > 0:
+            keep = d <= np.median(d) + outlier_mads * mad
+    return X, keep

@@ -17,6 +17,8 @@ from edr.methods import METHODS, KernelOptions, MethodSpec, check_solver, get_me
 from edr.signal import BAND_HZ, GRID_FS
 
 __all__ = [
+    "DEFAULT_METHOD",
+    "DEFAULT_MULTI_LEAD",
     "DEFAULT_OVERLAP",
     "DEFAULT_WINDOW_S",
     "EDROptions",
@@ -42,6 +44,11 @@ FS_OUT_MAX = 100.0
 """Highest output grid rate (Hz) accepted; the lowest is above ``2 * BAND_HZ[1]``."""
 LEAD_MODES = ("auto", "fuse", "multilead")
 """Values of ``lead`` that use every ECG lead (see :func:`edr.windows.analyse_window`)."""
+DEFAULT_MULTI_LEAD = "fuse"
+"""What ``lead=None`` means for a recording with several ECG leads
+(``docs/design.md#3-generalisation-to-unseen-patients``); with one lead it is that lead."""
+DEFAULT_METHOD = "kpca_fusion"
+"""The default EDR method (``docs/design.md#3-generalisation-to-unseen-patients``)."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +88,7 @@ class EDROptions:
         Options the method does not take; selection options with a fixed ``sigma2``.
     """
 
-    method: str = "kpca"
+    method: str = DEFAULT_METHOD
     sigma2: float | str = "mdd"
     lead: str | None = None
     window_s: float | None = None
@@ -113,11 +120,10 @@ class EDROptions:
             raise ValueError(f"lead='multilead' needs a kernel PCA method, got method={self.method!r}")
         if self.solver == "dense":
             return
-        if not spec.uses_sigma2:
-            kernel = sorted(k for k, v in METHODS.items()
-                            if v.uses_sigma2 and v.defaults.get("orientation", "beats") == "beats")
-            raise ValueError(f"solver='fs2' needs a kernel PCA method with beats as data points "
-                             f"({kernel}); got method={self.method!r}")
+        if self.solver not in spec.solvers:
+            kernel = sorted(k for k, v in METHODS.items() if self.solver in v.solvers)
+            raise ValueError(f"solver={self.solver!r} needs a kernel PCA method with beats as data "
+                             f"points ({kernel}); got method={self.method!r}")
         if self.window_s is not None:
             raise ValueError(f"solver='fs2' fits one model to the whole record; window_s must be "
                              f"None, got window_s={self.window_s!r}")
@@ -162,8 +168,10 @@ class EDROptions:
         methods: only ``solver`` and ``n_support``, which must then be unused)."""
         spec = self.spec
         if spec.uses_sigma2:
-            return KernelOptions.from_kwargs(**{**spec.defaults, **self.method_kwargs,
-                                                "solver": self.solver, "n_support": self.n_support})
+            own = {n for n, p in inspect.signature(spec.func).parameters.items()
+                   if p.kind is p.KEYWORD_ONLY} - set(inspect.signature(KernelOptions.from_kwargs).parameters)
+            kwargs = {k: v for k, v in {**spec.defaults, **self.method_kwargs}.items() if k not in own}
+            return KernelOptions.from_kwargs(**{**kwargs, "solver": self.solver, "n_support": self.n_support})
         return KernelOptions(solver=self.solver, n_support=self.n_support)
 
 

@@ -3,23 +3,26 @@
 Per analysis window (:mod:`edr.windows`): the window's ECG → :func:`edr.beats.detect`
 → an EDR method of :data:`edr.methods.METHODS` → the series on the uniform
 ``fs_out`` grid. The windows are stitched, band-passed and given their sign by
-:class:`edr.stitch.Stitcher`; the respiratory rate comes from
-:func:`edr.signal.rate_series`. Options are validated once by
+:class:`edr.stitch.Stitcher`; the respiratory rate and its quality come from
+:func:`edr.rates.judged_rates` (no rate where the quality is below
+:data:`edr.fusion.QUALITY_THRESHOLD`). Options are validated once by
 :class:`edr.options.EDROptions`. Design and measurements:
 ``docs/design.md#2-edr-pipeline-decisions``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from edr.errors import SignalError
+from edr.fusion import QUALITY_THRESHOLD
 from edr.io.writers import to_jsonable
-from edr.options import (DEFAULT_OVERLAP, DEFAULT_WINDOW_S, LEAD_MODES, MIN_WINDOW_S,
-                         WHOLE_RECORD_MAX_S, EDROptions)
-from edr.signal import GRID_FS, rate_series
+from edr.options import (DEFAULT_METHOD, DEFAULT_MULTI_LEAD, DEFAULT_OVERLAP, DEFAULT_WINDOW_S,
+                         LEAD_MODES, MIN_WINDOW_S, WHOLE_RECORD_MAX_S, EDROptions)
+from edr.rates import judged_rates
+from edr.signal import GRID_FS
 from edr.stitch import MAX_GAP_S, Stitcher, WindowPart
 from edr.windows import (Window, WindowAnalysis, analyse_window, check_rate, output_grid,
                          plan_windows, record_leads, window_plan)
@@ -44,7 +47,9 @@ class WindowInfo:
     lead : str
         Lead analysed.
     quality : dict
-        ``status`` ("ok" or the reason the window was skipped),
+        ``status`` ("ok"; "low quality: ..." when the median quality of its
+        rate windows, ``quality_index``, is below :data:`edr.fusion.QUALITY_THRESHOLD`;
+        or the reason the window was skipped),
         ``spectral_concentration`` of the window's EDR, the selection
         ``criterion`` and ``margin`` (``lambda_1 - tau_1`` for MDD) when
         available, and method-specific figures.
@@ -66,7 +71,9 @@ class EDRResult:
     Attributes
     ----------
     time, waveform : ndarray
-        Uniform grid (s) at ``fs`` and the band-passed, standardised EDR.
+        Uniform grid (s) at ``fs`` and the band-passed, standardised EDR (NaN
+        where masked: farther than :data:`MAX_GAP_S` from every used beat, or in
+        a skipped window).
     fs : float
         Grid rate (Hz).
     beat_times, beat_values : ndarray
@@ -74,7 +81,9 @@ class EDRResult:
         the waveform before the band-pass read at the beats), same sign and
         scale as the waveform.
     rate_time, rate_bpm : ndarray
-        Respiratory rate, 32 s windows every 16 s (spectral peak in 4–60 /min).
+        Respiratory rate, 32 s windows every 16 s (spectral peak in 4–60 /min);
+        NaN where the window is masked or its quality is below
+        :data:`edr.fusion.QUALITY_THRESHOLD` (the extraction abstains).
     method, lead : str
     sigma2 : float or None
         Kernel width of the first analysed window.
@@ -84,6 +93,10 @@ class EDRResult:
     n_beats, n_beats_dropped : int
     params : dict
         Every option used.
+    rate_quality : ndarray
+        Quality (0-1) of each rate window (:func:`edr.rates.judged_rates`).
+    status : str
+        "ok" when at least one window is; else why no usable breathing was found.
     """
 
     time: np.ndarray
@@ -101,6 +114,25 @@ class EDRResult:
     n_beats: int
     n_beats_dropped: int
     params: dict
+    rate_quality: np.ndarray = field(default_factory=lambda: np.empty(0))
+    status: str = "ok"
+
+    def grid_columns(self) -> dict:
+        """``time_s``, ``edr``, ``rate_bpm`` and ``quality`` on the output grid: each grid point
+        carries the rate and quality of the rate window whose centre is nearest."""
+        t = np.asarray(self.time, dtype=float)
+        rate = np.full(t.size, np.nan)
+        quality = np.full(t.size, np.nan)
+        rt = np.asarray(self.rate_time, dtype=float)
+        if rt.size and t.size:
+            k = np.clip(np.searchsorted(rt, t), 1, max(rt.size - 1, 1))
+            k = np.where(np.abs(t - rt[k - 1]) <= np.abs(t - rt[np.minimum(k, rt.size - 1)]), k - 1,
+                         np.minimum(k, rt.size - 1))
+            rate = np.asarray(self.rate_bpm, dtype=float)[k]
+            if np.size(self.rate_quality) == rt.size:
+                quality = np.asarray(self.rate_quality, dtype=float)[k]
+        return {"time_s": t, "edr": np.asarray(self.waveform, dtype=float), "rate_bpm": rate,
+                "quality": quality}
 
     def summary(self) -> dict:
         """JSON-serialisable digest (no per-sample arrays except the selection curve)."""
@@ -119,7 +151,12 @@ class EDRResult:
             "duration_s": float(self.time[-1] - self.time[0] + 1.0 / self.fs) if self.time.size else 0.0,
             "n_beats": int(self.n_beats),
             "n_beats_dropped": int(self.n_beats_dropped),
+            "status": self.status,
             "rate_bpm_median": to_jsonable(float(np.nanmedian(rate))) if np.isfinite(rate).any() else None,
+            "rate_coverage": float(np.isfinite(rate).mean()) if rate.size else 0.0,
+            "quality_median": (float(np.median(self.rate_quality))
+                               if np.size(self.rate_quality) else None),
+            "quality_threshold": QUALITY_THRESHOLD,
             "n_windows": len(self.windows),
             "windows": [to_jsonable(w) for w in self.windows],
             "selection": sel,
@@ -127,7 +164,7 @@ class EDRResult:
         }
 
 
-def extract_edr(recording, method="kpca", *, sigma2="mdd", lead=None, window_s=None,
+def extract_edr(recording, method=DEFAULT_METHOD, *, sigma2="mdd", lead=None, window_s=None,
                 overlap=DEFAULT_OVERLAP, fs_out=GRID_FS, random_state=0, progress=False,
                 solver="dense", n_support=None, **options) -> EDRResult:
     """Extract the respiratory signal from a recording's ECG.
@@ -136,14 +173,16 @@ def extract_edr(recording, method="kpca", *, sigma2="mdd", lead=None, window_s=N
     ----------
     recording : Recording
         From :func:`edr.io.read_record` (``ecg``, ``fs``, ``ecg_channel``, ``leads``).
-    method : str, default "kpca"
-        Key of :data:`edr.methods.METHODS`.
+    method : str, default :data:`~edr.options.DEFAULT_METHOD` ("kpca_fusion")
+        Key of :data:`edr.methods.METHODS`. ``"kpca"`` is the paper's method
+        (first kernel principal component, ``n_c = 1``).
     sigma2 : float or str, default "mdd"
         Kernel width, or a :mod:`kpca.selection` criterion ("mdd", "shannon",
         "kpa", "rule-of-thumb", ...) evaluated per window by the kernel PCA
         estimator. Ignored by methods without a kernel (recorded as None in ``params``).
     lead : None or str
-        None: the recording's selected lead; a lead name of ``recording.leads``;
+        None: every ECG lead fused (:data:`~edr.options.DEFAULT_MULTI_LEAD`) when
+        the recording has several, else its only lead; a lead name of ``recording.leads``;
         or a multi-lead mode of :data:`~edr.options.LEAD_MODES`, per window:
         ``"auto"`` — the lead whose EDR scores best by
         :func:`edr.leads.assess_leads` (ECG alone); ``"fuse"`` — the
@@ -183,7 +222,8 @@ def extract_edr(recording, method="kpca", *, sigma2="mdd", lead=None, window_s=N
     -------
     EDRResult
         Grid points farther than :data:`MAX_GAP_S` from every used beat, and
-        those of skipped windows, are 0 in the waveform.
+        those of skipped windows, are NaN in the waveform; rate windows whose
+        quality is below :data:`edr.fusion.QUALITY_THRESHOLD` have no rate.
 
     Raises
     ------
@@ -207,6 +247,9 @@ def extract_edr(recording, method="kpca", *, sigma2="mdd", lead=None, window_s=N
 def run(recording, opts: EDROptions) -> EDRResult:
     """:func:`extract_edr` with its options already validated."""
     fs = check_rate(recording)
+    requested = opts.lead
+    if opts.lead is None and len(getattr(recording, "leads", None) or {}) > 1:
+        opts = replace(opts, lead=DEFAULT_MULTI_LEAD)
     leads = record_leads(recording, opts)
     lead_name = opts.lead_mode or next(iter(leads))
     duration = next(iter(leads.values())).size / fs
@@ -214,6 +257,7 @@ def run(recording, opts: EDROptions) -> EDRResult:
     grid = output_grid(duration, opts.fs_out)
     stitcher = Stitcher(grid, opts.fs_out, opts.spec.sign_reference is not None)
     infos: list[WindowInfo] = []
+    analyses = []
     first = None
     n_used = n_dropped = 0
     for window in _progress(plan, opts):
@@ -228,6 +272,7 @@ def run(recording, opts: EDROptions) -> EDRResult:
         part = stitcher.add(window, wa)
         n_used, n_dropped = n_used + part.n_used, n_dropped + part.n_dropped
         infos.append(_window_info(window, wa, part))
+        analyses.append((window, wa, infos[-1]))
         if first is None:
             first = wa.output
     if first is None:
@@ -238,13 +283,29 @@ def run(recording, opts: EDROptions) -> EDRResult:
     if opts.lead_mode == "auto" and len(ok_leads) == 1:
         lead_name = ok_leads.pop()
     out = stitcher.finish()
-    rate_t, rate_b = rate_series(out.waveform, fs=opts.fs_out, t0=float(grid[0]) if grid.size else 0.0)
+    rates = judged_rates(out.waveform, grid, [(w, wa) for w, wa, _ in analyses], opts.fs_out)
+    status = _judge_windows(analyses, rates)
+    params = {**_params(opts, lead_name, len(plan), first), "lead_requested": requested}
     return EDRResult(time=grid, waveform=out.waveform, fs=opts.fs_out, beat_times=out.beat_times,
-                     beat_values=out.beat_values, rate_time=rate_t, rate_bpm=rate_b,
+                     beat_values=out.beat_values, rate_time=rates.time, rate_bpm=rates.rate_bpm,
                      method=opts.method, lead=lead_name, sigma2=first.sigma2,
                      selection=first.selection, windows=infos, n_beats=n_used,
-                     n_beats_dropped=n_dropped,
-                     params=_params(opts, lead_name, len(plan), first))
+                     n_beats_dropped=n_dropped, params=params, rate_quality=rates.quality,
+                     status=status)
+
+
+def _judge_windows(analyses, rates) -> str:
+    """Set each analysed window's ``quality_index`` and status; the record's status."""
+    for window, _, info in analyses:
+        qi = rates.window_quality(window)
+        info.quality["quality_index"] = qi
+        if qi < QUALITY_THRESHOLD:
+            info.quality["status"] = (f"low quality: the ECG shows no consistent breathing "
+                                      f"(quality {qi:.2f} < {QUALITY_THRESHOLD:g})")
+    if any(info.quality["status"] == "ok" for _, _, info in analyses):
+        return "ok"
+    return ("no usable breathing: no window reaches the quality threshold "
+            f"{QUALITY_THRESHOLD:g}; rates withheld")
 
 
 def _progress(plan, opts: EDROptions):

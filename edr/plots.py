@@ -7,7 +7,7 @@
    band-passed as in the evaluation protocol and z-scored, with MSC and |r|
    in the title (the EDR sign is aligned with the reference for display only —
    a morphological EDR has no physiological sign);
-3. the respiratory rate over time (32 s windows) of the EDR and of the
+3. the respiratory rate over time (32 s windows; grey where the EDR gives none) of the EDR and of the
    reference (breath annotations when the record has them);
 4. how σ² was chosen: the selection curve with the chosen σ² marked, or σ²
    per window when the record was processed in windows.
@@ -163,6 +163,13 @@ def _panel_rate(ax, recording, result, ref):
     t_edr = np.asarray(result.rate_time, dtype=float)
     ax.plot(t_edr, result.rate_bpm, "o-", color=_EDR, ms=3, lw=1.2, label="EDR")
     title = "respiratory rate, 32 s windows"
+    quality = np.asarray(getattr(result, "rate_quality", np.empty(0)), dtype=float)
+    withheld = ~np.isfinite(np.asarray(result.rate_bpm, dtype=float))
+    if quality.size == t_edr.size and withheld.any():
+        for t in t_edr[withheld]:  # no rate given: the quality was too low or the ECG masked
+            ax.axvspan(t - 8.0, t + 8.0, color="0.85", lw=0, zorder=0)
+        ax.plot([], [], "s", color="0.85", label=f"no rate ({int(withheld.sum())} windows)")
+        title += f", rate given for {int((~withheld).sum())}/{t_edr.size}"
     breaths = recording.breath_times
     if ref is not None and breaths is not None and np.size(breaths) > 0:
         ref_rate = breath_rate_series(breaths, t_edr - SEGMENT_S / 2)

@@ -5,7 +5,7 @@ beat, sign-aligned with what earlier windows wrote on the overlap (sign of the
 inner product; with no overlap, its local R-amplitude sign when the method has
 a sign reference), and cross-faded in with complementary raised-cosine ramps
 (:func:`ramp_weights`). Grid points farther than :data:`MAX_GAP_S` from every
-used beat get no weight and, unless another window covers them, are 0 in the
+used beat get no weight and, unless another window covers them, are NaN in the
 result. :meth:`Stitcher.finish` band-passes the stitched series once
 (:func:`edr.signal.bandpass`) and, for methods with a sign reference, flips
 it to correlate positively with the record's R-amplitude series. Rationale:
@@ -25,7 +25,7 @@ from edr.windows import Window, WindowAnalysis
 __all__ = ["MAX_GAP_S", "MIN_ALIGN_POINTS", "Stitched", "Stitcher", "WindowPart", "ramp_weights"]
 
 MAX_GAP_S = 5.0
-"""Grid points farther than this (s) from any used beat are masked (set to 0)."""
+"""Grid points farther than this (s) from any used beat are masked (NaN)."""
 MIN_ALIGN_POINTS = 8
 """Fewest shared grid points for aligning a window's sign on its predecessors."""
 
@@ -158,7 +158,7 @@ class Stitcher:
             if rt.size > 2 and np.dot(np.interp(rt, self.grid, raw) - raw.mean(), rv) < 0:
                 flip = -1.0
         waveform = flip * bandpass(raw, fs=self.fs_out)
-        waveform[~self._covered] = 0.0
+        waveform[~self._covered] = np.nan
         order = np.argsort(beat_times, kind="stable")
         return Stitched(waveform, beat_times[order], (flip * beat_values)[order])
 

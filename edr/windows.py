@@ -16,7 +16,9 @@ import numpy as np
 
 from edr.beats import detect
 from edr.errors import ChannelError, SignalError
+from edr.fusion import fuse, standardised
 from edr.methods import MethodOutput, Segment, series_on_grid
+from edr.modulation import qrs_area, r_amplitude
 from edr.options import DEFAULT_OVERLAP, DEFAULT_WINDOW_S, WHOLE_RECORD_MAX_S, EDROptions
 from edr.signal import FS_RANGE
 
@@ -66,6 +68,11 @@ class WindowAnalysis:
         Times (s) of the window's first and last ECG sample.
     lead_info : dict
         Multi-lead modes: ``lead_scores`` and ``lead_reasons``; else empty.
+    panel : dict
+        Band-passed, standardised series on the same grid points that judge the
+        rate (:func:`edr.fusion.rate_quality`): the fused series of a fusion
+        method (of every usable lead with ``lead="fuse"``), else the output with
+        the lead's R amplitude and QRS area (:func:`evidence_panel`).
     """
 
     segment: Segment
@@ -74,6 +81,7 @@ class WindowAnalysis:
     grid_mask: np.ndarray
     span: tuple
     lead_info: dict
+    panel: dict
 
 
 def plan_windows(duration_s: float, window_s: float | None, overlap: float = DEFAULT_OVERLAP):
@@ -184,9 +192,25 @@ def analyse_window(window: Window, leads: dict, fs: float, grid: np.ndarray,
     if opts.lead_mode is None:
         (name, x), = leads.items()
         seg, out, y = _single(x, i0, i1, fs, tg, name, opts)
-        return WindowAnalysis(seg, out, y, gm, span, {})
+        return WindowAnalysis(seg, out, y, gm, span, {}, evidence_panel(seg, out, y))
     seg, out, y, info = _multi_lead(leads, i0, i1, fs, tg, opts)
-    return WindowAnalysis(seg, out, y, gm, span, info)
+    return WindowAnalysis(seg, out, y, gm, span, info, evidence_panel(seg, out, y))
+
+
+def evidence_panel(seg: Segment, out: MethodOutput, series: np.ndarray) -> dict:
+    """The series that judge a window's rate: ``out.panel`` when the method fused one, else the
+    output itself (``"edr"``) with the lead's R amplitude and QRS area, each band-passed and
+    standardised on the segment's grid."""
+    if out.panel:
+        return dict(out.panel)
+    v = seg.valid
+    tv = seg.beat_times[v]
+    classic = {"r_amplitude": r_amplitude(seg.ecg, seg.fs, seg.beats)[v],
+               "qrs_area": qrs_area(seg.ecg, seg.fs, seg.beats)[v]}
+    panel = {"edr": standardised(series, seg.fs_out)}
+    for name, values in classic.items():
+        panel[name] = standardised(series_on_grid(seg, MethodOutput(tv, values)), seg.fs_out)
+    return panel
 
 
 def _single(x, i0, i1, fs, grid, name, opts: EDROptions):
@@ -219,13 +243,26 @@ def _multi_lead(leads, i0, i1, fs, grid, opts: EDROptions):
     info = {"lead_scores": {n: float(q.score) for n, q in quality.items()},
             "lead_reasons": {n: q.reason for n, q in quality.items() if not q.usable}}
     if opts.lead_mode == "fuse":
-        usable = {n: runs[n][2] for n in runs if quality[n].usable}
-        fused = lead_tools.fuse_edrs(usable, quality)
+        usable = [n for n in runs if quality[n].usable] or [best]
+        if all(runs[n][1].panel for n in usable):
+            return (seg, *_pooled(runs, usable, best, grid, opts), info)
+        fused = lead_tools.fuse_edrs({n: runs[n][2] for n in usable}, quality)
         q = {**out.quality, "fused_leads": sorted(usable)}
         return seg, MethodOutput(grid, fused, "grid", out.sigma2, out.selection, q), fused, info
     if opts.lead_mode == "multilead":
         seg, out, y = _multilead(leads, runs, quality, best, i0, i1, fs, grid, opts)
     return seg, out, y, info
+
+
+def _pooled(runs, usable, best, grid, opts: EDROptions):
+    """(output, series) fusing the panels of every usable lead of a fusion method into one
+    (:func:`edr.fusion.fuse`; panel names ``"<lead>/<series>"``)."""
+    panel = {f"{n}/{k}": v for n in usable for k, v in runs[n][1].panel.items()}
+    fused = fuse(panel, opts.fs_out)
+    out = runs[best][1]
+    q = {**out.quality, "fused_leads": sorted(usable),
+         "weights": {k: float(w) for k, w in fused.weights.items()}, "best": fused.best}
+    return MethodOutput(grid, fused.series, "grid", out.sigma2, out.selection, q, panel), fused.series
 
 
 def _multilead(leads, runs, quality, best, i0, i1, fs, grid, opts: EDROptions):

@@ -4,9 +4,9 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
 
 0. ``edr`` (package), ``edr.errors``
 1. inputs and beats: ``edr.io.*``, ``edr.beats``, ``edr.modulation``, ``edr.simulate``
-2. signal steps and protocol constants: ``edr.signal``
+2. signal steps and protocol constants: ``edr.signal``; series fusion and rate quality: ``edr.fusion``
 3. methods: ``edr.methods``, ``edr.leads``
-4. pipeline: ``edr.options``, ``edr.windows``, ``edr.stitch``, ``edr.pipeline``
+4. pipeline: ``edr.options``, ``edr.windows``, ``edr.stitch``, ``edr.rates``, ``edr.pipeline``
 5. consumers: ``edr.evaluate.*``, ``edr.plots``, ``edr.extract``, ``edr.cli``, ``edr.report``,
    ``edr.__main__``
 
@@ -33,16 +33,19 @@ LAYERS = {
     "edr.modulation": 1,
     "edr.simulate": 1,
     "edr.signal": 2,
+    "edr.fusion": 2,
     "edr.methods": 3,
     "edr.leads": 3,
     "edr.options": 4.0,
     "edr.windows": 4.1,
     "edr.stitch": 4.2,
+    "edr.rates": 4.25,
     "edr.pipeline": 4.3,
     "edr.evaluate": 5,
     "edr.plots": 5,
     "edr.extract": 5,
     "edr.cli": 5,
+    "edr.stream": 5,
     "edr.report": 5,
     "edr.__main__": 5,
 }

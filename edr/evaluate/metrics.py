@@ -47,6 +47,7 @@ __all__ = [
     "Scores",
     "breath_rate_series",
     "correlation",
+    "edr_rates",
     "msc",
     "rate_error",
     "reference_on_grid",
@@ -209,7 +210,25 @@ def breath_rate_series(breath_times, window_starts_s, *, window_s: float = SEGME
     return out
 
 
-def rate_error(edr, ref=None, *, fs: float = GRID_FS, breath_times=None, t_grid=None) -> float:
+def edr_rates(result):
+    """The rate windows' centres (s) and the EDR's rates (bpm) of a result.
+
+    ``result.rate_bpm`` when the result carries one rate per protocol window
+    (the pipeline's rates, NaN where it abstained), else the spectral-peak
+    rates of ``result.waveform`` (:func:`edr.signal.rate_series`).
+    """
+    edr = as_series(result.waveform, "result.waveform")
+    fs = positive_rate(result.fs, "result.fs")
+    t0 = float(as_series(result.time, "result.time")[0]) if np.size(result.time) else 0.0
+    centres, bpm = rate_series(edr, fs=fs, t0=t0)
+    own = getattr(result, "rate_bpm", None)
+    if own is not None and np.shape(own) == bpm.shape:
+        bpm = np.asarray(own, dtype=float)
+    return centres, bpm
+
+
+def rate_error(edr, ref=None, *, fs: float = GRID_FS, breath_times=None, t_grid=None,
+               edr_bpm=None) -> float:
     """Median absolute respiratory-rate error (breaths/min).
 
     Parameters
@@ -226,6 +245,9 @@ def rate_error(edr, ref=None, *, fs: float = GRID_FS, breath_times=None, t_grid=
     t_grid : array_like, optional
         Grid times in s (default ``arange(n) / fs``); needed to place the
         windows against ``breath_times``.
+    edr_bpm : array_like, optional
+        The EDR's rate per window when the extraction gave its own (NaN where
+        it abstained); default: the spectral peak of ``edr`` per window.
 
     Returns
     -------
@@ -237,6 +259,10 @@ def rate_error(edr, ref=None, *, fs: float = GRID_FS, breath_times=None, t_grid=
     edr = as_series(edr, "edr")
     t0 = 0.0 if t_grid is None else float(as_series(t_grid, "t_grid")[0])
     _, r_edr = rate_series(edr, fs=fs, t0=t0)
+    if edr_bpm is not None:
+        if np.shape(edr_bpm) != r_edr.shape:
+            raise ValueError(f"edr_bpm must hold one rate per window ({r_edr.size}), got {np.size(edr_bpm)}")
+        r_edr = np.asarray(edr_bpm, dtype=float)
     if breath_times is not None:
         starts = t0 + window_starts(edr.size, fs) / fs
         r_ref = breath_rate_series(breath_times, starts)
@@ -259,7 +285,10 @@ def score(result, recording) -> Scores:
     ----------
     result : EDRResult-like
         Needs ``time`` (s), ``waveform`` (already band-passed, on a uniform
-        grid) and ``fs`` (grid rate, Hz).
+        grid; NaN where masked) and ``fs`` (grid rate, Hz); its ``rate_bpm``,
+        when present (:func:`edr_rates`), gives the EDR rates, so windows where
+        the extraction abstained do not count in the rate error. Masked samples
+        count as 0 (no signal) for the MSC and the correlation.
     recording : Recording-like
         Needs ``resp`` and ``resp_fs`` (reference respiration, same time
         origin as ``result.time``) and ``breath_times`` (s, or None). When
@@ -278,12 +307,14 @@ def score(result, recording) -> Scores:
     fs = positive_rate(result.fs, "result.fs")
     ref = bandpass(reference_on_grid(recording.resp, recording.resp_fs, t_grid), fs=fs)
     ok = np.isfinite(edr)
-    if not np.all(ok):
-        raise SignalError(f"result.waveform has {int(np.sum(~ok))} non-finite samples")
-    m, f_ref = msc(edr, ref, fs=fs)
-    r = correlation(edr, ref)
+    if not ok.any():
+        raise SignalError("result.waveform has no finite sample")
+    filled = np.where(ok, edr, 0.0)
+    m, f_ref = msc(filled, ref, fs=fs)
+    r = correlation(filled, ref)
     breaths = getattr(recording, "breath_times", None)
     if breaths is not None and np.size(breaths) == 0:
         breaths = None
-    err = rate_error(edr, ref, fs=fs, breath_times=breaths, t_grid=t_grid)
+    _, edr_bpm = edr_rates(result)
+    err = rate_error(edr, ref, fs=fs, breath_times=breaths, t_grid=t_grid, edr_bpm=edr_bpm)
     return Scores(msc=m, corr=r, rate_error_bpm=err, f_ref=f_ref)

@@ -84,21 +84,27 @@ def _vector(x, name: str) -> np.ndarray:
     return x
 
 
-def write_csv(path: str | Path, time_s, edr) -> Path:
-    """Write ``time_s,edr`` rows (header included) atomically; NaN is written as ``nan``.
+def write_csv(path: str | Path, time_s, edr, **columns) -> Path:
+    """Write ``time_s,edr[,<column>...]`` rows (header included) atomically; NaN is written as ``nan``.
+
+    ``columns`` adds named columns in the order given (e.g. ``rate_bpm=..., quality=...``).
 
     Raises
     ------
     ValueError
-        ``time_s`` and ``edr`` are not 1-D arrays of equal length.
+        The columns are not 1-D arrays of the length of ``time_s``.
     """
-    t, y = _vector(time_s, "time_s"), _vector(edr, "edr")
-    if t.size != y.size:
-        raise ValueError(f"time_s has {t.size} values but edr has {y.size}")
+    cols = {"time_s": _vector(time_s, "time_s"), "edr": _vector(edr, "edr")}
+    cols.update({name: _vector(v, name) for name, v in columns.items()})
+    n = cols["time_s"].size
+    for name, v in cols.items():
+        if v.size != n:
+            raise ValueError(f"time_s has {n} values but {name} has {v.size}")
     path = Path(path)
+    fmt = ["%.6f"] + ["%.9g"] * (len(cols) - 1)
     with atomic_path(path) as tmp:
-        np.savetxt(tmp, np.column_stack([t, y]), fmt=("%.6f", "%.9g"), delimiter=",",
-                   header="time_s,edr", comments="")
+        np.savetxt(tmp, np.column_stack(list(cols.values())), fmt=fmt, delimiter=",",
+                   header=",".join(cols), comments="")
     return path
 
 

@@ -206,6 +206,21 @@ def _lanczos_top(K, k, v0, rtol, max_steps, ritz_out, square_first=False):  # pr
                         for q in range(n):
                             ritz_out[q] += e * V[s, q]
                 return theta
+        if b <= 1e-14 * max(abs(alpha[j]), 1e-300):
+            # invariant subspace found before k values converged: restart with a new centred
+            # direction orthogonal to the basis (beta[j] = 0 decouples the tridiagonal blocks)
+            beta[j] = 0.0
+            for q in range(n):
+                w[q] = np.sin(1.0 + (j + 2) * 0.7548776662 * (q + 1))
+            w -= w.mean()
+            for _rep in range(2):
+                for i in range(j + 1):
+                    c = np.dot(w, V[i])
+                    for q in range(n):
+                        w[q] -= c * V[i, q]
+            b = np.sqrt(np.dot(w, w))
+            if b == 0.0:
+                return theta
         inv_b = 1.0 / b
         for q in range(n):
             V[j + 1, q] = w[q] * inv_b

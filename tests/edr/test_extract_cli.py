@@ -65,14 +65,16 @@ def test_extract_writes_csv_json_plot_and_scores_against_resp(workdir, capsys):
     assert code == 0, err
     csv = workdir / "sim_edr.csv"  # default: <record>_edr.csv in the current directory
     table = np.genfromtxt(csv, delimiter=",", names=True)
-    assert table.dtype.names == ("time_s", "edr")
+    assert table.dtype.names == ("time_s", "edr", "rate_bpm", "quality")
     assert np.allclose(np.diff(table["time_s"]), 0.25)  # the 4 Hz grid
+    rated = np.isfinite(table["rate_bpm"])
+    assert rated.any() and np.all(table["quality"][rated] >= 0.5)  # no rate below the threshold
     assert table.size == pytest.approx(60 * 4, abs=8)
     summary = json.loads((workdir / "out/sim.json").read_text())
     assert summary["record"] == "sim" and summary["ecg_channel"] == "II" and summary["reference"] == "RESP"
     assert 0.0 <= summary["scores"]["msc"] <= 1.0 and summary["scores"]["corr"] > 0.5
     assert (workdir / "out/sim.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    for key in ("record     sim", "lead       II", "beats      ", "sigma2 = ", "(chosen by varon2015 = mdd)", "vs RESP    MSC",
+    for key in ("record     sim", "lead       ", "beats      ", "status     ok", "sigma2 = ", "(chosen by varon2015 = mdd)", "vs RESP    MSC",
                 "sim_edr.csv"):
         assert key in out, out
     assert not [p for p in _listing(workdir) if p.endswith(".tmp")]

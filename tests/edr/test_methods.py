@@ -43,16 +43,18 @@ def _agreement(sim, out):
 
 
 def test_registry_has_required_methods():
-    for key in ("kpca", "kpca_positions", "pca", "r_amplitude", "qrs_area", "rsa", "kpca_rsa"):
+    for key in ("kpca", "kpca_fusion", "kpca_positions", "pca", "r_amplitude", "qrs_area", "rsa",
+                "kpca_rsa"):
         assert key in METHODS
     for v in NEUROKIT_VARIANTS:
         assert f"neurokit_{v}" in METHODS
     assert all(callable(spec.func) for spec in METHODS.values())
-    assert [k for k, s in METHODS.items() if s.uses_sigma2] == ["kpca", "kpca_positions", "kpca_rsa"]
+    assert [k for k, s in METHODS.items() if s.uses_sigma2] == ["kpca_fusion", "kpca", "kpca_positions",
+                                                                "kpca_rsa"]
 
 
 def test_unknown_method_lists_sorted_keys():
-    with pytest.raises(ValueError, match=r"unknown EDR method 'nope'.*\['kpca', 'kpca_positions'"):
+    with pytest.raises(ValueError, match=r"unknown EDR method 'nope'.*\['kpca', 'kpca_fusion', 'kpca_positions'"):
         get_method("nope")
 
 
@@ -105,10 +107,13 @@ def test_detrended_and_pr_baselines_resist_slow_wander():
     grid = np.arange(int(rec.duration_s * 4)) / 4.0
     wander = (rec, beats, grid)
     seg = Segment(rec.ecg, rec.fs, 0.0, beats, grid, 4.0, "II")
-    detrended = _agreement(wander, kpca_edr(seg, sigma2=0.5, baseline="detrend"))
-    pr = _agreement(wander, kpca_edr(seg, sigma2=0.5, baseline="pr"))
-    raw = _agreement(wander, kpca_edr(seg, sigma2=0.5, baseline="none"))
+    detrended = _agreement(wander, kpca_edr(seg, sigma2=0.5, baseline="detrend", robust=False))
+    pr = _agreement(wander, kpca_edr(seg, sigma2=0.5, baseline="pr", robust=False))
+    raw = _agreement(wander, kpca_edr(seg, sigma2=0.5, baseline="none", robust=False))
     assert detrended > 0.9 and pr > 0.9 and raw < detrended - 0.2
+    # the robust matrix removes the slow wander from every column, even of the raw windows
+    robust_raw = _agreement(wander, kpca_edr(seg, sigma2=0.5, baseline="none", robust=True))
+    assert robust_raw > raw + 0.2
 
 
 def test_kpca_criterion_string_goes_through_selection(sim):

@@ -119,13 +119,13 @@ def record_file(tmp_path, monkeypatch, rec):
 
 
 def test_cli_solver_fs2_writes_the_csv(record_file, capsys):
-    code = extract.main([str(record_file), "--solver", "fs2", "--n-support", "30", "--sigma2", "0.5",
-                         "--json", "sim.json"])
+    code = extract.main([str(record_file), "--method", "kpca", "--solver", "fs2", "--n-support", "30",
+                         "--sigma2", "0.5", "--json", "sim.json"])
     out = capsys.readouterr().out
     assert code == 0
     assert "one FS2 model (M = 30)" in out
     data = np.loadtxt("sim_edr.csv", delimiter=",", skiprows=1)
-    assert data.shape == (120 * 4, 2) and np.all(np.isfinite(data))
+    assert data.shape == (120 * 4, 4) and np.all(np.isfinite(data[:, :2]))
     params = json.loads(open("sim.json").read())["result"]["params"]
     assert params["solver"] == "fs2" and params["n_support"] == 30
 
@@ -134,7 +134,8 @@ def test_cli_solver_fs2_writes_the_csv(record_file, capsys):
     (["--solver", "sparse"], "--solver: unknown solver 'sparse'"),
     (["--solver", "fs2", "--n-support", "1"], "--n-support: must be an integer >= 2"),
     (["--n-support", "30"], "--n-support applies to --solver fs2 only"),
-    (["--solver", "fs2", "--n-support", "9999", "--sigma2", "0.5"], "must be in [2, "),
+    (["--method", "kpca", "--solver", "fs2", "--n-support", "9999", "--sigma2", "0.5"], "must be in [2, "),
+    (["--solver", "fs2"], "--solver 'fs2' needs a kernel PCA method"),
 ])
 def test_cli_bad_solver_options_exit_2_without_output(record_file, capsys, argv, fragment):
     code = extract.main([str(record_file), *argv])

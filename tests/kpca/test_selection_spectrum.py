@@ -93,3 +93,21 @@ def test_exp_nonpositive_is_within_one_ulp_of_numpy():
     np.testing.assert_array_equal(exp_nonpositive(y, out=y), got)
     d2 = -x[::-1] / 3.0
     np.testing.assert_array_equal(exp_nonpositive(d2, scale=-3.0), exp_nonpositive(-3.0 * d2))
+
+
+def test_spectra_survive_an_invariant_krylov_subspace():
+    # at a tiny width the centred kernel is H (all non-zero eigenvalues 1): the first Lanczos
+    # step already spans an invariant subspace; asking for 3 values must restart, not divide by 0
+    import scipy.linalg
+
+    from kpca.kernels import squared_distances
+    from kpca.selection._spectrum import centered_rbf_spectra, pack_lower
+
+    X = np.random.default_rng(0).normal(size=(40, 4))
+    D2 = squared_distances(X)
+    grid = np.array([1e-4, 0.1, 1.0])
+    got = centered_rbf_spectra(pack_lower(D2), 40, grid, 3)
+    H = np.eye(40) - 1.0 / 40
+    for g, row in zip(grid, got):
+        ref = scipy.linalg.eigvalsh(H @ np.exp(-D2 / (2 * g)) @ H)[::-1][:3]
+        np.testing.assert_allclose(row, ref, rtol=1e-7)

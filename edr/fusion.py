@@ -1,0 +1,160 @@
+"""Quality-weighted fusion of respiratory series and the per-window rate quality.
+
+Several series of one window may carry the breathing: the leading kernel
+principal components of the QRS matrix, the R amplitude, the QRS area, the
+same series of other leads. A respiratory series concentrates its band power
+around the breathing rate; a component that follows a morphology step, an
+ectopic cluster or noise spreads it. :func:`fuse` therefore weights each
+band-passed, standardised series by its spectral concentration
+(:func:`edr.signal.spectral_concentration`) raised to :data:`FUSION_POWER`,
+aligns its sign with the most concentrated one and averages.
+
+The same panel judges the respiratory rate of every 32 s rate window
+(:func:`rate_quality`), in the spirit of the "smart fusion" of Karlen et al.
+(2013): the quality of a window is the weighted share of the panel's series
+whose own spectral-peak rate lies within :data:`AGREEMENT_BPM` of the EDR's.
+Where the ECG carries no consistent breathing the series disagree, the quality
+is low, and below :data:`QUALITY_THRESHOLD` the pipeline reports no rate.
+Everything here sees the ECG-derived series only. The exponent and the
+threshold were chosen by leave-one-patient-out over the shared recordings
+(``docs/design.md#3-generalisation-to-unseen-patients``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from edr.signal import (
+    GRID_FS, SEGMENT_S, bandpass, rate_series, spectral_concentration, window_starts,
+)
+
+__all__ = ["AGREEMENT_BPM", "FUSION_POWER", "QUALITY_THRESHOLD", "Fusion", "fuse",
+           "panel_weights", "rate_quality", "standardised"]
+
+FUSION_POWER = 2
+"""Exponent on the spectral concentrations that weight the fused series."""
+AGREEMENT_BPM = 2.0
+"""A panel series agrees with the EDR in a rate window when their rates differ by at most this."""
+QUALITY_THRESHOLD = 0.5
+"""Rate windows whose quality is below this get no rate (NaN): the EDR abstains."""
+_MIN_BANDPASS_POINTS = 28
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """Result of :func:`fuse`.
+
+    Attributes
+    ----------
+    series : ndarray
+        The fused series (unit variance where the inputs are).
+    weights : dict
+        Normalised weight of each input series (sums to 1).
+    best : str
+        Name of the most concentrated input; the others are sign-aligned to it.
+    signs : dict
+        +1 or -1 per input: the sign it entered the average with.
+    """
+
+    series: np.ndarray
+    weights: dict
+    best: str
+    signs: dict
+
+
+def standardised(x, fs: float = GRID_FS) -> np.ndarray:
+    """``x`` band-passed (:func:`edr.signal.bandpass`; demeaned when too short) over its standard deviation."""
+    x = np.asarray(x, dtype=float)
+    y = bandpass(x, fs=fs) if x.size >= _MIN_BANDPASS_POINTS else x - x.mean()
+    sd = y.std()
+    return y / sd if sd > 0 else y
+
+
+def panel_weights(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
+                  power: float = FUSION_POWER) -> dict:
+    """Normalised ``concentration ** power`` of each series (equal weights when all are 0)."""
+    if not panel:
+        raise ValueError("the panel holds no series")
+    raw = {k: spectral_concentration(v, fs) ** power for k, v in panel.items()}
+    total = sum(raw.values())
+    if total <= 0:
+        return {k: 1.0 / len(raw) for k in raw}
+    return {k: w / total for k, w in raw.items()}
+
+
+def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS, power: float = FUSION_POWER) -> Fusion:
+    """Concentration-weighted, sign-aligned average of standardised series on one grid.
+
+    Parameters
+    ----------
+    panel : mapping of str to ndarray
+        Band-passed series of equal length (see :func:`standardised`).
+    fs : float, default 4.0
+        Their rate (Hz).
+    power : float, default :data:`FUSION_POWER`
+
+    Returns
+    -------
+    Fusion
+    """
+    weights = panel_weights(panel, fs, power)
+    best = max(weights, key=weights.get)
+    ref = np.asarray(panel[best], dtype=float)
+    acc = np.zeros(ref.size)
+    signs = {}
+    for name, w in weights.items():
+        y = np.asarray(panel[name], dtype=float)
+        if y.shape != ref.shape:
+            raise ValueError(f"panel series {name!r} has {y.size} points, {best!r} has {ref.size}")
+        sd = y.std()
+        y = y / sd if sd > 0 else y
+        signs[name] = -1.0 if np.dot(y, ref) < 0 else 1.0
+        acc += w * signs[name] * y
+    return Fusion(acc, weights, best, signs)
+
+
+def rate_quality(edr, panel: Mapping[str, np.ndarray], weights: Mapping[str, float], *,
+                 fs: float = GRID_FS, t0: float = 0.0):
+    """Rate of ``edr`` and its quality per 32 s window (16 s step), from the panel's agreement.
+
+    Parameters
+    ----------
+    edr : ndarray, shape (n,)
+        The EDR on a uniform grid (NaN where masked).
+    panel : mapping of str to ndarray, each shape (n,)
+        Series on the same grid that may carry the breathing.
+    weights : mapping of str to float
+        Weight of each panel series (e.g. :func:`panel_weights`).
+    fs, t0 : float
+        Grid rate (Hz) and time (s) of ``edr[0]``.
+
+    Returns
+    -------
+    t : ndarray
+        Window centres (s), as :func:`edr.signal.rate_series`.
+    rate_bpm : ndarray
+        The EDR's spectral-peak rate (NaN for a window with a masked sample).
+    quality : ndarray
+        Weighted share (0-1) of the panel whose rate is within :data:`AGREEMENT_BPM`
+        of ``rate_bpm``; 0 where the EDR has no rate.
+    """
+    t, rate = rate_series(edr, fs=fs, t0=t0)
+    total = float(sum(weights.values()))
+    quality = np.zeros(rate.size)
+    if total <= 0 or rate.size == 0:
+        return t, rate, quality
+    for name, series in panel.items():
+        _, r = rate_series(np.asarray(series, dtype=float), fs=fs, t0=t0)
+        agree = np.abs(r - rate) <= AGREEMENT_BPM  # NaN compares False
+        quality += weights.get(name, 0.0) * agree
+    quality /= total
+    quality[~np.isfinite(rate)] = 0.0
+    return t, rate, quality
+
+
+def rate_window_span(n_points: int, fs: float = GRID_FS) -> tuple[np.ndarray, int]:
+    """Start indices of the 32 s rate windows over ``n_points`` grid points, and their length."""
+    return window_starts(n_points, fs), int(round(SEGMENT_S * fs))

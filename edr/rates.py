@@ -1,0 +1,95 @@
+"""The respiratory rate of a stitched EDR, judged window by window: :func:`judged_rates`.
+
+Every 32 s rate window (16 s step, :func:`edr.signal.rate_series`) of the
+stitched waveform gets its spectral-peak rate and a quality (0-1): the weighted
+share of the evidence panel of the analysis window that holds it
+(:attr:`edr.windows.WindowAnalysis.panel`) whose own rate agrees with the
+EDR's (:func:`edr.fusion.rate_quality`). Below :data:`edr.fusion.QUALITY_THRESHOLD`
+the rate is withheld (NaN): the ECG then carries no consistent breathing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from edr.fusion import QUALITY_THRESHOLD, panel_weights, rate_quality
+from edr.signal import SEGMENT_S, rate_series, window_starts
+from edr.windows import Window, WindowAnalysis
+
+__all__ = ["JudgedRates", "judged_rates"]
+
+
+@dataclass(frozen=True)
+class JudgedRates:
+    """Rates per 32 s window: centres ``time`` (s), ``rate_bpm`` (NaN where withheld or
+    masked), the unjudged spectral-peak ``raw_bpm`` and the ``quality`` (0-1)."""
+
+    time: np.ndarray
+    rate_bpm: np.ndarray
+    raw_bpm: np.ndarray
+    quality: np.ndarray
+
+    def window_quality(self, window: Window) -> float:
+        """Median quality of the rate windows centred in ``window``'s core (0 when none is)."""
+        a, b = window.core
+        q = self.quality[(self.time >= a) & (self.time < b)]
+        return float(np.median(q)) if q.size else 0.0
+
+
+def judged_rates(waveform, grid, analyses, fs_out: float,
+                 threshold: float = QUALITY_THRESHOLD) -> JudgedRates:
+    """Rate and quality of every rate window of the stitched ``waveform``.
+
+    Parameters
+    ----------
+    waveform : ndarray
+        Stitched, band-passed EDR on ``grid`` (NaN where masked).
+    grid : ndarray
+        Record times (s) of the output grid.
+    analyses : list of (Window, WindowAnalysis)
+        The analysed windows; a rate window is judged by the panel of an
+        analysis window that contains it whole, preferably the one whose core
+        holds its centre. A rate window no analysis window contains gets quality 0.
+    fs_out : float
+        Grid rate (Hz).
+    threshold : float, default :data:`edr.fusion.QUALITY_THRESHOLD`
+        Quality below which the rate is withheld.
+
+    Returns
+    -------
+    JudgedRates
+    """
+    waveform = np.asarray(waveform, dtype=float)
+    t0 = float(grid[0]) if np.size(grid) else 0.0
+    time, raw = rate_series(waveform, fs=fs_out, t0=t0)
+    quality = np.zeros(raw.size)
+    win = int(round(SEGMENT_S * fs_out))
+    spans = [_Span.of(window, wa, fs_out) for window, wa in analyses]
+    for i, s in enumerate(window_starts(waveform.size, fs_out)):
+        inside = [sp for sp in spans if sp.first <= s and s + win - 1 <= sp.last]
+        if not inside:
+            continue
+        sp = next((x for x in inside if x.core[0] <= time[i] < x.core[1]), inside[0])
+        k = s - sp.first
+        panel = {name: v[k:k + win] for name, v in sp.panel.items()}
+        _, _, q = rate_quality(waveform[s:s + win], panel, sp.weights, fs=fs_out)
+        quality[i] = q[0]
+    rate = np.where(quality >= threshold, raw, np.nan)
+    return JudgedRates(time, rate, raw, quality)
+
+
+@dataclass(frozen=True)
+class _Span:
+    first: int
+    last: int
+    core: tuple
+    panel: dict
+    weights: dict
+
+    @classmethod
+    def of(cls, window: Window, wa: WindowAnalysis, fs_out: float) -> _Span:
+        idx = np.flatnonzero(wa.grid_mask)
+        return cls(int(idx[0]), int(idx[-1]), window.core, wa.panel,
+                   panel_weights(wa.panel, fs_out))

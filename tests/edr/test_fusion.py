@@ -1,0 +1,141 @@
+"""Robust beat matrix, concentration-weighted fusion, rate quality and abstention."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from edr.fusion import AGREEMENT_BPM, QUALITY_THRESHOLD, fuse, panel_weights, rate_quality, standardised
+from edr.modulation import robust_beat_matrix
+from edr.signal import spectral_concentration
+
+FS = 4.0
+T = np.arange(0, 240, 1 / FS)
+
+
+def _sine(bpm, phase=0.0):
+    return np.sin(2 * np.pi * bpm / 60 * T + phase)
+
+
+# --------------------------------------------------------------------------- robust matrix
+def test_running_median_removes_a_step_and_keeps_the_breathing():
+    t = np.arange(0, 300, 0.8)  # beats
+    resp = 0.1 * np.sin(2 * np.pi * 0.25 * t)
+    step = np.where(t > 150, 1.0, 0.0)
+    X = np.column_stack([resp + step, 2 * resp - step, resp])
+    R, keep = robust_beat_matrix(X, t, window_s=30.0, outlier_mads=None)
+    assert keep.all()
+    # the step is gone from every column: the residual follows the breathing alone
+    for j, gain in enumerate((1, 2, 1)):
+        assert np.corrcoef(R[:, j], gain * resp)[0, 1] > 0.9
+        assert abs(R[t > 170, j].mean() - R[t < 130, j].mean()) < 0.02
+
+
+def test_running_median_equals_a_brute_force_median():
+    rng = np.random.default_rng(1)
+    t = np.cumsum(rng.uniform(0.7, 0.9, 200))
+    X = rng.normal(size=(200, 4))
+    R, _ = robust_beat_matrix(X, t, window_s=10.0, outlier_mads=None)
+    n = max(3, int(round(10.0 / np.median(np.diff(t)))) | 1)
+    h = n // 2
+    padded = np.concatenate([np.repeat(X[:1], h, 0), X, np.repeat(X[-1:], h, 0)])
+    brute = np.array([np.median(padded[i:i + n], axis=0) for i in range(200)])
+    np.testing.assert_allclose(R, X - brute, atol=1e-12)
+
+
+def test_outlier_beats_are_flagged():
+    rng = np.random.default_rng(2)
+    t = np.arange(300) * 0.8
+    X = rng.normal(scale=0.05, size=(300, 5))
+    X[[40, 41, 42, 200]] += 3.0  # an ectopic run and a lone artefact
+    _, keep = robust_beat_matrix(X, t, window_s=None, outlier_mads=5.0)
+    assert not keep[[40, 41, 42, 200]].any() and keep.sum() >= 290
+
+
+def test_robust_matrix_rejects_bad_shapes_and_passes_tiny_input():
+    with pytest.raises(ValueError, match="one time per beat"):
+        robust_beat_matrix(np.zeros((5, 3)), np.arange(4.0))
+    X, keep = robust_beat_matrix(np.ones((2, 3)), np.arange(2.0))
+    assert X.shape == (2, 3) and keep.all()
+
+
+# --------------------------------------------------------------------------- fusion
+def test_fusion_weights_follow_concentration_and_align_signs():
+    rng = np.random.default_rng(3)
+    resp = standardised(_sine(15))
+    noise = standardised(rng.normal(size=T.size))
+    panel = {"resp": resp, "flipped": -resp + 0.3 * noise, "noise": noise}
+    f = fuse(panel, FS, power=2)
+    assert f.best in ("resp", "flipped") and f.signs["flipped"] == -f.signs["resp"]
+    assert sum(f.weights.values()) == pytest.approx(1.0)
+    assert f.weights["noise"] < 0.1
+    c = {k: spectral_concentration(v, FS) ** 2 for k, v in panel.items()}
+    assert f.weights["resp"] == pytest.approx(c["resp"] / sum(c.values()))
+    assert abs(np.corrcoef(f.series, resp)[0, 1]) > 0.95
+
+
+def test_fusion_by_hand():
+    a, b = standardised(_sine(12)), standardised(_sine(12, 0.3))
+    w = panel_weights({"a": a, "b": b}, FS, power=1)
+    f = fuse({"a": a, "b": b}, FS, power=1)
+    np.testing.assert_allclose(f.series, w["a"] * a / a.std() + w["b"] * b / b.std())
+
+
+def test_fusion_rejects_an_empty_or_ragged_panel():
+    with pytest.raises(ValueError, match="no series"):
+        fuse({})
+    with pytest.raises(ValueError, match="points"):
+        fuse({"a": _sine(12), "b": _sine(12)[:-4]})
+
+
+# --------------------------------------------------------------------------- rate quality
+def test_rate_quality_is_the_weighted_share_that_agrees():
+    edr = _sine(15)
+    panel = {"same": _sine(15, 1.0), "near": _sine(15 + AGREEMENT_BPM / 2), "far": _sine(30)}
+    weights = {"same": 0.5, "near": 0.3, "far": 0.2}
+    t, rate, q = rate_quality(edr, panel, weights, fs=FS)
+    assert np.allclose(rate, 15, atol=0.3)
+    np.testing.assert_allclose(q, 0.8)
+
+
+def test_rate_quality_is_zero_where_the_edr_is_masked():
+    edr = _sine(15).copy()
+    edr[400:500] = np.nan
+    t, rate, q = rate_quality(edr, {"x": _sine(15)}, {"x": 1.0}, fs=FS)
+    masked = ~np.isfinite(rate)
+    assert masked.any() and np.all(q[masked] == 0) and np.all(q[~masked] == 1)
+
+
+# --------------------------------------------------------------------------- the pipeline
+def test_default_method_fuses_and_abstains_without_breathing():
+    from edr.evaluate.metrics import score
+    from edr.pipeline import extract_edr
+    from edr.simulate import simulate_recording
+
+    rec = simulate_recording(duration_s=180.0, fs=250.0, random_state=5)
+    res = extract_edr(rec)
+    assert res.method == "kpca_fusion" and res.status == "ok"
+    w = res.windows[0].quality["weights"]
+    assert sum(w.values()) == pytest.approx(1.0) and {"kpca_1", "r_amplitude", "qrs_area"} <= set(w)
+    assert np.isfinite(res.rate_bpm).mean() > 0.85 and score(res, rec).corr > 0.9
+    # no respiratory modulation at all (and no slow drift, which every series would share at the
+    # band's lower edge): the panel disagrees, the rate is withheld
+    flat = simulate_recording(duration_s=180.0, fs=250.0, random_state=5, amplitude_modulation=0.0,
+                              axis_modulation_deg=0.0, rsa_bpm=0.0, respiratory_baseline=0.0,
+                              baseline_wander=0.0)
+    none = extract_edr(flat)
+    assert np.isfinite(none.rate_bpm).mean() < 0.5
+    assert np.median(none.rate_quality) < QUALITY_THRESHOLD
+    assert none.status.startswith("no usable breathing")
+    assert none.windows[0].quality["status"].startswith("low quality")
+
+
+def test_grid_columns_carry_the_nearest_window():
+    from edr.pipeline import extract_edr
+    from edr.simulate import simulate_recording
+
+    res = extract_edr(simulate_recording(duration_s=120.0, fs=250.0, random_state=6))
+    cols = res.grid_columns()
+    assert list(cols) == ["time_s", "edr", "rate_bpm", "quality"]
+    k = np.argmin(np.abs(res.time - res.rate_time[2]))
+    assert cols["rate_bpm"][k] == res.rate_bpm[2] and cols["quality"][k] == res.rate_quality[2]
