@@ -42,11 +42,13 @@ def _timed(cmd: list[str], expect: int) -> tuple[float, float]:
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != expect:
-        raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode} (expected {expect}): {proc.stderr[-500:]}")
+        raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode} (expected {expect}): "
+                         f"{proc.stderr[-500:]}")
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def _bench(label: str, cmd: list[str], repeat: int, expect: int = 0, per: int = 1) -> tuple[float, float]:
+def _bench(label: str, cmd: list[str], repeat: int, expect: int = 0,
+           per: int = 1) -> tuple[float, float]:
     _timed(cmd, expect)  # warm the file cache (and Numba's on-disk cache)
     runs = [_timed(cmd, expect) for _ in range(repeat)]
     wall = statistics.median(r[0] for r in runs)
@@ -59,9 +61,12 @@ def _bench(label: str, cmd: list[str], repeat: int, expect: int = 0, per: int = 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--repeat", type=int, default=5, help="timed runs per case (median reported; default 5)")
-    p.add_argument("--records", type=int, default=10, help="records of the one-process case (default 10)")
-    p.add_argument("--record", default="bidmc01", help="record of the single-record case (default bidmc01)")
+    p.add_argument("--repeat", type=int, default=5,
+                   help="timed runs per case (median reported; default 5)")
+    p.add_argument("--records", type=int, default=10,
+                   help="records of the one-process case (default 10)")
+    p.add_argument("--record", default="bidmc01",
+                   help="record of the single-record case (default bidmc01)")
     p.add_argument("--skip-many", action="store_true", help="skip the several-records case")
     args = p.parse_args(argv)
 
@@ -71,11 +76,13 @@ def main(argv=None) -> int:
     py = [sys.executable, "-m", "edr.extract"]
     print(f"[cli] {_load()} at the start; {sys.executable}")
     with tempfile.TemporaryDirectory() as tmp:
-        _bench("argument error (--sigma2 banana)", [*py, "--sigma2", "banana", str(data / f"{args.record}.dat")],
+        _bench("argument error (--sigma2 banana)",
+               [*py, "--sigma2", "banana", str(data / f"{args.record}.dat")],
                args.repeat, expect=2)
         _bench("--help", [*py, "--help"], args.repeat)
         _bench(f"one 8-minute record ({args.record}) end to end",
-               [*py, str(data / f"{args.record}.dat"), "-o", str(Path(tmp) / "one.csv")], args.repeat)
+               [*py, str(data / f"{args.record}.dat"), "-o",
+                str(Path(tmp) / "one.csv")], args.repeat)
         if not args.skip_many:
             recs = sorted(data.glob("bidmc??.dat"))[: args.records]
             _bench(f"{len(recs)} records in one process",

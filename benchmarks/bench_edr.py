@@ -137,9 +137,9 @@ def bench_record(record_path, repeat, q):
     (rec, res), cold, warm, runs, cpu = _timed(ours, repeat)
     print(f"[8-min] {rec.name}: {rec.duration_s:.0f} s at {rec.fs:g} Hz, lead {res.lead}, "
           f"{res.n_beats} beats used, {res.n_beats_dropped} dropped, sigma2 {res.sigma2:.4g}")
-    print(f"[8-min] ours kpca+MDD(q={q}) end to end: cold {cold:.2f} s, warm median {warm:.2f} s wall "
-          f"(runs {', '.join(f'{r:.2f}' for r in runs)}), {cpu:.2f} s CPU; target <= {TARGET_8MIN_S:g} s: "
-          f"{'MET' if warm <= TARGET_8MIN_S else 'MISSED'} (wall)")
+    print(f"[8-min] ours kpca+MDD(q={q}) end to end: cold {cold:.2f} s, warm median {warm:.2f} s "
+          f"wall (runs {', '.join(f'{r:.2f}' for r in runs)}), {cpu:.2f} s CPU; target <= "
+          f"{TARGET_8MIN_S:g} s: {'MET' if warm <= TARGET_8MIN_S else 'MISSED'} (wall)")
 
     import neurokit2 as nk
 
@@ -158,13 +158,15 @@ def bench_record(record_path, repeat, q):
     for name, fn in (("ecg_clean+ecg_peaks+ecg_rate+ecg_rsp", peer_minimal),
                      ("ecg_process+ecg_rsp", peer_process)):
         _, p_cold, p_warm, _, p_cpu = _timed(fn, repeat)
-        print(f"[8-min] peer NeuroKit2 {name}: cold {p_cold:.2f} s, warm median {p_warm:.2f} s wall, "
-              f"{p_cpu:.2f} s CPU; ratio ours/peer = {warm / p_warm:.2f} (wall), {cpu / p_cpu:.2f} (CPU)")
+        print(f"[8-min] peer NeuroKit2 {name}: cold {p_cold:.2f} s, warm median {p_warm:.2f} s "
+              f"wall, {p_cpu:.2f} s CPU; ratio ours/peer = {warm / p_warm:.2f} (wall), "
+              f"{cpu / p_cpu:.2f} (CPU)")
 
     splits = [_stage_split(record_path, q) for _ in range(repeat)]
     med = {k: statistics.median(s[k] for s in splits) for k in splits[0]}
     total = sum(med.values())
-    print(f"[8-min] ours, CPU by stage (median of {repeat} runs; sum {total:.2f} s vs end to end {cpu:.2f} s): "
+    print(f"[8-min] ours, CPU by stage (median of {repeat} runs; sum {total:.2f} s vs end to end "
+          f"{cpu:.2f} s): "
           + ", ".join(f"{k} {v:.3f} s ({100 * v / total:.0f} %)" for k, v in med.items()))
     print(f"[8-min] load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
@@ -230,26 +232,31 @@ def bench_day(hours, fs, window_s, profile, largescale_m=None):
         t0 = time.perf_counter()
         rec = simulate_recording(hours * 3600.0, fs, random_state=0, name="day")
         t_sim = time.perf_counter() - t0
-        wfdb.wrsamp("day", fs=fs, units=["mV"], sig_name=["II"], p_signal=rec.ecg[:, None].astype(np.float64),
+        wfdb.wrsamp("day", fs=fs, units=["mV"], sig_name=["II"],
+                    p_signal=rec.ecg[:, None].astype(np.float64),
                     fmt=["16"], write_dir=tmp)
         del rec
-        print(f"[day] simulated {hours:g} h at {fs:g} Hz in {t_sim:.1f} s, written as WFDB format 16")
+        print(f"[day] simulated {hours:g} h at {fs:g} Hz in {t_sim:.1f} s, written as WFDB format "
+              "16")
         out, wall = _run_child(os.path.join(tmp, "day"), window_s, profile)
-        one = None if largescale_m is None else _run_child(os.path.join(tmp, "day"), window_s, profile,
+        one = None if largescale_m is None else _run_child(os.path.join(tmp, "day"),
+                                                           window_s, profile,
                                                            largescale_m)[0]
     total = out["read_s"] + out["extract_s"]
     print(f"[day] read {out['read_s']:.1f} s + extract {out['extract_s']:.1f} s = {total:.1f} s "
-          f"(extract CPU {out['extract_cpu_s']:.1f} s; imports {out['import_s']:.1f} s, process wall {wall:.1f} s); "
-          f"{out['n_beats']} beats used, "
+          f"(extract CPU {out['extract_cpu_s']:.1f} s; imports {out['import_s']:.1f} s, process "
+          f"wall {wall:.1f} s); {out['n_beats']} beats used, "
           f"{out['n_dropped']} dropped, {out['n_windows']} windows of {window_s:g} s")
-    print(f"[day] peak resident memory of the read + extract process (VmHWM) {out['maxrss_mb']:.0f} MB")
+    print("[day] peak resident memory of the read + extract process (VmHWM) "
+          f"{out['maxrss_mb']:.0f} MB")
     scale = 24.0 / hours
     print(f"[day] targets for 24 h: <= {TARGET_DAY_S:g} s -> "
           f"{'MET' if total * scale <= TARGET_DAY_S else 'MISSED'} (scaled {total * scale:.0f} s); "
           f"<= {TARGET_DAY_MB:g} MB -> {'MET' if out['maxrss_mb'] <= TARGET_DAY_MB else 'MISSED'}")
     cpu_total = out["read_s"] + out["extract_cpu_s"]
     print(f"[day] in CPU time (load-independent): read + extract {cpu_total:.1f} s, scaled to 24 h "
-          f"{cpu_total * scale:.0f} s -> {'MET' if cpu_total * scale <= TARGET_DAY_S else 'MISSED'}")
+          f"{cpu_total * scale:.0f} s -> "
+          f"{'MET' if cpu_total * scale <= TARGET_DAY_S else 'MISSED'}")
     if one is not None:
         print(f"[day] one FS2 model (M = {largescale_m}): extract {one['extract_s']:.1f} s wall, "
               f"{one['extract_cpu_s']:.1f} s CPU, peak {one['maxrss_mb']:.0f} MB (VmHWM), "
@@ -263,19 +270,24 @@ def bench_day(hours, fs, window_s, profile, largescale_m=None):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--record", default="bidmc01", help="BIDMC record under $EDR_DATA_DIR/bidmc (default bidmc01)")
+    p.add_argument("--record", default="bidmc01",
+                   help="BIDMC record under $EDR_DATA_DIR/bidmc (default bidmc01)")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--q", type=int, default=100, help="MDD noise realisations (default 100)")
     p.add_argument("--hours", type=float, default=24.0)
-    p.add_argument("--fs", type=float, default=250.0, help="sampling rate of the synthetic day (Hz)")
-    p.add_argument("--window", type=float, default=300.0, help="window length (s) for the day record")
+    p.add_argument("--fs", type=float, default=250.0,
+                   help="sampling rate of the synthetic day (Hz)")
+    p.add_argument("--window", type=float, default=300.0,
+                   help="window length (s) for the day record")
     p.add_argument("--skip-day", action="store_true")
     p.add_argument("--skip-record", action="store_true")
-    p.add_argument("--profile", action="store_true", help="print the cProfile top functions of the day run")
+    p.add_argument("--profile", action="store_true",
+                   help="print the cProfile top functions of the day run")
     p.add_argument("--largescale", action="store_true",
                    help="also extract the day with one FS2 model over all beats (solver='fs2')")
     p.add_argument("--n-support", type=int, default=None,
-                   help="FS2 support vectors for --largescale (default edr.methods.DEFAULT_N_SUPPORT)")
+                   help="FS2 support vectors for --largescale (default "
+                        "edr.methods.DEFAULT_N_SUPPORT)")
     p.add_argument("--child-day", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child_day:

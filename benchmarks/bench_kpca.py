@@ -78,9 +78,11 @@ def bench_fit_transform(sizes, repeat, d=10, n_components=5):
             sk = SkKernelPCA(n_components, kernel="rbf", gamma=sigma2_to_gamma(sigma2),
                              eigen_solver=solver, random_state=0)
             t_ours, t_sk = interleaved_min(
-                [lambda: ours.fit(X).transform(X), lambda: sk.fit(X).transform(X)], repeat
+                [lambda ours=ours, X=X: ours.fit(X).transform(X),
+                 lambda sk=sk, X=X: sk.fit(X).transform(X)], repeat
             )
-            print(f"| {N} | {solver} | {t_ours:.3f} | {t_sk:.3f} | {t_sk / t_ours:.2f} |", flush=True)
+            print(f"| {N} | {solver} | {t_ours:.3f} | {t_sk:.3f} | {t_sk / t_ours:.2f} |",
+                  flush=True)
 
 
 def bench_rbf(N, d, repeat):
@@ -101,7 +103,7 @@ def bench_rbf(N, d, repeat):
     )
     print("| implementation | time (s) | time / kpca |")
     print("|---|---|---|")
-    for name, t in zip(names, times):
+    for name, t in zip(names, times, strict=False):
         print(f"| {name} | {t:.3f} | {t / times[0]:.2f} |", flush=True)
 
 
@@ -117,8 +119,10 @@ def bench_solvers(sizes, ks, repeat, d=10):
                 continue
             v0 = rng.uniform(-1, 1, N)
             t_dense, t_arpack = interleaved_min(
-                [lambda: scipy.linalg.eigh(Kc, subset_by_index=[N - k, N - 1], check_finite=False),
-                 lambda: scipy.sparse.linalg.eigsh(Kc, k=k, which="LA", v0=v0, tol=0.0)],
+                [lambda Kc=Kc, N=N, k=k: scipy.linalg.eigh(Kc, subset_by_index=[N - k, N - 1],
+                                                           check_finite=False),
+                 lambda Kc=Kc, k=k, v0=v0: scipy.sparse.linalg.eigsh(Kc, k=k, which="LA", v0=v0,
+                                                                     tol=0.0)],
                 repeat,
             )
             print(f"| {N} | {k} | {t_dense:.3f} | {t_arpack:.3f} | {t_dense / t_arpack:.2f} |",
@@ -128,7 +132,8 @@ def bench_solvers(sizes, ks, repeat, d=10):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="timing repeats (minimum is kept)")
-    parser.add_argument("--quick", action="store_true", help="N in {500, 2000} only, smaller solver grid")
+    parser.add_argument("--quick", action="store_true",
+                        help="N in {500, 2000} only, smaller solver grid")
     parser.add_argument("--skip", nargs="*", default=[], choices=["fit", "rbf", "solvers"])
     parser.add_argument("--sizes", type=int, nargs="+", help="N for the fit section")
     parser.add_argument("--solver-sizes", type=int, nargs="+", help="N for the solver section")
@@ -143,7 +148,9 @@ def main(argv=None):
     if "rbf" not in args.skip:
         bench_rbf(2000 if args.quick else 5000, 30, args.repeat)
     if "solvers" not in args.skip:
-        solver_sizes = args.solver_sizes or ([500, 1000, 2000] if args.quick else [500, 1000, 2000, 3000])
+        solver_sizes = args.solver_sizes or ([500, 1000, 2000] if args.quick else [500,
+                                                                                   1000, 2000,
+                                                                                   3000])
         bench_solvers(solver_sizes, args.solver_ks, args.repeat)
     print(f"\nload average {os.getloadavg()[0]:.1f} at end")
 

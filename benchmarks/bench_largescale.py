@@ -118,7 +118,8 @@ def edr_one_model(hours, supports=(200, 500)):
         secs = time.perf_counter() - t0
         r = bandpass(reference_on_grid(rec.resp, rec.resp_fs, res.time))
         print(f"| windowed dense kPCA, sigma2={crit}, {len(res.windows)} windows (incl. detection) "
-              f"| {secs:.1f} | {correlation(res.waveform, r):.3f} | {msc(res.waveform, r)[0]:.3f} |",
+              f"| {secs:.1f} | {correlation(res.waveform, r):.3f} | "
+               f"{msc(res.waveform, r)[0]:.3f} |",
               flush=True)
 
 
@@ -153,13 +154,14 @@ def main(argv=None):
         X, _ = semicircles(n, snr_db=10.0, random_state=0)
         sigma2 = 0.1 * X.shape[1] * X.var(axis=0).mean()
         t_fs, fs, Z_fs = _timed(
-            lambda: FixedSizeKernelPCA(k, sigma2, n_support=args.n_support, train_on="all",
-                                       random_state=0), X)
+            lambda sigma2=sigma2: FixedSizeKernelPCA(k, sigma2, n_support=args.n_support,
+                                                     train_on="all", random_state=0), X)
         t_icf, icf, Z_icf = _timed(
-            lambda: IncompleteCholeskyKernelPCA(k, sigma2, eta=args.eta), X)
+            lambda sigma2=sigma2: IncompleteCholeskyKernelPCA(k, sigma2, eta=args.eta), X)
         row = [f"{n}"]
         if _dense_fits(n, args.dense_max):
-            t_d, dense, Z_d = _timed(lambda: KernelPCA(k, sigma2, random_state=0), X)
+            t_d, dense, Z_d = _timed(lambda sigma2=sigma2: KernelPCA(k, sigma2, random_state=0),
+                                     X)
             lam = dense.eigenvalues_
             e_fs = np.max(np.abs(fs.eigenvalues_ - lam) / lam)
             e_icf = np.max(np.abs(icf.eigenvalues_ - lam) / lam)

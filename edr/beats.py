@@ -19,8 +19,8 @@ Pipeline of :func:`detect`:
    :data:`CHUNK_S` are cleaned and searched in chunks with
    :data:`CHUNK_OVERLAP_S` margins (only each chunk's core keeps its peaks),
    so NeuroKit2 never sees a whole day; on a simulated 20-minute record in
-   4-minute chunks the peaks match the whole-record ones within 1e-6 samples. Each peak is moved to the local
-   maximum of the cleaned signal within ±100 ms after removing the detector's
+   4-minute chunks the peaks match the whole-record ones within 1e-6 samples. Each peak is moved to
+   the local maximum of the cleaned signal within ±100 ms after removing the detector's
    median delay (Pan–Tompkins, Hamilton and Elgendi mark the peak of a filtered
    signal, 60–90 ms after R at 125 Hz).
 4. **Sub-sample alignment.** Every beat is upsampled ``upsample`` times
@@ -178,7 +178,7 @@ def signal_mask(ecg, fs: float, *, flat_s: float = 1.0) -> np.ndarray:
     same[1:] = np.diff(x) == 0  # NaN compares unequal, so NaN never counts as flat
     starts, stops = _runs(same)
     min_len = max(int(round(flat_s * fs)) - 1, 1)
-    for a, b in zip(starts, stops):
+    for a, b in zip(starts, stops, strict=False):
         if b - a >= min_len:
             bad[a - 1:b] = True
     return bad
@@ -192,7 +192,7 @@ def _clipped_samples(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
     for rail in (np.max(x[ok]), np.min(x[ok])):
         at = ok & (x == rail)
         starts, stops = _runs(at)
-        for a, b in zip(starts, stops):
+        for a, b in zip(starts, stops, strict=False):
             if b - a >= 2:
                 clipped[a:b] = True
     return clipped
@@ -283,7 +283,8 @@ def _clean(x: np.ndarray, fs: float, method: str) -> np.ndarray:
         return np.asarray(_nk().ecg_clean(x, sampling_rate=fs, method=method), dtype=float)
 
 
-def _detect_segment(x: np.ndarray, fs: float, method: str, ref: np.ndarray | None = None) -> np.ndarray:
+def _detect_segment(x: np.ndarray, fs: float, method: str,
+                    ref: np.ndarray | None = None) -> np.ndarray:
     """Integer R-peak indices of one unmasked stretch, snapped to the local maximum.
 
     ``ref`` is ``_clean(x, fs, "neurokit")`` when the caller has it already.
@@ -383,11 +384,13 @@ def _inverted(clean: np.ndarray, fs: float) -> bool:
         y = _clean(clean[lo:hi], fs, "neurokit")
         y -= np.mean(y)
         v = _orig_max_squared(y, w)  # v[j]: the window starting at lo + j
-        vals.append(v[c0 - lo:max(min(c1, clean.size - w + 1) - lo, 1)].astype(np.float32, copy=False))
+        vals.append(v[c0 - lo:max(min(c1, clean.size - w + 1) - lo, 1)].astype(np.float32,
+                                                                               copy=False))
     return bool(np.median(vals[0] if len(vals) == 1 else np.concatenate(vals)) < 0)
 
 
-def _detect_long(x: np.ndarray, fs: float, method: str, ref: np.ndarray | None = None) -> np.ndarray:
+def _detect_long(x: np.ndarray, fs: float, method: str,
+                 ref: np.ndarray | None = None) -> np.ndarray:
     """:func:`_detect_segment` chunk by chunk; peaks kept in each chunk's core."""
     parts = _chunks(x.size, fs)
     if len(parts) == 1:
@@ -396,7 +399,8 @@ def _detect_long(x: np.ndarray, fs: float, method: str, ref: np.ndarray | None =
     for lo, hi, c0, c1 in parts:
         p = _detect_segment(x[lo:hi], fs, method, None if ref is None else ref[lo:hi]) + lo
         found.append(p[(p >= c0) & (p < c1)])
-    return _refractory(np.concatenate(found), ref if ref is not None else _clean_long(x, fs, "neurokit"), fs)
+    return _refractory(np.concatenate(found),
+                       ref if ref is not None else _clean_long(x, fs, "neurokit"), fs)
 
 
 def _refractory(snapped: np.ndarray, ref: np.ndarray, fs: float) -> np.ndarray:
@@ -579,7 +583,7 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_METHOD, align: bool = True,
     ok = ~masked
     starts, stops = _runs(ok)
     min_seg = int(round(2.0 * fs))
-    segs = [(a, b) for a, b in zip(starts, stops) if b - a >= min_seg]
+    segs = [(a, b) for a, b in zip(starts, stops, strict=False) if b - a >= min_seg]
     duration = x.size / fs
     if not segs:
         raise SignalError(
@@ -595,7 +599,8 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_METHOD, align: bool = True,
         idx = np.arange(x.size)
         filled[masked] = np.interp(idx[masked], idx[ok], x[ok])
     clean_x = _clean_long(filled, fs, "neurokit")
-    joined = clean_x if whole else _clean_long(np.concatenate([x[a:b] for a, b in segs]), fs, "neurokit")
+    joined = clean_x if whole else _clean_long(np.concatenate([x[a:b] for a, b in segs]),
+                                               fs, "neurokit")
     polarity = -1 if _inverted(joined, fs) else 1
     del joined
     xs = x if polarity == 1 else -x
@@ -617,7 +622,10 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_METHOD, align: bool = True,
     # RR-based ectopy; RR intervals across masked stretches are unknown
     rr = np.diff(pos) / fs
     if masked.any():
-        n_masked_before = np.concatenate([[0], np.cumsum(masked, dtype=np.int32 if x.size < 2**31 else np.int64)])
+        n_masked_before = np.concatenate([[0],
+                                          np.cumsum(masked,
+                                                    dtype=np.int32 if x.size < 2**31
+                                                    else np.int64)])
         gap = n_masked_before[peaks[1:]] > n_masked_before[peaks[:-1]]
     else:
         gap = np.zeros(peaks.size - 1, dtype=bool)

@@ -26,7 +26,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 def _usage() -> str:
     width = max(map(len, COMMANDS))
-    lines = ["usage: edr {" + ",".join(COMMANDS) + "} [options]   (edr <command> --help for its options)", ""]
+    lines = ["usage: edr {" + ",".join(COMMANDS) + "} [options]   (edr <command> --help for its "
+             "options)", ""]
     lines += [f"  {name:<{width}}  {desc}" for name, (_, desc) in COMMANDS.items()]
     lines += ["", "First run, no data needed:  edr extract --demo"]
     return "\n".join(lines)
@@ -45,15 +46,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     command, rest = argv[0], argv[1:]
     if command not in COMMANDS:
-        print(f"edr: error: unknown command {command!r}; choose from {', '.join(COMMANDS)}", file=sys.stderr)
+        print(f"edr: error: unknown command {command!r}; choose from {', '.join(COMMANDS)}",
+              file=sys.stderr)
         return 2
     module_name = COMMANDS[command][0]
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        if exc.name is None or not (module_name == exc.name or module_name.startswith(exc.name + ".")):
+        if exc.name is None or not (module_name == exc.name
+                                    or module_name.startswith(exc.name + ".")):
             raise  # a dependency of the module is missing: show the real error
-        print(f"edr {command}: error: not available in this installation ({module_name} is missing)",
+        print(f"edr {command}: error: not available in this installation "
+              f"({module_name} is missing)",
               file=sys.stderr)
         return 2
     return module.main(rest, prog=f"edr {command}")

@@ -63,8 +63,10 @@ DEMO_DIR = Path("demo_output")
 # heavy import; tests/edr/test_extract_cli.py checks them against the registries
 # (edr.methods.METHODS, edr.methods.SOLVERS, kpca.selection.CRITERIA / ALIASES).
 #: Valid ``--method`` values.
-METHOD_NAMES = ("kpca", "kpca_fusion", "kpca_positions", "kpca_rsa", "neurokit_charlton2016", "neurokit_sarkar2015",
-                "neurokit_soni2019", "neurokit_vangent2019", "pca", "qrs_area", "r_amplitude", "rsa")
+METHOD_NAMES = ("kpca", "kpca_fusion", "kpca_positions", "kpca_rsa", "neurokit_charlton2016",
+                "neurokit_sarkar2015",
+                "neurokit_soni2019", "neurokit_vangent2019", "pca", "qrs_area",
+                "r_amplitude", "rsa")
 #: The default ``--method`` (the pipeline's).
 DEFAULT_METHOD = "kpca_fusion"
 #: Valid ``--solver`` values.
@@ -117,7 +119,8 @@ def _window(text: str) -> float:
     except ValueError:
         value = float("nan")
     if not (math.isfinite(value) and value >= MIN_WINDOW_S):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds >= {MIN_WINDOW_S:g}, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a number of seconds >= {MIN_WINDOW_S:g}, got "
+                                         f"{text!r}")
     return value
 
 
@@ -133,7 +136,8 @@ def _fs(text: str) -> float:
 
 
 def _n_support(text: str) -> int:
-    """``--n-support``: an integer >= 2 (the upper bound, the beat count, is checked by the pipeline)."""
+    """``--n-support``: an integer >= 2 (the upper bound, the beat count, is checked by the
+    pipeline)."""
     try:
         value = int(text)
     except ValueError:
@@ -151,23 +155,26 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
         epilog="Example: %(prog)s bidmc01.dat --plot bidmc01.png   |   %(prog)s --demo",
     )
     p.add_argument("record", nargs="*", metavar="RECORD",
-                   help="record file: WFDB (rec, rec.hea, rec.dat), EDF/EDF+/BDF (.edf, .bdf) or CSV (.csv, .tsv, .txt); "
-                        "several records or glob patterns ('data/*.hea') are processed one after the other in one "
-                        "process, each into OUTDIR/<record>_edr.csv and .json")
+                   help="record file: WFDB (rec, rec.hea, rec.dat), EDF/EDF+/BDF (.edf, .bdf) or "
+                        "CSV (.csv, .tsv, .txt); several records or glob patterns ('data/*.hea') "
+                        "are processed one after the other in one process, each into "
+                        "OUTDIR/<record>_edr.csv and .json")
     p.add_argument("-o", "--output", metavar="OUT.csv|OUTDIR/",
-                   help="EDR as CSV time_s,edr,rate_bpm,quality on the 4 Hz grid; rate_bpm is empty (nan) "
-                        "where the quality is too low to give a rate (default: <record>_edr.csv in the current directory); "
-                        "with several records a folder (default: the current directory)")
+                   help="EDR as CSV time_s,edr,rate_bpm,quality on the 4 Hz grid; rate_bpm is "
+                        "empty (nan) where the quality is too low to give a rate (default: "
+                        "<record>_edr.csv in the current directory); with several records a folder "
+                        "(default: the current directory)")
     p.add_argument("--overwrite", action="store_true",
-                   help="several records: recompute records whose outputs exist (default: skip them, so an "
-                        "interrupted run resumes)")
+                   help="several records: recompute records whose outputs exist (default: skip "
+                        "them, so an interrupted run resumes)")
     p.add_argument("--method", default=DEFAULT_METHOD, metavar="NAME",
-                   help=f"EDR method: {', '.join(METHOD_NAMES)} (default {DEFAULT_METHOD}: kernel PCA "
-                        "components, R amplitude and QRS area fused by quality; kpca is the first "
-                        "kernel principal component alone)")
+                   help=f"EDR method: {', '.join(METHOD_NAMES)} (default {DEFAULT_METHOD}: kernel "
+                        "PCA components, R amplitude and QRS area fused by quality; kpca is the "
+                        "first kernel principal component alone)")
     p.add_argument("--sigma2", type=_sigma2, default="mdd", metavar="CRITERION|VALUE",
                    help="kernel width: a selection criterion ("
-                        + ", ".join(k if a is None else f"{k} = {a}" for k, a in CRITERION_NAMES.items())
+                        + ", ".join(k if a is None else f"{k} = {a}"
+                                    for k, a in CRITERION_NAMES.items())
                         + ") or a fixed value > 0 (default mdd)")
     p.add_argument("--channel", metavar="NAME",
                    help="ECG channel name (default: II, MLII, ECG, V, I, ... whichever exists)")
@@ -175,8 +182,9 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
                    help="sampling rate in Hz: needed for a CSV file without a time column; "
                         "for other files it must agree with the rate they state")
     p.add_argument("--lead", metavar="NAME|auto|fuse",
-                   help="lead used by the method: a lead name, 'auto' (best lead) or 'fuse' (all leads); "
-                        "default: every ECG lead fused when the record has several, else its ECG lead")
+                   help="lead used by the method: a lead name, 'auto' (best lead) or 'fuse' (all "
+                        "leads); default: every ECG lead fused when the record has several, else "
+                        "its ECG lead")
     p.add_argument("--window", type=_window, metavar="SECONDS",
                    help=f"process in sliding windows of this length, at least {MIN_WINDOW_S:g} s "
                         "(sigma2 chosen per window; default: the whole record as one window)")
@@ -189,11 +197,14 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
     p.add_argument("--plot", metavar="OUT.png",
                    help="write a figure (ECG and beats, EDR vs reference, sigma2 curve); "
                         f"format from the suffix: {', '.join(PLOT_SUFFIXES)}")
-    p.add_argument("--json", metavar="OUT.json", help="write a JSON summary (parameters, sigma2, beats, scores)")
+    p.add_argument("--json", metavar="OUT.json",
+                   help="write a JSON summary (parameters, sigma2, beats, scores)")
     p.add_argument("--demo", action="store_true",
-                   help=f"no data needed: simulate a {DEMO_DURATION_S / 60:g}-minute record with known respiration, "
-                        f"extract, compare with the truth, write {DEMO_DIR}/edr_demo.csv/.json/.png")
-    p.add_argument("--seed", type=int, default=0, help="random seed of the method and of --demo (default 0)")
+                   help=f"no data needed: simulate a {DEMO_DURATION_S / 60:g}-minute record with "
+                        "known respiration, extract, compare with the truth, write "
+                        f"{DEMO_DIR}/edr_demo.csv/.json/.png")
+    p.add_argument("--seed", type=int, default=0,
+                   help="random seed of the method and of --demo (default 0)")
     return p
 
 
@@ -207,9 +218,11 @@ def _canonical_criterion(name: str) -> str | None:
 def _check_options(args) -> None:
     """Reject unknown names and option combinations before anything is read (no heavy import)."""
     if args.method not in METHOD_NAMES:
-        raise _OptionError(f"--method: unknown method {args.method!r}; valid methods are {', '.join(METHOD_NAMES)}")
+        raise _OptionError(f"--method: unknown method {args.method!r}; valid methods are "
+                           f"{', '.join(METHOD_NAMES)}")
     if args.solver not in SOLVER_NAMES:
-        raise _OptionError(f"--solver: unknown solver {args.solver!r}; valid solvers are {', '.join(SOLVER_NAMES)}")
+        raise _OptionError(f"--solver: unknown solver {args.solver!r}; valid solvers are "
+                           f"{', '.join(SOLVER_NAMES)}")
     if args.n_support is not None and args.solver != "fs2":
         raise _OptionError(f"--n-support applies to --solver fs2 only (got --solver {args.solver})")
     if isinstance(args.sigma2, str) and _canonical_criterion(args.sigma2) is None:
@@ -230,9 +243,11 @@ def _check_choices(args) -> None:
     from edr.methods import METHODS, SOLVERS
 
     if args.method not in METHODS:
-        raise _OptionError(f"--method: unknown method {args.method!r}; valid methods are {', '.join(sorted(METHODS))}")
+        raise _OptionError(f"--method: unknown method {args.method!r}; valid methods are "
+                           f"{', '.join(sorted(METHODS))}")
     if args.solver not in SOLVERS:
-        raise _OptionError(f"--solver: unknown solver {args.solver!r}; valid solvers are {', '.join(SOLVERS)}")
+        raise _OptionError(f"--solver: unknown solver {args.solver!r}; valid solvers are "
+                           f"{', '.join(SOLVERS)}")
     if isinstance(args.sigma2, str):
         from kpca.selection import ALIASES, CRITERIA
 
@@ -259,7 +274,8 @@ def _outputs(args) -> dict[str, Path]:
             "json": Path(args.json) if args.json else DEMO_DIR / "edr_demo.json",
             "plot": Path(args.plot) if args.plot else DEMO_DIR / "edr_demo.png",
         }
-    out = {"csv": Path(args.output) if args.output else Path(f"{_record_name(args.record)}_edr.csv")}
+    out = {"csv": Path(args.output) if args.output
+           else Path(f"{_record_name(args.record)}_edr.csv")}
     if args.json:
         out["json"] = Path(args.json)
     if args.plot:
@@ -280,7 +296,8 @@ def _input_files(record: str) -> list[Path]:
 
 
 def _check_outputs(outputs: dict[str, Path], inputs: Sequence[Path]) -> None:
-    """Every output target can be written: raises :class:`_OptionError` naming the flag and the path.
+    """Every output target can be written: raises :class:`_OptionError` naming the flag and the
+    path.
 
     A target must not be a folder, an input file or another output; its
     folder must exist as a writable folder or be creatable in a writable one.
@@ -294,22 +311,26 @@ def _check_outputs(outputs: dict[str, Path], inputs: Sequence[Path]) -> None:
         if path.is_dir():
             raise _OptionError(f"{flag}: output path {str(path)!r} is a folder; give a file name")
         if path.exists() and not path.is_file():
-            raise _OptionError(f"{flag}: output path {str(path)!r} exists and is not a regular file")
+            raise _OptionError(f"{flag}: output path {str(path)!r} exists and is not a "
+                               "regular file")
         resolved = path.resolve()
         if resolved in seen:
             raise _OptionError(f"{flag} and {seen[resolved]} both write {str(path)!r}")
         seen[resolved] = flag
         for f in inputs:
             if path.exists() and os.path.samefile(path, f):
-                raise _OptionError(f"{flag}: output path {str(path)!r} is the input file {str(f)!r}")
+                raise _OptionError(f"{flag}: output path {str(path)!r} is the input file "
+                                   f"{str(f)!r}")
         folder = path.parent
         existing = folder
         while not existing.exists() and existing != existing.parent:
             existing = existing.parent
         if not existing.is_dir():
-            raise _OptionError(f"{flag}: cannot create the folder of {str(path)!r}: {str(existing)!r} is a file")
+            raise _OptionError(f"{flag}: cannot create the folder of {str(path)!r}: "
+                               f"{str(existing)!r} is a file")
         if not os.access(existing, os.W_OK | os.X_OK):
-            raise _OptionError(f"{flag}: folder {str(existing)!r} is not writable (output {str(path)!r})")
+            raise _OptionError(f"{flag}: folder {str(existing)!r} is not writable (output "
+                               f"{str(path)!r})")
 
 
 def _write_all(outputs: dict[str, Path], writers: dict) -> None:
@@ -355,7 +376,8 @@ def _load(args):
 
         rec = simulate_recording(DEMO_DURATION_S, DEMO_FS, random_state=args.seed, name="edr_demo")
         if args.channel and args.channel != rec.ecg_channel:
-            raise _OptionError(f"--channel: the demo record has only lead {rec.ecg_channel!r}, got {args.channel!r}")
+            raise _OptionError(f"--channel: the demo record has only lead {rec.ecg_channel!r}, got "
+                               f"{args.channel!r}")
         return rec
     from edr.io import read_record
 
@@ -363,7 +385,8 @@ def _load(args):
 
 
 def _fmt(x, spec=".2f") -> str:
-    return "n/a" if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x, spec)
+    return "n/a" if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x,
+                                                                                             spec)
 
 
 def _summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> list[str]:
@@ -374,7 +397,8 @@ def _summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) ->
         sigma_txt = "not used by this method"
     elif isinstance(criterion, str):
         # the canonical key, as in the JSON summary and the figure; the alias typed in brackets
-        key = str(getattr(result.selection, "criterion", None) or _canonical_criterion(criterion) or criterion)
+        key = str(getattr(result.selection, "criterion", None)
+                  or _canonical_criterion(criterion) or criterion)
         alias = CRITERION_NAMES.get(key)
         sigma_txt = f"{result.sigma2:.4g} (chosen by {key}" + (f" = {alias}" if alias else "") + ")"
     else:
@@ -392,11 +416,12 @@ def _summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) ->
         f"record     {rec.name}  [{source}]  {rec.duration_s:.1f} s at {rec.fs:g} Hz",
         f"lead       {result.lead}  (channels: {', '.join(rec.channels)})",
         f"method     {result.method}, sigma2 = {sigma_txt}"
-        + (f", one FS2 model (M = {result.params['n_support']})" if result.params.get("solver") == "fs2" else ""),
+        + (f", one FS2 model (M = {result.params['n_support']})" if result.params.get("solver")
+           == "fs2" else ""),
         f"beats      {result.n_beats} used, {result.n_beats_dropped} dropped",
-        f"resp rate  median {_fmt(float(np.median(rate)) if rate.size else None, '.1f')} breaths/min, "
-        f"given for {rate.size}/{np.size(result.rate_bpm)} windows of 32 s (quality >= "
-        f"{result.summary()['quality_threshold']:g})",
+        f"resp rate  median {_fmt(float(np.median(rate)) if rate.size else None, '.1f')} "
+        f"breaths/min, given for {rate.size}/{np.size(result.rate_bpm)} windows of 32 s (quality "
+        f">= {result.summary()['quality_threshold']:g})",
         f"status     {result.status}",
     ]
     label = "vs truth " if demo else f"vs {rec.resp_channel}" if rec.resp_channel else "reference"
@@ -421,7 +446,8 @@ def _json_summary(rec, result, scores, outputs, argv) -> dict:
         "reference": rec.resp_channel,
         "result": result.summary(),
         "scores": None if scores is None else {
-            "msc": scores.msc, "corr": scores.corr, "rate_error_bpm": scores.rate_error_bpm, "f_ref": scores.f_ref,
+            "msc": scores.msc, "corr": scores.corr, "rate_error_bpm": scores.rate_error_bpm,
+            "f_ref": scores.f_ref,
         },
         "outputs": {k: str(v) for k, v in outputs.items()},
         "argv": list(argv),
@@ -453,7 +479,8 @@ def prepare(args) -> dict[str, Path]:
     return outputs
 
 
-def _compute_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *, progress: bool | None = None):
+def _compute_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *,
+                       progress: bool | None = None):
     """Read, extract, score and write all outputs (or none).
 
     Returns ``(rec, result, scores, scores_error, summary)`` with ``summary``
@@ -489,7 +516,8 @@ def _compute_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *, p
 
     summary = _json_summary(rec, result, scores, outputs, argv)
     cols = result.grid_columns()
-    writers = {"csv": lambda tmp: write_csv(tmp, cols["time_s"], cols["edr"], rate_bpm=cols["rate_bpm"],
+    writers = {"csv": lambda tmp: write_csv(tmp, cols["time_s"], cols["edr"],
+                                            rate_bpm=cols["rate_bpm"],
                                             quality=cols["quality"])}
     if "json" in outputs:
         writers["json"] = lambda tmp: write_json(tmp, summary)
@@ -510,7 +538,8 @@ def run(args, argv: Sequence[str], outputs: dict[str, Path] | None = None) -> li
     if outputs is None:
         outputs = prepare(args)
     rec, result, scores, scores_error, _ = _compute_and_write(args, argv, outputs)
-    return _summary_lines(rec, result, scores, scores_error, outputs, time.perf_counter() - t0, args.demo)
+    return _summary_lines(rec, result, scores, scores_error, outputs,
+                          time.perf_counter() - t0, args.demo)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -520,7 +549,8 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
 def _expand_records(patterns: Sequence[str]) -> tuple[list[str], bool]:
-    """Glob patterns the shell left alone are expanded here (sorted); returns ``(records, any_glob)``.
+    """Glob patterns the shell left alone are expanded here (sorted); returns ``(records,
+    any_glob)``.
 
     A pattern matching nothing is an option error. Matches that are not records
     (an annotation file such as ``rec.breath``, a folder) are dropped, and a WFDB
@@ -576,13 +606,14 @@ def _many_outdir(output: str | None) -> Path:
     if out.exists() and not out.is_dir():
         raise _OptionError(f"-o/--output: with several records give a folder, {output!r} is a file")
     if not out.exists() and not output.endswith(("/", os.sep)) and out.suffix.lower() == ".csv":
-        raise _OptionError(f"-o/--output: with several records give a folder (e.g. {str(out.with_suffix(''))}/), "
-                           f"got {output!r}")
+        raise _OptionError("-o/--output: with several records give a folder (e.g. "
+                           f"{str(out.with_suffix(''))}/), got {output!r}")
     existing = out
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
-        raise _OptionError(f"-o/--output: cannot create the folder {output!r}: {str(existing)!r} is a file")
+        raise _OptionError(f"-o/--output: cannot create the folder {output!r}: {str(existing)!r} "
+                           "is a file")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise _OptionError(f"-o/--output: folder {str(existing)!r} is not writable")
     return out
@@ -603,24 +634,28 @@ def _complete(outputs: dict[str, Path]) -> dict | None:
 
 def _row(name: str, summary: dict | None, status: str, seconds: float) -> dict:
     res = (summary or {}).get("result") or {}
-    return {"record": name, "duration_s": (summary or {}).get("duration_s"), "beats": res.get("n_beats"),
+    return {"record": name, "duration_s": (summary or {}).get("duration_s"),
+            "beats": res.get("n_beats"),
             "sigma2": res.get("sigma2"), "rate_bpm": res.get("rate_bpm_median"), "status": status,
             "seconds": seconds}
 
 
 def _table(rows: list[dict]) -> list[str]:
     def cell(v, spec):
-        return "-" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format(v, spec)
+        return "-" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format(v,
+                                                                                               spec)
 
     head = ("record", "duration_s", "beats", "sigma2", "rate_bpm", "time_s", "status")
-    body = [(r["record"], cell(r["duration_s"], ".1f"), cell(r["beats"], "d"), cell(r["sigma2"], ".4g"),
+    body = [(r["record"], cell(r["duration_s"], ".1f"), cell(r["beats"], "d"),
+             cell(r["sigma2"], ".4g"),
              cell(r["rate_bpm"], ".1f"), cell(r["seconds"], ".2f"), r["status"]) for r in rows]
     widths = [max(len(head[i]), *(len(b[i]) for b in body)) for i in range(len(head) - 1)]
     fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths)) + "  {}"
     return [fmt.format(*head)] + [fmt.format(*b) for b in body]
 
 
-def run_many(args, records: Sequence[str], argv: Sequence[str], prog: str = "python -m edr.extract") -> int:
+def run_many(args, records: Sequence[str], argv: Sequence[str],
+             prog: str = "python -m edr.extract") -> int:
     """Extract several records in one process; prints the summary table. Returns the exit code.
 
     Each record writes ``OUTDIR/<record>_edr.csv`` (the single-record default
@@ -631,11 +666,12 @@ def run_many(args, records: Sequence[str], argv: Sequence[str], prog: str = "pyt
     import copy
 
     if args.demo:
-        raise _OptionError(f"give either a record or --demo, not both (records {', '.join(records[:3])} ...)")
+        raise _OptionError("give either a record or --demo, not both (records "
+                           f"{', '.join(records[:3])} ...)")
     for flag, value in (("--json", args.json), ("--plot", args.plot)):
         if value:
-            raise _OptionError(f"{flag} applies to one record; with several records each record gets "
-                               "OUTDIR/<record>_edr.csv and OUTDIR/<record>_edr.json")
+            raise _OptionError(f"{flag} applies to one record; with several records each record "
+                               "gets OUTDIR/<record>_edr.csv and OUTDIR/<record>_edr.json")
     args.record = records[0]
     _check_options(args)
     outdir = _many_outdir(args.output)
@@ -650,7 +686,8 @@ def run_many(args, records: Sequence[str], argv: Sequence[str], prog: str = "pyt
             raise _OptionError(f"records {names[name]!r} and {record!r} would both write "
                                f"{str(outdir / (name + '_edr.csv'))!r}")
         names[name] = record
-        jobs.append((record, name, {"csv": outdir / f"{name}_edr.csv", "json": outdir / f"{name}_edr.json"}))
+        jobs.append((record, name,
+                     {"csv": outdir / f"{name}_edr.csv", "json": outdir / f"{name}_edr.json"}))
 
     from tqdm import tqdm
 
@@ -666,7 +703,8 @@ def run_many(args, records: Sequence[str], argv: Sequence[str], prog: str = "pyt
             row = _row(name, summary, "skipped (outputs exist)", 0.0)
         else:
             one = copy.copy(args)
-            one.record, one.output, one.json, one.plot = record, str(outputs["csv"]), str(outputs["json"]), None
+            one.record, one.output, one.json, one.plot = (record, str(outputs["csv"]),
+                                                          str(outputs["json"]), None)
             try:
                 prepare(one)
                 summary = _compute_and_write(one, argv, outputs, progress=False)[4]
@@ -679,10 +717,12 @@ def run_many(args, records: Sequence[str], argv: Sequence[str], prog: str = "pyt
             except Exception as exc:
                 if os.environ.get("EDR_DEBUG"):
                     raise
-                row = _row(name, None, f"failed: internal error: {type(exc).__name__}: {_cli_message(exc)}",
+                row = _row(name, None,
+                           f"failed: internal error: {type(exc).__name__}: {_cli_message(exc)}",
                            time.perf_counter() - t0)
         rows.append(row)
-        bar.write(f"{name}: {row['status']}" + (f" ({row['seconds']:.2f} s)" if row["seconds"] else ""),
+        bar.write(f"{name}: {row['status']}"
+                  + (f" ({row['seconds']:.2f} s)" if row["seconds"] else ""),
                   file=sys.stderr)
         if interrupted:
             break
@@ -690,8 +730,8 @@ def run_many(args, records: Sequence[str], argv: Sequence[str], prog: str = "pyt
     n_failed = sum(r["status"].startswith("failed") for r in rows)
     n_skipped = sum(r["status"].startswith("skipped") for r in rows)
     lines = _table(rows)
-    lines.append(f"{len(rows)} record(s): {len(rows) - n_failed - n_skipped - interrupted} extracted, "
-                 f"{n_skipped} skipped, {n_failed} failed; outputs in {outdir}; "
+    lines.append(f"{len(rows)} record(s): {len(rows) - n_failed - n_skipped - interrupted} "
+                 f"extracted, {n_skipped} skipped, {n_failed} failed; outputs in {outdir}; "
                  f"{time.perf_counter() - t_all:.2f} s")
     print("\n".join(lines))
     if interrupted:

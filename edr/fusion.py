@@ -28,7 +28,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from edr.signal import (
-    GRID_FS, SEGMENT_S, bandpass, rate_series, spectral_concentration, window_starts,
+    GRID_FS,
+    SEGMENT_S,
+    bandpass,
+    rate_series,
+    spectral_concentration,
+    window_starts,
 )
 
 __all__ = ["AGREEMENT_BPM", "FUSION_POWER", "QUALITY_THRESHOLD", "Fusion", "fuse",
@@ -66,7 +71,8 @@ class Fusion:
 
 
 def standardised(x, fs: float = GRID_FS) -> np.ndarray:
-    """``x`` band-passed (:func:`edr.signal.bandpass`; demeaned when too short) over its standard deviation."""
+    """``x`` band-passed (:func:`edr.signal.bandpass`; demeaned when too short) over its standard
+    deviation."""
     x = np.asarray(x, dtype=float)
     y = bandpass(x, fs=fs) if x.size >= _MIN_BANDPASS_POINTS else x - x.mean()
     sd = y.std()
@@ -85,7 +91,8 @@ def panel_weights(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
     return {k: w / total for k, w in raw.items()}
 
 
-def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS, power: float = FUSION_POWER) -> Fusion:
+def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
+         power: float = FUSION_POWER) -> Fusion:
     """Concentration-weighted, sign-aligned average of standardised series on one grid.
 
     Parameters

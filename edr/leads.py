@@ -177,8 +177,8 @@ def _matched(a: np.ndarray, b: np.ndarray, tol: float) -> tuple[np.ndarray, np.n
     The leads' R peaks sit at lead-specific instants of the QRS complex and
     channels can be shifted against each other
     (``docs/design.md#edr-lead-choice-and-fusion``), so the constant offset of
-    ``b`` against ``a`` is removed first: the mode (10 ms bins) of the differences between each time of ``a``
-    and its neighbours in ``b`` within ±0.45 median RR, refined by the median of
+    ``b`` against ``a`` is removed first: the mode (10 ms bins) of the differences between each time
+    of ``a`` and its neighbours in ``b`` within ±0.45 median RR, refined by the median of
     the differences within ``tol`` of that mode.
     """
     if a.size < 2 or b.size == 0:
@@ -289,7 +289,7 @@ def fuse_edrs(edrs: dict, quality: dict[str, LeadQuality]) -> np.ndarray:
     if w.sum() <= 0:
         w = np.ones(len(names))
     fused = np.zeros(lengths.pop())
-    for wi, n in zip(w, names):
+    for wi, n in zip(w, names, strict=False):
         s = -1.0 if np.dot(z[n], z[best]) < 0 else 1.0
         fused += wi * s * z[n]
     return fused / w.sum()

@@ -48,16 +48,15 @@ itself). Why the defaults are what they are: ``docs/design.md#2-edr-pipeline-dec
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
 from edr.beats import Beats
 from edr.errors import SignalError
-from edr.modulation import qrs_area as _qrs_area
 from edr.fusion import fuse, standardised
+from edr.modulation import qrs_area as _qrs_area
 from edr.modulation import qrs_matrix, r_amplitude, rail_free_columns, robust_beat_matrix
 from edr.signal import BAND_HZ, GRID_FS, MIN_BEATS, spectral_concentration, to_uniform_grid
 
@@ -101,7 +100,8 @@ Butterworth on the :data:`edr.signal.GRID_FS` grid) — so the respiratory basel
 stays and slower drift goes (``docs/design.md#edr-qrs-matrix-baseline``).
 """
 DRIFT_CUTOFF_HZ = BAND_HZ[0]
-"""Cut-off (Hz) below which the beat baseline counts as drift: the lower edge of the respiratory band."""
+"""Cut-off (Hz) below which the beat baseline counts as drift: the lower edge of the respiratory
+band."""
 CLIPPED_BEATS_FRACTION = 0.5
 """Rail columns are dropped from the matrix when at least this fraction of the beats is clipped."""
 CLIPPED_COLUMN_FRACTION = 0.05
@@ -157,17 +157,20 @@ class Segment:
         return self.t0 + self.beats.times
 
     def matrix(self, baseline: str = MATRIX_BASELINE) -> np.ndarray:
-        """QRS-window matrix (R ± 60 ms) with ``baseline`` of :data:`BASELINES` (see :data:`MATRIX_BASELINE`), cached."""
+        """QRS-window matrix (R ± 60 ms) with ``baseline`` of :data:`BASELINES` (see
+        :data:`MATRIX_BASELINE`), cached."""
         if baseline not in BASELINES:
             raise ValueError(f"baseline must be one of {list(BASELINES)}, got {baseline!r}")
         if baseline not in self._matrices:
             if baseline == "detrend":
                 raw, pr = self.matrix("none"), self.matrix("pr")
                 level = raw[:, 0] - pr[:, 0]  # each beat's PR-segment level
-                self._matrices[baseline] = raw - _drift(self.beats.times, level, self.valid)[:, None]
+                self._matrices[baseline] = raw - _drift(self.beats.times, level,
+                                                        self.valid)[:, None]
             else:
                 self._matrices[baseline] = qrs_matrix(self.ecg, self.fs, self.beats,
-                                                      baseline=None if baseline == "none" else baseline)
+                                                      baseline=None if baseline
+                                                      == "none" else baseline)
         return self._matrices[baseline]
 
     def valid_matrix(self, baseline: str = MATRIX_BASELINE) -> np.ndarray:
@@ -196,8 +199,8 @@ class Segment:
             n_out = int((~keep).sum())
             X, t = X[keep], t[keep]
         if t.size < MIN_BEATS:
-            raise SignalError(f"only {t.size} usable beats in the window starting at {self.t0:.1f} s "
-                              f"(lead {self.lead!r}, {n_out} outliers left out); at least "
+            raise SignalError(f"only {t.size} usable beats in the window starting at {self.t0:.1f} "
+                              f"s (lead {self.lead!r}, {n_out} outliers left out); at least "
                               f"{MIN_BEATS} are needed")
         return X, t, n_out
 
@@ -306,7 +309,8 @@ def check_sigma2(sigma2):
     try:
         s2 = float(sigma2)
     except (TypeError, ValueError):
-        raise ValueError(f"sigma2 must be a positive number or a criterion name, got {sigma2!r}") from None
+        raise ValueError("sigma2 must be a positive number or a criterion name, got "
+                         f"{sigma2!r}") from None
     if not np.isfinite(s2) or s2 <= 0:
         raise ValueError(f"sigma2 must be a positive number or a criterion name, got {sigma2!r}")
     return s2
@@ -359,7 +363,8 @@ class KernelOptions:
 
     def __post_init__(self):
         if self.orientation not in ORIENTATIONS:
-            raise ValueError(f"orientation must be one of {list(ORIENTATIONS)}, got {self.orientation!r}")
+            raise ValueError(f"orientation must be one of {list(ORIENTATIONS)}, got "
+                             f"{self.orientation!r}")
         check_solver(self.solver)
         for name in ("n_support", "train_on"):
             value = getattr(self, name)
@@ -367,7 +372,8 @@ class KernelOptions:
                 raise ValueError(f"{name} applies to solver='fs2' only; got {name}={value!r} "
                                  f"with solver='dense'")
         n = self.n_support
-        if n is not None and (isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer))
+        if n is not None and (isinstance(n, (bool, np.bool_)) or not isinstance(n,
+                                                                                (int, np.integer))
                               or n < 2):
             raise ValueError(f"n_support must be None or an integer >= 2, got {n!r}")
         train_on = FS2_TRAIN_ON if self.train_on is None else self.train_on
@@ -395,11 +401,13 @@ class KernelOptions:
         """Unfitted ``kpca.KernelPCA(n_components, ...)``; it resolves ``sigma2`` itself."""
         from kpca import KernelPCA
 
-        return KernelPCA(n_components=n_components, sigma2=self.sigma2, random_state=self.random_state,
+        return KernelPCA(n_components=n_components, sigma2=self.sigma2,
+                         random_state=self.random_state,
                          selection_options=self.selection_options or None)
 
     def fixed_size_kpca(self, n_support: int):
-        """Unfitted ``kpca.largescale.FixedSizeKernelPCA`` with ``n_c = 1`` and ``n_support`` vectors."""
+        """Unfitted ``kpca.largescale.FixedSizeKernelPCA`` with ``n_c = 1`` and ``n_support``
+        vectors."""
         from kpca.largescale import FixedSizeKernelPCA
 
         return FixedSizeKernelPCA(1, self.sigma2, n_support=n_support,
@@ -560,7 +568,8 @@ def qrs_area_edr(seg: Segment) -> MethodOutput:
 
 
 def rsa_edr(seg: Segment) -> MethodOutput:
-    """Instantaneous heart rate ``60 / RR`` (bpm) at each beat closing an RR between two valid beats."""
+    """Instantaneous heart rate ``60 / RR`` (bpm) at each beat closing an RR between two valid
+    beats."""
     seg.require_beats()
     t = seg.beat_times
     ok = seg.valid[1:] & seg.valid[:-1]
@@ -584,7 +593,8 @@ def _neurokit(variant):
         return MethodOutput(seg.grid, np.interp(seg.grid, t, rsp), "grid")
 
     method.__name__ = f"neurokit_{variant}"
-    method.__doc__ = f"NeuroKit2 ``ecg_rsp(method={variant!r})`` on the heart rate of the detected beats."
+    method.__doc__ = (f"NeuroKit2 ``ecg_rsp(method={variant!r})`` on the heart rate of the "
+                      "detected beats.")
     return method
 
 
@@ -618,7 +628,8 @@ def kpca_rsa_edr(seg: Segment, **kpca_options) -> MethodOutput:
     return MethodOutput(seg.grid, fused, "grid", k.sigma2, k.selection, q)
 
 
-def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, **kpca_options) -> MethodOutput:
+def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS,
+                    **kpca_options) -> MethodOutput:
     """Quality-weighted fusion of the leading kernel principal components and the classic series.
 
     The panel: the first ``n_components`` kernel principal component scores of
@@ -650,7 +661,8 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, **kpca_opti
     if opts.solver != "dense" or opts.orientation != "beats":
         raise ValueError("kpca_fusion needs solver='dense' and orientation='beats'; got "
                          f"solver={opts.solver!r}, orientation={opts.orientation!r}")
-    if isinstance(n_components, (bool, np.bool_)) or not isinstance(n_components, (int, np.integer)) \
+    if isinstance(n_components, (bool, np.bool_)) or not isinstance(n_components,
+                                                                    (int, np.integer)) \
             or n_components < 1:
         raise ValueError(f"n_components must be a positive integer, got {n_components!r}")
     seg.require_beats()
@@ -679,7 +691,8 @@ METHODS: dict[str, MethodSpec] = {
     "kpca": MethodSpec(kpca_edr, True, _MORPH, "kernel PCA of the QRS windows, n_c = 1",
                        solvers=SOLVERS),
     "kpca_positions": MethodSpec(kpca_positions_edr, True, _MORPH,
-                                 "kernel PCA with the sample positions as data points (pre-image denoising)",
+                                 "kernel PCA with the sample positions as data points (pre-image "
+                                 "denoising)",
                                  dict(_POSITIONS)),
     "kpca_rsa": MethodSpec(kpca_rsa_edr, True, _MORPH, "quality-weighted fusion of kpca and rsa",
                            solvers=SOLVERS),
@@ -701,4 +714,5 @@ def get_method(name: str) -> MethodSpec:
     try:
         return METHODS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown EDR method {name!r}; valid methods are {sorted(METHODS)}") from None
+        raise ValueError(f"unknown EDR method {name!r}; valid methods are "
+                         f"{sorted(METHODS)}") from None

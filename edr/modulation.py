@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import signal
 
-__all__ = ["MORPHOLOGY_WINDOW_S", "OUTLIER_MADS", "qrs_matrix", "r_amplitude", "qrs_area", "rail_free_columns",
+__all__ = ["MORPHOLOGY_WINDOW_S", "OUTLIER_MADS", "qrs_matrix", "r_amplitude", "qrs_area",
+           "rail_free_columns",
            "robust_beat_matrix", "rr_intervals", "sample_at"]
 
 _UP = 10
@@ -148,7 +149,8 @@ def qrs_matrix(ecg, fs: float, beats, *, half_width_s: float = 0.06, upsample: i
 
 
 def rail_free_columns(x, beats, width: int, *, max_fraction: float = 0.05) -> np.ndarray:
-    """QRS-window positions at the lead's rail (its max or min) in at most ``max_fraction`` of the valid beats.
+    """QRS-window positions at the lead's rail (its max or min) in at most ``max_fraction`` of the
+    valid beats.
 
     A saturating (clipped) lead carries no modulation where its samples sit at
     the rail, and the rail's on/off pattern would dominate kernel distances.
@@ -269,7 +271,8 @@ def robust_beat_matrix(X, times, *, window_s: float | None = MORPHOLOGY_WINDOW_S
     X = np.asarray(X, dtype=float)
     t = np.asarray(times, dtype=float)
     if X.ndim != 2 or t.shape != (X.shape[0],):
-        raise ValueError(f"X must be (n_beats, d) with one time per beat, got {X.shape} and {t.shape}")
+        raise ValueError(f"X must be (n_beats, d) with one time per beat, got {X.shape} and "
+                         f"{t.shape}")
     keep = np.ones(X.shape[0], dtype=bool)
     if X.shape[0] < 3:
         return X, keep

@@ -104,8 +104,10 @@ class EDROptions:
         spec = get_method(self.method)
         object.__setattr__(self, "window_s", _checked_window(self.window_s))
         if not (isinstance(self.overlap, (int, float)) and 0.0 <= self.overlap <= MAX_OVERLAP):
-            raise ValueError(f"overlap must be a fraction in [0, {MAX_OVERLAP:g}], got {self.overlap!r}")
-        if not (isinstance(self.fs_out, (int, float)) and 2 * BAND_HZ[1] < self.fs_out <= FS_OUT_MAX):
+            raise ValueError(f"overlap must be a fraction in [0, {MAX_OVERLAP:g}], got "
+                             f"{self.overlap!r}")
+        if not (isinstance(self.fs_out, (int, float))
+                and 2 * BAND_HZ[1] < self.fs_out <= FS_OUT_MAX):
             raise ValueError(f"fs_out must be a rate in Hz in ({2 * BAND_HZ[1]:g}, {FS_OUT_MAX:g}] "
                              f"(the band-pass reaches {BAND_HZ[1]:g} Hz), got {self.fs_out!r}")
         object.__setattr__(self, "fs_out", float(self.fs_out))
@@ -117,7 +119,8 @@ class EDROptions:
     def _check_solver_scope(self, spec: MethodSpec) -> None:
         check_solver(self.solver)
         if self.lead_mode == "multilead" and not spec.uses_sigma2:
-            raise ValueError(f"lead='multilead' needs a kernel PCA method, got method={self.method!r}")
+            raise ValueError("lead='multilead' needs a kernel PCA method, got "
+                             f"method={self.method!r}")
         if self.solver == "dense":
             return
         if self.solver not in spec.solvers:
@@ -169,9 +172,12 @@ class EDROptions:
         spec = self.spec
         if spec.uses_sigma2:
             own = {n for n, p in inspect.signature(spec.func).parameters.items()
-                   if p.kind is p.KEYWORD_ONLY} - set(inspect.signature(KernelOptions.from_kwargs).parameters)
-            kwargs = {k: v for k, v in {**spec.defaults, **self.method_kwargs}.items() if k not in own}
-            return KernelOptions.from_kwargs(**{**kwargs, "solver": self.solver, "n_support": self.n_support})
+                   if p.kind is p.KEYWORD_ONLY} - set(
+                       inspect.signature(KernelOptions.from_kwargs).parameters)
+            kwargs = {k: v for k, v in {**spec.defaults,
+                                        **self.method_kwargs}.items() if k not in own}
+            return KernelOptions.from_kwargs(**{**kwargs, "solver": self.solver,
+                                                "n_support": self.n_support})
         return KernelOptions(solver=self.solver, n_support=self.n_support)
 
 

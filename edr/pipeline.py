@@ -19,13 +19,29 @@ import numpy as np
 from edr.errors import SignalError
 from edr.fusion import QUALITY_THRESHOLD
 from edr.io.writers import to_jsonable
-from edr.options import (DEFAULT_METHOD, DEFAULT_MULTI_LEAD, DEFAULT_OVERLAP, DEFAULT_WINDOW_S,
-                         LEAD_MODES, MIN_WINDOW_S, WHOLE_RECORD_MAX_S, EDROptions)
+from edr.options import (
+    DEFAULT_METHOD,
+    DEFAULT_MULTI_LEAD,
+    DEFAULT_OVERLAP,
+    DEFAULT_WINDOW_S,
+    LEAD_MODES,
+    MIN_WINDOW_S,
+    WHOLE_RECORD_MAX_S,
+    EDROptions,
+)
 from edr.rates import judged_rates
 from edr.signal import GRID_FS
 from edr.stitch import MAX_GAP_S, Stitcher, WindowPart
-from edr.windows import (Window, WindowAnalysis, analyse_window, check_rate, output_grid,
-                         plan_windows, record_leads, window_plan)
+from edr.windows import (
+    Window,
+    WindowAnalysis,
+    analyse_window,
+    check_rate,
+    output_grid,
+    plan_windows,
+    record_leads,
+    window_plan,
+)
 
 __all__ = ["EDRResult", "WindowInfo", "extract_edr", "plan_windows", "EDROptions",
            "DEFAULT_WINDOW_S", "DEFAULT_OVERLAP", "WHOLE_RECORD_MAX_S", "MAX_GAP_S",
@@ -148,11 +164,13 @@ class EDRResult:
             "lead": self.lead,
             "sigma2": to_jsonable(None if self.sigma2 is None else float(self.sigma2)),
             "fs": float(self.fs),
-            "duration_s": float(self.time[-1] - self.time[0] + 1.0 / self.fs) if self.time.size else 0.0,
+            "duration_s": float(self.time[-1] - self.time[0] + 1.0 / self.fs)
+            if self.time.size else 0.0,
             "n_beats": int(self.n_beats),
             "n_beats_dropped": int(self.n_beats_dropped),
             "status": self.status,
-            "rate_bpm_median": to_jsonable(float(np.nanmedian(rate))) if np.isfinite(rate).any() else None,
+            "rate_bpm_median": to_jsonable(float(np.nanmedian(rate)))
+            if np.isfinite(rate).any() else None,
             "rate_coverage": float(np.isfinite(rate).mean()) if rate.size else 0.0,
             "quality_median": (float(np.median(self.rate_quality))
                                if np.size(self.rate_quality) else None),

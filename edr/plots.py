@@ -7,8 +7,8 @@
    band-passed as in the evaluation protocol and z-scored, with MSC and |r|
    in the title (the EDR sign is aligned with the reference for display only —
    a morphological EDR has no physiological sign);
-3. the respiratory rate over time (32 s windows; grey where the EDR gives none) of the EDR and of the
-   reference (breath annotations when the record has them);
+3. the respiratory rate over time (32 s windows; grey where the EDR gives none) of the EDR and of
+   the reference (breath annotations when the record has them);
 4. how σ² was chosen: the selection curve with the chosen σ² marked, or σ²
    per window when the record was processed in windows.
 
@@ -104,7 +104,8 @@ def _panel_ecg(ax, recording, result, t0, t1):
     ax.set_xlabel("time (s)")
     ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=8, ncol=2, frameon=False,
               borderaxespad=0.1)
-    ax.set_title(f"{recording.name}: ECG excerpt, {t1 - t0:.0f} s of {recording.duration_s:.0f} s", fontsize=10,
+    ax.set_title(f"{recording.name}: ECG excerpt, {t1 - t0:.0f} s of {recording.duration_s:.0f} s",
+                 fontsize=10,
                  loc="left")
 
 
@@ -136,13 +137,15 @@ def _panel_edr(ax, recording, result, ref, t0, t1):
         flipped = ok.sum() > 2 and np.dot(edr[ok], ref[ok]) < 0
         if flipped:
             edr = -edr
-        ax.plot(t, ref, color=_REF, lw=1.0, label=f"reference {recording.resp_channel or 'resp'} (band-passed)")
+        ax.plot(t, ref, color=_REF, lw=1.0,
+                label=f"reference {recording.resp_channel or 'resp'} (band-passed)")
         try:
             s = score(result, recording)
             title += f" vs reference:  MSC {s.msc:.2f}   |r| {s.corr:.2f}"
         except (EDRError, ValueError) as exc:
             title += f" (not scored: {exc})"
-        ax.plot(t, edr, color=_EDR, lw=1.0, label="EDR" + (" (sign flipped for display)" if flipped else ""))
+        ax.plot(t, edr, color=_EDR, lw=1.0,
+                label="EDR" + (" (sign flipped for display)" if flipped else ""))
     else:
         ax.plot(t, edr, color=_EDR, lw=1.0, label="EDR")
         title += ", no reference respiration"
@@ -201,7 +204,8 @@ def _panel_sigma2(ax, result):
         ax.set_xlabel("window centre (s)")
         ax.set_ylabel("σ²")
         crit = sel.criterion if sel is not None else "fixed"
-        ax.set_title(f"σ² per window ({len(windows)} windows, criterion {crit})", fontsize=10, loc="left")
+        ax.set_title(f"σ² per window ({len(windows)} windows, criterion {crit})",
+                     fontsize=10, loc="left")
     elif sel is not None and np.size(sel.grid) > 0:
         grid, curve = np.asarray(sel.grid, float), np.asarray(sel.curve, float)
         ax.semilogx(grid, curve, color=_EDR, lw=1.2)
@@ -220,7 +224,8 @@ def _panel_sigma2(ax, result):
         ax.set_axis_off()
 
 
-def plot_record(recording, result, *, path=None, reference=True, excerpt_s=20.0, excerpt_start_s=None):
+def plot_record(recording, result, *, path=None, reference=True, excerpt_s=20.0,
+                excerpt_start_s=None):
     """The per-record figure: ECG with beats, EDR vs reference, rate, σ² selection.
 
     Parameters

@@ -120,7 +120,8 @@ def to_uniform_grid(t, x, *, fs: float = GRID_FS, t_start: float | None = None,
     ok = np.isfinite(t) & np.isfinite(x)
     t, x = t[ok], x[ok]
     if t.size < 4:
-        raise SignalError(f"x has {t.size} finite samples; at least 4 are needed for a cubic spline")
+        raise SignalError(f"x has {t.size} finite samples; at least 4 are needed for a "
+                          "cubic spline")
     if np.any(np.diff(t) <= 0):
         raise ValueError("t must be strictly increasing")
     t_start = t[0] if t_start is None else float(t_start)
@@ -156,7 +157,8 @@ def bandpass(x, *, fs: float = GRID_FS, low: float = BAND_HZ[0], high: float = B
     if not 0 < low < high < fs / 2:
         raise ValueError(f"need 0 < low < high < fs/2, got low={low}, high={high}, fs={fs}")
     if not np.all(np.isfinite(x)):
-        raise SignalError(f"x has {int(np.sum(~np.isfinite(x)))} non-finite samples; interpolate first")
+        raise SignalError(f"x has {int(np.sum(~np.isfinite(x)))} non-finite samples; interpolate "
+                          "first")
     sos = signal.butter(FILTER_ORDER, [low, high], btype="bandpass", fs=fs, output="sos")
     padlen = min(3 * (2 * len(sos) + 1), x.size - 1)
     return signal.sosfiltfilt(sos, x - np.mean(x), padlen=padlen)
@@ -182,7 +184,8 @@ def _peak_rate_bpm(seg: np.ndarray, fs: float) -> float:
 
 
 def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0):
-    """Respiratory rate per :data:`SEGMENT_S` window (:data:`RATE_STEP_S` step) from the spectral peak.
+    """Respiratory rate per :data:`SEGMENT_S` window (:data:`RATE_STEP_S` step) from the spectral
+    peak.
 
     Parameters
     ----------

@@ -73,7 +73,8 @@ import numbers
 import numpy as np
 from scipy.interpolate import CubicSpline
 
-__all__ = ["FAILURE_SCENARIOS", "LEAD_DIRECTIONS", "SCENARIOS", "simulate_recording", "simulate_scenario"]
+__all__ = ["FAILURE_SCENARIOS", "LEAD_DIRECTIONS", "SCENARIOS", "simulate_recording",
+           "simulate_scenario"]
 
 
 def _unit(v):
@@ -167,7 +168,8 @@ def _smooth_noise(rng, t, knot_spacing_s):
     return CubicSpline(knots, rng.standard_normal(n_knots))(t)
 
 
-def _render_beats(n, fs, beat_times, coeffs, rr, block=8192, centres=_WAVE_CENTRES, widths=_WAVE_WIDTHS):
+def _render_beats(n, fs, beat_times, coeffs, rr, block=8192, centres=_WAVE_CENTRES,
+                  widths=_WAVE_WIDTHS):
     """Sum the Gaussian waves of every beat into ``n`` samples per lead.
 
     ``coeffs`` is (n_leads, n_beats, n_waves): the projected, modulated dipole
@@ -179,7 +181,7 @@ def _render_beats(n, fs, beat_times, coeffs, rr, block=8192, centres=_WAVE_CENTR
     """
     out = np.zeros((coeffs.shape[0], n))
     delay_scale = np.sqrt(np.clip(rr, 0.3, 2.0))
-    for w, (centre, width) in enumerate(zip(centres, widths)):
+    for w, (centre, width) in enumerate(zip(centres, widths, strict=False)):
         half = int(np.ceil(_TRUNCATION * width * fs))
         offsets = np.arange(-half, half + 1)
         for b0 in range(0, beat_times.size, block):
@@ -200,8 +202,8 @@ def _render_beats(n, fs, beat_times, coeffs, rr, block=8192, centres=_WAVE_CENTR
 
 # Ectopic (ventricular) beat: no P wave, a wide QRS whose R wave has about the
 # height of the normal one in leads II and V5 (so R-amplitude series barely
-# see it) but a different Q/S pattern, and a discordant T wave. Centres relative to the (ectopic) R peak; QRS widths are
-# ``ectopic_width`` times the normal ones.
+# see it) but a different Q/S pattern, and a discordant T wave. Centres relative to the (ectopic) R
+# peak; QRS widths are ``ectopic_width`` times the normal ones.
 _ECTOPIC_CENTRES = np.array([-0.194, -0.055, 0.0, 0.055, 0.30])
 _ECTOPIC_DIPOLES = np.array(
     [
@@ -213,13 +215,15 @@ _ECTOPIC_DIPOLES = np.array(
     ]
 )
 _MORPH_ANGLE_DEG = 45.0  # axis change (deg) per unit of morphology step size / drift
-_MORPH_WAVE_WEIGHTS = np.array([0.5, 1.5, 0.5, 1.5, 0.5])  # relative log-gain change per wave (P Q R S T)
+# relative log-gain change per wave (P Q R S T)
+_MORPH_WAVE_WEIGHTS = np.array([0.5, 1.5, 0.5, 1.5, 0.5])
 _VENTILATOR_RATE_VARIABILITY = 0.005
 _VENTILATOR_AMPLITUDE_VARIABILITY = 0.02
 
 
 def _poisson_times(rng, rate_per_min, duration_s):
-    """Sorted event times of a Poisson process of ``rate_per_min`` events per minute on [0, duration_s)."""
+    """Sorted event times of a Poisson process of ``rate_per_min`` events per minute on [0,
+    duration_s)."""
     k = int(rng.poisson(rate_per_min * duration_s / 60.0))
     return np.sort(rng.uniform(0.0, duration_s, k))
 
@@ -252,7 +256,8 @@ def _insert_ectopic_runs(rng, beat_times, runs_per_min, run_beats, prematurity, 
     return t, ectopic
 
 
-def _morphology_state(rng, beat_times, duration_s, t_slow, step_rate_per_min, step_size, drift, drift_period_s):
+def _morphology_state(rng, beat_times, duration_s, t_slow, step_rate_per_min, step_size, drift,
+                      drift_period_s):
     """Per-beat log-gain of each wave and frontal/horizontal axis offsets (deg).
 
     The state ``m(t_k)`` (7 numbers: log-gains of P, Q, R, S, T, frontal and
@@ -294,7 +299,7 @@ def _tukey(m):
 def _add_bursts(rng, ecg, fs, starts, lengths_s, make):
     """Add ``make(rng, m)`` (shape (n_leads, m)) times a Tukey envelope over each burst."""
     n = ecg.shape[1]
-    for tau, length in zip(starts, lengths_s):
+    for tau, length in zip(starts, lengths_s, strict=False):
         m = max(int(round(length * fs)), 1)
         i0 = int(tau * fs)
         i1 = min(i0 + m, n)
@@ -303,14 +308,16 @@ def _add_bursts(rng, ecg, fs, starts, lengths_s, make):
 
 
 def _motion_artifact(amplitude, fs, n_leads):
-    """Electrode motion: smooth wander (knots every 0.3 s, < ~1.7 Hz) + 30 % broadband (0.5-35 Hz) noise."""
+    """Electrode motion: smooth wander (knots every 0.3 s, < ~1.7 Hz) + 30 % broadband (0.5-35 Hz)
+    noise."""
     from scipy.signal import butter, sosfiltfilt
 
     sos = butter(2, [0.5, min(35.0, 0.4 * fs)], btype="bandpass", fs=fs, output="sos")
 
     def make(rng, m):
         t = np.arange(m) / fs
-        low = np.array([_smooth_noise(rng, t, 0.3) if m > 1 else rng.standard_normal(1) for _ in range(n_leads)])
+        low = np.array([_smooth_noise(rng, t, 0.3) if m > 1 else rng.standard_normal(1)
+                        for _ in range(n_leads)])
         white = rng.standard_normal((n_leads, m))
         if m > 3 * 2 * sos.shape[0] * 3:
             white = sosfiltfilt(sos, white, axis=1)
@@ -321,7 +328,8 @@ def _motion_artifact(amplitude, fs, n_leads):
 
 
 def _noise_burst(std, fs, n_leads):
-    """Muscle-like noise: white noise high-passed at min(10 Hz, 0.2 fs), standard deviation ``std``."""
+    """Muscle-like noise: white noise high-passed at min(10 Hz, 0.2 fs), standard deviation
+    ``std``."""
     from scipy.signal import butter, sosfiltfilt
 
     sos = butter(2, min(10.0, 0.2 * fs), btype="highpass", fs=fs, output="sos")
@@ -488,9 +496,11 @@ def simulate_recording(
     respiratory_baseline = _check_nonneg(respiratory_baseline, "respiratory_baseline")
     noise_std = _check_nonneg(noise_std, "noise_std")
     resp_rate_variability = _check_nonneg(resp_rate_variability, "resp_rate_variability")
-    resp_amplitude_variability = _check_nonneg(resp_amplitude_variability, "resp_amplitude_variability")
+    resp_amplitude_variability = _check_nonneg(resp_amplitude_variability,
+                                               "resp_amplitude_variability")
     hrv_std_bpm = _check_nonneg(hrv_std_bpm, "hrv_std_bpm")
-    morphology_step_rate_per_min = _check_nonneg(morphology_step_rate_per_min, "morphology_step_rate_per_min")
+    morphology_step_rate_per_min = _check_nonneg(morphology_step_rate_per_min,
+                                                 "morphology_step_rate_per_min")
     morphology_step_size = _check_range(morphology_step_size, "morphology_step_size", 0.0, 1.0)
     morphology_drift = _check_range(morphology_drift, "morphology_drift", 0.0, 1.0)
     morphology_drift_period_s = _check_pos(morphology_drift_period_s, "morphology_drift_period_s")
@@ -499,16 +509,19 @@ def simulate_recording(
     ectopic_prematurity = _check_range(ectopic_prematurity, "ectopic_prematurity", 0.0, 0.6)
     ectopic_width = _check_range(ectopic_width, "ectopic_width", 1.0, 5.0)
     ectopic_amplitude = _check_range(ectopic_amplitude, "ectopic_amplitude", 0.0, 3.0)
-    motion_artifact_rate_per_min = _check_nonneg(motion_artifact_rate_per_min, "motion_artifact_rate_per_min")
-    motion_artifact_amplitude = _check_nonneg(motion_artifact_amplitude, "motion_artifact_amplitude")
-    motion_contact_change_deg = _check_range(motion_contact_change_deg, "motion_contact_change_deg", 0.0, 90.0)
+    motion_artifact_rate_per_min = _check_nonneg(motion_artifact_rate_per_min,
+                                                 "motion_artifact_rate_per_min")
+    motion_artifact_amplitude = _check_nonneg(motion_artifact_amplitude,
+                                              "motion_artifact_amplitude")
+    motion_contact_change_deg = _check_range(motion_contact_change_deg,
+                                             "motion_contact_change_deg", 0.0, 90.0)
     noise_burst_rate_per_min = _check_nonneg(noise_burst_rate_per_min, "noise_burst_rate_per_min")
     noise_burst_std = _check_nonneg(noise_burst_std, "noise_burst_std")
     noise_burst_min_s = _check_pos(noise_burst_min_s, "noise_burst_min_s")
     noise_burst_max_s = _check_pos(noise_burst_max_s, "noise_burst_max_s")
     if noise_burst_max_s < noise_burst_min_s:
-        raise ValueError(f"noise_burst_max_s must be >= noise_burst_min_s, got {noise_burst_max_s!r} < "
-                         f"{noise_burst_min_s!r}")
+        raise ValueError("noise_burst_max_s must be >= noise_burst_min_s, got "
+                         f"{noise_burst_max_s!r} < {noise_burst_min_s!r}")
     if ventilator_depth is not None:
         ventilator_depth = _check_range(ventilator_depth, "ventilator_depth", 0.0, 1.0)
         if ventilator_depth == 0:
@@ -531,7 +544,8 @@ def simulate_recording(
         raise ValueError(f"leads must not repeat a name, got {leads!r}")
     n = int(round(duration_s * fs))
     if n < 2:
-        raise ValueError(f"duration_s * fs must give at least 2 samples, got duration_s={duration_s!r}, fs={fs!r}")
+        raise ValueError("duration_s * fs must give at least 2 samples, got "
+                         f"duration_s={duration_s!r}, fs={fs!r}")
     rng = np.random.default_rng(random_state)
 
     # Slow processes on a 10 Hz grid, extended past the end so the last beat
@@ -557,11 +571,13 @@ def simulate_recording(
     beat_times, rr = beat_times_all[keep], rr[keep]
     ectopic = np.zeros(beat_times.size, dtype=bool)
     if ectopic_runs_per_min > 0:
-        beat_times, ectopic = _insert_ectopic_runs(rng, beat_times, ectopic_runs_per_min, ectopic_run_beats,
+        beat_times, ectopic = _insert_ectopic_runs(rng, beat_times, ectopic_runs_per_min,
+                                                   ectopic_run_beats,
                                                    ectopic_prematurity, duration_s)
         rr = np.diff(beat_times, prepend=beat_times[0] - 60.0 / heart_rate_bpm)
     morphology = morphology_step_rate_per_min > 0 or morphology_drift > 0
-    motion = motion_artifact_rate_per_min > 0 and (motion_artifact_amplitude > 0 or motion_contact_change_deg > 0)
+    motion = motion_artifact_rate_per_min > 0 and (motion_artifact_amplitude > 0
+                                                   or motion_contact_change_deg > 0)
     if motion:
         motion_starts = _poisson_times(rng, motion_artifact_rate_per_min, n / fs)
         motion_lengths = rng.uniform(2.0, 8.0, motion_starts.size)
@@ -569,10 +585,12 @@ def simulate_recording(
     if contact:
         # electrode contact/position changes at the end of each burst: every
         # lead vector turns by a random small rotation (cumulative).
-        turn = np.deg2rad(motion_contact_change_deg) * rng.standard_normal((motion_starts.size, len(leads), 3))
+        turn = np.deg2rad(motion_contact_change_deg) * rng.standard_normal((motion_starts.size,
+                                                                            len(leads), 3))
         lead_dirs = [directions]
         for j in range(motion_starts.size):
-            d = lead_dirs[-1] + turn[j] - np.sum(turn[j] * lead_dirs[-1], axis=1, keepdims=True) * lead_dirs[-1]
+            d = lead_dirs[-1] + turn[j] - np.sum(turn[j] * lead_dirs[-1], axis=1,
+                                                 keepdims=True) * lead_dirs[-1]
             lead_dirs.append(d / np.linalg.norm(d, axis=1, keepdims=True))
         which = np.searchsorted(np.sort(motion_starts + motion_lengths), beat_times, side="right")
         beat_dirs = np.stack(lead_dirs)[which].transpose(1, 0, 2)  # (n_leads, n_beats, 3)
@@ -580,8 +598,10 @@ def simulate_recording(
         beat_dirs = directions[:, None, :]
     if morphology:
         log_gain, theta_deg, psi_deg = _morphology_state(rng, beat_times, duration_s, t_slow,
-                                                         morphology_step_rate_per_min, morphology_step_size,
-                                                         morphology_drift, morphology_drift_period_s)
+                                                         morphology_step_rate_per_min,
+                                                         morphology_step_size,
+                                                         morphology_drift,
+                                                         morphology_drift_period_s)
 
     # Per-beat modulation of the dipole: rotation about the sagittal axis
     # (frontal plane) and scaling, both driven by r(t_k).
@@ -614,19 +634,23 @@ def simulate_recording(
         dx, dy, dz = dip[..., 0], dip[..., 1], dip[..., 2]
         rot_x = cos_a * dx - sin_a * dy
         rot_y = sin_a * dx + cos_a * dy
-        rot_x, rot_z = np.cos(psi) * rot_x + np.sin(psi) * dz, -np.sin(psi) * rot_x + np.cos(psi) * dz
+        rot_x, rot_z = (np.cos(psi) * rot_x + np.sin(psi) * dz,
+                        -np.sin(psi) * rot_x + np.cos(psi) * dz)
         coeffs = gain[None, :, None] * (
-            beat_dirs[:, :, 0, None] * rot_x + beat_dirs[:, :, 1, None] * rot_y + beat_dirs[:, :, 2, None] * rot_z
+            beat_dirs[:, :, 0, None] * rot_x + beat_dirs[:, :, 1, None] * rot_y
+            + beat_dirs[:, :, 2, None] * rot_z
         )
         ecg = _render_beats(n, fs, beat_times[~ectopic], coeffs[:, ~ectopic], rr[~ectopic])
         if ectopic.any():
-            widths = _WAVE_WIDTHS * np.array([1.0, ectopic_width, ectopic_width, ectopic_width, 1.3])
+            widths = _WAVE_WIDTHS * np.array([1.0, ectopic_width, ectopic_width,
+                                              ectopic_width, 1.3])
             ecg += _render_beats(n, fs, beat_times[ectopic], coeffs[:, ectopic], rr[ectopic],
                                  centres=_ECTOPIC_CENTRES, widths=widths)
 
     # Sample-rate signals, in chunks so that temporaries stay small.
     resp = np.empty(n)
-    wander_slow = baseline_wander * _smooth_noise(rng, t_slow, wander_period_s) + respiratory_baseline * resp_slow
+    wander_slow = (baseline_wander * _smooth_noise(rng, t_slow, wander_period_s)
+                   + respiratory_baseline * resp_slow)
     chunk = 1 << 20
     for i0 in range(0, n, chunk):
         t = np.arange(i0, min(i0 + chunk, n), dtype=np.float64) / fs
@@ -638,14 +662,17 @@ def simulate_recording(
 
     # Non-respiratory bursts, added last (the rest of the record is unchanged by them).
     if motion and motion_artifact_amplitude > 0:
-        _add_bursts(rng, ecg, fs, motion_starts, motion_lengths, _motion_artifact(motion_artifact_amplitude, fs, len(leads)))
+        _add_bursts(rng, ecg, fs, motion_starts, motion_lengths,
+                    _motion_artifact(motion_artifact_amplitude, fs, len(leads)))
     if noise_burst_rate_per_min > 0 and noise_burst_std > 0:
         starts = _poisson_times(rng, noise_burst_rate_per_min, n / fs)
-        _add_bursts(rng, ecg, fs, starts, rng.uniform(noise_burst_min_s, noise_burst_max_s, starts.size),
+        _add_bursts(rng, ecg, fs, starts,
+                    rng.uniform(noise_burst_min_s, noise_burst_max_s, starts.size),
                     _noise_burst(noise_burst_std, fs, len(leads)))
 
     # Inspiration peaks: phase = pi/2 (mod 2 pi); phase is increasing.
-    m = np.arange(np.ceil((phase[0] - np.pi / 2) / (2 * np.pi)), np.floor((phase[-1] - np.pi / 2) / (2 * np.pi)) + 1)
+    m = np.arange(np.ceil((phase[0] - np.pi / 2) / (2 * np.pi)),
+                  np.floor((phase[-1] - np.pi / 2) / (2 * np.pi)) + 1)
     breath_times = np.interp(np.pi / 2 + 2 * np.pi * m, phase, t_slow)
     breath_times = breath_times[(breath_times >= 0) & (breath_times < n / fs)]
 
@@ -665,7 +692,8 @@ def simulate_recording(
     )
 
 
-_ICU = dict(heart_rate_bpm=85.0, resp_rate_hz=0.28, amplitude_modulation=0.06, axis_modulation_deg=3.0, rsa_bpm=1.0,
+_ICU = dict(heart_rate_bpm=85.0, resp_rate_hz=0.28, amplitude_modulation=0.06,
+            axis_modulation_deg=3.0, rsa_bpm=1.0,
             respiratory_baseline=0.02)
 """ICU patient base of the failure scenarios: faster heart, 17 breaths/min, weak modulation."""
 
@@ -673,23 +701,30 @@ SCENARIOS: dict[str, dict] = {
     "clean": {},
     "morphology_steps": dict(_ICU, morphology_step_rate_per_min=0.5, morphology_step_size=0.4),
     "morphology_drift": dict(_ICU, morphology_drift=0.6, morphology_drift_period_s=60.0),
-    "ectopic_clusters": dict(_ICU, ectopic_runs_per_min=2.0, ectopic_run_beats=8.0, ectopic_width=1.4),
+    "ectopic_clusters": dict(_ICU, ectopic_runs_per_min=2.0, ectopic_run_beats=8.0,
+                             ectopic_width=1.4),
     "electrode_motion": dict(_ICU, motion_artifact_rate_per_min=1.0, motion_artifact_amplitude=0.3,
                              motion_contact_change_deg=20.0),
     "noise_bursts": dict(_ICU, noise_burst_rate_per_min=2.0, noise_burst_std=0.3),
     "ventilator_weak": dict(heart_rate_bpm=85.0, ventilator_depth=0.35, morphology_drift=0.5,
                             morphology_drift_period_s=60.0),
-    "mixed_icu": dict(_ICU, morphology_drift=0.25, morphology_drift_period_s=60.0, morphology_step_rate_per_min=0.5,
-                      morphology_step_size=0.35, ectopic_runs_per_min=1.5, ectopic_run_beats=6.0, ectopic_width=1.4,
-                      motion_artifact_rate_per_min=0.5, motion_artifact_amplitude=0.3, motion_contact_change_deg=10.0,
+    "mixed_icu": dict(_ICU, morphology_drift=0.25, morphology_drift_period_s=60.0,
+                      morphology_step_rate_per_min=0.5,
+                      morphology_step_size=0.35, ectopic_runs_per_min=1.5, ectopic_run_beats=6.0,
+                      ectopic_width=1.4,
+                      motion_artifact_rate_per_min=0.5, motion_artifact_amplitude=0.3,
+                      motion_contact_change_deg=10.0,
                       noise_burst_rate_per_min=1.0, noise_burst_std=0.15),
 }
-"""Named :func:`simulate_recording` options (see :func:`simulate_scenario` and docs/design.md#7-simulation)."""
+"""Named :func:`simulate_recording` options (see :func:`simulate_scenario` and
+docs/design.md#7-simulation)."""
 
-FAILURE_SCENARIOS = ("morphology_steps", "morphology_drift", "ectopic_clusters", "ventilator_weak", "mixed_icu")
-"""Scenarios on which the default kPCA EDR (first component, MDD σ²) fails while the R amplitude breathes
-(measured: ``scripts/output/measure_failure_scenarios.md``). ``electrode_motion`` is a marginal
-loss (median MSC 0.05 below the R amplitude, |r| above it); ``noise_bursts`` is a control that kPCA wins."""
+FAILURE_SCENARIOS = ("morphology_steps", "morphology_drift", "ectopic_clusters",
+                     "ventilator_weak", "mixed_icu")
+"""Scenarios on which the default kPCA EDR (first component, MDD σ²) fails while the R amplitude
+breathes (measured: ``scripts/output/measure_failure_scenarios.md``). ``electrode_motion`` is a
+marginal loss (median MSC 0.05 below the R amplitude, |r| above it); ``noise_bursts`` is a control
+that kPCA wins."""
 
 
 def simulate_scenario(name, *, duration_s=480.0, fs=125.0, leads=("II", "V"), random_state=0):

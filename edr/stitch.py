@@ -116,7 +116,8 @@ class Stitcher:
                           spectral_concentration(z[ok], self.fs_out))
 
     def _sign(self, gm, ok, z, seg, tg) -> float:
-        """±1: agreement with the windows already written on the overlap, else the local reference."""
+        """±1: agreement with the windows already written on the overlap, else the local
+        reference."""
         prev = self._covered[gm] & ok & (self._wsum[gm] > 0)
         if prev.sum() >= MIN_ALIGN_POINTS:
             written = self._acc[gm][prev] / self._wsum[gm][prev]
@@ -166,12 +167,14 @@ class Stitcher:
 def _near(tg, used_t) -> np.ndarray:
     """Grid times within :data:`MAX_GAP_S` of a used beat."""
     k = np.clip(np.searchsorted(used_t, tg), 1, max(used_t.size - 1, 1))
-    dist = np.minimum(np.abs(tg - used_t[k - 1]), np.abs(tg - used_t[np.minimum(k, used_t.size - 1)]))
+    dist = np.minimum(np.abs(tg - used_t[k - 1]),
+                      np.abs(tg - used_t[np.minimum(k, used_t.size - 1)]))
     return dist <= MAX_GAP_S
 
 
 def _local_sign(seg, tg, z) -> float:
-    """Sign making ``z`` correlate positively with the window's R amplitude (no overlap to align on)."""
+    """Sign making ``z`` correlate positively with the window's R amplitude (no overlap to align
+    on)."""
     v = seg.valid
     ra = r_amplitude(seg.ecg, seg.fs, seg.beats)[v]
     zi = np.interp(seg.beat_times[v], tg, z)

@@ -187,7 +187,8 @@ def analyse_window(window: Window, leads: dict, fs: float, grid: np.ndarray,
     span = (i0 / fs, (i1 - 1) / fs)
     gm = (grid >= span[0]) & (grid <= span[1])
     if gm.sum() < MIN_GRID_POINTS:
-        raise SignalError(f"window {window.start_s:.1f}-{window.end_s:.1f} s has too few grid points")
+        raise SignalError(f"window {window.start_s:.1f}-{window.end_s:.1f} s has too few grid "
+                          "points")
     tg = grid[gm]
     if opts.lead_mode is None:
         (name, x), = leads.items()
@@ -262,7 +263,8 @@ def _pooled(runs, usable, best, grid, opts: EDROptions):
     out = runs[best][1]
     q = {**out.quality, "fused_leads": sorted(usable),
          "weights": {k: float(w) for k, w in fused.weights.items()}, "best": fused.best}
-    return MethodOutput(grid, fused.series, "grid", out.sigma2, out.selection, q, panel), fused.series
+    return MethodOutput(grid, fused.series, "grid", out.sigma2, out.selection, q,
+                        panel), fused.series
 
 
 def _multilead(leads, runs, quality, best, i0, i1, fs, grid, opts: EDROptions):
@@ -277,5 +279,6 @@ def _multilead(leads, runs, quality, best, i0, i1, fs, grid, opts: EDROptions):
     seg = Segment(leads[best][i0:i1], fs, i0 / fs, joint, grid, opts.fs_out, best)
     out = MethodOutput(i0 / fs + times, values, "beats", float(model.sigma2_),
                        getattr(model, "selection_", None),
-                       {"multilead_leads": sorted(offsets), "n_features": int(model.n_features_in_)})
+                       {"multilead_leads": sorted(offsets),
+                        "n_features": int(model.n_features_in_)})
     return seg, out, series_on_grid(seg, out)

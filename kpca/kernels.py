@@ -49,7 +49,8 @@ SERIAL_MAX_ENTRIES = 1_000_000
 
 
 def _serial_when_small(entries):
-    """Run the wrapped function with one Numba thread when ``entries(*args) < SERIAL_MAX_ENTRIES``."""
+    """Run the wrapped function with one Numba thread when ``entries(*args) <
+    SERIAL_MAX_ENTRIES``."""
 
     def decorate(func):
         @functools.wraps(func)

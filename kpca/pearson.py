@@ -48,8 +48,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import numba
+import numpy as np
 from scipy import integrate, stats
 
 from kpca._validation import check_random_state
@@ -106,7 +106,8 @@ def _check_moments(skew, kurtosis):
     skew = float(skew)
     kurtosis = float(kurtosis)
     if not (np.isfinite(skew) and np.isfinite(kurtosis)):
-        raise ValueError(f"skew and kurtosis must be finite; got skew={skew!r}, kurtosis={kurtosis!r}")
+        raise ValueError(f"skew and kurtosis must be finite; got skew={skew!r}, "
+                         f"kurtosis={kurtosis!r}")
     if kurtosis <= skew**2 + 1.0:
         raise ValueError(
             "kurtosis must exceed skew**2 + 1 (outside the Pearson region no distribution "
@@ -223,7 +224,8 @@ def _type4_standard(p: PearsonParameters, size: int, rng: np.random.Generator):
     def g(t):  # rescaled by its mode value: at most 1, avoids overflow
         return np.exp(b * np.log(np.cos(t)) - nu * t - log_g_mode)
 
-    norm, _ = integrate.quad(g, -np.pi / 2, np.pi / 2, points=[mode], limit=200, epsabs=0.0, epsrel=1e-12)
+    norm, _ = integrate.quad(g, -np.pi / 2, np.pi / 2, points=[mode], limit=200,
+                             epsabs=0.0, epsrel=1e-12)
     f_mode = 1.0 / norm  # f(M) for the normalised density f = g / norm
     out = np.empty(size)
     todo = np.arange(size)
@@ -231,7 +233,8 @@ def _type4_standard(p: PearsonParameters, size: int, rng: np.random.Generator):
         k = todo.size
         u = rng.uniform(0.0, 2.0, k)
         sign = np.where(rng.random(k) < 0.5, -1.0, 1.0)
-        y = np.where(u <= 1.0, u, 1.0 + rng.standard_exponential(k))  # hat: 1 on |y|<=1, e^(1-|y|) beyond
+        # hat: 1 on |y|<=1, e^(1-|y|) beyond
+        y = np.where(u <= 1.0, u, 1.0 + rng.standard_exponential(k))
         log_hat = np.where(y <= 1.0, 0.0, 1.0 - y)
         theta = mode + sign * y / f_mode
         inside = np.abs(theta) < np.pi / 2
@@ -267,7 +270,8 @@ def _standard_draws(p: PearsonParameters, size: int, rng: np.random.Generator):
         a1, a2 = p.roots
         m1, m2 = _beta_exponents(p)
         # the support starts at the root nearer the mean (0) and extends away from the other
-        if a2 < 0.0:  # positive skew: x > a2, (x - a2)/(a2 - a1) ~ BetaPrime(m2 + 1, -(m1 + m2 + 1))
+        # positive skew: x > a2, (x - a2)/(a2 - a1) ~ BetaPrime(m2 + 1, -(m1 + m2 + 1))
+        if a2 < 0.0:
             return a2 + (a2 - a1) * _beta_prime(m2 + 1.0, -(m1 + m2 + 1.0), size, rng)
         return a1 - (a2 - a1) * _beta_prime(m1 + 1.0, -(m1 + m2 + 1.0), size, rng)
     # t == 7: Student t with nu = 1/c2 - 1 degrees of freedom, scaled to unit variance
@@ -356,7 +360,8 @@ def pearsrnd(mu, sigma, skew, kurtosis, size=None, *, random_state=None, truncat
             if tries > 1000:
                 raise ValueError(
                     f"truncate={truncate!r} holds too little probability mass of the Pearson type "
-                    f"{p.name} distribution (mu={mu}, sigma={sigma}, skew={p.skew}, kurtosis={p.kurtosis})"
+                    f"{p.name} distribution (mu={mu}, sigma={sigma}, skew={p.skew}, "
+                    f"kurtosis={p.kurtosis})"
                 )
     if size is None:
         return float(out[0])
@@ -365,7 +370,8 @@ def pearsrnd(mu, sigma, skew, kurtosis, size=None, *, random_state=None, truncat
 
 def _standard_law(p: PearsonParameters):
     """``(law, loc, scale)`` with standardised draws ``loc + scale * Y``, ``Y ~ law`` (a frozen
-    SciPy distribution): the same transformations as :func:`_standard_draws`; ``None`` for type IV."""
+    SciPy distribution): the same transformations as :func:`_standard_draws`; ``None`` for type
+    IV."""
     t = p.type
     if t == 0:
         return stats.norm(), 0.0, 1.0
@@ -401,7 +407,8 @@ _TAIL_PER_DECADE = 80
 def _half_table():
     ratio = 10.0 ** (1.0 / _TAIL_PER_DECADE)
     join = _BULK_STEP / (ratio - 1.0)
-    tail = np.geomspace(_TAIL_START, join, int(np.ceil(np.log10(join / _TAIL_START) * _TAIL_PER_DECADE)) + 1)
+    tail = np.geomspace(_TAIL_START, join,
+                        int(np.ceil(np.log10(join / _TAIL_START) * _TAIL_PER_DECADE)) + 1)
     bulk = np.linspace(join, 0.5, int(np.ceil((0.5 - join) / _BULK_STEP)) + 1)
     return np.unique(np.concatenate([tail, bulk]))
 
@@ -445,7 +452,8 @@ def _hermite_coefficients(kt, kz, km):
     h = np.diff(kt)
     y0, y1 = kz[:-1], kz[1:]
     m0, m1 = km[:-1] * h, km[1:] * h
-    c = np.stack([y0, m0, -3.0 * y0 - 2.0 * m0 + 3.0 * y1 - m1, 2.0 * y0 + m0 - 2.0 * y1 + m1], axis=1)
+    c = np.stack([y0, m0, -3.0 * y0 - 2.0 * m0 + 3.0 * y1 - m1,
+                  2.0 * y0 + m0 - 2.0 * y1 + m1], axis=1)
     return kt, 1.0 / h, np.ascontiguousarray(c)
 
 
@@ -540,15 +548,18 @@ class SortedPearsonSampler:
             return
         law, self._loc, self._scale = law
         # x = mu + sigma (loc + scale Y): the x-interval in Y units (a negative scale reverses it)
-        ya, yb = ((lo - mu) / sigma - self._loc) / self._scale, ((hi - mu) / sigma - self._loc) / self._scale
+        ya, yb = (((lo - mu) / sigma - self._loc) / self._scale,
+                  ((hi - mu) / sigma - self._loc) / self._scale)
         q = _TruncatedQuantile(law, min(ya, yb), max(ya, yb))
         if not q.mass > 1e-12:
             raise ValueError(
                 f"truncate={truncate!r} holds too little probability mass of the Pearson type "
-                f"{p.name} distribution (mu={mu}, sigma={sigma}, skew={p.skew}, kurtosis={p.kurtosis})"
+                f"{p.name} distribution (mu={mu}, sigma={sigma}, skew={p.skew}, "
+                f"kurtosis={p.kurtosis})"
             )
         self._quantile = q
-        self._tables = (_hermite_coefficients(*q.table(False)), _hermite_coefficients(*q.table(True)))
+        self._tables = (_hermite_coefficients(*q.table(False)),
+                        _hermite_coefficients(*q.table(True)))
 
     def draw(self, size, random_state=None):
         """``size`` draws, sorted ascending (the distribution of ``numpy.sort(pearsrnd(...))``).
@@ -604,4 +615,5 @@ def pearsrnd_sorted(mu, sigma, skew, kurtosis, size, *, random_state=None, trunc
     ndarray, shape (size,)
         Non-decreasing.
     """
-    return SortedPearsonSampler(mu, sigma, skew, kurtosis, truncate=truncate).draw(size, random_state)
+    return SortedPearsonSampler(mu, sigma, skew, kurtosis,
+                                truncate=truncate).draw(size, random_state)

@@ -35,7 +35,8 @@ def peak_rss_mb() -> float:
 
 
 def median_iqr(a, *, na: str = "n/a") -> str:
-    """``"median (25th, 75th)"`` of the finite values of ``a`` (3 and 2 decimals); ``na`` when none."""
+    """``"median (25th, 75th)"`` of the finite values of ``a`` (3 and 2 decimals); ``na`` when
+    none."""
     a = np.asarray(a, dtype=float)
     a = a[np.isfinite(a)]
     if a.size == 0:

@@ -142,7 +142,8 @@ def main(argv=None):
         p.stem for p in root.glob("bidmc??.hea"))
     methods = a.methods.split(",")
     with ProcessPoolExecutor(a.jobs) as ex:
-        rows = [r for rs in ex.map(one_record, [(str(root / n), methods) for n in names]) for r in rs]
+        rows = [r for rs in ex.map(one_record,
+                                   [(str(root / n), methods) for n in names]) for r in rs]
     cols = ["n", "agree", "ectopic", "msd_ms", "clipped", "valid", "msc_pca", "r_pca", "msc_ra",
             "r_ra", "msc_pca_keepclipped", "msc_pca_dropclipped", "sec"]
     lines = [f"# {' '.join(sys.argv)}", f"# {len(names)} records; medians over records "

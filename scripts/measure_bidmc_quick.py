@@ -28,7 +28,6 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-
 from _shared import median_iqr
 
 
@@ -80,7 +79,8 @@ def _print_table(rows) -> None:
             sub = [r for r in rows if r["method"] == m and r["criterion"] == c]
             err = sum(bool(r["error"]) for r in sub)
             print(f"  {m:22s} {c:14s} {_cell([r['msc'] for r in sub]):26s} "
-                  f"{_cell([r['corr'] for r in sub]):26s} {_cell([r['rate_error_bpm'] for r in sub]):26s} {err}")
+                  f"{_cell([r['corr'] for r in sub]):26s} "
+                  f"{_cell([r['rate_error_bpm'] for r in sub]):26s} {err}")
     for r in rows:
         if r["error"]:
             print(f"  ! {r['record']} {r['method']} {r['criterion']}: {r['error']}")
@@ -89,7 +89,8 @@ def _print_table(rows) -> None:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--methods", default="kpca,pca,r_amplitude,qrs_area,rsa,kpca_rsa")
-    p.add_argument("--criteria", default="mdd", help="σ² criteria (or numbers) for the kernel methods")
+    p.add_argument("--criteria", default="mdd",
+                   help="σ² criteria (or numbers) for the kernel methods")
     p.add_argument("--lead", default=None)
     p.add_argument("--window-s", type=float, default=None)
     p.add_argument("--option", action="append", default=[], help="method option KEY=VALUE")

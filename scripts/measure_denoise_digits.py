@@ -54,7 +54,8 @@ def main(argv=None):
         Xn = X + std * rng.standard_normal(X.shape)
         row = {"std": std, "noisy": snr_db(X[te], Xn[te])}
         # Linear PCA: choose k on validation.
-        best = max(N_COMPONENTS, key=lambda k: snr_db(X[va], linear_pca_denoise(Xn[va], k, fit_on=Xn[tr])))
+        best = max(N_COMPONENTS,
+                   key=lambda k: snr_db(X[va], linear_pca_denoise(Xn[va], k, fit_on=Xn[tr])))
         lin = linear_pca_denoise(Xn[te], best, fit_on=Xn[tr])
         row["linear PCA"] = (snr_db(X[te], lin), best, None, 0.0)
         examples[std] = {"clean": X[te[:10]], "noisy": Xn[te[:10]], "linear PCA": lin[:10]}

@@ -25,11 +25,14 @@ METHODS = ("kpca", "pca", "r_amplitude", "qrs_area")
 
 def _parse(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4], help="random_state values")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4],
+                   help="random_state values")
     p.add_argument("--scenarios", nargs="+", default=None, help="scenario names (default: all)")
     p.add_argument("--duration", type=float, default=480.0, help="record length in s (default 480)")
     p.add_argument("--fs", type=float, default=125.0, help="sampling rate in Hz (default 125)")
-    p.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "output" / "measure_failure_scenarios.md",
+    p.add_argument("--out", type=Path,
+                   default=(Path(__file__).resolve().parent / "output"
+                            / "measure_failure_scenarios.md"),
                    help="Markdown output file")
     return p.parse_args(argv)
 
@@ -69,10 +72,12 @@ def tables(rows, scenarios):
     med = [head, sep[:-4]]
     for name in scenarios:
         rs = [r for r in rows if r["scenario"] == name]
-        cells = " | ".join(" / ".join(_fmt(np.median([r[m][i] for r in rs])) for i in range(3)) for m in METHODS)
+        cells = " | ".join(" / ".join(_fmt(np.median([r[m][i] for r in rs])) for i in range(3))
+                           for m in METHODS)
         s2 = [r["sigma2"] for r in rs]
         gap = np.median([r["kpca"][0] - r["r_amplitude"][0] for r in rs])
-        med.append(f"| {name} | {cells} | {np.median(s2):.3g}; {min(s2):.3g}–{max(s2):.3g} | {gap:+.2f} |")
+        med.append(f"| {name} | {cells} | {np.median(s2):.3g}; {min(s2):.3g}–{max(s2):.3g} | "
+                   f"{gap:+.2f} |")
     return "\n".join(med), "\n".join(per)
 
 
@@ -92,7 +97,8 @@ def main(argv=None):
             rows.append(measure(name, seed, args.duration, args.fs))
             r = rows[-1]
             print(f"{name:18s} seed {seed}: kpca MSC {r['kpca'][0]:.2f} |r| {r['kpca'][1]:.2f} "
-                  f"(σ² {r['sigma2']:.3g}), r_amplitude MSC {r['r_amplitude'][0]:.2f} |r| {r['r_amplitude'][1]:.2f}",
+                  f"(σ² {r['sigma2']:.3g}), r_amplitude MSC {r['r_amplitude'][0]:.2f} |r| "
+                  f"{r['r_amplitude'][1]:.2f}",
                   flush=True)
     med, per = tables(rows, scenarios)
     cmd = "python scripts/measure_failure_scenarios.py --seeds " + " ".join(map(str, args.seeds))
@@ -113,7 +119,7 @@ Every method through `edr.pipeline.extract_edr(rec, method=..., sigma2="mdd")`, 
 ## Per record
 
 {per}
-"""
+"""  # noqa: E501 (Markdown report text: a long line kept as written)
     print()
     print(med)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -16,8 +16,8 @@ of the record, σ² by MDD on the support vectors + validation set, Varon et al.
    reference by :func:`edr.evaluate.metrics.score` (rate error against the
    ``ann1`` breath annotations).
 
-Scores follow the evaluation protocol of docs/design.md, section 5 (MSC, |r|, median respiratory-rate
-error). Writes a Markdown report (command at the top) and the per-record
+Scores follow the evaluation protocol of docs/design.md, section 5 (MSC, |r|, median
+respiratory-rate error). Writes a Markdown report (command at the top) and the per-record
 BIDMC rows as CSV.
 
 Usage::
@@ -42,7 +42,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
-
 from _shared import median_iqr, peak_rss_mb
 
 FS_SIM = 250.0
@@ -96,12 +95,13 @@ def measure_day(hours: float, lines: list[str]) -> None:
     from edr.simulate import simulate_recording
 
     rec = simulate_recording(hours * 3600.0, FS_SIM, random_state=0, name="day")
-    lines += [f"### Simulated {hours:g}-hour record (edr.simulate, {FS_SIM:g} Hz, lead II, seed 0)", "",
+    lines += [f"### Simulated {hours:g}-hour record (edr.simulate, {FS_SIM:g} Hz, lead II, seed 0)",
+              "",
               "Each row: read + `extract_edr(rec, 'kpca', **kw)` in a fresh subprocess; peak = its "
               "VmHWM (includes the record itself: "
               f"{rec.ecg.size * 8 / 2**20:.0f} MB of float64 samples).", "",
-              "| configuration | extract wall (s) | extract CPU (s) | peak memory (MB) | beats | windows "
-              "| sigma2 (median) | MSC | abs(r) | rate error (/min) | CPU dense / this |",
+              "| configuration | extract wall (s) | extract CPU (s) | peak memory (MB) | beats | "
+              "windows | sigma2 (median) | MSC | abs(r) | rate error (/min) | CPU dense / this |",
               "|---|---|---|---|---|---|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory(prefix="edr_ls_") as tmp:
         wfdb.wrsamp("day", fs=FS_SIM, units=["mV"], sig_name=["II"],
@@ -109,7 +109,8 @@ def measure_day(hours: float, lines: list[str]) -> None:
         ref_cpu = None
         for label, kw in DAY_CONFIGS:
             out_npz = os.path.join(tmp, "out.npz")
-            cmd = [sys.executable, __file__, "--child", os.path.join(tmp, "day"), json.dumps(kw), out_npz]
+            cmd = [sys.executable, __file__, "--child", os.path.join(tmp, "day"),
+                   json.dumps(kw), out_npz]
             proc = subprocess.run(cmd, capture_output=True, text=True)
             if proc.returncode != 0:
                 msg = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "?"
@@ -151,16 +152,19 @@ def measure_bidmc(root: Path, csv_path: Path, lines: list[str]) -> None:
                            n_beats=0, error=f"{type(exc).__name__}: {exc}".splitlines()[0])
             row.update(record=rec.name, config=label, cpu_s=time.process_time() - c0)
             rows.append(row)
-        print(rec.name, " | ".join(f"{r['config']}: {r['msc']:.3f}" for r in rows[-len(BIDMC_CONFIGS):]),
+        print(rec.name,
+              " | ".join(f"{r['config']}: {r['msc']:.3f}" for r in rows[-len(BIDMC_CONFIGS):]),
               flush=True)
     csv_path.parent.mkdir(parents=True, exist_ok=True)
-    cols = ["record", "config", "msc", "corr", "rate_error_bpm", "sigma2", "n_beats", "cpu_s", "error"]
+    cols = ["record", "config", "msc", "corr", "rate_error_bpm", "sigma2", "n_beats",
+            "cpu_s", "error"]
     with open(csv_path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()
         for r in rows:
             w.writerow({k: r[k] for k in cols})
-    lines += [f"### BIDMC, {len(records)} records, lead II, sigma2 by MDD (per-record rows: `{csv_path}`)", "",
+    lines += [f"### BIDMC, {len(records)} records, lead II, sigma2 by MDD (per-record rows: "
+              f"`{csv_path}`)", "",
               "Median (25th, 75th percentile) over records; p = two-sided Wilcoxon signed-rank "
               "test of the per-record MSC against dense.", "",
               "| configuration | MSC | abs(r) | rate error (/min) | CPU s / record (median) | "
@@ -199,12 +203,14 @@ def main(argv=None) -> int:
     if a.child:
         _child(*a.child)
         return 0
-    cmd = " ".join(["python", "scripts/measure_largescale_edr.py", *(argv if argv is not None else sys.argv[1:])])
-    env = " ".join(f"{k}={os.environ[k]}" for k in ("EDR_DATA_DIR", "OPENBLAS_NUM_THREADS") if k in os.environ)
+    cmd = " ".join(["python", "scripts/measure_largescale_edr.py",
+                    *(argv if argv is not None else sys.argv[1:])])
+    env = " ".join(f"{k}={os.environ[k]}" for k in ("EDR_DATA_DIR",
+                                                    "OPENBLAS_NUM_THREADS") if k in os.environ)
     lines = ["# One large-scale kPCA model per record vs windowed dense kPCA", "",
              f"Command: `{env} {cmd}`".replace("`  ", "`"), "",
-             f"Started {time.strftime('%Y-%m-%d %H:%M:%S')}, load average {os.getloadavg()[0]:.1f} on "
-             f"{os.cpu_count()} CPUs (shared machine: compare CPU seconds, not wall).", ""]
+             f"Started {time.strftime('%Y-%m-%d %H:%M:%S')}, load average {os.getloadavg()[0]:.1f} "
+             f"on {os.cpu_count()} CPUs (shared machine: compare CPU seconds, not wall).", ""]
     t0 = time.perf_counter()
     for h in a.hours:
         measure_day(h, lines)

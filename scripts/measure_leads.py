@@ -1,4 +1,5 @@
-"""Measure lead choice and multi-lead fusion on BIDMC by the evaluation protocol (docs/design.md §5).
+"""Measure lead choice and multi-lead fusion on BIDMC by the evaluation protocol (docs/design.md
+§5).
 
 For every record in ``$EDR_DATA_DIR/bidmc`` and every ECG lead, a single-lead
 ``kpca`` EDR (:func:`edr.pipeline.extract_edr`, σ² by ``--criterion``) is
@@ -87,7 +88,9 @@ def one_record(args):
     out["oracle"] = scored[out["oracle_lead"]]
     wave = type("R", (), {})
     for rule in RULES:
-        qr = {n: replace(q, score=(float(getattr(q, rule)) if q.usable and np.isfinite(getattr(q, rule))
+        qr = {n: replace(q,
+                         score=(float(getattr(q, rule)) if q.usable and np.isfinite(getattr(q,
+                                                                                            rule))
                                     else 0.0)) for n, q in quality.items()}
         lead = choose_lead({n: q for n, q in qr.items() if n in edrs})
         out[f"auto:{rule}"] = dict(single[lead], lead=lead)
@@ -96,7 +99,8 @@ def one_record(args):
         out[f"fuse_b:{rule}"] = _scores(score(wave, rec))
     try:
         joint, offsets = joint_beats(beats, quality)
-        t, v, model = multilead_kpca(rec.leads, rec.fs, joint, offsets, sigma2=sigma2, random_state=0)
+        t, v, model = multilead_kpca(rec.leads, rec.fs, joint, offsets, sigma2=sigma2,
+                                     random_state=0)
         _, y = to_uniform_grid(t, v, t_start=grid[0], t_end=grid[-1])
         wave.waveform = bandpass(y)
         out["fuse_a"] = dict(_scores(score(wave, rec)), n_leads=len(offsets),
@@ -123,10 +127,12 @@ def refresh_fuse_a(args):
     beats = {n: detect(rec.leads[n], rec.fs) for n, q in quality.items() if q.usable}
     wave = type("R", (), {})
     wave.fs = 4.0
-    wave.time = np.arange(int(np.floor(rec.leads[next(iter(rec.leads))].size / rec.fs * 4 + 1e-9))) / 4.0
+    wave.time = np.arange(int(np.floor(rec.leads[next(iter(rec.leads))].size / rec.fs * 4
+                                       + 1e-9))) / 4.0
     try:
         joint, offsets = joint_beats(beats, {n: q for n, q in quality.items() if n in beats})
-        t, v, model = multilead_kpca(rec.leads, rec.fs, joint, offsets, sigma2=sigma2, random_state=0)
+        t, v, model = multilead_kpca(rec.leads, rec.fs, joint, offsets, sigma2=sigma2,
+                                     random_state=0)
         _, y = to_uniform_grid(t, v, t_start=wave.time[0], t_end=wave.time[-1])
         wave.waveform = bandpass(y)
         row["fuse_a"] = dict(_scores(score(wave, rec)), n_leads=len(offsets),
@@ -145,7 +151,8 @@ def _fmt(vals):
 
 
 def summarise(rows, argv) -> list[str]:
-    keys = ["II", "oracle"] + [f"auto:{r}" for r in RULES] + [f"fuse_b:{r}" for r in RULES] + ["fuse_a"]
+    keys = ["II", "oracle"] + [f"auto:{r}" for r in RULES] + [f"fuse_b:{r}"
+                                                              for r in RULES] + ["fuse_a"]
     lines = [f"# {' '.join(argv)}",
              f"# {len(rows)} BIDMC records; medians (25th, 75th percentile) over records; "
              "oracle = best single lead by MSC (uses the reference: a yardstick only)",
@@ -154,17 +161,22 @@ def summarise(rows, argv) -> list[str]:
         got = [r[k] for r in rows if r.get(k) and "msc" in r[k]]
         hits = ""
         if k.startswith("auto:"):
-            n_hit = sum(r[k]["lead"] == r["oracle_lead"] for r in rows if r.get(k) and "lead" in r[k])
+            n_hit = sum(r[k]["lead"] == r["oracle_lead"] for r in rows if r.get(k)
+                        and "lead" in r[k])
             hits = f"{n_hit}/{len(got)}"
-        lines.append(f"{k:<22} {_fmt([g['msc'] for g in got]):>20} {_fmt([g['corr'] for g in got]):>20} "
-                     f"{_fmt([g['rate'] for g in got]):>20}  {hits}")
+        lines.append(f"{k:<22} {_fmt([g['msc'] for g in got]):>20} "
+                     f"{_fmt([g['corr'] for g in got]):>20} {_fmt([g['rate'] for g in got]):>20}  "
+                     f"{hits}")
     lines.append("")
-    lines.append("# per record: MSC of each lead; oracle lead; lead chosen by each auto rule; fuse_a MSC")
+    lines.append("# per record: MSC of each lead; oracle lead; lead chosen by each auto rule; "
+                 "fuse_a MSC")
     for r in rows:
-        per = " ".join(f"{n}={v['msc']:.2f}" if "msc" in v else f"{n}=ERR" for n, v in r["leads"].items())
+        per = " ".join(f"{n}={v['msc']:.2f}" if "msc" in v else f"{n}=ERR"
+                       for n, v in r["leads"].items())
         picks = " ".join(f"{rule}->{r[f'auto:{rule}']['lead']}" for rule in RULES)
         fa = r["fuse_a"].get("msc", float("nan"))
-        lines.append(f"{r['record']}: {per} | oracle {r['oracle_lead']} | {picks} | fuse_a {fa:.2f}")
+        lines.append(f"{r['record']}: {per} | oracle {r['oracle_lead']} | {picks} | "
+                     f"fuse_a {fa:.2f}")
     return lines
 
 
@@ -192,7 +204,8 @@ def main(argv=None):
     if a.refresh_fuse_a:
         stored = [n for n in names if n in done]
         with ProcessPoolExecutor(a.jobs) as ex:
-            for r in ex.map(refresh_fuse_a, [(str(root / n), a.criterion, done[n]) for n in stored]):
+            for r in ex.map(refresh_fuse_a,
+                            [(str(root / n), a.criterion, done[n]) for n in stored]):
                 done[r["record"]] = r
         jsonl.write_text("".join(json.dumps(done[n], default=float) + "\n" for n in stored))
     todo = [n for n in names if n not in done]
@@ -203,7 +216,8 @@ def main(argv=None):
             done[r["record"]] = r
             print(r["record"], f"{r['seconds']:.0f}s", flush=True)
     rows = [done[n] for n in names if n in done]
-    lines = summarise(rows, ["scripts/measure_leads.py"] + (argv if argv is not None else sys.argv[1:]))
+    lines = summarise(rows,
+                      ["scripts/measure_leads.py"] + (argv if argv is not None else sys.argv[1:]))
     out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines[:15]))
 

@@ -8,9 +8,10 @@ the default ``edr.pipeline.extract_edr(..., method="kpca")``), sigma2 is chosen 
 * Shannon, KDE differential entropy (bin-free alternative),
 * the rule of thumb (Eq. (20) of Varon et al. 2015) and MDD with n_c = 1 (q = 100),
 
-and the EDR is scored against the reference respiration with the evaluation protocol (docs/design.md, section 5)
-(``edr.evaluate.metrics.score``: MSC around f_ref, |r|).  Output: one CSV row per record and
-criterion, and a summary (median, 25th, 75th percentile of the MSC per criterion).
+and the EDR is scored against the reference respiration with the evaluation protocol
+(docs/design.md, section 5) (``edr.evaluate.metrics.score``: MSC around f_ref, |r|).  Output: one
+CSV row per record and criterion, and a summary (median, 25th, 75th percentile of the MSC per
+criterion).
 
 Run:  EDR_DATA_DIR=/work/shared/data python scripts/measure_shannon_bidmc.py [--records N]
 """
@@ -42,9 +43,11 @@ VARIANTS = {
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--records", type=int, default=None, help="first N records only")
-    ap.add_argument("--offset", type=int, default=0, help="skip the first K records (to split a run)")
+    ap.add_argument("--offset", type=int, default=0,
+                    help="skip the first K records (to split a run)")
     ap.add_argument("-o", "--output", default="scripts/output/shannon_bidmc.csv")
-    ap.add_argument("--summary-only", nargs="+", metavar="CSV", help="summarise existing CSV file(s)")
+    ap.add_argument("--summary-only", nargs="+", metavar="CSV",
+                    help="summarise existing CSV file(s)")
     args = ap.parse_args(argv)
     if args.summary_only:
         rows = []
@@ -81,7 +84,8 @@ def main(argv=None):
             rows.append(row)
             w.writerow({k: row.get(k, "") for k in keys})
             fh.flush()
-            print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()),
+            print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                           for k, v in row.items()),
                   flush=True)
     fh.close()
     summarize(rows, len(names), out)
@@ -102,8 +106,8 @@ def summarize(rows, n_records, out):
     complete = {rec for rec, c in have.items() if set(VARIANTS) <= c}
     rows = [r for r in rows if r["record"] in complete]
     n_records = len(complete)
-    print(f"\n{n_records} complete records -> {out}\ncriterion            MSC median (25th, 75th)    |r| median"
-          "   MSC higher/equal/lower than shannon-hist256 (paired)")
+    print(f"\n{n_records} complete records -> {out}\ncriterion            MSC median (25th, 75th)  "
+          "  |r| median   MSC higher/equal/lower than shannon-hist256 (paired)")
     base = {r["record"]: r["msc"] for r in rows if r["criterion"] == "shannon-hist256"}
     for label in VARIANTS:
         m = np.array([r["msc"] for r in rows if r["criterion"] == label], dtype=float)
@@ -111,7 +115,8 @@ def summarize(rows, n_records, out):
         q = np.nanpercentile(m, [50, 25, 75])
         d = np.array([r["msc"] - base[r["record"]] for r in rows if r["criterion"] == label])
         wins = f"{np.sum(d > 1e-9)}/{np.sum(np.abs(d) <= 1e-9)}/{np.sum(d < -1e-9)}"
-        print(f"{label:20s} {q[0]:.3f} ({q[1]:.3f}, {q[2]:.3f})          {np.nanmedian(c):.3f}      {wins}")
+        print(f"{label:20s} {q[0]:.3f} ({q[1]:.3f}, {q[2]:.3f})          {np.nanmedian(c):.3f}     "
+              f" {wins}")
 
 
 if __name__ == "__main__":

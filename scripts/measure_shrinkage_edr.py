@@ -121,10 +121,11 @@ def main(argv=None):
                 p = stats.wilcoxon(d).pvalue if np.any(d != 0) else 1.0
                 cells.append(f"{int(np.sum(d > 0))}/{len(d)} / {p:.2g}")
         n_empty = sum(out[v]["empty"] for _, _, out in rows)
-        table.append(f"| {v} | {q(vals['msc'])} | {q(vals['corr'])} | {q(vals['rate_error_bpm'])} | "
-                     f"{n_empty} | "
+        table.append(f"| {v} | {q(vals['msc'])} | {q(vals['corr'])} | {q(vals['rate_error_bpm'])} "
+                     f"| {n_empty} | "
                      + " | ".join(cells) + " |")
-    cmd = f"EDR_DATA_DIR=/work/shared/data python scripts/measure_shrinkage_edr.py --method {args.method}"
+    cmd = ("EDR_DATA_DIR=/work/shared/data python scripts/measure_shrinkage_edr.py --method "
+           f"{args.method}")
     if args.records:
         cmd += f" --records {args.records}"
     md = [

@@ -35,22 +35,26 @@ MORPHOLOGY = {"weak": (0.02, 1.0), "moderate": (0.08, 5.0), "default": (0.15, 10
 
 
 def _real_part(results_csv):
-    rows = [r for r in csv.DictReader(open(results_csv)) if r["lead"] == "default" and not r["error"]
+    rows = [r for r in csv.DictReader(open(results_csv)) if r["lead"] == "default"
+            and not r["error"]
             and (r["criterion"] in ("mdd", "none"))]
     table = {}
     for r in rows:
-        if r["method"] in OURS + NK and (r["method"] in NK or r["method"] == "rsa" or r["criterion"] == "mdd"):
-            table.setdefault(r["record"], {})[r["method"]] = (float(r["msc"]), abs(float(r["corr"])))
+        if r["method"] in OURS + NK and (r["method"] in NK or r["method"] == "rsa"
+                                         or r["criterion"] == "mdd"):
+            table.setdefault(r["record"], {})[r["method"]] = (float(r["msc"]),
+                                                              abs(float(r["corr"])))
     recs = [k for k, v in table.items() if all(m in v for m in OURS + NK)]
     best = {k: max(table[k][m][0] for m in NK) for k in recs}
     best_r = {k: max(table[k][m][1] for m in NK) for k in recs}
     order = sorted(recs, key=lambda k: -best[k])
-    out = ["## A. BIDMC (real ICU recordings), records ranked by NeuroKit2's best MSC on each record", "",
+    out = ["## A. BIDMC (real ICU recordings), records ranked by NeuroKit2's best MSC on each "
+           "record", "",
            f"Source: `{Path(results_csv).relative_to(ROOT)}` (lead II, kernel methods with MDD).  "
            "'NK2 best' takes, per record, the best of the four NeuroKit2 variants - an oracle "
            "in NeuroKit2's favour.", "",
-           "| records | NK2 best MSC | kpca_rsa MSC | kpca MSC | rsa MSC | NK2 best |r| | kpca_rsa |r| "
-           "| kpca_rsa >= NK2 best (MSC) | kpca_rsa >= NK2 best (|r|) |",
+           "| records | NK2 best MSC | kpca_rsa MSC | kpca MSC | rsa MSC | NK2 best |r| | kpca_rsa "
+           "|r| | kpca_rsa >= NK2 best (MSC) | kpca_rsa >= NK2 best (|r|) |",
            "|---|---|---|---|---|---|---|---|---|"]
     for top in (5, 10, 15, len(order)):
         sel = order[:top]
@@ -58,13 +62,17 @@ def _real_part(results_csv):
         medr = np.median([table[k]["kpca_rsa"][1] for k in sel])
         wins = sum(table[k]["kpca_rsa"][0] >= best[k] - 1e-12 for k in sel)
         wins_r = sum(table[k]["kpca_rsa"][1] >= best_r[k] - 1e-12 for k in sel)
-        out.append(f"| top {top} | {np.median([best[k] for k in sel]):.3f} | {med['kpca_rsa']:.3f} | "
-                   f"{med['kpca']:.3f} | {med['rsa']:.3f} | {np.median([best_r[k] for k in sel]):.3f} | "
-                   f"{medr:.3f} | {wins}/{top} | {wins_r}/{top} |")
+        out.append(f"| top {top} | {np.median([best[k] for k in sel]):.3f} | {med['kpca_rsa']:.3f} "
+                   f"| {med['kpca']:.3f} | {med['rsa']:.3f} | "
+                   f"{np.median([best_r[k] for k in sel]):.3f} | {medr:.3f} | {wins}/{top} | "
+                   f"{wins_r}/{top} |")
     out += ["", "Per record, the 10 records where NeuroKit2 is strongest:", "",
-            "| record | " + " | ".join(NK) + " | rsa | kpca | kpca_rsa |", "|---" * (len(NK) + 4) + "|"]
+            "| record | " + " | ".join(NK) + " | rsa | kpca | kpca_rsa |",
+            "|---" * (len(NK) + 4) + "|"]
     for k in order[:10]:
-        out.append(f"| {k} | " + " | ".join(f"{table[k][m][0]:.2f}" for m in NK + ["rsa", "kpca", "kpca_rsa"]) + " |")
+        out.append(f"| {k} | " + " | ".join(f"{table[k][m][0]:.2f}" for m in NK + ["rsa", "kpca",
+                                                                                   "kpca_rsa"])
+                   + " |")
     return out
 
 
@@ -80,7 +88,8 @@ def _simulated_part(seeds, duration_s):
         for label, (amp, axis) in MORPHOLOGY.items():
             for seed in seeds:
                 rng = np.random.default_rng(1000 + seed)
-                rec = simulate_recording(duration_s, 250.0, resp_rate_hz=float(rng.uniform(0.2, 0.3)),
+                rec = simulate_recording(duration_s, 250.0,
+                                         resp_rate_hz=float(rng.uniform(0.2, 0.3)),
                                          heart_rate_bpm=float(rng.uniform(60, 70)), rsa_bpm=rsa_bpm,
                                          amplitude_modulation=amp, axis_modulation_deg=axis,
                                          name=f"rest_{label}_{seed}", random_state=seed)
@@ -90,11 +99,13 @@ def _simulated_part(seeds, duration_s):
                         s = score(extract_edr(rec, method=m, random_state=0), rec)
                     res.setdefault((rsa_bpm, label, m), []).append((s.msc, abs(s.corr)))
     out = ["", "## B. Simulated healthy subjects at rest (edr.simulate)", "",
-           f"{len(seeds)} seeds per cell, {duration_s:.0f}-s records at 250 Hz, breathing 0.2-0.3 Hz, heart rate "
-           "60-70 bpm; morphology modulation (relative amplitude, axis degrees per unit breath): "
+           f"{len(seeds)} seeds per cell, {duration_s:.0f}-s records at 250 Hz, breathing 0.2-0.3 "
+           "Hz, heart rate 60-70 bpm; morphology modulation (relative amplitude, axis degrees per "
+           "unit breath): "
            + ", ".join(f"{k} {v[0]:g} / {v[1]:g} deg" for k, v in MORPHOLOGY.items())
            + f". Median MSC / |r| per cell ({time.perf_counter() - t0:.0f} s).", "",
-           "| RSA bpm | morphology | " + " | ".join(methods) + " |", "|---" * (len(methods) + 2) + "|"]
+           "| RSA bpm | morphology | " + " | ".join(methods) + " |",
+           "|---" * (len(methods) + 2) + "|"]
     for rsa_bpm in (4.0, 8.0):
         for label in MORPHOLOGY:
             cells = []
@@ -102,9 +113,11 @@ def _simulated_part(seeds, duration_s):
                 v = np.array(res[(rsa_bpm, label, m)])
                 cells.append(f"{np.median(v[:, 0]):.2f} / {np.median(v[:, 1]):.2f}")
             out.append(f"| {rsa_bpm:g} | {label} | " + " | ".join(cells) + " |")
-    allv = {m: np.array([x for (r, lab, mm), v in res.items() if mm == m for x in v]) for m in methods}
+    allv = {m: np.array([x for (r, lab, mm), v in res.items() if mm == m for x in v])
+            for m in methods}
     out += ["", "All simulated records pooled (median MSC / |r|): "
-            + "; ".join(f"{m} {np.median(v[:, 0]):.3f} / {np.median(v[:, 1]):.3f}" for m, v in allv.items())]
+            + "; ".join(f"{m} {np.median(v[:, 0]):.3f} / {np.median(v[:, 1]):.3f}"
+                        for m, v in allv.items())]
     return out
 
 

@@ -14,7 +14,8 @@ terms with the paper's Matlab timings; the ratio LOOCV / shrinkage is.
 
 Usage::
 
-    python scripts/repro_hagiwara2007_table1.py [--trials 1000] [--quick] [--seed 0] [--out scripts/output]
+    python scripts/repro_hagiwara2007_table1.py [--trials 1000] [--quick] [--seed 0] [--out
+    scripts/output]
 """
 
 from __future__ import annotations
@@ -89,7 +90,8 @@ def main(argv=None):
         wins.append(f"| {n} | {np.mean(err['BHT'] < err['LOOCV']):.2f} | "
                     f"{np.mean(err['CHT'] < err['LOOCV']):.2f} |")
         print(rows_err[-1], flush=True)
-    cmd = "python scripts/repro_hagiwara2007_table1.py" + (" --quick" if args.quick else f" --trials {trials}")
+    cmd = "python scripts/repro_hagiwara2007_table1.py" + (" --quick" if args.quick else " "
+                                                           f"--trials {trials}")
     md = [
         "# Hagiwara (ICONIP 2007) Table 1: orthogonal shrinkage vs LOOCV",
         "",
@@ -103,7 +105,8 @@ def main(argv=None):
         "|---|---|---|---|---|",
         *rows_err,
         "",
-        "## (b) CPU time per fit — ours (paper, Matlab 2.13 GHz Core2); last column LOOCV/BHT ratio",
+        "## (b) CPU time per fit — ours (paper, Matlab 2.13 GHz Core2); "
+        "last column LOOCV/BHT ratio",
         "",
         "| n | LOOCV | CHT | HTU | BHT | LOOCV/BHT |",
         "|---|---|---|---|---|---|",

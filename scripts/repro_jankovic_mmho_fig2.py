@@ -138,7 +138,8 @@ def cosines(hist, s):
 
 def run(reading, T, seed, orthonormal, every=100):
     s, W0 = paper_data(T, seed, orthonormal)
-    hist = _train(_CODE[reading], s, W0, 3.45, 0.115, 15000 if T <= 25000 else T - 10000, 0.5, every)
+    hist = _train(_CODE[reading], s, W0, 3.45, 0.115,
+                  15000 if T <= 25000 else T - 10000, 0.5, every)
     return cosines(hist, s)
 
 
@@ -156,7 +157,8 @@ def main(argv=None):
     lines = []
     fig, axes = plt.subplots(2, len(READINGS), figsize=(3.2 * len(READINGS), 5.5), sharey=True)
     for row, ortho in enumerate((False, True)):
-        setting = "orthonormal mix (Fig. 3 set-up)" if ortho else "mix = rand(5) - .5 (Fig. 2 set-up)"
+        setting = ("orthonormal mix (Fig. 3 set-up)" if ortho else "mix = rand(5) - .5 (Fig. 2 "
+                   "set-up)")
         lines += [f"### {setting}", "",
                   "min_i |cos(w_i, pca_i)| after 25 000 iterations (paper's gains), per seed; "
                   f"then after {args.long} iterations (gain 3.45, last 10 000 at 0.115).", "",

@@ -13,8 +13,8 @@ reports every radius in ``--radii``.  kPA uses the paper's k = 30 leading eigenv
 (Mika et al. fixed point, Eq. (5)).
 
 Run:  python scripts/repro_jorgensen2012_semicircles.py [--radii 3 3.5] [--repeats 3]
-(exploratory single runs, seed 0: radius 4 -> (q, sigma) = (3, 5.0), SNR 14.91 dB; radius 5 -> (4, 5.0),
-17.13 dB; radius 10 -> (9, 6.0), 22.98 dB: the paper's result needs a radius near 3)
+(exploratory single runs, seed 0: radius 4 -> (q, sigma) = (3, 5.0), SNR 14.91 dB; radius 5 -> (4,
+5.0), 17.13 dB; radius 10 -> (9, 6.0), 22.98 dB: the paper's result needs a radius near 3)
 Output: scripts/output/repro_kpa_semicircles.md
 """
 
@@ -54,32 +54,39 @@ def main(argv=None):
     lines = [
         "# kPA on the semicircles (Jørgensen & Hansen 2012, Table I: N=500, sigma_noise=0.5)",
         "",
-        f"Paper: (q, sigma) = ({PAPER['q']}, {PAPER['sigma']}), SNR {PAPER['snr']} +- {PAPER['snr_sd']} dB.",
+        f"Paper: (q, sigma) = ({PAPER['q']}, {PAPER['sigma']}), SNR {PAPER['snr']} +- "
+        f"{PAPER['snr_sd']} dB.",
         "Command: `python scripts/repro_jorgensen2012_semicircles.py " + " ".join(argv or []) + "`",
         "",
-        "| radius | seed | q | sigma | E(sigma) max | SNR noisy (dB) | SNR denoised (dB) | pooled SNR denoised (dB) | q(sigma) over 2.5..6.5 |",
+        "| radius | seed | q | sigma | E(sigma) max | SNR noisy (dB) | SNR denoised (dB) | pooled "
+        "SNR denoised (dB) | q(sigma) over 2.5..6.5 |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     snrs = {}
     for radius in args.radii:
         for seed in range(args.repeats):
-            noisy, clean = semicircles(500, noise=0.5, radius=radius, n_features=50, random_state=seed)
-            res = select(noisy, "kpa", grid=SIGMAS**2, random_state=seed, n_permutations=49, n_eigenvalues=30)
+            noisy, clean = semicircles(500, noise=0.5, radius=radius, n_features=50,
+                                       random_state=seed)
+            res = select(noisy, "kpa", grid=SIGMAS**2, random_state=seed, n_permutations=49,
+                         n_eigenvalues=30)
             sigma = float(np.sqrt(res.sigma2))
             if res.n_components >= 1:
-                den = KernelPCA(n_components=res.n_components, sigma2=res.sigma2).fit(noisy).denoise(noisy)
+                den = KernelPCA(n_components=res.n_components,
+                                sigma2=res.sigma2).fit(noisy).denoise(noisy)
                 snr, pooled = snr_db(clean, den), snr_db_pooled(clean, den)
                 snrs.setdefault(radius, []).append(snr)
             else:
                 snr = pooled = float("nan")
-            row = (f"| {radius:g} | {seed} | {res.n_components} | {sigma:.1f} | {res.curve.max():.3f} | "
-                   f"{snr_db(clean, noisy):.2f} | {snr:.2f} | {pooled:.2f} | {' '.join(map(str, res.n_components_grid))} |")
+            row = (f"| {radius:g} | {seed} | {res.n_components} | {sigma:.1f} | "
+                   f"{res.curve.max():.3f} | {snr_db(clean, noisy):.2f} | {snr:.2f} | {pooled:.2f} "
+                   f"| {' '.join(map(str, res.n_components_grid))} |")
             print(row, flush=True)
             lines.append(row)
     lines.append("")
     for radius, v in snrs.items():
-        lines.append(f"* radius {radius:g}: SNR denoised {np.mean(v):.2f} +- {np.std(v):.2f} dB over {len(v)} "
-                     f"data sets (paper {PAPER['snr']} +- {PAPER['snr_sd']} dB, difference {np.mean(v) - PAPER['snr']:+.2f} dB)")
+        lines.append(f"* radius {radius:g}: SNR denoised {np.mean(v):.2f} +- {np.std(v):.2f} dB "
+                     f"over {len(v)} data sets (paper {PAPER['snr']} +- {PAPER['snr_sd']} dB, "
+                     f"difference {np.mean(v) - PAPER['snr']:+.2f} dB)")
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n")

@@ -17,7 +17,8 @@ the input dimension and c = 2 sigma^2, i.e. ``sigma2 = n_dim * sigma^2`` in the
 
 Usage::
 
-    python scripts/repro_mika1999_table1.py [--repeats 3] [--quick] [--out scripts/output/mika1999_table1.md]
+    python scripts/repro_mika1999_table1.py [--repeats 3] [--quick] [--out
+    scripts/output/mika1999_table1.md]
 """
 
 from __future__ import annotations
@@ -93,7 +94,8 @@ def main(argv=None):
         print(f"sigma={sigma}: " + " ".join(f"{v:.2f}" for v in ours[sigma]), file=sys.stderr)
     elapsed = time.perf_counter() - t0
 
-    cmd = "python scripts/repro_mika1999_table1.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    cmd = "python scripts/repro_mika1999_table1.py " + " ".join(argv if argv is not None
+                                                                else sys.argv[1:])
     lines = [
         "# Mika et al. (1999), Table 1 — de-noising eleven Gaussians in R^10",
         "",
@@ -110,7 +112,7 @@ def main(argv=None):
         "|---|" + "---|" * len(N_COMPONENTS),
     ]
     for sigma in SIGMAS:
-        cells = [f"**{a:.2f}** / {b:.2f}" for a, b in zip(ours[sigma], PAPER[sigma])]
+        cells = [f"**{a:.2f}** / {b:.2f}" for a, b in zip(ours[sigma], PAPER[sigma], strict=False)]
         lines.append(f"| {sigma} | " + " | ".join(cells) + " |")
     text = "\n".join(lines) + "\n"
     print(text)

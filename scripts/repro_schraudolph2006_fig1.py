@@ -40,7 +40,8 @@ def digits_subset():
 
 def run(X, gain, passes, **kw):
     try:
-        return KernelHebbianPCA(16, sigma2=16.0, gain=gain, n_passes=passes, random_state=0, **kw).fit(X).excess_error_
+        return KernelHebbianPCA(16, sigma2=16.0, gain=gain, n_passes=passes, random_state=0,
+                                **kw).fit(X).excess_error_
     except FloatingPointError:
         return None
 
@@ -49,7 +50,8 @@ def tune(X, gain, passes, key, fixed):
     best = None
     for v in GRID:
         curve = run(X, gain, passes, **fixed, **{key: v})
-        if curve is not None and np.isfinite(curve[-1]) and (best is None or curve[-1] < best[1][-1]):
+        if curve is not None and np.isfinite(curve[-1]) and (best is None
+                                                             or curve[-1] < best[1][-1]):
             best = (v, curve)
     return best
 
@@ -86,7 +88,8 @@ def main(argv=None):
     ]
     for p in sorted({1, 2, 5, 10, 20, args.passes} & set(range(1, args.passes + 1))):
         lines.append(f"| {p} | " + " | ".join(f"{c[p - 1]:.4g}" for c in curves.values()) + " |")
-    lines += ["", "Paper (USPS, Fig. 1 right): KHA/et clearly below KHA/t; KHA-SMD below KHA/et.", ""]
+    lines += ["",
+              "Paper (USPS, Fig. 1 right): KHA/et clearly below KHA/t; KHA-SMD below KHA/et.", ""]
     (args.out / "kha_digits_fig1.md").write_text("\n".join(lines))
     import matplotlib
 

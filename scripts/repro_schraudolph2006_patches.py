@@ -88,8 +88,8 @@ def main(argv=None):
                                ("ICF", dict(solver="icf", eta=1e-1, max_rank=200))):
                 key = f"kPCA {name} sigma2={f:g}x rule"
                 t0 = time.perf_counter()
-                out = per_subimage(noisy, lambda P: denoise(P, N_COMPONENTS, f * rule,
-                                                            random_state=seed, **opts, **PREIMAGE))
+                out = per_subimage(noisy, lambda P, f=f, rule=rule, opts=opts: denoise(
+                    P, N_COMPONENTS, f * rule, random_state=seed, **opts, **PREIMAGE))
                 res[key] = (snr_db(clean, out), mse(clean, out), time.perf_counter() - t0)
                 imgs[key] = out
                 print(f"std={std} {key}: SNR {res[key][0]:.2f} dB ({res[key][2]:.0f} s)",
@@ -104,7 +104,8 @@ def main(argv=None):
         "# Multipatch de-noising of china.jpg (192x192 grey crop, four 96x96 sub-images)",
         "",
         f"11x11 patches, 2-pixel grid, {N_COMPONENTS} components, seed {seed}. "
-        "Cell: SNR dB (MSE). Command: `MPLBACKEND=Agg python scripts/repro_schraudolph2006_patches.py`",
+        "Cell: SNR dB (MSE). Command: `MPLBACKEND=Agg python "
+        "scripts/repro_schraudolph2006_patches.py`",
         "",
         "| noise std | rule sigma2 | " + " | ".join(methods) + " |",
         "|---" * (len(methods) + 2) + "|",
@@ -128,7 +129,8 @@ def _figure(shown, rows, path):
         for j, col in enumerate(cols):
             if col.startswith("best"):
                 solver = col.split()[-1]
-                key = max((k for k in res if k.startswith(f"kPCA {solver}")), key=lambda k: res[k][0])
+                key = max((k for k in res if k.startswith(f"kPCA {solver}")),
+                          key=lambda k: res[k][0])
             else:
                 key = col
             ax = axes[i, j]

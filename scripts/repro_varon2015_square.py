@@ -43,26 +43,31 @@ def main(argv=None):
         warnings.simplefilter("always", SelectionWarning)
         kpa = select(X, "kpa", random_state=args.seed, n_permutations=49, n_eigenvalues=20)
     mdd = select(X, "mdd", random_state=args.seed, n_draws=100, n_eigenvalues=20)
+    kpa_none_max = max([s for s, q in zip(kpa.grid, kpa.n_components_grid, strict=False)
+                        if s <= rot * 1.0001 and q == 0] or [float('nan')])
     L = ["# Square: kPA vs MDD (Varon et al. 2015, Figs. 9-10)", "",
          f"Command: `python scripts/repro_varon2015_square.py {' '.join(argv or [])}` "
          f"(N={args.n}, seed={args.seed}, rule of thumb sigma2={rot:.4g})", "",
          f"* kPA: selected q = {kpa.n_components} at sigma2 = {kpa.sigma2:.4g}"
          + (" (fallback warning: no positive energy)" if caught else ""),
-         f"* kPA retains no component for every sigma2 <= {max([s for s, q in zip(kpa.grid, kpa.n_components_grid) if s <= rot * 1.0001 and q == 0] or [float('nan')]):.4g}"
-         f" (the paper's grid has rot as upper bound): "
+         "* kPA retains no component for every sigma2 <= "
+         f"{kpa_none_max:.4g} "
+         "(the paper's grid has rot as upper bound): "
          f"{bool(np.all(kpa.n_components_grid[kpa.grid <= rot * 1.0001] == 0))}",
          f"* MDD: selected n_c = {mdd.n_components} at sigma2 = {mdd.sigma2:.4g} "
          f"(= {mdd.sigma2 / rot:.3g} x rot); local maxima of I_s at grid indices "
          f"{local_maxima(mdd.curve)} -> global maximum unique: {len(local_maxima(mdd.curve)) == 1}",
-         f"* MDD distance moments: {', '.join(f'{k}={v:.4g}' for k, v in mdd.details['moments'].items())}; "
-         f"Pearson type {mdd.details['pearson_name']}", "",
+         "* MDD distance moments: "
+         f"{', '.join(f'{k}={v:.4g}' for k, v in mdd.details['moments'].items())}; Pearson type "
+         f"{mdd.details['pearson_name']}", "",
          "| sigma2 | sigma2/rot | kPA q | kPA E | MDD n_c | MDD I_s |", "|---|---|---|---|---|---|"]
     for i, s in enumerate(mdd.grid):
         L.append(f"| {s:.4g} | {s / rot:.3g} | {kpa.n_components_grid[i]} | {kpa.curve[i]:.4g} | "
                  f"{mdd.n_components_grid[i]} | {mdd.curve[i]:.4g} |")
     i = mdd.index
     L += ["", f"Fig. 10 analogue at the MDD sigma2 = {mdd.sigma2:.4g}: leading eigenvalues", "",
-          "| i | lambda (all points, kPA) | T (kPA) | lambda (training, MDD) | tau_hat (MDD) |", "|---|---|---|---|---|"]
+          "| i | lambda (all points, kPA) | T (kPA) | lambda (training, MDD) | tau_hat (MDD) |",
+          "|---|---|---|---|---|"]
     for c in range(10):
         L.append(f"| {c + 1} | {kpa.data_spectra[i, c]:.4g} | {kpa.noise_spectra[i, c]:.4g} | "
                  f"{mdd.data_spectra[i, c]:.4g} | {mdd.noise_spectra[i, c]:.4g} |")

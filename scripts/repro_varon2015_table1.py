@@ -1,4 +1,5 @@
-"""Varon et al. (2015), §VI-A / Table I: MDD and kPA on the three toys, MSE of the denoised test set.
+"""Varon et al. (2015), §VI-A / Table I: MDD and kPA on the three toys, MSE of the denoised test
+set.
 
 Toys (``kpca.datasets``, noise at SNR = 10 dB): two semicircles (2-D), the square (2-D) and two
 rings (3-D).  For each toy and repetition: a noisy model set of ``--n-model`` points (MDD splits
@@ -17,8 +18,8 @@ ICF + MDD sigma2 = 1.13 (the rule of thumb) with n_c = 24, and states that kPA "
 any components for the square and 3-D rings datasets".  Those are printed beside ours; note that
 the paper's data scale (its rule of thumb 1.13 for the semicircles) differs from ours.
 
-Run:  python scripts/repro_varon2015_table1.py [--repeats 3] [--n-model 300] [--toys square ...] [-o out.md]
-Output: scripts/output/repro_varon2015_table1.md
+Run:  python scripts/repro_varon2015_table1.py [--repeats 3] [--n-model 300] [--toys square ...] [-o
+out.md] Output: scripts/output/repro_varon2015_table1.md
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def main(argv=None):
     L = ["# Varon et al. 2015, Table I analogue: MSE of the denoised test set", "",
          f"Command: `python scripts/repro_varon2015_table1.py {' '.join(argv or [])}` "
          f"(model set {args.n_model} points, test 200, SNR 10 dB, {args.repeats} repetitions)", "",
-         "| toy | criterion | (sigma2, n_c) per repetition | sigma2/rot | grid-index spread | MSE test (mean +- sd) | MSE noisy | paper (text) |",
+         "| toy | criterion | (sigma2, n_c) per repetition | sigma2/rot | grid-index spread | MSE "
+         "test (mean +- sd) | MSE noisy | paper (text) |",
          "|---|---|---|---|---|---|---|---|"]
     toys = {t: TOYS[t] for t in args.toys}
     for toy, gen in toys.items():
@@ -72,18 +74,21 @@ def main(argv=None):
                 ratio.append(res.sigma2 / rule_of_thumb_sigma2(Xm))
                 noisy_mse.append(np.mean((Xt - Ct) ** 2))
                 if res.n_components >= 1:
-                    Z = KernelPCA(n_components=res.n_components, sigma2=res.sigma2).fit(Xm).denoise(Xt)
+                    Z = KernelPCA(n_components=res.n_components,
+                                  sigma2=res.sigma2).fit(Xm).denoise(Xt)
                     mses.append(np.mean((Z - Ct) ** 2))
                 print(f"{toy} {crit} rep={rep} sigma2={res.sigma2:.4g} n_c={res.n_components} "
                       f"mse={mses[-1] if res.n_components >= 1 else float('nan'):.4g} "
                       f"{time.perf_counter() - t0:.1f}s", flush=True)
-            mse_txt = (f"{np.mean(mses):.4f} +- {np.std(mses):.4f} ({len(mses)}/{args.repeats} denoised)"
+            mse_txt = (f"{np.mean(mses):.4f} +- {np.std(mses):.4f} ({len(mses)}/{args.repeats} "
+                       "denoised)"
                        if mses else "no component retained")
             L.append(f"| {toy} | {crit} | {', '.join(f'({s:.3g}, {c})' for s, c in chosen)} | "
                      f"{np.median(ratio):.3g} | {max(idx) - min(idx)} | {mse_txt} | "
                      f"{np.mean(noisy_mse):.4f} | {PAPER[toy]} |")
-    L += ["", f"Seed spread on fixed data (the first repetition's model set), seeds 0..{args.seeds - 1}: "
-          "chosen grid index (grid step = factor 2^(1/3) in sigma2)", "",
+    L += ["",
+          "Seed spread on fixed data (the first repetition's model set), seeds "
+          f"0..{args.seeds - 1}: chosen grid index (grid step = factor 2^(1/3) in sigma2)", "",
           "| toy | criterion | chosen indices | spread (grid steps) |", "|---|---|---|---|"]
     for toy, gen in toys.items():
         Xm = gen(args.n_model + 200, snr_db=10, random_state=100)[0][: args.n_model]

@@ -20,7 +20,8 @@ def data_dir() -> Path:
     """Root of the real recordings (``$EDR_DATA_DIR``); skips the test when absent."""
     d = _data_dir()
     if d is None:
-        pytest.skip("real data absent: set EDR_DATA_DIR to a folder holding bidmc/ and wfdb-samples/")
+        pytest.skip("real data absent: set EDR_DATA_DIR to a folder holding bidmc/ and "
+                    "wfdb-samples/")
     return d
 
 

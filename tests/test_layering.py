@@ -4,7 +4,8 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
 
 0. ``edr`` (package), ``edr.errors``
 1. inputs and beats: ``edr.io.*``, ``edr.beats``, ``edr.modulation``, ``edr.simulate``
-2. signal steps and protocol constants: ``edr.signal``; series fusion and rate quality: ``edr.fusion``
+2. signal steps and protocol constants: ``edr.signal``; series fusion and rate quality:
+   ``edr.fusion``
 3. methods: ``edr.methods``, ``edr.leads``
 4. pipeline: ``edr.options``, ``edr.windows``, ``edr.stitch``, ``edr.rates``, ``edr.pipeline``
 5. consumers: ``edr.evaluate.*``, ``edr.plots``, ``edr.extract``, ``edr.cli``, ``edr.report``,
@@ -82,7 +83,8 @@ def _imports(path: Path, *, module_level_only: bool = False) -> list[tuple[int, 
                 full = f"{base}.{alias.name}"
                 out.append((node.lineno, full if _is_module(full) else base))
         elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "import_module":
-            if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            if (node.args and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)):
                 out.append((node.lineno, node.args[0].value))
     return out
 
@@ -127,7 +129,8 @@ def test_no_import_cycle_at_module_level():
     for path in EDR_FILES:
         me = _module_name(path)
         graph[me] = {t for _, t in _imports(path, module_level_only=True)
-                     if t.startswith("edr.") and t != me and t in {_module_name(p) for p in EDR_FILES}}
+                     if t.startswith("edr.") and t != me
+                     and t in {_module_name(p) for p in EDR_FILES}}
     state: dict[str, int] = {}
 
     def visit(node, trail):

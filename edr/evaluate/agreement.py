@@ -99,7 +99,8 @@ def paired_windows(edr_bpm, ref_bpm) -> tuple[np.ndarray, np.ndarray, int]:
     edr = _vector(edr_bpm, "edr_bpm")
     ref = _vector(ref_bpm, "ref_bpm")
     if edr.shape != ref.shape:
-        raise ValueError(f"edr_bpm and ref_bpm must have the same length, got {edr.size} and {ref.size}")
+        raise ValueError(f"edr_bpm and ref_bpm must have the same length, got {edr.size} and "
+                         f"{ref.size}")
     has_ref = np.isfinite(ref)
     both = has_ref & np.isfinite(edr)
     return edr[both], ref[both], int(has_ref.sum())

@@ -189,9 +189,9 @@ def _window_rates(result, recording) -> dict:
     """Per-window EDR and reference rates (lists), the windows of the protocol's rate error.
 
     The same steps as :func:`edr.evaluate.metrics.rate_error`: EDR rate from
-    :func:`edr.evaluate.metrics.edr_rates` (the extraction's own rates, NaN where it abstained); reference rate from the breath annotations
-    (:func:`edr.evaluate.metrics.breath_rate_series`) when the recording has
-    any, else from the band-passed reference waveform by the same rule.
+    :func:`edr.evaluate.metrics.edr_rates` (the extraction's own rates, NaN where it abstained);
+    reference rate from the breath annotations (:func:`edr.evaluate.metrics.breath_rate_series`)
+    when the recording has any, else from the band-passed reference waveform by the same rule.
     """
     import numpy as np
 
@@ -337,7 +337,8 @@ def run_batch(tasks: Iterable[Task], out_dir: str | Path, *, options: dict | Non
         _write_json(out_dir / task.relpath, {"task": asdict(task), **res})
         if res["row"]["error"]:
             n_errors += 1
-            errors.append(f"{task.record} {task.method}/{task.criterion}/{task.lead}: {res['row']['error']}")
+            errors.append(f"{task.record} {task.method}/{task.criterion}/{task.lead}: "
+                          f"{res['row']['error']}")
         bar.update(1)
 
     try:
@@ -374,7 +375,8 @@ def _write_csv(path: Path, header, rows) -> None:
 
 
 def assemble(out_dir: str | Path, *, options: dict | None = None) -> Path:
-    """Write ``results.csv``, ``window_rates.csv`` and ``selection_curves.json`` from the task files.
+    """Write ``results.csv``, ``window_rates.csv`` and ``selection_curves.json`` from the task
+    files.
 
     Every task file under ``out_dir/tasks`` is included (an output folder
     accumulates the tasks of successive runs, e.g. a second run that adds a
@@ -400,11 +402,13 @@ def assemble(out_dir: str | Path, *, options: dict | None = None) -> Path:
         if win and not done["row"]["error"]:
             r = done["row"]
             key = [r[k] for k in ("record", "method", "criterion", "lead")]
-            windows += [key + list(v) for v in zip(win["t_s"], win["edr_bpm"], win["ref_bpm"])]
+            windows += [key + list(v) for v in zip(win["t_s"], win["edr_bpm"],
+                                                   win["ref_bpm"], strict=False)]
         if done.get("selection"):
             r = done["row"]
             sel = dict(done["selection"])
-            sel["selection_key"] = sel.pop("criterion")  # the registry's canonical key, e.g. "varon2015"
+            # the registry's canonical key, e.g. "varon2015"
+            sel["selection_key"] = sel.pop("criterion")
             curves.append({k: r[k] for k in ("record", "method", "criterion", "lead")} | sel)
     key = lambda r: (r["record"], r["method"], r["criterion"], r["lead"])  # noqa: E731
     rows.sort(key=key)
@@ -418,12 +422,14 @@ def assemble(out_dir: str | Path, *, options: dict | None = None) -> Path:
 
 
 def _git_commit() -> str | None:
-    """HEAD of the source checkout, ``+dirty`` when ``edr``/``kpca`` differ from it; None outside git."""
+    """HEAD of the source checkout, ``+dirty`` when ``edr``/``kpca`` differ from it; None outside
+    git."""
     import subprocess
 
     root = Path(__file__).resolve().parents[2]
     try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                              text=True, timeout=10)
         dirty = subprocess.run(["git", "status", "--porcelain", "--", "edr", "kpca"], cwd=root,
                                capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
@@ -434,7 +440,8 @@ def _git_commit() -> str | None:
 
 
 def _log_run(out_dir: Path, argv, folder: Path, summary: BatchSummary, commit: str | None) -> None:
-    """Append this run (command line, code commit at its start, counts) to ``out_dir/batch.json``."""
+    """Append this run (command line, code commit at its start, counts) to
+    ``out_dir/batch.json``."""
     log = out_dir / "batch.json"
     runs = json.loads(log.read_text())["runs"] if log.exists() else []
     runs.append({"argv": list(sys.argv[1:] if argv is None else argv), "data_dir": str(folder),
@@ -452,21 +459,27 @@ def build_parser(prog: str = "python -m edr.evaluate") -> argparse.ArgumentParse
     """The command-line options of :func:`main`."""
     p = argparse.ArgumentParser(
         prog=prog,
-        description="Score EDR methods on a database (resumable; results per task under OUT/tasks).")
+        description="Score EDR methods on a database "
+        "(resumable; results per task under OUT/tasks).")
     p.add_argument("--database", default="bidmc", help="database name (default bidmc)")
-    p.add_argument("--data-dir", help="folder of WFDB records, all records with an ECG channel are used "
-                   "(default: the manifest's records of --database, found by edr.io.datasets.locate_database)")
+    p.add_argument("--data-dir",
+                   help="folder of WFDB records, all records with an ECG channel are used "
+                   "(default: the manifest's records of --database, found by "
+                   "edr.io.datasets.locate_database)")
     p.add_argument("--methods", default="kpca,pca,r_amplitude,qrs_area,rsa",
-                   help="comma-separated method keys, or 'all' for every key of edr.methods.METHODS")
+                   help="comma-separated method keys, or 'all' for every key of "
+                   "edr.methods.METHODS")
     p.add_argument("--criteria", default="mdd,shannon,kpa,rule-of-thumb",
                    help="comma-separated sigma2 criteria (kpca methods only)")
     p.add_argument("--leads", default=DEFAULT_LEAD,
-                   help=f"comma-separated leads: {DEFAULT_LEAD} (recording's lead), auto, fuse or a name")
+                   help=f"comma-separated leads: {DEFAULT_LEAD} (recording's lead), auto, fuse or "
+                        "a name")
     p.add_argument("--records", help="comma-separated record names (default: all)")
     p.add_argument("-o", "--out", required=True, help="output folder")
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
     p.add_argument("--scheduler", help="Dask distributed scheduler address (e.g. tcp://host:8786)")
-    p.add_argument("--window-s", type=float, default=None, help="window length in s (default: pipeline's)")
+    p.add_argument("--window-s", type=float, default=None,
+                   help="window length in s (default: pipeline's)")
     p.add_argument("--random-state", type=int, default=0)
     p.add_argument("--retry-errors", action="store_true", help="re-run tasks stored as errors")
     p.add_argument("--no-progress", action="store_true")
@@ -498,14 +511,16 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "python -m edr.evalua
             wanted = _split(args.records)
             missing = [r for r in wanted if r not in records]
             if missing:
-                raise ValueError(f"--records: {missing[0]!r} not in {folder} (have {', '.join(records)})")
+                raise ValueError(f"--records: {missing[0]!r} not in {folder} (have "
+                                 f"{', '.join(records)})")
             records = {r: records[r] for r in wanted}
         tasks = plan_tasks(args.database, records, _resolve_methods(args.methods),
                            _split(args.criteria), _split(args.leads))
         options = {"random_state": args.random_state}
         if args.window_s is not None:
             options["window_s"] = args.window_s
-        summary = run_batch(tasks, args.out, options=options, jobs=args.jobs, scheduler=args.scheduler,
+        summary = run_batch(tasks, args.out, options=options, jobs=args.jobs,
+                            scheduler=args.scheduler,
                             progress=not args.no_progress, retry_errors=args.retry_errors)
     except (OSError, ValueError, ImportError, EDRError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)

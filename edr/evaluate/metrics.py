@@ -126,7 +126,8 @@ def correlation(edr, ref) -> float:
     edr = as_series(edr, "edr")
     ref = as_series(ref, "ref")
     if edr.shape != ref.shape:
-        raise ValueError(f"edr and ref must have the same length, got {edr.size} and {ref.size}")
+        raise ValueError(f"edr and ref must have the same length, got {edr.size} and "
+                             f"{ref.size}")
     ok = np.isfinite(edr) & np.isfinite(ref)
     if ok.sum() < 3:
         raise SignalError(f"only {int(ok.sum())} samples where edr and ref are both finite")
@@ -151,15 +152,16 @@ def msc(edr, ref, *, fs: float = GRID_FS):
     Parameters
     ----------
     edr, ref : array_like, shape (n,)
-        Band-passed series on the same uniform grid, at least one :data:`~edr.signal.SEGMENT_S` segment long.
+        Band-passed series on the same uniform grid, at least one :data:`~edr.signal.SEGMENT_S`
+        segment long.
     fs : float, default :data:`~edr.signal.GRID_FS`
         Grid rate in Hz.
 
     Returns
     -------
     msc_value : float
-        Mean of ``scipy.signal.coherence`` (Welch, Hann, :data:`~edr.signal.SEGMENT_S` segments, 50 %
-        overlap) over the bins with ``|f - f_ref| <= 0.1 Hz``.
+        Mean of ``scipy.signal.coherence`` (Welch, Hann, :data:`~edr.signal.SEGMENT_S` segments, 50
+        % overlap) over the bins with ``|f - f_ref| <= 0.1 Hz``.
     f_ref : float
         Frequency (Hz) of the Welch PSD peak of ``ref`` within :data:`~edr.signal.BAND_HZ`.
     """
@@ -167,7 +169,8 @@ def msc(edr, ref, *, fs: float = GRID_FS):
     edr = as_series(edr, "edr")
     ref = as_series(ref, "ref")
     if edr.shape != ref.shape:
-        raise ValueError(f"edr and ref must have the same length, got {edr.size} and {ref.size}")
+        raise ValueError(f"edr and ref must have the same length, got {edr.size} and "
+                             f"{ref.size}")
     if not (np.all(np.isfinite(edr)) and np.all(np.isfinite(ref))):
         raise SignalError("edr and ref must be finite for the coherence")
     kw = _welch_kwargs(fs, edr.size)
@@ -261,7 +264,8 @@ def rate_error(edr, ref=None, *, fs: float = GRID_FS, breath_times=None, t_grid=
     _, r_edr = rate_series(edr, fs=fs, t0=t0)
     if edr_bpm is not None:
         if np.shape(edr_bpm) != r_edr.shape:
-            raise ValueError(f"edr_bpm must hold one rate per window ({r_edr.size}), got {np.size(edr_bpm)}")
+            raise ValueError(f"edr_bpm must hold one rate per window ({r_edr.size}), got "
+                             f"{np.size(edr_bpm)}")
         r_edr = np.asarray(edr_bpm, dtype=float)
     if breath_times is not None:
         starts = t0 + window_starts(edr.size, fs) / fs
@@ -269,7 +273,8 @@ def rate_error(edr, ref=None, *, fs: float = GRID_FS, breath_times=None, t_grid=
     elif ref is not None:
         ref = as_series(ref, "ref")
         if ref.shape != edr.shape:
-            raise ValueError(f"edr and ref must have the same length, got {edr.size} and {ref.size}")
+            raise ValueError(f"edr and ref must have the same length, got {edr.size} and "
+                             f"{ref.size}")
         _, r_ref = rate_series(ref, fs=fs, t0=t0)
     else:
         raise ValueError("rate_error needs ref or breath_times, got neither")
@@ -301,7 +306,8 @@ def score(result, recording) -> Scores:
     """
     if getattr(recording, "resp", None) is None or getattr(recording, "resp_fs", None) is None:
         name = getattr(recording, "name", "?")
-        raise RecordError(f"recording {name!r} has no reference respiration (resp is None); cannot score")
+        raise RecordError(f"recording {name!r} has no reference respiration (resp is None); cannot "
+                          "score")
     t_grid = as_series(result.time, "result.time")
     edr = as_series(result.waveform, "result.waveform")
     fs = positive_rate(result.fs, "result.fs")

@@ -1,4 +1,5 @@
-"""Markdown + PNG report of a batch evaluation (``python -m edr.evaluate.report results.csv -o report/``).
+"""Markdown + PNG report of a batch evaluation (``python -m edr.evaluate.report results.csv -o
+report/``).
 
 Reads the ``results.csv`` written by :mod:`edr.evaluate.batch` (and, when
 present next to it, ``window_rates.csv``, ``selection_curves.json`` and
@@ -42,7 +43,8 @@ import numpy as np
 from edr.evaluate import stats
 from edr.evaluate.agreement import Agreement, agreement
 
-__all__ = ["METRICS", "Metric", "ResultsTable", "load_results", "load_window_rates", "window_agreement",
+__all__ = ["METRICS", "Metric", "ResultsTable", "load_results", "load_window_rates",
+           "window_agreement",
            "write_report", "main"]
 
 #: Where the protocol and the report's decisions are written down.
@@ -64,7 +66,8 @@ METRICS = (
     Metric("corr", "|r|", True, "{:.2f}"),
     Metric("rate_error_bpm", "rate error (breaths/min)", False, "{:.1f}"),
 )
-_CRITERIA_ORDER = ("mdd", "varon2015", "shannon", "widjaja2012", "kpa", "jorgensen2012", "rule-of-thumb")
+_CRITERIA_ORDER = ("mdd", "varon2015", "shannon", "widjaja2012", "kpa", "jorgensen2012",
+                   "rule-of-thumb")
 _ALPHA = 0.05
 
 
@@ -113,7 +116,8 @@ def _float(s: str) -> float:
 
 def _config_order(parts: tuple[str, str, str]):
     method, criterion, lead = parts
-    crit = _CRITERIA_ORDER.index(criterion) if criterion in _CRITERIA_ORDER else len(_CRITERIA_ORDER)
+    crit = (_CRITERIA_ORDER.index(criterion) if criterion in _CRITERIA_ORDER
+            else len(_CRITERIA_ORDER))
     return (criterion == "none", method, crit, criterion, lead != "default", lead)
 
 
@@ -169,7 +173,9 @@ def load_results(path: str | Path) -> ResultsTable:
     return ResultsTable(records, configs, values, errors, parts, single, used)
 
 
-def load_window_rates(path: str | Path, table: ResultsTable) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
+def load_window_rates(path: str | Path, table: ResultsTable) -> dict[str,
+                                                                     tuple[np.ndarray,
+                                                                           np.ndarray, int]]:
     """Pool a batch ``window_rates.csv`` per configuration of ``table``.
 
     Returns
@@ -193,7 +199,8 @@ def load_window_rates(path: str | Path, table: ResultsTable) -> dict[str, tuple[
     return {c: (np.array(e), np.array(ref), len(recs)) for c, (e, ref, recs) in pooled.items()}
 
 
-def window_agreement(windows: dict[str, tuple[np.ndarray, np.ndarray, int]]) -> dict[str, Agreement]:
+def window_agreement(windows: dict[str, tuple[np.ndarray, np.ndarray, int]]) -> dict[str,
+                                                                                     Agreement]:
     """:func:`edr.evaluate.agreement.agreement` of every configuration's pooled windows."""
     return {c: agreement(e, r) for c, (e, r, _) in windows.items()}
 
@@ -245,9 +252,11 @@ def lead_choice(table: ResultsTable) -> list[dict]:
                 continue
             best = max(mine, key=lambda r: _float(r["msc"]))
             out.append({"record": rec, "method": method, "criterion": criterion, "auto_lead": used,
-                        "oracle_lead": best["lead"], "msc_auto": float(table.values["msc"][i, auto]),
+                        "oracle_lead": best["lead"],
+                        "msc_auto": float(table.values["msc"][i, auto]),
                         "msc_oracle": _float(best["msc"]),
-                        "msc_default": float(table.values["msc"][i, default]) if default is not None else math.nan})
+                        "msc_default": float(table.values["msc"][i, default])
+                        if default is not None else math.nan})
     return out
 
 
@@ -269,15 +278,16 @@ def _lead_choice_section(table: ResultsTable) -> str:
     for key in sorted({(r["method"], r["criterion"]) for r in rows}):
         sub = [r for r in rows if (r["method"], r["criterion"]) == key]
         hits = sum(r["auto_lead"] == r["oracle_lead"] for r in sub)
-        med = {k: float(np.median([r[k] for r in sub])) for k in ("msc_default", "msc_auto", "msc_oracle")}
-        L.append(f"**{key[0]}/{key[1]}**: `auto` picked the oracle's lead on **{hits} of {len(sub)}** "
-                 f"records; median MSC default {med['msc_default']:.2f}, auto {med['msc_auto']:.2f}, "
-                 f"oracle {med['msc_oracle']:.2f}.\n")
+        med = {k: float(np.median([r[k] for r in sub])) for k in ("msc_default",
+                                                                  "msc_auto", "msc_oracle")}
+        L.append(f"**{key[0]}/{key[1]}**: `auto` picked the oracle's lead on **{hits} of "
+                 f"{len(sub)}** records; median MSC default {med['msc_default']:.2f}, auto "
+                 f"{med['msc_auto']:.2f}, oracle {med['msc_oracle']:.2f}.\n")
         L.append("| record | auto's lead | oracle lead | MSC default | MSC auto | MSC oracle |")
         L.append("|---|---|---|---|---|---|")
         for r in sub:
-            L.append(f"| {r['record']} | {r['auto_lead']} | {r['oracle_lead']} | {r['msc_default']:.2f} | "
-                     f"{r['msc_auto']:.2f} | {r['msc_oracle']:.2f} |")
+            L.append(f"| {r['record']} | {r['auto_lead']} | {r['oracle_lead']} | "
+                     f"{r['msc_default']:.2f} | {r['msc_auto']:.2f} | {r['msc_oracle']:.2f} |")
     return "\n".join(L) + "\n"
 
 
@@ -286,7 +296,8 @@ def _lead_choice_section(table: ResultsTable) -> str:
 def _usable(table: ResultsTable, column: str) -> list[int]:
     """Configurations with a finite score on at least half of the records."""
     v = table.values[column]
-    return [j for j in range(len(table.configs)) if np.isfinite(v[:, j]).sum() >= max(2, v.shape[0] / 2)]
+    return [j for j in range(len(table.configs))
+            if np.isfinite(v[:, j]).sum() >= max(2, v.shape[0] / 2)]
 
 
 def _comparisons(table: ResultsTable, column: str):
@@ -320,7 +331,8 @@ def _reference(table: ResultsTable, wanted: str | None) -> str:
         if default in table.configs:
             return default
     msc = table.values["msc"]
-    med = [np.nanmedian(msc[:, j]) if np.isfinite(msc[:, j]).any() else -np.inf for j in range(msc.shape[1])]
+    med = [np.nanmedian(msc[:, j]) if np.isfinite(msc[:, j]).any() else -np.inf
+           for j in range(msc.shape[1])]
     return table.configs[int(np.argmax(med))]
 
 
@@ -334,30 +346,35 @@ def _plot_boxes(table: ResultsTable, ref: str, comps: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     n = len(table.configs)
-    fig, axes = plt.subplots(len(METRICS), 1, figsize=(max(7.0, 0.62 * n + 2.0), 3.1 * len(METRICS)),
+    fig, axes = plt.subplots(len(METRICS), 1,
+                             figsize=(max(7.0, 0.62 * n + 2.0), 3.1 * len(METRICS)),
                              sharex=True)
     x = np.arange(n)
     rng = np.random.default_rng(0)
     jr = table.configs.index(ref)
-    for ax, m in zip(axes, METRICS):
+    for ax, m in zip(axes, METRICS, strict=False):
         v = table.values[m.column]
         data = [v[:, j][np.isfinite(v[:, j])] for j in range(n)]
         keep = [j for j in range(n) if data[j].size]
         bp = ax.boxplot([data[j] for j in keep], positions=x[keep], widths=0.6, showfliers=False,
                         patch_artist=True, medianprops={"color": "k", "lw": 1.6})
-        for j, box in zip(keep, bp["boxes"]):
-            box.set_facecolor("#f4a582" if j == jr else "#d1e5f0" if "/" in table.configs[j] else "#e0e0e0")
+        for j, box in zip(keep, bp["boxes"], strict=False):
+            box.set_facecolor("#f4a582" if j == jr else "#d1e5f0" if "/" in table.configs[j]
+                              else "#e0e0e0")
         for j in keep:
-            ax.plot(x[j] + rng.uniform(-0.18, 0.18, data[j].size), data[j], ".", color="0.25", ms=3.5,
+            ax.plot(x[j] + rng.uniform(-0.18, 0.18, data[j].size), data[j], ".",
+                    color="0.25", ms=3.5,
                     alpha=0.7)
         paired = comps[m.column][0]
         top = max((d.max() for d in data if d.size), default=1.0)
-        tested = {name for p in paired.pairwise for name in (p.a, p.b)} if paired is not None else set()
+        tested = ({name for p in paired.pairwise for name in (p.a, p.b)}
+                  if paired is not None else set())
         if ref in tested:
             for j in keep:
                 if j != jr and table.configs[j] in tested:
                     s = _stars(paired.pair(ref, table.configs[j]).pvalue_adjusted)
-                    ax.text(x[j], top * 1.02, s, ha="center", va="bottom", fontsize=12, color="#b2182b")
+                    ax.text(x[j], top * 1.02, s, ha="center", va="bottom", fontsize=12,
+                            color="#b2182b")
         if m.higher_is_better:
             ax.set_ylim(0, 1.1)
         else:  # errors: a few large ones would squash the boxes; linear below 1, logarithmic above
@@ -372,36 +389,43 @@ def _plot_boxes(table: ResultsTable, ref: str, comps: dict, path: Path) -> None:
         ax.set_ylabel(m.label if m.higher_is_better else f"{m.label}\n(log scale above 1)")
         ax.grid(axis="y", alpha=0.3)
         if paired is not None:
-            ax.set_title(f"{m.label}: {paired.omnibus.test.capitalize()} p = {paired.omnibus.pvalue:.2g}"
-                         f"  (n = {paired.omnibus.n_obs} complete records)", fontsize=10, loc="left")
+            ax.set_title(f"{m.label}: {paired.omnibus.test.capitalize()} p = "
+                         f"{paired.omnibus.pvalue:.2g}  (n = {paired.omnibus.n_obs} complete "
+                         "records)",
+                         fontsize=10, loc="left")
     axes[-1].set_xticks(x)
     axes[-1].set_xticklabels(table.configs, rotation=40, ha="right", fontsize=9)
     fig.suptitle(f"Per-record scores, {len(table.records)} records; orange box = reference {ref}\n"
-                 "* / ** / *** : differs from the reference (Wilcoxon signed-rank, Bonferroni p < .05 / .01 / .001)",
+                 "* / ** / *** : differs from the reference (Wilcoxon signed-rank, Bonferroni p < "
+                 ".05 / .01 / .001)",
                  fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
-def _plot_bland_altman(windows: dict, agree: dict[str, Agreement], configs: list[str], path: Path) -> None:
+def _plot_bland_altman(windows: dict, agree: dict[str, Agreement], configs: list[str],
+                       path: Path) -> None:
     """One Bland–Altman panel per configuration: difference against mean of the two rates."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(configs), figsize=(4.6 * len(configs), 4.0), squeeze=False,
                              sharex=True, sharey=True)
-    for ax, c in zip(axes[0], configs):
+    for ax, c in zip(axes[0], configs, strict=False):
         e, r, n_rec = windows[c]
         ok = np.isfinite(e) & np.isfinite(r)
         a = agree[c]
         ax.plot((e[ok] + r[ok]) / 2, e[ok] - r[ok], ".", color="#2166ac", ms=3, alpha=0.35)
-        for y, ls, txt in ((a.bias, "-", "bias"), (a.loa_low, "--", "−1.96 SD"), (a.loa_high, "--", "+1.96 SD")):
+        for y, ls, txt in ((a.bias, "-", "bias"), (a.loa_low, "--", "−1.96 SD"),
+                           (a.loa_high, "--", "+1.96 SD")):
             if np.isfinite(y):
                 ax.axhline(y, color="#b2182b", ls=ls, lw=1.2)
-                ax.annotate(f"{txt} {y:+.1f}", xy=(1, y), xycoords=("axes fraction", "data"), ha="right",
+                ax.annotate(f"{txt} {y:+.1f}", xy=(1, y),
+                            xycoords=("axes fraction", "data"), ha="right",
                             va="bottom", fontsize=8, color="#b2182b")
         ax.axhline(0, color="0.5", lw=0.6)
-        ax.set_title(f"{c}\n{a.n_paired} windows, {n_rec} records, coverage {100 * a.coverage:.0f} %",
+        ax.set_title(f"{c}\n{a.n_paired} windows, {n_rec} records, coverage {100 * a.coverage:.0f} "
+                     "%",
                      fontsize=9)
         ax.set_xlabel("mean of EDR and reference rate (breaths/min)")
         ax.grid(alpha=0.3)
@@ -415,14 +439,15 @@ def _plot_bland_altman(windows: dict, agree: dict[str, Agreement], configs: list
 def _agreement_section(table: ResultsTable, ref: str, agree: dict[str, Agreement], windows: dict,
                        figure: str | None) -> str:
     L = ["## Respiratory rate per window: agreement in the field's conventions\n",
-         "Every 32 s window (16 s step, the windows of the rate error) of every record of a configuration, "
-         "pooled (Charlton et al. 2016 conventions): error = EDR rate − reference rate; bias = mean error; "
-         "95 % limits of agreement = bias ± 1.96 SD (windows treated as independent: the limits ignore "
-         "that windows of one record are correlated); MAE, RMSE; share of windows within 2 breaths/min; "
-         "coverage = share of the windows with a reference rate that have an EDR rate (a method may "
-         "abstain). Windows of failed tasks are not counted.\n",
-         "| configuration | records | windows | coverage | bias | 95 % limits of agreement | MAE | RMSE | "
-         "within 2 bpm |",
+         "Every 32 s window (16 s step, the windows of the rate error) of every record of a "
+         "configuration, pooled (Charlton et al. 2016 conventions): error = EDR rate − reference "
+         "rate; bias = mean error; 95 % limits of agreement = bias ± 1.96 SD (windows treated as "
+         "independent: the limits ignore that windows of one record are correlated); MAE, RMSE; "
+         "share of windows within 2 breaths/min; coverage = share of the windows with a reference "
+         "rate that have an EDR rate (a method may abstain). Windows of failed tasks are not "
+         "counted.\n",
+         "| configuration | records | windows | coverage | bias | 95 % limits of agreement | MAE | "
+         "RMSE | within 2 bpm |",
          "|---|---|---|---|---|---|---|---|---|"]
 
     def f(x, fmt="{:.1f}"):
@@ -433,13 +458,15 @@ def _agreement_section(table: ResultsTable, ref: str, agree: dict[str, Agreement
             continue
         a = agree[c]
         name = f"**{c}**" if c == ref else c
-        L.append(f"| {name} | {windows[c][2]} | {a.n_paired}/{a.n_windows} | {f(100 * a.coverage, '{:.0f} %')} | "
-                 f"{f(a.bias, '{:+.2f}')} | {f(a.loa_low, '{:+.1f}')} to {f(a.loa_high, '{:+.1f}')} | "
-                 f"{f(a.mae, '{:.2f}')} | {f(a.rmse, '{:.2f}')} | {f(100 * a.within_2bpm, '{:.0f} %')} |")
+        L.append(f"| {name} | {windows[c][2]} | {a.n_paired}/{a.n_windows} | "
+                 f"{f(100 * a.coverage, '{:.0f} %')} | {f(a.bias, '{:+.2f}')} | "
+                 f"{f(a.loa_low, '{:+.1f}')} to {f(a.loa_high, '{:+.1f}')} | {f(a.mae, '{:.2f}')} "
+                 f"| {f(a.rmse, '{:.2f}')} | {f(100 * a.within_2bpm, '{:.0f} %')} |")
     L.append("")
     if figure:
         L.append(f"![Bland–Altman]({figure})\n")
-        L.append("Bland–Altman plots (one dot per window): solid line = bias, dashed = 95 % limits of agreement.\n")
+        L.append("Bland–Altman plots (one dot per window): solid line = bias, dashed = 95 % limits "
+                 "of agreement.\n")
     return "\n".join(L) + "\n"
 
 
@@ -464,8 +491,9 @@ def _plot_curves(curves: list[dict], path: Path) -> bool:
     ncol = min(2, len(keys))
     nrow = math.ceil(len(keys) / ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(5.2 * ncol, 3.2 * nrow + 0.4), squeeze=False)
-    for ax, key in zip(axes.flat, keys):
-        sel = [c for c in curves if (c["method"], c["criterion"], c["lead"]) == key and _has_curve(c)]
+    for ax, key in zip(axes.flat, keys, strict=False):
+        sel = [c for c in curves if (c["method"], c["criterion"],
+                                     c["lead"]) == key and _has_curve(c)]
         for c in sel:
             g = np.asarray(c["grid"], float)
             y = _normalise(c["curve"])
@@ -480,7 +508,8 @@ def _plot_curves(curves: list[dict], path: Path) -> bool:
         ax.grid(alpha=0.3)
     for ax in axes.flat[len(keys):]:
         ax.set_visible(False)
-    fig.suptitle("σ² selection curves per record (Varon et al. 2015, Fig. 7(d) style); red dot = chosen σ²",
+    fig.suptitle("σ² selection curves per record (Varon et al. 2015, Fig. 7(d) style); red dot = "
+                 "chosen σ²",
                  fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(path, dpi=110)
@@ -496,7 +525,7 @@ def _plot_curves_one_record(curves: list[dict], record: str, path: Path) -> None
                  key=lambda c: _config_order((c["method"], c["criterion"], c["lead"])))
     panels = list(dict.fromkeys((c["method"], c["lead"]) for c in sel))
     fig, axes = plt.subplots(1, len(panels), figsize=(5.0 * len(panels), 3.9), squeeze=False)
-    for ax, (method, lead) in zip(axes[0], panels):
+    for ax, (method, lead) in zip(axes[0], panels, strict=False):
         for i, c in enumerate(x for x in sel if (x["method"], x["lead"]) == (method, lead)):
             color = f"C{i}"
             label = f"{c['criterion']}: σ² = {c['sigma2']:.3g}"
@@ -511,7 +540,8 @@ def _plot_curves_one_record(curves: list[dict], record: str, path: Path) -> None
         ax.set_title(method + ("" if lead == "default" else f" @{lead}"), fontsize=10)
         ax.legend(fontsize=8, loc="lower left")
         ax.grid(alpha=0.3)
-    fig.suptitle(f"Model-selection criteria on {record} (Varon et al. 2015, Fig. 9 style); dashed: chosen σ²",
+    fig.suptitle(f"Model-selection criteria on {record} (Varon et al. 2015, Fig. 9 style); dashed: "
+                 "chosen σ²",
                  fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 0.95))
     fig.savefig(path, dpi=110)
@@ -534,7 +564,8 @@ def _p(p: float) -> str:
 
 
 def _wins(table: ResultsTable, m: Metric, cols: list[int]):
-    """Per config: records where it is best, worst (ties count for each), of records complete on cols."""
+    """Per config: records where it is best, worst (ties count for each), of records complete on
+    cols."""
     v = table.values[m.column][:, cols]
     v = v[np.all(np.isfinite(v), axis=1)]
     s = v if m.higher_is_better else -v
@@ -561,15 +592,17 @@ def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fi
         L.append(f"The results were produced by (one line per run into the same results folder; "
                  f"a run skips the tasks already stored):\n\n```\n{command}\n```")
     L.append(f"\nProtocol ({PROTOCOL_DOC}): EDR and reference on a 4 Hz grid, band-pass 0.05–1 Hz; "
-             "MSC = mean magnitude-squared coherence over f_ref ± 0.1 Hz; |r| = |Pearson r| at zero lag; "
-             "rate error = per-record median absolute error (breaths/min) over 32 s windows against the "
-             "manual breath annotations where present. Configurations: `method` or `method/σ² criterion`"
-             + (" `@lead`" if any("@" in c for c in table.configs) else "") + f". Reference configuration: "
-             f"**{ref}**.\n")
+             "MSC = mean magnitude-squared coherence over f_ref ± 0.1 Hz; |r| = |Pearson r| at "
+             "zero lag; rate error = per-record median absolute error (breaths/min) over 32 s "
+             "windows against the manual breath annotations where present. Configurations: "
+             "`method` or `method/σ² criterion`"
+             + (" `@lead`" if any("@" in c for c in table.configs) else "") + ". Reference "
+             f"configuration: **{ref}**.\n")
 
     # headline
     L.append("## Headline: median (25th, 75th percentile) over records\n")
-    L.append("| configuration | records ok | MSC ↑ | \\|r\\| ↑ | rate error (bpm) ↓ | σ² median | s/record |")
+    L.append("| configuration | records ok | MSC ↑ | \\|r\\| ↑ | rate error (bpm) ↓ | σ² median | "
+             "s/record |")
     L.append("|---|---|---|---|---|---|---|")
     for j, c in enumerate(table.configs):
         cells = []
@@ -592,7 +625,8 @@ def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fi
     for m in METRICS:
         paired, indep, cols, n_complete = comps[m.column]
         if len(cols) < 2:
-            L.append(f"- **{m.label}**: fewer than two configurations with enough results; no comparison.")
+            L.append(f"- **{m.label}**: fewer than two configurations with enough results; no "
+                     "comparison.")
             continue
         best, worst, n_c = _wins(table, m, cols)
         meds = [np.nanmedian(table.values[m.column][:, j]) for j in cols]
@@ -604,7 +638,8 @@ def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fi
                  f"({_fmt(m, meds[order[-1]])}). Best on most records: "
                  + ", ".join(f"{table.configs[cols[k]]} ({best[k]})" for k in np.argsort(-best)[:3])
                  + "; worst on most records: "
-                 + ", ".join(f"{table.configs[cols[k]]} ({worst[k]})" for k in np.argsort(-worst)[:3]) + ".")
+                 + ", ".join(f"{table.configs[cols[k]]} ({worst[k]})"
+                             for k in np.argsort(-worst)[:3]) + ".")
         if paired is not None and ref in [table.configs[j] for j in cols]:
             better, worse, same = [], [], []
             for j in cols:
@@ -618,10 +653,10 @@ def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fi
                     (better if w > lo else worse).append(tag)
                 else:
                     same.append(tag)
-            L.append(f"  - {ref} vs others (records where {ref} is better–worse): significantly better "
-                     f"than {', '.join(better) or 'none'}; significantly worse than {', '.join(worse) or 'none'}; "
-                     f"no significant difference from {', '.join(same) or 'none'} "
-                     "(Wilcoxon signed-rank, Bonferroni, α = 0.05).")
+            L.append(f"  - {ref} vs others (records where {ref} is better–worse): significantly "
+                     f"better than {', '.join(better) or 'none'}; significantly worse than "
+                     f"{', '.join(worse) or 'none'}; no significant difference from "
+                     f"{', '.join(same) or 'none'} (Wilcoxon signed-rank, Bonferroni, α = 0.05).")
     if table.errors:
         L.append(f"- **Failures**: {len(table.errors)} task(s) failed and count as missing "
                  "(see *Failed tasks*).")
@@ -631,14 +666,14 @@ def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fi
     # figures
     L.append("## Figures\n")
     L.append(f"![box plots]({figures['boxes']})\n")
-    L.append("Box plots as in Varon et al. 2015, Fig. 18 (box = 25th–75th percentile, whiskers 1.5 IQR, "
-             "dots = records). Stars mark configurations that differ from the reference "
+    L.append("Box plots as in Varon et al. 2015, Fig. 18 (box = 25th–75th percentile, whiskers 1.5 "
+             "IQR, dots = records). Stars mark configurations that differ from the reference "
              f"({ref}) by the pairwise Wilcoxon signed-rank test with Bonferroni correction.\n")
     if "curves" in figures:
         L.append(f"![sigma2 curves]({figures['curves']})\n")
         L.append("σ² selection curves of every record (first window), each scaled to [0, 1]; "
-                 "the red dot is the chosen σ² (maximum of the criterion). The rule of thumb (Eq. (20)) is a "
-                 "closed form and has no curve.\n")
+                 "the red dot is the chosen σ² (maximum of the criterion). The rule of thumb (Eq. "
+                 "(20)) is a closed form and has no curve.\n")
     if "one_record" in figures:
         L.append(f"![criteria on one record]({figures['one_record']})\n")
         L.append(f"All criteria on one record ({figures['one_record_name']}), Fig. 9 style; "
@@ -648,15 +683,17 @@ def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fi
 
     # significance
     L.append("## Statistical tests\n")
-    L.append("Every configuration is scored on the *same* records, so the samples are paired: the primary "
-             "tests are the Friedman test across configurations and pairwise Wilcoxon signed-rank tests with "
-             "Bonferroni correction over all k(k-1)/2 pairs of the k tested configurations (effect sizes: Kendall's W; matched-pairs rank-biserial r, positive when "
-             "the first configuration scores higher). Varon et al. 2015 used Kruskal–Wallis and MATLAB's "
-             "`multcompare` with Bonferroni correction, i.e. Dunn's test on the joint ranks; these are given "
-             "for comparability (effect sizes ε² and Cliff's delta). Records with a failed task are left out "
-             "of the paired tests; configurations that failed on more than half of the records are left out "
-             "of all tests.\n")
-    L.append("| metric | Friedman χ² | df | p | Kendall's W | complete records | Kruskal–Wallis H | p | ε² |")
+    L.append("Every configuration is scored on the *same* records, so the samples are paired: the "
+             "primary tests are the Friedman test across configurations and pairwise Wilcoxon "
+             "signed-rank tests with Bonferroni correction over all k(k-1)/2 pairs of the k tested "
+             "configurations (effect sizes: Kendall's W; matched-pairs rank-biserial r, positive "
+             "when the first configuration scores higher). Varon et al. 2015 used Kruskal–Wallis "
+             "and MATLAB's `multcompare` with Bonferroni correction, i.e. Dunn's test on the joint "
+             "ranks; these are given for comparability (effect sizes ε² and Cliff's delta). "
+             "Records with a failed task are left out of the paired tests; configurations that "
+             "failed on more than half of the records are left out of all tests.\n")
+    L.append("| metric | Friedman χ² | df | p | Kendall's W | complete records | Kruskal–Wallis H "
+             "| p | ε² |")
     L.append("|---|---|---|---|---|---|---|---|---|")
     for m in METRICS:
         paired, indep, cols, n_complete = comps[m.column]
@@ -666,11 +703,13 @@ def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fi
         fr = (f"{po.statistic:.2f} | {po.df} | {_p(po.pvalue)} | {po.effect_size:.2f} | {po.n_obs}"
               if po is not None and po.test == "friedman" else "– | – | – | – | " + str(n_complete))
         io = indep.omnibus
-        L.append(f"| {_cell(m.label)} | {fr} | {io.statistic:.2f} | {_p(io.pvalue)} | {io.effect_size:.2f} |")
+        L.append(f"| {_cell(m.label)} | {fr} | {io.statistic:.2f} | {_p(io.pvalue)} | "
+                 f"{io.effect_size:.2f} |")
     L.append("")
     L.append(f"### Pairwise comparisons with the reference ({ref})\n")
     L.append("| configuration | " + " | ".join(
-        f"{_cell(m.label)}: Wilcoxon p_adj (r) | {_cell(m.label)}: Dunn p_adj" for m in METRICS) + " |")
+        f"{_cell(m.label)}: Wilcoxon p_adj (r) | {_cell(m.label)}: Dunn p_adj"
+        for m in METRICS) + " |")
     L.append("|---|" + "---|---|" * len(METRICS))
     for c in table.configs:
         if c == ref:
@@ -683,18 +722,21 @@ def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fi
                 w = paired.pair(ref, c)
                 d = indep.pair(ref, c)
                 sign = 1 if w.a == ref else -1
-                cells.append(f"{_p(w.pvalue_adjusted)}{_stars(w.pvalue_adjusted)} ({sign * w.effect_size:+.2f}) | "
+                cells.append(f"{_p(w.pvalue_adjusted)}{_stars(w.pvalue_adjusted)} "
+                             f"({sign * w.effect_size:+.2f}) | "
                              f"{_p(d.pvalue_adjusted)}{_stars(d.pvalue_adjusted)}")
             else:
                 cells.append("– | –")
         L.append(f"| {c} | " + " | ".join(cells) + " |")
-    L.append("\nr > 0: the reference scores higher than the configuration (for the rate error, higher is worse).\n")
+    L.append("\nr > 0: the reference scores higher than the configuration (for the rate error, "
+             "higher is worse).\n")
     for m in METRICS:
         paired, indep, cols, _ = comps[m.column]
         if paired is None:
             continue
         L.append(f"<details><summary>All pairs, {m.label}</summary>\n")
-        L.append("| a | b | Wilcoxon T+ | p | p_adj (Bonferroni) | rank-biserial r | Dunn z | Dunn p_adj | Cliff's δ |")
+        L.append("| a | b | Wilcoxon T+ | p | p_adj (Bonferroni) | rank-biserial r | Dunn z | Dunn "
+                 "p_adj | Cliff's δ |")
         L.append("|---|---|---|---|---|---|---|---|---|")
         for w in paired.pairwise:
             d = indep.pair(w.a, w.b)
@@ -713,8 +755,10 @@ def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fi
         for i, r in enumerate(table.records):
             row = v[i]
             fin = np.isfinite(row)
-            best = (np.nanmax(row) if m.higher_is_better else np.nanmin(row)) if fin.any() else np.nan
-            cells = [f"**{_fmt(m, x)}**" if np.isfinite(x) and x == best else _fmt(m, x) for x in row]
+            best = (np.nanmax(row) if m.higher_is_better
+                    else np.nanmin(row)) if fin.any() else np.nan
+            cells = [f"**{_fmt(m, x)}**" if np.isfinite(x) and x == best else _fmt(m,
+                                                                                   x) for x in row]
             L.append(f"| {r} | " + " | ".join(cells) + " |")
         L.append("\n</details>\n")
     if table.errors:
@@ -730,10 +774,12 @@ def _markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fi
 def _wins_table(table: ResultsTable, ref: str, comps: dict) -> str:
     """Per configuration and metric: records where it is best / worst, and its record-wise
     wins–losses–ties against the reference (reference's view), starred when significant."""
-    L = ["Per-record counts. *best* / *worst*: records (complete for every tested configuration) on which the "
-         f"configuration is best / worst (ties count for each); *vs {ref}*: records where the reference is "
-         "better–worse–tied; stars: Wilcoxon–Bonferroni significance of that pair.\n",
-         "| configuration | " + " | ".join(f"{_cell(m.label)}: best | worst | vs {ref}" for m in METRICS) + " |",
+    L = ["Per-record counts. *best* / *worst*: records (complete for every tested configuration) "
+         f"on which the configuration is best / worst (ties count for each); *vs {ref}*: records "
+         "where the reference is better–worse–tied; stars: Wilcoxon–Bonferroni significance of "
+         "that pair.\n",
+         "| configuration | "
+         + " | ".join(f"{_cell(m.label)}: best | worst | vs {ref}" for m in METRICS) + " |",
          "|---|" + "---|---|---|" * len(METRICS)]
     counts = {}
     for m in METRICS:
@@ -760,15 +806,16 @@ def _wins_table(table: ResultsTable, ref: str, comps: dict) -> str:
 
 
 def _sigma2_section(table: ResultsTable) -> str:
-    """Chosen sigma2 per criterion, compared within each (method, lead): paired Wilcoxon on log sigma2."""
+    """Chosen sigma2 per criterion, compared within each (method, lead): paired Wilcoxon on log
+    sigma2."""
     s2 = table.values["sigma2"]
     groups: dict[tuple[str, str], dict[str, np.ndarray]] = {}
     for j, c in enumerate(table.configs):
         method, criterion, lead = table.config_parts[c]
         if criterion != "none" and np.isfinite(s2[:, j]).sum() >= 2:
             groups.setdefault((method, lead), {})[c] = np.log(s2[:, j])
-    L = ["Chosen σ² compared between criteria of the same method (pairwise Wilcoxon on log σ², Bonferroni "
-         "within the method), as Varon et al. 2015 compared MDD and Shannon:\n",
+    L = ["Chosen σ² compared between criteria of the same method (pairwise Wilcoxon on log σ², "
+         "Bonferroni within the method), as Varon et al. 2015 compared MDD and Shannon:\n",
          "| a | b | median σ² a | median σ² b | p_adj | records |", "|---|---|---|---|---|---|"]
     n_rows = 0
     for g in groups.values():
@@ -780,7 +827,8 @@ def _sigma2_section(table: ResultsTable) -> str:
             continue
         for p in pw:
             ja, jb = table.configs.index(p.a), table.configs.index(p.b)
-            L.append(f"| {p.a} | {p.b} | {np.nanmedian(s2[:, ja]):.3g} | {np.nanmedian(s2[:, jb]):.3g} | "
+            L.append(f"| {p.a} | {p.b} | {np.nanmedian(s2[:, ja]):.3g} | "
+                     f"{np.nanmedian(s2[:, jb]):.3g} | "
                      f"{_p(p.pvalue_adjusted)}{_stars(p.pvalue_adjusted)} | {p.n} |")
             n_rows += 1
     return "\n".join(L) + "\n" if n_rows else ""
@@ -795,7 +843,8 @@ def _short_commit(commit: str | None) -> str:
 
 def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str | None = None,
                  bland_altman: Sequence[str] | None = None) -> Path:
-    """Write ``README.md``, ``summary.csv`` (and ``agreement.csv``) and the PNG figures into ``out_dir``.
+    """Write ``README.md``, ``summary.csv`` (and ``agreement.csv``) and the PNG figures into
+    ``out_dir``.
 
     Parameters
     ----------
@@ -852,7 +901,8 @@ def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str
             ba = None
             if ref in agree:
                 ba = "bland_altman.png"
-                _plot_bland_altman(windows, agree, _comparison_configs(table, ref, agree, bland_altman), out / ba)
+                _plot_bland_altman(windows, agree,
+                                   _comparison_configs(table, ref, agree, bland_altman), out / ba)
             agreement_md = _agreement_section(table, ref, agree, windows, ba)
     if bland_altman and not agree:
         raise ValueError(f"Bland–Altman needs {rates_path} (written by python -m edr.evaluate)")
@@ -862,16 +912,19 @@ def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str
         runs = json.loads(batch_json.read_text()).get("runs", [])
         command = "\n".join(
             f"python -m edr.evaluate {' '.join(r['argv'])}   # {r['finished_utc']}, commit "
-            f"{_short_commit(r.get('git_commit'))}, {r['n_run']} tasks run, {r['n_errors']} errors" for r in runs)
+            f"{_short_commit(r.get('git_commit'))}, {r['n_run']} tasks run, {r['n_errors']} errors"
+            for r in runs)
     md = out / "README.md"
     md.write_text(_markdown(table, ref, comps, curves, figures, results_csv, command, agreement_md)
                   + _lead_choice_section(table))
     with open(out / "summary.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["configuration", "n_ok"] + [f"{m.column}_{q}" for m in METRICS for q in ("median", "q25", "q75")])
+        w.writerow(["configuration", "n_ok"]
+                   + [f"{m.column}_{q}" for m in METRICS for q in ("median", "q25", "q75")])
         for j, c in enumerate(table.configs):
             q = [x for m in METRICS for x in _quartiles(table.values[m.column][:, j])[:3]]
-            w.writerow([c, int(np.isfinite(table.values["msc"][:, j]).sum())] + [f"{x:.4g}" for x in q])
+            w.writerow([c, int(np.isfinite(table.values["msc"][:, j]).sum())]
+                       + [f"{x:.4g}" for x in q])
     if agree:
         fields = list(Agreement.__dataclass_fields__)
         with open(out / "agreement.csv", "w", newline="") as f:
@@ -889,10 +942,12 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "python -m edr.evalua
     p.add_argument("-o", "--out", required=True, help="output folder (README.md + PNG figures)")
     p.add_argument("--reference", help="configuration compared with the others (default kpca/mdd)")
     p.add_argument("--bland-altman", metavar="CONFIGS",
-                   help="comma-separated configurations shown beside the reference in the Bland–Altman "
-                        "figure (default: the two other methods with the lowest window MAE)")
+                   help="comma-separated configurations shown beside the reference in the "
+                        "Bland–Altman figure (default: the two other methods with the lowest "
+                        "window MAE)")
     args = p.parse_args(argv)
-    ba = [c.strip() for c in args.bland_altman.split(",") if c.strip()] if args.bland_altman else None
+    ba = ([c.strip() for c in args.bland_altman.split(",") if c.strip()]
+          if args.bland_altman else None)
     try:
         md = write_report(args.results, args.out, reference=args.reference, bland_altman=ba)
     except (OSError, ValueError) as exc:

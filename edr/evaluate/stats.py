@@ -166,7 +166,7 @@ def _paired(groups: Mapping) -> tuple[list[str], np.ndarray]:
     if len(sizes) != 1:
         raise ValueError(
             "paired groups must have one value per record each, got lengths "
-            + ", ".join(f"{n}={c.size}" for n, c in zip(names, cols))
+            + ", ".join(f"{n}={c.size}" for n, c in zip(names, cols, strict=False))
         )
     data = np.column_stack(cols)
     data = data[np.all(np.isfinite(data), axis=1)]

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from edr.errors import RecordError
-from edr.io.paths import check_record_path, record_kind
+from edr.io.paths import check_record_path, record_kind  # noqa: F401 (edr.io.record_kind)
+
+if TYPE_CHECKING:
+    from edr.io.recording import Recording
 
 __all__ = [
     "read_record",
@@ -123,5 +127,6 @@ def _check_fs_argument(fs, path) -> float:
     except (TypeError, ValueError):
         value = float("nan")
     if not (value > 0 and value < float("inf")):
-        raise RecordError(f"the sampling rate given for {path} must be a number of Hz > 0, got {fs!r}")
+        raise RecordError(f"the sampling rate given for {path} must be a number of Hz > 0, got "
+                          f"{fs!r}")
     return value

@@ -63,7 +63,8 @@ def _lead_key(name: str) -> str:
 def is_ecg_name(name: str) -> bool:
     """True when ``name`` is an ECG lead name (II, MLII, ECG, ECG1, V5, MCL1, aVR, ...)."""
     key = _lead_key(name)
-    return key in ECG_PRIORITY or bool(_LEAD_PATTERN.match(key)) or _key(name).startswith(("ECG", "EKG"))
+    return key in ECG_PRIORITY or bool(_LEAD_PATTERN.match(key)) or _key(name).startswith(("ECG",
+                                                                                           "EKG"))
 
 
 def is_resp_name(name: str) -> bool:
@@ -123,7 +124,8 @@ def ecg_channels(names: Sequence[str]) -> list[int]:
     return [i for i, name in enumerate(names) if is_ecg_name(name)]
 
 
-def choose_resp(names: Sequence[str], resp_channel: str | None = None, *, source: str) -> int | None:
+def choose_resp(names: Sequence[str], resp_channel: str | None = None, *,
+                source: str) -> int | None:
     """Index of the respiration reference: ``resp_channel`` if given, else the best name, else None.
 
     Raises

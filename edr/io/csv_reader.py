@@ -67,7 +67,8 @@ _DECIMAL_COMMA = re.compile(r"(?<=\d),(?=\d)")
 
 
 def _decimal_points(rows: list[str], path: Path) -> list[str]:
-    """Rows of a ``;`` / tab separated file with decimal commas (``1,23``) turned into decimal points.
+    """Rows of a ``;`` / tab separated file with decimal commas (``1,23``) turned into decimal
+    points.
 
     Raises
     ------
@@ -89,15 +90,18 @@ def _decimal_points(rows: list[str], path: Path) -> list[str]:
 _MISSING = {"", "nan", "na", "n/a", "null", "none", "-"}
 
 
-def _check_numbers(data: np.ndarray, rows: list[str], delimiter: str, names: list[str], path: Path) -> None:
-    """Raise on the first field that is neither a number nor a missing-value marker (empty, nan, NA)."""
+def _check_numbers(data: np.ndarray, rows: list[str], delimiter: str, names: list[str],
+                   path: Path) -> None:
+    """Raise on the first field that is neither a number nor a missing-value marker (empty, nan,
+    NA)."""
     bad_rows = np.flatnonzero(np.isnan(data).any(axis=1))
     for r in bad_rows[:1000]:
         fields = next(csv.reader([rows[r]], delimiter=delimiter))
         for c, text in enumerate(fields[: len(names)]):
             if np.isnan(data[r, c]) and text.strip().lower() not in _MISSING:
                 raise RecordError(
-                    f"CSV file {path}: data row {r + 1}, column {names[c]!r}: {text.strip()[:40]!r} is not a number"
+                    f"CSV file {path}: data row {r + 1}, column {names[c]!r}: "
+                    f"{text.strip()[:40]!r} is not a number"
                 )
 
 
@@ -139,10 +143,12 @@ def read_csv(
     except ValueError as exc:
         raise RecordError(f"CSV file {path} has a malformed row: {exc}") from exc
     if data.shape[1] != len(names):
-        raise RecordError(f"CSV file {path} has {len(names)} header names but {data.shape[1]} columns")
+        raise RecordError(f"CSV file {path} has {len(names)} header names but {data.shape[1]} "
+                          "columns")
     _check_numbers(data, rows, delimiter, names, path)
     if data.shape[1] != len(names):
-        raise RecordError(f"CSV file {path} has {len(names)} header names but {data.shape[1]} columns")
+        raise RecordError(f"CSV file {path} has {len(names)} header names but {data.shape[1]} "
+                          "columns")
     time_idx = next((i for i, n in enumerate(names) if n.lower() in TIME_COLUMNS), None)
     if time_idx is not None:
         t = data[:, time_idx] * TIME_COLUMNS[names[time_idx].lower()]

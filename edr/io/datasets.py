@@ -59,7 +59,8 @@ BASE_URL_ENV = "EDR_PHYSIONET_URL"
 
 
 def files_url(base_url: str | None = None) -> str:
-    """The file-server root: ``base_url``, else ``$EDR_PHYSIONET_URL``, else :data:`PHYSIONET_FILES`."""
+    """The file-server root: ``base_url``, else ``$EDR_PHYSIONET_URL``, else
+    :data:`PHYSIONET_FILES`."""
     return (base_url or os.environ.get(BASE_URL_ENV) or PHYSIONET_FILES).rstrip("/")
 _CHUNK = 1 << 20
 _SHA_LINE = re.compile(r"^([0-9a-f]{64})\s+\*?(\S+)(?:\s+\((\d+) bytes\))?\s*$")
@@ -72,7 +73,8 @@ def _packaged_manifest() -> dict:
 
 
 def load_manifest(path: str | Path | None = None) -> dict:
-    """The database manifest: the packaged ``edr/io/data_manifest.yaml``, or the YAML at ``path``."""
+    """The database manifest: the packaged ``edr/io/data_manifest.yaml``, or the YAML at
+    ``path``."""
     if path is None:
         return _packaged_manifest()
     return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
@@ -102,11 +104,13 @@ def required_files(entry: Mapping) -> list[str]:
     """
     if entry.get("sha256"):
         return sorted(entry["sha256"])
-    return [pattern.format(record=r) for r in entry["records"] for pattern in entry["files_per_record"]]
+    return [pattern.format(record=r) for r in entry["records"]
+            for pattern in entry["files_per_record"]]
 
 
 def cache_dir(entry: Mapping) -> Path:
-    """``$EDR_CACHE_DIR/<slug>-<version>``, else ``$XDG_CACHE_HOME/kpca-edr/...``, else ``~/.cache/kpca-edr/...``."""
+    """``$EDR_CACHE_DIR/<slug>-<version>``, else ``$XDG_CACHE_HOME/kpca-edr/...``, else
+    ``~/.cache/kpca-edr/...``."""
     root = os.environ.get("EDR_CACHE_DIR")
     if not root:
         xdg = os.environ.get("XDG_CACHE_HOME")
@@ -133,12 +137,13 @@ def _instructions(entry: Mapping, searched: list[Path]) -> str:
     where = ", ".join(str(p) for p in searched)
     if entry.get("download", True):
         root = files_url()
-        source = f"{root}/{entry['slug']}/{entry['version']}/ (e.g. `wget -r -N -c -np {root}/{entry['slug']}/{entry['version']}/`)"
+        source = (f"{root}/{entry['slug']}/{entry['version']}/ (e.g. `wget -r -N -c -np "
+                  f"{root}/{entry['slug']}/{entry['version']}/`)")
     else:
         source = entry.get("source", "its source (see data_manifest.yaml)")
     return (
-        f"database {entry['name']!r} ({entry.get('title', entry['slug'])} {entry['version']}) is not available: "
-        f"searched {where}. Fetch its files from {source} and put them in "
+        f"database {entry['name']!r} ({entry.get('title', entry['slug'])} {entry['version']}) is "
+        f"not available: searched {where}. Fetch its files from {source} and put them in "
         f"$EDR_DATA_DIR/{entry['folder']}/ or {cache_dir(entry)}/"
     )
 
@@ -185,7 +190,8 @@ def locate_database(
     try:
         download_database(entry, target, base_url=base_url)
     except (OSError, urllib.error.URLError, http.client.HTTPException) as exc:
-        raise DataUnavailableError(f"download failed ({exc}); " + _instructions(entry, searched)) from exc
+        raise DataUnavailableError(f"download failed ({exc}); " + _instructions(entry,
+                                                                                searched)) from exc
     return target
 
 
@@ -214,7 +220,8 @@ def sha256_file(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def verify_database(folder: str | Path, name: str, *, manifest: Mapping | None = None) -> dict[str, str]:
+def verify_database(folder: str | Path, name: str, *,
+                    manifest: Mapping | None = None) -> dict[str, str]:
     """Check every file with a manifest sha256 under ``folder``.
 
     Returns

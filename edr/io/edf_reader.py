@@ -107,12 +107,14 @@ def read_edf_header(path: str | Path) -> EDFHeader:
         except ValueError as exc:
             raise RecordError(f"malformed EDF header in {path}: {exc}") from exc
     if reserved.startswith(("EDF+D", "BDF+D")):
-        raise RecordError(f"{path} is {reserved[:5]} (discontinuous data records), which is not supported")
+        raise RecordError(f"{path} is {reserved[:5]} (discontinuous data records), which is not "
+                          "supported")
     if (samples_per_record <= 0).any():
         raise RecordError(f"malformed EDF header in {path}: samples per data record "
                           f"{samples_per_record.tolist()} must all be positive")
     if duration <= 0:
-        raise RecordError(f"EDF file {path} has data-record duration {duration!r}; it must be positive")
+        raise RecordError(f"EDF file {path} has data-record duration {duration!r}; it must be "
+                          "positive")
     record_bytes = (3 if bdf else 2) * int(samples_per_record.sum())
     available = (size - header_bytes) // record_bytes if record_bytes else 0
     if n_records < 0:  # -1: unknown, still recording
@@ -120,14 +122,17 @@ def read_edf_header(path: str | Path) -> EDFHeader:
     elif available != n_records or (size - header_bytes) % record_bytes:
         short = size < header_bytes + n_records * record_bytes
         raise RecordError(
-            f"EDF file {path} is {'truncated' if short else 'longer than its header says'}: {size} bytes, "
-            f"its header needs {header_bytes + n_records * record_bytes} ({n_records} data records)"
+            f"EDF file {path} is {'truncated' if short else 'longer than its header says'}: {size} "
+            f"bytes, its header needs {header_bytes + n_records * record_bytes} ({n_records} data "
+            "records)"
         )
-    return EDFHeader(header_bytes, n_records, duration, labels, units, *numbers, samples_per_record, reserved)
+    return EDFHeader(header_bytes, n_records, duration, labels, units, *numbers,
+                     samples_per_record, reserved)
 
 
 def padding_samples(signals: list[np.ndarray], spr: list[int], *, n_records: int) -> list[int]:
-    """Samples of each signal to drop: the padding of the last data record (see the module docstring).
+    """Samples of each signal to drop: the padding of the last data record (see the module
+    docstring).
 
     ``signals[i]`` holds ``n_records * spr[i]`` digital or physical values. The
     padding is the longest run, ending at the last sample and within the last
@@ -138,7 +143,7 @@ def padding_samples(signals: list[np.ndarray], spr: list[int], *, n_records: int
     if not signals or n_records < 1:
         return [0] * len(signals)
     fraction = 1.0
-    for x, k in zip(signals, spr):
+    for x, k in zip(signals, spr, strict=False):
         last = np.asarray(x[(n_records - 1) * k:], dtype=np.float64)
         if last.size == 0:
             return [0] * len(signals)
@@ -152,7 +157,8 @@ def padding_samples(signals: list[np.ndarray], spr: list[int], *, n_records: int
     return [int(np.floor(fraction * k + 1e-9)) for k in spr]
 
 
-def read_edf(path: str | Path, channel: str | None = None, *, resp_channel: str | None = None) -> Recording:
+def read_edf(path: str | Path, channel: str | None = None, *,
+             resp_channel: str | None = None) -> Recording:
     """Read an EDF, EDF+C or BDF file; see :func:`edr.io.read_record` for the parameters.
 
     Every channel keeps its own rate (``samples per record / record duration``);
@@ -174,7 +180,8 @@ def read_edf(path: str | Path, channel: str | None = None, *, resp_channel: str 
     header = read_edf_header(path)
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("error")  # edfio warns about truncation: the header check ran already
+            # edfio warns about truncation: the header check ran already
+            warnings.simplefilter("error")
             edf = (edfio.read_bdf if path.suffix.lower() == ".bdf" else edfio.read_edf)(path)
             signals = list(edf.signals)
     except (ValueError, IndexError, UnicodeDecodeError, Warning) as exc:

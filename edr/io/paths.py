@@ -95,7 +95,8 @@ def resolve_record(path: str | Path) -> Path:
                 raise RecordError(
                     f"{p} is not a signal file of record {hea} (its signals are in "
                     f"{', '.join(sorted(set(files)))}); give the record itself, e.g. {hea}"
-                    + ("; annotation files are read together with their record" if suffix not in (".dat", ".mat") else "")
+                    + ("; annotation files are read together with their record"
+                       if suffix not in (".dat", ".mat") else "")
                 )
     hea = _header_referencing(p.parent, p.name)
     if hea is None:

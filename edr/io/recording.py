@@ -75,10 +75,12 @@ class Recording:
     def __post_init__(self) -> None:
         self.fs = float(self.fs)
         if not np.isfinite(self.fs) or self.fs <= 0:
-            raise SignalError(f"sampling rate fs={self.fs!r} of record {self.name!r} must be positive")
+            raise SignalError(f"sampling rate fs={self.fs!r} of record {self.name!r} must be "
+                              "positive")
         self.ecg = np.asarray(self.ecg, dtype=np.float64)
         if self.ecg.ndim != 1:
-            raise SignalError(f"ecg of record {self.name!r} must be 1-D, got shape {self.ecg.shape}")
+            raise SignalError(f"ecg of record {self.name!r} must be 1-D, got shape "
+                              f"{self.ecg.shape}")
         if self.resp is not None:
             self.resp = np.asarray(self.resp, dtype=np.float64)
             if self.resp_fs is None:
@@ -173,7 +175,7 @@ def assemble_recording(
     i_resp = choose_resp(cleaned, resp_channel, source=source)
     lead_idx = [i_ecg] + [i for i in ecg_channels(cleaned) if i not in (i_ecg, i_resp)]
     wanted = lead_idx + ([i_resp] if i_resp is not None and i_resp not in lead_idx else [])
-    signals = dict(zip(wanted, read(wanted)))
+    signals = dict(zip(wanted, read(wanted), strict=False))
 
     ecg = to_millivolts(signals[i_ecg], units[i_ecg])
     if not np.isfinite(ecg).any():

@@ -21,15 +21,19 @@ from edr.errors import RecordError
 from edr.io.paths import resolve_record
 from edr.io.recording import Recording, assemble_recording
 
-__all__ = ["resolve_record", "check_header_text", "read_wfdb", "read_breath_times", "BREATH_EXTENSION"]
+__all__ = ["resolve_record", "check_header_text", "read_wfdb", "read_breath_times",
+           "BREATH_EXTENSION"]
 
 #: Annotation file extension of manual breath annotations (BIDMC).
 BREATH_EXTENSION = "breath"
 
 # bits per sample of the fixed-width WFDB formats (FLAC formats 508/516/524 are variable)
-_BITS = {"8": 8, "16": 16, "24": 24, "32": 32, "61": 16, "80": 8, "160": 16, "212": 12, "310": 32 / 3, "311": 32 / 3}
+_BITS = {"8": 8, "16": 16, "24": 24, "32": 32, "61": 16, "80": 8, "160": 16, "212": 12,
+         "310": 32 / 3, "311": 32 / 3}
 # sampling frequency [/counter frequency [(base counter value)]] of a WFDB record line
-_FS_TOKEN = re.compile(r"^([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)(?:/[0-9.eE+-]+(?:\([0-9.eE+-]*\))?)?$")
+_FS_TOKEN = re.compile(
+    r"^([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)(?:/[0-9.eE+-]+(?:\([0-9.eE+-]*\))?)?$"
+)
 
 
 def check_header_text(hea: Path) -> None:
@@ -50,7 +54,8 @@ def check_header_text(hea: Path) -> None:
         text = hea.read_text(encoding="latin-1")
     except OSError as exc:
         raise RecordError(f"cannot read WFDB header {hea}: {exc.strerror or exc}") from exc
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()
+             and not ln.lstrip().startswith("#")]
     if not lines:
         raise RecordError(f"WFDB header {hea} has no record line")
     fields = lines[0].split()
@@ -59,7 +64,8 @@ def check_header_text(hea: Path) -> None:
     if "/" in fields[0]:  # multi-segment header: segment lines, not signal lines
         return
     if not fields[1].isdigit():
-        raise RecordError(f"WFDB header {hea}: signal count {fields[1]!r} is not a non-negative integer")
+        raise RecordError(f"WFDB header {hea}: signal count {fields[1]!r} is not a non-negative "
+                          "integer")
     n_sig = int(fields[1])
     if n_sig != len(lines) - 1:
         raise RecordError(
@@ -100,7 +106,8 @@ def _check_data_files(base: Path, header: wfdb.Record) -> None:
             )
 
 
-def read_breath_times(base: Path, *, fs: float, annotator: str | None = "ann1") -> np.ndarray | None:
+def read_breath_times(base: Path, *, fs: float,
+                      annotator: str | None = "ann1") -> np.ndarray | None:
     """Breath annotation times (s) from ``<base>.breath``, or None when the file is absent.
 
     Annotations whose ``aux_note`` equals ``annotator`` are kept (BIDMC stores
@@ -166,8 +173,10 @@ def read_wfdb(
 
     def read(indices: list[int]) -> list[np.ndarray]:
         try:
-            rec = wfdb.rdrecord(str(base), channels=list(indices), smooth_frames=False, return_res=64)
-        except Exception as exc:  # wfdb raises bare ValueError ("Samples were not loaded correctly")
+            rec = wfdb.rdrecord(str(base), channels=list(indices),
+                                smooth_frames=False, return_res=64)
+        # wfdb raises bare ValueError ("Samples were not loaded correctly")
+        except Exception as exc:
             raise RecordError(f"cannot read signals of {hea}: {exc}") from exc
         return [np.asarray(x, dtype=np.float64) for x in rec.e_p_signal]
 

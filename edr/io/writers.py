@@ -22,13 +22,15 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["atomic_path", "temporary_path", "new_file_mode", "write_csv", "write_wfdb", "write_json", "to_jsonable"]
+__all__ = ["atomic_path", "temporary_path", "new_file_mode", "write_csv", "write_wfdb",
+           "write_json", "to_jsonable"]
 
 _RECORD_NAME = re.compile(r"^[-\w]+$")
 
 
 def new_file_mode(path: str | Path | None = None) -> int:
-    """Permission bits for an output file: those of ``path`` when it exists, else ``0o666`` minus the umask.
+    """Permission bits for an output file: those of ``path`` when it exists, else ``0o666`` minus
+    the umask.
 
     :func:`tempfile.mkstemp` creates files with mode 0600; an output renamed into
     place must look like one written with :func:`open` instead.
@@ -44,13 +46,15 @@ def new_file_mode(path: str | Path | None = None) -> int:
 
 
 def temporary_path(path: str | Path) -> Path:
-    """A new empty file next to ``path`` (same folder, same suffix) with the mode of :func:`new_file_mode`.
+    """A new empty file next to ``path`` (same folder, same suffix) with the mode of
+    :func:`new_file_mode`.
 
     The name starts with ``.<name>.`` and ends in ``.tmp<suffix>``, so a writer
     that picks its format from the suffix (Matplotlib) still sees it.
     """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=f".tmp{path.suffix}")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                               suffix=f".tmp{path.suffix}")
     try:
         os.fchmod(fd, new_file_mode(path))
     finally:
@@ -85,7 +89,8 @@ def _vector(x, name: str) -> np.ndarray:
 
 
 def write_csv(path: str | Path, time_s, edr, **columns) -> Path:
-    """Write ``time_s,edr[,<column>...]`` rows (header included) atomically; NaN is written as ``nan``.
+    """Write ``time_s,edr[,<column>...]`` rows (header included) atomically; NaN is written as
+    ``nan``.
 
     ``columns`` adds named columns in the order given (e.g. ``rate_bpm=..., quality=...``).
 
@@ -152,7 +157,8 @@ def write_wfdb(
 
     tmp_dir = Path(tempfile.mkdtemp(dir=out_dir, prefix=f".{record_name}."))
     try:
-        wfdb.wrsamp(record_name, fs=float(fs), units=[units], sig_name=[sig_name], p_signal=y[:, None],
+        wfdb.wrsamp(record_name, fs=float(fs), units=[units], sig_name=[sig_name],
+                    p_signal=y[:, None],
                     fmt=[fmt], comments=comments or [], write_dir=str(tmp_dir))
         final = []
         for ext in (".dat", ".hea"):

@@ -25,9 +25,9 @@ from kpca.largescale.fs2 import (
     renyi_entropy,
 )
 from kpca.largescale.icf import ICFResult, ReducedEigen, incomplete_cholesky, reduced_eigenproblem
-from kpca.selection.mdd_split import mdd_on_split
 from kpca.largescale.model import FixedSizeKernelPCA, IncompleteCholeskyKernelPCA
 from kpca.largescale.nystrom import NystromEigen, nystrom_kpca, nystrom_map, pca_of_features
+from kpca.selection.mdd_split import mdd_on_split
 
 __all__ = [
     "FS2Result",

@@ -49,7 +49,8 @@ _COMPONENT_RULES = {"guttman-kaiser": guttman_kaiser, "scree": scree}
 def _check_component_rule(component_rule):
     if component_rule not in _COMPONENT_RULES:
         raise ValueError(
-            f"component_rule must be one of {sorted(_COMPONENT_RULES)}; got component_rule={component_rule!r}"
+            f"component_rule must be one of {sorted(_COMPONENT_RULES)}; got "
+            f"component_rule={component_rule!r}"
         )
 
 
@@ -86,7 +87,8 @@ def _with_component_rule(func):
         ev = np.linalg.eigvalsh(center_kernel(rbf_kernel(Xu, sigma2=res.sigma2)))[::-1]
         nc = max(1, _COMPONENT_RULES[component_rule](ev))
         return SelectionResult(
-            criterion=res.criterion, sigma2=res.sigma2, n_components=nc, grid=res.grid, curve=res.curve,
+            criterion=res.criterion, sigma2=res.sigma2, n_components=nc, grid=res.grid,
+            curve=res.curve,
             n_components_grid=res.n_components_grid, random_state=res.random_state,
             details={**res.details, "component_rule": component_rule},
         )
@@ -101,13 +103,15 @@ CRITERIA = {
     "jorgensen2012": select_kpa,
     "widjaja2012": _with_component_rule(select_shannon),
     "rule-of-thumb": _heuristic("rule-of-thumb", rule_of_thumb_sigma2),
-    "max-distance-to-mean": _heuristic("max-distance-to-mean", heuristics.max_distance_to_mean_sigma2),
+    "max-distance-to-mean": _heuristic("max-distance-to-mean",
+                                       heuristics.max_distance_to_mean_sigma2),
     "median-distance": _heuristic("median-distance", heuristics.median_distance_sigma2),
     "mean-distance": _heuristic("mean-distance", heuristics.mean_distance_sigma2),
     "nn1-distance": _heuristic("nn1-distance", lambda X: heuristics.knn_distance_sigma2(X, 1)),
     "nn5-distance": _heuristic("nn5-distance", lambda X: heuristics.knn_distance_sigma2(X, 5)),
 }
-ALIASES = {"mdd": "varon2015", "kpa": "jorgensen2012", "shannon": "widjaja2012", "rot": "rule-of-thumb"}
+ALIASES = {"mdd": "varon2015", "kpa": "jorgensen2012", "shannon": "widjaja2012",
+           "rot": "rule-of-thumb"}
 
 
 def resolve_criterion(criterion):
@@ -164,4 +168,5 @@ def select(X, criterion="mdd", *, n_components=None, grid=None, random_state=Non
         Unknown criterion (the message lists the valid keys), bad data or options.
     """
     key = resolve_criterion(criterion)
-    return CRITERIA[key](X, n_components=n_components, grid=grid, random_state=random_state, **options)
+    return CRITERIA[key](X, n_components=n_components, grid=grid,
+                         random_state=random_state, **options)

@@ -36,7 +36,8 @@ def check_data(X):
     X = check_array(X, "X", min_samples=1)
     n = X.shape[0]
     if n < MIN_SAMPLES:
-        raise ValueError(f"X must have at least {MIN_SAMPLES} samples for model selection; got n_samples={n}")
+        raise ValueError(f"X must have at least {MIN_SAMPLES} samples for model selection; got "
+                         f"n_samples={n}")
     _, first = np.unique(X, axis=0, return_index=True)
     n_dup = n - first.size
     if first.size == 1:
@@ -82,7 +83,8 @@ def check_grid(grid, X):
         return default_grid(X)
     g = np.asarray(grid, dtype=np.float64).ravel()
     if g.size == 0 or not np.all(np.isfinite(g)) or np.any(g <= 0):
-        raise ValueError(f"grid must be a non-empty sequence of finite positive sigma2 values; got grid={grid!r}")
+        raise ValueError("grid must be a non-empty sequence of finite positive sigma2 values; got "
+                         f"grid={grid!r}")
     return np.unique(g)
 
 

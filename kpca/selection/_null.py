@@ -7,7 +7,8 @@ draws do not depend on scheduling.  Matrices are processed in fixed chunks of
 matrices of one distribution have nearly equal leading eigenvectors).  The
 chunking does not depend on ``n_jobs``, so results are identical for any
 number of threads.  Full spectra (LAPACK, no warm start) are scheduled one
-matrix at a time, which balances the threads.  Only one null matrix per thread is in memory at a time.
+matrix at a time, which balances the threads.  Only one null matrix per thread is in memory at a
+time.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from kpca._blas import blas_limited_to_one_thread
 
 CHUNK = 10
 
-#: percentile definition of MATLAB's ``prctile`` (used by both papers' code): Hazen plotting positions
+#: percentile definition of MATLAB's ``prctile`` (used by both papers' code): Hazen plotting
+#: positions
 PERCENTILE_METHOD = "hazen"
 
 

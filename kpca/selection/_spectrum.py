@@ -36,7 +36,8 @@ import numpy as np
 #: 95th-percentile noise levels is orders of magnitude larger.
 DEFAULT_RTOL = 1e-6
 
-__all__ = ["pack_lower", "unpack_full", "unpack_lower", "square_parents", "SpectrumPlan", "centered_rbf_spectra"]
+__all__ = ["pack_lower", "unpack_full", "unpack_lower", "square_parents", "SpectrumPlan",
+           "centered_rbf_spectra"]
 
 
 def pack_lower(D):
@@ -136,7 +137,8 @@ def unpack_full(d2p, n, out, diag=0.0):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _lanczos_top(K, k, v0, rtol, max_steps, ritz_out, square_first=False):  # pragma: no cover - compiled
+def _lanczos_top(K, k, v0, rtol, max_steps, ritz_out,
+                 square_first=False):  # pragma: no cover - compiled
     """Top ``k`` eigenvalues of ``H K H``; writes the sum of the top-``k`` Ritz
     vectors into ``ritz_out`` (the next warm start).  ``square_first``: ``K`` holds the
     square root (elementwise) of the kernel; it is squared in place during the first
@@ -281,7 +283,8 @@ def _square_inplace(K):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _chain_spectra(roots, parent, slot, k, rtol, max_steps, warm, has_warm, out):  # pragma: no cover
+def _chain_spectra(roots, parent, slot, k, rtol, max_steps, warm, has_warm,
+                   out):  # pragma: no cover
     """Leading eigenvalues (Lanczos) along the grid; ``roots[slot[g]]`` holds exp(-gamma_g D2) for
     chain roots and is
     squared in place for the other widths.  ``warm[g]`` (if ``has_warm[g]``) starts Lanczos at

@@ -92,7 +92,8 @@ def knn_distance_sigma2(X, k=1):
 def _check_spectrum(eigenvalues):
     ev = np.asarray(eigenvalues, dtype=np.float64).ravel()
     if ev.size < 2 or not np.all(np.isfinite(ev)):
-        raise ValueError(f"eigenvalues must hold at least 2 finite values; got eigenvalues={eigenvalues!r}")
+        raise ValueError("eigenvalues must hold at least 2 finite values; got "
+                         f"eigenvalues={eigenvalues!r}")
     return np.sort(ev)[::-1]
 
 

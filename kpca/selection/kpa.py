@@ -23,7 +23,13 @@ from kpca._blas import single_threaded_blas
 from kpca._validation import check_count, check_n_components
 from kpca.kernels import squared_distances
 from kpca.selection._common import (
-    check_data, check_grid, check_n_eigenvalues, excess_curve, pick, rng_of, seed_of,
+    check_data,
+    check_grid,
+    check_n_eigenvalues,
+    excess_curve,
+    pick,
+    rng_of,
+    seed_of,
 )
 from kpca.selection._null import null_spectra, percentile95
 from kpca.selection._spectrum import SpectrumPlan

@@ -41,7 +41,13 @@ from kpca._validation import check_count, check_n_components
 from kpca.kernels import squared_distances
 from kpca.pearson import SortedPearsonSampler
 from kpca.selection._common import (
-    check_data, check_grid, check_n_eigenvalues, excess_curve, pick, rng_of, seed_of,
+    check_data,
+    check_grid,
+    check_n_eigenvalues,
+    excess_curve,
+    pick,
+    rng_of,
+    seed_of,
 )
 from kpca.selection._null import null_spectra, percentile95
 from kpca.selection._spectrum import SpectrumPlan, unpack_full
@@ -61,7 +67,8 @@ def _n_train(n_train, n):
     else:
         raise ValueError(f"n_train must be an int or a fraction in (0, 1]; got n_train={n_train!r}")
     if not 5 <= nt <= n:
-        raise ValueError(f"n_train must give between 5 and n_samples={n} training points; got n_train={n_train!r}")
+        raise ValueError(f"n_train must give between 5 and n_samples={n} training points; got "
+                         f"n_train={n_train!r}")
     return nt
 
 
@@ -123,7 +130,8 @@ def noise_sampler(moments):
     """The Pearson distribution with the four distance moments, truncated to ``[0, r_max]``
     (§IV), as a :class:`~kpca.pearson.SortedPearsonSampler` (its tables are built once and
     shared by all Monte-Carlo draws)."""
-    return SortedPearsonSampler(moments["mean"], moments["std"], moments["skew"], moments["kurtosis"],
+    return SortedPearsonSampler(moments["mean"], moments["std"], moments["skew"],
+                                moments["kurtosis"],
                                 truncate=(0.0, moments["r_max"]))
 
 
@@ -211,8 +219,8 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
     r, mom = distance_moments(Xt, X, train)
     if not (mom["std"] > 0 and mom["kurtosis"] > mom["skew"] ** 2 + 1.0):
         raise ValueError(
-            "the distance distribution has moments outside the Pearson region (kurtosis <= skew**2 + 1): "
-            f"mean={mom['mean']:.6g}, std={mom['std']:.6g}, skew={mom['skew']:.6g}, "
+            "the distance distribution has moments outside the Pearson region (kurtosis <= skew**2 "
+            f"+ 1): mean={mom['mean']:.6g}, std={mom['std']:.6g}, skew={mom['skew']:.6g}, "
             f"kurtosis={mom['kurtosis']:.6g}; MDD cannot model its noise distances"
         )
     plan = SpectrumPlan(grid, k, nt)
@@ -223,13 +231,15 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
         r2 = noise_distances_packed(nt, mom, r_, sampler=sampler)
         return np.multiply(r2, r2, out=r2)
 
-    null, lam = null_spectra(noise_D2, n_draws, plan, rng, n_jobs=n_jobs, data_D2=squared_distances(Xt))
+    null, lam = null_spectra(noise_D2, n_draws, plan, rng, n_jobs=n_jobs,
+                             data_D2=squared_distances(Xt))
     tau = percentile95(null)
     curve, nc_grid = excess_curve(lam, tau, nc)
     sigma2, n_sel, details = pick(grid, curve, nc_grid, nc, "varon2015",
                                   fallback_curve=(lam - tau)[:, 0] if nc is None else None)
     edges = np.linspace(0.0, mom["r_max"], 61)
-    one = noise_distances_packed(nt, mom, rng.spawn(1)[0], sampler=sampler)  # = R_hat's lower triangle
+    # = R_hat's lower triangle
+    one = noise_distances_packed(nt, mom, rng.spawn(1)[0], sampler=sampler)
     details.update({
         "moments": mom, "pearson_type": ptype.type, "pearson_name": ptype.name,
         "n_train": nt, "train_index": train, "n_draws": n_draws, "n_duplicates": n_dup,

@@ -75,7 +75,8 @@ def kernel_entropy(K_offdiag, *, estimator="histogram", bins=256):
     raise ValueError(f"estimator must be one of {sorted(ESTIMATORS)}; got estimator={estimator!r}")
 
 
-def select_shannon(X, *, n_components=None, grid=None, random_state=None, estimator="histogram", bins=256):
+def select_shannon(X, *, n_components=None, grid=None, random_state=None,
+                   estimator="histogram", bins=256):
     """Width maximising the Shannon entropy of the kernel matrix.
 
     Parameters
@@ -98,14 +99,16 @@ def select_shannon(X, *, n_components=None, grid=None, random_state=None, estima
         ``curve`` holds the entropy per ``sigma2``.
     """
     if estimator not in ESTIMATORS:
-        raise ValueError(f"estimator must be one of {sorted(ESTIMATORS)}; got estimator={estimator!r}")
+        raise ValueError(f"estimator must be one of {sorted(ESTIMATORS)}; got "
+                         f"estimator={estimator!r}")
     bins = check_count(bins, "bins", 2)
     X, n_dup = check_data(X)
     grid = check_grid(grid, X)
     nc = check_n_components(n_components, X.shape[0], optional=True)
     iu = np.triu_indices(X.shape[0], k=1)
     d2 = squared_distances(X)[iu]
-    curve = np.array([kernel_entropy(np.exp(-d2 / (2.0 * s)), estimator=estimator, bins=bins) for s in grid])
+    curve = np.array([kernel_entropy(np.exp(-d2 / (2.0 * s)), estimator=estimator,
+                                     bins=bins) for s in grid])
     idx = int(np.argmax(curve))
     return SelectionResult(
         criterion="widjaja2012",

@@ -22,7 +22,8 @@ def test_hand_worked_example():
     sd = math.sqrt(19 / 3)
     assert a.loa_low == pytest.approx(-1 / 3 - 1.96 * sd)
     assert a.loa_high == pytest.approx(-1 / 3 + 1.96 * sd)
-    assert a.loa_low == pytest.approx(-5.265891, abs=1e-6) and a.loa_high == pytest.approx(4.599225, abs=1e-6)
+    assert a.loa_low == pytest.approx(-5.265891, abs=1e-6) and a.loa_high == pytest.approx(4.599225,
+                                                                                           abs=1e-6)
     assert a.mae == pytest.approx(5 / 3)
     assert a.rmse == pytest.approx(math.sqrt(13 / 3))
     assert a.within_2bpm == pytest.approx(2 / 3)  # |2| <= 2 counts
@@ -30,9 +31,12 @@ def test_hand_worked_example():
 
 def test_perfect_agreement_and_single_window():
     a = agreement([10.0, 12.0], [10.0, 12.0])
-    assert (a.bias, a.loa_low, a.loa_high, a.mae, a.rmse, a.within_2bpm, a.coverage) == (0, 0, 0, 0, 0, 1, 1)
+    assert (a.bias, a.loa_low, a.loa_high, a.mae, a.rmse, a.within_2bpm, a.coverage) == (0,
+                                                                                         0, 0, 0, 0,
+                                                                                         1, 1)
     one = agreement([11.0], [10.0])
-    assert one.bias == 1.0 and one.mae == 1.0 and math.isnan(one.loa_low) and math.isnan(one.loa_high)
+    assert (one.bias == 1.0 and one.mae == 1.0 and math.isnan(one.loa_low)
+            and math.isnan(one.loa_high))
 
 
 def test_no_windows_and_full_abstention():

@@ -1,4 +1,5 @@
-"""A corpus of bad inputs through ``python -m edr.extract``, and random corruption of a valid record.
+"""A corpus of bad inputs through ``python -m edr.extract``, and random corruption of a valid
+record.
 
 Every corpus case is built in ``tmp_path`` (from the shared records, read in
 place or copied and damaged there, and from :func:`edr.simulate.simulate_recording`)
@@ -18,7 +19,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 import wfdb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -76,36 +76,45 @@ def _corpus(src: Path, bidmc: Path, sim: Path) -> list[tuple[str, list[str], lis
     add("missing file", [src / "nope.dat"], "nope.dat")
     add("missing header", [src / "nope.hea"], "nope.hea")
     add("folder as record", [src], str(src))
-    add("breath annotations as record", [b01.with_suffix(".breath")], "bidmc01.breath", "bidmc01.hea")
+    add("breath annotations as record", [b01.with_suffix(".breath")],
+        "bidmc01.breath", "bidmc01.hea")
     (src / "lonely.dat").write_bytes(b"\0" * 100)
     add("data file without header", [src / "lonely.dat"], "lonely.dat")
     # ---- WFDB headers
-    add("fs abc", [_edit_header(b01, src / "fsabc", lambda l: _record_line(l, 2, "abc"))], "fsabc.hea", "'abc'")
-    add("fs negative", [_edit_header(b01, src / "fsneg", lambda l: _record_line(l, 2, "-125"))], "fsneg.hea", "'-125'")
-    add("fs zero", [_edit_header(b01, src / "fszero", lambda l: _record_line(l, 2, "0"))], "fszero.hea", "'0'")
-    add("signal count too high", [_edit_header(b01, src / "nsighi", lambda l: _record_line(l, 1, "9"))],
+    add("fs abc", [_edit_header(b01, src / "fsabc", lambda ln: _record_line(ln, 2, "abc"))],
+        "fsabc.hea", "'abc'")
+    add("fs negative", [_edit_header(b01, src / "fsneg", lambda ln: _record_line(ln, 2, "-125"))],
+        "fsneg.hea", "'-125'")
+    add("fs zero", [_edit_header(b01, src / "fszero", lambda ln: _record_line(ln, 2, "0"))],
+        "fszero.hea", "'0'")
+    add("signal count too high",
+        [_edit_header(b01, src / "nsighi", lambda ln: _record_line(ln, 1, "9"))],
         "nsighi.hea", "9 signal(s)")
-    add("signal count too low", [_edit_header(b01, src / "nsiglo", lambda l: _record_line(l, 1, "2"))],
+    add("signal count too low",
+        [_edit_header(b01, src / "nsiglo", lambda ln: _record_line(ln, 1, "2"))],
         "nsiglo.hea", "2 signal(s)")
-    add("signal count not a number", [_edit_header(b01, src / "nsigx", lambda l: _record_line(l, 1, "x"))],
+    add("signal count not a number",
+        [_edit_header(b01, src / "nsigx", lambda ln: _record_line(ln, 1, "x"))],
         "nsigx.hea", "'x'")
     def drop_last_signal_line(lines):
         last = max(i for i, ln in enumerate(lines) if ln.strip() and not ln.startswith("#"))
         return lines[:last] + lines[last + 1:]
 
-    add("signal line missing", [_edit_header(b01, src / "lessl", drop_last_signal_line)], "lessl.hea")
+    add("signal line missing",
+        [_edit_header(b01, src / "lessl", drop_last_signal_line)], "lessl.hea")
     (src / "empty.hea").write_text("")
     (src / "empty.dat").write_bytes(b"")
     add("empty header", [src / "empty.hea"], "empty.hea")
     hea = _wfdb(src, "nodat", {"II": np.zeros(2000)}, 250.0)
     (src / "nodat.dat").unlink()
     add("header without data", [hea], "nodat.dat")
-    cut = _edit_header(b01, src / "cut", lambda l: l)
+    cut = _edit_header(b01, src / "cut", lambda ln: ln)
     cut.with_suffix(".dat").write_bytes(cut.with_suffix(".dat").read_bytes()[:1001])
     add("truncated data", [cut], "cut.dat", "truncated")
     add("unknown channel", [b01.with_suffix(".hea"), "--channel", "V9"], "V9", "II")
     rec = simulate_recording(30.0, 250.0, random_state=3)
-    add("no ECG channel", [_wfdb(src, "noecg", {"RESP": rec.resp, "PLETH": rec.resp ** 2}, 250.0)], "RESP", "PLETH")
+    add("no ECG channel", [_wfdb(src, "noecg", {"RESP": rec.resp, "PLETH": rec.resp ** 2}, 250.0)],
+        "RESP", "PLETH")
     slow = simulate_recording(40.0, 80.0, random_state=3)
     add("fs below 100 Hz", [_wfdb(src, "slow", {"II": slow.ecg}, 80.0)], "slow", "80")
     # ---- CSV
@@ -114,9 +123,12 @@ def _corpus(src: Path, bidmc: Path, sim: Path) -> list[tuple[str, list[str], lis
     (src / "notime.csv").write_text("II\n" + "".join(f"{v:.5f}\n" for v in x))
     add("csv without time column", [src / "notime.csv"], "notime.csv", "--fs HZ")
     add("csv --fs below 100 Hz", [src / "notime.csv", "--fs", "50"], "notime.csv", "50")
-    (src / "jump.csv").write_text("t,II\n" + "".join(f"{a:.4f},{v:.5f}\n" for a, v in zip(np.delete(t, 7), x)))
+    (src / "jump.csv").write_text("t,II\n"
+                                  + "".join(f"{a:.4f},{v:.5f}\n" for a, v in zip(np.delete(t, 7), x,
+                                                                                 strict=False)))
     add("csv non-uniform time", [src / "jump.csv"], "jump.csv", "not uniformly sampled")
-    (src / "timed.csv").write_text("t,II\n" + "".join(f"{a:.4f},{v:.5f}\n" for a, v in zip(t, x)))
+    (src / "timed.csv").write_text("t,II\n" + "".join(f"{a:.4f},{v:.5f}\n" for a, v in zip(t, x,
+                                                                                           strict=False)))
     add("csv --fs disagreeing", [src / "timed.csv", "--fs", "500"], "timed.csv", "500")
     (src / "blank.csv").write_text("")
     add("csv empty", [src / "blank.csv"], "blank.csv")
@@ -143,9 +155,11 @@ def _corpus(src: Path, bidmc: Path, sim: Path) -> list[tuple[str, list[str], lis
     (src / "adir").mkdir()
     add("json is a folder", [b01, "--json", src / "adir"], "--json", "adir")
     add("plot without a format", [b01, "--plot", src / "out" / "fig.xyz"], "--plot", "fig.xyz")
-    add("output overwrites the input", [src / "timed.csv", "-o", src / "timed.csv"], "timed.csv", "input")
+    add("output overwrites the input", [src / "timed.csv", "-o", src / "timed.csv"],
+        "timed.csv", "input")
     add("output folder under a file", [b01, "-o", src / "timed.csv" / "x.csv"], "timed.csv")
-    add("same output twice", [b01, "-o", src / "out" / "a.csv", "--json", src / "out" / "a.csv"], "a.csv")
+    add("same output twice",
+        [b01, "-o", src / "out" / "a.csv", "--json", src / "out" / "a.csv"], "a.csv")
     # ---- a signal the pipeline refuses (runs the extraction)
     add("fewer than 20 beats", [sim], "20")
     return c
@@ -171,7 +185,8 @@ def _run_all(argvs, cwd) -> list[tuple[int, str]]:
     """Every argv through ``extract.main`` in ONE ``python`` process: (exit code, stderr) each."""
     import json
 
-    proc = subprocess.run([sys.executable, "-c", _DRIVER], input=json.dumps(argvs), cwd=cwd, env=ENV,
+    proc = subprocess.run([sys.executable, "-c", _DRIVER], input=json.dumps(argvs),
+                          cwd=cwd, env=ENV,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return [tuple(r) for r in json.loads(proc.stdout.strip().splitlines()[-1])]
@@ -195,7 +210,7 @@ def test_bad_input_corpus(bidmc_dir, tmp_path):
     before = {p for p in src.rglob("*")}
     results = _run_all([_with_outputs(c[1], out) for c in cases], work)
     failures = []
-    for (case, argv, fragments), (code, stderr) in zip(cases, results):
+    for (case, _argv, fragments), (code, stderr) in zip(cases, results, strict=False):
         lines = stderr.strip().splitlines()
         problems = []
         if code != 2:
@@ -218,8 +233,8 @@ def test_option_and_path_errors_come_before_the_heavy_imports(tmp_path):
     code = (
         "import sys, time; t = time.perf_counter(); from edr import extract\n"
         "c1 = extract.main(['x.dat', '--sigma2', 'banana']); c2 = extract.main(['missing.dat'])\n"
-        "heavy = [m for m in ('numpy', 'scipy', 'wfdb', 'neurokit2', 'numba', 'kpca', 'edr.methods')"
-        " if m in sys.modules]\n"
+        "heavy = [m for m in ('numpy', 'scipy', 'wfdb', 'neurokit2', 'numba', 'kpca', "
+        "'edr.methods') if m in sys.modules]\n"
         "print(c1, c2, heavy, time.perf_counter() - t)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=ENV, capture_output=True,
@@ -268,14 +283,16 @@ def corruptions(draw):
     if kind == "truncate":
         return kind, draw(st.floats(0.0, 0.999))
     if kind == "header_bytes":
-        return kind, draw(st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 255)), min_size=1, max_size=4))
+        return kind, draw(st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 255)),
+                                   min_size=1, max_size=4))
     return kind, (draw(st.floats(0.0, 0.95)), draw(st.floats(0.01, 1.0)))
 
 
 @settings(max_examples=12, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(corruptions())
-def test_random_corruption_never_gives_a_traceback_or_a_partial_output(tmp_path_factory, corruption):
+def test_random_corruption_never_gives_a_traceback_or_a_partial_output(tmp_path_factory,
+                                                                       corruption):
     folder = tmp_path_factory.mktemp("corrupt")
     files = dict(_valid_record())
     kind, arg = corruption
@@ -289,7 +306,8 @@ def test_random_corruption_never_gives_a_traceback_or_a_partial_output(tmp_path_
     else:
         sig = np.frombuffer(files["rec.dat"], dtype="<i2").reshape(-1, 2).copy()
         start, length = int(arg[0] * sig.shape[0]), max(int(arg[1] * sig.shape[0] * 0.5), 1)
-        sig[start:start + length, 0] = -32768 if kind == "nan_run" else sig[start, 0]  # -32768: WFDB NaN
+        # -32768: WFDB NaN
+        sig[start:start + length, 0] = -32768 if kind == "nan_run" else sig[start, 0]
         files["rec.dat"] = sig.tobytes()
     for name, data in files.items():
         (folder / name).write_bytes(data)

@@ -25,9 +25,12 @@ def _fake_extract(recording, method, *, sigma2=None, lead=None, **options):
     sel = None
     if sigma2 is not None:
         curve = np.array([_fake_value(recording, sigma2, g) for g in grid])
-        sel = SimpleNamespace(criterion=sigma2, sigma2=float(grid[curve.argmax()]), grid=grid, curve=curve)
-    return SimpleNamespace(record=recording, method=method, lead=lead or "II", sigma2=None if sel is None else sel.sigma2,
-                           selection=sel, n_beats=100 + len(method), key=(recording, method, sigma2, lead, options))
+        sel = SimpleNamespace(criterion=sigma2, sigma2=float(grid[curve.argmax()]),
+                              grid=grid, curve=curve)
+    return SimpleNamespace(record=recording, method=method, lead=lead or "II",
+                           sigma2=None if sel is None else sel.sigma2,
+                           selection=sel, n_beats=100 + len(method),
+                           key=(recording, method, sigma2, lead, options))
 
 
 def _fake_score(result, recording):
@@ -46,7 +49,8 @@ def _fake_windows(result, recording):
 @pytest.fixture
 def stand_ins(monkeypatch):
     """Private stand-ins for read_record / extract_edr / score (pure functions of the task)."""
-    monkeypatch.setattr(batch, "_read", lambda path: "bad" if path.endswith("r3") else Path(path).name)
+    monkeypatch.setattr(batch, "_read",
+                        lambda path: "bad" if path.endswith("r3") else Path(path).name)
     monkeypatch.setattr(batch, "_extract", _fake_extract)
     monkeypatch.setattr(batch, "_score", _fake_score)
     monkeypatch.setattr(batch, "_window_rates", _fake_windows)
@@ -58,7 +62,8 @@ def _rows(csv_path, drop=("seconds",)):
 
 
 def _tasks(records=RECORDS):
-    return batch.plan_tasks("fake", records, ["kpca", "pca"], ["mdd", "shannon"], ["default", "auto"])
+    return batch.plan_tasks("fake", records, ["kpca", "pca"], ["mdd", "shannon"],
+                            ["default", "auto"])
 
 
 def test_plan_tasks_criteria_only_for_kpca():
@@ -78,7 +83,8 @@ def test_results_csv_columns_and_errors_recorded(tmp_path, stand_ins):
     assert list(rows[0]) == list(batch.COLUMNS)
     assert (s.n_tasks, s.n_run, s.n_errors) == (18, 18, 6)
     bad = [r for r in rows if r["record"] == "r3"]
-    assert all(r["error"].startswith("ValueError: stand-in: no beats") and r["msc"] == "" for r in bad)
+    assert all(r["error"].startswith("ValueError: stand-in: no beats") and r["msc"]
+               == "" for r in bad)
     good = [r for r in rows if r["record"] == "r1" and r["method"] == "kpca"]
     assert all(float(r["sigma2"]) > 0 and r["error"] == "" for r in good)
     # used_lead: the lead the EDR came from (the stand-in's selected lead is II), empty on failure
@@ -131,8 +137,10 @@ def test_interrupted_run_resumes_to_identical_results(tmp_path, stand_ins, monke
     assert (resumed.n_skipped, resumed.n_run) == (5, 13)
     assert all(p.read_bytes() == b for p, b in before.items())  # finished work not redone
     assert _rows(resumed.results_csv) == _rows(full.results_csv)
-    assert (out / "window_rates.csv").read_text() == (tmp_path / "full" / "window_rates.csv").read_text()
-    assert (out / "selection_curves.json").read_text() == (tmp_path / "full" / "selection_curves.json").read_text()
+    assert ((out / "window_rates.csv").read_text()
+            == (tmp_path / "full" / "window_rates.csv").read_text())
+    assert ((out / "selection_curves.json").read_text()
+            == (tmp_path / "full" / "selection_curves.json").read_text())
 
 
 def test_changed_options_invalidate_stored_results(tmp_path, stand_ins):
@@ -152,7 +160,8 @@ def test_dask_scheduler_in_process(tmp_path, stand_ins):
     distributed = pytest.importorskip("dask.distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   dashboard_address=None) as cluster:
-        s = batch.run_batch(_tasks(), tmp_path / "d", scheduler=cluster.scheduler_address, progress=False)
+        s = batch.run_batch(_tasks(), tmp_path / "d", scheduler=cluster.scheduler_address,
+                            progress=False)
     ref = batch.run_batch(_tasks(), tmp_path / "ref", jobs=1, progress=False)
     assert _rows(s.results_csv) == _rows(ref.results_csv)
 
@@ -181,16 +190,21 @@ def simulated_db(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("simdb")
     for i, rate in enumerate((0.2, 0.3)):
-        rec = simulate_recording(duration_s=70, fs=125, resp_rate_hz=rate, name=f"sim{i}", random_state=i)
-        resp = np.interp(np.arange(rec.ecg.size) / rec.fs, np.arange(rec.resp.size) / rec.resp_fs, rec.resp)
+        rec = simulate_recording(duration_s=70, fs=125, resp_rate_hz=rate, name=f"sim{i}",
+                                 random_state=i)
+        resp = np.interp(np.arange(rec.ecg.size) / rec.fs,
+                         np.arange(rec.resp.size) / rec.resp_fs, rec.resp)
         wfdb.wrsamp(f"sim{i}", fs=rec.fs, units=["mV", "NU"], sig_name=["II", "RESP"],
-                    p_signal=np.column_stack([rec.ecg, resp]), fmt=["16", "16"], write_dir=str(folder))
+                    p_signal=np.column_stack([rec.ecg, resp]), fmt=["16", "16"],
+                    write_dir=str(folder))
     return folder
 
 
 def test_real_chain_cli_resumes_to_identical_results(simulated_db, tmp_path, monkeypatch):
-    """extract_edr + score on simulated records; a run interrupted after 2 tasks resumes identically."""
-    argv = ["--data-dir", str(simulated_db), "--methods", "kpca,r_amplitude", "--criteria", "rule-of-thumb",
+    """extract_edr + score on simulated records; a run interrupted after 2 tasks resumes
+    identically."""
+    argv = ["--data-dir", str(simulated_db), "--methods", "kpca,r_amplitude", "--criteria",
+            "rule-of-thumb",
             "--jobs", "1", "--no-progress"]
     assert batch.main(argv + ["-o", str(tmp_path / "full")]) == 0
     rows = _rows(tmp_path / "full" / "results.csv")
@@ -205,8 +219,10 @@ def test_real_chain_cli_resumes_to_identical_results(simulated_db, tmp_path, mon
         win = list(csv.DictReader(f))
     for r in rows:
         mine = [w for w in win if (w["record"], w["method"]) == (r["record"], r["method"])]
-        err = [abs(float(w["edr_bpm"]) - float(w["ref_bpm"])) for w in mine if w["edr_bpm"] and w["ref_bpm"]]
-        assert len(mine) == 3 and np.median(err) == pytest.approx(float(r["rate_error_bpm"]), abs=1e-12)
+        err = [abs(float(w["edr_bpm"]) - float(w["ref_bpm"])) for w in mine if w["edr_bpm"]
+               and w["ref_bpm"]]
+        assert len(mine) == 3 and np.median(err) == pytest.approx(float(r["rate_error_bpm"]),
+                                                                  abs=1e-12)
 
     real_extract, calls = batch._extract, {"n": 0}
 
@@ -223,4 +239,5 @@ def test_real_chain_cli_resumes_to_identical_results(simulated_db, tmp_path, mon
     assert batch.main(argv + ["-o", str(tmp_path / "resumed")]) == 0
     assert _rows(tmp_path / "resumed" / "results.csv") == rows
     (run,) = json.loads((tmp_path / "resumed" / "batch.json").read_text())["runs"]
-    assert (run["n_tasks"], run["n_run"], run["n_errors"]) == (4, 2, 0)  # the 2 finished tasks were kept
+    # the 2 finished tasks were kept
+    assert (run["n_tasks"], run["n_run"], run["n_errors"]) == (4, 2, 0)

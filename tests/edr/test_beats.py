@@ -19,7 +19,7 @@ def synthetic_ecg(r_times, fs, duration, *, amplitudes=None, noise=0.0, seed=0, 
     t = np.arange(int(duration * fs)) / fs
     x = np.zeros_like(t)
     amps = np.ones(len(r_times)) if amplitudes is None else amplitudes
-    for rt, a in zip(r_times, amps):
+    for rt, a in zip(r_times, amps, strict=False):
         near = np.abs(t - rt) < 0.6
         for off, amp, sd in waves:
             x[near] += a * amp * np.exp(-0.5 * ((t[near] - rt - off) / sd) ** 2)
@@ -225,13 +225,14 @@ def test_chunked_detection_matches_whole_record(monkeypatch):
 def test_inversion_rule_matches_neurokit():
     """The O(n)-memory inversion test agrees with nk.ecg_invert's rolling rule."""
     import neurokit2 as nk
+    from neurokit2.ecg.ecg_invert import _roll_orig_max_squared
 
     from edr.beats import _orig_max_squared
-    from neurokit2.ecg.ecg_invert import _roll_orig_max_squared
 
     y = np.random.default_rng(0).standard_normal(3000)
     np.testing.assert_array_equal(_orig_max_squared(y, 250), _roll_orig_max_squared(y, 250)[:, 0])
     times = regular_times(30.0)
     x = synthetic_ecg(times, FS, 30.0, noise=0.02)
     for sign in (1, -1):
-        assert detect(sign * x, FS).polarity == (-1 if nk.ecg_invert(sign * x, sampling_rate=FS)[1] else 1)
+        assert detect(sign * x, FS).polarity == (-1 if nk.ecg_invert(sign * x,
+                                                                     sampling_rate=FS)[1] else 1)

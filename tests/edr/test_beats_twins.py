@@ -1,5 +1,7 @@
-"""The NeuroKit2-free twins of ``nk.ecg_clean(method="neurokit")`` and ``nk.ecg_peaks(method="neurokit")``
-in :mod:`edr.beats` give bit-identical results, and the default extraction never imports NeuroKit2."""
+"""The NeuroKit2-free twins of ``nk.ecg_clean(method="neurokit")`` and
+``nk.ecg_peaks(method="neurokit")``
+in :mod:`edr.beats` give bit-identical results, and the default extraction never imports
+NeuroKit2."""
 
 from __future__ import annotations
 
@@ -25,7 +27,8 @@ def _nk_clean(x, fs):
 def _nk_peaks(clean, fs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return np.asarray(nk.ecg_peaks(clean, sampling_rate=fs, method="neurokit")[1]["ECG_R_Peaks"], dtype=int)
+        peaks = nk.ecg_peaks(clean, sampling_rate=fs, method="neurokit")[1]["ECG_R_Peaks"]
+        return np.asarray(peaks, dtype=int)
 
 
 def _check(x, fs):
@@ -35,7 +38,8 @@ def _check(x, fs):
     assert np.array_equal(beats._nk_peaks_neurokit(ours, fs), _nk_peaks(ref, fs))
 
 
-@pytest.mark.parametrize(("fs", "seed"), [(100.0, 0), (125.0, 1), (250.0, 2), (360.0, 3), (500.0, 4), (1000.0, 5)])
+@pytest.mark.parametrize(("fs", "seed"),
+                         [(100.0, 0), (125.0, 1), (250.0, 2), (360.0, 3), (500.0, 4), (1000.0, 5)])
 def test_twins_identical_on_simulated_ecg(fs, seed):
     rec = simulate_recording(60.0, fs, random_state=seed)
     _check(rec.ecg, fs)
@@ -58,7 +62,8 @@ def test_twins_identical_on_every_bidmc_lead(bidmc_dir):
 
     files = sorted(bidmc_dir.glob("bidmc??.dat"))
     assert files
-    for f in files[::3]:  # every third record, every lead (all 30 were compared by hand, see design.md)
+    # every third record, every lead (all 30 were compared by hand, see design.md)
+    for f in files[::3]:
         rec = read_record(f)
         for x in rec.leads.values():
             x = np.nan_to_num(x)

@@ -1,4 +1,5 @@
-"""Tests of the command line: ``python -m edr.extract`` / ``edr extract`` and the ``edr`` dispatcher."""
+"""Tests of the command line: ``python -m edr.extract`` / ``edr extract`` and the ``edr``
+dispatcher."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ def _write_wfdb(folder: Path, name: str, signals: dict[str, np.ndarray], fs: flo
     return folder / f"{name}.dat"
 
 
-def _simulated_record(folder: Path, name="sim", duration_s=60.0, fs=250.0, names=("II", "RESP")) -> Path:
+def _simulated_record(folder: Path, name="sim", duration_s=60.0, fs=250.0,
+                      names=("II", "RESP")) -> Path:
     rec = simulate_recording(duration_s, fs, random_state=11)
     signals = {names[0]: rec.ecg}
     if len(names) > 1:
@@ -71,10 +73,12 @@ def test_extract_writes_csv_json_plot_and_scores_against_resp(workdir, capsys):
     assert rated.any() and np.all(table["quality"][rated] >= 0.5)  # no rate below the threshold
     assert table.size == pytest.approx(60 * 4, abs=8)
     summary = json.loads((workdir / "out/sim.json").read_text())
-    assert summary["record"] == "sim" and summary["ecg_channel"] == "II" and summary["reference"] == "RESP"
+    assert (summary["record"] == "sim" and summary["ecg_channel"] == "II"
+            and summary["reference"] == "RESP")
     assert 0.0 <= summary["scores"]["msc"] <= 1.0 and summary["scores"]["corr"] > 0.5
     assert (workdir / "out/sim.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    for key in ("record     sim", "lead       ", "beats      ", "status     ok", "sigma2 = ", "(chosen by varon2015 = mdd)", "vs RESP    MSC",
+    for key in ("record     sim", "lead       ", "beats      ", "status     ok", "sigma2 = ",
+                "(chosen by varon2015 = mdd)", "vs RESP    MSC",
                 "sim_edr.csv"):
         assert key in out, out
     assert not [p for p in _listing(workdir) if p.endswith(".tmp")]
@@ -106,7 +110,8 @@ def _bad_record(kind: str, folder: Path) -> list[str]:
         return [str(dat)]
     if kind == "no ECG channel":
         rec = simulate_recording(30.0, 250.0)
-        return [str(_write_wfdb(folder, "noecg", {"RESP": rec.resp, "PLETH": rec.resp ** 2}, 250.0))]
+        return [str(_write_wfdb(folder, "noecg",
+                                {"RESP": rec.resp, "PLETH": rec.resp ** 2}, 250.0))]
     if kind == "unknown channel":
         return [str(_simulated_record(folder, duration_s=30.0)), "--channel", "V9"]
     if kind == "fewer than 20 beats":
@@ -132,7 +137,8 @@ def _bad_record(kind: str, folder: Path) -> list[str]:
 def test_bad_input_one_line_exit_2_no_output(kind, fragments, workdir, capsys):
     argv = _bad_record(kind, workdir)
     before = _listing(workdir)
-    code, out, err = _run([*argv, "-o", "res/edr.csv", "--json", "res/edr.json", "--plot", "res/edr.png"], capsys)
+    code, out, err = _run([*argv, "-o", "res/edr.csv", "--json", "res/edr.json", "--plot",
+                           "res/edr.png"], capsys)
     _assert_one_line_error(code, err, *fragments)
     assert _listing(workdir) == before  # no output file, no output folder, no temp file
 
@@ -167,12 +173,14 @@ def test_edr_dispatcher(workdir, capsys, monkeypatch):
     assert cli.main(["--help"]) == 0 and "extract --demo" in capsys.readouterr().out
     monkeypatch.setitem(cli.COMMANDS, "report", ("edr.evaluate.no_such_module", "test"))
     assert cli.main(["report", "results.csv"]) == 2
-    assert "not available in this installation (edr.evaluate.no_such_module is missing)" in capsys.readouterr().err
+    assert ("not available in this installation (edr.evaluate.no_such_module is "
+                        "missing)" in capsys.readouterr().err)
 
 
 def test_python_dash_m_edr_exits_2_with_one_line(workdir):
     env = {**os.environ, "MPLBACKEND": "Agg"}
-    proc = subprocess.run([sys.executable, "-m", "edr", "extract", "nope.dat"], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "edr", "extract", "nope.dat"],
+                          capture_output=True, text=True,
                           env=env, timeout=120)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("edr extract: error: ") and proc.stderr.count("\n") == 1
@@ -182,7 +190,8 @@ def test_python_dash_m_edr_exits_2_with_one_line(workdir):
 def test_outputs_follow_the_umask_and_are_all_or_nothing(workdir, capsys, monkeypatch):
     dat = _simulated_record(workdir, duration_s=60.0)
     (workdir / "adir").mkdir()
-    code, out, err = _run([str(dat), "-o", "res/e.csv", "--json", "adir", "--plot", "res/e.png"], capsys)
+    code, out, err = _run([str(dat), "-o", "res/e.csv", "--json", "adir", "--plot",
+                           "res/e.png"], capsys)
     _assert_one_line_error(code, err, "--json", "adir")
     assert not (workdir / "res").exists()
     old = os.umask(0o027)
@@ -194,4 +203,5 @@ def test_outputs_follow_the_umask_and_are_all_or_nothing(workdir, capsys, monkey
     for name in ("e.csv", "e.json"):
         assert (workdir / "res" / name).stat().st_mode & 0o777 == 0o640
     assert "chosen by varon2015 = mdd" in out
-    assert json.loads((workdir / "res" / "e.json").read_text())["result"]["selection"]["criterion"] == "varon2015"
+    summary = json.loads((workdir / "res" / "e.json").read_text())
+    assert summary["result"]["selection"]["criterion"] == "varon2015"

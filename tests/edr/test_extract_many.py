@@ -14,10 +14,12 @@ from edr import extract
 from edr.simulate import simulate_recording
 
 
-def _write(folder: Path, name: str, duration_s: float = 60.0, seed: int = 11, fs: float = 250.0) -> Path:
+def _write(folder: Path, name: str, duration_s: float = 60.0, seed: int = 11,
+           fs: float = 250.0) -> Path:
     rec = simulate_recording(duration_s, fs, random_state=seed)
     wfdb.wrsamp(name, fs=fs, units=["mV", "mV"], sig_name=["II", "RESP"],
-                p_signal=np.column_stack([rec.ecg, rec.resp]), fmt=["16", "16"], write_dir=str(folder))
+                p_signal=np.column_stack([rec.ecg, rec.resp]), fmt=["16", "16"],
+                write_dir=str(folder))
     return folder / f"{name}.dat"
 
 
@@ -26,7 +28,8 @@ def records(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     data = tmp_path / "data"
     data.mkdir()
-    paths = [_write(data, "rec_a", seed=1), _write(data, "rec_b", duration_s=12.0, seed=2),  # < 20 beats
+    # < 20 beats
+    paths = [_write(data, "rec_a", seed=1), _write(data, "rec_b", duration_s=12.0, seed=2),
              _write(data, "rec_c", seed=3)]
     return tmp_path, paths
 

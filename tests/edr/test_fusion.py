@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from edr.fusion import AGREEMENT_BPM, QUALITY_THRESHOLD, fuse, panel_weights, rate_quality, standardised
+from edr.fusion import (
+    AGREEMENT_BPM,
+    QUALITY_THRESHOLD,
+    fuse,
+    panel_weights,
+    rate_quality,
+    standardised,
+)
 from edr.modulation import robust_beat_matrix
 from edr.signal import spectral_concentration
 

@@ -1,13 +1,14 @@
 """What a robust EDR must achieve on simulated unseen-patient failures (issue #12).
 
 Each failure scenario of :data:`edr.simulate.FAILURE_SCENARIOS` adds realistic non-respiratory
-beat-to-beat variance (morphology steps or drift, ectopic clusters, a mixture with electrode motion and contact
-changes, weakly modulated ventilator breathing; ``electrode_motion`` is a marginal loss and not
-tested here) to an ICU-like record in which the R amplitude
+beat-to-beat variance (morphology steps or drift, ectopic clusters, a mixture with electrode motion
+and contact changes, weakly modulated ventilator breathing; ``electrode_motion`` is a marginal loss
+and not tested here) to an ICU-like record in which the R amplitude
 still breathes. The default EDR (``extract_edr(rec)``: ``kpca_fusion``, MDD σ², every lead) must
 then reach the R amplitude's MSC (minus a small margin) and a usable |r|; the first kernel principal
-component alone (the paper's ``kpca``) fails them. ``ectopic_clusters`` is still short (``xfail``). Measured tables:
-``scripts/output/measure_failure_scenarios.md``; design: docs/design.md#7-simulation.
+component alone (the paper's ``kpca``) fails them. ``ectopic_clusters`` is still short (``xfail``).
+Measured tables: ``scripts/output/measure_failure_scenarios.md``; design:
+docs/design.md#7-simulation.
 
 ``noise_bursts`` is the control: isotropic muscle-like noise has no dominant direction in the QRS
 matrix, kPCA already copes (and beats the R amplitude), and the test must keep passing.
@@ -42,7 +43,7 @@ XFAIL = pytest.mark.xfail(
 )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _scores(name):
     """Median (MSC, |r|) over :data:`SEEDS` of the default EDR and of the R amplitude."""
     out = []

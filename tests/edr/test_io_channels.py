@@ -5,10 +5,18 @@ from __future__ import annotations
 import pytest
 
 from edr.errors import ChannelError
-from edr.io.channels import choose_ecg, choose_resp, clean_name, ecg_channels, is_ecg_name, is_resp_name
+from edr.io.channels import (
+    choose_ecg,
+    choose_resp,
+    clean_name,
+    ecg_channels,
+    is_ecg_name,
+    is_resp_name,
+)
 
 
-@pytest.mark.parametrize("raw, clean", [("II,", "II"), (" RESP, ", "RESP"), ("ECG1", "ECG1"), ("V,,", "V")])
+@pytest.mark.parametrize("raw, clean",
+                         [("II,", "II"), (" RESP, ", "RESP"), ("ECG1", "ECG1"), ("V,,", "V")])
 def test_clean_name(raw, clean):
     assert clean_name(raw) == clean
 
@@ -39,9 +47,11 @@ def test_requested_channel_is_matched_case_insensitively_without_commas():
 def test_ecg_and_resp_name_sets():
     for name in ("II", "MLII", "ECG", "ECG2", "V4", "aVR", "MCL1", "ML5", "ECG II"):
         assert is_ecg_name(name), name
-    for name in ("RESP", "PLETH", "ABP", "ART", "CVP", "SpO2", "EEG (C4-A1)", "EMG", "SCG", "BP", "Pleth"):
+    for name in ("RESP", "PLETH", "ABP", "ART", "CVP", "SpO2", "EEG (C4-A1)", "EMG", "SCG",
+                 "BP", "Pleth"):
         assert not is_ecg_name(name), name
-    for name in ("RESP,", "Resp", "RESPIRATION", "THOR RES", "Thorax", "ABDO RES", "Airflow", "Resp (nasal)"):
+    for name in ("RESP,", "Resp", "RESPIRATION", "THOR RES", "Thorax", "ABDO RES", "Airflow",
+                 "Resp (nasal)"):
         assert is_resp_name(name), name
     assert ecg_channels(["RESP", "II", "PLETH", "V"]) == [1, 3]
 
@@ -54,9 +64,13 @@ def test_default_resp_choice():
 
 
 def test_errors_name_the_file_and_the_channels():
-    with pytest.raises(ChannelError, match=r"no ECG channel in f\.hea; channels found: PLETH, ABP; pass channel="):
+    with pytest.raises(ChannelError,
+                       match=r"no ECG channel in f\.hea; channels found: PLETH, ABP; "
+                             r"pass channel="):
         choose_ecg(["PLETH,", "ABP,"], source="f.hea")
-    with pytest.raises(ChannelError, match=r"channel 'V9' not found in f\.hea; valid channels: II, RESP"):
+    with pytest.raises(ChannelError,
+                       match=r"channel 'V9' not found in f\.hea; valid channels: II, RESP"):
         choose_ecg(["II,", "RESP,"], "V9", source="f.hea")
-    with pytest.raises(ChannelError, match=r"channel 'Flow' not found in f\.hea; valid channels: II"):
+    with pytest.raises(ChannelError,
+                       match=r"channel 'Flow' not found in f\.hea; valid channels: II"):
         choose_resp(["II"], "Flow", source="f.hea")

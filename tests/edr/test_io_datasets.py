@@ -11,8 +11,7 @@ import pytest
 
 import edr
 from edr.errors import DataUnavailableError
-from edr.io import read_record
-from edr.io import datasets
+from edr.io import datasets, read_record
 from edr.io.datasets import (
     database_entry,
     load_manifest,
@@ -30,7 +29,8 @@ def _sha(data: bytes) -> str:
 
 
 def _toy_manifest(*, checksums=True, download=True):
-    entry = {"title": "Toy", "slug": "toy", "version": "1.0.0", "folder": "toy", "download": download,
+    entry = {"title": "Toy", "slug": "toy", "version": "1.0.0", "folder": "toy",
+             "download": download,
              "records": ["r1"], "source": "the toy source"}
     if checksums:
         entry["sha256"] = {name: _sha(data) for name, data in CONTENT.items()}
@@ -71,20 +71,26 @@ def test_manifest_entries_are_complete():
     dbs = load_manifest()["databases"]
     assert {"bidmc", "fantasia", "cebsdb", "apnea-ecg", "slpdb", "wfdb-samples"} <= set(dbs)
     for key, entry in dbs.items():
-        for field in ("title", "slug", "version", "folder", "records", "record_list_source", "ecg_channels",
+        for field in ("title", "slug", "version", "folder", "records", "record_list_source",
+                      "ecg_channels",
                       "resp_channels", "licence", "citation"):
             assert entry.get(field), f"{key} lacks {field}"
         assert isinstance(entry["download"], bool), key
-        assert entry.get("sha256") or entry.get("sha256_note"), f"{key}: sha256 or a note saying why not"
+        assert entry.get("sha256") or entry.get("sha256_note"), (
+            f"{key}: sha256 or a note saying why not")
         if not entry.get("sha256"):
             assert entry["files_per_record"], key
     bidmc = dbs["bidmc"]
-    assert (bidmc["slug"], bidmc["version"], bidmc["fs"], bidmc["licence"]) == ("bidmc", "1.0.0", 125, "ODC-By-1.0")
+    assert (bidmc["slug"], bidmc["version"], bidmc["fs"], bidmc["licence"]) == ("bidmc", "1.0.0",
+                                                                                125, "ODC-By-1.0")
     assert len(bidmc["records"]) == 30 and len(bidmc["sha256"]) == 3 + 5 * 30
     assert bidmc["breath_annotations"] == {"extension": "breath", "annotator": "ann1",
-                                           "annotators": ["ann1", "ann2"], "annotator_field": "aux_note"}
-    assert dbs["apnea-ecg"]["records"] == ["a01r", "a02r", "a03r", "a04r", "b01r", "c01r", "c02r", "c03r"]
-    assert [dbs[k]["version"] for k in ("fantasia", "cebsdb", "apnea-ecg", "slpdb")] == ["1.0.0"] * 4
+                                           "annotators": ["ann1", "ann2"],
+                                           "annotator_field": "aux_note"}
+    assert dbs["apnea-ecg"]["records"] == ["a01r", "a02r", "a03r", "a04r", "b01r", "c01r",
+                                           "c02r", "c03r"]
+    assert [dbs[k]["version"] for k in ("fantasia", "cebsdb", "apnea-ecg",
+                                        "slpdb")] == ["1.0.0"] * 4
     assert dbs["wfdb-samples"]["download"] is False
     assert database_entry("BIDMC")["name"] == "bidmc"
 
@@ -114,7 +120,8 @@ def test_parse_sha256_lines_formats():
 
 
 def test_unknown_database_lists_valid_names():
-    with pytest.raises(ValueError, match=r"unknown database 'mitdb'; valid names: apnea-ecg, bidmc, cebsdb"):
+    with pytest.raises(ValueError,
+                       match=r"unknown database 'mitdb'; valid names: apnea-ecg, bidmc, cebsdb"):
         locate_database("mitdb")
 
 
@@ -136,7 +143,8 @@ def test_edr_data_dir_is_used(data_dir, isolated, monkeypatch):
 @pytest.mark.realdata
 def test_data_dir_argument_and_verify(data_dir, isolated):
     assert locate_database("bidmc", data_dir=data_dir) == data_dir / "bidmc"
-    assert locate_database("wfdb-samples", data_dir=data_dir / "wfdb-samples") == data_dir / "wfdb-samples"
+    assert (locate_database("wfdb-samples", data_dir=data_dir / "wfdb-samples")
+            == data_dir / "wfdb-samples")
     assert verify_database(data_dir / "wfdb-samples", "wfdb-samples") == {}
 
 
@@ -159,11 +167,14 @@ def test_offline_with_the_real_manifest(isolated):
 
 def test_download_disabled_or_local_only(isolated, monkeypatch):
     _serve(monkeypatch, CONTENT, calls := [])
-    with pytest.raises(DataUnavailableError, match=r"database 'toy' \(Toy 1.0.0\) is not available: searched"):
+    with pytest.raises(DataUnavailableError,
+                       match=r"database 'toy' \(Toy 1.0.0\) is not available: searched"):
         locate_database("toy", download=False, manifest=_toy_manifest())
-    with pytest.raises(DataUnavailableError, match=r"Fetch its files from the toy source and put them in"):
+    with pytest.raises(DataUnavailableError,
+                       match=r"Fetch its files from the toy source and put them in"):
         locate_database("toy", manifest=_toy_manifest(download=False))
-    with pytest.raises(DataUnavailableError, match=r"Fetch its files from GitHub MIT-LCP/wfdb-python"):
+    with pytest.raises(DataUnavailableError,
+                       match=r"Fetch its files from GitHub MIT-LCP/wfdb-python"):
         locate_database("wfdb-samples", data_dir=isolated / "nowhere")
     assert calls == []
 

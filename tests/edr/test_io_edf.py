@@ -30,7 +30,8 @@ def write_edf(path, signals, *, record_s=1.0, reserved="", n_records=None):
         spr = int(round(fs * record_s))
         d = np.round((np.asarray(x) - pmin) / (pmax - pmin) * 65535 - 32768).astype("<i2")
         digital.append(d.reshape(n_rec, spr))
-        for k, (v, w) in enumerate([(label, 16), ("", 80), (unit, 8), (pmin, 8), (pmax, 8), (-32768, 8),
+        for k, (v, w) in enumerate([(label, 16), ("", 80), (unit, 8), (pmin, 8),
+                                    (pmax, 8), (-32768, 8),
                                     (32767, 8), ("", 80), (spr, 8), ("", 32)]):
             cols[k].append(_field(v, w))
     head += b"".join(b"".join(c) for c in cols)
@@ -44,7 +45,8 @@ def _signals(fs_ecg=256.0, fs_resp=32.0, seconds=10):
     t_r = np.arange(int(fs_resp * seconds)) / fs_resp
     ecg = 1000 * np.sin(2 * np.pi * 1.2 * t_e)  # µV
     resp = np.sin(2 * np.pi * 0.25 * t_r)
-    return [("ECG II", "uV", fs_ecg, ecg, (-2000.0, 2000.0)), ("Resp chest", "", fs_resp, resp, (-2.0, 2.0))]
+    return [("ECG II", "uV", fs_ecg, ecg, (-2000.0, 2000.0)),
+            ("Resp chest", "", fs_resp, resp, (-2.0, 2.0))]
 
 
 def test_multi_rate_edf_keeps_native_rates_and_converts_to_mv(tmp_path):
@@ -78,9 +80,11 @@ def test_edf_errors(tmp_path):
     with pytest.raises(RecordError, match=r"malformed EDF header in .*junk\.edf"):
         read_record(tmp_path / "junk.edf")
     low = write_edf(tmp_path / "low.edf", _signals(fs_ecg=64.0))
-    with pytest.raises(SignalError, match=r"ECG channel 'ECG II' of .*low\.edf is sampled at fs=64 Hz"):
+    with pytest.raises(SignalError,
+                       match=r"ECG channel 'ECG II' of .*low\.edf is sampled at fs=64 Hz"):
         read_record(low)
-    with pytest.raises(ChannelError, match=r"channel 'V1' not found in .*valid channels: ECG II, Resp chest"):
+    with pytest.raises(ChannelError,
+                       match=r"channel 'V1' not found in .*valid channels: ECG II, Resp chest"):
         read_record(write_edf(tmp_path / "ok.edf", _signals()), "V1")
 
 
@@ -121,7 +125,8 @@ def test_bdf_24_bit_is_read(tmp_path):
     fs = 256
     t = np.arange(fs * 30) / fs
     x = np.sin(2 * np.pi * 1.1 * t)
-    edfio.Bdf([edfio.BdfSignal(x, fs, label="ECG", physical_dimension="mV")]).write(tmp_path / "r.bdf")
+    bdf = edfio.Bdf([edfio.BdfSignal(x, fs, label="ECG", physical_dimension="mV")])
+    bdf.write(tmp_path / "r.bdf")
     rec = read_record(tmp_path / "r.bdf")
     assert rec.fs == fs and rec.ecg_channel == "ECG"
     np.testing.assert_allclose(rec.ecg, x, atol=1e-5)

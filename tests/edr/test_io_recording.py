@@ -30,7 +30,8 @@ def test_leads_at_another_rate_are_resampled_to_the_ecg_rate():
     mcl1 = np.sin(2 * np.pi * 3 * t5)
     ii = np.sin(2 * np.pi * 3 * t1)
     resp = np.cos(2 * np.pi * 0.3 * t1)
-    rec, calls = _assemble([mcl1, np.zeros_like(t1), ii, resp], [fs_ecg, fs_other, fs_other, fs_other],
+    rec, calls = _assemble([mcl1, np.zeros_like(t1), ii, resp],
+                           [fs_ecg, fs_other, fs_other, fs_other],
                            ["MCL1", "ABP", "II", "RESP"], channel="MCL1")
     assert calls == [[0, 2, 3]]  # ABP is never read
     assert rec.fs == fs_ecg and rec.ecg_channel == "MCL1" and list(rec.leads) == ["MCL1", "II"]
@@ -55,7 +56,8 @@ def test_duplicate_lead_names_are_kept_apart():
 
 
 def test_units_are_converted_to_millivolts():
-    rec, _ = _assemble([np.full(300, 1500.0), np.full(300, 0.002)], [250.0, 250.0], ["II", "V"], units=["uV", "V"])
+    rec, _ = _assemble([np.full(300, 1500.0), np.full(300, 0.002)], [250.0, 250.0], ["II", "V"],
+                       units=["uV", "V"])
     assert rec.ecg[0] == pytest.approx(1.5) and rec.leads["V"][0] == pytest.approx(2.0)
     assert to_millivolts(np.ones(2), "mmHg")[0] == 1.0  # unknown units are left alone
 

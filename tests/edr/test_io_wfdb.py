@@ -16,7 +16,8 @@ from edr.io.wfdb_reader import resolve_record
 def _write(tmp_path, name="tiny", *, fs=250.0, names=("II", "V", "RESP"), n=2500, fmt="16", seed=0):
     rng = np.random.default_rng(seed)
     t = np.arange(n) / fs
-    sig = np.column_stack([np.sin(2 * np.pi * (1 + k) * t) + 0.01 * rng.standard_normal(n) for k in range(len(names))])
+    sig = np.column_stack([np.sin(2 * np.pi * (1 + k) * t) + 0.01 * rng.standard_normal(n)
+                           for k in range(len(names))])
     wfdb.wrsamp(name, fs=fs, units=["mV"] * len(names), sig_name=list(names), p_signal=sig,
                 fmt=[fmt] * len(names), write_dir=str(tmp_path))
     return tmp_path / name, sig
@@ -62,7 +63,8 @@ def test_nan_runs_are_kept(tmp_path):
 
 def test_microvolts_are_converted_to_millivolts(tmp_path):
     sig = 1000 * np.sin(np.arange(1000) / 7.0)[:, None]
-    wfdb.wrsamp("uv", fs=200, units=["uV"], sig_name=["MLII"], p_signal=sig, fmt=["16"], write_dir=str(tmp_path))
+    wfdb.wrsamp("uv", fs=200, units=["uV"], sig_name=["MLII"], p_signal=sig, fmt=["16"],
+                write_dir=str(tmp_path))
     rec = read_record(tmp_path / "uv")
     assert np.nanmax(np.abs(rec.ecg)) == pytest.approx(1.0, rel=1e-3)
 
@@ -92,7 +94,8 @@ def test_missing_file(tmp_path):
 def test_header_without_data_file(tmp_path):
     base, _ = _write(tmp_path)
     (tmp_path / "tiny.dat").unlink()
-    with pytest.raises(FileNotFoundError, match=r"data file .*tiny\.dat referenced by header .*tiny\.hea is missing"):
+    with pytest.raises(FileNotFoundError,
+                       match=r"data file .*tiny\.dat referenced by header .*tiny\.hea is missing"):
         read_record(base)
 
 
@@ -109,34 +112,42 @@ def test_truncated_dat(tmp_path, fmt):
     base, _ = _write(tmp_path, fmt=fmt)
     dat = tmp_path / "tiny.dat"
     dat.write_bytes(dat.read_bytes()[:-100])
-    with pytest.raises(RecordError, match=r"data file .*tiny\.dat is truncated: \d+ bytes, header .* needs \d+"):
+    with pytest.raises(RecordError,
+                       match=r"data file .*tiny\.dat is truncated: \d+ bytes, header .* needs \d+"):
         read_record(base)
 
 
 def test_no_ecg_channel_lists_channels_found(tmp_path):
     base, _ = _write(tmp_path, names=("PLETH", "ABP", "RESP"))
-    with pytest.raises(ChannelError, match=r"no ECG channel in .*tiny\.hea; channels found: PLETH, ABP, RESP"):
+    with pytest.raises(ChannelError,
+                       match=r"no ECG channel in .*tiny\.hea; channels found: PLETH, ABP, RESP"):
         read_record(base)
 
 
 def test_unknown_channel_lists_valid_ones(tmp_path):
     base, _ = _write(tmp_path)
-    with pytest.raises(ChannelError, match=r"channel 'AVF' not found in .*tiny\.hea; valid channels: II, V, RESP"):
+    with pytest.raises(ChannelError,
+                       match=r"channel 'AVF' not found in .*tiny\.hea; "
+                             r"valid channels: II, V, RESP"):
         read_record(base, "AVF")
-    with pytest.raises(ChannelError, match=r"channel 'Thorax' not found .*valid channels: II, V, RESP"):
+    with pytest.raises(ChannelError,
+                       match=r"channel 'Thorax' not found .*valid channels: II, V, RESP"):
         read_record(base, resp_channel="Thorax")
 
 
 @pytest.mark.parametrize("fs", [50.0, 20_000.0])
 def test_sampling_rate_out_of_range(tmp_path, fs):
     base, _ = _write(tmp_path, fs=fs, n=500)
-    with pytest.raises(SignalError, match=rf"ECG channel 'II' of .*tiny\.hea is sampled at fs={fs:g} Hz"):
+    with pytest.raises(SignalError,
+                       match=rf"ECG channel 'II' of .*tiny\.hea is sampled at fs={fs:g} Hz"):
         read_record(base)
 
 
 def test_fs_disagreeing_with_header(tmp_path):
     base, _ = _write(tmp_path)
-    with pytest.raises(RecordError, match=r"sampling rate given \(500 Hz, --fs\) disagrees with the 250 Hz stated in .*tiny for channel 'II'"):
+    with pytest.raises(RecordError,
+                       match=r"sampling rate given \(500 Hz, --fs\) disagrees with the 250 Hz "
+                             r"stated in .*tiny for channel 'II'"):
         read_record(base, fs=500.0)
 
 
@@ -146,7 +157,9 @@ def test_unknown_annotator_lists_annotators(tmp_path):
                aux_note=["ann1", "ann2", "ann1"], fs=250, write_dir=str(tmp_path))
     assert read_record(base).breath_times.tolist() == [0.4, 2.8]
     assert read_record(base, annotator=None).breath_times.tolist() == [0.4, 1.6, 2.8]
-    with pytest.raises(RecordError, match=r"annotator 'ann3' not in .*tiny\.breath; annotators found: ann1, ann2"):
+    with pytest.raises(RecordError,
+                       match=r"annotator 'ann3' not in .*tiny\.breath; "
+                             r"annotators found: ann1, ann2"):
         read_record(base, annotator="ann3")
 
 

@@ -8,8 +8,16 @@ import pytest
 from edr.beats import detect
 from edr.errors import SignalError
 from edr.evaluate.metrics import correlation
-from edr.leads import (LeadQuality, assess_leads, choose_lead, fuse_edrs,
-                       joint_beats, lead_quality, multilead_kpca, multilead_matrix)
+from edr.leads import (
+    LeadQuality,
+    assess_leads,
+    choose_lead,
+    fuse_edrs,
+    joint_beats,
+    lead_quality,
+    multilead_kpca,
+    multilead_matrix,
+)
 from edr.modulation import r_amplitude
 from edr.signal import bandpass, spectral_concentration, to_uniform_grid
 from edr.simulate import simulate_recording
@@ -68,7 +76,8 @@ def test_mostly_nan_lead_is_unusable(rec):
 
 def test_noisy_lead_loses_to_clean_lead(rec):
     rng = np.random.default_rng(1)
-    leads = {"II": rec.leads["II"], "noisy": rec.leads["II"] + 0.15 * rng.standard_normal(rec.leads["II"].size)}
+    leads = {"II": rec.leads["II"],
+             "noisy": rec.leads["II"] + 0.15 * rng.standard_normal(rec.leads["II"].size)}
     t_grid = np.arange(1.0, 119.0, 0.25)
     beats = {n: detect(x, rec.fs) for n, x in leads.items()}
     edrs = {n: _edr(leads[n], rec.fs, b, t_grid) for n, b in beats.items()}

@@ -49,12 +49,15 @@ def test_registry_has_required_methods():
     for v in NEUROKIT_VARIANTS:
         assert f"neurokit_{v}" in METHODS
     assert all(callable(spec.func) for spec in METHODS.values())
-    assert [k for k, s in METHODS.items() if s.uses_sigma2] == ["kpca_fusion", "kpca", "kpca_positions",
+    assert [k for k, s in METHODS.items() if s.uses_sigma2] == ["kpca_fusion", "kpca",
+                                                                "kpca_positions",
                                                                 "kpca_rsa"]
 
 
 def test_unknown_method_lists_sorted_keys():
-    with pytest.raises(ValueError, match=r"unknown EDR method 'nope'.*\['kpca', 'kpca_fusion', 'kpca_positions'"):
+    with pytest.raises(ValueError,
+                       match=r"unknown EDR method 'nope'.*"
+                             r"\['kpca', 'kpca_fusion', 'kpca_positions'"):
         get_method("nope")
 
 

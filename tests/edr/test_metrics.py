@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import signal
 
-from edr.errors import RecordError, SignalError
 from edr import signal as sig
+from edr.errors import RecordError, SignalError
 from edr.evaluate import metrics as m
 
 FS = 4.0
@@ -114,7 +114,8 @@ def test_score_without_reference_raises():
 def test_reference_on_grid_removes_aliasing_noise():
     resp_fs = 125.0
     tr = np.arange(0, 120, 1 / resp_fs)
-    resp = np.sin(2 * np.pi * 0.2 * tr) + 0.5 * np.sin(2 * np.pi * 3.9 * tr)  # 3.9 Hz aliases to 0.1 Hz
+    # 3.9 Hz aliases to 0.1 Hz
+    resp = np.sin(2 * np.pi * 0.2 * tr) + 0.5 * np.sin(2 * np.pi * 3.9 * tr)
     tg = np.arange(1, 119, 0.25)
     ref = m.reference_on_grid(resp, resp_fs, tg)
     np.testing.assert_allclose(ref, np.sin(2 * np.pi * 0.2 * tg), atol=0.02)

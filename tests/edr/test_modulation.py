@@ -23,7 +23,7 @@ def beat_shape(u):
 def make(r_times, amps, duration, offset=0.0):
     t = np.arange(int(duration * FS)) / FS
     x = np.full(t.size, offset, dtype=float)
-    for rt, a in zip(r_times, amps):
+    for rt, a in zip(r_times, amps, strict=False):
         x += a * beat_shape(t - rt)
     return x
 
@@ -77,7 +77,8 @@ def test_r_amplitude_recovers_modulation_and_ignores_offset(modulated):
     shifted = x + 0.7 + 0.05 * np.sin(2 * np.pi * 0.05 * np.arange(x.size) / FS)
     np.testing.assert_allclose(r_amplitude(shifted, FS, beats), amps, rtol=0.02)
     # inverted lead with polarity -1 gives the same upright amplitudes
-    np.testing.assert_allclose(r_amplitude(-x, FS, truth_beats(r_times, polarity=-1), baseline=None),
+    np.testing.assert_allclose(r_amplitude(-x, FS, truth_beats(r_times, polarity=-1),
+                                           baseline=None),
                                amps, rtol=0.02)
 
 
@@ -130,5 +131,7 @@ def test_rail_free_columns_drops_positions_clipped_in_most_beats():
     np.testing.assert_array_equal(keep, [True] * 3 + [False] * 3 + [True] * 3)
     # symmetric in the sign of the lead; all kept when no beat is valid or nothing is finite
     np.testing.assert_array_equal(rail_free_columns(-x, beats, 9), keep)
-    assert rail_free_columns(x, SimpleNamespace(peaks=peaks, valid=np.zeros(peaks.size, bool)), 9).all()
+    assert rail_free_columns(x,
+                             SimpleNamespace(peaks=peaks,
+                                             valid=np.zeros(peaks.size, bool)), 9).all()
     assert rail_free_columns(np.full(2000, np.nan), beats, 9).all()

@@ -1,4 +1,5 @@
-"""Tests of edr.pipeline.extract_edr: synthetic records with known respiration, windows, bad input, real data."""
+"""Tests of edr.pipeline.extract_edr: synthetic records with known respiration, windows, bad input,
+real data."""
 
 from __future__ import annotations
 
@@ -83,7 +84,8 @@ def test_nan_run_is_masked_and_reported():
     assert any(s.startswith("skipped") for s in status) and "ok" in status
     gap = (res.time > 70) & (res.time < 120)
     assert np.all(np.isnan(res.waveform[gap]))
-    assert np.isfinite(res.waveform[res.time < 50]).all() and np.isfinite(res.waveform[res.time > 140]).all()
+    assert (np.isfinite(res.waveform[res.time < 50]).all()
+            and np.isfinite(res.waveform[res.time > 140]).all())
     t_rate = np.asarray(res.rate_time)
     assert np.isnan(np.asarray(res.rate_bpm)[(t_rate > 70) & (t_rate < 120)]).all()
     assert not np.any((res.beat_times > 61) & (res.beat_times < 129))
@@ -124,7 +126,8 @@ def test_progress_bar(rec, capsys):
     ({"method": "rsa", "baseline": "pr"}, TypeError, r"takes no option \['baseline'\]"),
     ({"sigma2": -2.0}, ValueError, "sigma2 must be a positive number"),
     ({"sigma2": "nope"}, ValueError, "unknown criterion='nope'"),
-    ({"method": "pca", "lead": "multilead"}, ValueError, "lead='multilead' needs a kernel PCA method"),
+    ({"method": "pca", "lead": "multilead"}, ValueError,
+     "lead='multilead' needs a kernel PCA method"),
 ])
 def test_bad_arguments(rec, kw, exc, match):
     kw = dict(kw)
@@ -179,7 +182,7 @@ def test_window_plan_cores_tile_the_record():
     assert [(w.start_s, w.end_s) for w in plan] == plan_windows(700.0, 300.0)
     cores = [w.core for w in plan]
     assert cores[0][0] == 0.0 and cores[-1][1] == 700.0
-    assert all(a[1] == b[0] for a, b in zip(cores, cores[1:]))
+    assert all(a[1] == b[0] for a, b in zip(cores, cores[1:], strict=False))
     assert len(window_plan(700.0, EDROptions(method="kpca", solver="fs2"))) == 1
 
 

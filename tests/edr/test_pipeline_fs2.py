@@ -85,15 +85,19 @@ def test_kpca_rsa_takes_the_solver(rec):
     ({"solver": "fs2", "n_support": 1}, "n_support must be None or an integer >= 2"),
     ({"solver": "fs2", "n_support": 2.5}, "n_support must be None or an integer >= 2"),
     ({"solver": "fs2", "n_support": True}, "n_support must be None or an integer >= 2"),
-    ({"solver": "fs2", "n_support": 10_000}, r"n_support must be in \[2, \d+\] for \d+ valid beats"),
+    ({"solver": "fs2", "n_support": 10_000},
+     r"n_support must be in \[2, \d+\] for \d+ valid beats"),
     ({"solver": "fs2", "n_support": 10_000, "sigma2": "mdd"},
      "a sigma2 criterion needs at least one beat outside the support vectors"),
     ({"n_support": 50}, "n_support applies to solver='fs2' only"),
     ({"train_on": "all"}, "train_on applies to solver='fs2' only"),
     ({"solver": "fs2", "train_on": "half"}, r"train_on must be one of \['all', 'support'\]"),
-    ({"solver": "fs2", "window_s": 60.0}, "fits one model to the whole record; window_s must be None"),
-    ({"solver": "fs2", "method": "r_amplitude"}, "needs a kernel PCA method with beats as data points"),
-    ({"solver": "fs2", "method": "kpca_positions"}, "needs a kernel PCA method with beats as data points"),
+    ({"solver": "fs2", "window_s": 60.0},
+     "fits one model to the whole record; window_s must be None"),
+    ({"solver": "fs2", "method": "r_amplitude"},
+     "needs a kernel PCA method with beats as data points"),
+    ({"solver": "fs2", "method": "kpca_positions"},
+     "needs a kernel PCA method with beats as data points"),
     ({"solver": "fs2", "lead": "multilead"}, "not available with lead='multilead'"),
 ])
 def test_bad_solver_arguments(rec, kw, match):
@@ -119,7 +123,8 @@ def record_file(tmp_path, monkeypatch, rec):
 
 
 def test_cli_solver_fs2_writes_the_csv(record_file, capsys):
-    code = extract.main([str(record_file), "--method", "kpca", "--solver", "fs2", "--n-support", "30",
+    code = extract.main([str(record_file), "--method", "kpca", "--solver", "fs2",
+                         "--n-support", "30",
                          "--sigma2", "0.5", "--json", "sim.json"])
     out = capsys.readouterr().out
     assert code == 0
@@ -134,7 +139,8 @@ def test_cli_solver_fs2_writes_the_csv(record_file, capsys):
     (["--solver", "sparse"], "--solver: unknown solver 'sparse'"),
     (["--solver", "fs2", "--n-support", "1"], "--n-support: must be an integer >= 2"),
     (["--n-support", "30"], "--n-support applies to --solver fs2 only"),
-    (["--method", "kpca", "--solver", "fs2", "--n-support", "9999", "--sigma2", "0.5"], "must be in [2, "),
+    (["--method", "kpca", "--solver", "fs2", "--n-support", "9999", "--sigma2", "0.5"],
+     "must be in [2, "),
     (["--solver", "fs2"], "--solver 'fs2' needs a kernel PCA method"),
 ])
 def test_cli_bad_solver_options_exit_2_without_output(record_file, capsys, argv, fragment):

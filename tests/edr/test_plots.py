@@ -9,7 +9,6 @@ from edr.pipeline import extract_edr
 from edr.plots import plot_record
 from edr.simulate import simulate_recording
 
-
 DROPPED_NEAR_S = 45.0
 
 
@@ -18,7 +17,8 @@ def record():
     """90 s simulated record; the QRS of the beat nearest 45 s is inverted (an artifact)."""
     rec = simulate_recording(90.0, 250.0, random_state=5)
     i = int(DROPPED_NEAR_S * rec.fs)
-    r = i - int(0.4 * rec.fs) + int(np.argmax(rec.ecg[i - int(0.4 * rec.fs): i + int(0.4 * rec.fs)]))
+    r = i - int(0.4 * rec.fs) + int(np.argmax(rec.ecg[i - int(0.4 * rec.fs): i
+                                                      + int(0.4 * rec.fs)]))
     rec.ecg[r - 40: r + 40] *= -1.0  # rec.leads["II"] is the same array
     rec.dropped_time = r / rec.fs
     return rec

@@ -12,8 +12,8 @@ from edr.evaluate import report, stats
 from edr.evaluate.batch import COLUMNS, WINDOW_COLUMNS
 
 # 5 records. kpca/mdd MSC 0.2..1.0 -> median 0.60, 25th 0.40, 75th 0.80 (numpy linear percentiles);
-# pca = kpca/mdd - 0.1 on every record (kpca/mdd wins 5-0, but n = 5 Wilcoxon: exact p = 2/32 = 0.0625,
-# x 3 pairs -> Bonferroni 0.1875: not significant); kpca/kpa fails on record r5.
+# pca = kpca/mdd - 0.1 on every record (kpca/mdd wins 5-0, but n = 5 Wilcoxon: exact p = 2/32 =
+# 0.0625, x 3 pairs -> Bonferroni 0.1875: not significant); kpca/kpa fails on record r5.
 MDD = [0.2, 0.4, 0.6, 0.8, 1.0]
 
 
@@ -28,12 +28,15 @@ def _write_results(folder, with_curves=True, with_windows=True):
     rows = []
     for i in range(5):
         rec = f"r{i + 1}"
-        for method, crit, msc in [("kpca", "mdd", MDD[i]), ("kpca", "kpa", 0.05 * (i + 1)), ("pca", "none", MDD[i] - 0.1)]:
+        for method, crit, msc in [("kpca", "mdd", MDD[i]), ("kpca", "kpa", 0.05 * (i + 1)),
+                                  ("pca", "none", MDD[i] - 0.1)]:
             err = "SignalError: too few beats" if (crit == "kpa" and rec == "r5") else ""
-            rows.append(dict(record=rec, database="fake", method=method, criterion=crit, lead="default",
+            rows.append(dict(record=rec, database="fake", method=method, criterion=crit,
+                             lead="default",
                              msc="" if err else msc, corr="" if err else msc / 2,
                              rate_error_bpm="" if err else 1 + i, f_ref=0.25,
-                             sigma2="" if crit == "none" or err else 0.5 * (i + 1), n_beats=300, seconds=0.1,
+                             sigma2="" if crit == "none" or err else 0.5 * (i + 1),
+                             n_beats=300, seconds=0.1,
                              error=err))
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / "results.csv", "w", newline="") as f:
@@ -46,11 +49,14 @@ def _write_results(folder, with_curves=True, with_windows=True):
             w.writerow(WINDOW_COLUMNS)
             for r in rows:
                 if not r["error"]:
-                    w.writerows([r["record"], r["method"], r["criterion"], r["lead"], 16.0 * (k + 1), e, ref]
-                                for k, (e, ref) in enumerate(zip(WIN_EDR[r["criterion"]], WIN_REF)))
+                    w.writerows([r["record"], r["method"], r["criterion"], r["lead"],
+                                 16.0 * (k + 1), e, ref]
+                                for k, (e, ref) in enumerate(zip(WIN_EDR[r["criterion"]], WIN_REF,
+                                                                 strict=False)))
     if with_curves:
         grid = np.geomspace(0.1, 10, 9).tolist()
-        curves = [dict(record=f"r{i + 1}", method="kpca", criterion=c, lead="default", sigma2=grid[4 + (c == "kpa")],
+        curves = [dict(record=f"r{i + 1}", method="kpca", criterion=c, lead="default",
+                       sigma2=grid[4 + (c == "kpa")],
                        grid=grid, curve=(-(np.log(grid) - np.log(grid[4])) ** 2).tolist())
                   for i in range(4) for c in ("mdd", "kpa")]
         (folder / "selection_curves.json").write_text(json.dumps(curves))
@@ -62,19 +68,21 @@ def test_load_results_pivots_and_marks_failures(tmp_path):
     assert t.configs == ["kpca/mdd", "kpca/kpa", "pca"]
     assert t.records == ["r1", "r2", "r3", "r4", "r5"]
     np.testing.assert_allclose(t.values["msc"][:, 0], MDD)
-    assert np.isnan(t.values["msc"][4, 1]) and t.errors == [("r5", "kpca/kpa", "SignalError: too few beats")]
+    assert np.isnan(t.values["msc"][4, 1]) and t.errors == [("r5", "kpca/kpa",
+                                                             "SignalError: too few beats")]
 
 
 def test_report_markdown_numbers_and_figures(tmp_path):
     md_path = report.write_report(_write_results(tmp_path / "res"), tmp_path / "rep")
     md = md_path.read_text()
     # headline medians (25th, 75th)
-    assert "| **kpca/mdd** | 5/5 | 0.60 (0.40, 0.80) | 0.30 (0.20, 0.40) | 3.0 (2.0, 4.0) | 1.5 |" in md
+    assert ("| **kpca/mdd** | 5/5 | 0.60 (0.40, 0.80) | 0.30 (0.20, 0.40) | 3.0 (2.0, 4.0) | 1.5 "
+              "|" in md)
     assert "| kpca/kpa | 4/5 |" in md
     # honest summary: kpca/mdd better than pca on every record, yet not significant with 5 records
     assert "no significant difference from kpca/kpa (4–0), pca (5–0)" in md
-    # per-record counts: on the 4 complete records kpca/mdd is best and kpca/kpa worst by MSC and |r|;
-    # the rate errors (1..5 bpm for every configuration) tie on every record
+    # per-record counts: on the 4 complete records kpca/mdd is best and kpca/kpa worst by MSC and
+    # |r|; the rate errors (1..5 bpm for every configuration) tie on every record
     assert "| kpca/mdd | 4 | 0 | (reference) | 4 | 0 | (reference) | 4 | 4 | (reference) |" in md
     assert "| pca | 0 | 0 | 5–0–0 | 0 | 0 | 5–0–0 | 4 | 4 | 0–0–5 |" in md
     assert "| kpca/kpa | 0 | 4 | 4–0–0 | 0 | 4 | 4–0–0 | 4 | 4 | 0–0–4 |" in md
@@ -88,16 +96,20 @@ def test_report_markdown_numbers_and_figures(tmp_path):
         assert f"]({png})" in md
         assert (tmp_path / "rep" / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     summary = list(csv.DictReader(open(tmp_path / "rep" / "summary.csv")))
-    assert summary[0]["configuration"] == "kpca/mdd" and float(summary[0]["msc_median"]) == pytest.approx(0.6)
-    # window agreement: kpca/mdd pools errors 2, 0, -3 of 5 records (15 of 20 windows have an EDR rate)
+    assert (summary[0]["configuration"] == "kpca/mdd" and float(summary[0]["msc_median"])
+            == pytest.approx(0.6))
+    # window agreement: kpca/mdd pools errors 2, 0, -3 of 5 records (15 of 20 windows have an EDR
+    # rate)
     sd = np.std([2.0, 0.0, -3.0] * 5, ddof=1)
     lo, hi = -1 / 3 - 1.96 * sd, -1 / 3 + 1.96 * sd
-    assert (f"| **kpca/mdd** | 5 | 15/20 | 75 % | -0.33 | {lo:+.1f} to {hi:+.1f} | 1.67 | {np.sqrt(13 / 3):.2f} "
-            "| 67 % |") in md
+    assert (f"| **kpca/mdd** | 5 | 15/20 | 75 % | -0.33 | {lo:+.1f} to {hi:+.1f} | 1.67 | "
+            f"{np.sqrt(13 / 3):.2f} | 67 % |") in md
     assert "| pca | 5 | 20/20 | 100 % | +1.00 | +1.0 to +1.0 | 1.00 | 1.00 | 100 % |" in md
     assert "| kpca/kpa | 4 | 16/16 | 100 % | +0.00 | +0.0 to +0.0 | 0.00 | 0.00 | 100 % |" in md
-    assert "](bland_altman.png)" in md and (tmp_path / "rep" / "bland_altman.png").read_bytes()[:4] == b"\x89PNG"
-    agree = {r["configuration"]: r for r in csv.DictReader(open(tmp_path / "rep" / "agreement.csv"))}
+    assert ("](bland_altman.png)" in md
+            and (tmp_path / "rep" / "bland_altman.png").read_bytes()[:4] == b"\x89PNG")
+    agree = {r["configuration"]: r
+             for r in csv.DictReader(open(tmp_path / "rep" / "agreement.csv"))}
     assert float(agree["kpca/mdd"]["coverage"]) == 0.75 and float(agree["pca"]["bias"]) == 1.0
 
 
@@ -106,18 +118,22 @@ def test_report_without_curves_and_with_explicit_reference(tmp_path):
                              reference="pca", bland_altman=["kpca/kpa"]).read_text()
     assert "Reference configuration: **pca**" in md and "sigma2_curves.png" not in md
     assert report._comparison_configs(report.load_results(tmp_path / "res" / "results.csv"), "pca",
-                                      {"pca": None, "kpca/kpa": None}, ["kpca/kpa"]) == ["pca", "kpca/kpa"]
+                                      {"pca": None, "kpca/kpa": None},
+                                      ["kpca/kpa"]) == ["pca", "kpca/kpa"]
     with pytest.raises(ValueError, match="'nope' has no window rates"):
-        report.write_report(tmp_path / "res" / "results.csv", tmp_path / "rep", bland_altman=["nope"])
+        report.write_report(tmp_path / "res" / "results.csv", tmp_path / "rep",
+                            bland_altman=["nope"])
     with pytest.raises(ValueError, match="reference 'nope' not among the configurations"):
         report.write_report(tmp_path / "res" / "results.csv", tmp_path / "rep", reference="nope")
 
 
 def test_report_without_window_rates(tmp_path):
-    md = report.write_report(_write_results(tmp_path / "res", with_windows=False), tmp_path / "rep").read_text()
+    md = report.write_report(_write_results(tmp_path / "res", with_windows=False),
+                             tmp_path / "rep").read_text()
     assert "limits of agreement" not in md and not (tmp_path / "rep" / "bland_altman.png").exists()
     with pytest.raises(ValueError, match="Bland–Altman needs"):
-        report.write_report(tmp_path / "res" / "results.csv", tmp_path / "rep", bland_altman=["pca"])
+        report.write_report(tmp_path / "res" / "results.csv", tmp_path / "rep",
+                            bland_altman=["pca"])
 
 
 def test_bad_results_file(tmp_path):
@@ -135,12 +151,14 @@ def test_bad_results_file(tmp_path):
 
 @pytest.mark.filterwarnings("ignore:'edr.evaluate.report' found in sys.modules:RuntimeWarning")
 def test_cli_module_exit_code_and_one_line_error(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(sys, "argv", ["report", str(tmp_path / "missing.csv"), "-o", str(tmp_path / "r")])
+    monkeypatch.setattr(sys, "argv",
+                        ["report", str(tmp_path / "missing.csv"), "-o", str(tmp_path / "r")])
     with pytest.raises(SystemExit) as exit_info:
         runpy.run_module("edr.evaluate.report", run_name="__main__")
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("python -m edr.evaluate.report: error:") and "missing.csv" in err
+    assert (err.count("\n") == 1 and err.startswith("python -m edr.evaluate.report: error:")
+            and "missing.csv" in err)
     assert not (tmp_path / "r" / "README.md").exists()
 
 
@@ -151,12 +169,14 @@ def test_lead_choice_section_counts_oracle_picks(tmp_path):
     auto = {"r1": ("V", 0.7), "r2": ("II", 0.4)}
     rows = []
     for rec in ("r1", "r2"):
-        base = dict(record=rec, database="fake", method="kpca", criterion="mdd", f_ref=0.25, sigma2=1.0,
+        base = dict(record=rec, database="fake", method="kpca", criterion="mdd",
+                    f_ref=0.25, sigma2=1.0,
                     n_beats=300, seconds=0.1, error="")
         cells = [("default", "II", single[(rec, "II")]), ("auto", *auto[rec])]
         cells += [(lead, lead, single[(rec, lead)]) for lead in ("II", "V")]
         for k, (lead, used, msc) in enumerate(cells):
-            rows.append(base | dict(lead=lead, used_lead=used, msc=msc, corr=msc, rate_error_bpm=1 + k + msc))
+            rows.append(base | dict(lead=lead, used_lead=used, msc=msc, corr=msc,
+                                    rate_error_bpm=1 + k + msc))
     (tmp_path / "res").mkdir()
     with open(tmp_path / "res" / "results.csv", "w", newline="") as f:
         w = csv.DictWriter(f, COLUMNS)
@@ -165,7 +185,8 @@ def test_lead_choice_section_counts_oracle_picks(tmp_path):
     t = report.load_results(tmp_path / "res" / "results.csv")
     assert t.configs == ["kpca/mdd@default", "kpca/mdd@auto"] and len(t.single_lead_rows) == 4
     picks = report.lead_choice(t)
-    assert [(p["record"], p["auto_lead"], p["oracle_lead"]) for p in picks] == [("r1", "V", "V"), ("r2", "II", "V")]
+    assert [(p["record"], p["auto_lead"], p["oracle_lead"]) for p in picks] == [("r1", "V", "V"),
+                                                                                ("r2", "II", "V")]
     md = report.write_report(tmp_path / "res" / "results.csv", tmp_path / "rep").read_text()
     assert "`auto` picked the oracle's lead on **1 of 2** records" in md
     assert "| r2 | II | V | 0.40 | 0.40 | 0.50 |" in md

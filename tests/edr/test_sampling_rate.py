@@ -43,6 +43,7 @@ def test_edr_does_not_depend_on_the_sampling_rate(bidmc_dir):
         rec = read_record(bidmc_dir / name, "II")
         native = extract_edr(_lead_ii(rec), method="kpca", sigma2="mdd")
         for fs in RATES:
-            r[name, fs] = _abs_r(native, extract_edr(_lead_ii(rec, fs), method="kpca", sigma2="mdd"))
+            r[name, fs] = _abs_r(native,
+                                 extract_edr(_lead_ii(rec, fs), method="kpca", sigma2="mdd"))
     values = np.array(list(r.values()))
     assert np.median(values) >= 0.9 and values.min() >= 0.7, r

@@ -1,4 +1,5 @@
-"""Tests of edr.signal: the uniform grid, the band-pass, the rate series, the spectral concentration."""
+"""Tests of edr.signal: the uniform grid, the band-pass, the rate series, the spectral
+concentration."""
 
 from __future__ import annotations
 

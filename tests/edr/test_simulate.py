@@ -70,7 +70,8 @@ def _beat_series(rec, lead):
 
 
 def test_rsa_heart_rate_follows_respiration():
-    kw = dict(amplitude_modulation=0.0, axis_modulation_deg=0.0, baseline_wander=0.0, respiratory_baseline=0.0,
+    kw = dict(amplitude_modulation=0.0, axis_modulation_deg=0.0, baseline_wander=0.0,
+              respiratory_baseline=0.0,
               hrv_std_bpm=0.3)
     rec = simulate_recording(180.0, 250.0, rsa_bpm=6.0, random_state=4, **kw)
     _, r, rr, _ = _beat_series(rec, "II")
@@ -81,8 +82,10 @@ def test_rsa_heart_rate_follows_respiration():
 
 
 def test_amplitude_modulation_scales_every_lead_with_respiration():
-    kw = dict(axis_modulation_deg=0.0, baseline_wander=0.0, respiratory_baseline=0.0, rsa_bpm=0.0, noise_std=0.005)
-    rec = simulate_recording(120.0, 250.0, leads=("II", "I"), amplitude_modulation=0.2, random_state=5, **kw)
+    kw = dict(axis_modulation_deg=0.0, baseline_wander=0.0, respiratory_baseline=0.0, rsa_bpm=0.0,
+              noise_std=0.005)
+    rec = simulate_recording(120.0, 250.0, leads=("II", "I"), amplitude_modulation=0.2,
+                             random_state=5, **kw)
     for lead in ("II", "I"):
         amp, r, _, _ = _beat_series(rec, lead)
         assert np.corrcoef(amp, r)[0, 1] > 0.95
@@ -92,8 +95,10 @@ def test_amplitude_modulation_scales_every_lead_with_respiration():
 
 
 def test_axis_rotation_moves_leads_I_and_III_in_opposite_directions():
-    kw = dict(amplitude_modulation=0.0, baseline_wander=0.0, respiratory_baseline=0.0, rsa_bpm=0.0, noise_std=0.005)
-    rec = simulate_recording(120.0, 250.0, leads=("II", "I", "III"), axis_modulation_deg=15.0, random_state=6, **kw)
+    kw = dict(amplitude_modulation=0.0, baseline_wander=0.0, respiratory_baseline=0.0, rsa_bpm=0.0,
+              noise_std=0.005)
+    rec = simulate_recording(120.0, 250.0, leads=("II", "I", "III"), axis_modulation_deg=15.0,
+                             random_state=6, **kw)
     amp_i, r, _, _ = _beat_series(rec, "I")
     amp_iii, _, _, _ = _beat_series(rec, "III")
     # positive rotation turns the (about 55 degree) QRS axis towards III (120) and away from I (0)
@@ -103,16 +108,19 @@ def test_axis_rotation_moves_leads_I_and_III_in_opposite_directions():
 
 def test_baseline_has_a_respiratory_shift_and_a_slow_drift():
     kw = dict(amplitude_modulation=0.0, axis_modulation_deg=0.0, rsa_bpm=0.0, noise_std=0.005)
-    rec = simulate_recording(120.0, 250.0, baseline_wander=0.0, respiratory_baseline=0.1, random_state=8, **kw)
+    rec = simulate_recording(120.0, 250.0, baseline_wander=0.0, respiratory_baseline=0.1,
+                             random_state=8, **kw)
     peaks = _r_peaks(rec.ecg, rec.fs)[1:]
     iso = peaks - int(0.35 * rec.fs)  # between the previous T wave and this P wave: the baseline
     assert np.corrcoef(rec.ecg[iso], rec.resp[iso])[0, 1] > 0.95
-    drift = simulate_recording(120.0, 250.0, baseline_wander=0.2, respiratory_baseline=0.0, random_state=8, **kw)
+    drift = simulate_recording(120.0, 250.0, baseline_wander=0.2, respiratory_baseline=0.0,
+                               random_state=8, **kw)
     base = drift.ecg[iso]
     assert abs(np.corrcoef(base, drift.resp[iso])[0, 1]) < 0.3
     assert 0.05 < np.std(base) < 0.5
     # the default 10 s knots keep the drift below the breathing band; 3 s knots put it inside
-    clean = simulate_recording(120.0, 250.0, baseline_wander=0.0, respiratory_baseline=0.0, random_state=8, **kw).ecg
+    clean = simulate_recording(120.0, 250.0, baseline_wander=0.0, respiratory_baseline=0.0,
+                               random_state=8, **kw).ecg
     f = np.fft.rfftfreq(clean.size, 1 / 250.0)
 
     def in_band_fraction(period_s):
@@ -128,7 +136,8 @@ def test_baseline_has_a_respiratory_shift_and_a_slow_drift():
 def test_lead_names_aliases_and_case():
     rec = simulate_recording(10.0, 250.0, leads=["mlii", "v1", "AVR"])
     assert list(rec.leads) == ["mlii", "v1", "AVR"]
-    assert np.corrcoef(rec.leads["mlii"], simulate_recording(10.0, 250.0).ecg)[0, 1] > 0.99  # MLII is lead II
+    # MLII is lead II
+    assert np.corrcoef(rec.leads["mlii"], simulate_recording(10.0, 250.0).ecg)[0, 1] > 0.99
     assert set(LEAD_DIRECTIONS) >= {"I", "II", "III", "AVR", "AVL", "AVF", "V1", "V6"}
 
 
@@ -185,10 +194,14 @@ _ON = {
 
 def test_new_options_off_by_default_leave_the_record_bit_identical():
     base = simulate_recording(60.0, 125.0, leads=("II", "V"), random_state=3)
-    off = simulate_recording(60.0, 125.0, leads=("II", "V"), random_state=3, morphology_step_rate_per_min=0.0,
-                             morphology_step_size=0.9, morphology_drift=0.0, ectopic_runs_per_min=0.0,
-                             ectopic_width=3.0, motion_artifact_rate_per_min=0.0, motion_contact_change_deg=30.0,
-                             noise_burst_rate_per_min=0.0, noise_burst_std=1.0, ventilator_depth=None)
+    off = simulate_recording(60.0, 125.0, leads=("II", "V"), random_state=3,
+                             morphology_step_rate_per_min=0.0,
+                             morphology_step_size=0.9, morphology_drift=0.0,
+                             ectopic_runs_per_min=0.0,
+                             ectopic_width=3.0, motion_artifact_rate_per_min=0.0,
+                             motion_contact_change_deg=30.0,
+                             noise_burst_rate_per_min=0.0, noise_burst_std=1.0,
+                             ventilator_depth=None)
     for lead in base.leads:
         np.testing.assert_array_equal(base.leads[lead], off.leads[lead])
     np.testing.assert_array_equal(base.resp, off.resp)
@@ -226,14 +239,16 @@ def test_a_morphology_step_changes_the_mean_beat_shape():
     def shape_change(r):
         _, w = _windows(r)
         q = w.shape[0] // 4
-        return np.linalg.norm(w[-q:].mean(axis=0) - w[:q].mean(axis=0))  # last vs first quarter's mean beat
+        # last vs first quarter's mean beat
+        return np.linalg.norm(w[-q:].mean(axis=0) - w[:q].mean(axis=0))
 
     assert shape_change(rec) > 0.2  # mV over the R +- 60 ms window
     assert shape_change(rec) > 5 * shape_change(still)
 
 
 def test_morphology_drift_is_slow_and_not_respiratory():
-    rec = simulate_recording(480.0, 125.0, morphology_drift=0.4, morphology_drift_period_s=60.0, random_state=4,
+    rec = simulate_recording(480.0, 125.0, morphology_drift=0.4, morphology_drift_period_s=60.0,
+                             random_state=4,
                              **_QUIET)
     peaks, w = _windows(rec)
     dev = w - w.mean(axis=0)
@@ -247,7 +262,8 @@ def test_morphology_drift_is_slow_and_not_respiratory():
 
 
 def test_ectopic_runs_are_premature_wide_and_followed_by_a_pause():
-    rec = simulate_recording(300.0, 125.0, ectopic_runs_per_min=2.0, ectopic_run_beats=4.0, random_state=6,
+    rec = simulate_recording(300.0, 125.0, ectopic_runs_per_min=2.0, ectopic_run_beats=4.0,
+                             random_state=6,
                              **_QUIET)
     still = simulate_recording(300.0, 125.0, random_state=6, **_QUIET)
     peaks = _r_peaks(rec.ecg, rec.fs)
@@ -261,7 +277,8 @@ def test_ectopic_runs_are_premature_wide_and_followed_by_a_pause():
     def widths(x, pk):
         out = []
         for p in pk[(pk > h) & (pk < x.size - h)]:
-            seg = x[p - h : p + h + 1] - np.median(x[p - 3 * h : p - h]) if p > 3 * h else x[p - h : p + h + 1]
+            seg = (x[p - h : p + h + 1] - np.median(x[p - 3 * h : p - h]) if p > 3 * h
+                   else x[p - h : p + h + 1])
             out.append(np.sum(seg > 0.5 * seg.max()))
         return np.array(out)
 
@@ -287,7 +304,8 @@ def test_motion_artifact_and_noise_bursts_are_local_bursts():
     f = np.fft.rfftfreq(d.size, 1 / 125.0)
     p = np.abs(np.fft.rfft(d)) ** 2
     assert p[f < 2.0].sum() > 0.5 * p.sum()  # motion: mostly low-frequency
-    burst = simulate_recording(300.0, 125.0, random_state=7, noise_burst_rate_per_min=1.0).ecg - clean.ecg
+    burst = simulate_recording(300.0, 125.0, random_state=7,
+                               noise_burst_rate_per_min=1.0).ecg - clean.ecg
     p = np.abs(np.fft.rfft(burst)) ** 2
     assert p[f > 10.0].sum() > 0.7 * p.sum()  # muscle-like: broadband above 10 Hz
 
@@ -304,7 +322,8 @@ def test_contact_change_turns_the_lead_after_a_motion_burst():
 
 def test_ventilator_breathing_is_regular_and_weakly_modulated():
     spont = simulate_recording(300.0, 125.0, random_state=9, baseline_wander=0.0)
-    vent = simulate_recording(300.0, 125.0, random_state=9, baseline_wander=0.0, ventilator_depth=0.3)
+    vent = simulate_recording(300.0, 125.0, random_state=9, baseline_wander=0.0,
+                              ventilator_depth=0.3)
     cv = lambda rec: np.std(np.diff(rec.breath_times)) / np.mean(np.diff(rec.breath_times))  # noqa: E731
     assert cv(vent) < 0.3 * cv(spont) and cv(vent) < 0.03
     assert 1.0 / np.mean(np.diff(vent.breath_times)) == pytest.approx(0.25, rel=0.02)
@@ -330,25 +349,38 @@ def test_scenarios_are_icu_like_recordings():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"morphology_step_rate_per_min": -1.0}, "morphology_step_rate_per_min must be a finite number >= 0"),
-        ({"morphology_step_size": 1.5}, r"morphology_step_size must be a finite number in \[0, 1\], got 1.5"),
-        ({"morphology_drift": float("nan")}, r"morphology_drift must be a finite number in \[0, 1\]"),
-        ({"morphology_drift_period_s": 0.0}, "morphology_drift_period_s must be a finite number > 0"),
-        ({"ectopic_runs_per_min": "2"}, "ectopic_runs_per_min must be a finite number >= 0, got '2'"),
+        ({"morphology_step_rate_per_min": -1.0},
+         "morphology_step_rate_per_min must be a finite number >= 0"),
+        ({"morphology_step_size": 1.5},
+         r"morphology_step_size must be a finite number in \[0, 1\], got 1.5"),
+        ({"morphology_drift": float("nan")},
+         r"morphology_drift must be a finite number in \[0, 1\]"),
+        ({"morphology_drift_period_s": 0.0},
+         "morphology_drift_period_s must be a finite number > 0"),
+        ({"ectopic_runs_per_min": "2"},
+         "ectopic_runs_per_min must be a finite number >= 0, got '2'"),
         ({"ectopic_run_beats": 0.5}, r"ectopic_run_beats must be a finite number in \[1, 30\]"),
-        ({"ectopic_prematurity": 0.9}, r"ectopic_prematurity must be a finite number in \[0, 0.6\]"),
+        ({"ectopic_prematurity": 0.9},
+         r"ectopic_prematurity must be a finite number in \[0, 0.6\]"),
         ({"ectopic_width": 0.5}, r"ectopic_width must be a finite number in \[1, 5\]"),
         ({"ectopic_amplitude": -1.0}, r"ectopic_amplitude must be a finite number in \[0, 3\]"),
-        ({"motion_artifact_rate_per_min": float("inf")}, "motion_artifact_rate_per_min must be a finite number"),
-        ({"motion_artifact_amplitude": -0.1}, "motion_artifact_amplitude must be a finite number >= 0"),
-        ({"motion_contact_change_deg": 120.0}, r"motion_contact_change_deg must be a finite number in \[0, 90\]"),
-        ({"noise_burst_rate_per_min": -0.5}, "noise_burst_rate_per_min must be a finite number >= 0"),
+        ({"motion_artifact_rate_per_min": float("inf")},
+         "motion_artifact_rate_per_min must be a finite number"),
+        ({"motion_artifact_amplitude": -0.1},
+         "motion_artifact_amplitude must be a finite number >= 0"),
+        ({"motion_contact_change_deg": 120.0},
+         r"motion_contact_change_deg must be a finite number in \[0, 90\]"),
+        ({"noise_burst_rate_per_min": -0.5},
+         "noise_burst_rate_per_min must be a finite number >= 0"),
         ({"noise_burst_std": -0.3}, "noise_burst_std must be a finite number >= 0"),
         ({"noise_burst_min_s": 0.0}, "noise_burst_min_s must be a finite number > 0"),
-        ({"noise_burst_min_s": 5.0, "noise_burst_max_s": 2.0}, "noise_burst_max_s must be >= noise_burst_min_s"),
+        ({"noise_burst_min_s": 5.0, "noise_burst_max_s": 2.0},
+         "noise_burst_max_s must be >= noise_burst_min_s"),
         ({"ventilator_depth": 0.0}, r"ventilator_depth must be None or in \(0, 1\], got 0.0"),
-        ({"ventilator_depth": 1.5}, r"ventilator_depth must be a finite number in \[0, 1\], got 1.5"),
-        ({"ventilator_depth": True}, r"ventilator_depth must be a finite number in \[0, 1\], got True"),
+        ({"ventilator_depth": 1.5},
+         r"ventilator_depth must be a finite number in \[0, 1\], got 1.5"),
+        ({"ventilator_depth": True},
+         r"ventilator_depth must be a finite number in \[0, 1\], got True"),
     ],
 )
 def test_bad_artefact_options(kwargs, match):

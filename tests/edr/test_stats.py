@@ -32,7 +32,8 @@ def test_kruskal_wallis_hand_worked():
 
 def test_kruskal_wallis_matches_scipy_with_ties_and_nan():
     rng = np.random.default_rng(3)
-    g = {k: np.round(rng.normal(m, 1, n), 1) for k, m, n in [("x", 0, 12), ("y", 0.5, 9), ("z", 1, 15)]}
+    g = {k: np.round(rng.normal(m, 1, n), 1) for k, m, n in [("x", 0, 12),
+                                                             ("y", 0.5, 9), ("z", 1, 15)]}
     ref = st.kruskal(*g.values())
     g_nan = dict(g, y=np.append(g["y"], np.nan))
     r = stats.kruskal_wallis(g_nan)
@@ -106,7 +107,7 @@ def test_pairwise_wilcoxon_matches_scipy_bonferroni():
     rng = np.random.default_rng(5)
     x = rng.normal(size=(25, 3)) + [0, 0.8, 0.2]
     res = stats.pairwise_wilcoxon({"p": x[:, 0], "q": x[:, 1], "r": x[:, 2]})
-    for pr, (i, j) in zip(res, [(0, 1), (0, 2), (1, 2)]):
+    for pr, (i, j) in zip(res, [(0, 1), (0, 2), (1, 2)], strict=False):
         ref = st.wilcoxon(x[:, i], x[:, j])
         assert pr.pvalue == pytest.approx(ref.pvalue)
         assert pr.pvalue_adjusted == pytest.approx(min(1.0, 3 * ref.pvalue))

@@ -108,6 +108,6 @@ def test_spectra_survive_an_invariant_krylov_subspace():
     grid = np.array([1e-4, 0.1, 1.0])
     got = centered_rbf_spectra(pack_lower(D2), 40, grid, 3)
     H = np.eye(40) - 1.0 / 40
-    for g, row in zip(grid, got):
+    for g, row in zip(grid, got, strict=False):
         ref = scipy.linalg.eigvalsh(H @ np.exp(-D2 / (2 * g)) @ H)[::-1][:3]
         np.testing.assert_allclose(row, ref, rtol=1e-7)
