@@ -69,6 +69,7 @@ import numpy as np
 from scipy import ndimage, signal
 
 from edr.errors import SignalError
+from edr.io.recording import FS_MAX, FS_MIN
 
 __all__ = ["Beats", "DEFAULT_METHOD", "MIN_BEATS", "detect", "signal_mask"]
 
@@ -78,7 +79,9 @@ DEFAULT_METHOD = "neurokit"
 MIN_BEATS = 20
 """Fewest detected beats :func:`detect` accepts."""
 
-FS_RANGE = (100.0, 10_000.0)
+FS_RANGE = (FS_MIN, FS_MAX)
+"""Supported ECG sampling rates (Hz): the readers' limits, :data:`edr.io.recording.FS_MIN`
+and ``FS_MAX``."""
 
 CHUNK_S = 600.0
 """Longest stretch (s) handed to NeuroKit2 at once: longer unmasked stretches are
