@@ -48,7 +48,7 @@ import numpy as np
 
 from edr.beats import Beats, detect, signal_mask
 from edr.errors import SignalError
-from edr.modulation import qrs_matrix, rail_free_columns
+from edr.modulation import MATRIX_RATE_HZ, qrs_matrix, rail_free_columns
 from edr.signal import GRID_FS, MIN_BEATS, spectral_concentration
 
 __all__ = [
@@ -348,8 +348,8 @@ def multilead_matrix(leads: dict, fs: float, beats: Beats, offsets: dict, *,
     blocks = []
     for n in offsets:
         b = replace(beats, peaks=beats.peaks + offsets[n], polarity=1)
-        m = qrs_matrix(leads[n], fs, b, half_width_s=half_width_s)
-        m = m[:, rail_free_columns(leads[n], b, m.shape[1])]
+        m = qrs_matrix(leads[n], fs, b, half_width_s=half_width_s, rate_hz=MATRIX_RATE_HZ)
+        m = m[:, rail_free_columns(leads[n], b, m.shape[1], step=fs / MATRIX_RATE_HZ)]
         scale = np.median(np.abs(m))
         blocks.append(m / (scale if scale > 0 else 1.0))
     return np.hstack(blocks)

@@ -56,8 +56,14 @@ import numpy as np
 from edr.beats import Beats
 from edr.errors import SignalError
 from edr.fusion import fuse, standardised
+from edr.modulation import (
+    MATRIX_RATE_HZ,
+    qrs_matrix,
+    r_amplitude,
+    rail_free_columns,
+    robust_beat_matrix,
+)
 from edr.modulation import qrs_area as _qrs_area
-from edr.modulation import qrs_matrix, r_amplitude, rail_free_columns, robust_beat_matrix
 from edr.signal import BAND_HZ, GRID_FS, MIN_BEATS, spectral_concentration, to_uniform_grid
 
 __all__ = [
@@ -157,8 +163,9 @@ class Segment:
         return self.t0 + self.beats.times
 
     def matrix(self, baseline: str = MATRIX_BASELINE) -> np.ndarray:
-        """QRS-window matrix (R ± 60 ms) with ``baseline`` of :data:`BASELINES` (see
-        :data:`MATRIX_BASELINE`), cached."""
+        """QRS-window matrix (R ± 60 ms, read at :data:`edr.modulation.MATRIX_RATE_HZ` whatever
+        the ECG's rate) with ``baseline`` of :data:`BASELINES` (see :data:`MATRIX_BASELINE`),
+        cached."""
         if baseline not in BASELINES:
             raise ValueError(f"baseline must be one of {list(BASELINES)}, got {baseline!r}")
         if baseline not in self._matrices:
@@ -168,9 +175,9 @@ class Segment:
                 self._matrices[baseline] = raw - _drift(self.beats.times, level,
                                                         self.valid)[:, None]
             else:
-                self._matrices[baseline] = qrs_matrix(self.ecg, self.fs, self.beats,
-                                                      baseline=None if baseline
-                                                      == "none" else baseline)
+                kind = None if baseline == "none" else baseline
+                self._matrices[baseline] = qrs_matrix(self.ecg, self.fs, self.beats, baseline=kind,
+                                                      rate_hz=MATRIX_RATE_HZ)
         return self._matrices[baseline]
 
     def valid_matrix(self, baseline: str = MATRIX_BASELINE) -> np.ndarray:
@@ -287,7 +294,8 @@ def _unclipped_columns(ecg, beats: Beats, width: int) -> np.ndarray:
     clipped = np.asarray(getattr(beats, "clipped", np.zeros(0, bool)), dtype=bool)
     if clipped.size == 0 or clipped.mean() < CLIPPED_BEATS_FRACTION:
         return np.ones(width, dtype=bool)
-    return rail_free_columns(ecg, beats, width, max_fraction=CLIPPED_COLUMN_FRACTION)
+    return rail_free_columns(ecg, beats, width, max_fraction=CLIPPED_COLUMN_FRACTION,
+                             step=beats.fs / MATRIX_RATE_HZ)
 
 
 

@@ -23,12 +23,15 @@ from __future__ import annotations
 import numpy as np
 from scipy import signal
 
-__all__ = ["MORPHOLOGY_WINDOW_S", "OUTLIER_MADS", "qrs_matrix", "r_amplitude", "qrs_area",
-           "rail_free_columns",
+__all__ = ["MATRIX_RATE_HZ", "MORPHOLOGY_WINDOW_S", "OUTLIER_MADS", "qrs_matrix", "r_amplitude",
+           "qrs_area", "rail_free_columns",
            "robust_beat_matrix", "rr_intervals", "sample_at"]
 
 _UP = 10
 _PAD = 12  # original samples of margin against the polyphase filter's edge effects
+MATRIX_RATE_HZ = 125.0
+"""Rate (Hz) at which the kernel methods read the QRS window, whatever the ECG's rate: the matrix
+then has the same columns (and the RBF kernel the same scale) at 125, 250 or 1000 Hz."""
 PR_SEGMENT_S = (-0.12, -0.06)
 """PR-segment window (s relative to R) whose median is the local baseline."""
 
@@ -104,7 +107,7 @@ def _check_baseline(baseline):
 
 
 def qrs_matrix(ecg, fs: float, beats, *, half_width_s: float = 0.06, upsample: int = 1,
-               baseline: str | None = "pr") -> np.ndarray:
+               baseline: str | None = "pr", rate_hz: float | None = None) -> np.ndarray:
     """Beats × samples matrix of QRS windows centred on the sub-sample R peaks.
 
     Parameters
@@ -123,11 +126,15 @@ def qrs_matrix(ecg, fs: float, beats, *, half_width_s: float = 0.06, upsample: i
         sub-sample R position).
     baseline : {"pr", None}, default "pr"
         Baseline handling, see the module docstring.
+    rate_hz : float, optional
+        Read the window at this rate instead of ``fs`` (e.g. :data:`MATRIX_RATE_HZ`), by the
+        same band-limited interpolation; ``rate_hz == fs`` gives the same matrix as None.
 
     Returns
     -------
-    ndarray, shape (n_beats, 2 * round(half_width_s * fs * upsample) + 1)
-        One row per beat, invalid beats included (mask with ``beats.valid``).
+    ndarray, shape (n_beats, 2 * round(half_width_s * rate * upsample) + 1)
+        One row per beat (``rate`` = ``rate_hz`` or ``fs``), invalid beats included (mask
+        with ``beats.valid``).
     """
     _check_baseline(baseline)
     fs = float(fs)
@@ -137,9 +144,12 @@ def qrs_matrix(ecg, fs: float, beats, *, half_width_s: float = 0.06, upsample: i
         raise ValueError(f"half_width_s must be positive, got {half_width_s!r}")
     if int(upsample) < 1:
         raise ValueError(f"upsample must be an integer >= 1, got {upsample!r}")
+    if rate_hz is not None and not rate_hz > 0:
+        raise ValueError(f"rate_hz must be positive, got {rate_hz!r}")
     x = _prepared(ecg)
-    h = int(round(half_width_s * fs * int(upsample)))
-    offsets = np.arange(-h, h + 1) / int(upsample)
+    rate = fs if rate_hz is None else float(rate_hz)
+    h = int(round(half_width_s * rate * int(upsample)))
+    offsets = np.arange(-h, h + 1) * (fs / (rate * int(upsample)))
     mat = sample_at(x, beats.peaks, offsets)
     if baseline == "pr":
         mat -= _baseline(x, fs, beats.peaks)[:, None]
@@ -148,7 +158,8 @@ def qrs_matrix(ecg, fs: float, beats, *, half_width_s: float = 0.06, upsample: i
     return mat
 
 
-def rail_free_columns(x, beats, width: int, *, max_fraction: float = 0.05) -> np.ndarray:
+def rail_free_columns(x, beats, width: int, *, max_fraction: float = 0.05,
+                      step: float = 1.0) -> np.ndarray:
     """QRS-window positions at the lead's rail (its max or min) in at most ``max_fraction`` of the
     valid beats.
 
@@ -156,6 +167,9 @@ def rail_free_columns(x, beats, width: int, *, max_fraction: float = 0.05) -> np
     the rail, and the rail's on/off pattern would dominate kernel distances.
     The test is symmetric in the sign of ``x``, so the lead's polarity does
     not matter.
+
+    ``step``: samples of ``x`` between two columns (``fs / rate_hz`` for a matrix read at
+    ``rate_hz``, see :func:`qrs_matrix`).
 
     Returns
     -------
@@ -171,8 +185,8 @@ def rail_free_columns(x, beats, width: int, *, max_fraction: float = 0.05) -> np
         return keep_all
     hi, lo = np.max(x[ok]), np.min(x[ok])
     h = width // 2
-    idx = np.clip(np.rint(beats.peaks[valid]).astype(int)[:, None] + np.arange(-h, h + 1)[None, :],
-                  0, x.size - 1)
+    cols = np.rint(np.arange(-h, h + 1) * step).astype(int)
+    idx = np.clip(np.rint(beats.peaks[valid]).astype(int)[:, None] + cols[None, :], 0, x.size - 1)
     w = x[idx]
     keep = ((w >= hi) | (w <= lo)).mean(axis=0) <= max_fraction
     return keep if keep.sum() >= 3 else keep_all

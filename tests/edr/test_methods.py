@@ -116,7 +116,7 @@ def test_detrended_and_pr_baselines_resist_slow_wander():
     assert detrended > 0.9 and pr > 0.9 and raw < detrended - 0.2
     # the robust matrix removes the slow wander from every column, even of the raw windows
     robust_raw = _agreement(wander, kpca_edr(seg, sigma2=0.5, baseline="none", robust=True))
-    assert robust_raw > raw + 0.2
+    assert robust_raw > 0.9 and robust_raw > raw + 0.1
 
 
 def test_kpca_criterion_string_goes_through_selection(sim):

@@ -135,3 +135,19 @@ def test_rail_free_columns_drops_positions_clipped_in_most_beats():
                              SimpleNamespace(peaks=peaks,
                                              valid=np.zeros(peaks.size, bool)), 9).all()
     assert rail_free_columns(np.full(2000, np.nan), beats, 9).all()
+
+
+def test_matrix_read_at_a_fixed_rate_is_the_native_one_at_that_rate():
+    from edr.beats import detect
+    from edr.modulation import MATRIX_RATE_HZ, qrs_matrix
+    from edr.simulate import simulate_recording
+
+    rec = simulate_recording(duration_s=30.0, fs=MATRIX_RATE_HZ, random_state=4)
+    beats = detect(rec.ecg, rec.fs)
+    native = qrs_matrix(rec.ecg, rec.fs, beats)
+    np.testing.assert_array_equal(qrs_matrix(rec.ecg, rec.fs, beats, rate_hz=MATRIX_RATE_HZ), native)
+    fast = simulate_recording(duration_s=30.0, fs=500.0, random_state=4)
+    wide = qrs_matrix(fast.ecg, fast.fs, detect(fast.ecg, fast.fs), rate_hz=MATRIX_RATE_HZ)
+    assert wide.shape[1] == native.shape[1]  # same columns whatever the ECG's rate
+    with pytest.raises(ValueError, match="rate_hz must be positive"):
+        qrs_matrix(rec.ecg, rec.fs, beats, rate_hz=0.0)
