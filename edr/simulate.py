@@ -480,59 +480,104 @@ def simulate_recording(
     ValueError
         A parameter out of range (the message names it), or an unknown lead.
     """
-    from edr.io.recording import Recording
+    opts = _checked_options(dict(locals()))
+    rng = np.random.default_rng(random_state)
+    # Slow processes on a 10 Hz grid, extended past the end so the last beat
+    # and breath exist.
+    t_slow = np.arange(int(np.ceil((opts.duration_s + 5.0) * _FS_SLOW)) + 1) / _FS_SLOW
+    phase, amp, resp_slow = _draw_respiration(rng, opts, t_slow)
+    beat_times, rr, ectopic = _draw_beats(rng, opts, t_slow, resp_slow)
+    motion_starts, motion_lengths = _draw_motion_bursts(rng, opts)
+    beat_dirs = _beat_lead_directions(rng, opts, beat_times, motion_starts, motion_lengths)
+    morphology = None
+    if opts.morphology_step_rate_per_min > 0 or opts.morphology_drift > 0:
+        morphology = _morphology_state(rng, beat_times, opts.duration_s, t_slow,
+                                       opts.morphology_step_rate_per_min,
+                                       opts.morphology_step_size, opts.morphology_drift,
+                                       opts.morphology_drift_period_s)
+    r_beats = np.interp(beat_times, t_slow, resp_slow)
+    if morphology is None and beat_dirs is None and not ectopic.any():
+        ecg = _render_plain_beats(opts, beat_times, rr, r_beats)
+    else:
+        ecg = _render_varied_beats(opts, beat_times, rr, r_beats, ectopic, morphology, beat_dirs)
+    resp = _add_sample_rate_signals(rng, opts, ecg, t_slow, amp, phase, resp_slow)
+    _add_artefact_bursts(rng, opts, ecg, motion_starts, motion_lengths)
+    return _assemble_recording(opts, ecg, resp, _breath_times(phase, t_slow, opts.n / opts.fs))
 
-    duration_s = _check_pos(duration_s, "duration_s")
-    fs = _check_pos(fs, "fs")
-    resp_rate_hz = _check_pos(resp_rate_hz, "resp_rate_hz")
-    heart_rate_bpm = _check_pos(heart_rate_bpm, "heart_rate_bpm")
-    rsa_bpm = _check_nonneg(rsa_bpm, "rsa_bpm")
-    amplitude_modulation = _check_nonneg(amplitude_modulation, "amplitude_modulation")
-    if amplitude_modulation >= 0.5:
-        raise ValueError(f"amplitude_modulation must be < 0.5, got {amplitude_modulation!r}")
-    axis_modulation_deg = _check_nonneg(axis_modulation_deg, "axis_modulation_deg")
-    baseline_wander = _check_nonneg(baseline_wander, "baseline_wander")
-    wander_period_s = _check_pos(wander_period_s, "wander_period_s")
-    respiratory_baseline = _check_nonneg(respiratory_baseline, "respiratory_baseline")
-    noise_std = _check_nonneg(noise_std, "noise_std")
-    resp_rate_variability = _check_nonneg(resp_rate_variability, "resp_rate_variability")
-    resp_amplitude_variability = _check_nonneg(resp_amplitude_variability,
-                                               "resp_amplitude_variability")
-    hrv_std_bpm = _check_nonneg(hrv_std_bpm, "hrv_std_bpm")
-    morphology_step_rate_per_min = _check_nonneg(morphology_step_rate_per_min,
-                                                 "morphology_step_rate_per_min")
-    morphology_step_size = _check_range(morphology_step_size, "morphology_step_size", 0.0, 1.0)
-    morphology_drift = _check_range(morphology_drift, "morphology_drift", 0.0, 1.0)
-    morphology_drift_period_s = _check_pos(morphology_drift_period_s, "morphology_drift_period_s")
-    ectopic_runs_per_min = _check_nonneg(ectopic_runs_per_min, "ectopic_runs_per_min")
-    ectopic_run_beats = _check_range(ectopic_run_beats, "ectopic_run_beats", 1.0, 30.0)
-    ectopic_prematurity = _check_range(ectopic_prematurity, "ectopic_prematurity", 0.0, 0.6)
-    ectopic_width = _check_range(ectopic_width, "ectopic_width", 1.0, 5.0)
-    ectopic_amplitude = _check_range(ectopic_amplitude, "ectopic_amplitude", 0.0, 3.0)
-    motion_artifact_rate_per_min = _check_nonneg(motion_artifact_rate_per_min,
-                                                 "motion_artifact_rate_per_min")
-    motion_artifact_amplitude = _check_nonneg(motion_artifact_amplitude,
-                                              "motion_artifact_amplitude")
-    motion_contact_change_deg = _check_range(motion_contact_change_deg,
-                                             "motion_contact_change_deg", 0.0, 90.0)
-    noise_burst_rate_per_min = _check_nonneg(noise_burst_rate_per_min, "noise_burst_rate_per_min")
-    noise_burst_std = _check_nonneg(noise_burst_std, "noise_burst_std")
-    noise_burst_min_s = _check_pos(noise_burst_min_s, "noise_burst_min_s")
-    noise_burst_max_s = _check_pos(noise_burst_max_s, "noise_burst_max_s")
-    if noise_burst_max_s < noise_burst_min_s:
+
+_FS_SLOW = 10.0
+"""Sampling rate (Hz) of the slow processes (respiration, heart rate, wander)."""
+
+
+def _checked_options(opts):
+    """The options of :func:`simulate_recording` (its ``locals()``), validated in the order of
+    its signature and converted to float, with the ventilator scaling applied, the leads
+    resolved (``leads``, ``directions``, ``lead_names``) and ``n`` (samples); a namespace.
+
+    Raises ``ValueError`` naming the first bad option.
+    """
+    from types import SimpleNamespace
+
+    o = SimpleNamespace(**opts)
+    for name in ("duration_s", "fs", "resp_rate_hz", "heart_rate_bpm"):
+        setattr(o, name, _check_pos(getattr(o, name), name))
+    o.rsa_bpm = _check_nonneg(o.rsa_bpm, "rsa_bpm")
+    o.amplitude_modulation = _check_nonneg(o.amplitude_modulation, "amplitude_modulation")
+    if o.amplitude_modulation >= 0.5:
+        raise ValueError(f"amplitude_modulation must be < 0.5, got {o.amplitude_modulation!r}")
+    o.axis_modulation_deg = _check_nonneg(o.axis_modulation_deg, "axis_modulation_deg")
+    o.baseline_wander = _check_nonneg(o.baseline_wander, "baseline_wander")
+    o.wander_period_s = _check_pos(o.wander_period_s, "wander_period_s")
+    for name in ("respiratory_baseline", "noise_std", "resp_rate_variability",
+                 "resp_amplitude_variability", "hrv_std_bpm", "morphology_step_rate_per_min"):
+        setattr(o, name, _check_nonneg(getattr(o, name), name))
+    o.morphology_step_size = _check_range(o.morphology_step_size, "morphology_step_size",
+                                          0.0, 1.0)
+    o.morphology_drift = _check_range(o.morphology_drift, "morphology_drift", 0.0, 1.0)
+    o.morphology_drift_period_s = _check_pos(o.morphology_drift_period_s,
+                                             "morphology_drift_period_s")
+    o.ectopic_runs_per_min = _check_nonneg(o.ectopic_runs_per_min, "ectopic_runs_per_min")
+    for name, low, high in (("ectopic_run_beats", 1.0, 30.0), ("ectopic_prematurity", 0.0, 0.6),
+                            ("ectopic_width", 1.0, 5.0), ("ectopic_amplitude", 0.0, 3.0)):
+        setattr(o, name, _check_range(getattr(o, name), name, low, high))
+    for name in ("motion_artifact_rate_per_min", "motion_artifact_amplitude"):
+        setattr(o, name, _check_nonneg(getattr(o, name), name))
+    o.motion_contact_change_deg = _check_range(o.motion_contact_change_deg,
+                                               "motion_contact_change_deg", 0.0, 90.0)
+    for name in ("noise_burst_rate_per_min", "noise_burst_std"):
+        setattr(o, name, _check_nonneg(getattr(o, name), name))
+    for name in ("noise_burst_min_s", "noise_burst_max_s"):
+        setattr(o, name, _check_pos(getattr(o, name), name))
+    if o.noise_burst_max_s < o.noise_burst_min_s:
         raise ValueError("noise_burst_max_s must be >= noise_burst_min_s, got "
-                         f"{noise_burst_max_s!r} < {noise_burst_min_s!r}")
-    if ventilator_depth is not None:
-        ventilator_depth = _check_range(ventilator_depth, "ventilator_depth", 0.0, 1.0)
-        if ventilator_depth == 0:
-            raise ValueError("ventilator_depth must be None or in (0, 1], got 0.0")
-        # machine breathing: constant rate and tidal volume, weak modulation of the ECG
-        resp_rate_variability = _VENTILATOR_RATE_VARIABILITY
-        resp_amplitude_variability = _VENTILATOR_AMPLITUDE_VARIABILITY
-        rsa_bpm *= ventilator_depth
-        amplitude_modulation *= ventilator_depth
-        axis_modulation_deg *= ventilator_depth
-        respiratory_baseline *= ventilator_depth
+                         f"{o.noise_burst_max_s!r} < {o.noise_burst_min_s!r}")
+    if o.ventilator_depth is not None:
+        _apply_ventilator(o)
+    o.leads, o.directions, o.lead_names = _checked_leads(o.leads)
+    o.n = int(round(o.duration_s * o.fs))
+    if o.n < 2:
+        raise ValueError("duration_s * fs must give at least 2 samples, got "
+                         f"duration_s={o.duration_s!r}, fs={o.fs!r}")
+    return o
+
+
+def _apply_ventilator(o):
+    """Check ``o.ventilator_depth`` (in (0, 1]) and set machine breathing in place: constant rate
+    and tidal volume, every respiratory modulation of the ECG scaled by the depth."""
+    o.ventilator_depth = _check_range(o.ventilator_depth, "ventilator_depth", 0.0, 1.0)
+    if o.ventilator_depth == 0:
+        raise ValueError("ventilator_depth must be None or in (0, 1], got 0.0")
+    o.resp_rate_variability = _VENTILATOR_RATE_VARIABILITY
+    o.resp_amplitude_variability = _VENTILATOR_AMPLITUDE_VARIABILITY
+    o.rsa_bpm *= o.ventilator_depth
+    o.amplitude_modulation *= o.ventilator_depth
+    o.axis_modulation_deg *= o.ventilator_depth
+    o.respiratory_baseline *= o.ventilator_depth
+
+
+def _checked_leads(leads):
+    """``(leads, directions, lead_names)``: the leads as a tuple, their unit vectors (n_leads, 3)
+    and their channel names; ``ValueError`` for none, an unknown or a repeated lead."""
     if isinstance(leads, str):
         leads = (leads,)
     leads = tuple(leads)
@@ -542,149 +587,186 @@ def simulate_recording(
     lead_names = [lead.strip().rstrip(",") for lead in leads]
     if len(set(lead_names)) != len(lead_names):
         raise ValueError(f"leads must not repeat a name, got {leads!r}")
-    n = int(round(duration_s * fs))
-    if n < 2:
-        raise ValueError("duration_s * fs must give at least 2 samples, got "
-                         f"duration_s={duration_s!r}, fs={fs!r}")
-    rng = np.random.default_rng(random_state)
+    return leads, directions, lead_names
 
-    # Slow processes on a 10 Hz grid, extended past the end so the last beat
-    # and breath exist.
-    fs_slow = 10.0
-    t_slow = np.arange(int(np.ceil((duration_s + 5.0) * fs_slow)) + 1) / fs_slow
-    rate = resp_rate_hz * (1.0 + resp_rate_variability * _smooth_noise(rng, t_slow, 30.0))
-    rate = np.maximum(rate, 0.2 * resp_rate_hz)
-    phase = 2 * np.pi * np.concatenate([[0.0], np.cumsum(0.5 * (rate[1:] + rate[:-1]) / fs_slow)])
+
+def _draw_respiration(rng, o, t_slow):
+    """Respiratory phase, amplitude and ``r = amp sin(phase)`` on ``t_slow``: rate drifting
+    around ``resp_rate_hz`` (knots 30 s), random initial phase, amplitude around 1 (knots 10 s)."""
+    rate = o.resp_rate_hz * (1.0 + o.resp_rate_variability * _smooth_noise(rng, t_slow, 30.0))
+    rate = np.maximum(rate, 0.2 * o.resp_rate_hz)
+    phase = 2 * np.pi * np.concatenate([[0.0],
+                                        np.cumsum(0.5 * (rate[1:] + rate[:-1]) / _FS_SLOW)])
     phase += rng.uniform(0, 2 * np.pi)
-    amp = 1.0 + resp_amplitude_variability * _smooth_noise(rng, t_slow, 10.0)
+    amp = 1.0 + o.resp_amplitude_variability * _smooth_noise(rng, t_slow, 10.0)
     amp = np.maximum(amp, 0.2)
-    resp_slow = amp * np.sin(phase)
+    return phase, amp, amp * np.sin(phase)
 
-    hr = heart_rate_bpm + rsa_bpm * resp_slow + hrv_std_bpm * _smooth_noise(rng, t_slow, 20.0)
-    hr = np.clip(hr, 0.3 * heart_rate_bpm, 3.0 * heart_rate_bpm)
-    cycles = np.concatenate([[0.0], np.cumsum(0.5 * (hr[1:] + hr[:-1]) / 60.0 / fs_slow)])
+
+def _draw_beats(rng, o, t_slow, resp_slow):
+    """``(beat_times, rr, ectopic)`` up to ``duration_s + 1``: sinus beats from the heart rate
+    (mean + RSA + HRV, knots 20 s) with the first beat within the first RR interval, then the
+    ectopic runs when enabled (``rr`` recomputed, ``ectopic`` marks their beats)."""
+    hr = (o.heart_rate_bpm + o.rsa_bpm * resp_slow
+          + o.hrv_std_bpm * _smooth_noise(rng, t_slow, 20.0))
+    hr = np.clip(hr, 0.3 * o.heart_rate_bpm, 3.0 * o.heart_rate_bpm)
+    cycles = np.concatenate([[0.0], np.cumsum(0.5 * (hr[1:] + hr[:-1]) / 60.0 / _FS_SLOW)])
     cycles += rng.uniform(0.2, 0.8)  # first beat within the first RR interval
     k = np.arange(np.ceil(cycles[0]), np.floor(cycles[-1]) + 1)
     beat_times_all = np.interp(k, cycles, t_slow)
-    rr = np.diff(beat_times_all, prepend=beat_times_all[0] - 60.0 / heart_rate_bpm)
-    keep = beat_times_all < duration_s + 1.0
+    rr = np.diff(beat_times_all, prepend=beat_times_all[0] - 60.0 / o.heart_rate_bpm)
+    keep = beat_times_all < o.duration_s + 1.0
     beat_times, rr = beat_times_all[keep], rr[keep]
     ectopic = np.zeros(beat_times.size, dtype=bool)
-    if ectopic_runs_per_min > 0:
-        beat_times, ectopic = _insert_ectopic_runs(rng, beat_times, ectopic_runs_per_min,
-                                                   ectopic_run_beats,
-                                                   ectopic_prematurity, duration_s)
-        rr = np.diff(beat_times, prepend=beat_times[0] - 60.0 / heart_rate_bpm)
-    morphology = morphology_step_rate_per_min > 0 or morphology_drift > 0
-    motion = motion_artifact_rate_per_min > 0 and (motion_artifact_amplitude > 0
-                                                   or motion_contact_change_deg > 0)
-    if motion:
-        motion_starts = _poisson_times(rng, motion_artifact_rate_per_min, n / fs)
-        motion_lengths = rng.uniform(2.0, 8.0, motion_starts.size)
-    contact = motion and motion_contact_change_deg > 0 and motion_starts.size > 0
-    if contact:
-        # electrode contact/position changes at the end of each burst: every
-        # lead vector turns by a random small rotation (cumulative).
-        turn = np.deg2rad(motion_contact_change_deg) * rng.standard_normal((motion_starts.size,
-                                                                            len(leads), 3))
-        lead_dirs = [directions]
-        for j in range(motion_starts.size):
-            d = lead_dirs[-1] + turn[j] - np.sum(turn[j] * lead_dirs[-1], axis=1,
-                                                 keepdims=True) * lead_dirs[-1]
-            lead_dirs.append(d / np.linalg.norm(d, axis=1, keepdims=True))
-        which = np.searchsorted(np.sort(motion_starts + motion_lengths), beat_times, side="right")
-        beat_dirs = np.stack(lead_dirs)[which].transpose(1, 0, 2)  # (n_leads, n_beats, 3)
-    else:
-        beat_dirs = directions[:, None, :]
-    if morphology:
-        log_gain, theta_deg, psi_deg = _morphology_state(rng, beat_times, duration_s, t_slow,
-                                                         morphology_step_rate_per_min,
-                                                         morphology_step_size,
-                                                         morphology_drift,
-                                                         morphology_drift_period_s)
+    if o.ectopic_runs_per_min > 0:
+        beat_times, ectopic = _insert_ectopic_runs(rng, beat_times, o.ectopic_runs_per_min,
+                                                   o.ectopic_run_beats,
+                                                   o.ectopic_prematurity, o.duration_s)
+        rr = np.diff(beat_times, prepend=beat_times[0] - 60.0 / o.heart_rate_bpm)
+    return beat_times, rr, ectopic
 
-    # Per-beat modulation of the dipole: rotation about the sagittal axis
-    # (frontal plane) and scaling, both driven by r(t_k).
-    r_beats = np.interp(beat_times, t_slow, resp_slow)
-    angle = np.deg2rad(axis_modulation_deg) * r_beats
-    gain = 1.0 + amplitude_modulation * r_beats
-    if not (morphology or contact or ectopic.any()):
-        cos_a, sin_a = np.cos(angle), np.sin(angle)
-        dx, dy, dz = _WAVE_DIPOLES.T  # (n_waves,)
-        rot_x = cos_a[:, None] * dx - sin_a[:, None] * dy  # (n_beats, n_waves)
-        rot_y = sin_a[:, None] * dx + cos_a[:, None] * dy
-        rot_z = np.broadcast_to(dz, rot_x.shape)
-        coeffs = gain[None, :, None] * (
-            directions[:, 0, None, None] * rot_x + directions[:, 1, None, None] * rot_y
-            + directions[:, 2, None, None] * rot_z
-        )
-        ecg = _render_beats(n, fs, beat_times, coeffs, rr)
-    else:
-        # Per-beat dipoles (n_beats, n_waves, 3): wave table of the beat's kind,
-        # morphology gains, frontal rotation (respiration + morphology), then
-        # horizontal rotation (morphology), then the respiratory scaling.
-        dip = np.where(ectopic[:, None, None], ectopic_amplitude * _ECTOPIC_DIPOLES, _WAVE_DIPOLES)
-        if morphology:
-            dip = dip * np.exp(log_gain)[:, :, None]
-            angle = angle + np.deg2rad(theta_deg)
-            psi = np.deg2rad(psi_deg)[:, None]
-        else:
-            psi = np.zeros((beat_times.size, 1))
-        cos_a, sin_a = np.cos(angle)[:, None], np.sin(angle)[:, None]
-        dx, dy, dz = dip[..., 0], dip[..., 1], dip[..., 2]
-        rot_x = cos_a * dx - sin_a * dy
-        rot_y = sin_a * dx + cos_a * dy
-        rot_x, rot_z = (np.cos(psi) * rot_x + np.sin(psi) * dz,
-                        -np.sin(psi) * rot_x + np.cos(psi) * dz)
-        coeffs = gain[None, :, None] * (
-            beat_dirs[:, :, 0, None] * rot_x + beat_dirs[:, :, 1, None] * rot_y
-            + beat_dirs[:, :, 2, None] * rot_z
-        )
-        ecg = _render_beats(n, fs, beat_times[~ectopic], coeffs[:, ~ectopic], rr[~ectopic])
-        if ectopic.any():
-            widths = _WAVE_WIDTHS * np.array([1.0, ectopic_width, ectopic_width,
-                                              ectopic_width, 1.3])
-            ecg += _render_beats(n, fs, beat_times[ectopic], coeffs[:, ectopic], rr[ectopic],
-                                 centres=_ECTOPIC_CENTRES, widths=widths)
 
-    # Sample-rate signals, in chunks so that temporaries stay small.
+def _draw_motion_bursts(rng, o):
+    """Start times and lengths (2-8 s) of the electrode-motion bursts, or ``(None, None)`` when
+    motion is off (no rate, or neither amplitude nor contact change)."""
+    motion = o.motion_artifact_rate_per_min > 0 and (o.motion_artifact_amplitude > 0
+                                                     or o.motion_contact_change_deg > 0)
+    if not motion:
+        return None, None
+    starts = _poisson_times(rng, o.motion_artifact_rate_per_min, o.n / o.fs)
+    return starts, rng.uniform(2.0, 8.0, starts.size)
+
+
+def _beat_lead_directions(rng, o, beat_times, motion_starts, motion_lengths):
+    """Per-beat lead vectors (n_leads, n_beats, 3) after the electrode contact changes, or
+    ``None`` when there are none (no motion burst or no contact change).
+
+    At the end of each burst every lead vector turns by a random small rotation (cumulative).
+    """
+    if (motion_starts is None or not o.motion_contact_change_deg > 0
+            or not motion_starts.size > 0):
+        return None
+    turn = np.deg2rad(o.motion_contact_change_deg) * rng.standard_normal((motion_starts.size,
+                                                                          len(o.leads), 3))
+    lead_dirs = [o.directions]
+    for j in range(motion_starts.size):
+        d = lead_dirs[-1] + turn[j] - np.sum(turn[j] * lead_dirs[-1], axis=1,
+                                             keepdims=True) * lead_dirs[-1]
+        lead_dirs.append(d / np.linalg.norm(d, axis=1, keepdims=True))
+    which = np.searchsorted(np.sort(motion_starts + motion_lengths), beat_times, side="right")
+    return np.stack(lead_dirs)[which].transpose(1, 0, 2)
+
+
+def _render_plain_beats(o, beat_times, rr, r_beats):
+    """ECG (n_leads, n) of normal beats whose dipoles only breathe: rotation about the sagittal
+    axis (frontal plane) by ``axis_modulation_deg * r`` and scaling by
+    ``1 + amplitude_modulation * r``, projected on the fixed lead vectors."""
+    angle = np.deg2rad(o.axis_modulation_deg) * r_beats
+    gain = 1.0 + o.amplitude_modulation * r_beats
+    directions = o.directions
+    cos_a, sin_a = np.cos(angle), np.sin(angle)
+    dx, dy, dz = _WAVE_DIPOLES.T  # (n_waves,)
+    rot_x = cos_a[:, None] * dx - sin_a[:, None] * dy  # (n_beats, n_waves)
+    rot_y = sin_a[:, None] * dx + cos_a[:, None] * dy
+    rot_z = np.broadcast_to(dz, rot_x.shape)
+    coeffs = gain[None, :, None] * (
+        directions[:, 0, None, None] * rot_x + directions[:, 1, None, None] * rot_y
+        + directions[:, 2, None, None] * rot_z
+    )
+    return _render_beats(o.n, o.fs, beat_times, coeffs, rr)
+
+
+def _render_varied_beats(o, beat_times, rr, r_beats, ectopic, morphology, beat_dirs):
+    """ECG (n_leads, n) with per-beat dipoles (n_beats, n_waves, 3): wave table of the beat's
+    kind (normal or ectopic), morphology gains, frontal rotation (respiration + morphology),
+    horizontal rotation (morphology), respiratory scaling; projected on the per-beat lead vectors
+    ``beat_dirs`` (or the fixed ones when ``None``). ``morphology`` is the
+    :func:`_morphology_state` triple or ``None``."""
+    angle = np.deg2rad(o.axis_modulation_deg) * r_beats
+    gain = 1.0 + o.amplitude_modulation * r_beats
+    if beat_dirs is None:
+        beat_dirs = o.directions[:, None, :]
+    dip = np.where(ectopic[:, None, None], o.ectopic_amplitude * _ECTOPIC_DIPOLES, _WAVE_DIPOLES)
+    if morphology is not None:
+        log_gain, theta_deg, psi_deg = morphology
+        dip = dip * np.exp(log_gain)[:, :, None]
+        angle = angle + np.deg2rad(theta_deg)
+        psi = np.deg2rad(psi_deg)[:, None]
+    else:
+        psi = np.zeros((beat_times.size, 1))
+    cos_a, sin_a = np.cos(angle)[:, None], np.sin(angle)[:, None]
+    dx, dy, dz = dip[..., 0], dip[..., 1], dip[..., 2]
+    rot_x = cos_a * dx - sin_a * dy
+    rot_y = sin_a * dx + cos_a * dy
+    rot_x, rot_z = (np.cos(psi) * rot_x + np.sin(psi) * dz,
+                    -np.sin(psi) * rot_x + np.cos(psi) * dz)
+    coeffs = gain[None, :, None] * (
+        beat_dirs[:, :, 0, None] * rot_x + beat_dirs[:, :, 1, None] * rot_y
+        + beat_dirs[:, :, 2, None] * rot_z
+    )
+    ecg = _render_beats(o.n, o.fs, beat_times[~ectopic], coeffs[:, ~ectopic], rr[~ectopic])
+    if ectopic.any():
+        widths = _WAVE_WIDTHS * np.array([1.0, o.ectopic_width, o.ectopic_width,
+                                          o.ectopic_width, 1.3])
+        ecg += _render_beats(o.n, o.fs, beat_times[ectopic], coeffs[:, ectopic], rr[ectopic],
+                             centres=_ECTOPIC_CENTRES, widths=widths)
+    return ecg
+
+
+def _add_sample_rate_signals(rng, o, ecg, t_slow, amp, phase, resp_slow):
+    """Add the baseline wander (non-respiratory + respiratory) and white noise to ``ecg`` in
+    place and return the respiration at the sample rate; in chunks so that temporaries stay
+    small."""
+    n = o.n
     resp = np.empty(n)
-    wander_slow = (baseline_wander * _smooth_noise(rng, t_slow, wander_period_s)
-                   + respiratory_baseline * resp_slow)
+    wander_slow = (o.baseline_wander * _smooth_noise(rng, t_slow, o.wander_period_s)
+                   + o.respiratory_baseline * resp_slow)
     chunk = 1 << 20
     for i0 in range(0, n, chunk):
-        t = np.arange(i0, min(i0 + chunk, n), dtype=np.float64) / fs
+        t = np.arange(i0, min(i0 + chunk, n), dtype=np.float64) / o.fs
         resp[i0 : i0 + t.size] = np.interp(t, t_slow, amp) * np.sin(np.interp(t, t_slow, phase))
-        if wander_slow is not None:
-            ecg[:, i0 : i0 + t.size] += np.interp(t, t_slow, wander_slow)
-        if noise_std > 0:
-            ecg[:, i0 : i0 + t.size] += noise_std * rng.standard_normal((len(leads), t.size))
+        ecg[:, i0 : i0 + t.size] += np.interp(t, t_slow, wander_slow)
+        if o.noise_std > 0:
+            ecg[:, i0 : i0 + t.size] += o.noise_std * rng.standard_normal((len(o.leads), t.size))
+    return resp
 
-    # Non-respiratory bursts, added last (the rest of the record is unchanged by them).
-    if motion and motion_artifact_amplitude > 0:
-        _add_bursts(rng, ecg, fs, motion_starts, motion_lengths,
-                    _motion_artifact(motion_artifact_amplitude, fs, len(leads)))
-    if noise_burst_rate_per_min > 0 and noise_burst_std > 0:
-        starts = _poisson_times(rng, noise_burst_rate_per_min, n / fs)
-        _add_bursts(rng, ecg, fs, starts,
-                    rng.uniform(noise_burst_min_s, noise_burst_max_s, starts.size),
-                    _noise_burst(noise_burst_std, fs, len(leads)))
 
-    # Inspiration peaks: phase = pi/2 (mod 2 pi); phase is increasing.
+def _add_artefact_bursts(rng, o, ecg, motion_starts, motion_lengths):
+    """Add the non-respiratory bursts to ``ecg`` in place, last (the rest of the record is
+    unchanged by them): electrode motion, then muscle noise."""
+    if motion_starts is not None and o.motion_artifact_amplitude > 0:
+        _add_bursts(rng, ecg, o.fs, motion_starts, motion_lengths,
+                    _motion_artifact(o.motion_artifact_amplitude, o.fs, len(o.leads)))
+    if o.noise_burst_rate_per_min > 0 and o.noise_burst_std > 0:
+        starts = _poisson_times(rng, o.noise_burst_rate_per_min, o.n / o.fs)
+        _add_bursts(rng, ecg, o.fs, starts,
+                    rng.uniform(o.noise_burst_min_s, o.noise_burst_max_s, starts.size),
+                    _noise_burst(o.noise_burst_std, o.fs, len(o.leads)))
+
+
+def _breath_times(phase, t_slow, duration_s):
+    """Inspiration peaks (s) in [0, duration_s): phase = pi/2 (mod 2 pi); phase is increasing."""
     m = np.arange(np.ceil((phase[0] - np.pi / 2) / (2 * np.pi)),
                   np.floor((phase[-1] - np.pi / 2) / (2 * np.pi)) + 1)
     breath_times = np.interp(np.pi / 2 + 2 * np.pi * m, phase, t_slow)
-    breath_times = breath_times[(breath_times >= 0) & (breath_times < n / fs)]
+    return breath_times[(breath_times >= 0) & (breath_times < duration_s)]
 
+
+def _assemble_recording(o, ecg, resp, breath_times):
+    """The :class:`~edr.io.recording.Recording` of the simulated leads (the first is ``ecg``)
+    and respiration."""
+    from edr.io.recording import Recording
+
+    lead_names = o.lead_names
     lead_arrays = {name_: ecg[i] for i, name_ in enumerate(lead_names)}
     return Recording(
-        name=name,
-        fs=fs,
+        name=o.name,
+        fs=o.fs,
         ecg=lead_arrays[lead_names[0]],
         ecg_channel=lead_names[0],
         leads=lead_arrays,
         resp=resp,
-        resp_fs=fs,
+        resp_fs=o.fs,
         resp_channel="RESP",
         breath_times=breath_times,
         channels=[*lead_names, "RESP"],

@@ -237,30 +237,8 @@ class StreamingEDR:
                  reselect_s: float = RESELECT_S, tracker: str | None = None,
                  refit_s: float = REFIT_S, lead: str = "ECG",
                  **method_options):
-        try:
-            fs = float(fs)
-        except (TypeError, ValueError):
-            fs = float("nan")
-        if not (FS_RANGE[0] <= fs <= FS_RANGE[1]):
-            raise SignalError(f"fs={fs:g} Hz is outside the supported {FS_RANGE[0]:g}-"
-                              f"{FS_RANGE[1]:g} Hz")
-        self.spec = get_method(method)
-        if tracker is None:
-            tracker = "project" if method == "kpca" else "refit"
-        if tracker not in TRACKERS:
-            raise ValueError(f"tracker must be one of {list(TRACKERS)}, got {tracker!r}")
-        if tracker != "refit" and (method != "kpca" or method_options.get("orientation", "beats")
-                                   != "beats" or method_options.get("solver", "dense") != "dense"):
-            raise ValueError(f"tracker={tracker!r} needs method='kpca' with beats as data points "
-                             f"and the dense solver, got method={method!r}")
-        if self.spec.uses_sigma2:
-            check_sigma2(sigma2)
-        if not (isinstance(span_s, (int, float)) and span_s >= 2 * WARMUP_S):
-            raise ValueError(f"span_s must be >= {2 * WARMUP_S:g} s, got {span_s!r}")
-        if not (isinstance(hop_s, (int, float)) and 0 < hop_s <= 30):
-            raise ValueError(f"hop_s must be in (0, 30] s, got {hop_s!r}")
-        if not (isinstance(delay_s, (int, float)) and 0 <= delay_s <= 30):
-            raise ValueError(f"delay_s must be in [0, 30] s, got {delay_s!r}")
+        fs, self.spec, tracker = self._checked_options(fs, method, sigma2, span_s, hop_s,
+                                                       delay_s, tracker, method_options)
         if tracker != "refit":
             # the robust matrix's running-median high-pass does not survive out-of-sample
             # projection (docs/design.md#8-streaming): off unless asked for
@@ -307,6 +285,38 @@ class StreamingEDR:
         self.n_selections = 0
         self.n_updates = 0
         self.n_covered = 0  # EDR samples emitted near a used beat
+
+    @staticmethod
+    def _checked_options(fs, method, sigma2, span_s, hop_s, delay_s, tracker,
+                         method_options):
+        """Validate the constructor's options in order; return ``(fs, spec, tracker)``: ``fs``
+        as a float, the method's spec and the tracker (default: "project" for kpca, else
+        "refit"). Raises as documented on the class."""
+        try:
+            fs = float(fs)
+        except (TypeError, ValueError):
+            fs = float("nan")
+        if not (FS_RANGE[0] <= fs <= FS_RANGE[1]):
+            raise SignalError(f"fs={fs:g} Hz is outside the supported {FS_RANGE[0]:g}-"
+                              f"{FS_RANGE[1]:g} Hz")
+        spec = get_method(method)
+        if tracker is None:
+            tracker = "project" if method == "kpca" else "refit"
+        if tracker not in TRACKERS:
+            raise ValueError(f"tracker must be one of {list(TRACKERS)}, got {tracker!r}")
+        if tracker != "refit" and (method != "kpca" or method_options.get("orientation", "beats")
+                                   != "beats" or method_options.get("solver", "dense") != "dense"):
+            raise ValueError(f"tracker={tracker!r} needs method='kpca' with beats as data points "
+                             f"and the dense solver, got method={method!r}")
+        if spec.uses_sigma2:
+            check_sigma2(sigma2)
+        if not (isinstance(span_s, (int, float)) and span_s >= 2 * WARMUP_S):
+            raise ValueError(f"span_s must be >= {2 * WARMUP_S:g} s, got {span_s!r}")
+        if not (isinstance(hop_s, (int, float)) and 0 < hop_s <= 30):
+            raise ValueError(f"hop_s must be in (0, 30] s, got {hop_s!r}")
+        if not (isinstance(delay_s, (int, float)) and 0 <= delay_s <= 30):
+            raise ValueError(f"delay_s must be in [0, 30] s, got {delay_s!r}")
+        return fs, spec, tracker
 
     # ------------------------------------------------------------------ #
     @property
