@@ -29,7 +29,7 @@ from edr.options import (
     WHOLE_RECORD_MAX_S,
     EDROptions,
 )
-from edr.rates import judged_rates
+from edr.rates import MAX_DROPPED_SHARE, judged_rates
 from edr.signal import GRID_FS
 from edr.stitch import MAX_GAP_S, Stitcher, WindowPart
 from edr.windows import (
@@ -64,8 +64,9 @@ class WindowInfo:
         Lead analysed.
     quality : dict
         ``status`` ("ok"; "low quality: ..." when the median quality of its
-        rate windows, ``quality_index``, is below :data:`edr.fusion.QUALITY_THRESHOLD`;
-        or the reason the window was skipped),
+        rate windows, ``quality_index``, is below :data:`edr.fusion.QUALITY_THRESHOLD`
+        or more than :data:`edr.rates.MAX_DROPPED_SHARE` of its beats were dropped
+        (``dropped_share``; its rates are then withheld); or the reason the window was skipped),
         ``spectral_concentration`` of the window's EDR, the selection
         ``criterion`` and ``margin`` (``lambda_1 - tau_1`` for MDD) when
         available, and method-specific figures.
@@ -302,7 +303,7 @@ def run(recording, opts: EDROptions) -> EDRResult:
         lead_name = ok_leads.pop()
     out = stitcher.finish()
     rates = judged_rates(out.waveform, grid, [(w, wa) for w, wa, _ in analyses], opts.fs_out)
-    status = _judge_windows(analyses, rates)
+    rates, status = _judge_windows(analyses, rates)
     params = {**_params(opts, lead_name, len(plan), first), "lead_requested": requested}
     return EDRResult(time=grid, waveform=out.waveform, fs=opts.fs_out, beat_times=out.beat_times,
                      beat_values=out.beat_values, rate_time=rates.time, rate_bpm=rates.rate_bpm,
@@ -312,18 +313,29 @@ def run(recording, opts: EDROptions) -> EDRResult:
                      status=status)
 
 
-def _judge_windows(analyses, rates) -> str:
-    """Set each analysed window's ``quality_index`` and status; the record's status."""
+def _judge_windows(analyses, rates):
+    """Set each analysed window's ``quality_index``, ``dropped_share`` and status; withhold the
+    rates of windows with too many dropped beats (:data:`edr.rates.MAX_DROPPED_SHARE`).
+
+    Returns the (possibly reduced) rates and the record's status."""
+    untrusted = []
     for window, _, info in analyses:
         qi = rates.window_quality(window)
-        info.quality["quality_index"] = qi
-        if qi < QUALITY_THRESHOLD:
+        share = info.n_dropped / max(info.n_beats + info.n_dropped, 1)
+        info.quality.update(quality_index=qi, dropped_share=share)
+        if share > MAX_DROPPED_SHARE:
+            untrusted.append(window)
+            info.quality["status"] = (f"low quality: {share:.0%} of the beats were dropped as "
+                                      f"ectopic, artefact or clipped (> {MAX_DROPPED_SHARE:.0%})")
+        elif qi < QUALITY_THRESHOLD:
             info.quality["status"] = (f"low quality: the ECG shows no consistent breathing "
                                       f"(quality {qi:.2f} < {QUALITY_THRESHOLD:g})")
+    rates = rates.withheld(untrusted) if untrusted else rates
     if any(info.quality["status"] == "ok" for _, _, info in analyses):
-        return "ok"
-    return ("no usable breathing: no window reaches the quality threshold "
-            f"{QUALITY_THRESHOLD:g}; rates withheld")
+        return rates, "ok"
+    return rates, ("no usable breathing: no window is trustworthy (quality threshold "
+                   f"{QUALITY_THRESHOLD:g}, at most {MAX_DROPPED_SHARE:.0%} of the beats dropped); "
+                   "rates withheld")
 
 
 def _progress(plan, opts: EDROptions):

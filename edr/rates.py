@@ -18,7 +18,12 @@ from edr.fusion import QUALITY_THRESHOLD, panel_weights, rate_quality
 from edr.signal import SEGMENT_S, rate_series, window_starts
 from edr.windows import Window, WindowAnalysis
 
-__all__ = ["JudgedRates", "judged_rates"]
+__all__ = ["MAX_DROPPED_SHARE", "JudgedRates", "judged_rates"]
+
+MAX_DROPPED_SHARE = 1 / 3
+"""An analysis window in which more than this share of the detected beats were dropped
+(ectopic, artefact, clipped) gives no rate: its morphology is not to be trusted. On the
+shared BIDMC leads the share never exceeds 0.15."""
 
 
 @dataclass(frozen=True)
@@ -33,9 +38,19 @@ class JudgedRates:
 
     def window_quality(self, window: Window) -> float:
         """Median quality of the rate windows centred in ``window``'s core (0 when none is)."""
-        a, b = window.core
-        q = self.quality[(self.time >= a) & (self.time < b)]
+        q = self.quality[self._in_core(window)]
         return float(np.median(q)) if q.size else 0.0
+
+    def withheld(self, windows) -> JudgedRates:
+        """The same rates with those of the rate windows centred in ``windows``' cores withheld."""
+        rate = self.rate_bpm.copy()
+        for window in windows:
+            rate[self._in_core(window)] = np.nan
+        return JudgedRates(self.time, rate, self.raw_bpm, self.quality)
+
+    def _in_core(self, window: Window) -> np.ndarray:
+        a, b = window.core
+        return (self.time >= a) & (self.time < b)
 
 
 def judged_rates(waveform, grid, analyses, fs_out: float,

@@ -146,3 +146,29 @@ def test_grid_columns_carry_the_nearest_window():
     assert list(cols) == ["time_s", "edr", "rate_bpm", "quality"]
     k = np.argmin(np.abs(res.time - res.rate_time[2]))
     assert cols["rate_bpm"][k] == res.rate_bpm[2] and cols["quality"][k] == res.rate_quality[2]
+
+
+@pytest.mark.realdata
+def test_ventricular_tachycardia_alarm_record_is_not_ok(data_dir):
+    # wfdb-samples/v102s: an ICU alarm episode, 42-52 % of the beats dropped as artefacts; the
+    # extraction must say it found no usable breathing instead of reporting rates
+    from edr.io import read_record
+    from edr.pipeline import extract_edr
+
+    res = extract_edr(read_record(data_dir / "wfdb-samples" / "v102s.hea"))
+    assert res.status.startswith("no usable breathing")
+    assert not np.isfinite(res.rate_bpm).any()
+    assert all(w.quality["status"].startswith("low quality") for w in res.windows)
+    assert res.windows[0].quality["dropped_share"] > 1 / 3
+
+
+def test_windows_with_mostly_dropped_beats_withhold_their_rates():
+    from edr.rates import MAX_DROPPED_SHARE, JudgedRates
+    from edr.windows import Window
+
+    t = np.arange(16.0, 300.0, 16.0)
+    rates = JudgedRates(t, np.full(t.size, 15.0), np.full(t.size, 15.0), np.ones(t.size))
+    first, second = Window(0.0, 160.0, None, 120.0), Window(120.0, 300.0, 160.0, None)
+    kept = rates.withheld([first])
+    assert np.isnan(kept.rate_bpm[t < 140]).all() and np.isfinite(kept.rate_bpm[t >= 140]).all()
+    assert rates.window_quality(second) == 1.0 and 0 < MAX_DROPPED_SHARE < 0.5
