@@ -1,4 +1,4 @@
-"""Start-up and per-record speed of the command line, as users feel it (issue #16).
+"""Start-up and per-record speed of the command line, as users feel it.
 
 Times ``python -m edr.extract`` end to end in fresh processes (warm file cache: every
 command runs once untimed first):

@@ -1,4 +1,4 @@
-"""Throughput and memory of the streaming EDR (issue #15, items 4-5).
+"""Throughput and memory of the streaming EDR.
 
 1. Throughput: a simulated 125 Hz single lead (``--minutes``, default 30) pushed in
    1 s blocks through :class:`edr.stream.StreamingEDR` with the defaults; CPU

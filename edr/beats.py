@@ -34,7 +34,7 @@ Pipeline of :func:`detect`:
    day) and the template is the median of at most :data:`TEMPLATE_MAX_BEATS`
    evenly spread beats (a subset only shifts every peak by one common
    sub-sample offset). At 125 Hz the sampling jitter otherwise dominates the first
-   kernel principal component (issue 4: median MSC 0.04 → 0.26 on BIDMC).
+   kernel principal component (median MSC 0.04 → 0.26 on BIDMC).
 5. **Quality flags** (``valid`` is False for any of them):
 
    * *ectopic*: RR-based, the classic short–long pattern of a premature beat —

@@ -24,7 +24,7 @@ random process, by default below about 0.05 Hz) — and white noise are added
 last. Breath times are the inspiration peaks
 (``phi = pi/2 mod 2 pi``).
 
-Non-respiratory beat-to-beat variance (issue #12; every option off by
+Non-respiratory beat-to-beat variance (every option off by
 default, and then the record is bit-for-bit the one without the option):
 
 * **morphology steps** — at Poisson times ``tau_j`` (``morphology_step_rate_per_min``)

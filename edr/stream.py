@@ -1,4 +1,4 @@
-"""Real-time EDR: :class:`StreamingEDR` and the ``python -m edr.stream`` command (issue #15).
+"""Real-time EDR: :class:`StreamingEDR` and the ``python -m edr.stream`` command.
 
 A stream of ECG samples is pushed in blocks of any size; every :data:`DEFAULT_HOP_S`
 seconds of stream the analyser

@@ -1,4 +1,4 @@
-"""Streaming EDR against the offline pipeline on the BIDMC records (issue #15, item 6).
+"""Streaming EDR against the offline pipeline on the BIDMC records.
 
 Every record's ECG (lead II unless ``--lead``) is replayed through
 :class:`edr.stream.StreamingEDR` in 1 s blocks; the emitted 4 Hz EDR is scored

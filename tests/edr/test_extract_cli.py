@@ -96,7 +96,7 @@ def test_demo_runs_without_data_and_compares_with_the_truth(workdir, capsys):
 
 
 def _bad_record(kind: str, folder: Path) -> list[str]:
-    """Command-line arguments for one bad-input case of issue 4, built in ``folder``."""
+    """Command-line arguments for one bad-input case, built in ``folder``."""
     if kind == "missing file":
         return [str(folder / "nope.dat")]
     if kind == "header without data":

@@ -1,4 +1,4 @@
-"""What a robust EDR must achieve on simulated unseen-patient failures (issue #12).
+"""What a robust EDR must achieve on simulated unseen-patient failures.
 
 Each failure scenario of :data:`edr.simulate.FAILURE_SCENARIOS` adds realistic non-respiratory
 beat-to-beat variance (morphology steps or drift, ectopic clusters, a mixture with electrode motion

@@ -165,7 +165,7 @@ def test_bad_parameters(kwargs, match):
 
 
 # --------------------------------------------------------------------------- #
-# non-respiratory beat-to-beat variance (issue #12) and the named scenarios
+# non-respiratory beat-to-beat variance and the named scenarios
 # --------------------------------------------------------------------------- #
 from edr.simulate import FAILURE_SCENARIOS, SCENARIOS, simulate_scenario  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""scikit-learn compatibility of every kpca estimator (issue #14).
+"""scikit-learn compatibility of every kpca estimator.
 
 ``parametrize_with_checks`` runs scikit-learn's estimator checks; a check an
 estimator cannot pass is declared by its ``_expected_failed_checks()`` (with
