@@ -6,6 +6,6 @@ waveform (:func:`edr.pipeline.extract_edr`), evaluate it
 """
 
 from edr.errors import EDRError, RecordError, SignalError
+from kpca._version import __version__  # the one home of the version
 
-__all__ = ["EDRError", "RecordError", "SignalError"]
-__version__ = "0.1.0"
+__all__ = ["EDRError", "RecordError", "SignalError", "__version__"]

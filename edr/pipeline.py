@@ -256,6 +256,17 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, sigma2="mdd", lead=None, wi
         :data:`edr.signal.MIN_BEATS` beats in a single window, no analysable window.
     TypeError
         Options the method does not take.
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=120.0, fs=250.0, random_state=0)
+    >>> res = extract_edr(rec)
+    >>> res.method, res.status, res.fs, res.time.size
+    ('kpca_fusion', 'ok', 4.0, 480)
+    >>> list(res.grid_columns())
+    ['time_s', 'edr', 'rate_bpm', 'quality']
     """
     opts = EDROptions(method=method, sigma2=sigma2, lead=lead, window_s=window_s, overlap=overlap,
                       fs_out=fs_out, random_state=random_state, progress=progress, solver=solver,

@@ -350,6 +350,14 @@ def rbf_kernel(X, Y=None, *, sigma2):
     Distances are formed as in :func:`squared_distances` (direct sums for
     ``d < 16``, BLAS Gram matrix otherwise) and exponentiated in the same
     compiled pass; with ``Y=None`` only the upper triangle is computed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.kernels import rbf_kernel
+    >>> K = rbf_kernel(np.array([[0.0], [1.0]]), sigma2=0.5)
+    >>> bool(np.allclose(K, [[1.0, np.exp(-1.0)], [np.exp(-1.0), 1.0]]))
+    True
     """
     scale = 1.0 / (2.0 * _check_sigma2(sigma2))
     X = _as_2d_float(X, "X")
@@ -409,6 +417,14 @@ def center_kernel(K, *, copy=True):
     Returns
     -------
     ndarray, shape (N, N)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.kernels import center_kernel
+    >>> Kc = center_kernel(np.array([[2.0, 1.0], [1.0, 2.0]]))
+    >>> bool(np.allclose(Kc.sum(axis=0), 0.0))
+    True
     """
     K = np.asarray(K, dtype=np.float64)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:

@@ -166,6 +166,16 @@ def select(X, criterion="mdd", *, n_components=None, grid=None, random_state=Non
     ------
     ValueError
         Unknown criterion (the message lists the valid keys), bad data or options.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.selection import select
+    >>> from kpca.datasets import semicircles
+    >>> X, _ = semicircles(150, noise=0.1, random_state=0)
+    >>> res = select(X, "shannon")
+    >>> res.criterion, res.sigma2 > 0, res.curve.shape == res.grid.shape
+    ('widjaja2012', True, True)
     """
     key = resolve_criterion(criterion)
     return CRITERIA[key](X, n_components=n_components, grid=grid,

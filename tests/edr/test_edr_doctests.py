@@ -1,0 +1,22 @@
+"""Run the ``Examples`` sections of the public ``edr`` entry points as doctests."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["edr.pipeline"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_doctests(name):
+    module = importlib.import_module(name)
+    tests = doctest.DocTestFinder(exclude_empty=True).find(module, name, globs={})
+    assert tests, f"{name} has no Examples"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for test in tests:
+        runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, f"{result.failed} doctest(s) failed in {name} (output above)"
