@@ -491,6 +491,9 @@ def _compute_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *,
 
     from edr.pipeline import extract_edr
 
+    if args.solver == "fs2" and progress is not False and sys.stderr.isatty():  # one model to fit
+        print(f"fitting one FS2 model over every beat of {rec.name} ({rec.duration_s:.0f} s); "
+              "this is the long step", file=sys.stderr, flush=True)
     result = extract_edr(
         rec,
         method=args.method,

@@ -122,11 +122,16 @@ def record_file(tmp_path, monkeypatch, rec):
     return tmp_path / "sim.dat"
 
 
-def test_cli_solver_fs2_writes_the_csv(record_file, capsys):
+def test_cli_solver_fs2_writes_the_csv(record_file, capsys, monkeypatch):
+    import sys
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # a terminal sees the long step
     code = extract.main([str(record_file), "--method", "kpca", "--solver", "fs2",
                          "--n-support", "30",
                          "--sigma2", "0.5", "--json", "sim.json"])
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
+    assert "fitting one FS2 model" in captured.err  # the long step says so
     assert code == 0
     assert "one FS2 model (M = 30)" in out
     data = np.loadtxt("sim_edr.csv", delimiter=",", skiprows=1)
