@@ -42,6 +42,7 @@ import numpy as np
 
 from edr.evaluate import stats
 from edr.evaluate.agreement import Agreement, agreement
+from edr.options import DEFAULT_METHOD
 
 __all__ = ["METRICS", "Metric", "ResultsTable", "load_results", "load_window_rates",
            "window_agreement",
@@ -327,7 +328,8 @@ def _reference(table: ResultsTable, wanted: str | None) -> str:
         if wanted not in table.configs:
             raise ValueError(f"reference {wanted!r} not among the configurations {table.configs}")
         return wanted
-    for default in ("kpca/mdd", "kpca/mdd@default"):
+    for default in (f"{DEFAULT_METHOD}/mdd", f"{DEFAULT_METHOD}/mdd@default", "kpca/mdd",
+                    "kpca/mdd@default"):
         if default in table.configs:
             return default
     msc = table.values["msc"]
@@ -915,8 +917,9 @@ def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str
     out_dir : path
         Created if needed.
     reference : str, optional
-        Configuration label the others are compared with (default ``kpca/mdd``,
-        or ``kpca/mdd@default`` when several leads were evaluated, else the best median MSC).
+        Configuration label the others are compared with (default: the pipeline's default
+        method with MDD, ``kpca_fusion/mdd`` — ``@default`` when several leads were evaluated —,
+        else ``kpca/mdd``, else the best median MSC).
     bland_altman : sequence of str, optional
         Configurations shown beside the reference in the Bland–Altman figure
         (default: the two with the lowest window MAE among the methods other
@@ -1001,7 +1004,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "python -m edr.evalua
     p = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     p.add_argument("results", help="results.csv written by python -m edr.evaluate")
     p.add_argument("-o", "--out", required=True, help="output folder (README.md + PNG figures)")
-    p.add_argument("--reference", help="configuration compared with the others (default kpca/mdd)")
+    p.add_argument("--reference", help="configuration compared with the others (default "
+                                       f"{DEFAULT_METHOD}/mdd, else kpca/mdd)")
     p.add_argument("--bland-altman", metavar="CONFIGS",
                    help="comma-separated configurations shown beside the reference in the "
                         "Bland–Altman figure (default: the two other methods with the lowest "
