@@ -81,15 +81,16 @@ value at the last selection (at most every :data:`RESELECT_COOLDOWN_S`)."""
 RESELECT_COOLDOWN_S = 60.0
 MAX_GAP_S = 5.0
 """Grid points farther than this (s) from every used beat are emitted as 0."""
-TRACKERS = ("project", "refit", "kha")
+TRACKERS = ("project", "refit", "kha", "kha_smd")
 """How the component follows the stream (``docs/design.md#8-streaming``). ``"project"``
 (``method="kpca"``): a dense kernel PCA of the span's beats at the stored σ² every
 :data:`REFIT_S` seconds, the new beats of the updates in between projected onto it
 (out-of-sample scores); ``"kha"`` (``method="kpca"``): the same refits, the component updated
-beat by beat by the kernel Hebbian algorithm in between; ``"refit"`` (any method): the method
-run on the whole span at every update."""
+beat by beat by the kernel Hebbian algorithm in between; ``"kha_smd"``: the same with the gain
+adapted by Stochastic Meta-Descent (KHA-SMD, :class:`_KHASMDTracker`); ``"refit"`` (any method):
+the method run on the whole span at every update."""
 REFIT_S = 30.0
-"""Stream time (s) between dense refits (trackers ``"project"`` and ``"kha"``)."""
+"""Stream time (s) between dense refits (trackers ``"project"``, ``"kha"``, ``"kha_smd"``)."""
 TAIL_S = 40.0
 """ECG (s) whose QRS matrix gives the rows of the new beats between refits."""
 
@@ -200,6 +201,76 @@ class _KHATracker:
         return self._centred() @ self.a
 
 
+class _KHASMDTracker(_KHATracker):
+    """:class:`_KHATracker` with the gain adapted by Stochastic Meta-Descent (KHA-SMD).
+
+    Schraudolph et al. 2006, Eqs. (15)-(21) and Algorithm 1 with ``r = 1`` (so
+    ``lt(y y^T) = y^2``), in the order of the paper, at each visit of beat ``p``::
+
+        y = a . k'_p,  z = b . k'_p                              (7)
+        g = y k'_p - y^2 (a K')                                  (17)  (Gamma K')
+        rho <- rho + mu g . b                                    (16)
+        b <- zeta b + e^rho eta [(y + zeta z) e_p - y^2 (a + zeta b) - 2 y z a]   (21)
+        a <- a + e^rho eta (y e_p - y^2 a)                       (15)
+        a K' <- a K' + e^rho eta g                               (18)
+
+    with the base gain ``eta`` of :class:`_KHATracker` (``eta0 / lambda``, the KHA/et gain held
+    constant) and, as in the paper, the same ``eta0``, ``zeta = 0.99`` and a hand-set ``mu``.
+    The paper assumes a fixed training set; on the stream the set grows by one beat at a time
+    between refits, so: the new beat enters ``a`` and ``b`` with coefficient 0 (no history, as
+    ``B_1 = 0``); ``a K'`` is recomputed exactly when the set (hence ``K'`` and its centring)
+    changes, and updated by Eq. (18) between the visits of one beat; the log-gain ``rho``
+    (``rho_0 = 1``, Algorithm 1 step 1(b)) is carried over the whole stream, refits included
+    - it is what SMD learns about the stream - while ``b``, the derivative of ``a`` w.r.t. the
+    log-gain, is reset to 0 at each refit, where ``a`` is re-initialised from the dense solution
+    (Algorithm 1 step 1(c)). ``rho`` is clipped to ``[-RHO_MAX, RHO_MAX]`` so that the gain
+    multiplier stays within ``e^(+-RHO_MAX)`` of KHA/et's on a stream that never ends.
+    """
+
+    RHO_MAX = 3.0
+
+    def __init__(self, X, a, sigma2: float, *, eta0: float = 0.05, sweeps: int = 4,
+                 mu: float = 1.0, zeta: float = 0.99, rho: float = 1.0, random_state=0):
+        super().__init__(X, a, sigma2, eta0=eta0, sweeps=sweeps, random_state=random_state)
+        self.mu, self.zeta, self.rho = float(mu), float(zeta), float(rho)
+        self.b = np.zeros_like(self.a)
+
+    def add(self, rows: np.ndarray) -> None:
+        mu, zeta = self.mu, self.zeta
+        for x in rows:
+            k = self._kernel(x[None, :], self.X)[0]
+            self.K = np.block([[self.K, k[:, None]], [k[None, :], np.ones((1, 1))]])
+            self.X = np.vstack([self.X, x])
+            self.a = np.append(self.a, 0.0)
+            self.b = np.append(self.b, 0.0)
+            Kc = self._centred()
+            aK = Kc @ self.a  # K' symmetric: a K' as a vector
+            n_held = self.a.size
+            lam = max(float(aK @ aK) / n_held, 1e-12)  # as _KHATracker (Eq. (13), r = 1)
+            eta = self.eta0 / lam
+            for p in [n_held - 1, *self.rng.integers(0, n_held, self.sweeps)]:
+                kp = Kc[:, p]
+                y = float(self.a @ kp)
+                z = float(self.b @ kp)
+                g = y * kp - y * y * aK  # (17)
+                self.rho = min(max(self.rho + mu * float(g @ self.b), -self.RHO_MAX),
+                               self.RHO_MAX)  # (16)
+                gain = math.exp(self.rho) * eta
+                nb = zeta * self.b - gain * (y * y * (self.a + zeta * self.b)
+                                             + 2.0 * y * z * self.a)  # (21)
+                nb[p] += gain * (y + zeta * z)
+                self.b = nb
+                self.a *= 1.0 - gain * y * y  # (15)
+                self.a[p] += gain * y
+                aK += gain * g  # (18)
+
+    def restart(self, X, a) -> None:
+        """A refit: ``a`` from the dense solution, ``b = 0``; ``rho`` is kept."""
+        self.X, self.a = X.copy(), a.copy()
+        self.K = self._kernel(X, X)
+        self.b = np.zeros_like(self.a)
+
+
 class StreamingEDR:
     """Incremental EDR from a stream of ECG samples (see the module docstring).
 
@@ -217,7 +288,8 @@ class StreamingEDR:
     random_state : int, default 0
         Passed to the σ² criterion (deterministic output).
     reselect_s : float, default :data:`RESELECT_S`
-    tracker : {"refit", "kha"}, default "refit"
+    tracker : {"project", "refit", "kha", "kha_smd"}, optional
+        See :data:`TRACKERS`; default "project" for ``kpca``, else "refit".
     lead : str, default "ECG"
         Lead name carried by the segments.
     **method_options
@@ -509,7 +581,7 @@ class StreamingEDR:
         return seg.valid_matrix(opts.baseline), seg.beat_times[seg.valid]
 
     def _tracked(self, seg: Segment, end: int, select: bool, kwargs: dict):
-        """``kpca`` scores of the span's beats from the tracked model (trackers project / kha)."""
+        """``kpca`` scores of the span's beats from the tracked model (project / kha / kha_smd)."""
         from edr.methods import KernelOptions, MethodOutput
 
         opts = KernelOptions.from_kwargs(**kwargs)
@@ -531,13 +603,20 @@ class StreamingEDR:
             self._last_refit = t_end
             self._refitted = True
             self.n_refits += 1
+            a = np.asarray(model.alphas_)[:, 0] / math.sqrt(float(model.eigenvalues_[0]))
             if self.tracker == "kha":
-                a = np.asarray(model.alphas_)[:, 0] / math.sqrt(float(model.eigenvalues_[0]))
                 self._kha = _KHATracker(X, a, model.sigma2_, random_state=self.random_state)
+            elif self.tracker == "kha_smd":
+                if self._kha is None or self._kha.sigma2 != float(model.sigma2_):
+                    # SMD's log-gain starts at rho_0 with each kernel width
+                    self._kha = _KHASMDTracker(X, a, model.sigma2_,
+                                               random_state=self.random_state)
+                else:
+                    self._kha.restart(X, a)
         else:
             new = tt > (self._bt[-1] if self._bt.size else -np.inf) + 1e-6
             if new.any():
-                if self.tracker == "kha":
+                if self.tracker in ("kha", "kha_smd"):
                     self._kha.add(Xt[new])
                     self._bt = np.concatenate([self._bt, tt[new]])
                     self._bv = self._kha.scores()

@@ -14,6 +14,10 @@ Usage::
     EDR_DATA_DIR=/work/shared/data python scripts/measure_stream_accuracy.py \
         -o scripts/output/measure_stream_accuracy.md
     # variants: --tracker kha, --span 240, --hop 6 --delay 3, --records bidmc01,bidmc02
+    # trackers side by side (one offline run per record, one table):
+    EDR_DATA_DIR=/work/shared/data python scripts/measure_stream_accuracy.py \
+        --records bidmc01,bidmc04 --trackers refit,project,kha,kha_smd \
+        -o scripts/output/measure_stream_trackers.md
 
 The stream sees the ECG only; the reference enters the scoring alone.
 """
@@ -28,6 +32,8 @@ from pathlib import Path
 
 import numpy as np
 from _shared import median_iqr
+
+from edr.stream import TRACKERS
 
 
 def _score(t, y, rec):
@@ -52,15 +58,18 @@ def _live_rate_error(updates, rec):
     return float(np.median(err)) if err.size else float("nan")
 
 
-def one(path, args):
+def one(path, args, tracker=None, cache=None):
     from edr.io import read_record
     from edr.pipeline import extract_edr
     from edr.stream import StreamingEDR
 
-    rec = read_record(path, args.lead)
-    off = extract_edr(rec, method=args.method, lead=rec.ecg_channel)
+    cache = {} if cache is None else cache
+    if "rec" not in cache:
+        cache["rec"] = rec = read_record(path, args.lead)
+        cache["off"] = extract_edr(rec, method=args.method, lead=rec.ecg_channel)
+    rec, off = cache["rec"], cache["off"]
     s = StreamingEDR(rec.fs, method=args.method, span_s=args.span, hop_s=args.hop,
-                     delay_s=args.delay, tracker=args.tracker)
+                     delay_s=args.delay, tracker=tracker)
     c0 = time.process_time()
     ups = []
     block = int(round(rec.fs))
@@ -80,13 +89,70 @@ def one(path, args):
             "duration_s": rec.ecg.size / rec.fs, "selections": s.n_selections}
 
 
+def _compare(names, root, args, argv) -> int:
+    """One table: each tracker's median MSC, rate error and speed over the records."""
+    trackers = [t.strip() for t in args.trackers.split(",") if t.strip()]
+    bad = [t for t in trackers if t not in TRACKERS]
+    if bad:
+        print(f"unknown tracker(s) {bad}; choose from {list(TRACKERS)}", file=sys.stderr)
+        return 2
+    rows = {t: [] for t in trackers}
+    for name in names:
+        cache = {}
+        for t in trackers:
+            r = one(root / name, args, t, cache)
+            rows[t].append(r)
+            print(f"{r['record']} {t:8s}: MSC off {r['msc_off']:.3f} stream {r['msc_stream']:.3f}"
+                  f" | rate err off {r['rate_off']:.2f} stream {r['rate_stream']:.2f} | agree "
+                  f"{r['agree']:.2f} | {r['duration_s'] / r['cpu_s']:.0f}x real time", flush=True)
+    first = rows[trackers[0]]
+    lines = [
+        "# Streaming EDR trackers on BIDMC",
+        "",
+        f"`python scripts/measure_stream_accuracy.py {' '.join(argv or sys.argv[1:])}` — "
+        f"{len(names)} records ({', '.join(r['record'] for r in first)}), lead "
+        f"{args.lead or 'II'}, method {args.method}, span {args.span:g} s, hop {args.hop:g} s, "
+        f"delay {args.delay:g} s; stream fed in 1 s blocks; trackers run one after the other on "
+        "each record. Median (25th, 75th) over records; speed = record duration / stream CPU "
+        "time.",
+        "",
+        "| tracker | MSC | rate error (bpm) | live rate error (bpm) | \\|corr\\| with offline "
+        "| speed (× real time) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for t in trackers:
+        col = {k: np.array([r[k] for r in rows[t]], dtype=float) for k in first[0]
+               if k != "record"}
+        lines.append(f"| `{t}` | {median_iqr(col['msc_stream'])} | "
+                     f"{median_iqr(col['rate_stream'])} | {median_iqr(col['rate_live'])} | "
+                     f"{median_iqr(col['agree'])} | {median_iqr(col['duration_s'] / col['cpu_s'])}"
+                     " |")
+    col = {k: np.array([r[k] for r in first], dtype=float) for k in ("msc_off", "rate_off")}
+    lines += [f"| offline `extract_edr` | {median_iqr(col['msc_off'])} | "
+              f"{median_iqr(col['rate_off'])} | – | – | – |", "",
+              "| record | " + " | ".join(f"MSC {t}" for t in trackers) + " | "
+              + " | ".join(f"rate err {t}" for t in trackers) + " |",
+              "|---|" + "---|" * (2 * len(trackers))]
+    for i, r0 in enumerate(first):
+        lines.append(f"| {r0['record']} | "
+                     + " | ".join(f"{rows[t][i]['msc_stream']:.3f}" for t in trackers) + " | "
+                     + " | ".join(f"{rows[t][i]['rate_stream']:.2f}" for t in trackers) + " |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.output:
+        Path(args.output).write_text(text)
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("-o", "--output", help="Markdown output (default: print only)")
     p.add_argument("--records", help="comma-separated names (default: all bidmc records)")
     p.add_argument("--lead", default=None, help="ECG lead (default: the reader's, lead II)")
     p.add_argument("--method", default="kpca")
-    p.add_argument("--tracker", default=None, choices=["project", "refit", "kha"])
+    p.add_argument("--tracker", default=None, choices=list(TRACKERS))
+    p.add_argument("--trackers", help="comma-separated trackers to compare in one table "
+                   f"(of {', '.join(TRACKERS)}); overrides --tracker")
     p.add_argument("--span", type=float, default=None,
                    help="analysis span s (default: the stream's)")
     p.add_argument("--hop", type=float, default=None)
@@ -103,9 +169,11 @@ def main(argv=None) -> int:
         return 2
     names = args.records.split(",") if args.records else sorted(
         p.stem for p in root.glob("bidmc[0-9][0-9].hea"))
+    if args.trackers:
+        return _compare(names, root, args, argv)
     rows = []
     for name in names:
-        r = one(root / name, args)
+        r = one(root / name, args, args.tracker)
         rows.append(r)
         print(f"{r['record']}: MSC off {r['msc_off']:.3f} stream {r['msc_stream']:.3f} | rate err "
               f"off {r['rate_off']:.2f} stream {r['rate_stream']:.2f} live {r['rate_live']:.2f} | "

@@ -79,6 +79,21 @@ def test_state_is_bounded_and_latency_holds(streamed):
         s.push([0.0])
 
 
+def test_kha_smd_tracker_is_bounded_and_agrees_with_project(rec, streamed):
+    s, ups = _run(rec.ecg, 1000, tracker="kha_smd")
+    _, ups_p = streamed  # the default tracker, "project"
+    y = np.concatenate([u.edr for u in ups])
+    y_p = np.concatenate([u.edr for u in ups_p])
+    np.testing.assert_array_equal(np.concatenate([u.edr_time for u in ups]),
+                                  np.concatenate([u.edr_time for u in ups_p]))
+    assert np.all(np.isfinite(y)) and np.abs(y).max() < 10  # standardised, no blow-up
+    assert np.corrcoef(y, y_p)[0, 1] > 0.8  # same shape, same sign
+    kha = s._kha
+    assert s.n_refits >= 2 and np.all(np.isfinite(kha.a)) and np.all(np.isfinite(kha.b))
+    assert abs(kha.rho) <= kha.RHO_MAX and kha.rho != 1.0  # SMD adapted the log-gain
+    assert kha.a.size <= s.span_s * 3  # at most a span's beats (+ those since the refit)
+
+
 def test_bad_arguments():
     with pytest.raises(SignalError):
         StreamingEDR(50.0)
@@ -88,6 +103,8 @@ def test_bad_arguments():
         StreamingEDR(FS, span_s=10)
     with pytest.raises(ValueError):
         StreamingEDR(FS, tracker="kha", method="pca")
+    with pytest.raises(ValueError):
+        StreamingEDR(FS, tracker="kha_smd", method="pca")
 
 
 def test_flat_and_short_streams_emit_nothing():
