@@ -148,6 +148,21 @@ def test_cli_replay_matches_the_api(csv_record, tmp_path, capsys):
     assert len(lines) == len(ups)
 
 
+def test_cli_replay_is_paced_by_speed(csv_record, tmp_path, capsys):
+    # --speed 1 is real time; a factor of 60 replays the 90 s record in about 1.5 s
+    import time
+
+    path, _ = csv_record
+    out = tmp_path / "paced.csv"
+    t0 = time.monotonic()
+    assert main([str(path), "--speed", "60", "-o", str(out)]) == 0
+    assert time.monotonic() - t0 >= 90.0 / 60 * 0.9
+    fast = tmp_path / "fast.csv"
+    assert main([str(path), "--speed", "max", "-o", str(fast)]) == 0
+    np.testing.assert_array_equal(_read_csv(out), _read_csv(fast))  # pacing changes no output
+    capsys.readouterr()
+
+
 def test_cli_stdin(csv_record, tmp_path, monkeypatch, capsys):
     _, x = csv_record
     text = "ecg,other\n" + "".join(f"{v:.6f},1\n" for v in x)
