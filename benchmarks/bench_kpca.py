@@ -9,6 +9,10 @@
    N = 5000, d = 30.
 3. Dense (LAPACK, subset) against ARPACK eigensolvers over (N, n_components),
    the measurement behind ``eigen_solver="auto"``.
+4. ``KernelPCA(eigen_solver="lanczos")`` fit + transform against the fastest of
+   scikit-learn's dense, ARPACK and randomized solvers (``--lanczos-sizes``; dense
+   only for N <= 3000), with the largest relative eigenvalue difference to
+   scikit-learn's ARPACK (tol=0).
 
 Timings are the minimum over ``--repeat`` runs, with the contenders
 interleaved so that load from other processes hits them alike. Ratios > 1 mean
@@ -129,16 +133,48 @@ def bench_solvers(sizes, ks, repeat, d=10):
                   flush=True)
 
 
+def bench_lanczos(sizes, repeat, d=10, n_components=5):
+    from sklearn.decomposition import KernelPCA as SkKernelPCA
+
+    print(f"\n## fit(X) + transform(X), d={d}, n_components={n_components}: kpca lanczos vs "
+          "sklearn's fastest solver")
+    print("| N | kpca lanczos (s) | sklearn dense (s) | sklearn arpack (s) | sklearn randomized (s)"
+          " | fastest sklearn / kpca | max rel. eigenvalue diff |")
+    print("|---|---|---|---|---|---|---|")
+    rng = np.random.default_rng(0)
+    for N in sizes:
+        X = rng.standard_normal((N, d))
+        sigma2 = float(d)
+        ours = KernelPCA(n_components, sigma2, eigen_solver="lanczos", random_state=0)
+        solvers = ["dense", "arpack", "randomized"] if N <= 3000 else ["arpack", "randomized"]
+        sks = {s: SkKernelPCA(n_components, kernel="rbf", gamma=sigma2_to_gamma(sigma2),
+                              eigen_solver=s, random_state=0) for s in solvers}
+        times = interleaved_min(
+            [lambda ours=ours, X=X: ours.fit(X).transform(X)]
+            + [lambda sk=sk, X=X: sk.fit(X).transform(X) for sk in sks.values()], repeat
+        )
+        t_sk = dict(zip(solvers, times[1:], strict=True))
+        diff = np.max(np.abs(ours.eigenvalues_ - sks["arpack"].eigenvalues_)
+                      / sks["arpack"].eigenvalues_)
+        cells = " | ".join(f"{t_sk[s]:.3f}" if s in t_sk else "-"
+                           for s in ("dense", "arpack", "randomized"))
+        print(f"| {N} | {times[0]:.3f} | {cells} | {min(times[1:]) / times[0]:.2f} | {diff:.1e} |",
+              flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="timing repeats (minimum is kept)")
     parser.add_argument("--quick", action="store_true",
                         help="N in {500, 2000} only, smaller solver grid")
-    parser.add_argument("--skip", nargs="*", default=[], choices=["fit", "rbf", "solvers"])
+    parser.add_argument("--skip", nargs="*", default=[],
+                        choices=["fit", "rbf", "solvers", "lanczos"])
     parser.add_argument("--sizes", type=int, nargs="+", help="N for the fit section")
     parser.add_argument("--solver-sizes", type=int, nargs="+", help="N for the solver section")
     parser.add_argument("--solver-ks", type=int, nargs="+", default=[1, 5, 20, 60],
                         help="n_components for the solver section")
+    parser.add_argument("--lanczos-sizes", type=int, nargs="+", default=[2000, 5000],
+                        help="N for the lanczos section")
     args = parser.parse_args(argv)
     print(f"# bench_kpca  ({platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f} at start)")
@@ -152,6 +188,8 @@ def main(argv=None):
                                                                                    1000, 2000,
                                                                                    3000])
         bench_solvers(solver_sizes, args.solver_ks, args.repeat)
+    if "lanczos" not in args.skip:
+        bench_lanczos(args.lanczos_sizes, args.repeat)
     print(f"\nload average {os.getloadavg()[0]:.1f} at end")
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
+from kpca._lanczos import lanczos_centered_top
 from kpca._validation import (
     check_array,
     check_n_components,
@@ -21,7 +22,11 @@ from kpca.preimage import expansion_coefficients, fixed_point_preimage
 
 __all__ = ["KernelPCA"]
 
-_SOLVERS = ("auto", "dense", "arpack")
+_SOLVERS = ("auto", "dense", "arpack", "lanczos")
+
+# "lanczos": relative residual tolerance when ``tol`` is 0 (eigenvalues then agree with
+# LAPACK to ~1e-15 relative in benchmarks/RESULTS.md#block-lanczos-eigen_solverlanczos).
+_LANCZOS_DEFAULT_TOL = 1e-10
 
 # "auto" uses ARPACK when N >= _AUTO_ARPACK_MIN_SAMPLES and the number of
 # components is at most N / _AUTO_ARPACK_MAX_FRACTION; dense otherwise
@@ -62,17 +67,24 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
         "shannon", "rule-of-thumb", ...); :meth:`fit` then calls
         ``kpca.selection.select(X, sigma2, n_components=..., random_state=...)``
         and stores the result in ``selection_``.
-    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+    eigen_solver : {"auto", "dense", "arpack", "lanczos"}, default="auto"
         "dense": LAPACK ``scipy.linalg.eigh`` restricted to the leading
         ``n_c`` eigenpairs. "arpack": ``scipy.sparse.linalg.eigsh`` (Lanczos)
         for the ``n_c`` largest eigenvalues with a start vector drawn from
         ``random_state``. "auto": ARPACK when ``N >= 100`` and
         ``n_c <= N / 4``, dense otherwise (see
-        ``docs/design.md#4-kpca-core-decisions``).
+        ``docs/design.md#4-kpca-core-decisions``). "lanczos": block Lanczos
+        (:func:`kpca._lanczos.lanczos_centered_top`) on the implicitly centred
+        kernel (``Omega_c`` is never formed), start block drawn from
+        ``random_state``; dense when ``n_c`` is too large for a block of
+        ``max(2 n_c, n_c + 8)`` vectors (``4 (n_c + block) > N``) or when it
+        does not converge.
     tol : float, default=0.0
-        ARPACK convergence tolerance (0: machine precision).
+        ARPACK convergence tolerance (0: machine precision); for "lanczos" the
+        relative residual ``||Omega_c x - lambda x|| / lambda_1`` (0: 1e-10).
     max_iter : int, optional
-        ARPACK iteration cap (default: ARPACK's own, ``10 N``).
+        ARPACK iteration cap (default: ARPACK's own, ``10 N``); for "lanczos"
+        the cap on block steps.
     preimage_tol : float, default=1e-9
         Relative step tolerance of the fixed-point pre-image iteration.
     preimage_max_iter : int, default=500
@@ -242,11 +254,23 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
         if solver == "arpack" and n_components >= n_samples:
             # ARPACK computes at most N - 1 eigenpairs.
             solver = "dense"
+        if solver == "lanczos":
+            block = max(2 * n_components, n_components + 8)
+            if 4 * (n_components + block) > n_samples:
+                solver = "dense"
         return solver
 
     def _eigh(self, Kc, n_components, solver, rng):
         N = Kc.shape[0]
-        if solver == "dense":
+        if solver == "lanczos":
+            # Kc is the uncentred kernel here (centred implicitly).
+            lam, vec, _, converged = lanczos_centered_top(
+                Kc, n_components, rng, tol=float(self.tol) or _LANCZOS_DEFAULT_TOL,
+                max_iter=self.max_iter,
+            )
+            if not converged:
+                return self._eigh(center_kernel(Kc, copy=False), n_components, "dense", rng)
+        elif solver == "dense":
             lam, vec = scipy.linalg.eigh(
                 Kc, subset_by_index=[N - n_components, N - 1], overwrite_a=True,
                 check_finite=False,
@@ -283,7 +307,7 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
 
         K = rbf_kernel(X, sigma2=sigma2)
         col_mean = K.mean(axis=0)
-        Kc = center_kernel(K, copy=False)
+        Kc = K if solver == "lanczos" else center_kernel(K, copy=False)
         lam, alphas = self._eigh(Kc, n_c, solver, rng)
 
         self.X_fit_ = X
