@@ -170,3 +170,17 @@ def test_fusion_follows_rsa_when_only_the_heart_rate_breathes():
     fused = METHODS["kpca_rsa"].func(_segment(case), sigma2=0.5)
     assert fused.quality["weight_rsa"] > 0.7
     assert _agreement(case, fused) > 0.7
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"n_components": 0}, "n_components must be a positive integer"),
+    ({"n_components": 2.5}, "n_components must be a positive integer"),
+    ({"solver": "fs2"}, "kpca_fusion needs solver='dense'"),
+    ({"orientation": "positions"}, "kpca_fusion needs solver='dense'"),
+    ({"robust": "yes"}, "robust must be True or False"),
+])
+def test_kpca_fusion_bad_options(sim, kwargs, match):
+    from edr.methods import kpca_fusion_edr
+
+    with pytest.raises(ValueError, match=match):
+        kpca_fusion_edr(_segment(sim), sigma2=0.5, **kwargs)

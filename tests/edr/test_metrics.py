@@ -121,3 +121,16 @@ def test_reference_on_grid_removes_aliasing_noise():
     np.testing.assert_allclose(ref, np.sin(2 * np.pi * 0.2 * tg), atol=0.02)
     f, p = signal.periodogram(ref - ref.mean(), fs=FS)
     assert p[np.argmin(abs(f - 0.1))] < 1e-3 * p.max()
+
+
+def test_rate_error_takes_the_extraction_rates_and_checks_their_count():
+    from edr.evaluate.metrics import rate_error
+
+    t = np.arange(0, 120, 0.25)
+    edr = np.sin(2 * np.pi * 0.25 * t)
+    n = 6  # 32 s windows, 16 s step, over 120 s
+    withheld = np.full(n, np.nan)
+    withheld[0] = 15.0
+    assert rate_error(edr, edr, fs=4.0, edr_bpm=withheld) == pytest.approx(0.0, abs=0.1)
+    with pytest.raises(ValueError, match="one rate per window"):
+        rate_error(edr, edr, fs=4.0, edr_bpm=np.ones(n + 1))
