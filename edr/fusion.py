@@ -29,11 +29,9 @@ import numpy as np
 
 from edr.signal import (
     GRID_FS,
-    SEGMENT_S,
     bandpass,
     rate_series,
     spectral_concentration,
-    window_starts,
 )
 
 __all__ = ["AGREEMENT_BPM", "FUSION_POWER", "QUALITY_THRESHOLD", "Fusion", "fuse",
@@ -160,8 +158,3 @@ def rate_quality(edr, panel: Mapping[str, np.ndarray], weights: Mapping[str, flo
     quality /= total
     quality[~np.isfinite(rate)] = 0.0
     return t, rate, quality
-
-
-def rate_window_span(n_points: int, fs: float = GRID_FS) -> tuple[np.ndarray, int]:
-    """Start indices of the 32 s rate windows over ``n_points`` grid points, and their length."""
-    return window_starts(n_points, fs), int(round(SEGMENT_S * fs))
