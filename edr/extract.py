@@ -102,8 +102,9 @@ class _Parser(argparse.ArgumentParser):
         raise _OptionError(message)
 
 
-def _sigma2(text: str) -> str | float:
-    """``--sigma2``: a criterion key, or a positive number."""
+def parse_sigma2(text: str) -> str | float:
+    """argparse type of ``--sigma2`` (here and in :mod:`edr.stream`): a criterion key, or a
+    positive number."""
     try:
         value = float(text)
     except ValueError:
@@ -124,8 +125,8 @@ def _window(text: str) -> float:
     return value
 
 
-def _fs(text: str) -> float:
-    """``--fs``: a sampling rate in Hz > 0."""
+def parse_rate_hz(text: str) -> float:
+    """argparse type of ``--fs`` (here and in :mod:`edr.stream`): a sampling rate in Hz > 0."""
     try:
         value = float(text)
     except ValueError:
@@ -171,14 +172,14 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
                    help=f"EDR method: {', '.join(METHOD_NAMES)} (default {DEFAULT_METHOD}: kernel "
                         "PCA components, R amplitude and QRS area fused by quality; kpca is the "
                         "first kernel principal component alone)")
-    p.add_argument("--sigma2", type=_sigma2, default="mdd", metavar="CRITERION|VALUE",
+    p.add_argument("--sigma2", type=parse_sigma2, default="mdd", metavar="CRITERION|VALUE",
                    help="kernel width: a selection criterion ("
                         + ", ".join(k if a is None else f"{k} = {a}"
                                     for k, a in CRITERION_NAMES.items())
                         + ") or a fixed value > 0 (default mdd)")
     p.add_argument("--channel", metavar="NAME",
                    help="ECG channel name (default: II, MLII, ECG, V, I, ... whichever exists)")
-    p.add_argument("--fs", type=_fs, metavar="HZ",
+    p.add_argument("--fs", type=parse_rate_hz, metavar="HZ",
                    help="sampling rate in Hz: needed for a CSV file without a time column; "
                         "for other files it must agree with the rate they state")
     p.add_argument("--lead", metavar="NAME|auto|fuse",
@@ -236,26 +237,6 @@ def _check_options(args) -> None:
             raise _OptionError("--fs applies to a record file, not to --demo")
     elif not args.record:
         raise _OptionError("a record file is required (or --demo)")
-
-
-def _check_choices(args) -> None:
-    """The same checks against the live registries (they are imported for the extraction anyway)."""
-    from edr.methods import METHODS, SOLVERS
-
-    if args.method not in METHODS:
-        raise _OptionError(f"--method: unknown method {args.method!r}; valid methods are "
-                           f"{', '.join(sorted(METHODS))}")
-    if args.solver not in SOLVERS:
-        raise _OptionError(f"--solver: unknown solver {args.solver!r}; valid solvers are "
-                           f"{', '.join(SOLVERS)}")
-    if isinstance(args.sigma2, str):
-        from kpca.selection import ALIASES, CRITERIA
-
-        if ALIASES.get(args.sigma2.lower(), args.sigma2.lower()) not in CRITERIA:
-            raise _OptionError(
-                f"--sigma2: {args.sigma2!r} is neither a number > 0 nor a criterion; "
-                f"valid criteria are {', '.join(sorted(set(CRITERIA) | set(ALIASES)))}"
-            )
 
 
 def _record_name(record: str) -> str:
@@ -487,7 +468,6 @@ def _compute_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *,
     the JSON summary (:func:`_json_summary`).
     """
     rec = _load(args)
-    _check_choices(args)
 
     from edr.pipeline import extract_edr
 

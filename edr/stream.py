@@ -44,6 +44,7 @@ import numpy as np
 
 from edr.beats import MIN_BEATS, Beats, detect
 from edr.errors import EDRError, SignalError
+from edr.extract import parse_rate_hz, parse_sigma2
 from edr.methods import Segment, check_sigma2, get_method, series_on_grid
 from edr.signal import (
     BAND_HZ,
@@ -694,16 +695,6 @@ def _speed(text: str) -> float:
     return _positive(text)
 
 
-def _sigma2(text: str):
-    try:
-        v = float(text)
-    except ValueError:
-        return text
-    if not (math.isfinite(v) and v > 0):
-        raise argparse.ArgumentTypeError(f"must be a criterion name or a number > 0, got {text!r}")
-    return v
-
-
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     p = _Parser(prog=prog, description="Real-time ECG-derived respiration: replay a record, read "
                 "samples from standard input ('-') or a Lab Streaming Layer stream (--lsl).")
@@ -712,14 +703,14 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, help="CSV: time_s,edr,rate_bpm,quality")
     p.add_argument("--speed", type=_speed, default=math.inf,
                    help="replay speed: 1 = real time, max = as fast as possible (default)")
-    p.add_argument("--fs", type=_positive, help="sampling rate (Hz) of standard-input samples")
+    p.add_argument("--fs", type=parse_rate_hz, help="sampling rate (Hz) of standard-input samples")
     p.add_argument("--column", type=int, default=0, help="CSV column of the ECG on standard input")
     p.add_argument("--channel", help="ECG channel of the record")
     p.add_argument("--lsl", metavar="NAME", help="read the LSL stream of this name (pylsl)")
     p.add_argument("--lsl-timeout", type=_positive, default=10.0,
                    help="seconds to wait for the LSL stream and for data (default 10)")
     p.add_argument("--method", default="kpca")
-    p.add_argument("--sigma2", type=_sigma2, default="mdd")
+    p.add_argument("--sigma2", type=parse_sigma2, default="mdd")
     p.add_argument("--quiet", action="store_true", help="no live lines")
     return p
 
