@@ -186,29 +186,10 @@ def _score(result, recording):
 
 
 def _window_rates(result, recording) -> dict:
-    """Per-window EDR and reference rates (lists), the windows of the protocol's rate error.
+    """Per-window EDR and reference rates (lists) of :func:`edr.evaluate.metrics.window_rates`."""
+    from edr.evaluate.metrics import window_rates
 
-    The same steps as :func:`edr.evaluate.metrics.rate_error`: EDR rate from
-    :func:`edr.evaluate.metrics.edr_rates` (the extraction's own rates, NaN where it abstained);
-    reference rate from the breath annotations (:func:`edr.evaluate.metrics.breath_rate_series`)
-    when the recording has any, else from the band-passed reference waveform by the same rule.
-    """
-    import numpy as np
-
-    from edr.evaluate.metrics import breath_rate_series, edr_rates, reference_on_grid
-    from edr.signal import bandpass, rate_series, window_starts
-
-    t_grid = np.asarray(result.time, dtype=float)
-    edr = np.asarray(result.waveform, dtype=float)
-    fs = float(result.fs)
-    t0 = float(t_grid[0])
-    centres, edr_bpm = edr_rates(result)
-    breaths = getattr(recording, "breath_times", None)
-    if breaths is not None and np.size(breaths):
-        ref_bpm = breath_rate_series(breaths, t0 + window_starts(edr.size, fs) / fs)
-    else:
-        ref = bandpass(reference_on_grid(recording.resp, recording.resp_fs, t_grid), fs=fs)
-        _, ref_bpm = rate_series(ref, fs=fs, t0=t0)
+    centres, edr_bpm, ref_bpm = window_rates(result, recording)
     return {"t_s": centres.tolist(), "edr_bpm": edr_bpm.tolist(), "ref_bpm": ref_bpm.tolist()}
 
 

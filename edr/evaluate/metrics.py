@@ -52,6 +52,7 @@ __all__ = [
     "rate_error",
     "reference_on_grid",
     "score",
+    "window_rates",
 ]
 
 MSC_HALF_WIDTH_HZ = 0.1
@@ -230,6 +231,29 @@ def edr_rates(result):
     return centres, bpm
 
 
+def window_rates(result, recording, ref=None):
+    """Centres (s), EDR rates and reference rates (bpm) of the protocol's 32 s rate windows.
+
+    EDR rates from :func:`edr_rates` (the extraction's own, NaN where it abstained); reference
+    rates from the recording's breath annotations (:func:`breath_rate_series`) when it has any,
+    else from its band-passed reference waveform on the result's grid (``ref``, computed when
+    not given) by the EDR's spectral-peak rule. These are the windows of :func:`rate_error` and
+    of the window-level agreement.
+    """
+    centres, edr_bpm = edr_rates(result)
+    t_grid = as_series(result.time, "result.time")
+    fs = positive_rate(result.fs, "result.fs")
+    t0 = float(t_grid[0]) if t_grid.size else 0.0
+    breaths = getattr(recording, "breath_times", None)
+    if breaths is not None and np.size(breaths):
+        ref_bpm = breath_rate_series(breaths, t0 + window_starts(t_grid.size, fs) / fs)
+    else:
+        if ref is None:
+            ref = bandpass(reference_on_grid(recording.resp, recording.resp_fs, t_grid), fs=fs)
+        _, ref_bpm = rate_series(ref, fs=fs, t0=t0)
+    return centres, edr_bpm, ref_bpm
+
+
 def rate_error(edr, ref=None, *, fs: float = GRID_FS, breath_times=None, t_grid=None,
                edr_bpm=None) -> float:
     """Median absolute respiratory-rate error (breaths/min).
@@ -318,9 +342,8 @@ def score(result, recording) -> Scores:
     filled = np.where(ok, edr, 0.0)
     m, f_ref = msc(filled, ref, fs=fs)
     r = correlation(filled, ref)
-    breaths = getattr(recording, "breath_times", None)
-    if breaths is not None and np.size(breaths) == 0:
-        breaths = None
-    _, edr_bpm = edr_rates(result)
-    err = rate_error(edr, ref, fs=fs, breath_times=breaths, t_grid=t_grid, edr_bpm=edr_bpm)
-    return Scores(msc=m, corr=r, rate_error_bpm=err, f_ref=f_ref)
+    _, edr_bpm, ref_bpm = window_rates(result, recording, ref)
+    err = np.abs(edr_bpm - ref_bpm)
+    err = err[np.isfinite(err)]
+    return Scores(msc=m, corr=r, rate_error_bpm=float(np.median(err)) if err.size else float("nan"),
+                  f_ref=f_ref)
