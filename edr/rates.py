@@ -22,8 +22,8 @@ __all__ = ["MAX_DROPPED_SHARE", "JudgedRates", "judged_rates"]
 
 MAX_DROPPED_SHARE = 1 / 3
 """An analysis window in which more than this share of the detected beats were dropped
-(ectopic, artefact, clipped) gives no rate: its morphology is not to be trusted. On the
-shared BIDMC leads the share never exceeds 0.15."""
+(ectopic, artefact, clipped) gives no rate: its morphology is not to be trusted
+(``docs/design.md#3-generalisation-to-unseen-patients``)."""
 
 
 @dataclass(frozen=True)
