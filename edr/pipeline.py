@@ -344,9 +344,11 @@ def _judge_windows(analyses, rates):
     rates = rates.withheld(untrusted) if untrusted else rates
     if any(info.quality["status"] == "ok" for _, _, info in analyses):
         return rates, "ok"
-    return rates, ("no usable breathing: no window is trustworthy (quality threshold "
-                   f"{QUALITY_THRESHOLD:g}, at most {MAX_DROPPED_SHARE:.0%} of the beats dropped); "
-                   "rates withheld")
+    given = int(np.isfinite(rates.rate_bpm).sum())
+    return rates, ("no usable breathing: no analysis window is trustworthy (median quality below "
+                   f"{QUALITY_THRESHOLD:g}, or more than {MAX_DROPPED_SHARE:.0%} of its beats "
+                   f"dropped); rates given only for the {given} of {rates.rate_bpm.size} rate "
+                   "windows that reach the quality threshold")
 
 
 def _progress(plan, opts: EDROptions):

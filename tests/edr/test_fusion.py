@@ -134,6 +134,9 @@ def test_default_method_fuses_and_abstains_without_breathing():
     assert np.isfinite(none.rate_bpm).mean() < 0.5
     assert np.median(none.rate_quality) < QUALITY_THRESHOLD
     assert none.status.startswith("no usable breathing")
+    # the status counts the rate windows that still reach the threshold, as the rates show
+    assert f"rates given only for the {np.isfinite(none.rate_bpm).sum()} of " \
+           f"{none.rate_bpm.size} rate windows" in none.status
     assert none.windows[0].quality["status"].startswith("low quality")
 
 
