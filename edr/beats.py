@@ -15,7 +15,12 @@ Pipeline of :func:`detect`:
    one-hour extraction); same decision, tested against it.
 3. **Detection.** ``nk.ecg_clean`` then ``nk.ecg_peaks`` with the chosen
    ``method`` (any NeuroKit2 detector name). The lead is cleaned once and the
-   cleaned signal reused by every later step. Unmasked stretches longer than
+   cleaned signal reused by every later step. The default ``neurokit`` cleaning is
+   NeuroKit2's recipe with its moving average exactly :data:`SMOOTHING_S` long at
+   every rate (NeuroKit2 rounds ``fs / 50`` samples down: 16 ms at 125 Hz); identical
+   to ``nk.ecg_clean`` at multiples of 50 Hz. With NeuroKit2's 16 ms, bidmc06 lead II
+   had 34 beats below the template-correlation threshold at 125 Hz and 3 after
+   resampling to 250 Hz; with 20 ms, 0 and 3. Unmasked stretches longer than
    :data:`CHUNK_S` are cleaned and searched in chunks with
    :data:`CHUNK_OVERLAP_S` margins (only each chunk's core keeps its peaks),
    so NeuroKit2 never sees a whole day; on a simulated 20-minute record in
@@ -93,6 +98,12 @@ TEMPLATE_MAX_BEATS = 5000
 _ALIGN_BLOCK = 2000
 DELAY_AHEAD_S = 0.03
 """Latest a detector's mark may lie after R (s) in the delay estimate of :func:`detect`'s step 3."""
+
+SMOOTHING_S = 0.02
+"""Length (s) of the cleaning's moving average (NeuroKit2's 50 Hz "powerline" step), at every
+rate: NeuroKit2 takes ``int(fs / 50)`` samples, which is 20 ms at multiples of 50 Hz but 16 ms at
+125 Hz, and the template correlation read from the cleaned lead then depends on the rate (see
+:func:`detect`, step 3)."""
 
 _CLEAN_METHODS = {
     "neurokit", "pantompkins1985", "hamilton2002", "elgendi2010", "engzeemod2012",
@@ -221,18 +232,27 @@ def _nk():
     return neurokit2
 
 
-def _nk_clean_neurokit(x: np.ndarray, fs: float) -> np.ndarray:
+def _nk_clean_neurokit(x: np.ndarray, fs: float, smoothing_s: float | None = None) -> np.ndarray:
     """``nk.ecg_clean(x, fs, method="neurokit")`` for a finite ``x`` and ``fs >= 100``: the
     same SciPy calls in the same order (NeuroKit2 0.2.x ``_ecg_clean_nk``), so the result is
     bit-identical (tests/edr/test_beats_twins.py) without importing NeuroKit2.
 
     0.5 Hz order-5 Butterworth high-pass (SOS, :func:`scipy.signal.sosfiltfilt`), then the
     50 Hz "powerline" moving average of ``int(fs / 50)`` samples (``filtfilt``, ``pad``).
+    With ``smoothing_s`` the moving average lasts exactly that long instead: ``L = smoothing_s
+    * fs`` samples, the last of the ``ceil(L)`` taps weighted by the fraction of ``L`` it
+    covers (identical to NeuroKit2's when ``L`` is the integer ``int(fs / 50)``).
     """
     sos = signal.butter(5, 0.5, btype="highpass", output="sos", fs=fs)
     clean = signal.sosfiltfilt(sos, np.array(x))
-    b = np.ones(int(fs / 50))
-    return signal.filtfilt(b, [len(b)], clean, method="pad")
+    if smoothing_s is None:
+        b = np.ones(int(fs / 50))
+        return signal.filtfilt(b, [len(b)], clean, method="pad")
+    length = round(smoothing_s * fs, 9)  # 0.02 * 350 is 7.000000000000001
+    b = np.ones(int(np.ceil(length)))
+    if length % 1:
+        b[-1] = length % 1
+    return signal.filtfilt(b, [length], clean, method="pad")
 
 
 def _nk_peaks_neurokit(clean: np.ndarray, fs: float) -> np.ndarray:
@@ -280,7 +300,7 @@ def _nk_peaks_neurokit(clean: np.ndarray, fs: float) -> np.ndarray:
 def _clean(x: np.ndarray, fs: float, method: str) -> np.ndarray:
     method = method if method in _CLEAN_METHODS else "neurokit"
     if method == "neurokit" and fs >= 100 and np.isfinite(x).all():
-        return _nk_clean_neurokit(x, fs)
+        return _nk_clean_neurokit(x, fs, SMOOTHING_S)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return np.asarray(_nk().ecg_clean(x, sampling_rate=fs, method=method), dtype=float)
@@ -524,7 +544,10 @@ def _align(x: np.ndarray, fs: float, peaks: np.ndarray, *, up: int, half_s: floa
 
 
 def _running_median(v: np.ndarray, size: int = 11) -> np.ndarray:
-    return ndimage.median_filter(v, size=min(size, v.size), mode="nearest")
+    """Running median over ``size`` beats; the edges are mirrored (``d c b | a b c d``): with
+    the edge value repeated ("nearest") the first beat is 6 of its own 11 neighbours, so its
+    median is itself and an outlier first beat could never be flagged."""
+    return ndimage.median_filter(v, size=min(size, v.size), mode="mirror")
 
 
 def detect(ecg, fs: float, *, method: str = DEFAULT_METHOD, align: bool = True,

@@ -236,3 +236,11 @@ def test_inversion_rule_matches_neurokit():
     for sign in (1, -1):
         assert detect(sign * x, FS).polarity == (-1 if nk.ecg_invert(sign * x,
                                                                      sampling_rate=FS)[1] else 1)
+
+
+def test_running_median_lets_an_outlier_first_beat_stand_out():
+    from edr.beats import _running_median
+
+    v = np.r_[0.2, 1.0 + 0.01 * np.arange(20), 3.0]
+    med = _running_median(v)
+    assert 0.9 < med[0] < 1.2 and 1.0 < med[-1] < 1.3  # not the outliers themselves

@@ -77,3 +77,26 @@ def test_default_extraction_does_not_import_neurokit2():
             "extract_edr(simulate_recording(60.0, 250.0, random_state=1))\n"
             "sys.exit(int('neurokit2' in sys.modules))\n")
     assert subprocess.run([sys.executable, "-c", code], timeout=300).returncode == 0
+
+
+@pytest.mark.parametrize("fs", [100.0, 250.0, 500.0, 1000.0])
+def test_fixed_length_smoothing_is_neurokit2s_at_multiples_of_50_hz(fs):
+    x = simulate_recording(20.0, fs, random_state=7).ecg
+    assert np.array_equal(beats._nk_clean_neurokit(x, fs, beats.SMOOTHING_S),
+                          beats._nk_clean_neurokit(x, fs))
+
+
+def test_fixed_length_smoothing_does_not_depend_on_the_rate():
+    # at 125 Hz NeuroKit2 averages 2 samples (16 ms), at 250 Hz 5 (20 ms); the fixed 20 ms
+    # average (2.5 samples: taps 1, 1, 0.5) cleans the 125 Hz lead as the 250 Hz one is cleaned
+    from scipy.signal import resample_poly
+
+    x = simulate_recording(30.0, 125.0, random_state=8).ecg
+    at_250 = beats._nk_clean_neurokit(resample_poly(x, 2, 1), 250.0)[::2]
+    core = slice(250, -250)
+
+    def err(y):
+        return np.abs(y[core] - at_250[core]).max()
+
+    fixed = beats._nk_clean_neurokit(x, 125.0, beats.SMOOTHING_S)
+    assert err(fixed) < 0.5 * err(beats._nk_clean_neurokit(x, 125.0))
