@@ -34,7 +34,7 @@ from edr.signal import (
     spectral_concentration,
 )
 
-__all__ = ["AGREEMENT_BPM", "FUSION_POWER", "QUALITY_THRESHOLD", "Fusion", "fuse",
+__all__ = ["AGREEMENT_BPM", "FUSION_POWER", "QUALITY_THRESHOLD", "Fusion", "agreement", "fuse",
            "panel_weights", "rate_quality", "standardised"]
 
 FUSION_POWER = 2
@@ -147,14 +147,24 @@ def rate_quality(edr, panel: Mapping[str, np.ndarray], weights: Mapping[str, flo
         of ``rate_bpm``; 0 where the EDR has no rate.
     """
     t, rate = rate_series(edr, fs=fs, t0=t0)
+    rates = {name: rate_series(np.asarray(series, dtype=float), fs=fs, t0=t0)[1]
+             for name, series in panel.items()}
+    return t, rate, agreement(rate, rates, weights)
+
+
+def agreement(rate, panel_rates: Mapping[str, np.ndarray],
+              weights: Mapping[str, float]) -> np.ndarray:
+    """Quality of :func:`rate_quality` from the rates: the weighted share (0-1) of the panel
+    whose rate (``panel_rates[name]``, same windows as ``rate``) is within
+    :data:`AGREEMENT_BPM` of ``rate``; 0 where ``rate`` is NaN or the weights sum to 0."""
+    rate = np.asarray(rate, dtype=float)
     total = float(sum(weights.values()))
     quality = np.zeros(rate.size)
     if total <= 0 or rate.size == 0:
-        return t, rate, quality
-    for name, series in panel.items():
-        _, r = rate_series(np.asarray(series, dtype=float), fs=fs, t0=t0)
+        return quality
+    for name, r in panel_rates.items():
         agree = np.abs(r - rate) <= AGREEMENT_BPM  # NaN compares False
         quality += weights.get(name, 0.0) * agree
     quality /= total
     quality[~np.isfinite(rate)] = 0.0
-    return t, rate, quality
+    return quality

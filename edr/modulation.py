@@ -2,12 +2,13 @@
 
 Every function samples the ECG at the *sub-sample* R positions of
 :class:`edr.beats.Beats`: each beat's neighbourhood is upsampled ten times
-(polyphase FIR, :func:`scipy.signal.resample_poly`, the interpolation the
-alignment used) and read at the exact positions by linear interpolation on
-that fine grid. The ECG is multiplied by ``beats.polarity`` so an inverted
-lead gives upright beats. NaN samples are bridged linearly first; windows that
-touch them are the caller's business through ``beats.valid`` (:func:`edr.beats.detect`
-never keeps a beat inside a masked stretch).
+(polyphase FIR, the interpolation of :func:`scipy.signal.resample_poly`, which
+the alignment used) and read at the exact positions by linear interpolation on
+that fine grid (only the two fine samples around each position are computed).
+The ECG is multiplied by ``beats.polarity`` so an inverted lead gives upright
+beats. NaN samples are bridged linearly first; windows that touch them are the
+caller's business through ``beats.valid`` (:func:`edr.beats.detect` never keeps
+a beat inside a masked stretch).
 
 Baseline handling (``baseline=``):
 
@@ -20,6 +21,7 @@ Baseline handling (``baseline=``):
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from scipy import signal
 
@@ -55,8 +57,68 @@ def _prepared(ecg) -> np.ndarray:
     return x
 
 
+def _polyphase_taps(up: int) -> tuple[np.ndarray, int]:
+    """The filter of ``resample_poly(x, up, 1)`` (``firwin`` with a Kaiser window, beta 5, times
+    ``up``, one leading zero), split into its ``up`` phases, each reversed, as
+    :func:`scipy.signal.upfirdn` applies it; and the leading output samples it drops."""
+    half_len = 10 * up
+    h = np.concatenate([[0.0], signal.firwin(2 * half_len + 1, 1.0 / up,
+                                             window=("kaiser", 5.0)) * up])
+    h = np.concatenate([h, np.zeros(-h.size % up)])
+    return np.ascontiguousarray(h.reshape(-1, up).T[:, ::-1].ravel()), half_len + 1
+
+
+_TAPS, _SKIP = _polyphase_taps(_UP)
+
+
+@numba.njit(cache=True, nogil=True)
+def _fine_sample(seg, j, taps, up):  # pragma: no cover - compiled
+    """Sample ``j`` of the zero-padded polyphase upsampling of ``seg`` (``upfirdn(h, seg, up)``
+    with ``taps`` from :func:`_polyphase_taps`), summed in upfirdn's order."""
+    per_phase = taps.size // up
+    xi = j // up
+    hi = (j % up) * per_phase
+    c0 = xi - per_phase + 1
+    if c0 < 0:
+        hi -= c0
+        c0 = 0
+    acc = 0.0
+    for c in range(c0, min(xi + 1, seg.size)):
+        acc = acc + seg[c] * taps[hi]
+        hi += 1
+    return acc
+
+
+@numba.njit(cache=True, nogil=True)
+def _sample_rows(x, base, frac, offsets, h, taps, up, skip, out):  # pragma: no cover - compiled
+    """``out[i, k]``: linear interpolation between the two fine samples (``resample_poly(seg, up,
+    1)`` of the ``2 h + 1`` samples around ``base[i]``, clipped indices = edge values) around
+    fine position ``(frac[i] + offsets[k] + h) * up``."""
+    n = x.size
+    width = 2 * h + 1
+    last = width * up - 2
+    seg = np.empty(width)
+    for i in range(base.size):
+        for c in range(width):
+            seg[c] = x[min(max(base[i] - h + c, 0), n - 1)]
+        for k in range(offsets.size):
+            u = (frac[i] + offsets[k] + h) * up
+            i0 = min(max(int(np.floor(u)), 0), last)
+            w = u - i0
+            a = _fine_sample(seg, i0 + skip, taps, up)
+            b = _fine_sample(seg, i0 + 1 + skip, taps, up)
+            out[i, k] = (1 - w) * a + w * b
+
+
 def sample_at(x: np.ndarray, positions: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Values of ``x`` at ``positions[i] + offsets[k]`` (samples), band-limited interpolation.
+
+    Each position's neighbourhood (the samples within ``max |offset| + 14`` of it, indices
+    clipped to the signal: edge values beyond its ends) is upsampled ten times as by
+    ``scipy.signal.resample_poly(segment, 10, 1)`` and read by linear interpolation between the
+    two fine samples around the position; only those fine samples are computed, with
+    :func:`scipy.signal.upfirdn`'s arithmetic (the same values as resampling the whole
+    neighbourhood).
 
     Parameters
     ----------
@@ -72,25 +134,16 @@ def sample_at(x: np.ndarray, positions: np.ndarray, offsets: np.ndarray) -> np.n
     ndarray, shape (m, k)
         Interpolated values; positions outside the signal take the edge value.
     """
+    x = np.ascontiguousarray(x, dtype=float)
     positions = np.asarray(positions, dtype=float)
-    offsets = np.asarray(offsets, dtype=float)
-    base = np.floor(positions).astype(int)
+    offsets = np.ascontiguousarray(offsets, dtype=float)
+    base = np.floor(positions).astype(np.int64)
     frac = positions - base
     lo = int(np.floor(offsets.min())) - 1
     hi = int(np.ceil(offsets.max())) + 2
     h = _PAD + max(-lo, hi)
     out = np.empty((positions.size, offsets.size))
-    for s in range(0, positions.size, 2000):
-        b = base[s:s + 2000]
-        # clipped indices = edge padding, without a padded copy of the whole lead
-        seg = x[np.clip(b[:, None] + np.arange(-h, h + 1)[None, :], 0, x.size - 1)]
-        fine = signal.resample_poly(seg, _UP, 1, axis=1)
-        # fine index of original offset u from the integer base: (h + u) * _UP
-        u = (frac[s:s + 2000, None] + offsets[None, :] + h) * _UP
-        i0 = np.clip(np.floor(u).astype(int), 0, fine.shape[1] - 2)
-        w = u - i0
-        rows = np.arange(b.size)[:, None]
-        out[s:s + 2000] = (1 - w) * fine[rows, i0] + w * fine[rows, i0 + 1]
+    _sample_rows(x, base, frac, offsets, h, _TAPS, _UP, _SKIP, out)
     return out
 
 

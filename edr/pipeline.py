@@ -29,7 +29,7 @@ from edr.options import (
     WHOLE_RECORD_MAX_S,
     EDROptions,
 )
-from edr.rates import MAX_DROPPED_SHARE, judged_rates
+from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates
 from edr.signal import GRID_FS
 from edr.stitch import MAX_GAP_S, Stitcher, WindowPart
 from edr.windows import (
@@ -287,7 +287,8 @@ def run(recording, opts: EDROptions) -> EDRResult:
     grid = output_grid(duration, opts.fs_out)
     stitcher = Stitcher(grid, opts.fs_out, opts.spec.sign_reference is not None)
     infos: list[WindowInfo] = []
-    analyses = []
+    analyses = []  # (window, info) of the analysed windows
+    spans = []  # what judging the rates needs of them: their analyses are not kept
     first = None
     n_used = n_dropped = 0
     for window in _progress(plan, opts):
@@ -302,7 +303,8 @@ def run(recording, opts: EDROptions) -> EDRResult:
         part = stitcher.add(window, wa)
         n_used, n_dropped = n_used + part.n_used, n_dropped + part.n_dropped
         infos.append(_window_info(window, wa, part))
-        analyses.append((window, wa, infos[-1]))
+        analyses.append((window, infos[-1]))
+        spans.append(RateSpan.of(window, wa, opts.fs_out))
         if first is None:
             first = wa.output
     if first is None:
@@ -313,7 +315,7 @@ def run(recording, opts: EDROptions) -> EDRResult:
     if opts.lead_mode == "auto" and len(ok_leads) == 1:
         lead_name = ok_leads.pop()
     out = stitcher.finish()
-    rates = judged_rates(out.waveform, grid, [(w, wa) for w, wa, _ in analyses], opts.fs_out)
+    rates = judged_rates(out.waveform, grid, spans, opts.fs_out)
     rates, status = _judge_windows(analyses, rates)
     params = {**_params(opts, lead_name, len(plan), first), "lead_requested": requested}
     return EDRResult(time=grid, waveform=out.waveform, fs=opts.fs_out, beat_times=out.beat_times,
@@ -330,7 +332,7 @@ def _judge_windows(analyses, rates):
 
     Returns the (possibly reduced) rates and the record's status."""
     untrusted = []
-    for window, _, info in analyses:
+    for window, info in analyses:
         qi = rates.window_quality(window)
         share = info.n_dropped / max(info.n_beats + info.n_dropped, 1)
         info.quality.update(quality_index=qi, dropped_share=share)
@@ -342,7 +344,7 @@ def _judge_windows(analyses, rates):
             info.quality["status"] = (f"low quality: the ECG shows no consistent breathing "
                                       f"(quality {qi:.2f} < {QUALITY_THRESHOLD:g})")
     rates = rates.withheld(untrusted) if untrusted else rates
-    if any(info.quality["status"] == "ok" for _, _, info in analyses):
+    if any(info.quality["status"] == "ok" for _, info in analyses):
         return rates, "ok"
     given = int(np.isfinite(rates.rate_bpm).sum())
     return rates, ("no usable breathing: no analysis window is trustworthy (median quality below "

@@ -4,7 +4,8 @@ Every 32 s rate window (16 s step, :func:`edr.signal.rate_series`) of the
 stitched waveform gets its spectral-peak rate and a quality (0-1): the weighted
 share of the evidence panel of the analysis window that holds it
 (:attr:`edr.windows.WindowAnalysis.panel`) whose own rate agrees with the
-EDR's (:func:`edr.fusion.rate_quality`). Below :data:`edr.fusion.QUALITY_THRESHOLD`
+EDR's (:func:`edr.fusion.rate_quality`; the panel's rates of all the rate windows one analysis
+window judges are computed at once). Below :data:`edr.fusion.QUALITY_THRESHOLD`
 the rate is withheld (NaN): the ECG then carries no consistent breathing.
 """
 
@@ -14,11 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edr.fusion import QUALITY_THRESHOLD, panel_weights, rate_quality
-from edr.signal import SEGMENT_S, rate_series, window_starts
+from edr.fusion import QUALITY_THRESHOLD, agreement, panel_weights
+from edr.signal import SEGMENT_S, rate_series, window_rates, window_starts
 from edr.windows import Window, WindowAnalysis
 
-__all__ = ["MAX_DROPPED_SHARE", "JudgedRates", "judged_rates"]
+__all__ = ["MAX_DROPPED_SHARE", "JudgedRates", "RateSpan", "judged_rates"]
 
 MAX_DROPPED_SHARE = 1 / 3
 """An analysis window in which more than this share of the detected beats were dropped
@@ -53,7 +54,7 @@ class JudgedRates:
         return (self.time >= a) & (self.time < b)
 
 
-def judged_rates(waveform, grid, analyses, fs_out: float,
+def judged_rates(waveform, grid, spans, fs_out: float,
                  threshold: float = QUALITY_THRESHOLD) -> JudgedRates:
     """Rate and quality of every rate window of the stitched ``waveform``.
 
@@ -63,8 +64,8 @@ def judged_rates(waveform, grid, analyses, fs_out: float,
         Stitched, band-passed EDR on ``grid`` (NaN where masked).
     grid : ndarray
         Record times (s) of the output grid.
-    analyses : list of (Window, WindowAnalysis)
-        The analysed windows; a rate window is judged by the panel of an
+    spans : list of RateSpan
+        The analysed windows (:meth:`RateSpan.of`); a rate window is judged by the panel of an
         analysis window that contains it whole, preferably the one whose core
         holds its centre. A rate window no analysis window contains gets quality 0.
     fs_out : float
@@ -81,22 +82,29 @@ def judged_rates(waveform, grid, analyses, fs_out: float,
     time, raw = rate_series(waveform, fs=fs_out, t0=t0)
     quality = np.zeros(raw.size)
     win = int(round(SEGMENT_S * fs_out))
-    spans = [_Span.of(window, wa, fs_out) for window, wa in analyses]
+    judged = [[] for _ in spans]  # per span: the rate windows it judges
     for i, s in enumerate(window_starts(waveform.size, fs_out)):
-        inside = [sp for sp in spans if sp.first <= s and s + win - 1 <= sp.last]
-        if not inside:
-            continue
-        sp = next((x for x in inside if x.core[0] <= time[i] < x.core[1]), inside[0])
-        k = s - sp.first
-        panel = {name: v[k:k + win] for name, v in sp.panel.items()}
-        _, _, q = rate_quality(waveform[s:s + win], panel, sp.weights, fs=fs_out)
-        quality[i] = q[0]
+        inside = [j for j, sp in enumerate(spans) if sp.first <= s and s + win - 1 <= sp.last]
+        if inside:
+            judged[next((j for j in inside if spans[j].core[0] <= time[i] < spans[j].core[1]),
+                        inside[0])].append((i, s))
+    for sp, items in zip(spans, judged, strict=True):
+        if items:  # the panel's rates of all these windows at once (= rate_quality per window)
+            idx, starts = (np.array(v) for v in zip(*items, strict=True))
+            rates = {name: window_rates(v, starts - sp.first, fs_out)
+                     for name, v in sp.panel.items()}
+            quality[idx] = agreement(raw[idx], rates, sp.weights)
     rate = np.where(quality >= threshold, raw, np.nan)
     return JudgedRates(time, rate, raw, quality)
 
 
 @dataclass(frozen=True)
-class _Span:
+class RateSpan:
+    """What :func:`judged_rates` needs of one analysed window, so that the window's analysis
+    (its QRS matrices, beats, model) need not be kept: the first and last indices of its output
+    grid points, its core (s), its evidence panel (:attr:`edr.windows.WindowAnalysis.panel`)
+    and the panel's weights (:func:`edr.fusion.panel_weights`)."""
+
     first: int
     last: int
     core: tuple
@@ -104,7 +112,8 @@ class _Span:
     weights: dict
 
     @classmethod
-    def of(cls, window: Window, wa: WindowAnalysis, fs_out: float) -> _Span:
+    def of(cls, window: Window, wa: WindowAnalysis, fs_out: float) -> RateSpan:
+        """The span of ``window`` analysed as ``wa`` on a grid at ``fs_out`` Hz."""
         idx = np.flatnonzero(wa.grid_mask)
         return cls(int(idx[0]), int(idx[-1]), window.core, wa.panel,
                    panel_weights(wa.panel, fs_out))

@@ -13,6 +13,7 @@ the evaluation protocol these steps implement is
 from __future__ import annotations
 
 import numpy as np
+from scipy import fft as sp_fft
 from scipy import interpolate, signal
 
 from edr.beats import FS_RANGE, MIN_BEATS
@@ -35,6 +36,7 @@ __all__ = [
     "rate_series",
     "spectral_concentration",
     "to_uniform_grid",
+    "window_rates",
     "window_starts",
 ]
 
@@ -173,14 +175,38 @@ def window_starts(n: int, fs: float) -> np.ndarray:
     return np.arange(0, n - win + 1, step)
 
 
-def _peak_rate_bpm(seg: np.ndarray, fs: float) -> float:
-    seg = seg - seg.mean()
-    spec = np.abs(np.fft.rfft(seg * np.hanning(seg.size), n=max(RATE_NFFT, seg.size))) ** 2
-    f_bpm = 60.0 * np.fft.rfftfreq(max(RATE_NFFT, seg.size), d=1.0 / fs)
+_RATE_BLOCK = 256  # rate windows transformed together (~8 MB of spectra)
+
+
+def window_rates(x, starts, fs: float = GRID_FS) -> np.ndarray:
+    """Spectral-peak rate (breaths/min) of the :data:`SEGMENT_S` windows of ``x`` starting at
+    the sample indices ``starts`` (each window inside ``x``): the peak of the Hann-windowed
+    periodogram of the demeaned window, zero-padded to :data:`RATE_NFFT` points, within
+    :data:`RATE_BAND_BPM`; NaN for a window with a non-finite sample or no power in the band.
+
+    All windows are transformed at once (the same values as one by one).
+    """
+    fs = positive_rate(fs)
+    x = as_series(x, "x")
+    win = int(round(SEGMENT_S * fs))
+    starts = np.asarray(starts, dtype=int)
+    bpm = np.full(starts.size, np.nan)
+    if starts.size == 0:
+        return bpm
+    nfft = max(RATE_NFFT, win)
+    f_bpm = 60.0 * np.fft.rfftfreq(nfft, d=1.0 / fs)
     band = (f_bpm >= RATE_BAND_BPM[0]) & (f_bpm <= RATE_BAND_BPM[1])
-    if not np.any(spec[band] > 0):
-        return np.nan
-    return float(f_bpm[band][np.argmax(spec[band])])
+    taper = np.hanning(win)
+    for c in range(0, starts.size, _RATE_BLOCK):  # bounded memory: _RATE_BLOCK spectra at once
+        segs = x[starts[c:c + _RATE_BLOCK, None] + np.arange(win)[None, :]]
+        ok = np.flatnonzero(np.isfinite(segs).all(axis=1))
+        if ok.size == 0:
+            continue
+        segs = segs[ok] - segs[ok].mean(axis=1, keepdims=True)
+        spec = (np.abs(np.fft.rfft(segs * taper, n=nfft, axis=1)) ** 2)[:, band]
+        peak = f_bpm[band][np.argmax(spec, axis=1)]
+        bpm[c + ok] = np.where(np.any(spec > 0, axis=1), peak, np.nan)
+    return bpm
 
 
 def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0):
@@ -203,18 +229,28 @@ def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0):
     bpm : ndarray
         Peak of the Hann-windowed periodogram zero-padded to :data:`RATE_NFFT`
         points within :data:`RATE_BAND_BPM` (NaN for a window with a
-        non-finite sample or no power).
+        non-finite sample or no power), :func:`window_rates`.
     """
     fs = positive_rate(fs)
     x = as_series(x, "x")
     win = int(round(SEGMENT_S * fs))
     starts = window_starts(x.size, fs)
-    bpm = np.full(starts.size, np.nan)
-    for i, s in enumerate(starts):
-        seg = x[s:s + win]
-        if np.all(np.isfinite(seg)):
-            bpm[i] = _peak_rate_bpm(seg, fs)
-    return t0 + (starts + win / 2) / fs, bpm
+    return t0 + (starts + win / 2) / fs, window_rates(x, starts, fs)
+
+
+def _welch(x: np.ndarray, fs: float, nperseg: int):
+    """``scipy.signal.welch(x, fs=fs, nperseg=nperseg)`` (periodic Hann window scaled to a
+    density, half overlap, each segment demeaned, one-sided, mean over segments) with all
+    segments transformed at once, in SciPy's order of operations (the same values)."""
+    win = signal.get_window("hann", nperseg)
+    win = win * (1 / np.sqrt(sum(win * win) / (1 / fs)))  # SciPy: sum(win^2) / T
+    hop = nperseg - nperseg // 2
+    starts = np.arange((x.size - nperseg // 2) // hop) * hop
+    segs = x[starts[:, None] + np.arange(nperseg)[None, :]]
+    spec = sp_fft.rfft((segs - segs.mean(axis=1, keepdims=True)) * win, axis=-1)
+    p = spec.real ** 2 + spec.imag ** 2
+    p[:, 1:-1 if nperseg % 2 == 0 else None] *= 2
+    return sp_fft.rfftfreq(nperseg, d=1.0 / fs), np.ascontiguousarray(p.T).mean(axis=-1)
 
 
 def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
@@ -228,7 +264,7 @@ def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
     x = np.asarray(x, dtype=float)
     if x.size < 16 or not np.all(np.isfinite(x)) or np.ptp(x) == 0:
         return 0.0
-    f, p = signal.welch(x - x.mean(), fs=fs, nperseg=min(x.size, int(round(SEGMENT_S * fs))))
+    f, p = _welch(x - x.mean(), fs, min(x.size, int(round(SEGMENT_S * fs))))
     b = (f >= band[0]) & (f <= band[1])
     if not b.any() or p[b].sum() <= 0:
         return 0.0

@@ -10,6 +10,7 @@ Stitching the windows together is :mod:`edr.stitch`'s job.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +22,7 @@ from edr.methods import MethodOutput, Segment, series_on_grid
 from edr.modulation import qrs_area, r_amplitude
 from edr.options import DEFAULT_OVERLAP, DEFAULT_WINDOW_S, WHOLE_RECORD_MAX_S, EDROptions
 from edr.signal import FS_RANGE
+from kpca._blas import blas_limited_to_one_thread
 
 __all__ = ["MIN_GRID_POINTS", "Window", "WindowAnalysis", "analyse_window", "check_rate",
            "output_grid", "plan_windows", "record_leads", "window_plan"]
@@ -214,23 +216,67 @@ def evidence_panel(seg: Segment, out: MethodOutput, series: np.ndarray) -> dict:
     return panel
 
 
-def _single(x, i0, i1, fs, grid, name, opts: EDROptions):
-    """(segment, method output, grid series) of one lead over samples ``[i0, i1)``."""
+def _segment(x, i0, i1, fs, grid, name, opts: EDROptions) -> Segment:
+    """One lead over samples ``[i0, i1)`` with its detected beats."""
     seg_x = x[i0:i1]
-    seg = Segment(seg_x, fs, i0 / fs, detect(seg_x, fs), grid, opts.fs_out, name)
+    return Segment(seg_x, fs, i0 / fs, detect(seg_x, fs), grid, opts.fs_out, name)
+
+
+def _method_run(seg: Segment, opts: EDROptions):
+    """(segment, method output, grid series) of a segment."""
     out = opts.spec.func(seg, **opts.method_kwargs)
     return seg, out, series_on_grid(seg, out)
+
+
+def _single(x, i0, i1, fs, grid, name, opts: EDROptions):
+    """(segment, method output, grid series) of one lead over samples ``[i0, i1)``."""
+    return _method_run(_segment(x, i0, i1, fs, grid, name, opts), opts)
+
+
+def _lead_runs(leads, i0, i1, fs, grid, opts: EDROptions):
+    """``(runs, errors)``: :func:`_single` of every lead that gives an EDR, in the order of
+    ``leads``, and the first line of the :class:`SignalError` of every other lead.
+
+    The beats are detected lead after lead in the calling thread. A kernel method then runs in
+    a thread per lead as soon as that lead's beats are known (BLAS limited to one thread; the σ²
+    selections share the thread pool of :mod:`kpca.selection`), so one lead's beat detection
+    and the Python work of its method overlap the GIL-free selection of another. Each lead's
+    result is that of :func:`_single` run with BLAS on one thread, whatever the scheduling.
+    """
+    errors, pending = {}, {}
+
+    def failed(name, exc):
+        errors[name] = str(exc).splitlines()[0]
+
+    if not opts.spec.uses_sigma2 or len(leads) == 1:
+        runs = {}
+        for name, x in leads.items():
+            try:
+                runs[name] = _single(x, i0, i1, fs, grid, name, opts)
+            except SignalError as exc:
+                failed(name, exc)
+        return runs, errors
+    with blas_limited_to_one_thread(), ThreadPoolExecutor(max_workers=len(leads)) as pool:
+        for name, x in leads.items():
+            try:
+                pending[name] = pool.submit(_method_run, _segment(x, i0, i1, fs, grid, name,
+                                                                  opts), opts)
+            except SignalError as exc:
+                failed(name, exc)
+        runs = {}
+        for name in leads:
+            if name in pending:
+                try:
+                    runs[name] = pending[name].result()
+                except SignalError as exc:
+                    failed(name, exc)
+    return runs, {n: errors[n] for n in leads if n in errors}
 
 
 def _multi_lead(leads, i0, i1, fs, grid, opts: EDROptions):
     from edr import leads as lead_tools
 
-    runs, errors = {}, {}
-    for name, x in leads.items():
-        try:
-            runs[name] = _single(x, i0, i1, fs, grid, name, opts)
-        except SignalError as exc:
-            errors[name] = str(exc).splitlines()[0]
+    runs, errors = _lead_runs(leads, i0, i1, fs, grid, opts)
     if not runs:
         raise SignalError("no lead gives an EDR in the window: "
                           + "; ".join(f"{n}: {e}" for n, e in errors.items()))

@@ -8,13 +8,16 @@ matrices of one distribution have nearly equal leading eigenvectors).  The
 chunking does not depend on ``n_jobs``, so results are identical for any
 number of threads.  Full spectra (LAPACK, no warm start) are scheduled one
 matrix at a time, which balances the threads.  Only one null matrix per thread is in memory at a
-time.
+time.  The threads belong to one process-wide pool per thread count (:func:`shared_pool`), so
+selections running at the same time (e.g. one per ECG lead) share the cores instead of
+oversubscribing them, and no threads are started per call.
 """
 
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -33,6 +36,33 @@ def resolve_n_jobs(n_jobs):
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
         raise ValueError(f"n_jobs must be None, a positive int or -1; got n_jobs={n_jobs!r}")
     return (os.cpu_count() or 1) if n_jobs < 0 else int(n_jobs)
+
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _forget_pools():
+    """In a forked child the parent's pool threads do not exist: start new pools on demand."""
+    global _POOLS_LOCK
+    _POOLS.clear()
+    _POOLS_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pools)
+
+
+def shared_pool(n_jobs):
+    """The process-wide pool of ``n_jobs`` worker threads, created on first use.
+
+    Its tasks must not wait for other tasks of the same pool (they could all be waiting).
+    """
+    with _POOLS_LOCK:
+        pool = _POOLS.get(n_jobs)
+        if pool is None:
+            pool = _POOLS[n_jobs] = ThreadPoolExecutor(max_workers=n_jobs,
+                                                       thread_name_prefix="kpca-null")
+        return pool
 
 
 def null_spectra(make_D2, n_null, plan, rng, *, n_jobs=None, data_D2=None):
@@ -77,8 +107,11 @@ def null_spectra(make_D2, n_null, plan, rng, *, n_jobs=None, data_D2=None):
             for s in starts:
                 run(s)
         else:
-            with ThreadPoolExecutor(max_workers=jobs) as ex:
-                list(ex.map(run, starts))
+            pool = shared_pool(jobs)
+            tasks = [pool.submit(run, s) for s in starts]
+            wait(tasks)  # all finished, even when one failed: no task outlives the call
+            for task in tasks:
+                task.result()
     return out if data_D2 is None else (out, data[0])
 
 

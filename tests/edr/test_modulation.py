@@ -152,3 +152,28 @@ def test_matrix_read_at_a_fixed_rate_is_the_native_one_at_that_rate():
     assert wide.shape[1] == native.shape[1]  # same columns whatever the ECG's rate
     with pytest.raises(ValueError, match="rate_hz must be positive"):
         qrs_matrix(rec.ecg, rec.fs, beats, rate_hz=0.0)
+
+
+def _sample_at_by_whole_resampling(x, positions, offsets):
+    """Reference: resample each neighbourhood whole with ``scipy.signal.resample_poly``."""
+    from scipy import signal
+
+    base = np.floor(positions).astype(int)
+    frac = positions - base
+    h = 12 + max(1 - int(np.floor(offsets.min())), int(np.ceil(offsets.max())) + 2)
+    seg = x[np.clip(base[:, None] + np.arange(-h, h + 1)[None, :], 0, x.size - 1)]
+    fine = signal.resample_poly(seg, 10, 1, axis=1)
+    u = (frac[:, None] + offsets[None, :] + h) * 10
+    i0 = np.clip(np.floor(u).astype(int), 0, fine.shape[1] - 2)
+    w = u - i0
+    rows = np.arange(base.size)[:, None]
+    return (1 - w) * fine[rows, i0] + w * fine[rows, i0 + 1]
+
+
+@pytest.mark.parametrize("offsets", [np.arange(-7, 8) * 0.8, np.zeros(1), np.arange(-63, 64) / 10])
+def test_sample_at_equals_resampling_whole_neighbourhoods(offsets):
+    rng = np.random.default_rng(3)
+    x = np.cumsum(rng.standard_normal(3000))
+    positions = np.sort(rng.uniform(-20.0, 3020.0, 400))  # edge positions included
+    np.testing.assert_array_equal(sample_at(x, positions, offsets),
+                                  _sample_at_by_whole_resampling(x, positions, offsets))

@@ -194,3 +194,20 @@ def test_stitcher_cross_fade_weights_sum_to_one():
     b = ramp_weights(t[t >= 225], 225.0, 400.0, 300.0, None)
     overlap_a, overlap_b = a[t[t <= 300] >= 225], b[t[t >= 225] <= 300]
     np.testing.assert_allclose(overlap_a + overlap_b, 1.0)
+
+
+def test_leads_analysed_in_threads_equal_lead_by_lead():
+    from edr import windows
+    from edr.options import EDROptions
+
+    rec = simulate_recording(duration_s=90.0, fs=250.0, leads=("II", "V2", "I"), random_state=4)
+    opts = EDROptions(method="kpca_fusion", lead="fuse", method_options={"n_draws": 12})
+    leads = windows.record_leads(rec, opts)
+    n = rec.ecg.size
+    grid = windows.output_grid(n / rec.fs, opts.fs_out)
+    runs, errors = windows._lead_runs(leads, 0, n, rec.fs, grid, opts)
+    assert list(runs) == list(leads) and not errors
+    for name, x in leads.items():
+        seg, out, y = windows._single(x, 0, n, rec.fs, grid, name, opts)
+        assert runs[name][1].sigma2 == out.sigma2
+        np.testing.assert_allclose(runs[name][2], y, rtol=0, atol=1e-12)

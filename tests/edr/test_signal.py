@@ -93,3 +93,58 @@ def test_metrics_reexports_the_signal_steps():
 
     assert metrics.bandpass is m.bandpass and metrics.to_uniform_grid is m.to_uniform_grid
     assert metrics.rate_series is m.rate_series and metrics.SEGMENT_S == m.SEGMENT_S
+
+
+def _rates_one_by_one(x, fs):
+    """Reference for :func:`edr.signal.window_rates`: each window on its own."""
+    win = int(round(m.SEGMENT_S * fs))
+    out = []
+    for s in m.window_starts(x.size, fs):
+        seg = x[s:s + win]
+        if not np.all(np.isfinite(seg)):
+            out.append(np.nan)
+            continue
+        seg = seg - seg.mean()
+        nfft = max(m.RATE_NFFT, win)
+        spec = np.abs(np.fft.rfft(seg * np.hanning(win), n=nfft)) ** 2
+        f = 60.0 * np.fft.rfftfreq(nfft, d=1.0 / fs)
+        band = (f >= m.RATE_BAND_BPM[0]) & (f <= m.RATE_BAND_BPM[1])
+        out.append(f[band][np.argmax(spec[band])] if np.any(spec[band] > 0) else np.nan)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("fs", [4.0, 2.5, 10.0])
+def test_window_rates_equal_the_windows_one_by_one(fs):
+    rng = np.random.default_rng(7)
+    n = int(300 * fs)
+    x = np.sin(2 * np.pi * 0.25 * np.arange(n) / fs) + rng.standard_normal(n)
+    x[int(100 * fs)] = np.nan
+    x[: int(40 * fs)] = 0.0  # windows without power
+    _, bpm = m.rate_series(x, fs=fs)
+    np.testing.assert_array_equal(bpm, _rates_one_by_one(x, fs))
+    starts = np.array([0, 3, int(50 * fs)])
+    np.testing.assert_array_equal(m.window_rates(x, starts, fs), [
+        _rates_one_by_one(x[s:s + int(round(m.SEGMENT_S * fs))], fs)[0] for s in starts])
+
+
+@pytest.mark.parametrize("n,fs", [(1920, 4.0), (700, 3.0), (90, 4.0), (16, 10.0)])
+def test_spectral_concentration_equals_scipy_welch(n, fs):
+    from scipy import signal as sp_signal
+
+    rng = np.random.default_rng(n)
+    x = np.sin(2 * np.pi * 0.3 * np.arange(n) / fs) + 0.5 * rng.standard_normal(n) + 2.0
+    nper = min(n, int(round(m.SEGMENT_S * fs)))
+    f, p = sp_signal.welch(x - x.mean(), fs=fs, nperseg=nper)
+    b = (f >= m.BAND_HZ[0]) & (f <= m.BAND_HZ[1])
+    fb, pb = f[b], p[b]
+    near = np.abs(fb - fb[np.argmax(pb)]) <= m.CONCENTRATION_HALF_WIDTH_HZ
+    assert m.spectral_concentration(x, fs) == pb[near].sum() / pb.sum()
+
+
+def test_window_rates_in_blocks_equal_the_windows_one_by_one():
+    rng = np.random.default_rng(8)
+    x = np.sin(2 * np.pi * 0.2 * np.arange(40000) / 4.0) + rng.standard_normal(40000)
+    x[20000:20010] = np.nan  # in the second block of windows
+    _, bpm = m.rate_series(x)
+    assert bpm.size > 2 * 256
+    np.testing.assert_array_equal(bpm, _rates_one_by_one(x, 4.0))

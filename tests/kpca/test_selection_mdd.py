@@ -145,3 +145,18 @@ def test_mdd_bad_parameters():
         select(X, "mdd", n_train=3)
     with pytest.raises(ValueError, match="n_components must be <="):
         select(X, "mdd", n_components=30)
+
+
+def test_mdd_selections_running_together_share_the_pool_and_match():
+    from concurrent.futures import ThreadPoolExecutor
+
+    data = [semicircles(70, snr_db=10, random_state=s)[0] for s in range(3)]
+    alone = [select(X, "mdd", n_components=2, random_state=4, n_draws=25, n_jobs=2)
+             for X in data]
+    with ThreadPoolExecutor(max_workers=3) as ex:
+        together = list(ex.map(lambda X: select(X, "mdd", n_components=2, random_state=4,
+                                                n_draws=25, n_jobs=2), data))
+    for a, b in zip(alone, together, strict=True):
+        np.testing.assert_array_equal(a.noise_spectra, b.noise_spectra)
+        np.testing.assert_array_equal(a.data_spectra, b.data_spectra)
+        assert a.sigma2 == b.sigma2
