@@ -9,10 +9,10 @@
    N = 5000, d = 30.
 3. Dense (LAPACK, subset) against ARPACK eigensolvers over (N, n_components),
    the measurement behind ``eigen_solver="auto"``.
-4. ``KernelPCA(eigen_solver="lanczos")`` fit + transform against the fastest of
-   scikit-learn's dense, ARPACK and randomized solvers (``--lanczos-sizes``; dense
-   only for N <= 3000), with the largest relative eigenvalue difference to
-   scikit-learn's ARPACK (tol=0).
+4. ``KernelPCA`` (``--kpca-solver``, default "auto", the default; the solver it
+   chose is printed) fit + transform against the fastest of scikit-learn's dense,
+   ARPACK and randomized solvers (``--lanczos-sizes``; dense only for N <= 3000),
+   with the largest relative eigenvalue difference to scikit-learn's ARPACK (tol=0).
 
 Timings are the minimum over ``--repeat`` runs, with the contenders
 interleaved so that load from other processes hits them alike. Ratios > 1 mean
@@ -133,19 +133,19 @@ def bench_solvers(sizes, ks, repeat, d=10):
                   flush=True)
 
 
-def bench_lanczos(sizes, repeat, d=10, n_components=5):
+def bench_lanczos(sizes, repeat, solver="auto", d=10, n_components=5):
     from sklearn.decomposition import KernelPCA as SkKernelPCA
 
-    print(f"\n## fit(X) + transform(X), d={d}, n_components={n_components}: kpca lanczos vs "
-          "sklearn's fastest solver")
-    print("| N | kpca lanczos (s) | sklearn dense (s) | sklearn arpack (s) | sklearn randomized (s)"
-          " | fastest sklearn / kpca | max rel. eigenvalue diff |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"\n## fit(X) + transform(X), d={d}, n_components={n_components}: kpca "
+          f"(eigen_solver={solver!r}) vs sklearn's fastest solver")
+    print("| N | kpca solver | kpca (s) | sklearn dense (s) | sklearn arpack (s) | sklearn "
+          "randomized (s) | fastest sklearn / kpca | max rel. eigenvalue diff |")
+    print("|---|---|---|---|---|---|---|---|")
     rng = np.random.default_rng(0)
     for N in sizes:
         X = rng.standard_normal((N, d))
         sigma2 = float(d)
-        ours = KernelPCA(n_components, sigma2, eigen_solver="lanczos", random_state=0)
+        ours = KernelPCA(n_components, sigma2, eigen_solver=solver, random_state=0)
         solvers = ["dense", "arpack", "randomized"] if N <= 3000 else ["arpack", "randomized"]
         sks = {s: SkKernelPCA(n_components, kernel="rbf", gamma=sigma2_to_gamma(sigma2),
                               eigen_solver=s, random_state=0) for s in solvers}
@@ -156,10 +156,10 @@ def bench_lanczos(sizes, repeat, d=10, n_components=5):
         t_sk = dict(zip(solvers, times[1:], strict=True))
         diff = np.max(np.abs(ours.eigenvalues_ - sks["arpack"].eigenvalues_)
                       / sks["arpack"].eigenvalues_)
-        cells = " | ".join(f"{t_sk[s]:.3f}" if s in t_sk else "-"
+        cells = " | ".join(f"{t_sk[s]:.4f}" if s in t_sk else "-"
                            for s in ("dense", "arpack", "randomized"))
-        print(f"| {N} | {times[0]:.3f} | {cells} | {min(times[1:]) / times[0]:.2f} | {diff:.1e} |",
-              flush=True)
+        print(f"| {N} | {ours.eigen_solver_} | {times[0]:.4f} | {cells} | "
+              f"{min(times[1:]) / times[0]:.2f} | {diff:.1e} |", flush=True)
 
 
 def main(argv=None):
@@ -174,7 +174,10 @@ def main(argv=None):
     parser.add_argument("--solver-ks", type=int, nargs="+", default=[1, 5, 20, 60],
                         help="n_components for the solver section")
     parser.add_argument("--lanczos-sizes", type=int, nargs="+", default=[2000, 5000],
-                        help="N for the lanczos section")
+                        help="N for the section against sklearn's fastest solver")
+    parser.add_argument("--kpca-solver", default="auto", choices=["auto", "lanczos", "arpack",
+                                                                   "dense"],
+                        help="kpca's eigen_solver in that section")
     args = parser.parse_args(argv)
     print(f"# bench_kpca  ({platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f} at start)")
@@ -189,7 +192,7 @@ def main(argv=None):
                                                                                    3000])
         bench_solvers(solver_sizes, args.solver_ks, args.repeat)
     if "lanczos" not in args.skip:
-        bench_lanczos(args.lanczos_sizes, args.repeat)
+        bench_lanczos(args.lanczos_sizes, args.repeat, args.kpca_solver)
     print(f"\nload average {os.getloadavg()[0]:.1f} at end")
 
 

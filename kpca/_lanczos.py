@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kpca._blas import blas_limited_to, blas_limited_to_one_thread, blas_threads
+
 __all__ = ["lanczos_centered_top"]
 
 
@@ -67,7 +69,20 @@ def lanczos_centered_top(K, k, rng, *, tol=1e-10, block_size=None, max_basis=Non
     n_iter : int
         Block steps taken.
     converged : bool
+
+    Notes
+    -----
+    Only the products with ``K`` use BLAS's threads (as many as BLAS had at the call); the
+    small products with the basis run on one thread, where the threads' start-up and
+    synchronisation cost more than the work (and much more when other processes load the
+    cores).
     """
+    threads = blas_threads()
+    with blas_limited_to_one_thread():
+        return _lanczos(K, k, rng, tol, block_size, max_basis, max_iter, threads)
+
+
+def _lanczos(K, k, rng, tol, block_size, max_basis, max_iter, threads):
     K = np.asarray(K, dtype=np.float64)
     N = K.shape[0]
     b = block_size if block_size is not None else max(2 * k, k + 8)
@@ -89,7 +104,8 @@ def lanczos_centered_top(K, k, rng, *, tol=1e-10, block_size=None, max_basis=Non
     it = 0
     while it < max_iter:
         it += 1
-        KV = K @ V
+        with blas_limited_to(threads):
+            KV = K @ V
         KV -= KV.mean(axis=0)
         m = Q.shape[1]
         C = Q.T @ KV

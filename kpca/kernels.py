@@ -31,6 +31,8 @@ __all__ = [
     "rbf_from_squared_distances",
     "rbf_kernel",
     "rbf_kernel_numpy",
+    "rbf_project",
+    "rbf_project_numpy",
     "center_kernel",
     "center_kernel_numpy",
     "center_test_kernel",
@@ -210,6 +212,49 @@ def squared_distances_numpy(X, Y=None):
 
 
 # --------------------------------------------------------------------------- #
+# A vectorisable exp
+# --------------------------------------------------------------------------- #
+# NumPy's and LLVM's float64 exp are scalar on CPUs without AVX-512 (~9 ns per value);
+# this one runs at ~1.5 ns in loops the compiler vectorises
+# (docs/design.md#4-kpca-core-decisions).
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01  # ln 2 split so that k * _LN2_HI is exact for |k| < 2**21
+_LN2_LO = 1.90821492927058770002e-10
+_ROUND = 6755399441055744.0  # 1.5 * 2**52: x + _ROUND rounds x to an integer held in the low bits
+_ROUND_BITS = int(np.array([_ROUND]).view(np.int64)[0])
+
+
+@numba.njit(cache=True, nogil=True, fastmath={"contract", "nnan", "ninf", "nsz"})
+def _exp_scaled(x, scale, out):  # pragma: no cover - compiled
+    """``out = exp(scale * x)`` for ``scale * x <= 0`` (positive products are treated as 0;
+    below -708 the result is 0), to 1 ulp, in loops the compiler vectorises (no
+    re-association, so the rounding trick holds).  ``out`` must not overlap ``x``.
+
+    Cody-Waite reduction ``y = k ln 2 + r``, ``|r| <= ln 2 / 2``, a degree-13 Taylor polynomial
+    for ``exp(r)`` (truncation error ``(ln 2 / 2)^14 / 14! < 1e-17``), and ``2^k`` added to the
+    exponent bits.
+    """
+    n = x.size
+    t = np.empty(n)
+    for i in range(n):
+        y = scale * x[i]
+        under = y < -708.0
+        y = min(max(y, -708.0), 0.0)
+        ti = y * _LOG2E + _ROUND
+        k = ti - _ROUND
+        r = (y - k * _LN2_HI) - k * _LN2_LO
+        p = 1.0 + r * (1.0 + r * (1 / 2 + r * (1 / 6 + r * (1 / 24 + r * (1 / 120 + r * (
+            1 / 720 + r * (1 / 5040 + r * (1 / 40320 + r * (1 / 362880 + r * (1 / 3628800 + r * (
+                1 / 39916800 + r * (1 / 479001600 + r * (1 / 6227020800)))))))))))))
+        out[i] = 0.0 if under else p
+        t[i] = _ROUND if under else ti  # k = 0 keeps the +0.0 bits
+    bits = out.view(np.int64)
+    tbits = t.view(np.int64)
+    for i in range(n):
+        bits[i] += (tbits[i] - _ROUND_BITS) << 52
+
+
+# --------------------------------------------------------------------------- #
 # RBF kernel
 # --------------------------------------------------------------------------- #
 @numba.njit(parallel=True, cache=True)
@@ -247,12 +292,11 @@ def rbf_from_squared_distances(D2, sigma2, *, copy=True):
     return K
 
 
-# Fused kernels: distance, clipping and exp in one pass over the output (the
-# separate passes dominated the build time; benchmarks/bench_kpca.py). For the
-# symmetric case only the upper triangle is evaluated and then mirrored, which
-# halves the exp calls and makes the result exactly symmetric with a unit
-# diagonal. Rows are processed in pairs (i, n-1-i) so that both threads get
-# the same amount of triangle.
+# Fused Gram-matrix kernels (d >= 16): distance, clipping and exp in one pass over the output
+# (the separate passes dominated the build time; benchmarks/bench_kpca.py). For the symmetric
+# case only the upper triangle is evaluated and then mirrored, which halves the exp calls and
+# makes the result exactly symmetric with a unit diagonal. Rows are processed in pairs
+# (i, n-1-i) so that both threads get the same amount of triangle.
 _MIRROR_TILE = 64
 
 
@@ -287,24 +331,6 @@ def _rbf_self_gram(G, sq, scale):  # pragma: no cover - compiled
 
 
 @numba.njit(parallel=True, cache=True)
-def _rbf_self_exact(X, K, scale):  # pragma: no cover - compiled
-    n, d = X.shape
-    for p in numba.prange((n + 1) // 2):
-        q = np.int64(p)  # prange indices are unsigned; keep the arithmetic in int64
-        for r in range(2):
-            i = q if r == 0 else n - 1 - q
-            if r == 1 and i == q:
-                break
-            K[i, i] = 1.0
-            for j in range(i + 1, n):
-                s = 0.0
-                for k in range(d):
-                    t = X[i, k] - X[j, k]
-                    s += t * t
-                K[i, j] = np.exp(-s * scale)
-
-
-@numba.njit(parallel=True, cache=True)
 def _rbf_cross_gram(G, xx, yy, scale):  # pragma: no cover - compiled
     # G holds X Y^T on entry.
     n, m = G.shape
@@ -314,17 +340,53 @@ def _rbf_cross_gram(G, xx, yy, scale):  # pragma: no cover - compiled
             G[i, j] = np.exp(-(v if v > 0.0 else 0.0) * scale)
 
 
+# Direct-difference kernels (d < 16): each row's squared distances are summed over the
+# features in the same order as in ``_sqdist_cross_exact`` but vectorised along the row (``YT``
+# is ``Y`` transposed), then exponentiated by ``_exp_scaled``. Rows go to the threads in chunks
+# of ``_ROW_CHUNK`` so that the row buffers are allocated once per chunk.
+_ROW_CHUNK = 16
+
+
+@numba.njit(cache=True, nogil=True)
+def _sqdist_row(x, YT, d2):  # pragma: no cover - compiled
+    d2[:] = 0.0
+    for k in range(YT.shape[0]):
+        xk = x[k]
+        for j in range(YT.shape[1]):
+            t = xk - YT[k, j]
+            d2[j] += t * t
+
+
 @numba.njit(parallel=True, cache=True)
-def _rbf_cross_exact(X, Y, K, scale):  # pragma: no cover - compiled
-    n, d = X.shape
-    m = Y.shape[0]
-    for i in numba.prange(n):
-        for j in range(m):
-            s = 0.0
-            for k in range(d):
-                t = X[i, k] - Y[j, k]
-                s += t * t
-            K[i, j] = np.exp(-s * scale)
+def _rbf_rows_exact(X, YT, scale, K):  # pragma: no cover - compiled
+    n = X.shape[0]
+    for c in numba.prange((n + _ROW_CHUNK - 1) // _ROW_CHUNK):
+        d2 = np.empty(YT.shape[1])
+        for i in range(c * _ROW_CHUNK, min((c + 1) * _ROW_CHUNK, n)):
+            _sqdist_row(X[i], YT, d2)
+            _exp_scaled(d2, -scale, K[i])
+
+
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "nsz"})
+def _row_times_columns(row, CT, out):  # pragma: no cover - compiled
+    # out[c] = row . CT[c]; re-association lets the compiler vectorise the sums.
+    for c in range(CT.shape[0]):
+        s = 0.0
+        for j in range(row.size):
+            s += row[j] * CT[c, j]
+        out[c] = s
+
+
+@numba.njit(parallel=True, cache=True)
+def _rbf_project_exact(X, YT, scale, CT, out):  # pragma: no cover - compiled
+    n = X.shape[0]
+    for c in numba.prange((n + _ROW_CHUNK - 1) // _ROW_CHUNK):
+        d2 = np.empty(YT.shape[1])
+        row = np.empty(YT.shape[1])
+        for i in range(c * _ROW_CHUNK, min((c + 1) * _ROW_CHUNK, n)):
+            _sqdist_row(X[i], YT, d2)
+            _exp_scaled(d2, -scale, row)
+            _row_times_columns(row, CT, out[i])
 
 
 @_serial_when_small(_pairwise_entries)
@@ -349,7 +411,10 @@ def rbf_kernel(X, Y=None, *, sigma2):
     -----
     Distances are formed as in :func:`squared_distances` (direct sums for
     ``d < 16``, BLAS Gram matrix otherwise) and exponentiated in the same
-    compiled pass; with ``Y=None`` only the upper triangle is computed.
+    compiled pass. For ``d < 16`` the exponential is a vectorised one accurate
+    to 1 ulp (``_exp_scaled``) and every row is computed in full (the distances
+    are exactly symmetric); for ``d >= 16`` with ``Y=None`` only the upper
+    triangle is computed and mirrored.
 
     Examples
     --------
@@ -372,23 +437,78 @@ def rbf_kernel(X, Y=None, *, sigma2):
         if gram:
             K = X @ X.T
             _rbf_self_gram(K, np.einsum("ij,ij->i", X, X), scale)
+            _mirror_upper(K)
         else:
             K = np.empty((X.shape[0], X.shape[0]))
-            _rbf_self_exact(X, K, scale)
-        _mirror_upper(K)
+            _rbf_rows_exact(X, np.ascontiguousarray(X.T), scale, K)
         return K
     if gram:
         K = X @ Y.T
         _rbf_cross_gram(K, np.einsum("ij,ij->i", X, X), np.einsum("ij,ij->i", Y, Y), scale)
     else:
         K = np.empty((X.shape[0], Y.shape[0]))
-        _rbf_cross_exact(X, Y, K, scale)
+        _rbf_rows_exact(X, np.ascontiguousarray(Y.T), scale, K)
     return K
 
 
 def rbf_kernel_numpy(X, Y=None, *, sigma2):
     """Reference twin of :func:`rbf_kernel`."""
     return np.exp(-squared_distances_numpy(X, Y) / (2.0 * _check_sigma2(sigma2)))
+
+
+#: Rows of one block of ``rbf_project`` on the Gram-matrix route: about this many entries.
+_PROJECT_BLOCK_ENTRIES = 1 << 20
+
+
+@_serial_when_small(_pairwise_entries)
+def rbf_project(X, Y, C, *, sigma2):
+    """``rbf_kernel(X, Y, sigma2=sigma2) @ C`` without storing the kernel matrix.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d)
+    Y : array_like, shape (m, d)
+    C : array_like, shape (m, p)
+        Coefficients, one column per output.
+    sigma2 : float
+        Kernel width, as in :func:`rbf_kernel`.
+
+    Returns
+    -------
+    ndarray, shape (n, p)
+
+    Notes
+    -----
+    For ``d < 16`` each kernel row is computed as in :func:`rbf_kernel`,
+    multiplied by ``C`` while it is in cache and discarded (memory ``O(m)``
+    per thread, one pass); the row sums are re-associated, so the result
+    agrees with ``rbf_kernel(X, Y) @ C`` to rounding. For ``d >= 16`` the
+    kernel is built by :func:`rbf_kernel` in blocks of rows (about 2^20
+    entries each) and multiplied by BLAS. See :func:`rbf_project_numpy`.
+    """
+    scale = 1.0 / (2.0 * _check_sigma2(sigma2))
+    X = _as_2d_float(X, "X")
+    Y = _as_2d_float(Y, "Y")
+    C = _as_2d_float(C, "C")
+    if X.shape[1] != Y.shape[1] or C.shape[0] != Y.shape[0]:
+        raise ValueError(
+            f"shapes do not match: X {X.shape}, Y {Y.shape}, C {C.shape} (need X (n, d), "
+            "Y (m, d), C (m, p))"
+        )
+    out = np.empty((X.shape[0], C.shape[1]))
+    if X.shape[1] < _GRAM_MIN_FEATURES:
+        _rbf_project_exact(X, np.ascontiguousarray(Y.T), scale, np.ascontiguousarray(C.T), out)
+        return out
+    block = max(1, _PROJECT_BLOCK_ENTRIES // max(1, Y.shape[0]))
+    build = rbf_kernel.__wrapped__  # the thread count is already set for the whole call
+    for s in range(0, X.shape[0], block):
+        np.matmul(build(X[s : s + block], Y, sigma2=sigma2), C, out=out[s : s + block])
+    return out
+
+
+def rbf_project_numpy(X, Y, C, *, sigma2):
+    """Reference twin of :func:`rbf_project`: the full kernel matrix times ``C``."""
+    return rbf_kernel_numpy(X, Y, sigma2=sigma2) @ np.asarray(C, dtype=np.float64)
 
 
 # --------------------------------------------------------------------------- #

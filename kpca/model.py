@@ -17,7 +17,7 @@ from kpca._validation import (
     check_selection_options,
 )
 from kpca.base import KPCATransformer, ReconstructionScoreMixin
-from kpca.kernels import center_kernel, center_test_kernel, rbf_kernel
+from kpca.kernels import center_kernel, rbf_kernel, rbf_project
 from kpca.preimage import expansion_coefficients, fixed_point_preimage
 
 __all__ = ["KernelPCA"]
@@ -28,11 +28,19 @@ _SOLVERS = ("auto", "dense", "arpack", "lanczos")
 # LAPACK to ~1e-15 relative in benchmarks/RESULTS.md#block-lanczos-eigen_solverlanczos).
 _LANCZOS_DEFAULT_TOL = 1e-10
 
-# "auto" uses ARPACK when N >= _AUTO_ARPACK_MIN_SAMPLES and the number of
-# components is at most N / _AUTO_ARPACK_MAX_FRACTION; dense otherwise
-# (thresholds: docs/design.md#4-kpca-core-decisions).
+# "auto" uses block Lanczos when N >= _AUTO_LANCZOS_MIN_SAMPLES and its block fits (see
+# _lanczos_fits), else ARPACK when N >= _AUTO_ARPACK_MIN_SAMPLES and the number of components
+# is at most N / _AUTO_ARPACK_MAX_FRACTION; dense otherwise (thresholds:
+# docs/design.md#4-kpca-core-decisions).
+_AUTO_LANCZOS_MIN_SAMPLES = 2000
 _AUTO_ARPACK_MIN_SAMPLES = 100
 _AUTO_ARPACK_MAX_FRACTION = 4
+
+
+def _lanczos_fits(n_samples, n_components):
+    """Whether a Lanczos block of ``max(2 n_c, n_c + 8)`` vectors leaves room in ``R^N``."""
+    block = max(2 * n_components, n_components + 8)
+    return 4 * (n_components + block) <= n_samples
 
 
 def _deterministic_signs(vectors):
@@ -71,8 +79,9 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
         "dense": LAPACK ``scipy.linalg.eigh`` restricted to the leading
         ``n_c`` eigenpairs. "arpack": ``scipy.sparse.linalg.eigsh`` (Lanczos)
         for the ``n_c`` largest eigenvalues with a start vector drawn from
-        ``random_state``. "auto": ARPACK when ``N >= 100`` and
-        ``n_c <= N / 4``, dense otherwise (see
+        ``random_state``. "auto": "lanczos" when ``N >= 2000`` and its
+        block fits (``4 (n_c + block) <= N``), else ARPACK when
+        ``N >= 100`` and ``n_c <= N / 4``, dense otherwise (see
         ``docs/design.md#4-kpca-core-decisions``). "lanczos": block Lanczos
         (:func:`kpca._lanczos.lanczos_centered_top`) on the implicitly centred
         kernel (``Omega_c`` is never formed), start block drawn from
@@ -246,6 +255,8 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
     def _solver(self, n_samples, n_components):
         solver = self.eigen_solver
         if solver == "auto":
+            if n_samples >= _AUTO_LANCZOS_MIN_SAMPLES and _lanczos_fits(n_samples, n_components):
+                return "lanczos"
             use_arpack = (
                 n_samples >= _AUTO_ARPACK_MIN_SAMPLES
                 and n_components * _AUTO_ARPACK_MAX_FRACTION <= n_samples
@@ -254,10 +265,8 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
         if solver == "arpack" and n_components >= n_samples:
             # ARPACK computes at most N - 1 eigenpairs.
             solver = "dense"
-        if solver == "lanczos":
-            block = max(2 * n_components, n_components + 8)
-            if 4 * (n_components + block) > n_samples:
-                solver = "dense"
+        if solver == "lanczos" and not _lanczos_fits(n_samples, n_components):
+            solver = "dense"
         return solver
 
     def _eigh(self, Kc, n_components, solver, rng):
@@ -287,7 +296,8 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
         """Fit kernel PCA on ``X``.
 
         Builds the RBF kernel, centres it (``Omega_c = M_c Omega M_c``, Varon
-        et al. 2015, Eqs. (5)-(6)) and computes its leading eigenpairs.
+        et al. 2015, Eqs. (5)-(6); implicitly for "lanczos") and computes its
+        leading eigenpairs.
 
         Parameters
         ----------
@@ -344,12 +354,25 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
         ndarray, shape (m, n_c)
             ``Kc_test @ alphas_ / sqrt(eigenvalues_)``, where ``Kc_test`` is the
             test kernel centred against the training set.
+
+        Notes
+        -----
+        The test kernel is not stored: its rows are multiplied by the
+        coefficients as they are computed (:func:`kpca.kernels.rbf_project`),
+        and the centring is applied to the ``(m, n_c)`` product.
         """
         self._check_fitted("transform")
         X = self._validate_X(X, reset=False)
-        K_test = rbf_kernel(X, self.X_fit_, sigma2=self.sigma2_)
-        Kc = center_test_kernel(K_test, self._K_fit_col_mean, self._K_fit_total)
-        return (Kc @ self.alphas_) * self._axis_scale()
+        A = self.alphas_ * self._axis_scale()
+        N = A.shape[0]
+        # Kc_test @ A = K_test @ A - r (1'A) - 1 (c'A) + t (1'A) with the test-kernel row means
+        # r (a last column 1/N of the coefficients), the training column means c and grand mean
+        # t: one pass over K_test, which is never stored.
+        P = rbf_project(X, self.X_fit_, np.hstack([A, np.full((N, 1), 1.0 / N)]),
+                        sigma2=self.sigma2_)
+        col_sum = A.sum(axis=0)
+        return (P[:, :-1] - P[:, -1:] * col_sum
+                - (self._K_fit_col_mean @ A - self._K_fit_total * col_sum))
 
     def fit_transform(self, X, y=None):
         """Fit on ``X`` and return its scores; equal to ``fit(X).transform(X)``.

@@ -31,6 +31,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from kpca.kernels import _exp_scaled
+
 #: Lanczos tolerance: every returned eigenvalue is within ``rtol * lambda_1`` of the exact one
 #: (by the residual, or residual^2 / gap, bound).  The Monte-Carlo/permutation spread of the
 #: 95th-percentile noise levels is orders of magnitude larger.
@@ -68,43 +70,6 @@ def square_parents(gammas, rtol=1e-9):
                 parent[k] = j
                 break
     return parent
-
-
-_LOG2E = 1.4426950408889634
-_LN2_HI = 6.93147180369123816490e-01  # ln 2 split so that k * _LN2_HI is exact for |k| < 2**21
-_LN2_LO = 1.90821492927058770002e-10
-_ROUND = 6755399441055744.0  # 1.5 * 2**52: x + _ROUND rounds x to an integer held in the low bits
-_ROUND_BITS = int(np.array([_ROUND]).view(np.int64)[0])
-
-
-@numba.njit(cache=True, nogil=True, fastmath={"contract", "nnan", "ninf", "nsz"})
-def _exp_scaled(x, scale, out):  # pragma: no cover - compiled
-    """``out = exp(scale * x)`` for ``scale * x <= 0`` (positive products are treated as 0;
-    below -708 the result is 0), to 1 ulp, in loops the compiler vectorises (no
-    re-association, so the rounding trick holds).  ``out`` must not overlap ``x``.
-
-    Cody-Waite reduction ``y = k ln 2 + r``, ``|r| <= ln 2 / 2``, a degree-13 Taylor polynomial
-    for ``exp(r)`` (truncation error ``(ln 2 / 2)^14 / 14! < 1e-17``), and ``2^k`` added to the
-    exponent bits.
-    """
-    n = x.size
-    t = np.empty(n)
-    for i in range(n):
-        y = scale * x[i]
-        under = y < -708.0
-        y = min(max(y, -708.0), 0.0)
-        ti = y * _LOG2E + _ROUND
-        k = ti - _ROUND
-        r = (y - k * _LN2_HI) - k * _LN2_LO
-        p = 1.0 + r * (1.0 + r * (1 / 2 + r * (1 / 6 + r * (1 / 24 + r * (1 / 120 + r * (
-            1 / 720 + r * (1 / 5040 + r * (1 / 40320 + r * (1 / 362880 + r * (1 / 3628800 + r * (
-                1 / 39916800 + r * (1 / 479001600 + r * (1 / 6227020800)))))))))))))
-        out[i] = 0.0 if under else p
-        t[i] = _ROUND if under else ti  # k = 0 keeps the +0.0 bits
-    bits = out.view(np.int64)
-    tbits = t.view(np.int64)
-    for i in range(n):
-        bits[i] += (tbits[i] - _ROUND_BITS) << 52
 
 
 def exp_nonpositive(x, out=None, *, scale=1.0):

@@ -87,3 +87,45 @@ def test_fused_rbf_paths_match_twin_symmetric_unit_diagonal(n, d):
         rtol=1e-12,
         atol=1e-15,
     )
+
+
+def test_exact_rbf_path_is_within_one_ulp_of_numpy_exp():
+    # d < 16: the same direct distance sums, exponentiated by the vectorised exp
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(70, 5))
+    Y = rng.normal(size=(45, 5)) * 3.0
+    for A, B in ((X, None), (X, Y)):
+        got = kk.rbf_kernel(A, B, sigma2=0.7)
+        ref = np.exp(-(1.0 / 1.4) * kk.squared_distances(A, B))
+        assert np.all(np.abs(got - ref) <= np.spacing(ref))
+
+
+@pytest.mark.parametrize(
+    "n, m, d", [(1, 1, 1), (37, 50, 3), (50, 17, 15), (40, 33, 16), (9, 70, 40)]
+)
+def test_rbf_project_matches_twin(n, m, d):
+    rng = np.random.default_rng(n * m + d)
+    X, Y = rng.normal(size=(n, d)), rng.normal(size=(m, d))
+    C = rng.normal(size=(m, 4))
+    got = kk.rbf_project(X, Y, C, sigma2=0.5 * d)
+    ref = kk.rbf_project_numpy(X, Y, C, sigma2=0.5 * d)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-13 * m)
+
+
+def test_rbf_project_gram_route_in_several_blocks(monkeypatch):
+    monkeypatch.setattr(kk, "_PROJECT_BLOCK_ENTRIES", 100)
+    rng = np.random.default_rng(8)
+    X, Y = rng.normal(size=(23, 20)), rng.normal(size=(30, 20))
+    C = rng.normal(size=(30, 2))
+    np.testing.assert_allclose(
+        kk.rbf_project(X, Y, C, sigma2=10.0), kk.rbf_project_numpy(X, Y, C, sigma2=10.0),
+        rtol=0, atol=1e-13,
+    )
+
+
+def test_rbf_project_rejects_mismatched_shapes():
+    X, Y = np.ones((3, 2)), np.ones((4, 2))
+    with pytest.raises(ValueError, match="shapes do not match"):
+        kk.rbf_project(X, Y, np.ones((5, 1)), sigma2=1.0)
+    with pytest.raises(ValueError, match="shapes do not match"):
+        kk.rbf_project(X, np.ones((4, 3)), np.ones((4, 1)), sigma2=1.0)

@@ -5,6 +5,7 @@ import pytest
 import scipy.linalg
 
 from kpca import KernelPCA
+from kpca._blas import blas_limited_to, blas_limited_to_one_thread, blas_threads
 from kpca._lanczos import lanczos_centered_top
 from kpca.kernels import center_kernel, rbf_kernel
 
@@ -97,3 +98,13 @@ def test_estimator_falls_back_to_dense_for_large_n_components():
     X = np.random.default_rng(0).standard_normal((60, 3))
     model = KernelPCA(10, 3.0, eigen_solver="lanczos", random_state=0).fit(X)
     assert model.eigen_solver_ == "dense"
+
+
+def test_blas_thread_helpers_restore_the_count():
+    before = blas_threads()
+    with blas_limited_to_one_thread():
+        assert blas_threads() == 1
+        with blas_limited_to(before):
+            assert blas_threads() == before
+        assert blas_threads() == 1
+    assert blas_threads() == before

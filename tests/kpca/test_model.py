@@ -46,11 +46,34 @@ def test_eigenvector_signs_are_deterministic(blob, solver):
 
 
 def test_auto_solver_switch():
+    # block Lanczos from N = 2000 (fit 1.4x faster than ARPACK there, break-even near
+    # N = 1500: benchmarks/RESULTS.md), while its block of max(2 n_c, n_c + 8) vectors fits
     model = KernelPCA(2, 1.0, eigen_solver="auto")
     assert model._solver(99, 2) == "dense"
     assert model._solver(100, 25) == "arpack"
     assert model._solver(100, 26) == "dense"
-    assert model._solver(2000, 5) == "arpack"
+    assert model._solver(1999, 5) == "arpack"
+    assert model._solver(2000, 5) == "lanczos"
+    assert model._solver(2000, 166) == "lanczos"  # 4 (166 + 332) = 1992 <= 2000
+    assert model._solver(2000, 167) == "arpack"
+
+
+def test_auto_uses_lanczos_for_large_n():
+    X = np.random.default_rng(3).standard_normal((2000, 3))
+    model = KernelPCA(3, 2.0, random_state=0).fit(X)
+    assert model.eigen_solver_ == "lanczos"
+    Kc = center_kernel_numpy(rbf_kernel_numpy(X, sigma2=2.0))
+    lam, vec = scipy.linalg.eigh(Kc, subset_by_index=[1997, 1999])
+    lam, vec = lam[::-1], vec[:, ::-1]
+    np.testing.assert_allclose(model.eigenvalues_, lam, rtol=1e-12)
+    signs = np.sign(np.sum(vec * model.alphas_, axis=0))
+    np.testing.assert_allclose(model.alphas_, vec * signs, rtol=0, atol=1e-10)
+    Xnew = np.random.default_rng(4).standard_normal((50, 3))
+    Kc_test = center_test_kernel_numpy(rbf_kernel_numpy(Xnew, X, sigma2=2.0),
+                                       rbf_kernel_numpy(X, sigma2=2.0))
+    np.testing.assert_allclose(model.transform(Xnew),
+                               Kc_test @ model.alphas_ / np.sqrt(model.eigenvalues_),
+                               rtol=0, atol=1e-10)
 
 
 @pytest.mark.parametrize("solver", ["dense", "arpack"])
