@@ -17,7 +17,7 @@ from kpca._validation import (
     check_selection_options,
 )
 from kpca.base import KPCATransformer, ReconstructionScoreMixin
-from kpca.kernels import center_kernel, rbf_kernel, rbf_project
+from kpca.kernels import center_kernel, center_test_kernel, rbf_kernel, rbf_project
 from kpca.preimage import expansion_coefficients, fixed_point_preimage
 
 __all__ = ["KernelPCA"]
@@ -33,6 +33,9 @@ _LANCZOS_DEFAULT_TOL = 1e-10
 # is at most N / _AUTO_ARPACK_MAX_FRACTION; dense otherwise (thresholds:
 # docs/design.md#4-kpca-core-decisions).
 _AUTO_LANCZOS_MIN_SAMPLES = 2000
+# transform centres the test kernel explicitly when a kept eigenvalue is below this fraction of
+# the largest (the row-projected centring then loses digits to cancellation)
+_STABLE_EIGENVALUE_RATIO = 1e-6
 _AUTO_ARPACK_MIN_SAMPLES = 100
 _AUTO_ARPACK_MAX_FRACTION = 4
 
@@ -359,11 +362,18 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
         -----
         The test kernel is not stored: its rows are multiplied by the
         coefficients as they are computed (:func:`kpca.kernels.rbf_project`),
-        and the centring is applied to the ``(m, n_c)`` product.
+        and the centring is applied to the ``(m, n_c)`` product. When a kept
+        eigenvalue is below ``1e-6`` times the largest, ``1/sqrt(lambda_k)``
+        would amplify the cancellation in that product, so the test kernel is
+        built and centred explicitly instead.
         """
         self._check_fitted("transform")
         X = self._validate_X(X, reset=False)
         A = self.alphas_ * self._axis_scale()
+        lam = self.eigenvalues_
+        if lam.size and lam.min() < _STABLE_EIGENVALUE_RATIO * lam.max():
+            K_test = rbf_kernel(X, self.X_fit_, sigma2=self.sigma2_)
+            return center_test_kernel(K_test, self._K_fit_col_mean, self._K_fit_total) @ A
         N = A.shape[0]
         # Kc_test @ A = K_test @ A - r (1'A) - 1 (c'A) + t (1'A) with the test-kernel row means
         # r (a last column 1/N of the coefficients), the training column means c and grand mean

@@ -432,3 +432,14 @@ def test_init_only_stores_parameters():
     model = KernelPCA(n_components=-5, sigma2="nonsense", eigen_solver="bogus")
     assert (model.n_components, model.sigma2, model.eigen_solver) == (-5, "nonsense", "bogus")
     assert not hasattr(model, "alphas_")
+
+
+def test_transform_is_stable_for_near_zero_eigenvalues():
+    # one point apart from eleven equal ones: the second centred eigenvalue is ~1e-13 of the
+    # first, and 1/sqrt(lambda) amplified the cancellation of the row-projected centring to 3e-7
+    X = np.zeros((12, 1))
+    X[0, 0] = 1.125
+    model = KernelPCA(2, 19.0, random_state=0)
+    Z = model.fit_transform(X)
+    assert model.eigenvalues_[1] < 1e-6 * model.eigenvalues_[0]
+    np.testing.assert_allclose(model.transform(X), Z, atol=1e-9)
