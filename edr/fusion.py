@@ -6,8 +6,8 @@ same series of other leads. A respiratory series concentrates its band power
 around the breathing rate; a component that follows a morphology step, an
 ectopic cluster or noise spreads it. :func:`fuse` therefore weights each
 band-passed, standardised series by its spectral concentration
-(:func:`edr.signal.spectral_concentration`) raised to :data:`FUSION_POWER`,
-aligns its sign with the most concentrated one and averages.
+(:func:`edr.signal.spectral_concentration` of its peak in :data:`WEIGHT_BAND_HZ`) raised to
+:data:`FUSION_POWER`, aligns its sign with the most concentrated one and averages.
 
 The same panel judges the respiratory rate of every 32 s rate window
 (:func:`rate_quality`), in the spirit of the "smart fusion" of Karlen et al.
@@ -15,8 +15,8 @@ The same panel judges the respiratory rate of every 32 s rate window
 whose own spectral-peak rate lies within :data:`AGREEMENT_BPM` of the EDR's.
 Where the ECG carries no consistent breathing the series disagree, the quality
 is low, and below :data:`QUALITY_THRESHOLD` the pipeline reports no rate.
-Everything here sees the ECG-derived series only. The exponent and the
-threshold were chosen by leave-one-patient-out over the shared recordings
+Everything here sees the ECG-derived series only. The exponent, the weighting
+band and the threshold were chosen by leave-one-patient-out over the shared recordings
 (``docs/design.md#3-generalisation-to-unseen-patients``).
 """
 
@@ -34,11 +34,16 @@ from edr.signal import (
     spectral_concentration,
 )
 
-__all__ = ["AGREEMENT_BPM", "FUSION_POWER", "QUALITY_THRESHOLD", "Fusion", "agreement", "fuse",
-           "panel_weights", "rate_quality", "standardised"]
+__all__ = ["AGREEMENT_BPM", "FUSION_POWER", "QUALITY_THRESHOLD", "WEIGHT_BAND_HZ", "Fusion",
+           "agreement", "fuse", "panel_weights", "rate_quality", "standardised"]
 
 FUSION_POWER = 2
 """Exponent on the spectral concentrations that weight the fused series."""
+WEIGHT_BAND_HZ = (0.1, 1.0)
+"""Band (Hz) of the peak whose concentration weights a series in :func:`panel_weights`: 6-60
+breaths/min. The concentration is the power around the peak in this band over the series'
+power in the protocol band (0.05-1 Hz), so a series whose power lies below 6/min (slow drift,
+step transients that both leads share) weighs little and cannot anchor the fusion."""
 AGREEMENT_BPM = 2.0
 """A panel series agrees with the EDR in a rate window when their rates differ by at most this."""
 QUALITY_THRESHOLD = 0.5
@@ -78,11 +83,13 @@ def standardised(x, fs: float = GRID_FS) -> np.ndarray:
 
 
 def panel_weights(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
-                  power: float = FUSION_POWER) -> dict:
-    """Normalised ``concentration ** power`` of each series (equal weights when all are 0)."""
+                  power: float = FUSION_POWER, band=WEIGHT_BAND_HZ) -> dict:
+    """Normalised ``concentration ** power`` of each series, the concentration of its peak in
+    ``band`` (Hz; :func:`edr.signal.spectral_concentration` with ``peak_band=band``; equal
+    weights when all are 0)."""
     if not panel:
         raise ValueError("the panel holds no series")
-    raw = {k: spectral_concentration(v, fs) ** power for k, v in panel.items()}
+    raw = {k: spectral_concentration(v, fs, peak_band=band) ** power for k, v in panel.items()}
     total = sum(raw.values())
     if total <= 0:
         return {k: 1.0 / len(raw) for k in raw}
@@ -90,7 +97,7 @@ def panel_weights(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
 
 
 def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
-         power: float = FUSION_POWER) -> Fusion:
+         power: float = FUSION_POWER, band=WEIGHT_BAND_HZ) -> Fusion:
     """Concentration-weighted, sign-aligned average of standardised series on one grid.
 
     Parameters
@@ -100,12 +107,14 @@ def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
     fs : float, default 4.0
         Their rate (Hz).
     power : float, default :data:`FUSION_POWER`
+    band : (float, float), default :data:`WEIGHT_BAND_HZ`
+        Band (Hz) of the spectral peaks whose concentrations weight the series.
 
     Returns
     -------
     Fusion
     """
-    weights = panel_weights(panel, fs, power)
+    weights = panel_weights(panel, fs, power, band)
     best = max(weights, key=weights.get)
     ref = np.asarray(panel[best], dtype=float)
     acc = np.zeros(ref.size)

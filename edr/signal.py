@@ -254,10 +254,14 @@ def _welch(x: np.ndarray, fs: float, nperseg: int):
 
 
 def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
-                           half_width_hz: float = CONCENTRATION_HALF_WIDTH_HZ) -> float:
+                           half_width_hz: float = CONCENTRATION_HALF_WIDTH_HZ,
+                           peak_band=None) -> float:
     """Fraction of the in-band Welch power within ``±half_width_hz`` of the in-band peak.
 
     Welch segments of :data:`SEGMENT_S` (or the whole series when shorter).
+    With ``peak_band`` (Hz, inside ``band``) the peak is searched there only, and
+    the power around it is still divided by all of ``band``'s: a series whose
+    power lies mostly outside ``peak_band`` scores low.
     Returns 0 for a series shorter than 16 samples, non-finite, constant or
     without in-band power.
     """
@@ -269,5 +273,9 @@ def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
     if not b.any() or p[b].sum() <= 0:
         return 0.0
     fb, pb = f[b], p[b]
-    k = int(np.argmax(pb))
+    search = np.ones(fb.size, dtype=bool) if peak_band is None else (
+        (fb >= peak_band[0]) & (fb <= peak_band[1]))
+    if not search.any():
+        return 0.0
+    k = int(np.flatnonzero(search)[np.argmax(pb[search])])
     return float(pb[np.abs(fb - fb[k]) <= half_width_hz].sum() / pb.sum())

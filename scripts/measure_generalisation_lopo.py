@@ -6,9 +6,12 @@ What is tuned, and over which candidates:
   ``window_s`` in {off, 10, 20, 30, 60 s} and outlier threshold ``outlier_mads`` in {off, 3, 5, 8};
 * the EDR built from the panel (first three kernel principal components at the MDD width, R
   amplitude, QRS area): the first component alone (``k0``, the paper's ``kpca``), the most
-  concentrated component (``kwin3``), or the fusion ``edr.fusion.fuse`` with exponent 1, 2 or 4;
+  concentrated component (``kwin3``), or the fusion ``edr.fusion.fuse`` with exponent 1, 2 or 4
+  (weights measured in ``edr.fusion.WEIGHT_BAND_HZ``), or with exponent 2 and the weights
+  measured in the whole protocol band (``fuse2w``);
 * with several leads: the fusion of each lead's fused EDR across leads, or one fusion of all
-  leads' panels (``joint``, what ``lead="fuse"`` does);
+  leads' panels (``joint``, what ``lead="fuse"`` does; ``joint-wide``: weights in the whole
+  protocol band);
 * the rate-quality threshold of ``edr.fusion.rate_quality``: the largest value in 0.20..0.70
   whose training coverage is at least 90 %.
 
@@ -39,12 +42,12 @@ from edr.fusion import fuse, panel_weights, rate_quality, standardised
 from edr.io import read_record
 from edr.methods import MethodOutput, Segment, series_on_grid
 from edr.modulation import qrs_area, r_amplitude, robust_beat_matrix
-from edr.signal import bandpass, window_starts
+from edr.signal import BAND_HZ, bandpass, window_starts
 from kpca import KernelPCA
 
 MATRICES = [(None, None), (20, None), (None, 5), (10, 5), (20, 3), (20, 5), (20, 8), (30, 5),
             (60, 5)]
-VARIANTS = ["k0", "kwin3", "fuse1", "fuse2", "fuse4"]
+VARIANTS = ["k0", "kwin3", "fuse1", "fuse2", "fuse4", "fuse2w"]
 K = 3
 
 
@@ -72,6 +75,8 @@ def edr_of(panel, variant):
     if variant == "kwin3":
         w = panel_weights({k: panel[k] for k in ("kpca_1", "kpca_2", "kpca_3")})
         return panel[max(w, key=w.get)]
+    if variant == "fuse2w":
+        return fuse(panel, power=2, band=BAND_HZ).series
     return fuse(panel, power=int(variant[-1])).series
 
 
@@ -139,6 +144,8 @@ def main(argv=None) -> int:
             joint = {f"{lead}/{s}": y for lead in leads for s, y in panels[(lead, 30, 5)].items()}
             multi.setdefault(("joint", p), {})[name] = scores(fuse(joint, power=p).series, ref,
                                                               breaths)
+            multi.setdefault(("joint-wide", p), {})[name] = scores(
+                fuse(joint, power=p, band=BAND_HZ).series, ref, breaths)
         starts = window_starts(grid.size, 4.0)
         ref_rate = breath_rate_series(breaths, starts / 4.0)
         for mode, panel in (("II", panels[("II", 30, 5)]),

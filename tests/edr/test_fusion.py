@@ -8,13 +8,14 @@ import pytest
 from edr.fusion import (
     AGREEMENT_BPM,
     QUALITY_THRESHOLD,
+    WEIGHT_BAND_HZ,
     fuse,
     panel_weights,
     rate_quality,
     standardised,
 )
 from edr.modulation import robust_beat_matrix
-from edr.signal import spectral_concentration
+from edr.signal import BAND_HZ, spectral_concentration
 
 FS = 4.0
 T = np.arange(0, 240, 1 / FS)
@@ -76,9 +77,24 @@ def test_fusion_weights_follow_concentration_and_align_signs():
     assert f.best in ("resp", "flipped") and f.signs["flipped"] == -f.signs["resp"]
     assert sum(f.weights.values()) == pytest.approx(1.0)
     assert f.weights["noise"] < 0.1
-    c = {k: spectral_concentration(v, FS) ** 2 for k, v in panel.items()}
+    c = {k: spectral_concentration(v, FS, peak_band=WEIGHT_BAND_HZ) ** 2 for k, v in panel.items()}
     assert f.weights["resp"] == pytest.approx(c["resp"] / sum(c.values()))
     assert abs(np.corrcoef(f.series, resp)[0, 1]) > 0.95
+
+
+def test_a_slow_shared_component_cannot_anchor_the_fusion():
+    # two series share a 4 /min oscillation (slow drift or step transients of both leads),
+    # one series breathes at 15 /min with some noise: measured over the whole 3-60 /min band
+    # the slow pair is the more concentrated and anchors; in WEIGHT_BAND_HZ (6-60 /min) it is not
+    rng = np.random.default_rng(4)
+    slow = standardised(_sine(4))
+    resp = standardised(_sine(15) + 0.6 * rng.normal(size=T.size))
+    panel = {"slow_a": slow, "slow_b": standardised(slow + 0.2 * rng.normal(size=T.size)),
+             "resp": resp}
+    assert fuse(panel, FS, band=BAND_HZ).best.startswith("slow")
+    f = fuse(panel, FS)
+    assert f.best == "resp" and f.weights["resp"] > 0.5
+    assert abs(np.corrcoef(f.series, resp)[0, 1]) > 0.8
 
 
 def test_fusion_by_hand():

@@ -148,3 +148,16 @@ def test_window_rates_in_blocks_equal_the_windows_one_by_one():
     _, bpm = m.rate_series(x)
     assert bpm.size > 2 * 256
     np.testing.assert_array_equal(bpm, _rates_one_by_one(x, 4.0))
+
+
+def test_spectral_concentration_with_a_peak_band_divides_by_the_whole_band():
+    from edr.signal import spectral_concentration
+
+    t = np.arange(0, 240, 0.25)
+    slow, fast = np.sin(2 * np.pi * 4 / 60 * t), 0.5 * np.sin(2 * np.pi * 15 / 60 * t)
+    whole = spectral_concentration(slow + fast)  # the peak is the slow one
+    fast_only = spectral_concentration(slow + fast, peak_band=(0.1, 1.0))
+    # the 15 /min peak holds about 1/5 of the band power (amplitude 0.5 against 1)
+    assert whole > 0.7 and 0.1 < fast_only < 0.3
+    assert spectral_concentration(fast, peak_band=(0.1, 1.0)) == spectral_concentration(fast)
+    assert spectral_concentration(slow, peak_band=(0.5, 0.6)) < 0.05
