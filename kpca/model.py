@@ -46,6 +46,22 @@ def _lanczos_fits(n_samples, n_components):
     return 4 * (n_components + block) <= n_samples
 
 
+def _resolved(eigenvalues, n_samples):
+    """Mask of the eigenvalues that rise above the centred kernel's rounding error.
+
+    The centred RBF kernel has entries of magnitude at most 1, so its rounding
+    error ``E`` has ``||E||_2 <= N eps`` and a backward-stable eigensolver adds
+    ``eps ||Omega_c||_2 <= N eps`` more (both ``O(N eps max(1, lambda_1))``).
+    By Weyl's inequality an eigenvalue below ``N eps max(1, lambda_1)`` cannot be
+    told from zero; its eigenvector is an arbitrary direction of the numerical
+    null space and its scores would be rounding noise divided by
+    ``sqrt(lambda_k)``.
+    """
+    lam = np.asarray(eigenvalues, dtype=np.float64)
+    top = float(lam.max()) if lam.size else 0.0
+    return lam > n_samples * np.finfo(np.float64).eps * max(1.0, top)
+
+
 def _deterministic_signs(vectors):
     """Flip each column so that its largest-magnitude entry is positive."""
     idx = np.argmax(np.abs(vectors), axis=0)
@@ -142,8 +158,10 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
     Scores are projections onto the unit-norm feature-space axes,
     ``Z = Kc @ alphas_ / sqrt(eigenvalues_)`` (Jørgensen & Hansen 2012,
     Eq. (2)), scikit-learn's convention up to sign. Components whose
-    eigenvalue is not positive (at most ``N - 1`` components of a centred
-    kernel carry variance) get zero scores.
+    eigenvalue is numerically zero, at most ``N eps max(1, lambda_1)`` (the
+    rounding error of the centred kernel; at most ``N - 1`` components of a
+    centred kernel carry variance), get zero scores in :meth:`transform` and
+    :meth:`fit_transform` alike.
 
     Examples
     --------
@@ -334,12 +352,12 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
         self._K_fit_total = float(col_mean.mean())
         return self
 
-    def _axis_scale(self):
-        # 1/sqrt(lambda_k), zero for components that carry no variance.
+    def _axis_scale(self, power):
+        # lambda_k ** power, zero for components whose eigenvalue is numerically zero
         lam = self.eigenvalues_
         out = np.zeros_like(lam)
-        pos = lam > 0
-        out[pos] = 1.0 / np.sqrt(lam[pos])
+        keep = _resolved(lam, self.alphas_.shape[0])
+        out[keep] = lam[keep] ** power
         return out
 
     # ------------------------------------------------------------------ #
@@ -363,14 +381,15 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
         The test kernel is not stored: its rows are multiplied by the
         coefficients as they are computed (:func:`kpca.kernels.rbf_project`),
         and the centring is applied to the ``(m, n_c)`` product. When a kept
-        eigenvalue is below ``1e-6`` times the largest, ``1/sqrt(lambda_k)``
+        eigenvalue that is not numerically zero is below ``1e-6`` times the
+        largest, ``1/sqrt(lambda_k)``
         would amplify the cancellation in that product, so the test kernel is
         built and centred explicitly instead.
         """
         self._check_fitted("transform")
         X = self._validate_X(X, reset=False)
-        A = self.alphas_ * self._axis_scale()
-        lam = self.eigenvalues_
+        A = self.alphas_ * self._axis_scale(-0.5)
+        lam = self.eigenvalues_[_resolved(self.eigenvalues_, self.alphas_.shape[0])]
         if lam.size and lam.min() < _STABLE_EIGENVALUE_RATIO * lam.max():
             K_test = rbf_kernel(X, self.X_fit_, sigma2=self.sigma2_)
             return center_test_kernel(K_test, self._K_fit_col_mean, self._K_fit_total) @ A
@@ -391,8 +410,7 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
         rebuilding the kernel.
         """
         self.fit(X)
-        scale = np.where(self.eigenvalues_ > 0, np.sqrt(np.maximum(self.eigenvalues_, 0)), 0.0)
-        return self.alphas_ * scale
+        return self.alphas_ * self._axis_scale(0.5)
 
     def _preimage(self, Z, z0):
         gamma_tilde = expansion_coefficients(Z, self.alphas_, self.eigenvalues_)

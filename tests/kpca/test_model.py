@@ -435,11 +435,32 @@ def test_init_only_stores_parameters():
 
 
 def test_transform_is_stable_for_near_zero_eigenvalues():
-    # one point apart from eleven equal ones: the second centred eigenvalue is ~1e-13 of the
-    # first, and 1/sqrt(lambda) amplified the cancellation of the row-projected centring to 3e-7
+    # two distinct points: the centred kernel has rank 1, so its second eigenvalue is rounding
+    # noise and the second eigenvector an arbitrary null-space direction
     X = np.zeros((12, 1))
     X[0, 0] = 1.125
     model = KernelPCA(2, 19.0, random_state=0)
     Z = model.fit_transform(X)
-    assert model.eigenvalues_[1] < 1e-6 * model.eigenvalues_[0]
-    np.testing.assert_allclose(model.transform(X), Z, atol=1e-9)
+    N, lam = X.shape[0], model.eigenvalues_
+    eps = np.finfo(float).eps
+    assert lam[1] < N * eps * max(1.0, lam[0])
+    # a numerically zero component carries no variance: zero scores, in and out of sample
+    assert np.all(Z[:, 1] == 0) and np.all(model.transform(X)[:, 1] == 0)
+    # the resolved one: Kc is exact to N eps (entries <= 1), scaled by 1/sqrt(lambda_1)
+    np.testing.assert_allclose(model.transform(X), Z, rtol=0, atol=10 * N * eps / np.sqrt(lam[0]))
+
+
+def test_transform_is_stable_for_small_resolved_eigenvalues():
+    # a third of the points slightly apart: lambda_2 ~ 1e-8 lambda_1, above the rounding floor,
+    # so transform centres the test kernel explicitly; its error is N eps / sqrt(lambda_k)
+    rng = np.random.default_rng(0)
+    X = np.zeros((30, 2))
+    X[:10] = 1.0
+    X[10:20, 0] = 1e-3 * rng.standard_normal(10)
+    model = KernelPCA(2, 50.0, random_state=0)
+    Z = model.fit_transform(X)
+    N, lam = X.shape[0], model.eigenvalues_
+    eps = np.finfo(float).eps
+    assert N * eps * max(1.0, lam[0]) < lam[1] < 1e-6 * lam[0]
+    bound = 10 * N * eps / np.sqrt(lam)
+    assert np.all(np.abs(model.transform(X) - Z) <= bound)
