@@ -2,21 +2,28 @@
 
 Several series of one window may carry the breathing: the leading kernel
 principal components of the QRS matrix, the R amplitude, the QRS area, the
-same series of other leads. A respiratory series concentrates its band power
-around the breathing rate; a component that follows a morphology step, an
-ectopic cluster or noise spreads it. :func:`fuse` therefore weights each
-band-passed, standardised series by its spectral concentration
-(:func:`edr.signal.spectral_concentration` of its peak in :data:`WEIGHT_BAND_HZ`) raised to
-:data:`FUSION_POWER`, aligns its sign with the most concentrated one and averages.
+heart rate, the same series of other leads. A respiratory series concentrates
+its band power around the breathing rate within every minute or so, even when
+the rate changes from minute to minute; a component that follows a morphology
+step, an ectopic cluster or noise spreads it. Breathing also shows in several
+series at once, while a component that follows something else (an aliased mains
+line, a lone artefact) stands alone. :func:`fuse` therefore weights each
+band-passed, standardised series by its local spectral concentration
+(:func:`local_concentration`, peak in :data:`WEIGHT_BAND_HZ`, over
+:data:`LOCAL_S` stretches) raised to :data:`FUSION_POWER`, times its agreement
+with the rest of the panel (:data:`CONSENSUS`), aligns its sign with the
+heaviest one and averages.
 
-The same panel judges the respiratory rate of every 32 s rate window
+The same panel and weights judge the respiratory rate of every 32 s rate window
 (:func:`rate_quality`), in the spirit of the "smart fusion" of Karlen et al.
 (2013): the quality of a window is the weighted share of the panel's series
 whose own spectral-peak rate lies within :data:`AGREEMENT_BPM` of the EDR's.
 Where the ECG carries no consistent breathing the series disagree, the quality
 is low, and below :data:`QUALITY_THRESHOLD` the pipeline reports no rate.
-Everything here sees the ECG-derived series only. The exponent, the weighting
-band and the threshold were chosen by leave-one-patient-out over the shared recordings
+Everything here sees the ECG-derived series only. The weighting was chosen by
+leave-one-subject-out over the shared ICU and healthy recordings
+(``docs/studies/beyond_the_icu.md``), the band and the threshold by
+leave-one-patient-out over the ICU ones
 (``docs/design.md#3-generalisation-to-unseen-patients``).
 """
 
@@ -34,16 +41,25 @@ from edr.signal import (
     spectral_concentration,
 )
 
-__all__ = ["AGREEMENT_BPM", "FUSION_POWER", "QUALITY_THRESHOLD", "WEIGHT_BAND_HZ", "Fusion",
-           "agreement", "fuse", "panel_weights", "rate_quality", "standardised"]
+__all__ = ["AGREEMENT_BPM", "CONSENSUS", "FUSION_POWER", "LOCAL_S", "QUALITY_THRESHOLD",
+           "WEIGHT_BAND_HZ", "Fusion", "agreement", "fuse", "local_concentration",
+           "panel_weights", "rate_quality", "standardised"]
 
-FUSION_POWER = 2
+FUSION_POWER = 4
 """Exponent on the spectral concentrations that weight the fused series."""
 WEIGHT_BAND_HZ = (0.1, 1.0)
 """Band (Hz) of the peak whose concentration weights a series in :func:`panel_weights`: 6-60
 breaths/min. The concentration is the power around the peak in this band over the series'
 power in the protocol band (0.05-1 Hz), so a series whose power lies below 6/min (slow drift,
 step transients that both leads share) weighs little and cannot anchor the fusion."""
+LOCAL_S = 64.0
+"""Length (s) of the stretches over which a series' concentration is measured and averaged
+(:func:`local_concentration`; half-overlapping): breathing whose rate changes every minute or two
+is concentrated in each stretch though not over a 5-minute window."""
+CONSENSUS = True
+"""Whether a series' weight is also scaled by its agreement with the rest of the panel
+(:func:`panel_weights`): breathing shows in several series at once, a component that follows
+something else (an aliased mains line, noise) stands alone however concentrated it is."""
 AGREEMENT_BPM = 2.0
 """A panel series agrees with the EDR in a rate window when their rates differ by at most this."""
 QUALITY_THRESHOLD = 0.5
@@ -82,22 +98,57 @@ def standardised(x, fs: float = GRID_FS) -> np.ndarray:
     return y / sd if sd > 0 else y
 
 
+def local_concentration(x, fs: float = GRID_FS, *, band=WEIGHT_BAND_HZ,
+                        local_s: float | None = LOCAL_S) -> float:
+    """Mean :func:`edr.signal.spectral_concentration` (peak in ``band``) over half-overlapping
+    stretches of ``local_s`` seconds; the whole series' when ``local_s`` is None or the series is
+    no longer than one stretch."""
+    x = np.asarray(x, dtype=float)
+    n = x.size if local_s is None else int(round(local_s * fs))
+    if x.size <= n:
+        return spectral_concentration(x, fs, peak_band=band)
+    step = max(n // 2, 1)
+    return float(np.mean([spectral_concentration(x[i:i + n], fs, peak_band=band)
+                          for i in range(0, x.size - n + 1, step)]))
+
+
 def panel_weights(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
-                  power: float = FUSION_POWER, band=WEIGHT_BAND_HZ) -> dict:
-    """Normalised ``concentration ** power`` of each series, the concentration of its peak in
-    ``band`` (Hz; :func:`edr.signal.spectral_concentration` with ``peak_band=band``; equal
-    weights when all are 0)."""
+                  power: float = FUSION_POWER, band=WEIGHT_BAND_HZ, *,
+                  local_s: float | None = LOCAL_S, consensus: bool = CONSENSUS) -> dict:
+    """Normalised weight of each series of ``panel``.
+
+    The base weight is ``c ** power`` with ``c`` the :func:`local_concentration` of the series
+    (its spectral peak searched in ``band``, Hz). With ``consensus`` it is multiplied by the
+    series' agreement with the others, ``sum_j b_j |r_kj| / sum_j b_j`` over the other series
+    ``j`` (``b_j`` their base weights, ``r_kj`` the Pearson correlation): a series that shares
+    its oscillation with no other member weighs little. Equal weights when all are 0.
+    """
     if not panel:
         raise ValueError("the panel holds no series")
-    raw = {k: spectral_concentration(v, fs, peak_band=band) ** power for k, v in panel.items()}
-    total = sum(raw.values())
+    names = list(panel)
+    sizes = {k: np.size(panel[k]) for k in names}
+    if len(set(sizes.values())) > 1:
+        raise ValueError(f"the panel's series must share one grid; their numbers of points are "
+                         f"{sizes}")
+    raw = np.array([local_concentration(panel[k], fs, band=band, local_s=local_s) ** power
+                    for k in names])
+    if consensus and len(names) > 1:
+        Y = np.array([np.asarray(panel[k], dtype=float) for k in names])
+        Y = Y - Y.mean(axis=1, keepdims=True)
+        norm = np.sqrt(np.einsum("ij,ij->i", Y, Y))
+        Y = Y / np.where(norm > 0, norm, 1.0)[:, None]
+        r = np.abs(Y @ Y.T)
+        np.fill_diagonal(r, 0.0)
+        others = raw.sum() - raw
+        raw = raw * np.divide(r @ raw, others, out=np.zeros_like(raw), where=others > 0)
+    total = raw.sum()
     if total <= 0:
-        return {k: 1.0 / len(raw) for k in raw}
-    return {k: w / total for k, w in raw.items()}
+        return {k: 1.0 / len(names) for k in names}
+    return {k: float(w / total) for k, w in zip(names, raw, strict=True)}
 
 
 def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
-         power: float = FUSION_POWER, band=WEIGHT_BAND_HZ) -> Fusion:
+         power: float = FUSION_POWER, band=WEIGHT_BAND_HZ, **weighting) -> Fusion:
     """Concentration-weighted, sign-aligned average of standardised series on one grid.
 
     Parameters
@@ -109,12 +160,14 @@ def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
     power : float, default :data:`FUSION_POWER`
     band : (float, float), default :data:`WEIGHT_BAND_HZ`
         Band (Hz) of the spectral peaks whose concentrations weight the series.
+    **weighting
+        ``local_s`` and ``consensus`` of :func:`panel_weights`.
 
     Returns
     -------
     Fusion
     """
-    weights = panel_weights(panel, fs, power, band)
+    weights = panel_weights(panel, fs, power, band, **weighting)
     best = max(weights, key=weights.get)
     ref = np.asarray(panel[best], dtype=float)
     acc = np.zeros(ref.size)

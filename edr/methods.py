@@ -117,6 +117,10 @@ FUSION_POWER = 4
 (``docs/design.md#edr-kpca_rsa-fusion-weights``)."""
 FUSION_COMPONENTS = 3
 """Leading kernel principal components that enter ``kpca_fusion``'s panel."""
+FUSION_RSA = True
+"""Whether the instantaneous heart rate enters ``kpca_fusion``'s panel: respiratory sinus
+arrhythmia is the strongest breathing signal of healthy people at rest and an independent
+witness of the morphology's breathing (``docs/studies/beyond_the_icu.md``)."""
 NEUROKIT_MIN_PEAKS = 4
 """Fewest R peaks the NeuroKit2 peers accept."""
 _POSITIONS = {"orientation": "positions"}
@@ -636,25 +640,28 @@ def kpca_rsa_edr(seg: Segment, **kpca_options) -> MethodOutput:
     return MethodOutput(seg.grid, fused, "grid", k.sigma2, k.selection, q)
 
 
-def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS,
+def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_RSA,
                     **kpca_options) -> MethodOutput:
     """Quality-weighted fusion of the leading kernel principal components and the classic series.
 
     The panel: the first ``n_components`` kernel principal component scores of
     :meth:`Segment.beat_matrix` (σ² chosen as for ``kpca``, by the estimator),
-    the R amplitude and the QRS area (all valid beats),
-    each on the grid, band-passed and
-    standardised; the output is their :func:`edr.fusion.fuse` (weights
-    ``spectral_concentration ** edr.fusion.FUSION_POWER``, signs aligned with the
-    most concentrated). When breathing dominates the beat-to-beat variance the
-    first component dominates the fusion; when a morphology step, an ectopic
-    cluster or drift does, the series that still breathe take over.
+    the R amplitude and the QRS area (all valid beats) and, with ``rsa``, the
+    instantaneous heart rate (:func:`rsa_edr`), each on the grid, band-passed and
+    standardised; the output is their :func:`edr.fusion.fuse` (weights from the
+    local spectral concentrations and the agreement between the series,
+    :func:`edr.fusion.panel_weights`; signs aligned with the heaviest). When
+    breathing dominates the beat-to-beat variance the first component dominates
+    the fusion; when a morphology step, an ectopic cluster, drift or an aliased
+    mains line does, the series that still breathe together take over.
 
     Parameters
     ----------
     seg : Segment
     n_components : int, default :data:`FUSION_COMPONENTS`
         Leading components in the panel (at most the beats minus one).
+    rsa : bool, default :data:`FUSION_RSA`
+        Whether the heart rate (respiratory sinus arrhythmia) enters the panel.
     **kpca_options
         As :func:`kpca_edr` (``solver="dense"`` and ``orientation="beats"`` only).
 
@@ -673,6 +680,8 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS,
                                                                     (int, np.integer)) \
             or n_components < 1:
         raise ValueError(f"n_components must be a positive integer, got {n_components!r}")
+    if not isinstance(rsa, (bool, np.bool_)):
+        raise ValueError(f"rsa must be True or False, got {rsa!r}")
     seg.require_beats()
     X, t, n_out = seg.beat_matrix(opts.baseline, opts.robust)
     model = opts.kernel_pca(min(int(n_components), X.shape[0] - 1))
@@ -682,6 +691,8 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS,
     series = {f"kpca_{j + 1}": MethodOutput(t, Z[:, j]) for j in range(Z.shape[1])}
     series["r_amplitude"] = MethodOutput(tv, r_amplitude(seg.ecg, seg.fs, seg.beats)[v])
     series["qrs_area"] = MethodOutput(tv, _qrs_area(seg.ecg, seg.fs, seg.beats)[v])
+    if rsa and (v[1:] & v[:-1]).sum() >= MIN_BEATS:
+        series["rsa"] = rsa_edr(seg)
     panel = {k: standardised(series_on_grid(seg, o), seg.fs_out) for k, o in series.items()}
     fused = fuse(panel, seg.fs_out)
     selection = getattr(model, "selection_", None)

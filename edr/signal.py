@@ -30,7 +30,11 @@ __all__ = [
     "RATE_STEP_S",
     "SEGMENT_S",
     "CONCENTRATION_HALF_WIDTH_HZ",
+    "MAINS_HZ",
+    "MAINS_MIN_DB",
     "as_series",
+    "mains_frequency",
+    "remove_mains",
     "bandpass",
     "positive_rate",
     "rate_series",
@@ -63,6 +67,20 @@ RATE_NFFT = 4096
 
 CONCENTRATION_HALF_WIDTH_HZ = 0.05
 """Half-width (Hz) around the in-band peak counted by :func:`spectral_concentration`."""
+
+MAINS_HZ = (50.0, 60.0)
+"""Mains frequencies (Hz) :func:`mains_frequency` looks for."""
+
+MAINS_MIN_DB = 10.0
+"""A mains line counts when its Welch power stands this many dB above the median of its
+neighbours (1-3 Hz either side): a line of that size aliases into the beat-sampled series."""
+
+MAINS_NOTCH_Q = 30.0
+"""Quality factor of the notches (-3 dB width ``f0 / Q``: 1.7 Hz at 50 Hz)."""
+
+_MAINS_MAX_FRACTION = 0.45
+"""Notches are placed only at harmonics below this fraction of ``fs``: at the Nyquist rate a
+sampled line is a constant alternation that a notch cannot isolate."""
 
 # FS_RANGE — supported ECG sampling rates (Hz), and MIN_BEATS — fewest beats an analysis
 # needs, are those :func:`edr.beats.detect` enforces; re-exported here for the layers above.
@@ -279,3 +297,55 @@ def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
         return 0.0
     k = int(np.flatnonzero(search)[np.argmax(pb[search])])
     return float(pb[np.abs(fb - fb[k]) <= half_width_hz].sum() / pb.sum())
+
+
+def mains_frequency(x, fs: float) -> float | None:
+    """The mains line (one of :data:`MAINS_HZ`) that stands out of ``x``'s spectrum, or None.
+
+    Welch power (4 s segments) at the line against the median power 1-3 Hz either side; the
+    line counts when it stands :data:`MAINS_MIN_DB` above it. NaN samples are left out (set to
+    the median); lines at or above ``0.45 fs`` are not searched.
+    """
+    x = np.asarray(x, dtype=float)
+    ok = np.isfinite(x)
+    if ok.sum() < 8 * fs:
+        return None
+    y = np.where(ok, x, np.median(x[ok]))
+    f, p = signal.welch(y - y.mean(), fs=fs, nperseg=int(round(4 * fs)))
+    best, best_db = None, MAINS_MIN_DB
+    for line in MAINS_HZ:
+        if line >= _MAINS_MAX_FRACTION * fs:
+            continue
+        k = int(np.argmin(np.abs(f - line)))
+        near = (np.abs(f - line) >= 1.0) & (np.abs(f - line) <= 3.0)
+        floor = np.median(p[near])
+        db = 10 * np.log10(p[k] / floor) if floor > 0 and p[k] > 0 else 0.0
+        if db > best_db:
+            best, best_db = line, db
+    return best
+
+
+def remove_mains(x, fs: float) -> np.ndarray:
+    """``x`` with its mains line and the line's harmonics notched out, when it has one.
+
+    Mains interference is no part of the heart's morphology, but sampled once per beat it
+    aliases to a slow, narrow-band oscillation of the beat series (for a 50 Hz line and a
+    heart rate ``f_h``, at ``|50 - round(50 / f_h) f_h|``) that can look more respiratory than
+    the breathing itself. :func:`mains_frequency` decides whether a line is present; each
+    harmonic below ``0.45 fs`` then gets a zero-phase IIR notch (``scipy.signal.iirnotch``,
+    ``Q =`` :data:`MAINS_NOTCH_Q`, applied forward and backward). Without a line ``x`` is
+    returned unchanged (the same array). NaN samples stay NaN. Measurements:
+    ``docs/studies/beyond_the_icu.md``.
+    """
+    x = np.asarray(x, dtype=float)
+    line = mains_frequency(x, fs)
+    if line is None:
+        return x
+    ok = np.isfinite(x)
+    y = np.where(ok, x, np.median(x[ok]))
+    h = 1
+    while h * line < _MAINS_MAX_FRACTION * fs:
+        b, a = signal.iirnotch(h * line, MAINS_NOTCH_Q, fs)
+        y = signal.filtfilt(b, a, y)
+        h += 1
+    return np.where(ok, y, np.nan)

@@ -73,8 +73,8 @@ import numbers
 import numpy as np
 from scipy.interpolate import CubicSpline
 
-__all__ = ["FAILURE_SCENARIOS", "LEAD_DIRECTIONS", "SCENARIOS", "simulate_recording",
-           "simulate_scenario"]
+__all__ = ["FAILURE_SCENARIOS", "HEALTHY_SCENARIOS", "LEAD_DIRECTIONS", "SCENARIOS",
+           "simulate_recording", "simulate_scenario"]
 
 
 def _unit(v):
@@ -378,6 +378,8 @@ def simulate_recording(
     noise_burst_min_s=1.0,
     noise_burst_max_s=4.0,
     ventilator_depth=None,
+    resp_rate_schedule_hz=None,
+    resp_rate_step_s=60.0,
     name="simulated",
     random_state=0,
 ):
@@ -462,6 +464,12 @@ def simulate_recording(
     ventilator_depth : None or float in (0, 1], default None (off)
         Mechanical ventilation: regular rate and depth, respiratory
         modulations scaled by ``ventilator_depth``.
+    resp_rate_schedule_hz : sequence of float, optional
+        Paced breathing: the mean respiratory rate steps through these rates (Hz),
+        each held for ``resp_rate_step_s`` seconds, cycling; ``resp_rate_hz`` is then
+        unused. None (default): one mean rate.
+    resp_rate_step_s : float, default 60
+        How long each rate of ``resp_rate_schedule_hz`` is held (s).
     name : str, default "simulated"
         ``Recording.name``.
     random_state : None, int or numpy.random.Generator, default 0
@@ -551,6 +559,12 @@ def _checked_options(opts):
     if o.noise_burst_max_s < o.noise_burst_min_s:
         raise ValueError("noise_burst_max_s must be >= noise_burst_min_s, got "
                          f"{o.noise_burst_max_s!r} < {o.noise_burst_min_s!r}")
+    o.resp_rate_step_s = _check_pos(o.resp_rate_step_s, "resp_rate_step_s")
+    if o.resp_rate_schedule_hz is not None:
+        rates = [_check_pos(v, "resp_rate_schedule_hz") for v in o.resp_rate_schedule_hz]
+        if not rates:
+            raise ValueError("resp_rate_schedule_hz must be None or hold at least one rate")
+        o.resp_rate_schedule_hz = np.array(rates)
     if o.ventilator_depth is not None:
         _apply_ventilator(o)
     o.leads, o.directions, o.lead_names = _checked_leads(o.leads)
@@ -592,9 +606,14 @@ def _checked_leads(leads):
 
 def _draw_respiration(rng, o, t_slow):
     """Respiratory phase, amplitude and ``r = amp sin(phase)`` on ``t_slow``: rate drifting
-    around ``resp_rate_hz`` (knots 30 s), random initial phase, amplitude around 1 (knots 10 s)."""
-    rate = o.resp_rate_hz * (1.0 + o.resp_rate_variability * _smooth_noise(rng, t_slow, 30.0))
-    rate = np.maximum(rate, 0.2 * o.resp_rate_hz)
+    around ``resp_rate_hz`` or the rate of the paced schedule (knots 30 s), random initial
+    phase, amplitude around 1 (knots 10 s)."""
+    mean = o.resp_rate_hz
+    if o.resp_rate_schedule_hz is not None:
+        step = (t_slow // o.resp_rate_step_s).astype(int) % o.resp_rate_schedule_hz.size
+        mean = o.resp_rate_schedule_hz[step]
+    rate = mean * (1.0 + o.resp_rate_variability * _smooth_noise(rng, t_slow, 30.0))
+    rate = np.maximum(rate, 0.2 * mean)
     phase = 2 * np.pi * np.concatenate([[0.0],
                                         np.cumsum(0.5 * (rate[1:] + rate[:-1]) / _FS_SLOW)])
     phase += rng.uniform(0, 2 * np.pi)
@@ -779,6 +798,11 @@ _ICU = dict(heart_rate_bpm=85.0, resp_rate_hz=0.28, amplitude_modulation=0.06,
             respiratory_baseline=0.02)
 """ICU patient base of the failure scenarios: faster heart, 17 breaths/min, weak modulation."""
 
+_HEALTHY = dict(heart_rate_bpm=65.0, resp_rate_hz=0.25, rsa_bpm=8.0, amplitude_modulation=0.04,
+                axis_modulation_deg=3.0, respiratory_baseline=0.02, noise_std=0.03)
+"""Healthy young adult at rest: slow heart, strong respiratory sinus arrhythmia, small
+amplitude modulation (the MARSH volunteers')."""
+
 SCENARIOS: dict[str, dict] = {
     "clean": {},
     "morphology_steps": dict(_ICU, morphology_step_rate_per_min=0.5, morphology_step_size=0.4),
@@ -790,6 +814,11 @@ SCENARIOS: dict[str, dict] = {
     "noise_bursts": dict(_ICU, noise_burst_rate_per_min=2.0, noise_burst_std=0.3),
     "ventilator_weak": dict(heart_rate_bpm=85.0, ventilator_depth=0.35, morphology_drift=0.5,
                             morphology_drift_period_s=60.0),
+    "healthy_rest": dict(_HEALTHY),
+    "paced_breathing": dict(_HEALTHY, resp_rate_schedule_hz=(0.14, 0.23, 0.38, 0.23),
+                            resp_rate_step_s=60.0),
+    "deep_slow_breathing": dict(_HEALTHY, resp_rate_hz=0.1, amplitude_modulation=0.08,
+                                rsa_bpm=12.0, respiratory_baseline=0.08),
     "mixed_icu": dict(_ICU, morphology_drift=0.25, morphology_drift_period_s=60.0,
                       morphology_step_rate_per_min=0.5,
                       morphology_step_size=0.35, ectopic_runs_per_min=1.5, ectopic_run_beats=6.0,
@@ -800,6 +829,10 @@ SCENARIOS: dict[str, dict] = {
 }
 """Named :func:`simulate_recording` options (see :func:`simulate_scenario` and
 docs/design.md#7-simulation)."""
+
+HEALTHY_SCENARIOS = ("healthy_rest", "paced_breathing", "deep_slow_breathing")
+"""Healthy people at rest, paced breathing whose rate changes every 60 s (8, 14, 23 and 14
+breaths/min) and deep slow breathing (6 /min): strong RSA, small morphological modulation."""
 
 FAILURE_SCENARIOS = ("morphology_steps", "morphology_drift", "ectopic_clusters",
                      "ventilator_weak", "mixed_icu")

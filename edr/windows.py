@@ -21,7 +21,7 @@ from edr.fusion import fuse, standardised
 from edr.methods import MethodOutput, Segment, series_on_grid
 from edr.modulation import qrs_area, r_amplitude
 from edr.options import DEFAULT_OVERLAP, DEFAULT_WINDOW_S, WHOLE_RECORD_MAX_S, EDROptions
-from edr.signal import FS_RANGE
+from edr.signal import FS_RANGE, remove_mains
 from kpca._blas import blas_limited_to_one_thread
 
 __all__ = ["MIN_GRID_POINTS", "Window", "WindowAnalysis", "analyse_window", "check_rate",
@@ -132,7 +132,8 @@ def check_rate(recording) -> float:
 
 
 def record_leads(recording, opts: EDROptions) -> dict:
-    """``{name: samples}``: the requested lead, or every ECG lead for a multi-lead mode.
+    """``{name: samples}``: the requested lead, or every ECG lead for a multi-lead mode, each
+    with its mains line removed (:func:`edr.signal.remove_mains`).
 
     For a mode the recording's selected lead comes first (ties go to it).
 
@@ -147,9 +148,11 @@ def record_leads(recording, opts: EDROptions) -> dict:
             leads = {str(recording.ecg_channel): np.asarray(recording.ecg, dtype=float)}
         if str(recording.ecg_channel) in leads:
             leads = {str(recording.ecg_channel): leads.pop(str(recording.ecg_channel)), **leads}
-        return leads
-    x, name = _pick_lead(recording, opts.lead)
-    return {name: x}
+    else:
+        x, name = _pick_lead(recording, opts.lead)
+        leads = {name: x}
+    fs = float(recording.fs)
+    return {name: remove_mains(x, fs) for name, x in leads.items()}
 
 
 def _pick_lead(recording, lead):

@@ -26,7 +26,7 @@ import pytest
 
 from edr.evaluate.metrics import score
 from edr.pipeline import extract_edr
-from edr.simulate import FAILURE_SCENARIOS, simulate_scenario
+from edr.simulate import FAILURE_SCENARIOS, HEALTHY_SCENARIOS, simulate_scenario
 
 DURATION_S = 270.0  # 4.5-minute records at 125 Hz keep the module well under 40 s
 FS = 125.0
@@ -71,3 +71,60 @@ def test_default_edr_is_robust_to_non_respiratory_variance(name):
 
 def test_default_edr_copes_with_noise_bursts():
     _check("noise_bursts")
+
+
+# --------------------------------------------------------------------------- #
+# healthy people: strong RSA, small morphological modulation, changing rates
+# --------------------------------------------------------------------------- #
+@functools.cache
+def _healthy_scores(name):
+    """Median (MSC, |r|) over :data:`SEEDS` of the default EDR and of the R amplitude on a
+    one-lead 250 Hz record (as the MARSH volunteers')."""
+    out = []
+    for seed in SEEDS:
+        rec = simulate_scenario(name, duration_s=240.0, fs=250.0, leads=("II",),
+                                random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            d = score(extract_edr(rec), rec)
+            r = score(extract_edr(rec, method="r_amplitude"), rec)
+        out.append((d.msc, abs(d.corr), r.msc, abs(r.corr)))
+    med = np.median(np.array(out), axis=0)
+    return (float(med[0]), float(med[1])), (float(med[2]), float(med[3]))
+
+
+@pytest.mark.parametrize("name", HEALTHY_SCENARIOS)
+def test_default_edr_beats_the_r_amplitude_on_healthy_people(name):
+    (msc, corr), (msc_r, corr_r) = _healthy_scores(name)
+    assert msc_r > 0.3, f"{name}: the R amplitude does not breathe (MSC {msc_r:.2f})"
+    assert msc >= msc_r and corr >= corr_r, (
+        f"{name}: default MSC {msc:.2f}, |r| {corr:.2f} vs R amplitude {msc_r:.2f}, {corr_r:.2f}")
+
+
+def test_stitched_edr_keeps_its_sign_when_a_window_flips(monkeypatch):
+    # a method whose output flips sign in every other analysis window: the stitched EDR must
+    # still correlate with the breathing with one sign in every window
+    from edr import methods
+
+    def flipping(seg, **kw):
+        out = methods.kpca_fusion_edr(seg, **kw)
+        if int(round(seg.t0 / 75.0)) % 2:  # 100 s windows start every 75 s
+            out.values = -out.values
+            out.panel = {k: -v for k, v in out.panel.items()}
+        return out
+
+    spec = methods.METHODS["kpca_fusion"]
+    monkeypatch.setitem(methods.METHODS, "flipping",
+                        methods.MethodSpec(flipping, True, spec.sign_reference, "test"))
+    rec = simulate_scenario("paced_breathing", duration_s=400.0, fs=250.0, leads=("II",),
+                            random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = extract_edr(rec, "flipping", window_s=100.0)
+    assert len(res.windows) >= 4
+    ref = np.interp(res.time, np.arange(rec.resp.size) / rec.resp_fs, rec.resp)
+    signs = []
+    for w in res.windows:
+        m = (res.time >= w.start_s + 10) & (res.time < w.end_s - 10) & np.isfinite(res.waveform)
+        signs.append(np.sign(np.corrcoef(res.waveform[m], ref[m])[0, 1]))
+    assert len(set(signs)) == 1, f"window signs {signs}"

@@ -8,6 +8,7 @@ import pytest
 
 from edr import signal as m
 from edr.errors import SignalError
+from edr.signal import mains_frequency, remove_mains
 
 FS = 4.0
 
@@ -161,3 +162,53 @@ def test_spectral_concentration_with_a_peak_band_divides_by_the_whole_band():
     assert whole > 0.7 and 0.1 < fast_only < 0.3
     assert spectral_concentration(fast, peak_band=(0.1, 1.0)) == spectral_concentration(fast)
     assert spectral_concentration(slow, peak_band=(0.5, 0.6)) < 0.05
+
+
+# --------------------------------------------------------------------------- mains line
+def _ecg_like(fs, seconds=60.0, line_hz=None, line_mv=0.0, seed=0):
+    from edr.simulate import simulate_recording
+
+    rec = simulate_recording(seconds, fs, random_state=seed)
+    x = np.asarray(rec.ecg, dtype=float).copy()
+    if line_hz:
+        x += line_mv * np.sin(2 * np.pi * line_hz * np.arange(x.size) / fs + 0.3)
+    return x
+
+
+def _line_power(x, fs, hz):
+    from scipy import signal as sg
+
+    f, p = sg.welch(x, fs=fs, nperseg=int(4 * fs))
+    return p[np.argmin(np.abs(f - hz))]
+
+
+@pytest.mark.parametrize("line_hz", [50.0, 60.0])
+def test_remove_mains_notches_the_line_and_its_harmonics(line_hz):
+    fs = 500.0
+    x = _ecg_like(fs, line_hz=line_hz, line_mv=0.1)
+    x += 0.05 * np.sin(2 * np.pi * 2 * line_hz * np.arange(x.size) / fs)
+    assert mains_frequency(x, fs) == line_hz
+    y = remove_mains(x, fs)
+    for hz in (line_hz, 2 * line_hz):
+        assert _line_power(y, fs, hz) < 1e-3 * _line_power(x, fs, hz)
+    # the ECG itself is kept: away from the lines the two agree closely
+    clean = _ecg_like(fs)
+    assert np.std(y - clean) < 0.1 * np.std(clean)
+
+
+def test_remove_mains_leaves_a_clean_lead_alone_and_keeps_nan():
+    fs = 250.0
+    x = _ecg_like(fs)
+    assert mains_frequency(x, fs) is None
+    assert remove_mains(x, fs) is x
+    x = _ecg_like(fs, line_hz=50.0, line_mv=0.1)
+    x[1000:1100] = np.nan
+    y = remove_mains(x, fs)
+    assert np.isnan(y[1000:1100]).all() and np.isfinite(np.delete(y, np.s_[1000:1100])).all()
+
+
+def test_mains_at_the_nyquist_rate_is_not_searched():
+    # at 100 Hz a 50 Hz line is a constant alternation a notch cannot isolate
+    fs = 100.0
+    x = _ecg_like(fs, line_hz=50.0, line_mv=0.1)
+    assert mains_frequency(x, fs) is None and remove_mains(x, fs) is x
