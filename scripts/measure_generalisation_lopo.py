@@ -49,6 +49,9 @@ MATRICES = [(None, None), (20, None), (None, 5), (10, 5), (20, 3), (20, 5), (20,
             (60, 5)]
 VARIANTS = ["k0", "kwin3", "fuse1", "fuse2", "fuse4", "fuse2w"]
 K = 3
+ICU_WEIGHTING = dict(local_s=None, consensus=False)
+"""The weighting this study compared its variants under (whole-window concentration, no
+agreement term); the later weighting is chosen in ``measure_generalisation_loso.py``."""
 
 
 def patient(record: str) -> str:
@@ -73,11 +76,11 @@ def edr_of(panel, variant):
     if variant == "k0":
         return panel["kpca_1"]
     if variant == "kwin3":
-        w = panel_weights({k: panel[k] for k in ("kpca_1", "kpca_2", "kpca_3")})
+        w = panel_weights({k: panel[k] for k in ("kpca_1", "kpca_2", "kpca_3")}, **ICU_WEIGHTING)
         return panel[max(w, key=w.get)]
     if variant == "fuse2w":
-        return fuse(panel, power=2, band=BAND_HZ).series
-    return fuse(panel, power=int(variant[-1])).series
+        return fuse(panel, power=2, band=BAND_HZ, **ICU_WEIGHTING).series
+    return fuse(panel, power=int(variant[-1]), **ICU_WEIGHTING).series
 
 
 def scores(y, ref, breaths):
@@ -137,22 +140,22 @@ def main(argv=None) -> int:
                                                             breaths)
         leads = list(rec.leads)
         for p in (2, 4):
-            per_lead = [fuse(panels[(lead, 30, 5)], power=p).series for lead in leads]
-            multi.setdefault(("leads", p), {})[name] = scores(fuse(dict(enumerate(per_lead)),
-                                                                   power=4).series,
-                                                              ref, breaths)
+            per_lead = [fuse(panels[(lead, 30, 5)], power=p, **ICU_WEIGHTING).series
+                        for lead in leads]
+            across = fuse(dict(enumerate(per_lead)), power=4, **ICU_WEIGHTING).series
+            multi.setdefault(("leads", p), {})[name] = scores(across, ref, breaths)
             joint = {f"{lead}/{s}": y for lead in leads for s, y in panels[(lead, 30, 5)].items()}
-            multi.setdefault(("joint", p), {})[name] = scores(fuse(joint, power=p).series, ref,
-                                                              breaths)
+            multi.setdefault(("joint", p), {})[name] = scores(
+                fuse(joint, power=p, **ICU_WEIGHTING).series, ref, breaths)
             multi.setdefault(("joint-wide", p), {})[name] = scores(
-                fuse(joint, power=p, band=BAND_HZ).series, ref, breaths)
+                fuse(joint, power=p, band=BAND_HZ, **ICU_WEIGHTING).series, ref, breaths)
         starts = window_starts(grid.size, 4.0)
         ref_rate = breath_rate_series(breaths, starts / 4.0)
         for mode, panel in (("II", panels[("II", 30, 5)]),
                             ("joint", {f"{lead}/{s}": y for lead in leads
                                        for s, y in panels[(lead, 30, 5)].items()})):
-            y = fuse(panel, power=2).series
-            _, rate, q = rate_quality(y, panel, panel_weights(panel))
+            y = fuse(panel, power=2, **ICU_WEIGHTING).series
+            _, rate, q = rate_quality(y, panel, panel_weights(panel, power=2, **ICU_WEIGHTING))
             windows[mode] += [(name, r, rr, qq) for r, rr, qq in zip(rate, ref_rate, q,
                                                                      strict=False)]
         print(name, file=sys.stderr, flush=True)
