@@ -12,7 +12,7 @@ import resource
 
 import numpy as np
 
-__all__ = ["median_iqr", "peak_rss_mb"]
+__all__ = ["median_iqr", "peak_rss_mb", "write_markdown"]
 
 
 def peak_rss_mb() -> float:
@@ -42,3 +42,13 @@ def median_iqr(a, *, na: str = "n/a") -> str:
     if a.size == 0:
         return na
     return f"{np.median(a):.3f} ({np.percentile(a, 25):.2f}, {np.percentile(a, 75):.2f})"
+
+
+def write_markdown(path: str, lines) -> int:
+    """Write ``lines`` (one Markdown line each) to ``path``, echo them, and return 0 (a
+    script's exit code)."""
+    text = "\n".join(lines) + "\n"
+    with open(path, "w") as fh:
+        fh.write(text)
+    print(text)
+    return 0

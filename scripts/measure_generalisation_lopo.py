@@ -35,6 +35,7 @@ from collections import Counter
 from itertools import product
 
 import numpy as np
+from _shared import write_markdown
 
 from edr.beats import detect
 from edr.evaluate.metrics import breath_rate_series, correlation, msc, rate_error, reference_on_grid
@@ -216,11 +217,7 @@ def report(args, records, single, multi, windows) -> int:
                      f"(without abstention {np.mean(err <= 2):.3f}); per-record rate error median "
                      "/ mean "
                      f"{np.nanmedian(per):.2f} / {np.nanmean(per):.2f}")
-    text = "\n".join(lines) + "\n"
-    with open(args.out, "w") as fh:
-        fh.write(text)
-    print(text)
-    return 0
+    return write_markdown(args.out, lines)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from dataclasses import replace
 from itertools import product
 
 import numpy as np
+from _shared import write_markdown
 
 from edr.evaluate.metrics import reference_on_grid, score, window_rates
 from edr.fusion import AGREEMENT_BPM, fuse, panel_weights
@@ -272,11 +273,7 @@ def main(argv=None) -> int:
             cells.append(f"{np.median([v['msc'] for v in rows]):.3f} / "
                          f"{np.median([v['r'] for v in rows]):.3f}")
         lines.append(f"| {c} | {cells[0]} | {cells[1]} |")
-    text = "\n".join(lines) + "\n"
-    with open(args.out, "w") as fh:
-        fh.write(text)
-    print(text)
-    return 0
+    return write_markdown(args.out, lines)
 
 
 if __name__ == "__main__":
