@@ -32,6 +32,7 @@ __all__ = [
     "CONCENTRATION_HALF_WIDTH_HZ",
     "MAINS_HZ",
     "MAINS_MIN_DB",
+    "MAINS_NOTCH_Q",
     "as_series",
     "mains_frequency",
     "remove_mains",
