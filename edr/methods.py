@@ -328,6 +328,12 @@ def check_sigma2(sigma2):
     return s2
 
 
+def _check_flag(value, name: str) -> None:
+    """``ValueError`` unless ``value`` is a bool (Python's or NumPy's)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+
+
 def check_solver(solver) -> str:
     """``solver`` if it is one of :data:`SOLVERS`, else ``ValueError`` listing them."""
     if solver not in SOLVERS:
@@ -398,8 +404,7 @@ class KernelOptions:
         if self.selection_options and not isinstance(sigma2, str):
             raise TypeError(f"options {sorted(self.selection_options)} apply to a sigma2 criterion "
                             f"only; sigma2={self.sigma2!r} is fixed")
-        if not isinstance(self.robust, (bool, np.bool_)):
-            raise ValueError(f"robust must be True or False, got {self.robust!r}")
+        _check_flag(self.robust, "robust")
         object.__setattr__(self, "sigma2", sigma2)
         object.__setattr__(self, "train_on", train_on)
         object.__setattr__(self, "selection_options", dict(self.selection_options))
@@ -680,8 +685,7 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
                                                                     (int, np.integer)) \
             or n_components < 1:
         raise ValueError(f"n_components must be a positive integer, got {n_components!r}")
-    if not isinstance(rsa, (bool, np.bool_)):
-        raise ValueError(f"rsa must be True or False, got {rsa!r}")
+    _check_flag(rsa, "rsa")
     seg.require_beats()
     X, t, n_out = seg.beat_matrix(opts.baseline, opts.robust)
     model = opts.kernel_pca(min(int(n_components), X.shape[0] - 1))
@@ -691,8 +695,9 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
     series = {f"kpca_{j + 1}": MethodOutput(t, Z[:, j]) for j in range(Z.shape[1])}
     series["r_amplitude"] = MethodOutput(tv, r_amplitude(seg.ecg, seg.fs, seg.beats)[v])
     series["qrs_area"] = MethodOutput(tv, _qrs_area(seg.ecg, seg.fs, seg.beats)[v])
-    if rsa and (v[1:] & v[:-1]).sum() >= MIN_BEATS:
-        series["rsa"] = rsa_edr(seg)
+    heart_rate = rsa_edr(seg) if rsa else None
+    if heart_rate is not None and heart_rate.values.size >= MIN_BEATS:
+        series["rsa"] = heart_rate
     panel = {k: standardised(series_on_grid(seg, o), seg.fs_out) for k, o in series.items()}
     fused = fuse(panel, seg.fs_out)
     selection = getattr(model, "selection_", None)

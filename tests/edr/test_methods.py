@@ -178,6 +178,7 @@ def test_fusion_follows_rsa_when_only_the_heart_rate_breathes():
     ({"solver": "fs2"}, "kpca_fusion needs solver='dense'"),
     ({"orientation": "positions"}, "kpca_fusion needs solver='dense'"),
     ({"robust": "yes"}, "robust must be True or False"),
+    ({"rsa": 1}, "rsa must be True or False, got 1"),
 ])
 def test_kpca_fusion_bad_options(sim, kwargs, match):
     from edr.methods import kpca_fusion_edr

@@ -381,6 +381,11 @@ def test_scenarios_are_icu_like_recordings():
          r"ventilator_depth must be a finite number in \[0, 1\], got 1.5"),
         ({"ventilator_depth": True},
          r"ventilator_depth must be a finite number in \[0, 1\], got True"),
+        ({"resp_rate_step_s": 0.0}, "resp_rate_step_s must be a finite number > 0, got 0.0"),
+        ({"resp_rate_schedule_hz": (0.2, -0.1)},
+         "resp_rate_schedule_hz must be a finite number > 0, got -0.1"),
+        ({"resp_rate_schedule_hz": ()},
+         "resp_rate_schedule_hz must be None or hold at least one rate"),
     ],
 )
 def test_bad_artefact_options(kwargs, match):
