@@ -246,6 +246,9 @@ class MethodOutput:
         Fusion methods: the band-passed, standardised series (name -> values on
         ``Segment.grid``) the output was fused from; they also judge its rate
         (:func:`edr.fusion.rate_quality`). Empty for the other methods.
+    weights : dict
+        Fusion methods: the weight of each ``panel`` series in the fusion
+        (:func:`edr.fusion.panel_weights`). Empty for the other methods.
     """
 
     times: np.ndarray
@@ -255,6 +258,7 @@ class MethodOutput:
     selection: object = None
     quality: dict = field(default_factory=dict)
     panel: dict = field(default_factory=dict)
+    weights: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -704,7 +708,8 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
     q = {"solver": "dense", "n_outliers": n_out, "n_features": int(X.shape[1]),
          "eigenvalue": float(model.eigenvalues_[0]), **_selection_quality(selection),
          "weights": {k: float(w) for k, w in fused.weights.items()}, "best": fused.best}
-    return MethodOutput(seg.grid, fused.series, "grid", float(model.sigma2_), selection, q, panel)
+    return MethodOutput(seg.grid, fused.series, "grid", float(model.sigma2_), selection, q, panel,
+                        fused.weights)
 
 
 _MORPH = "r_amplitude"

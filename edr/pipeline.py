@@ -304,7 +304,7 @@ def run(recording, opts: EDROptions) -> EDRResult:
         n_used, n_dropped = n_used + part.n_used, n_dropped + part.n_dropped
         infos.append(_window_info(window, wa, part))
         analyses.append((window, infos[-1]))
-        spans.append(RateSpan.of(window, wa, opts.fs_out))
+        spans.append(RateSpan.of(window, wa))
         if first is None:
             first = wa.output
     if first is None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edr.fusion import QUALITY_THRESHOLD, agreement, panel_weights
+from edr.fusion import QUALITY_THRESHOLD, agreement
 from edr.signal import SEGMENT_S, rate_series, window_rates, window_starts
 from edr.windows import Window, WindowAnalysis
 
@@ -103,7 +103,7 @@ class RateSpan:
     """What :func:`judged_rates` needs of one analysed window, so that the window's analysis
     (its QRS matrices, beats, model) need not be kept: the first and last indices of its output
     grid points, its core (s), its evidence panel (:attr:`edr.windows.WindowAnalysis.panel`)
-    and the panel's weights (:func:`edr.fusion.panel_weights`)."""
+    and the panel's weights (:attr:`edr.windows.WindowAnalysis.weights`)."""
 
     first: int
     last: int
@@ -112,8 +112,7 @@ class RateSpan:
     weights: dict
 
     @classmethod
-    def of(cls, window: Window, wa: WindowAnalysis, fs_out: float) -> RateSpan:
-        """The span of ``window`` analysed as ``wa`` on a grid at ``fs_out`` Hz."""
+    def of(cls, window: Window, wa: WindowAnalysis) -> RateSpan:
+        """The span of ``window`` analysed as ``wa``."""
         idx = np.flatnonzero(wa.grid_mask)
-        return cls(int(idx[0]), int(idx[-1]), window.core, wa.panel,
-                   panel_weights(wa.panel, fs_out))
+        return cls(int(idx[0]), int(idx[-1]), window.core, wa.panel, wa.weights)

@@ -17,7 +17,7 @@ import numpy as np
 
 from edr.beats import detect
 from edr.errors import ChannelError, SignalError
-from edr.fusion import fuse, standardised
+from edr.fusion import fuse, panel_weights, standardised
 from edr.methods import MethodOutput, Segment, series_on_grid
 from edr.modulation import qrs_area, r_amplitude
 from edr.options import DEFAULT_OVERLAP, DEFAULT_WINDOW_S, WHOLE_RECORD_MAX_S, EDROptions
@@ -75,6 +75,9 @@ class WindowAnalysis:
         rate (:func:`edr.fusion.rate_quality`): the fused series of a fusion
         method (of every usable lead with ``lead="fuse"``), else the output with
         the lead's R amplitude and QRS area (:func:`evidence_panel`).
+    weights : dict
+        The weight of each ``panel`` series (:func:`edr.fusion.panel_weights`; a
+        fusion method's own fusion weights).
     """
 
     segment: Segment
@@ -84,6 +87,7 @@ class WindowAnalysis:
     span: tuple
     lead_info: dict
     panel: dict
+    weights: dict
 
 
 def plan_windows(duration_s: float, window_s: float | None, overlap: float = DEFAULT_OVERLAP):
@@ -198,9 +202,12 @@ def analyse_window(window: Window, leads: dict, fs: float, grid: np.ndarray,
     if opts.lead_mode is None:
         (name, x), = leads.items()
         seg, out, y = _single(x, i0, i1, fs, tg, name, opts)
-        return WindowAnalysis(seg, out, y, gm, span, {}, evidence_panel(seg, out, y))
-    seg, out, y, info = _multi_lead(leads, i0, i1, fs, tg, opts)
-    return WindowAnalysis(seg, out, y, gm, span, info, evidence_panel(seg, out, y))
+        info = {}
+    else:
+        seg, out, y, info = _multi_lead(leads, i0, i1, fs, tg, opts)
+    panel = evidence_panel(seg, out, y)
+    weights = dict(out.weights) if out.weights else panel_weights(panel, opts.fs_out)
+    return WindowAnalysis(seg, out, y, gm, span, info, panel, weights)
 
 
 def evidence_panel(seg: Segment, out: MethodOutput, series: np.ndarray) -> dict:
@@ -313,7 +320,7 @@ def _pooled(runs, usable, best, grid, opts: EDROptions):
     q = {**out.quality, "fused_leads": sorted(usable),
          "weights": {k: float(w) for k, w in fused.weights.items()}, "best": fused.best}
     return MethodOutput(grid, fused.series, "grid", out.sigma2, out.selection, q,
-                        panel), fused.series
+                        panel, fused.weights), fused.series
 
 
 def _multilead(leads, runs, quality, best, i0, i1, fs, grid, opts: EDROptions):

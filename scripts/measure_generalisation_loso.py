@@ -39,7 +39,7 @@ import numpy as np
 from _shared import write_markdown
 
 from edr.evaluate.metrics import reference_on_grid, score, window_rates
-from edr.fusion import AGREEMENT_BPM, fuse, panel_weights
+from edr.fusion import AGREEMENT_BPM, fuse
 from edr.io import read_record
 from edr.methods import MethodOutput
 from edr.options import EDROptions
@@ -118,11 +118,10 @@ def run(rec: dict, local_s, consensus, rsa, power) -> dict:
         panel = {k: v for k, v in wa.panel.items() if rsa or not k.endswith("rsa")}
         fused = fuse(panel, 4.0, **weighting)
         out = MethodOutput(wa.output.times, fused.series, "grid", wa.output.sigma2, None, {},
-                           panel)
-        stitcher.add(w, replace(wa, output=out, series=fused.series, panel=panel))
-        idx = np.flatnonzero(wa.grid_mask)
-        spans.append(RateSpan(int(idx[0]), int(idx[-1]), w.core, panel,
-                              panel_weights(panel, 4.0, **weighting)))
+                           panel, fused.weights)
+        wa = replace(wa, output=out, series=fused.series, panel=panel, weights=fused.weights)
+        stitcher.add(w, wa)
+        spans.append(RateSpan.of(w, wa))
     stitched = stitcher.finish()
     rates = judged_rates(stitched.waveform, grid, spans, 4.0)
     res = Out(grid, stitched.waveform, rates.rate_bpm, rates.raw_bpm)
