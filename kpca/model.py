@@ -388,8 +388,9 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
         """
         self._check_fitted("transform")
         X = self._validate_X(X, reset=False)
-        A = self.alphas_ * self._axis_scale(-0.5)
-        lam = self.eigenvalues_[_resolved(self.eigenvalues_, self.alphas_.shape[0])]
+        scale = self._axis_scale(-0.5)
+        A = self.alphas_ * scale
+        lam = self.eigenvalues_[scale > 0]  # the resolved ones
         if lam.size and lam.min() < _STABLE_EIGENVALUE_RATIO * lam.max():
             K_test = rbf_kernel(X, self.X_fit_, sigma2=self.sigma2_)
             return center_test_kernel(K_test, self._K_fit_col_mean, self._K_fit_total) @ A
