@@ -11,8 +11,8 @@ line, a lone artefact) stands alone. :func:`fuse` therefore weights each
 band-passed, standardised series by its local spectral concentration
 (:func:`local_concentration`, peak in :data:`WEIGHT_BAND_HZ`, over
 :data:`LOCAL_S` stretches) raised to :data:`FUSION_POWER`, times its agreement
-with the rest of the panel (:data:`CONSENSUS`), aligns its sign with the
-heaviest one and averages.
+with the rest of the panel (:data:`CONSENSUS`), aligns it in time (within
+:data:`ALIGN_LAG_S`) and in sign with the heaviest one and averages.
 
 The same panel and weights judge the respiratory rate of every 32 s rate window
 (:func:`rate_quality`), in the spirit of the "smart fusion" of Karlen et al.
@@ -41,9 +41,9 @@ from edr.signal import (
     spectral_concentration,
 )
 
-__all__ = ["AGREEMENT_BPM", "CONSENSUS", "FUSION_POWER", "LOCAL_S", "QUALITY_THRESHOLD",
-           "WEIGHT_BAND_HZ", "Fusion", "agreement", "fuse", "local_concentration",
-           "panel_weights", "rate_quality", "standardised"]
+__all__ = ["AGREEMENT_BPM", "ALIGN_LAG_S", "CONSENSUS", "FUSION_POWER", "LOCAL_S",
+           "QUALITY_THRESHOLD", "WEIGHT_BAND_HZ", "Fusion", "agreement", "fuse",
+           "local_concentration", "panel_weights", "rate_quality", "shifted", "standardised"]
 
 FUSION_POWER = 4
 """Exponent on the spectral concentrations that weight the fused series."""
@@ -60,6 +60,12 @@ CONSENSUS = True
 """Whether a series' weight is also scaled by its agreement with the rest of the panel
 (:func:`panel_weights`): breathing shows in several series at once, a component that follows
 something else (an aliased mains line, noise) stands alone however concentrated it is."""
+ALIGN_LAG_S = 0.25
+"""Largest shift (s) by which :func:`fuse` moves a series onto the heaviest one (the shift that
+maximises their absolute correlation; one sample of the 4 Hz grid): series of one window can
+reach the grid slightly apart (a feature of the R peak against one of the whole QRS, the heart
+rate against the morphology, leads whose QRS differ), and averaging them unaligned blurs the
+breathing. Chosen by leave-one-subject-out (``docs/studies/beyond_the_icu.md``)."""
 AGREEMENT_BPM = 2.0
 """A panel series agrees with the EDR in a rate window when their rates differ by at most this."""
 QUALITY_THRESHOLD = 0.5
@@ -78,15 +84,18 @@ class Fusion:
     weights : dict
         Normalised weight of each input series (sums to 1).
     best : str
-        Name of the most concentrated input; the others are sign-aligned to it.
+        Name of the heaviest input; the others are aligned to it.
     signs : dict
         +1 or -1 per input: the sign it entered the average with.
+    lags : dict
+        Shift (grid samples) per input: it entered the average as ``x[n - lag]``.
     """
 
     series: np.ndarray
     weights: dict
     best: str
     signs: dict
+    lags: dict
 
 
 def standardised(x, fs: float = GRID_FS) -> np.ndarray:
@@ -148,8 +157,13 @@ def panel_weights(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
 
 
 def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
-         power: float = FUSION_POWER, band=WEIGHT_BAND_HZ, **weighting) -> Fusion:
-    """Concentration-weighted, sign-aligned average of standardised series on one grid.
+         power: float = FUSION_POWER, band=WEIGHT_BAND_HZ, *,
+         max_lag_s: float = ALIGN_LAG_S, **weighting) -> Fusion:
+    """Concentration-weighted, time- and sign-aligned average of standardised series on one grid.
+
+    Each series is shifted onto the heaviest one by the lag within ``±max_lag_s`` that maximises
+    the absolute value of their correlation (edge samples held), given that correlation's sign,
+    scaled to unit variance, weighted (:func:`panel_weights`) and summed.
 
     Parameters
     ----------
@@ -160,6 +174,8 @@ def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
     power : float, default :data:`FUSION_POWER`
     band : (float, float), default :data:`WEIGHT_BAND_HZ`
         Band (Hz) of the spectral peaks whose concentrations weight the series.
+    max_lag_s : float, default :data:`ALIGN_LAG_S`
+        Largest shift (s); 0 aligns the signs only.
     **weighting
         ``local_s`` and ``consensus`` of :func:`panel_weights`.
 
@@ -167,20 +183,45 @@ def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
     -------
     Fusion
     """
+    if not (np.isfinite(max_lag_s) and max_lag_s >= 0):
+        raise ValueError(f"max_lag_s must be a finite number >= 0, got {max_lag_s!r}")
     weights = panel_weights(panel, fs, power, band, **weighting)
     best = max(weights, key=weights.get)
     ref = np.asarray(panel[best], dtype=float)
+    max_lag = min(int(round(max_lag_s * fs)), max(ref.size - 1, 0))
     acc = np.zeros(ref.size)
-    signs = {}
+    signs, lags = {}, {}
     for name, w in weights.items():
         y = np.asarray(panel[name], dtype=float)
         if y.shape != ref.shape:
             raise ValueError(f"panel series {name!r} has {y.size} points, {best!r} has {ref.size}")
         sd = y.std()
         y = y / sd if sd > 0 else y
+        lags[name] = 0 if name == best else _best_lag(y, ref, max_lag)
+        y = shifted(y, lags[name])
         signs[name] = -1.0 if np.dot(y, ref) < 0 else 1.0
         acc += w * signs[name] * y
-    return Fusion(acc, weights, best, signs)
+    return Fusion(acc, weights, best, signs, lags)
+
+
+def shifted(x: np.ndarray, lag: int) -> np.ndarray:
+    """``x`` delayed by ``lag`` samples (advanced when negative), its edge samples held."""
+    if lag == 0:
+        return x
+    out = np.empty_like(x)
+    if lag > 0:
+        out[lag:], out[:lag] = x[:-lag], x[0]
+    else:
+        out[:lag], out[lag:] = x[-lag:], x[-1]
+    return out
+
+
+def _best_lag(y: np.ndarray, ref: np.ndarray, max_lag: int) -> int:
+    """The lag in ``[-max_lag, max_lag]`` maximising ``|<shifted(y, lag), ref>|`` (the smallest
+    shift among ties)."""
+    lags = sorted(range(-max_lag, max_lag + 1), key=abs)
+    c = [abs(float(np.dot(shifted(y, k), ref))) for k in lags]
+    return lags[int(np.argmax(c))]
 
 
 def rate_quality(edr, panel: Mapping[str, np.ndarray], weights: Mapping[str, float], *,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from edr.fusion import QUALITY_THRESHOLD, agreement
-from edr.signal import SEGMENT_S, rate_series, window_rates, window_starts
+from edr.signal import RATE_TILT, SEGMENT_S, rate_series, window_rates, window_starts
 from edr.windows import Window, WindowAnalysis
 
 __all__ = ["MAX_DROPPED_SHARE", "JudgedRates", "RateSpan", "judged_rates"]
@@ -55,7 +55,7 @@ class JudgedRates:
 
 
 def judged_rates(waveform, grid, spans, fs_out: float,
-                 threshold: float = QUALITY_THRESHOLD) -> JudgedRates:
+                 threshold: float = QUALITY_THRESHOLD, *, tilt: float = RATE_TILT) -> JudgedRates:
     """Rate and quality of every rate window of the stitched ``waveform``.
 
     Parameters
@@ -72,6 +72,8 @@ def judged_rates(waveform, grid, spans, fs_out: float,
         Grid rate (Hz).
     threshold : float, default :data:`edr.fusion.QUALITY_THRESHOLD`
         Quality below which the rate is withheld.
+    tilt : float, default :data:`edr.signal.RATE_TILT`
+        Exponent of the rate periodograms' frequency weighting (:func:`edr.signal.window_rates`).
 
     Returns
     -------
@@ -79,7 +81,7 @@ def judged_rates(waveform, grid, spans, fs_out: float,
     """
     waveform = np.asarray(waveform, dtype=float)
     t0 = float(grid[0]) if np.size(grid) else 0.0
-    time, raw = rate_series(waveform, fs=fs_out, t0=t0)
+    time, raw = rate_series(waveform, fs=fs_out, t0=t0, tilt=tilt)
     quality = np.zeros(raw.size)
     win = int(round(SEGMENT_S * fs_out))
     judged = [[] for _ in spans]  # per span: the rate windows it judges
@@ -91,7 +93,7 @@ def judged_rates(waveform, grid, spans, fs_out: float,
     for sp, items in zip(spans, judged, strict=True):
         if items:  # the panel's rates of all these windows at once (= rate_quality per window)
             idx, starts = (np.array(v) for v in zip(*items, strict=True))
-            rates = {name: window_rates(v, starts - sp.first, fs_out)
+            rates = {name: window_rates(v, starts - sp.first, fs_out, tilt=tilt)
                      for name, v in sp.panel.items()}
             quality[idx] = agreement(raw[idx], rates, sp.weights)
     rate = np.where(quality >= threshold, raw, np.nan)

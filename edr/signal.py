@@ -28,6 +28,7 @@ __all__ = [
     "RATE_BAND_BPM",
     "RATE_NFFT",
     "RATE_STEP_S",
+    "RATE_TILT",
     "SEGMENT_S",
     "CONCENTRATION_HALF_WIDTH_HZ",
     "MAINS_HZ",
@@ -65,6 +66,14 @@ RATE_BAND_BPM = (4.0, 60.0)
 
 RATE_NFFT = 4096
 """Zero-padded length of a rate window's periodogram."""
+
+RATE_TILT = 1.0
+"""Exponent ``a`` of the frequency weighting that picks a rate window's peak: of the local maxima
+of the periodogram ``S(f)``, the one with the largest ``f**a S(f)``; its rate is read from
+``S`` (the weighting moves no peak). With 1 the peaks compete by their power per unit of
+log-frequency: a slow drift or the low-frequency heart-rate variability, whose spectra fall like
+``1/f``, no longer outweigh a faster, shallower breathing
+(``docs/studies/beyond_the_icu.md``)."""
 
 CONCENTRATION_HALF_WIDTH_HZ = 0.05
 """Half-width (Hz) around the in-band peak counted by :func:`spectral_concentration`."""
@@ -197,11 +206,13 @@ def window_starts(n: int, fs: float) -> np.ndarray:
 _RATE_BLOCK = 256  # rate windows transformed together (~8 MB of spectra)
 
 
-def window_rates(x, starts, fs: float = GRID_FS) -> np.ndarray:
+def window_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TILT) -> np.ndarray:
     """Spectral-peak rate (breaths/min) of the :data:`SEGMENT_S` windows of ``x`` starting at
     the sample indices ``starts`` (each window inside ``x``): the peak of the Hann-windowed
     periodogram of the demeaned window, zero-padded to :data:`RATE_NFFT` points, within
-    :data:`RATE_BAND_BPM`; NaN for a window with a non-finite sample or no power in the band.
+    :data:`RATE_BAND_BPM`: of its local maxima (band edges included), the one with the largest
+    ``f**tilt`` times its power (:data:`RATE_TILT`; 0 takes the highest peak); NaN for a window
+    with a non-finite sample or no power in the band.
 
     All windows are transformed at once (the same values as one by one).
     """
@@ -216,6 +227,7 @@ def window_rates(x, starts, fs: float = GRID_FS) -> np.ndarray:
     f_bpm = 60.0 * np.fft.rfftfreq(nfft, d=1.0 / fs)
     band = (f_bpm >= RATE_BAND_BPM[0]) & (f_bpm <= RATE_BAND_BPM[1])
     taper = np.hanning(win)
+    emphasis = f_bpm[band] ** float(tilt)
     for c in range(0, starts.size, _RATE_BLOCK):  # bounded memory: _RATE_BLOCK spectra at once
         segs = x[starts[c:c + _RATE_BLOCK, None] + np.arange(win)[None, :]]
         ok = np.flatnonzero(np.isfinite(segs).all(axis=1))
@@ -223,12 +235,22 @@ def window_rates(x, starts, fs: float = GRID_FS) -> np.ndarray:
             continue
         segs = segs[ok] - segs[ok].mean(axis=1, keepdims=True)
         spec = (np.abs(np.fft.rfft(segs * taper, n=nfft, axis=1)) ** 2)[:, band]
-        peak = f_bpm[band][np.argmax(spec, axis=1)]
+        peak = f_bpm[band][np.argmax(np.where(_local_maxima(spec), spec * emphasis, -1.0),
+                                     axis=1)]
         bpm[c + ok] = np.where(np.any(spec > 0, axis=1), peak, np.nan)
     return bpm
 
 
-def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0):
+def _local_maxima(spec: np.ndarray) -> np.ndarray:
+    """Where each row of ``spec`` is at least both its neighbours (one, at the ends)."""
+    ge_left = np.ones(spec.shape, dtype=bool)
+    ge_right = np.ones(spec.shape, dtype=bool)
+    ge_left[:, 1:] = spec[:, 1:] >= spec[:, :-1]
+    ge_right[:, :-1] = spec[:, :-1] >= spec[:, 1:]
+    return ge_left & ge_right
+
+
+def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0, tilt: float = RATE_TILT):
     """Respiratory rate per :data:`SEGMENT_S` window (:data:`RATE_STEP_S` step) from the spectral
     peak.
 
@@ -240,6 +262,8 @@ def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0):
         Its rate in Hz.
     t0 : float, default 0.0
         Time (s) of ``x[0]``.
+    tilt : float, default :data:`RATE_TILT`
+        Exponent of the frequency weighting that picks the peak.
 
     Returns
     -------
@@ -247,14 +271,15 @@ def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0):
         Window centres in s.
     bpm : ndarray
         Peak of the Hann-windowed periodogram zero-padded to :data:`RATE_NFFT`
-        points within :data:`RATE_BAND_BPM` (NaN for a window with a
-        non-finite sample or no power), :func:`window_rates`.
+        points within :data:`RATE_BAND_BPM`, chosen among its local maxima by ``f**tilt`` times
+        their power (NaN for a window with a non-finite sample or no power),
+        :func:`window_rates`.
     """
     fs = positive_rate(fs)
     x = as_series(x, "x")
     win = int(round(SEGMENT_S * fs))
     starts = window_starts(x.size, fs)
-    return t0 + (starts + win / 2) / fs, window_rates(x, starts, fs)
+    return t0 + (starts + win / 2) / fs, window_rates(x, starts, fs, tilt=tilt)
 
 
 def _welch(x: np.ndarray, fs: float, nperseg: int):

@@ -53,6 +53,10 @@ K = 3
 ICU_WEIGHTING = dict(local_s=None, consensus=False)
 """The weighting this study compared its variants under (whole-window concentration, no
 agreement term); the later weighting is chosen in ``measure_generalisation_loso.py``."""
+ICU_FUSION = dict(ICU_WEIGHTING, max_lag_s=0.0)
+"""Its fusion: signs aligned, not lags. The committed output predates
+``edr.signal.RATE_TILT`` (rates from the untilted periodogram); rerun, the rate columns follow
+the current rule."""
 
 
 def patient(record: str) -> str:
@@ -80,8 +84,8 @@ def edr_of(panel, variant):
         w = panel_weights({k: panel[k] for k in ("kpca_1", "kpca_2", "kpca_3")}, **ICU_WEIGHTING)
         return panel[max(w, key=w.get)]
     if variant == "fuse2w":
-        return fuse(panel, power=2, band=BAND_HZ, **ICU_WEIGHTING).series
-    return fuse(panel, power=int(variant[-1]), **ICU_WEIGHTING).series
+        return fuse(panel, power=2, band=BAND_HZ, **ICU_FUSION).series
+    return fuse(panel, power=int(variant[-1]), **ICU_FUSION).series
 
 
 def scores(y, ref, breaths):
@@ -141,21 +145,21 @@ def main(argv=None) -> int:
                                                             breaths)
         leads = list(rec.leads)
         for p in (2, 4):
-            per_lead = [fuse(panels[(lead, 30, 5)], power=p, **ICU_WEIGHTING).series
+            per_lead = [fuse(panels[(lead, 30, 5)], power=p, **ICU_FUSION).series
                         for lead in leads]
-            across = fuse(dict(enumerate(per_lead)), power=4, **ICU_WEIGHTING).series
+            across = fuse(dict(enumerate(per_lead)), power=4, **ICU_FUSION).series
             multi.setdefault(("leads", p), {})[name] = scores(across, ref, breaths)
             joint = {f"{lead}/{s}": y for lead in leads for s, y in panels[(lead, 30, 5)].items()}
             multi.setdefault(("joint", p), {})[name] = scores(
-                fuse(joint, power=p, **ICU_WEIGHTING).series, ref, breaths)
+                fuse(joint, power=p, **ICU_FUSION).series, ref, breaths)
             multi.setdefault(("joint-wide", p), {})[name] = scores(
-                fuse(joint, power=p, band=BAND_HZ, **ICU_WEIGHTING).series, ref, breaths)
+                fuse(joint, power=p, band=BAND_HZ, **ICU_FUSION).series, ref, breaths)
         starts = window_starts(grid.size, 4.0)
         ref_rate = breath_rate_series(breaths, starts / 4.0)
         for mode, panel in (("II", panels[("II", 30, 5)]),
                             ("joint", {f"{lead}/{s}": y for lead in leads
                                        for s, y in panels[(lead, 30, 5)].items()})):
-            y = fuse(panel, power=2, **ICU_WEIGHTING).series
+            y = fuse(panel, power=2, **ICU_FUSION).series
             _, rate, q = rate_quality(y, panel, panel_weights(panel, power=2, **ICU_WEIGHTING))
             windows[mode] += [(name, r, rr, qq) for r, rr, qq in zip(rate, ref_rate, q,
                                                                      strict=False)]

@@ -14,6 +14,7 @@ from edr.fusion import (
     local_concentration,
     panel_weights,
     rate_quality,
+    shifted,
     standardised,
 )
 from edr.modulation import robust_beat_matrix
@@ -83,6 +84,39 @@ def test_fusion_weights_follow_concentration_and_align_signs():
     assert abs(np.corrcoef(f.series, resp)[0, 1]) > 0.95
 
 
+def test_fusion_shifts_each_series_onto_the_heaviest_within_the_largest_lag():
+    rng = np.random.default_rng(4)
+    resp = standardised(_sine(15) + 0.2 * rng.normal(size=T.size))
+    panel = {"resp": resp, "late": -np.roll(resp, 2), "early": np.roll(resp, -1)}
+    f = fuse(panel, FS, power=2, max_lag_s=0.5)
+    assert f.best == "resp" and f.lags == {"resp": 0, "late": -2, "early": 1}
+    assert f.signs["late"] == -1.0 and f.signs["early"] == 1.0
+    expected = sum(f.weights[k] * f.signs[k] * shifted(panel[k] / panel[k].std(), f.lags[k])
+                   for k in panel)
+    np.testing.assert_allclose(f.series, expected, atol=1e-12)
+    core = slice(4, -4)  # away from the held edges the shifted copies are the anchor itself
+    assert np.corrcoef(f.series[core], resp[core])[0, 1] > 0.999
+    # the lag is the brute-force argmax of |correlation| over the allowed shifts
+    for k in ("late", "early"):
+        c = {lag: abs(np.dot(shifted(panel[k], lag), resp)) for lag in range(-2, 3)}
+        assert f.lags[k] == max(c, key=c.get)
+
+
+def test_fusion_without_lags_aligns_signs_only():
+    resp = standardised(_sine(15))
+    f = fuse({"resp": resp, "late": np.roll(resp, 2)}, FS, power=2, max_lag_s=0.0)
+    assert f.lags == {"resp": 0, "late": 0}
+    with pytest.raises(ValueError, match="max_lag_s"):
+        fuse({"resp": resp}, FS, max_lag_s=-1.0)
+
+
+def test_shifted_holds_the_edges():
+    x = np.arange(5.0)
+    np.testing.assert_array_equal(shifted(x, 2), [0, 0, 0, 1, 2])
+    np.testing.assert_array_equal(shifted(x, -1), [1, 2, 3, 4, 4])
+    assert shifted(x, 0) is x
+
+
 def _weights_by_hand(panel, power):
     """panel_weights written out: mean concentration over half-overlapping 64 s stretches,
     raised to ``power``, times the base-weighted mean |r| with the other series, normalised."""
@@ -142,7 +176,7 @@ def test_a_slow_shared_component_cannot_anchor_the_fusion():
 def test_fusion_by_hand():
     a, b = standardised(_sine(12)), standardised(_sine(12, 0.3))
     w = panel_weights({"a": a, "b": b}, FS, power=1)
-    f = fuse({"a": a, "b": b}, FS, power=1)
+    f = fuse({"a": a, "b": b}, FS, power=1, max_lag_s=0.0)
     np.testing.assert_allclose(f.series, w["a"] * a / a.std() + w["b"] * b / b.std())
 
 

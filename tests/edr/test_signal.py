@@ -96,7 +96,7 @@ def test_metrics_reexports_the_signal_steps():
     assert metrics.rate_series is m.rate_series and metrics.SEGMENT_S == m.SEGMENT_S
 
 
-def _rates_one_by_one(x, fs):
+def _rates_one_by_one(x, fs, tilt=m.RATE_TILT):
     """Reference for :func:`edr.signal.window_rates`: each window on its own."""
     win = int(round(m.SEGMENT_S * fs))
     out = []
@@ -110,7 +110,11 @@ def _rates_one_by_one(x, fs):
         spec = np.abs(np.fft.rfft(seg * np.hanning(win), n=nfft)) ** 2
         f = 60.0 * np.fft.rfftfreq(nfft, d=1.0 / fs)
         band = (f >= m.RATE_BAND_BPM[0]) & (f <= m.RATE_BAND_BPM[1])
-        out.append(f[band][np.argmax(spec[band])] if np.any(spec[band] > 0) else np.nan)
+        fb, sb = f[band], spec[band]
+        peaks = [i for i in range(sb.size)
+                 if (i == 0 or sb[i] >= sb[i - 1]) and (i == sb.size - 1 or sb[i] >= sb[i + 1])]
+        best = max(peaks, key=lambda i: (sb[i] * fb[i] ** tilt, -i))  # first among ties
+        out.append(fb[best] if np.any(sb > 0) else np.nan)
     return np.array(out)
 
 
@@ -126,6 +130,25 @@ def test_window_rates_equal_the_windows_one_by_one(fs):
     starts = np.array([0, 3, int(50 * fs)])
     np.testing.assert_array_equal(m.window_rates(x, starts, fs), [
         _rates_one_by_one(x[s:s + int(round(m.SEGMENT_S * fs))], fs)[0] for s in starts])
+
+
+@pytest.mark.parametrize("tilt", [0.0, 0.5, 2.0])
+def test_window_rates_with_any_tilt_equal_the_windows_one_by_one(tilt):
+    rng = np.random.default_rng(9)
+    x = np.sin(2 * np.pi * 0.3 * np.arange(1200) / 4.0) + 2 * rng.standard_normal(1200)
+    _, bpm = m.rate_series(x, tilt=tilt)
+    np.testing.assert_array_equal(bpm, _rates_one_by_one(x, 4.0, tilt))
+
+
+def test_the_tilt_lets_fast_shallow_breathing_outweigh_a_slow_drift():
+    t = np.arange(0, 32, 0.25)
+    # power ratio slow/fast 2 (a 1/f background), fast/slow per log-frequency 25/6 / 2 ~ 2
+    x = np.sqrt(2) * np.sin(2 * np.pi * 6 / 60 * t) + np.sin(2 * np.pi * 25 / 60 * t)
+    assert m.window_rates(x, [0], tilt=0.0)[0] == pytest.approx(6, abs=0.5)
+    assert m.window_rates(x, [0], tilt=1.0)[0] == pytest.approx(25, abs=0.5)
+    # the tilt picks a peak, it does not move it
+    pure = np.sin(2 * np.pi * 13 / 60 * np.arange(0, 32, 0.25))
+    assert m.window_rates(pure, [0], tilt=1.0)[0] == m.window_rates(pure, [0], tilt=0.0)[0]
 
 
 @pytest.mark.parametrize("n,fs", [(1920, 4.0), (700, 3.0), (90, 4.0), (16, 10.0)])
