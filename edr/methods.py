@@ -39,7 +39,7 @@ Methods
     ``nk.ecg_rsp(nk.ecg_rate(peaks), method=<variant>)`` on all peaks of
     :func:`edr.beats.detect`, for the variants in :data:`NEUROKIT_VARIANTS`.
 
-Each spec names its sign reference (:data:`SIGN_REFERENCE`): the series the
+Each spec names its sign reference (:attr:`MethodSpec.sign_reference`): the series the
 pipeline makes the output correlate positively with (``"r_amplitude"`` for the
 morphological methods, None for the heart-rate based ones and ``r_amplitude``
 itself). Why the defaults are what they are: ``docs/design.md#2-edr-pipeline-decisions``.
@@ -733,10 +733,6 @@ METHODS: dict[str, MethodSpec] = {
 for _v in NEUROKIT_VARIANTS:
     METHODS[f"neurokit_{_v}"] = MethodSpec(_neurokit(_v), False, None,
                                            f"NeuroKit2 ecg_rsp(method='{_v}')")
-
-SIGN_REFERENCE = {k: v.sign_reference for k, v in METHODS.items()}
-"""Series each method's output is made to correlate positively with (None: kept as is)."""
-
 
 def get_method(name: str) -> MethodSpec:
     """Registry lookup; an unknown key raises ``ValueError`` listing the sorted valid keys."""

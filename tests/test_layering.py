@@ -8,7 +8,7 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
    ``edr.fusion``
 3. methods: ``edr.methods``, ``edr.leads``
 4. pipeline: ``edr.options``, ``edr.windows``, ``edr.stitch``, ``edr.rates``, ``edr.pipeline``
-5. consumers: ``edr.evaluate.*``, ``edr.plots``, ``edr.extract``, ``edr.cli``, ``edr.report``,
+5. consumers: ``edr.evaluate.*``, ``edr.plots``, ``edr.extract``, ``edr.cli``, ``edr.stream``,
    ``edr.__main__``
 
 A module may import ``edr`` modules of its own layer or a lower one. Every
@@ -47,7 +47,6 @@ LAYERS = {
     "edr.extract": 5,
     "edr.cli": 5,
     "edr.stream": 5,
-    "edr.report": 5,
     "edr.__main__": 5,
 }
 
