@@ -30,9 +30,10 @@ from edr.options import (
     EDROptions,
 )
 from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates
-from edr.signal import GRID_FS
+from edr.signal import GRID_FS, MIN_BEATS, SEGMENT_S
 from edr.stitch import MAX_GAP_S, Stitcher, WindowPart
 from edr.windows import (
+    MIN_GRID_POINTS,
     Window,
     WindowAnalysis,
     analyse_window,
@@ -210,7 +211,8 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, sigma2="mdd", lead=None, wi
         usable leads at jointly detected beats (kernel methods only). Per-lead
         scores go to ``WindowInfo.quality["lead_scores"]``.
     window_s : float, optional
-        Analysis window (s, >= :data:`~edr.options.MIN_WINDOW_S`); None: the
+        Analysis window (s, :data:`~edr.options.MIN_WINDOW_S` to
+        :data:`~edr.options.MAX_WINDOW_S`); None: the
         whole record up to :data:`WHOLE_RECORD_MAX_S`, else
         :data:`DEFAULT_WINDOW_S` (``solver="dense"``). Must be None with ``solver="fs2"``.
     overlap : float, default :data:`DEFAULT_OVERLAP`
@@ -252,7 +254,8 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, sigma2="mdd", lead=None, wi
     ChannelError
         ``lead`` not in the recording.
     SignalError
-        ``fs`` outside :data:`edr.signal.FS_RANGE`, fewer than
+        ``fs`` outside :data:`edr.signal.FS_RANGE`, a record shorter than
+        :data:`edr.windows.MIN_GRID_POINTS` grid points, fewer than
         :data:`edr.signal.MIN_BEATS` beats in a single window, no analysable window.
     TypeError
         Options the method does not take.
@@ -283,8 +286,14 @@ def run(recording, opts: EDROptions) -> EDRResult:
     leads = record_leads(recording, opts)
     lead_name = opts.lead_mode or next(iter(leads))
     duration = next(iter(leads.values())).size / fs
-    plan = window_plan(duration, opts)
     grid = output_grid(duration, opts.fs_out)
+    if grid.size < MIN_GRID_POINTS:
+        raise SignalError(
+            f"record {getattr(recording, 'name', '?')!r} holds {duration:.3g} s of ECG "
+            f"({round(duration * fs)} samples at {fs:g} Hz), too short for an EDR, which needs "
+            f"at least {MIN_BEATS} heart beats (a respiratory rate needs {SEGMENT_S:g} s); give a "
+            "longer recording (a minute or more)")
+    plan = window_plan(duration, opts)
     stitcher = Stitcher(grid, opts.fs_out, opts.spec.sign_reference is not None)
     infos: list[WindowInfo] = []
     analyses = []  # (window, info) of the analysed windows

@@ -119,6 +119,7 @@ def test_progress_bar(rec, capsys):
     ({"method": "nope"}, ValueError, "valid methods are"),
     ({"window_s": 5.0}, ValueError, "window_s must be"),
     ({"window_s": "long"}, ValueError, "window_s must be"),
+    ({"window_s": 1e9}, ValueError, "from 20 to 1800, got 1000000000.0"),
     ({"overlap": 0.95}, ValueError, "overlap must be"),
     ({"fs_out": 1.0}, ValueError, "fs_out must be"),
     ({"lead": "V9"}, ChannelError, "lead 'V9' is not in recording"),
