@@ -423,6 +423,7 @@ def _summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) ->
         f">= {result.summary()['quality_threshold']:g})",
         f"status     {result.status}",
     ]
+    lines += _unused_lines(rec, result)
     label = "vs truth " if demo else f"vs {rec.resp_channel}" if rec.resp_channel else "reference"
     if scores is not None:
         lines.append(f"{label:<10} MSC {scores.msc:.2f}, |r| {scores.corr:.2f}, "
@@ -434,6 +435,22 @@ def _summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) ->
                      "to score the EDR against it")
     lines.append(f"outputs    {', '.join(str(p) for p in outputs.values())}")
     lines.append(f"time       {seconds:.2f} s")
+    return lines
+
+
+def _unused_lines(rec, result) -> list[str]:
+    """Summary lines naming the stretches without a usable lead and the windows skipped."""
+    lines = []
+    if result.masked:
+        total = sum(b - a for a, b in result.masked)
+        lines.append(f"masked     {', '.join(f'{a:.1f}-{b:.1f} s' for a, b in result.masked)} "
+                     f"({total / rec.duration_s:.0%} of the record): every ECG lead flat or "
+                     "missing; no EDR and no rate there")
+    for w in result.windows:
+        status = str(w.quality.get("status", ""))
+        if status.startswith("skipped"):
+            lines.append(f"skipped    window {w.start_s:.1f}-{w.end_s:.1f} s: "
+                         f"{status.removeprefix('skipped: ')}")
     return lines
 
 

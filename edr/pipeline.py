@@ -38,6 +38,7 @@ from edr.windows import (
     WindowAnalysis,
     analyse_window,
     check_rate,
+    masked_stretches,
     output_grid,
     plan_windows,
     record_leads,
@@ -115,6 +116,10 @@ class EDRResult:
         Quality (0-1) of each rate window (:func:`edr.rates.judged_rates`).
     status : str
         "ok" when at least one window is; else why no usable breathing was found.
+    masked : list of (float, float)
+        Stretches (s) in which every lead analysed is flat or missing for at least
+        :data:`edr.windows.MASKED_STRETCH_S`: no window covers them, the waveform and the
+        rates there are NaN.
     """
 
     time: np.ndarray
@@ -134,6 +139,7 @@ class EDRResult:
     params: dict
     rate_quality: np.ndarray = field(default_factory=lambda: np.empty(0))
     status: str = "ok"
+    masked: list = field(default_factory=list)
 
     def grid_columns(self) -> dict:
         """``time_s``, ``edr``, ``rate_bpm`` and ``quality`` on the output grid: each grid point
@@ -177,6 +183,7 @@ class EDRResult:
             "quality_median": (float(np.median(self.rate_quality))
                                if np.size(self.rate_quality) else None),
             "quality_threshold": QUALITY_THRESHOLD,
+            "masked_s": [[float(a), float(b)] for a, b in self.masked],
             "n_windows": len(self.windows),
             "windows": [to_jsonable(w) for w in self.windows],
             "selection": sel,
@@ -293,7 +300,7 @@ def run(recording, opts: EDROptions) -> EDRResult:
             f"({round(duration * fs)} samples at {fs:g} Hz), too short for an EDR, which needs "
             f"at least {MIN_BEATS} heart beats (a respiratory rate needs {SEGMENT_S:g} s); give a "
             "longer recording (a minute or more)")
-    plan = window_plan(duration, opts)
+    plan, masked = _plan(recording, leads, duration, opts)
     stitcher = Stitcher(grid, opts.fs_out, opts.spec.sign_reference is not None)
     infos: list[WindowInfo] = []
     analyses = []  # (window, info) of the analysed windows
@@ -332,7 +339,28 @@ def run(recording, opts: EDROptions) -> EDRResult:
                      method=opts.method, lead=lead_name, sigma2=first.sigma2,
                      selection=first.selection, windows=infos, n_beats=n_used,
                      n_beats_dropped=n_dropped, params=params, rate_quality=rates.quality,
-                     status=status)
+                     status=status, masked=masked)
+
+
+def _plan(recording, leads: dict, duration: float, opts: EDROptions):
+    """``(windows, masked)``: the window plan and the stretches without a usable lead
+    (:func:`edr.windows.masked_stretches` of the leads as recorded, before the mains notch,
+    which would blur a flat line).
+
+    Raises
+    ------
+    SignalError
+        Every lead is masked over the whole record.
+    """
+    recorded = dict(getattr(recording, "leads", None) or {})
+    masked = masked_stretches({n: recorded.get(n, recording.ecg) for n in leads},
+                              float(recording.fs))
+    plan = window_plan(duration, opts, masked)
+    if not plan:
+        raise SignalError(f"record {getattr(recording, 'name', '?')!r} has no usable ECG: "
+                          f"{', '.join(leads)} flat or missing over the whole record; check the "
+                          "channel (a disconnected lead is flat)")
+    return plan, masked
 
 
 def _judge_windows(analyses, rates):

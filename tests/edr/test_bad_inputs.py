@@ -151,6 +151,10 @@ def _corpus(src: Path, bidmc: Path, sim: Path) -> list[tuple[str, list[str], lis
                                                             zip(t, x, strict=True)))
     add("csv time column in milliseconds", [src / "millis.csv"], "millis.csv", "'time'",
         "milliseconds", "'time_ms'", "--fs")
+    longer = np.arange(60 * 250) / 250.0
+    (src / "flatline.csv").write_text("t,II\n" + "".join(f"{a:.4f},0.25\n" for a in longer))
+    add("csv every lead flat", [src / "flatline.csv"], "flatline.csv", "no usable ECG",
+        "flat or missing")
     # ---- EDF
     add("edf junk", [_edf(src / "junk.edf", junk=True)], "junk.edf")
     add("edf truncated", [_edf(src / "short.edf", cut=10)], "short.edf", "truncated")
