@@ -211,8 +211,11 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
                    help=f"--solver fs2: number of support vectors (default {DEFAULT_N_SUPPORT}, "
                         "at most the valid beats - 1)")
     p.add_argument("--plot", metavar="OUT.png",
-                   help="write a figure (ECG and beats, EDR vs reference, sigma2 curve); "
-                        f"format from the suffix: {', '.join(PLOT_SUFFIXES)}")
+                   help="write the record figure: rate over the whole record with its quality "
+                        "and the withheld or masked stretches, a representative minute of ECG "
+                        "(every beat marked used or dropped) and of EDR vs reference, the scores "
+                        "and the sigma2 choice; format from the suffix: "
+                        f"{', '.join(PLOT_SUFFIXES)}")
     p.add_argument("--json", metavar="OUT.json",
                    help="write a JSON summary (parameters, sigma2, beats, scores)")
     p.add_argument("--demo", action="store_true",
