@@ -639,8 +639,9 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_METHOD, align: bool = True,
     peaks = np.concatenate(found) if found else np.empty(0, dtype=int)
     if peaks.size < MIN_BEATS:
         raise SignalError(
-            f"only {peaks.size} beats detected in the ecg ({duration:.1f} s at fs={fs:g} Hz, "
-            f"method={method!r}); at least {MIN_BEATS} are needed"
+            f"only {peaks.size} heart beats found in {duration:.1f} s of ECG at {fs:g} Hz (QRS "
+            f"detector {method}); an EDR needs at least {MIN_BEATS}: give a longer recording "
+            "(a minute or more) or another ECG lead"
         )
     pos, tcorr = _align(clean, fs, peaks, up=upsample, half_s=align_half_s,
                         max_lag_s=max_lag_s, shift=align)

@@ -29,6 +29,8 @@ def _usage() -> str:
     lines = ["usage: edr {" + ",".join(COMMANDS) + "} [options]   (edr <command> --help for its "
              "options)", ""]
     lines += [f"  {name:<{width}}  {desc}" for name, (_, desc) in COMMANDS.items()]
+    lines += ["", "options:", "  -h, --help  show this message and exit",
+              "  --version   print the version and exit"]
     lines += ["", "First run, no data needed:  edr extract --demo"]
     return "\n".join(lines)
 

@@ -79,8 +79,9 @@ CRITERION_NAMES = {
 }
 #: ``--n-support`` default (the FS2 default of the methods).
 DEFAULT_N_SUPPORT = 200
-#: Shortest ``--window`` (s), the pipeline's minimum.
+#: Shortest and longest ``--window`` (s), the pipeline's limits.
 MIN_WINDOW_S = 20.0
+MAX_WINDOW_S = 1800.0
 #: Figure formats accepted by ``--plot``.
 PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff")
 
@@ -119,9 +120,11 @@ def _window(text: str) -> float:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not (math.isfinite(value) and value >= MIN_WINDOW_S):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds >= {MIN_WINDOW_S:g}, got "
-                                         f"{text!r}")
+    if not (math.isfinite(value) and MIN_WINDOW_S <= value <= MAX_WINDOW_S):
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds from {MIN_WINDOW_S:g} to {MAX_WINDOW_S:g}, got "
+            f"{text!r} (longer windows make the kernel matrix too large: for one model over the "
+            "whole record use --solver fs2 without --window)")
     return value
 
 
@@ -178,34 +181,50 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
                                     for k, a in CRITERION_NAMES.items())
                         + ") or a fixed value > 0 (default mdd)")
     p.add_argument("--channel", metavar="NAME",
-                   help="ECG channel name (default: II, MLII, ECG, V, I, ... whichever exists)")
+                   help="ECG channel read as the record's lead (any case; default: the first "
+                        "of II, MLII, ECG, ECG1, EKG, V, V1-V6, I, MLI, III, ... that exists); "
+                        "the other ECG channels are read as further leads")
+    p.add_argument("--ref-channel", metavar="NAME",
+                   help="reference respiration channel the EDR is scored against (MSC, |r|, "
+                        "rate error); default: the first respiration name found: RESP, RSP, "
+                        "RESPIRATION, IP, thorax belts (THOR, CHEST, RIP THORAX), their sum, "
+                        "abdomen belts (ABDO, ABD), flow (AIRFLOW, FLOW, NASAL), CO2 (CO2, ETCO2, "
+                        "CAPNO); any case")
     p.add_argument("--fs", type=parse_rate_hz, metavar="HZ",
                    help="sampling rate in Hz: needed for a CSV file without a time column; "
                         "for other files it must agree with the rate they state")
-    p.add_argument("--lead", metavar="NAME|auto|fuse",
-                   help="lead used by the method: a lead name, 'auto' (best lead) or 'fuse' (all "
-                        "leads); default: every ECG lead fused when the record has several, else "
-                        "its ECG lead")
+    p.add_argument("--lead", metavar="NAME|auto|fuse|multilead",
+                   help="lead used by the method: an ECG lead name of the record, 'auto' (the best "
+                        "lead per window), 'fuse' (every usable lead, fused by quality) or "
+                        "'multilead' (one kernel PCA of all leads' QRS complexes; kernel methods "
+                        "only); default: fuse when the record has several ECG leads, else its "
+                        "ECG lead")
     p.add_argument("--window", type=_window, metavar="SECONDS",
-                   help=f"process in sliding windows of this length, at least {MIN_WINDOW_S:g} s "
-                        "(sigma2 chosen per window; default: the whole record as one window)")
-    p.add_argument("--solver", default="dense", metavar="dense|fs2",
+                   help=f"process in sliding windows of this length, {MIN_WINDOW_S:g} to "
+                        f"{MAX_WINDOW_S:g} s, overlapping by 25%% (sigma2 chosen per window; "
+                        "default: the whole record as one window up to 600 s, longer records in "
+                        "300 s windows); --solver fs2 fits one model to the whole record instead")
+    p.add_argument("--solver", default="dense", metavar="|".join(SOLVER_NAMES),
                    help="kernel PCA solver: 'dense' (per window, default) or 'fs2' (one fixed-size "
                         "FS2 + Nystrom model over all beats of the whole record)")
     p.add_argument("--n-support", type=_n_support, metavar="M",
                    help=f"--solver fs2: number of support vectors (default {DEFAULT_N_SUPPORT}, "
                         "at most the valid beats - 1)")
     p.add_argument("--plot", metavar="OUT.png",
-                   help="write a figure (ECG and beats, EDR vs reference, sigma2 curve); "
-                        f"format from the suffix: {', '.join(PLOT_SUFFIXES)}")
+                   help="write the record figure: rate over the whole record with its quality "
+                        "and the withheld or masked stretches, a representative minute of ECG "
+                        "(every beat marked used or dropped) and of EDR vs reference, the scores "
+                        "and the sigma2 choice; format from the suffix: "
+                        f"{', '.join(PLOT_SUFFIXES)}")
     p.add_argument("--json", metavar="OUT.json",
                    help="write a JSON summary (parameters, sigma2, beats, scores)")
     p.add_argument("--demo", action="store_true",
                    help=f"no data needed: simulate a {DEMO_DURATION_S / 60:g}-minute record with "
                         "known respiration, extract, compare with the truth, write "
                         f"{DEMO_DIR}/edr_demo.csv/.json/.png")
-    p.add_argument("--seed", type=int, default=0,
-                   help="random seed of the method and of --demo (default 0)")
+    p.add_argument("--seed", type=int, default=0, metavar="INT",
+                   help="random seed of the method's sigma2 selection and of the --demo record "
+                        "(default 0); the same seed gives the same output")
     return p
 
 
@@ -233,8 +252,10 @@ def _check_options(args) -> None:
     if args.demo:
         if args.record:
             raise _OptionError(f"give either a record or --demo, not both (record {args.record!r})")
-        if args.fs is not None:
-            raise _OptionError("--fs applies to a record file, not to --demo")
+        for flag, value in (("--fs", args.fs), ("--ref-channel", args.ref_channel)):
+            if value is not None:
+                raise _OptionError(f"{flag} applies to a record file, not to --demo (scored "
+                                   "against its simulated respiration)")
     elif not args.record:
         raise _OptionError("a record file is required (or --demo)")
 
@@ -362,7 +383,7 @@ def _load(args):
         return rec
     from edr.io import read_record
 
-    return read_record(args.record, args.channel, fs=args.fs)
+    return read_record(args.record, args.channel, fs=args.fs, resp_channel=args.ref_channel)
 
 
 def _fmt(x, spec=".2f") -> str:
@@ -405,14 +426,34 @@ def _summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) ->
         f">= {result.summary()['quality_threshold']:g})",
         f"status     {result.status}",
     ]
+    lines += _unused_lines(rec, result)
     label = "vs truth " if demo else f"vs {rec.resp_channel}" if rec.resp_channel else "reference"
     if scores is not None:
         lines.append(f"{label:<10} MSC {scores.msc:.2f}, |r| {scores.corr:.2f}, "
                      f"rate error {_fmt(scores.rate_error_bpm, '.2f')} breaths/min")
     elif scores_error is not None:
         lines.append(f"{label:<10} not scored: {scores_error}")
+    elif rec.resp is None:
+        lines.append(f"{label:<10} none found among the channels; name it with --ref-channel "
+                     "to score the EDR against it")
     lines.append(f"outputs    {', '.join(str(p) for p in outputs.values())}")
     lines.append(f"time       {seconds:.2f} s")
+    return lines
+
+
+def _unused_lines(rec, result) -> list[str]:
+    """Summary lines naming the stretches without a usable lead and the windows skipped."""
+    lines = []
+    if result.masked:
+        total = sum(b - a for a, b in result.masked)
+        lines.append(f"masked     {', '.join(f'{a:.1f}-{b:.1f} s' for a, b in result.masked)} "
+                     f"({total / rec.duration_s:.0%} of the record): every ECG lead flat or "
+                     "missing; no EDR and no rate there")
+    for w in result.windows:
+        status = str(w.quality.get("status", ""))
+        if status.startswith("skipped"):
+            lines.append(f"skipped    window {w.start_s:.1f}-{w.end_s:.1f} s: "
+                         f"{status.removeprefix('skipped: ')}")
     return lines
 
 
@@ -445,6 +486,17 @@ def _cli_message(exc: BaseException) -> str:
     return message
 
 
+def _naming_file(exc: Exception, path: str | None) -> Exception:
+    """``exc`` with the record's file named first when its message does not name it."""
+    message = str(exc)
+    if not path or path in message:
+        return exc
+    try:
+        return type(exc)(f"{path}: {message}")
+    except TypeError:  # an exception class with another signature
+        return ValueError(f"{path}: {message}")
+
+
 def prepare(args) -> dict[str, Path]:
     """Steps 1-2 of the module docstring: options, record path and output targets; no heavy import.
 
@@ -474,17 +526,20 @@ def _compute_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *,
     if args.solver == "fs2" and progress is not False and sys.stderr.isatty():  # one model to fit
         print(f"fitting one FS2 model over every beat of {rec.name} ({rec.duration_s:.0f} s); "
               "this is the long step", file=sys.stderr, flush=True)
-    result = extract_edr(
-        rec,
-        method=args.method,
-        sigma2=args.sigma2,
-        lead=args.lead,
-        window_s=args.window,
-        random_state=args.seed,
-        progress=rec.duration_s >= PROGRESS_MIN_DURATION_S if progress is None else progress,
-        solver=args.solver,
-        n_support=args.n_support,
-    )
+    try:
+        result = extract_edr(
+            rec,
+            method=args.method,
+            sigma2=args.sigma2,
+            lead=args.lead,
+            window_s=args.window,
+            random_state=args.seed,
+            progress=rec.duration_s >= PROGRESS_MIN_DURATION_S if progress is None else progress,
+            solver=args.solver,
+            n_support=args.n_support,
+        )
+    except (EDRError, ValueError) as exc:
+        raise _naming_file(exc, rec.path) from exc
     scores = scores_error = None
     if rec.resp is not None:
         from edr.evaluate.metrics import score

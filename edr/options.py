@@ -25,6 +25,7 @@ __all__ = [
     "FS_OUT_MAX",
     "LEAD_MODES",
     "MAX_OVERLAP",
+    "MAX_WINDOW_S",
     "MIN_WINDOW_S",
     "WHOLE_RECORD_MAX_S",
 ]
@@ -38,6 +39,10 @@ DEFAULT_OVERLAP = 0.25
 """Fraction of a window shared with the next (``docs/design.md#edr-analysis-windows``)."""
 MIN_WINDOW_S = 20.0
 """Shortest analysis window (s) accepted."""
+MAX_WINDOW_S = 1800.0
+"""Longest analysis window (s) accepted: the dense kernel matrix of a window grows with the
+square of its beats (``docs/design.md#edr-analysis-windows``); ``solver="fs2"`` fits one model
+to a longer record."""
 MAX_OVERLAP = 0.9
 """Largest window overlap fraction accepted."""
 FS_OUT_MAX = 100.0
@@ -65,7 +70,7 @@ class EDROptions:
     lead : str or None
         None, a lead name, or one of :data:`LEAD_MODES`.
     window_s : float or None
-        Analysis window (s, >= :data:`MIN_WINDOW_S`), stored as float.
+        Analysis window (s, :data:`MIN_WINDOW_S` to :data:`MAX_WINDOW_S`), stored as float.
     overlap : float
         Window overlap fraction in ``[0, MAX_OVERLAP]``.
     fs_out : float
@@ -188,7 +193,7 @@ def _checked_window(window_s) -> float | None:
         value = float(window_s)
     except (TypeError, ValueError):
         value = float("nan")
-    if not value >= MIN_WINDOW_S:
-        raise ValueError(f"window_s must be None or a number of seconds >= {MIN_WINDOW_S:g}, "
-                         f"got {window_s!r}")
+    if not MIN_WINDOW_S <= value <= MAX_WINDOW_S:
+        raise ValueError(f"window_s must be None or a number of seconds from {MIN_WINDOW_S:g} to "
+                         f"{MAX_WINDOW_S:g}, got {window_s!r}")
     return value

@@ -30,13 +30,15 @@ from edr.options import (
     EDROptions,
 )
 from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates
-from edr.signal import GRID_FS
+from edr.signal import GRID_FS, MIN_BEATS, SEGMENT_S
 from edr.stitch import MAX_GAP_S, Stitcher, WindowPart
 from edr.windows import (
+    MIN_GRID_POINTS,
     Window,
     WindowAnalysis,
     analyse_window,
     check_rate,
+    masked_stretches,
     output_grid,
     plan_windows,
     record_leads,
@@ -114,6 +116,10 @@ class EDRResult:
         Quality (0-1) of each rate window (:func:`edr.rates.judged_rates`).
     status : str
         "ok" when at least one window is; else why no usable breathing was found.
+    masked : list of (float, float)
+        Stretches (s) in which every lead analysed is flat or missing for at least
+        :data:`edr.windows.MASKED_STRETCH_S`: no window covers them, the waveform and the
+        rates there are NaN.
     """
 
     time: np.ndarray
@@ -133,6 +139,7 @@ class EDRResult:
     params: dict
     rate_quality: np.ndarray = field(default_factory=lambda: np.empty(0))
     status: str = "ok"
+    masked: list = field(default_factory=list)
 
     def grid_columns(self) -> dict:
         """``time_s``, ``edr``, ``rate_bpm`` and ``quality`` on the output grid: each grid point
@@ -176,6 +183,7 @@ class EDRResult:
             "quality_median": (float(np.median(self.rate_quality))
                                if np.size(self.rate_quality) else None),
             "quality_threshold": QUALITY_THRESHOLD,
+            "masked_s": [[float(a), float(b)] for a, b in self.masked],
             "n_windows": len(self.windows),
             "windows": [to_jsonable(w) for w in self.windows],
             "selection": sel,
@@ -210,7 +218,8 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, sigma2="mdd", lead=None, wi
         usable leads at jointly detected beats (kernel methods only). Per-lead
         scores go to ``WindowInfo.quality["lead_scores"]``.
     window_s : float, optional
-        Analysis window (s, >= :data:`~edr.options.MIN_WINDOW_S`); None: the
+        Analysis window (s, :data:`~edr.options.MIN_WINDOW_S` to
+        :data:`~edr.options.MAX_WINDOW_S`); None: the
         whole record up to :data:`WHOLE_RECORD_MAX_S`, else
         :data:`DEFAULT_WINDOW_S` (``solver="dense"``). Must be None with ``solver="fs2"``.
     overlap : float, default :data:`DEFAULT_OVERLAP`
@@ -252,7 +261,8 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, sigma2="mdd", lead=None, wi
     ChannelError
         ``lead`` not in the recording.
     SignalError
-        ``fs`` outside :data:`edr.signal.FS_RANGE`, fewer than
+        ``fs`` outside :data:`edr.signal.FS_RANGE`, a record shorter than
+        :data:`edr.windows.MIN_GRID_POINTS` grid points, fewer than
         :data:`edr.signal.MIN_BEATS` beats in a single window, no analysable window.
     TypeError
         Options the method does not take.
@@ -283,8 +293,14 @@ def run(recording, opts: EDROptions) -> EDRResult:
     leads = record_leads(recording, opts)
     lead_name = opts.lead_mode or next(iter(leads))
     duration = next(iter(leads.values())).size / fs
-    plan = window_plan(duration, opts)
     grid = output_grid(duration, opts.fs_out)
+    if grid.size < MIN_GRID_POINTS:
+        raise SignalError(
+            f"record {getattr(recording, 'name', '?')!r} holds {duration:.3g} s of ECG "
+            f"({round(duration * fs)} samples at {fs:g} Hz), too short for an EDR, which needs "
+            f"at least {MIN_BEATS} heart beats (a respiratory rate needs {SEGMENT_S:g} s); give a "
+            "longer recording (a minute or more)")
+    plan, masked = _plan(recording, leads, duration, opts)
     stitcher = Stitcher(grid, opts.fs_out, opts.spec.sign_reference is not None)
     infos: list[WindowInfo] = []
     analyses = []  # (window, info) of the analysed windows
@@ -323,7 +339,28 @@ def run(recording, opts: EDROptions) -> EDRResult:
                      method=opts.method, lead=lead_name, sigma2=first.sigma2,
                      selection=first.selection, windows=infos, n_beats=n_used,
                      n_beats_dropped=n_dropped, params=params, rate_quality=rates.quality,
-                     status=status)
+                     status=status, masked=masked)
+
+
+def _plan(recording, leads: dict, duration: float, opts: EDROptions):
+    """``(windows, masked)``: the window plan and the stretches without a usable lead
+    (:func:`edr.windows.masked_stretches` of the leads as recorded, before the mains notch,
+    which would blur a flat line).
+
+    Raises
+    ------
+    SignalError
+        Every lead is masked over the whole record.
+    """
+    recorded = dict(getattr(recording, "leads", None) or {})
+    masked = masked_stretches({n: recorded.get(n, recording.ecg) for n in leads},
+                              float(recording.fs))
+    plan = window_plan(duration, opts, masked)
+    if not plan:
+        raise SignalError(f"record {getattr(recording, 'name', '?')!r} has no usable ECG: "
+                          f"{', '.join(leads)} flat or missing over the whole record; check the "
+                          "channel (a disconnected lead is flat)")
+    return plan, masked
 
 
 def _judge_windows(analyses, rates):

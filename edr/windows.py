@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edr.beats import detect
+from edr.beats import detect, signal_mask
 from edr.errors import ChannelError, SignalError
 from edr.fusion import fuse, panel_weights, standardised
 from edr.methods import MethodOutput, Segment, series_on_grid
@@ -24,11 +24,15 @@ from edr.options import DEFAULT_OVERLAP, DEFAULT_WINDOW_S, WHOLE_RECORD_MAX_S, E
 from edr.signal import FS_RANGE, remove_mains
 from kpca._blas import blas_limited_to_one_thread
 
-__all__ = ["MIN_GRID_POINTS", "Window", "WindowAnalysis", "analyse_window", "check_rate",
-           "output_grid", "plan_windows", "record_leads", "window_plan"]
+__all__ = ["MASKED_STRETCH_S", "MIN_GRID_POINTS", "Window", "WindowAnalysis", "analyse_window",
+           "check_rate", "masked_stretches", "output_grid", "plan_windows", "record_leads",
+           "window_plan"]
 
 MIN_GRID_POINTS = 8
 """Fewest output grid points a window must cover to be analysed."""
+MASKED_STRETCH_S = 20.0
+"""Stretches at least this long (s) in which every lead is masked are left out of the window plan
+(:func:`masked_stretches`, ``docs/design.md#edr-analysis-windows``)."""
 
 
 @dataclass(frozen=True)
@@ -111,15 +115,45 @@ def plan_windows(duration_s: float, window_s: float | None, overlap: float = DEF
     return [(float(s), float(s + window_s)) for s in starts]
 
 
-def window_plan(duration_s: float, opts: EDROptions) -> list[Window]:
-    """The :class:`Window` list of a record: :func:`plan_windows`, or the whole record for FS2."""
+def window_plan(duration_s: float, opts: EDROptions, masked=()) -> list[Window]:
+    """The :class:`Window` list of a record: :func:`plan_windows`, or the whole record for FS2.
+
+    ``masked``: ``(start_s, end_s)`` stretches without a usable lead (:func:`masked_stretches`),
+    in time order; the dense solver plans its windows within each stretch between them (a
+    window never spans a masked stretch, and windows of different stretches are not
+    neighbours). Without masked stretches the plan covers ``[0, duration_s]``.
+    """
     if opts.solver == "fs2":
-        limits = [(0.0, float(duration_s))]
+        groups = [[(0.0, float(duration_s))]]
     else:
-        limits = plan_windows(duration_s, opts.window_s, float(opts.overlap))
+        groups = [[(a + s, a + e) for s, e in plan_windows(b - a, opts.window_s,
+                                                           float(opts.overlap))]
+                  for a, b in _usable_stretches(float(duration_s), masked)]
     return [Window(a, b, limits[i - 1][1] if i > 0 else None,
                    limits[i + 1][0] if i + 1 < len(limits) else None)
-            for i, (a, b) in enumerate(limits)]
+            for limits in groups for i, (a, b) in enumerate(limits)]
+
+
+def _usable_stretches(duration_s: float, masked) -> list[tuple[float, float]]:
+    """The stretches of ``[0, duration_s]`` between the ``masked`` ones."""
+    out, start = [], 0.0
+    for a, b in masked:
+        if a > start:
+            out.append((start, a))
+        start = b
+    if start < duration_s:
+        out.append((start, duration_s))
+    return out
+
+
+def masked_stretches(leads: dict, fs: float,
+                     min_s: float = MASKED_STRETCH_S) -> list[tuple[float, float]]:
+    """``(start_s, end_s)`` of every stretch of at least ``min_s`` in which every lead of
+    ``leads`` is masked (NaN or flat, :func:`edr.beats.signal_mask`), in time order."""
+    mask = np.logical_and.reduce([signal_mask(x, fs) for x in leads.values()])
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
+    return [(a / fs, b / fs) for a, b in zip(edges[::2], edges[1::2], strict=True)
+            if b - a >= min_s * fs]
 
 
 def output_grid(duration_s: float, fs_out: float) -> np.ndarray:

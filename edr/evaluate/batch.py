@@ -437,33 +437,56 @@ def _split(s: str) -> list[str]:
 
 
 def build_parser(prog: str = "python -m edr.evaluate") -> argparse.ArgumentParser:
-    """The command-line options of :func:`main`."""
+    """The command-line options of :func:`main` (every option with its help and valid values)."""
+    from edr.extract import CRITERION_NAMES, MAX_WINDOW_S, METHOD_NAMES, MIN_WINDOW_S
+    from edr.io.datasets import load_manifest
+
+    criteria = ", ".join(k if a is None else f"{k} = {a}" for k, a in CRITERION_NAMES.items())
     p = argparse.ArgumentParser(
         prog=prog,
-        description="Score EDR methods on a database "
-        "(resumable; results per task under OUT/tasks).")
-    p.add_argument("--database", default="bidmc", help="database name (default bidmc)")
-    p.add_argument("--data-dir",
-                   help="folder of WFDB records, all records with an ECG channel are used "
-                   "(default: the manifest's records of --database, found by "
-                   "edr.io.datasets.locate_database)")
-    p.add_argument("--methods", default="kpca,pca,r_amplitude,qrs_area,rsa",
-                   help="comma-separated method keys, or 'all' for every key of "
-                   "edr.methods.METHODS")
-    p.add_argument("--criteria", default="mdd,shannon,kpa,rule-of-thumb",
-                   help="comma-separated sigma2 criteria (kpca methods only)")
-    p.add_argument("--leads", default=DEFAULT_LEAD,
-                   help=f"comma-separated leads: {DEFAULT_LEAD} (recording's lead), auto, fuse or "
-                        "a name")
-    p.add_argument("--records", help="comma-separated record names (default: all)")
-    p.add_argument("-o", "--out", required=True, help="output folder")
-    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
-    p.add_argument("--scheduler", help="Dask distributed scheduler address (e.g. tcp://host:8786)")
-    p.add_argument("--window-s", type=float, default=None,
-                   help="window length in s (default: pipeline's)")
-    p.add_argument("--random-state", type=int, default=0)
-    p.add_argument("--retry-errors", action="store_true", help="re-run tasks stored as errors")
-    p.add_argument("--no-progress", action="store_true")
+        description="Score EDR methods on a database: every (record, method, sigma2 criterion, "
+                    "lead) task, resumable (results per task under OUT/tasks), then OUT/"
+                    "results.csv, window_rates.csv and selection_curves.json.",
+        epilog="Example: %(prog)s --database bidmc --methods kpca_fusion,kpca,rsa -o results/  "
+               "(then: python -m edr.evaluate.report results/results.csv -o report/)")
+    p.add_argument("--database", default="bidmc", metavar="NAME",
+                   help="database of the data manifest: "
+                        + ", ".join(sorted(load_manifest()["databases"]))
+                        + " (default bidmc); found locally or downloaded (EDR_DATA_DIR)")
+    p.add_argument("--data-dir", metavar="FOLDER",
+                   help="folder of WFDB records; every record with an ECG channel is used "
+                        "(default: the manifest's records of --database, under EDR_DATA_DIR or "
+                        "downloaded)")
+    p.add_argument("--methods", default="kpca,pca,r_amplitude,qrs_area,rsa", metavar="LIST",
+                   help="comma-separated methods, from: " + ", ".join(METHOD_NAMES)
+                        + "; or 'all' (default kpca,pca,r_amplitude,qrs_area,rsa)")
+    p.add_argument("--criteria", default="mdd,shannon,kpa,rule-of-thumb", metavar="LIST",
+                   help=f"comma-separated sigma2 criteria of the kernel PCA methods, from: "
+                        f"{criteria} (default mdd,shannon,kpa,rule-of-thumb); other methods "
+                        "run once")
+    p.add_argument("--leads", default=DEFAULT_LEAD, metavar="LIST",
+                   help=f"comma-separated leads: {DEFAULT_LEAD} (the pipeline's: every ECG lead "
+                        "fused when the record has several), auto (best lead per window), fuse, "
+                        f"multilead, or a lead name such as II (default {DEFAULT_LEAD})")
+    p.add_argument("--records", metavar="LIST",
+                   help="comma-separated record names (default: all)")
+    p.add_argument("-o", "--out", required=True, metavar="FOLDER",
+                   help="output folder (created; an existing one is resumed)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="worker processes (default: CPU count; 1 runs in this process)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="Dask distributed scheduler address (e.g. tcp://host:8786; needs the "
+                        "'distributed' extra); default: local processes")
+    p.add_argument("--window-s", type=float, default=None, metavar="SECONDS",
+                   help=f"analysis window, {MIN_WINDOW_S:g} to {MAX_WINDOW_S:g} s (default: the "
+                        "pipeline's, the whole record up to 600 s, else 300 s windows)")
+    p.add_argument("--random-state", type=int, default=0, metavar="SEED",
+                   help="random seed of the methods' sigma2 selection (default 0); part of each "
+                        "task's identity, so a new seed runs every task again")
+    p.add_argument("--retry-errors", action="store_true",
+                   help="re-run tasks stored as errors (default: keep their stored error)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar on stderr")
     return p
 
 

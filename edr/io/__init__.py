@@ -73,8 +73,9 @@ def read_record(
         Sampling rate in Hz. Needed for a CSV file without a time column; for
         files that state their rate it must agree with it.
     resp_channel : str, optional
-        Reference respiration channel; default: the best of RESP, Resp,
-        RESPIRATION, THOR RES, Thorax, ABDO, Airflow, ... when present.
+        Reference respiration channel; default: the best-ranked respiration name
+        present (:data:`edr.io.channels.RESP_PRIORITY`: impedance such as RESP, RSP
+        or IP, then thorax and abdomen belts, flow, CO2), else none.
     annotator : str or None, default "ann1"
         Breath annotations kept (``aux_note`` of WFDB ``.breath`` files); None keeps all.
 

@@ -33,18 +33,24 @@ ECG_PRIORITY: tuple[str, ...] = (
     "ECG2", "ECG3", "ML5", "CM5", "CC5",
 )
 
-#: Respiration reference names in order of preference (impedance / effort first, then flow).
+#: Respiration reference names in order of preference: impedance pneumography and effort belts
+#: (thorax, then their sum, then abdomen) first, then flow, then CO2.
 RESP_PRIORITY: tuple[str, ...] = (
-    "RESP", "RESPIRATION", "RESP (CHEST)", "RESP C", "THOR RES", "THORAX", "THOR", "CHEST",
-    "RESP (SUM)", "RESP (ABDOMEN)", "RESP A", "ABDO RES", "ABDO", "ABDOMEN",
-    "AIRFLOW", "FLOW", "RESP (NASAL)", "RESP N", "NASAL", "IMPEDANCE",
+    "RESP", "RSP", "RESPIRATION", "IP", "RESP (CHEST)", "RESP C", "THOR RES", "THORAX", "THOR",
+    "CHEST", "RIP THORAX", "EFFORT THO", "RESP (SUM)", "RIP SUM", "RESP (ABDOMEN)", "RESP A",
+    "ABDO RES", "ABDO", "ABDOMEN", "ABD", "RIP ABDOMEN", "EFFORT ABD",
+    "AIRFLOW", "FLOW", "RESP (NASAL)", "RESP N", "NASAL", "NASAL PRESSURE", "IMPEDANCE",
+    "CO2", "ETCO2", "CAPNO",
 )
 
 _LEAD_PREFIX = re.compile(r"^((ECG|EKG|LEAD)[\s_\-:]+)+(?=\S)")
 _LEAD_PATTERN = re.compile(
     r"^(I{1,3}|A?V[RLF]|V\d?|MLI{1,3}|ML\d|MCL\d?|CM\d|CC\d|(ECG|EKG)\d*)$"
 )
-_RESP_PATTERN = re.compile(r"^(RESP|THOR|ABDO|AIRFLOW|NASAL)")
+_RESP_PATTERN = re.compile(
+    r"^(RESP|RSP\b|THOR|ABD|CHEST|BELT|EFFORT|RIP\b|IP\b|IMPEDANCE|PNEUMO|AIRFLOW|FLOW|NASAL|"
+    r"ORO-?NASAL|CO2|ETCO2|CAPNO)"
+)
 
 
 def clean_name(name: str) -> str:
@@ -68,13 +74,17 @@ def is_ecg_name(name: str) -> bool:
 
 
 def is_resp_name(name: str) -> bool:
-    """True when ``name`` is a respiration reference name (RESP, Thorax, Airflow, ...)."""
+    """True when ``name`` is a respiration reference name: a name of :data:`RESP_PRIORITY`, or
+    one starting with RESP, RSP, THOR, ABD, CHEST, BELT, EFFORT, RIP, IP, IMPEDANCE, PNEUMO,
+    AIRFLOW, FLOW, NASAL, ORONASAL, CO2, ETCO2 or CAPNO (case-insensitive; RSP, RIP and IP as
+    whole words)."""
     key = _key(name)
     return key in RESP_PRIORITY or bool(_RESP_PATTERN.match(key))
 
 
-def find_channel(names: Sequence[str], wanted: str, *, source: str) -> int:
-    """Index of channel ``wanted`` in ``names`` (cleaned, case-insensitive).
+def find_channel(names: Sequence[str], wanted: str, *, source: str, kind: str = "channel") -> int:
+    """Index of channel ``wanted`` in ``names`` (cleaned, case-insensitive); ``kind`` names what
+    was asked for in the error message.
 
     Raises
     ------
@@ -86,7 +96,7 @@ def find_channel(names: Sequence[str], wanted: str, *, source: str) -> int:
         if _key(name) == key:
             return i
     raise ChannelError(
-        f"channel {wanted!r} not found in {source}; valid channels: "
+        f"{kind} {wanted!r} not found in {source}; valid channels: "
         + ", ".join(clean_name(n) for n in names)
     )
 
@@ -134,7 +144,7 @@ def choose_resp(names: Sequence[str], resp_channel: str | None = None, *,
         ``resp_channel`` is given and not in the record.
     """
     if resp_channel is not None:
-        return find_channel(names, resp_channel, source=source)
+        return find_channel(names, resp_channel, source=source, kind="respiration channel")
     candidates = [i for i, name in enumerate(names) if is_resp_name(name)]
     if not candidates:
         return None

@@ -3,9 +3,9 @@
 An optional time column (``time``, ``t``, ``time_s``, ``seconds``, ...; or
 ``time_ms`` / ``ms`` in milliseconds) gives the sampling rate; otherwise ``fs``
 must be passed. Channel values are taken to be in mV (a CSV states no units).
-Empty fields and ``nan`` become NaN and are kept. Files separated by ``;`` or
-tabs may use decimal commas (``1,23``, as spreadsheets in many locales write
-them); they are read as decimal points.
+The file must be UTF-8 text (ASCII is). Empty fields and ``nan`` become NaN and
+are kept. Files separated by ``;`` or tabs may use decimal commas (``1,23``, as
+spreadsheets in many locales write them); they are read as decimal points.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 
 from edr.errors import RecordError
 from edr.io.channels import clean_name
-from edr.io.recording import Recording, assemble_recording
+from edr.io.recording import FS_MAX, FS_MIN, Recording, assemble_recording
 
 __all__ = ["TIME_COLUMNS", "read_csv", "fs_from_time"]
 
@@ -56,6 +56,53 @@ def fs_from_time(t: np.ndarray, *, source: str, column: str) -> float:
             f"{np.diff(t)[worst]:g} s at row {worst + 2} vs {1 / fs:g} s on average"
         )
     return float(fs)
+
+
+def _text_lines(path: Path) -> tuple[str, list[str]]:
+    """The header line and the non-blank data lines of a UTF-8 text file (a byte-order mark is
+    dropped).
+
+    Raises
+    ------
+    RecordError
+        The file is not UTF-8 text (a binary file given a ``.csv`` name).
+    """
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RecordError(
+            f"CSV file {path} is not text: byte 0x{data[exc.start]:02x} at offset {exc.start} is "
+            "not UTF-8; give a text file with a header row of channel names and one row of numbers "
+            "per sample, or the record's WFDB (.hea) or EDF file"
+        ) from None
+    lines = text.splitlines(keepends=True)
+    return (lines[0] if lines else ""), [line for line in lines[1:] if line.strip()]
+
+
+def _check_time_unit(fs: float, column: str, path: Path) -> None:
+    """Raise when the rate read from a time column is no ECG rate, naming the unit that would
+    make it one.
+
+    Raises
+    ------
+    RecordError
+        ``fs`` outside :data:`edr.io.recording.FS_MIN` - :data:`edr.io.recording.FS_MAX`.
+    """
+    if FS_MIN <= fs <= FS_MAX:
+        return
+    unit = "ms" if TIME_COLUMNS[column.lower()] < 1.0 else "s"
+    hint = "drop the column and give the sampling rate with --fs HZ"
+    for scale, name, rename in ((1e3, "milliseconds", "time_ms"), (1e-3, "seconds", "time_s")):
+        if FS_MIN <= fs * scale <= FS_MAX and rename != column.lower():
+            hint = (f"if the column is in {name} ({fs * scale:g} Hz), rename it to {rename!r}; "
+                    f"else {hint}")
+            break
+    raise RecordError(
+        f"time column {column!r} of {path} steps by {1e3 / fs if unit == 'ms' else 1 / fs:g} "
+        f"{unit}, a sampling rate of {fs:g} Hz where ECG needs {FS_MIN:g} to {FS_MAX:g} Hz; "
+        f"{hint}"
+    )
 
 
 def _delimiter(first_line: str) -> str:
@@ -119,15 +166,15 @@ def read_csv(
     FileNotFoundError
         ``path`` does not exist.
     RecordError
-        No header row or no data rows, rows of unequal length, no time column and no
-        ``fs``, a non-uniform time column, or ``fs`` disagreeing with the time column.
+        Not UTF-8 text, no header row or no data rows, rows of unequal length, no time column
+        and no ``fs``, a non-uniform time column, a time column giving no ECG sampling rate
+        (the message names the unit that would give one), or ``fs`` disagreeing with the time
+        column.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"CSV file not found: {path}")
-    with open(path, newline="") as fh:
-        first = fh.readline()
-        rows = [line for line in fh if line.strip()]
+    first, rows = _text_lines(path)
     delimiter = _delimiter(first)
     if delimiter != "," and any("," in row for row in rows):
         rows = _decimal_points(rows, path)
@@ -153,6 +200,7 @@ def read_csv(
     if time_idx is not None:
         t = data[:, time_idx] * TIME_COLUMNS[names[time_idx].lower()]
         fs_t = fs_from_time(t, source=str(path), column=names[time_idx])
+        _check_time_unit(fs_t, names[time_idx], path)
         if fs is not None and abs(float(fs) - fs_t) > 0.01 * fs_t:
             raise RecordError(
                 f"the sampling rate given ({float(fs):g} Hz, --fs) disagrees with the {fs_t:g} Hz "

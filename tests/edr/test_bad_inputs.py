@@ -65,7 +65,8 @@ def _edf(path: Path, *, reserved="", cut=0, junk=False) -> Path:
 
 
 def _corpus(src: Path, bidmc: Path, sim: Path) -> list[tuple[str, list[str], list[str]]]:
-    """(case id, argv without outputs, fragments the one-line message must contain)."""
+    """(case id, argv without outputs, fragments the one-line message must contain; a fragment
+    ``"!text"``: ``text`` must not appear)."""
     b01 = bidmc / "bidmc01"
     c = []
 
@@ -140,6 +141,20 @@ def _corpus(src: Path, bidmc: Path, sim: Path) -> list[tuple[str, list[str], lis
     add("csv text values", [src / "words.csv"], "words.csv", "'abc'")
     (src / "allnan.csv").write_text("t,II\n" + "".join(f"{a:.4f},nan\n" for a in t))
     add("csv all values missing", [src / "allnan.csv"], "allnan.csv", "no valid sample")
+    (src / "noise.csv").write_bytes(np.random.default_rng(0).bytes(2000))
+    add("csv of random bytes", [src / "noise.csv"], "noise.csv", "not text", "header row")
+    (src / "five.csv").write_text("t,II\n" + "".join(f"{a:.4f},{v:.5f}\n" for a, v in zip(
+        t[:5], x[:5], strict=True)))
+    add("csv of 5 rows", [src / "five.csv"], "five.csv", "0.02 s", "5 samples", "too short",
+        "longer recording")
+    (src / "millis.csv").write_text("time,II\n" + "".join(f"{1e3 * a:.1f},{v:.5f}\n" for a, v in
+                                                            zip(t, x, strict=True)))
+    add("csv time column in milliseconds", [src / "millis.csv"], "millis.csv", "'time'",
+        "milliseconds", "'time_ms'", "--fs")
+    longer = np.arange(60 * 250) / 250.0
+    (src / "flatline.csv").write_text("t,II\n" + "".join(f"{a:.4f},0.25\n" for a in longer))
+    add("csv every lead flat", [src / "flatline.csv"], "flatline.csv", "no usable ECG",
+        "flat or missing")
     # ---- EDF
     add("edf junk", [_edf(src / "junk.edf", junk=True)], "junk.edf")
     add("edf truncated", [_edf(src / "short.edf", cut=10)], "short.edf", "truncated")
@@ -149,6 +164,7 @@ def _corpus(src: Path, bidmc: Path, sim: Path) -> list[tuple[str, list[str], lis
     add("sigma2 banana", [b01, "--sigma2", "banana"], "--sigma2", "'banana'")
     add("sigma2 negative", [b01, "--sigma2", "-1"], "--sigma2", "'-1'")
     add("window too short", [b01, "--window", "5"], "--window", "'5'", "20")
+    add("window too long", [b01, "--window", "1e9"], "--window", "'1e9'", "1800", "--solver fs2")
     add("unknown method", [b01, "--method", "magic"], "--method", "'magic'", "kpca")
     add("fs zero", [src / "notime.csv", "--fs", "0"], "--fs", "'0'")
     add("n-support without fs2", [b01, "--n-support", "50"], "--n-support", "fs2")
@@ -161,7 +177,8 @@ def _corpus(src: Path, bidmc: Path, sim: Path) -> list[tuple[str, list[str], lis
     add("same output twice",
         [b01, "-o", src / "out" / "a.csv", "--json", src / "out" / "a.csv"], "a.csv")
     # ---- a signal the pipeline refuses (runs the extraction)
-    add("fewer than 20 beats", [sim], "20")
+    add("10 s of ECG: fewer than 20 beats", [sim], "short.hea", "10.0 s", "20",
+        "longer recording", "!--method")
     return c
 
 
@@ -200,7 +217,7 @@ def _with_outputs(argv, out: Path) -> list[str]:
 def test_bad_input_corpus(bidmc_dir, tmp_path):
     src = tmp_path / "in"
     src.mkdir()
-    short = simulate_recording(12.0, 250.0, random_state=5)
+    short = simulate_recording(10.0, 250.0, random_state=5)
     sim = _wfdb(src, "short", {"II": short.ecg}, 250.0)
     cases = _corpus(src, bidmc_dir, sim)
     assert len(cases) >= 30
@@ -219,7 +236,10 @@ def test_bad_input_corpus(bidmc_dir, tmp_path):
             problems.append("not one error line")
         if "Traceback" in stderr:
             problems.append("traceback")
-        problems += [f"no {f!r}" for f in fragments if not lines or f not in lines[0]]
+        problems += [f"no {f!r}" for f in fragments
+                     if not f.startswith("!") and (not lines or f not in lines[0])]
+        problems += [f"{f[1:]!r} named" for f in fragments
+                     if f.startswith("!") and lines and f[1:] in lines[0]]
         if problems:
             failures.append(f"{case}: {', '.join(problems)}: {stderr.strip()[-300:]}")
     assert not failures, "\n".join(failures)
@@ -248,6 +268,7 @@ def test_option_and_path_errors_come_before_the_heavy_imports(tmp_path):
 
 def test_static_names_match_the_registries():
     from edr.methods import DEFAULT_N_SUPPORT, METHODS, SOLVERS
+    from edr.options import MAX_WINDOW_S
     from edr.pipeline import MIN_WINDOW_S
     from kpca.selection import ALIASES, CRITERIA
 
@@ -257,6 +278,7 @@ def test_static_names_match_the_registries():
     assert {a: k for k, a in extract.CRITERION_NAMES.items() if a} == dict(ALIASES)
     assert extract.DEFAULT_N_SUPPORT == DEFAULT_N_SUPPORT
     assert extract.MIN_WINDOW_S == MIN_WINDOW_S
+    assert extract.MAX_WINDOW_S == MAX_WINDOW_S
     from edr.options import DEFAULT_METHOD
 
     assert extract.DEFAULT_METHOD == DEFAULT_METHOD

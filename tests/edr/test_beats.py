@@ -153,7 +153,7 @@ def test_clipping_minority_flagged_majority_kept():
 
 def test_too_few_beats_raises():
     x = synthetic_ecg(regular_times(12.0), FS, 12.0)
-    with pytest.raises(SignalError, match=rf"only 1\d beats .* at least {MIN_BEATS}"):
+    with pytest.raises(SignalError, match=rf"only 1\d heart beats .* at least {MIN_BEATS}"):
         detect(x, FS)
     with pytest.raises(SignalError, match="no usable stretch"):
         detect(np.full(5000, np.nan), FS)

@@ -205,3 +205,61 @@ def test_outputs_follow_the_umask_and_are_all_or_nothing(workdir, capsys, monkey
     assert "chosen by varon2015 = mdd" in out
     summary = json.loads((workdir / "res" / "e.json").read_text())
     assert summary["result"]["selection"]["criterion"] == "varon2015"
+
+
+def test_reference_channel_found_by_common_name_or_named_with_ref_channel(workdir, capsys):
+    """A MARSH-like RSP channel is scored by default; an unusual name is reported and can be
+    named with --ref-channel."""
+    _simulated_record(workdir, "rsp", duration_s=60.0, names=("ECG", "RSP"))
+    _simulated_record(workdir, "odd", duration_s=60.0, names=("ECG", "Breath"))
+    code, out, err = _run(["rsp.dat"], capsys)
+    assert code == 0, err
+    assert "vs RSP     MSC" in out
+    code, out, err = _run(["odd.dat"], capsys)
+    assert code == 0, err
+    assert "reference  none found among the channels; name it with --ref-channel" in out
+    code, out, err = _run(["odd.dat", "--ref-channel", "breath"], capsys)
+    assert code == 0, err
+    assert "vs Breath  MSC" in out
+    code, out, err = _run(["odd.dat", "--ref-channel", "Flow"], capsys)
+    _assert_one_line_error(code, err, "respiration channel 'Flow'", "odd", "ECG, Breath")
+    code, out, err = _run(["--demo", "--ref-channel", "RESP"], capsys)
+    _assert_one_line_error(code, err, "--ref-channel", "--demo")
+
+
+def _parsers():
+    from edr.evaluate import batch, report
+
+    return {"extract": extract.build_parser(), "evaluate": batch.build_parser(),
+            "report": report.build_parser()}
+
+
+@pytest.mark.parametrize("command", ["extract", "evaluate", "report"])
+def test_every_option_has_help(command):
+    parser = _parsers()[command]
+    assert parser.description.endswith("."), parser.description
+    for action in parser._actions:
+        assert action.help and len(action.help) > 10, action.option_strings or action.dest
+
+
+def test_help_lists_the_valid_choices(monkeypatch):
+    from edr.io.datasets import load_manifest
+
+    monkeypatch.setenv("COLUMNS", "1000")  # no line breaks inside names such as rule-of-thumb
+
+    texts = {name: p.format_help() for name, p in _parsers().items()}
+    for command in ("extract", "evaluate"):
+        flat = " ".join(texts[command].split())
+        for key in (*extract.METHOD_NAMES, *extract.CRITERION_NAMES):
+            assert key in flat, (command, key)
+        assert "edr.methods" not in flat
+    flat = " ".join(texts["extract"].split())
+    for fragment in ("20 to 1800 s", "dense", "fs2", "auto", "fuse", "RSP", "CO2"):
+        assert fragment in flat, fragment
+    flat = " ".join(texts["evaluate"].split())
+    for key in load_manifest()["databases"]:
+        assert key in flat, key
+    usage = cli._usage()
+    for command in cli.COMMANDS:
+        assert command in usage
+    assert "--version" in usage

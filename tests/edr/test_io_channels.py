@@ -56,6 +56,27 @@ def test_ecg_and_resp_name_sets():
     assert ecg_channels(["RESP", "II", "PLETH", "V"]) == [1, 3]
 
 
+@pytest.mark.parametrize("name", [
+    "RSP", "rsp", "Resp", "IP", "RIP Thorax", "RIP Abdomen", "Thorax belt", "Abdomen", "ABD",
+    "Chest belt", "Effort THO", "Effort ABD", "Flow", "Nasal pressure", "Oronasal", "CO2",
+    "EtCO2", "Capnogram", "Pneumogram", "Belt",
+])
+def test_common_respiration_names_are_recognised(name):
+    assert is_resp_name(name)
+    assert choose_resp(["ECG", name], source="r") == 1
+
+
+@pytest.mark.parametrize("name", ["RSPX", "IPX", "SpO2", "PLETH", "ABP", "HR", "EEG", "Temp"])
+def test_other_names_are_no_respiration(name):
+    assert not is_resp_name(name)
+
+
+def test_default_resp_choice_prefers_impedance_and_effort_to_flow_and_co2():
+    assert choose_resp(["CO2", "Flow", "ECG", "RSP"], source="r") == 3
+    assert choose_resp(["CO2", "Abdomen", "Flow", "Thorax"], source="r") == 3
+    assert choose_resp(["CO2", "Airflow"], source="r") == 1
+
+
 def test_default_resp_choice():
     assert choose_resp(["Resp N", "Resp A", "Resp C", "ECG"], source="r") == 2  # chest effort first
     assert choose_resp(["II", "PLETH"], source="r") is None

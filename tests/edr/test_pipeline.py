@@ -80,8 +80,11 @@ def test_nan_run_is_masked_and_reported():
     ecg[int(60 * rec.fs):int(130 * rec.fs)] = np.nan
     bad = dataclasses.replace(rec, ecg=ecg, leads={rec.ecg_channel: ecg})
     res = extract_edr(bad, "kpca", sigma2=SIGMA2, window_s=40.0, overlap=0.5)
+    assert res.masked == [(60.0, 130.0)]  # cut out of the window plan
+    assert all(w.end_s <= 60.0 or w.start_s >= 130.0 for w in res.windows)
     status = [w.quality["status"] for w in res.windows]
-    assert any(s.startswith("skipped") for s in status) and "ok" in status
+    assert "ok" in status and not any(s.startswith("skipped") for s in status)
+    assert json.loads(json.dumps(res.summary()))["masked_s"] == [[60.0, 130.0]]
     gap = (res.time > 70) & (res.time < 120)
     assert np.all(np.isnan(res.waveform[gap]))
     assert (np.isfinite(res.waveform[res.time < 50]).all()
@@ -89,6 +92,63 @@ def test_nan_run_is_masked_and_reported():
     t_rate = np.asarray(res.rate_time)
     assert np.isnan(np.asarray(res.rate_bpm)[(t_rate > 70) & (t_rate < 120)]).all()
     assert not np.any((res.beat_times > 61) & (res.beat_times < 129))
+
+
+def _two_leads(rec, flat_from_s=None, flat_until_s=None):
+    """``rec`` with a second lead (the first scaled), both flat over [flat_from_s, flat_until_s)."""
+    leads = {"II": rec.ecg.copy(), "V": 0.6 * rec.ecg}
+    if flat_from_s is not None:
+        a, b = int(flat_from_s * rec.fs), int((flat_until_s or rec.duration_s) * rec.fs)
+        for x in leads.values():
+            x[a:b] = x[a]
+    return dataclasses.replace(rec, ecg=leads["II"], ecg_channel="II", leads=leads)
+
+
+@pytest.mark.parametrize("flat_share", [0.45, 0.5, 0.7])
+def test_partial_record_gives_the_edr_of_its_usable_part(flat_share):
+    """Every lead flat from some point on: the default analyses the rest, masks and reports the
+    flat stretch, and gives rates there only (was: exit 2 at 50 %)."""
+    rec = simulate_recording(duration_s=240.0, fs=250.0, random_state=4)
+    cut = 240.0 * (1 - flat_share)
+    res = extract_edr(_two_leads(rec, cut), sigma2=SIGMA2)
+    assert res.status == "ok" and res.lead == "fuse"
+    assert len(res.masked) == 1 and res.masked[0][0] == pytest.approx(cut, abs=0.01)
+    assert res.masked[0][1] == 240.0
+    assert [(w.start_s, w.end_s) for w in res.windows] == [(0.0, res.masked[0][0])]
+    assert np.isnan(res.waveform[res.time > cut + 5.0]).all()
+    assert np.isfinite(res.waveform[(res.time > 5.0) & (res.time < cut - 5.0)]).all()
+    rate_t, rate = np.asarray(res.rate_time), np.asarray(res.rate_bpm)
+    assert np.isnan(rate[rate_t > cut]).all()
+    full = extract_edr(_two_leads(rec), sigma2=SIGMA2)  # the complete record, for comparison
+    inside = rate_t + 16.0 <= cut
+    assert np.isfinite(rate[inside]).all() and inside.sum() >= 3
+    assert np.abs(rate[inside] - np.asarray(full.rate_bpm)[inside]).max() < 1.0
+    part = (res.time > 5.0) & (res.time < cut - 5.0)
+    assert np.corrcoef(res.waveform[part], full.waveform[part])[0, 1] > 0.9
+
+
+def test_record_without_any_usable_lead_raises():
+    rec = simulate_recording(duration_s=120.0, fs=250.0, random_state=4)
+    with pytest.raises(SignalError, match="no usable ECG: II, V flat or missing"):
+        extract_edr(_two_leads(rec, 0.0), sigma2=SIGMA2)
+
+
+def test_window_plan_within_usable_stretches():
+    from edr.options import EDROptions
+    from edr.windows import masked_stretches, window_plan
+
+    opts = EDROptions(window_s=100.0)
+    plan = window_plan(700.0, opts, [(250.0, 400.0)])
+    assert [(w.start_s, w.end_s) for w in plan] == (
+        plan_windows(250.0, 100.0) + [(400.0 + a, 400.0 + b) for a, b in plan_windows(300.0,
+                                                                                      100.0)])
+    assert plan[len(plan_windows(250.0, 100.0)) - 1].next_start is None  # no neighbour across
+    assert window_plan(700.0, opts, []) == window_plan(700.0, opts)
+    x = np.sin(np.arange(10_000) / 7.0)
+    y = x.copy()
+    x[1000:4000], y[2000:6000] = 1.0, np.nan  # masked together over samples 2000-4000 only
+    assert masked_stretches({"a": x, "b": y}, 100.0) == [(20.0, 40.0)]
+    assert masked_stretches({"a": x, "b": y}, 100.0, min_s=25.0) == []
 
 
 def test_flat_line_lead_raises_signal_error():
@@ -119,6 +179,7 @@ def test_progress_bar(rec, capsys):
     ({"method": "nope"}, ValueError, "valid methods are"),
     ({"window_s": 5.0}, ValueError, "window_s must be"),
     ({"window_s": "long"}, ValueError, "window_s must be"),
+    ({"window_s": 1e9}, ValueError, "from 20 to 1800, got 1000000000.0"),
     ({"overlap": 0.95}, ValueError, "overlap must be"),
     ({"fs_out": 1.0}, ValueError, "fs_out must be"),
     ({"lead": "V9"}, ChannelError, "lead 'V9' is not in recording"),

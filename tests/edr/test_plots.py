@@ -1,12 +1,17 @@
-"""Tests of the per-record figure ``edr.plots.plot_record``."""
+"""Tests of the per-record figure ``edr.plots.plot_record``: image produced, every beat marked by
+its fate, legend entries present."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pytest
 
+from edr.beats import detect
 from edr.pipeline import extract_edr
-from edr.plots import plot_record
+from edr.plots import BEAT_FATES, plot_record, representative_minute
+from edr.signal import remove_mains
 from edr.simulate import simulate_recording
 
 DROPPED_NEAR_S = 45.0
@@ -29,62 +34,109 @@ def result(record):
     return extract_edr(record, sigma2="mdd")
 
 
+@pytest.fixture(scope="module")
+def figure(record, result, tmp_path_factory):
+    path = tmp_path_factory.mktemp("fig") / "fig.png"
+    return plot_record(record, result, path=path), path
+
+
 def _labels(ax):
-    return [t.get_text() for t in ax.get_legend().get_texts()]
+    legend = ax.get_legend()
+    return [t.get_text() for t in legend.get_texts()] if legend else []
 
 
-def test_four_panels_saved_atomically(record, result, tmp_path):
-    path = tmp_path / "fig.png"
-    fig = plot_record(record, result, path=path)
-    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["fig.png"]  # no temporary file left
-    top, middle, rate, bottom = fig.axes
-    # top: a 20 s excerpt centred in the record, with the beats used and the beat dropped
-    assert top.get_xlim() == pytest.approx((35.0, 55.0))
-    used, dropped = top.lines[1], top.lines[2]
-    expected = result.beat_times[(result.beat_times >= 35) & (result.beat_times <= 55)]
-    np.testing.assert_allclose(used.get_xdata(), expected)
-    assert result.n_beats_dropped >= 1
-    assert np.abs(np.asarray(dropped.get_xdata()) - record.dropped_time).min() < 0.1
-    assert np.abs(expected - record.dropped_time).min() > 0.1  # the artifact is not among the used
-    assert any(lbl.startswith(f"beats used ({result.n_beats}") for lbl in _labels(top))
-    # middle: EDR and reference over the whole record, scores in the title
-    assert "MSC" in middle.get_title(loc="left") and "|r|" in middle.get_title(loc="left")
-    assert any(lbl.startswith("reference RESP") for lbl in _labels(middle))
-    edr_line = [ln for ln in middle.lines if ln.get_label().startswith("EDR")][0]
-    np.testing.assert_allclose(edr_line.get_xdata(), result.time)
-    # the displayed EDR is aligned in sign with the reference (display only)
-    ref_line = [ln for ln in middle.lines if ln.get_label().startswith("reference")][0]
-    assert np.corrcoef(edr_line.get_ydata(), ref_line.get_ydata())[0, 1] > 0
-    # rate panel: EDR rate and the reference's (from the breath annotations) over time
-    np.testing.assert_allclose(rate.lines[0].get_xdata(), result.rate_time)
-    assert _labels(rate) == ["EDR", "reference (breath annotations)"]
-    assert "median absolute error" in rate.get_title(loc="left")
-    # bottom: the selection curve with the chosen sigma2 marked
-    assert "selection curve" in bottom.get_title(loc="left")
-    chosen = [ln for ln in bottom.lines if ln.get_label().startswith("chosen")][0]
-    assert chosen.get_xdata()[0] == pytest.approx(result.selection.sigma2)
+def _beat_markers(ax):
+    return {ln.get_gid()[6:]: np.asarray(ln.get_xdata(), float) for ln in ax.lines
+            if (ln.get_gid() or "").startswith("beats-")}
+
+
+def test_image_saved_atomically_with_its_six_panels(figure, result):
+    fig, path = figure
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 50_000
+    assert sorted(p.name for p in path.parent.iterdir()) == ["fig.png"]  # no temporary file
+    overview, quality, ecg, edr, text, sigma = fig.axes
+    np.testing.assert_allclose(overview.lines[0].get_xdata(), result.rate_time)
+    assert overview.get_xlim() == pytest.approx((0.0, 90.0))
+    assert ecg.get_xlim() == edr.get_xlim() and np.diff(ecg.get_xlim())[0] == pytest.approx(60.0)
+    assert "chosen σ²" in " ".join(_labels(sigma))
+
+
+def test_every_detected_beat_is_marked_by_its_fate(record, result, figure):
+    ecg = figure[0].axes[2]
+    t0, t1 = ecg.get_xlim()
+    marks = _beat_markers(ecg)
+    assert set(marks) == set(BEAT_FATES)
+    # the beats the pipeline detects in its one window, found independently
+    beats = detect(remove_mains(record.ecg, record.fs), record.fs)
+    inside = (beats.times >= t0) & (beats.times < t1)
+    shown = np.sort(np.concatenate(list(marks.values())))
+    np.testing.assert_allclose(shown, beats.times[inside])
+    # used = the beats the EDR used; the inverted QRS is dropped, not used
+    used = result.beat_times[(result.beat_times >= t0) & (result.beat_times < t1)]
+    np.testing.assert_allclose(marks["used"], used)
+    dropped = np.concatenate([marks["ectopic"], marks["artefact"]])
+    assert np.abs(dropped - record.dropped_time).min() < 0.1
+    assert np.abs(marks["used"] - record.dropped_time).min() > 0.1
+
+
+def test_legends_explain_every_mark(figure):
+    overview, quality, ecg, edr, text, _ = figure[0].axes
+    expected = {
+        overview: ["minute shown below", "EDR rate (32 s windows)", "reference rate ("],
+        quality: ["rate given", "threshold 0.5"],
+        ecg: ["ECG lead II", "beat used by the EDR", "beat dropped: ectopic",
+              "beat dropped: artefact or clipped"],
+        edr: ["reference RESP", "EDR", "EDR value at each used beat"],
+    }
+    for ax, fragments in expected.items():
+        labels = _labels(ax)
+        for f in fragments:
+            assert any(lbl.startswith(f) for lbl in labels), (f, labels)
+        assert len(labels) == len([a for a in ax.lines + ax.patches + ax.collections
+                                   if not a.get_label().startswith("_")]) or ax is quality
+    words = text.texts[0].get_text()
+    for f in ("MSC", "coherence at the breathing frequency", "|r|", "correlation of the waveforms",
+              "rate error", "median |EDR - reference rate|"):
+        assert f in words, f
+
+
+def test_masked_stretch_and_withheld_rates_are_shown():
+    rec = simulate_recording(240.0, 250.0, random_state=4)
+    ecg = rec.ecg.copy()
+    ecg[int(150 * rec.fs):] = ecg[int(150 * rec.fs)]
+    flat = dataclasses.replace(rec, ecg=ecg, leads={"II": ecg})
+    res = extract_edr(flat, sigma2=0.5)
+    assert res.masked
+    fig = plot_record(flat, res)
+    overview, _, ecg_ax, _, text, _ = fig.axes
+    assert "masked: every ECG lead flat or missing" in _labels(overview)
+    assert ecg_ax.get_xlim()[1] <= 150.0  # the minute shown is one the EDR covers
+    assert "masked (every lead flat or missing): 150-240 s" in text.texts[0].get_text()
+
+
+def test_representative_minute_is_covered_and_typical(result):
+    t0, t1 = representative_minute(result, 90.0)
+    assert t1 - t0 == 60.0 and 0.0 <= t0 <= 30.0
+    assert representative_minute(result, 40.0, 60.0) == (0.0, 40.0)
 
 
 def test_without_reference(record, result):
-    fig = plot_record(record, result, reference=False, excerpt_s=10.0, excerpt_start_s=0.0)
-    top, middle, rate, _ = fig.axes
-    assert top.get_xlim() == pytest.approx((0.0, 10.0))
-    assert not any(lbl.startswith("reference") for lbl in _labels(middle))
-    assert "no reference" in middle.get_title(loc="left")
-    assert _labels(rate) == ["EDR"]
+    fig = plot_record(record, result, reference=False, minute_start_s=0.0)
+    overview, _, ecg, edr, text, _ = fig.axes
+    assert ecg.get_xlim() == pytest.approx((0.0, 60.0))
+    assert not any(lbl.startswith("reference") for lbl in _labels(edr) + _labels(overview))
+    assert "no reference" in edr.get_title(loc="left")
+    assert "No reference respiration" in text.texts[0].get_text()
 
 
 def test_windowed_result_shows_sigma2_per_window(record):
     res = extract_edr(record, sigma2="rule-of-thumb", window_s=40.0, overlap=0.5)
-    fig = plot_record(record, res)
-    bottom = fig.axes[3]
-    assert f"σ² per window ({len(res.windows)} windows" in bottom.get_title(loc="left")
-    np.testing.assert_allclose(bottom.lines[0].get_ydata(), [w.sigma2 for w in res.windows])
+    sigma = plot_record(record, res).axes[5]
+    assert f"σ² per window ({len(res.windows)} windows" in sigma.get_title(loc="left")
+    np.testing.assert_allclose(sigma.lines[0].get_ydata(), [w.sigma2 for w in res.windows])
 
 
 def test_method_without_sigma2(record):
     res = extract_edr(record, method="r_amplitude")
-    fig = plot_record(record, res)
-    texts = [t.get_text() for t in fig.axes[3].texts]
+    texts = [t.get_text() for t in plot_record(record, res).axes[5].texts]
     assert texts == ["method 'r_amplitude' has no σ²"]
