@@ -1,6 +1,6 @@
 """Throughput and memory of the streaming EDR.
 
-1. Throughput: a simulated 125 Hz single lead (``--minutes``, default 30) pushed in
+1. Throughput: a simulated 125 Hz three-lead record (``--minutes``, default 30) pushed in
    1 s blocks through :class:`edr.stream.StreamingEDR` with the defaults; CPU
    (process time) of the stream alone, as a multiple of real time, plus the
    per-update CPU (median and 99th percentile) and the latency figures.
@@ -30,20 +30,22 @@ import numpy as np  # noqa: E402
 from _shared import peak_rss_mb  # noqa: E402
 
 FS = 125.0
+LEADS = ("II", "V2", "I")
 
 
 def throughput(minutes: float) -> dict:
     from edr.simulate import simulate_recording
     from edr.stream import StreamingEDR
 
-    x = simulate_recording(minutes * 60.0, FS, random_state=11).ecg
-    s = StreamingEDR(FS)
+    rec = simulate_recording(minutes * 60.0, FS, leads=LEADS, random_state=11)
+    x = np.column_stack([rec.leads[n] for n in LEADS])
+    s = StreamingEDR(FS, leads=LEADS)
     s.push(x[:int(40 * FS)])  # warm-up (imports, Numba) outside the timing
     per = []
     c0 = time.process_time()
     w0 = time.perf_counter()
     block = int(FS)
-    for i in range(int(40 * FS), x.size, block):
+    for i in range(int(40 * FS), x.shape[0], block):
         a = time.process_time()
         ups = s.push(x[i:i + block])
         if ups:
@@ -51,7 +53,7 @@ def throughput(minutes: float) -> dict:
     s.flush()
     cpu = time.process_time() - c0
     wall = time.perf_counter() - w0
-    dur = (x.size - 40 * FS) / FS
+    dur = (x.shape[0] - 40 * FS) / FS
     return {"duration_s": dur, "cpu_s": cpu, "wall_s": wall, "x_real_time": dur / cpu,
             "update_ms_median": 1e3 * float(np.median(per)),
             "update_ms_p99": 1e3 * float(np.percentile(per, 99)), "n_updates": len(per),
@@ -63,13 +65,14 @@ def memory_child(hours: float) -> None:
     from edr.simulate import simulate_recording
     from edr.stream import StreamingEDR
 
-    s = StreamingEDR(FS)
+    s = StreamingEDR(FS, leads=LEADS)
     piece = 600.0
     n_pieces = int(round(hours * 3600 / piece))
     c0 = time.process_time()
     for j in range(n_pieces):
-        x = simulate_recording(piece, FS, random_state=100 + j).ecg
-        for i in range(0, x.size, int(FS)):
+        rec = simulate_recording(piece, FS, leads=LEADS, random_state=100 + j)
+        x = np.column_stack([rec.leads[n] for n in LEADS])
+        for i in range(0, x.shape[0], int(FS)):
             s.push(x[i:i + int(FS)])
         if j + 1 == 6:
             print(f"rss_1h {peak_rss_mb():.1f}", flush=True)

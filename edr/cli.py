@@ -2,7 +2,7 @@
 
 Each subcommand runs the ``main(argv, prog=...)`` of one module — the same
 function as that module's ``python -m`` entry point (``edr.extract``,
-``edr.evaluate``, ``edr.evaluate.report``), with the same options — and
+``edr.evaluate``, ``edr.evaluate.report``, ``edr.stream``), with the same options — and
 returns its exit code. The module is imported only when asked for, so
 ``edr extract`` does not pay for the evaluation machinery and a missing
 module gives one clear line.
@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "extract": ("edr.extract", "extract the respiration from one recording (or --demo)"),
     "evaluate": ("edr.evaluate.batch", "evaluate methods on a PhysioNet database (results CSV)"),
     "report": ("edr.evaluate.report", "figures and a Markdown report from a results CSV"),
+    "stream": ("edr.stream.cli", "real-time EDR from a replayed record, standard input or LSL"),
 }
 
 

@@ -48,6 +48,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from edr.argtypes import (
+    CRITERION_NAMES,
+    METHOD_NAMES,
+    canonical_criterion,
+    parse_rate_hz,
+    parse_sigma2,
+    sigma2_help,
+)
 from edr.errors import EDRError
 
 __all__ = ["build_parser", "main", "run_many"]
@@ -59,24 +67,10 @@ DEMO_DURATION_S = 300.0
 DEMO_FS = 250.0
 DEMO_DIR = Path("demo_output")
 
-# Names offered by the options, kept here so that ``--help`` and option checks need no
-# heavy import; tests/edr/test_extract_cli.py checks them against the registries
-# (edr.methods.METHODS, edr.methods.SOLVERS, kpca.selection.CRITERIA / ALIASES).
-#: Valid ``--method`` values.
-METHOD_NAMES = ("kpca", "kpca_fusion", "kpca_positions", "kpca_rsa", "neurokit_charlton2016",
-                "neurokit_sarkar2015",
-                "neurokit_soni2019", "neurokit_vangent2019", "pca", "qrs_area",
-                "r_amplitude", "rsa")
 #: The default ``--method`` (the pipeline's).
 DEFAULT_METHOD = "kpca_fusion"
 #: Valid ``--solver`` values.
 SOLVER_NAMES = ("dense", "fs2")
-#: ``--sigma2`` criteria: canonical key -> alias (None when it has none).
-CRITERION_NAMES = {
-    "varon2015": "mdd", "widjaja2012": "shannon", "jorgensen2012": "kpa", "rule-of-thumb": "rot",
-    "max-distance-to-mean": None, "mean-distance": None, "median-distance": None,
-    "nn1-distance": None, "nn5-distance": None,
-}
 #: ``--n-support`` default (the FS2 default of the methods).
 DEFAULT_N_SUPPORT = 200
 #: Shortest and longest ``--window`` (s), the pipeline's limits.
@@ -103,18 +97,6 @@ class _Parser(argparse.ArgumentParser):
         raise _OptionError(message)
 
 
-def parse_sigma2(text: str) -> str | float:
-    """argparse type of ``--sigma2`` (here and in :mod:`edr.stream`): a criterion key, or a
-    positive number."""
-    try:
-        value = float(text)
-    except ValueError:
-        return text
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a criterion name or a number > 0, got {text!r}")
-    return value
-
-
 def _window(text: str) -> float:
     try:
         value = float(text)
@@ -125,17 +107,6 @@ def _window(text: str) -> float:
             f"must be a number of seconds from {MIN_WINDOW_S:g} to {MAX_WINDOW_S:g}, got "
             f"{text!r} (longer windows make the kernel matrix too large: for one model over the "
             "whole record use --solver fs2 without --window)")
-    return value
-
-
-def parse_rate_hz(text: str) -> float:
-    """argparse type of ``--fs`` (here and in :mod:`edr.stream`): a sampling rate in Hz > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a sampling rate in Hz > 0, got {text!r}")
     return value
 
 
@@ -176,10 +147,8 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
                         "PCA components, R amplitude and QRS area fused by quality; kpca is the "
                         "first kernel principal component alone)")
     p.add_argument("--sigma2", type=parse_sigma2, default="mdd", metavar="CRITERION|VALUE",
-                   help="kernel width: a selection criterion ("
-                        + ", ".join(k if a is None else f"{k} = {a}"
-                                    for k, a in CRITERION_NAMES.items())
-                        + ") or a fixed value > 0 (default mdd)")
+                   help=f"kernel width: a selection criterion ({sigma2_help()}) or a fixed "
+                        "value > 0 (default mdd)")
     p.add_argument("--channel", metavar="NAME",
                    help="ECG channel read as the record's lead (any case; default: the first "
                         "of II, MLII, ECG, ECG1, EKG, V, V1-V6, I, MLI, III, ... that exists); "
@@ -228,13 +197,6 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
     return p
 
 
-def _canonical_criterion(name: str) -> str | None:
-    key = name.lower()
-    if key in CRITERION_NAMES:
-        return key
-    return next((k for k, alias in CRITERION_NAMES.items() if alias == key), None)
-
-
 def _check_options(args) -> None:
     """Reject unknown names and option combinations before anything is read (no heavy import)."""
     if args.method not in METHOD_NAMES:
@@ -245,7 +207,7 @@ def _check_options(args) -> None:
                            f"{', '.join(SOLVER_NAMES)}")
     if args.n_support is not None and args.solver != "fs2":
         raise _OptionError(f"--n-support applies to --solver fs2 only (got --solver {args.solver})")
-    if isinstance(args.sigma2, str) and _canonical_criterion(args.sigma2) is None:
+    if isinstance(args.sigma2, str) and canonical_criterion(args.sigma2) is None:
         names = sorted(set(CRITERION_NAMES) | {a for a in CRITERION_NAMES.values() if a})
         raise _OptionError(f"--sigma2: {args.sigma2!r} is neither a number > 0 nor a criterion; "
                            f"valid criteria are {', '.join(names)}")
@@ -400,7 +362,7 @@ def _summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) ->
     elif isinstance(criterion, str):
         # the canonical key, as in the JSON summary and the figure; the alias typed in brackets
         key = str(getattr(result.selection, "criterion", None)
-                  or _canonical_criterion(criterion) or criterion)
+                  or canonical_criterion(criterion) or criterion)
         alias = CRITERION_NAMES.get(key)
         sigma_txt = f"{result.sigma2:.4g} (chosen by {key}" + (f" = {alias}" if alias else "") + ")"
     else:

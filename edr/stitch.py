@@ -22,7 +22,8 @@ from edr.modulation import r_amplitude
 from edr.signal import bandpass, spectral_concentration
 from edr.windows import Window, WindowAnalysis
 
-__all__ = ["MAX_GAP_S", "MIN_ALIGN_POINTS", "Stitched", "Stitcher", "WindowPart", "ramp_weights"]
+__all__ = ["MAX_GAP_S", "MIN_ALIGN_POINTS", "Stitched", "Stitcher", "WindowPart", "local_sign",
+           "near_used_beats", "ramp_weights"]
 
 MAX_GAP_S = 5.0
 """Grid points farther than this (s) from any used beat are masked (NaN)."""
@@ -97,7 +98,7 @@ class Stitcher:
         tg = self.grid[gm]
         seg = wa.segment
         used_t = seg.beat_times[seg.valid]
-        ok = _near(tg, used_t)
+        ok = near_used_beats(tg, used_t)
         mu, sd = wa.series[ok].mean(), wa.series[ok].std()
         sd = sd if sd > 0 else 1.0
         z = _standardised(wa.series, mu, sd)
@@ -123,7 +124,7 @@ class Stitcher:
             written = self._acc[gm][prev] / self._wsum[gm][prev]
             return -1.0 if np.dot(z[prev], written) < 0 else 1.0
         if self.sign_reference and self.n_windows > 0:
-            return _local_sign(seg, tg, z)
+            return local_sign(seg, tg, z)
         return 1.0
 
     def _keep_beats(self, window, wa, tg, z, sign, mu, sd) -> None:
@@ -164,7 +165,7 @@ class Stitcher:
         return Stitched(waveform, beat_times[order], (flip * beat_values)[order])
 
 
-def _near(tg, used_t) -> np.ndarray:
+def near_used_beats(tg, used_t) -> np.ndarray:
     """Grid times within :data:`MAX_GAP_S` of a used beat."""
     k = np.clip(np.searchsorted(used_t, tg), 1, max(used_t.size - 1, 1))
     dist = np.minimum(np.abs(tg - used_t[k - 1]),
@@ -172,7 +173,7 @@ def _near(tg, used_t) -> np.ndarray:
     return dist <= MAX_GAP_S
 
 
-def _local_sign(seg, tg, z) -> float:
+def local_sign(seg, tg, z) -> float:
     """Sign making ``z`` correlate positively with the window's R amplitude (no overlap to align
     on)."""
     v = seg.valid

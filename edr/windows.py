@@ -10,8 +10,9 @@ Stitching the windows together is :mod:`edr.stitch`'s job.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -82,6 +83,8 @@ class WindowAnalysis:
     weights : dict
         The weight of each ``panel`` series (:func:`edr.fusion.panel_weights`; a
         fusion method's own fusion weights).
+    lead_sigma2 : dict
+        Kernel methods: the kernel width each lead that gave an EDR was analysed with.
     """
 
     segment: Segment
@@ -92,6 +95,7 @@ class WindowAnalysis:
     lead_info: dict
     panel: dict
     weights: dict
+    lead_sigma2: dict = field(default_factory=dict)
 
 
 def plan_windows(duration_s: float, window_s: float | None, overlap: float = DEFAULT_OVERLAP):
@@ -208,7 +212,8 @@ def _pick_lead(recording, lead):
 
 
 def analyse_window(window: Window, leads: dict, fs: float, grid: np.ndarray,
-                   opts: EDROptions) -> WindowAnalysis:
+                   opts: EDROptions, *, sigma2: Mapping[str, float] | None = None
+                   ) -> WindowAnalysis:
     """Beats, method output and grid series of one window.
 
     ``opts.lead_mode`` None: the single lead in ``leads``. ``"auto"``: each
@@ -217,7 +222,8 @@ def analyse_window(window: Window, leads: dict, fs: float, grid: np.ndarray,
     single-lead EDRs (:func:`edr.leads.fuse_edrs`). ``"multilead"``: kernel
     PCA of the concatenated QRS windows of the joined leads at jointly
     detected beats (:func:`edr.leads.multilead_kpca`). The segment returned is
-    the chosen (or best) lead's.
+    the chosen (or best) lead's. ``sigma2`` (kernel methods): a kernel width per lead name that
+    replaces ``opts.sigma2`` for that lead (leads not in it use ``opts.sigma2``).
 
     Raises
     ------
@@ -233,15 +239,24 @@ def analyse_window(window: Window, leads: dict, fs: float, grid: np.ndarray,
         raise SignalError(f"window {window.start_s:.1f}-{window.end_s:.1f} s has too few grid "
                           "points")
     tg = grid[gm]
+    lead_opts = _lead_options(leads, opts, sigma2)
     if opts.lead_mode is None:
         (name, x), = leads.items()
-        seg, out, y = _single(x, i0, i1, fs, tg, name, opts)
-        info = {}
+        seg, out, y = _single(x, i0, i1, fs, tg, name, lead_opts[name])
+        info, used = {}, {name: out.sigma2}
     else:
-        seg, out, y, info = _multi_lead(leads, i0, i1, fs, tg, opts)
+        seg, out, y, info, used = _multi_lead(leads, i0, i1, fs, tg, opts, lead_opts)
     panel = evidence_panel(seg, out, y)
     weights = dict(out.weights) if out.weights else panel_weights(panel, opts.fs_out)
-    return WindowAnalysis(seg, out, y, gm, span, info, panel, weights)
+    lead_sigma2 = {n: float(s) for n, s in used.items() if s is not None}
+    return WindowAnalysis(seg, out, y, gm, span, info, panel, weights, lead_sigma2)
+
+
+def _lead_options(leads: dict, opts: EDROptions, sigma2) -> dict:
+    """Each lead's options: ``opts`` with the lead's kernel width of ``sigma2`` when given."""
+    if not sigma2 or not opts.spec.uses_sigma2:
+        return dict.fromkeys(leads, opts)
+    return {n: replace(opts, sigma2=float(sigma2[n])) if n in sigma2 else opts for n in leads}
 
 
 def evidence_panel(seg: Segment, out: MethodOutput, series: np.ndarray) -> dict:
@@ -277,9 +292,10 @@ def _single(x, i0, i1, fs, grid, name, opts: EDROptions):
     return _method_run(_segment(x, i0, i1, fs, grid, name, opts), opts)
 
 
-def _lead_runs(leads, i0, i1, fs, grid, opts: EDROptions):
-    """``(runs, errors)``: :func:`_single` of every lead that gives an EDR, in the order of
-    ``leads``, and the first line of the :class:`SignalError` of every other lead.
+def _lead_runs(leads, i0, i1, fs, grid, opts: EDROptions, lead_opts: dict | None = None):
+    """``(runs, errors)``: :func:`_single` of every lead that gives an EDR (with its options of
+    ``lead_opts``, default ``opts``), in the order of ``leads``, and the first line of the
+    :class:`SignalError` of every other lead.
 
     The beats are detected lead after lead in the calling thread. A kernel method then runs in
     a thread per lead as soon as that lead's beats are known (BLAS limited to one thread; the σ²
@@ -288,6 +304,7 @@ def _lead_runs(leads, i0, i1, fs, grid, opts: EDROptions):
     result is that of :func:`_single` run with BLAS on one thread, whatever the scheduling.
     """
     errors, pending = {}, {}
+    lead_opts = lead_opts or dict.fromkeys(leads, opts)
 
     def failed(name, exc):
         errors[name] = str(exc).splitlines()[0]
@@ -296,7 +313,7 @@ def _lead_runs(leads, i0, i1, fs, grid, opts: EDROptions):
         runs = {}
         for name, x in leads.items():
             try:
-                runs[name] = _single(x, i0, i1, fs, grid, name, opts)
+                runs[name] = _single(x, i0, i1, fs, grid, name, lead_opts[name])
             except SignalError as exc:
                 failed(name, exc)
         return runs, errors
@@ -304,7 +321,7 @@ def _lead_runs(leads, i0, i1, fs, grid, opts: EDROptions):
         for name, x in leads.items():
             try:
                 pending[name] = pool.submit(_method_run, _segment(x, i0, i1, fs, grid, name,
-                                                                  opts), opts)
+                                                                  opts), lead_opts[name])
             except SignalError as exc:
                 failed(name, exc)
         runs = {}
@@ -317,10 +334,11 @@ def _lead_runs(leads, i0, i1, fs, grid, opts: EDROptions):
     return runs, {n: errors[n] for n in leads if n in errors}
 
 
-def _multi_lead(leads, i0, i1, fs, grid, opts: EDROptions):
+def _multi_lead(leads, i0, i1, fs, grid, opts: EDROptions, lead_opts: dict):
+    """(segment, output, series, lead info, each lead's kernel width) of a multi-lead mode."""
     from edr import leads as lead_tools
 
-    runs, errors = _lead_runs(leads, i0, i1, fs, grid, opts)
+    runs, errors = _lead_runs(leads, i0, i1, fs, grid, opts, lead_opts)
     if not runs:
         raise SignalError("no lead gives an EDR in the window: "
                           + "; ".join(f"{n}: {e}" for n, e in errors.items()))
@@ -333,16 +351,18 @@ def _multi_lead(leads, i0, i1, fs, grid, opts: EDROptions):
     seg, out, y = runs[best]
     info = {"lead_scores": {n: float(q.score) for n, q in quality.items()},
             "lead_reasons": {n: q.reason for n, q in quality.items() if not q.usable}}
+    used = {n: r[1].sigma2 for n, r in runs.items()}
     if opts.lead_mode == "fuse":
         usable = [n for n in runs if quality[n].usable] or [best]
         if all(runs[n][1].panel for n in usable):
-            return (seg, *_pooled(runs, usable, best, grid, opts), info)
+            return (seg, *_pooled(runs, usable, best, grid, opts), info, used)
         fused = lead_tools.fuse_edrs({n: runs[n][2] for n in usable}, quality)
         q = {**out.quality, "fused_leads": sorted(usable)}
-        return seg, MethodOutput(grid, fused, "grid", out.sigma2, out.selection, q), fused, info
+        return (seg, MethodOutput(grid, fused, "grid", out.sigma2, out.selection, q), fused, info,
+                used)
     if opts.lead_mode == "multilead":
         seg, out, y = _multilead(leads, runs, quality, best, i0, i1, fs, grid, opts)
-    return seg, out, y, info
+    return seg, out, y, info, used
 
 
 def _pooled(runs, usable, best, grid, opts: EDROptions):
