@@ -76,9 +76,9 @@ from scipy import ndimage, signal
 from edr.errors import SignalError
 from edr.io.recording import FS_MAX, FS_MIN
 
-__all__ = ["Beats", "DEFAULT_METHOD", "MIN_BEATS", "detect", "signal_mask"]
+__all__ = ["Beats", "DEFAULT_DETECTOR", "MIN_BEATS", "detect", "signal_mask"]
 
-DEFAULT_METHOD = "neurokit"
+DEFAULT_DETECTOR = "neurokit"
 """Default NeuroKit2 R-peak detector: tied best on BIDMC (see the module docstring)."""
 
 MIN_BEATS = 20
@@ -150,7 +150,7 @@ class Beats:
     clipped: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=bool))
     ectopic: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=bool))
     n_masked: int = 0
-    method: str = DEFAULT_METHOD
+    method: str = DEFAULT_DETECTOR
 
     @property
     def times(self) -> np.ndarray:
@@ -550,7 +550,7 @@ def _running_median(v: np.ndarray, size: int = 11) -> np.ndarray:
     return ndimage.median_filter(v, size=min(size, v.size), mode="mirror")
 
 
-def detect(ecg, fs: float, *, method: str = DEFAULT_METHOD, align: bool = True,
+def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True,
            upsample: int = 10, align_half_s: float = 0.08, max_lag_s: float = 0.024,
            min_template_corr: float = 0.8, flat_s: float = 1.0,
            max_clipped_fraction: float = 0.5) -> Beats:
@@ -562,7 +562,7 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_METHOD, align: bool = True,
         One lead in physical units; NaN allowed (masked).
     fs : float
         Sampling rate in Hz, 100 to 10 000.
-    method : str, default :data:`DEFAULT_METHOD`
+    method : str, default :data:`DEFAULT_DETECTOR`
         NeuroKit2 R-peak detector (``nk.ecg_peaks(method=...)``: "neurokit",
         "pantompkins1985", "hamilton2002", "elgendi2010", "engzeemod2012",
         "kalidas2017", "rodrigues2021", ...).

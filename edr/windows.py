@@ -245,7 +245,7 @@ def analyse_window(window: Window, leads: dict, fs: float, grid: np.ndarray,
         seg, out, y = _single(x, i0, i1, fs, tg, name, lead_opts[name])
         info, used = {}, {name: out.sigma2}
     else:
-        seg, out, y, info, used = _multi_lead(leads, i0, i1, fs, tg, opts, lead_opts)
+        seg, out, y, info, used = _several_leads(leads, i0, i1, fs, tg, opts, lead_opts)
     panel = evidence_panel(seg, out, y)
     weights = dict(out.weights) if out.weights else panel_weights(panel, opts.fs_out)
     lead_sigma2 = {n: float(s) for n, s in used.items() if s is not None}
@@ -334,7 +334,7 @@ def _lead_runs(leads, i0, i1, fs, grid, opts: EDROptions, lead_opts: dict | None
     return runs, {n: errors[n] for n in leads if n in errors}
 
 
-def _multi_lead(leads, i0, i1, fs, grid, opts: EDROptions, lead_opts: dict):
+def _several_leads(leads, i0, i1, fs, grid, opts: EDROptions, lead_opts: dict):
     """(segment, output, series, lead info, each lead's kernel width) of a multi-lead mode."""
     from edr import leads as lead_tools
 
@@ -361,7 +361,7 @@ def _multi_lead(leads, i0, i1, fs, grid, opts: EDROptions, lead_opts: dict):
         return (seg, MethodOutput(grid, fused, "grid", out.sigma2, out.selection, q), fused, info,
                 used)
     if opts.lead_mode == "multilead":
-        seg, out, y = _multilead(leads, runs, quality, best, i0, i1, fs, grid, opts)
+        seg, out, y = _joint_kpca(leads, runs, quality, best, i0, i1, fs, grid, opts)
     return seg, out, y, info, used
 
 
@@ -377,7 +377,9 @@ def _pooled(runs, usable, best, grid, opts: EDROptions):
                         panel, fused.weights), fused.series
 
 
-def _multilead(leads, runs, quality, best, i0, i1, fs, grid, opts: EDROptions):
+def _joint_kpca(leads, runs, quality, best, i0, i1, fs, grid, opts: EDROptions):
+    """(segment, output, series) of ``lead="multilead"``: one kernel PCA of every usable
+    lead's QRS windows side by side (:func:`edr.leads.multilead_kpca`)."""
     from edr import leads as lead_tools
 
     joint, offsets = lead_tools.joint_beats({n: r[0].beats for n, r in runs.items()},
