@@ -27,7 +27,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from kpca._validation import check_random_state
+from kpca._validation import check_count, check_random_state
 from kpca.base import KPCATransformer
 from kpca.kernels import center_kernel, center_test_kernel, rbf_kernel
 
@@ -257,8 +257,7 @@ class KernelHebbianPCA(KPCATransformer):
             raise ValueError(f"mu must be a finite non-negative number; got mu={self.mu!r}")
         if not 0.0 <= self.zeta <= 1.0:
             raise ValueError(f"zeta must lie in [0, 1]; got zeta={self.zeta!r}")
-        if not isinstance(self.n_passes, (int, np.integer)) or self.n_passes < 1:
-            raise ValueError(f"n_passes must be a positive integer; got n_passes={self.n_passes!r}")
+        check_count(self.n_passes, "n_passes", 1)
 
     def fit(self, X, y=None):
         """Learn the leading components of the centred RBF kernel of ``X``.

@@ -106,3 +106,10 @@ def test_transform_before_fit_and_feature_mismatch():
 
 def test_gain_registry_lists_the_four_schedules():
     assert set(GAINS) == {"kha", "kha/t", "kha/et", "kha-smd"}
+
+
+@pytest.mark.parametrize("n_passes", [0, True, 2.0])
+def test_n_passes_must_be_an_integer_count(n_passes):
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    with pytest.raises(ValueError, match=r"n_passes must be an int >= 1"):
+        KernelHebbianPCA(1, sigma2=1.0, n_passes=n_passes).fit(X)
