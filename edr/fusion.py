@@ -42,7 +42,7 @@ from edr.signal import (
 )
 
 __all__ = ["AGREEMENT_BPM", "ALIGN_LAG_S", "CONSENSUS", "FUSION_POWER", "LOCAL_S",
-           "QUALITY_THRESHOLD", "WEIGHT_BAND_HZ", "Fusion", "agreement", "fuse",
+           "QUALITY_THRESHOLD", "WEIGHT_BAND_HZ", "Fusion", "agreement", "aligned_sum", "fuse",
            "local_concentration", "panel_weights", "rate_quality", "shifted", "standardised"]
 
 FUSION_POWER = 4
@@ -187,21 +187,40 @@ def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
         raise ValueError(f"max_lag_s must be a finite number >= 0, got {max_lag_s!r}")
     weights = panel_weights(panel, fs, power, band, **weighting)
     best = max(weights, key=weights.get)
-    ref = np.asarray(panel[best], dtype=float)
-    max_lag = min(int(round(max_lag_s * fs)), max(ref.size - 1, 0))
+    series, signs, lags = aligned_sum(panel, weights, best, int(round(max_lag_s * fs)))
+    return Fusion(series, weights, best, signs, lags)
+
+
+def aligned_sum(panel: Mapping[str, np.ndarray], weights: Mapping[str, float], anchor: str,
+                max_lag: int = 0) -> tuple[np.ndarray, dict, dict]:
+    """``sum_k w_k s_k y_k(n - l_k)``: each series of ``panel`` with a weight, scaled to unit
+    standard deviation (``y_k``), shifted onto ``panel[anchor]`` by the lag ``l_k`` within
+    ``±max_lag`` samples that maximises the absolute inner product (edge samples held; 0 for the
+    anchor) and given that product's sign ``s_k``. The one weighted, aligned average of the
+    package (:func:`fuse`, :func:`edr.leads.fuse_edrs`, ``kpca_rsa``).
+
+    Returns
+    -------
+    series : ndarray
+    signs, lags : dict
+        ``s_k`` and ``l_k`` per weighted series.
+    """
+    ref = np.asarray(panel[anchor], dtype=float)
+    max_lag = min(max_lag, max(ref.size - 1, 0))
     acc = np.zeros(ref.size)
     signs, lags = {}, {}
     for name, w in weights.items():
         y = np.asarray(panel[name], dtype=float)
         if y.shape != ref.shape:
-            raise ValueError(f"panel series {name!r} has {y.size} points, {best!r} has {ref.size}")
+            raise ValueError(f"panel series {name!r} has {y.size} points, {anchor!r} has "
+                             f"{ref.size}")
         sd = y.std()
         y = y / sd if sd > 0 else y
-        lags[name] = 0 if name == best else _best_lag(y, ref, max_lag)
+        lags[name] = 0 if name == anchor else _best_lag(y, ref, max_lag)
         y = shifted(y, lags[name])
         signs[name] = -1.0 if np.dot(y, ref) < 0 else 1.0
         acc += w * signs[name] * y
-    return Fusion(acc, weights, best, signs, lags)
+    return acc, signs, lags
 
 
 def shifted(x: np.ndarray, lag: int) -> np.ndarray:

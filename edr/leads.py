@@ -48,6 +48,7 @@ import numpy as np
 
 from edr.beats import Beats, detect, signal_mask
 from edr.errors import SignalError
+from edr.fusion import aligned_sum
 from edr.modulation import MATRIX_RATE_HZ, qrs_matrix, rail_free_columns
 from edr.signal import GRID_FS, MIN_BEATS, spectral_concentration
 
@@ -280,19 +281,12 @@ def fuse_edrs(edrs: dict, quality: dict[str, LeadQuality]) -> np.ndarray:
     if len(lengths) != 1:
         raise ValueError(f"edrs must share one grid, got lengths {sorted(lengths)}")
     best = choose_lead({n: quality[n] for n in names})
-    z = {}
-    for n in names:
-        v = np.asarray(edrs[n], dtype=float)
-        sd = v.std()
-        z[n] = (v - v.mean()) / (sd if sd > 0 else 1.0)
     w = np.array([quality[n].score for n in names])
     if w.sum() <= 0:
         w = np.ones(len(names))
-    fused = np.zeros(lengths.pop())
-    for wi, n in zip(w, names, strict=False):
-        s = -1.0 if np.dot(z[n], z[best]) < 0 else 1.0
-        fused += wi * s * z[n]
-    return fused / w.sum()
+    centred = {n: np.asarray(edrs[n], dtype=float) - np.mean(edrs[n]) for n in names}
+    fused, _, _ = aligned_sum(centred, dict(zip(names, w / w.sum(), strict=True)), best)
+    return fused
 
 
 def joint_beats(beats: dict[str, Beats], quality: dict[str, LeadQuality]):

@@ -34,7 +34,8 @@ Methods
 ``kpca_rsa``
     The ``kpca`` and ``rsa`` series on the grid, each band-passed and
     standardised, the RSA series sign-aligned to the kPCA series, averaged
-    with weights ``spectral_concentration ** FUSION_POWER``.
+    with weights ``spectral_concentration ** edr.fusion.FUSION_POWER`` over the whole
+    window (:func:`edr.fusion.panel_weights` without local stretches or agreement).
 ``neurokit_<variant>``
     ``nk.ecg_rsp(nk.ecg_rate(peaks), method=<variant>)`` on all peaks of
     :func:`edr.beats.detect`, for the variants in :data:`NEUROKIT_VARIANTS`.
@@ -55,7 +56,7 @@ import numpy as np
 
 from edr.beats import Beats
 from edr.errors import SignalError
-from edr.fusion import fuse, standardised
+from edr.fusion import aligned_sum, fuse, panel_weights, standardised
 from edr.modulation import (
     MATRIX_RATE_HZ,
     qrs_matrix,
@@ -64,7 +65,7 @@ from edr.modulation import (
     robust_beat_matrix,
 )
 from edr.modulation import qrs_area as _qrs_area
-from edr.signal import BAND_HZ, GRID_FS, MIN_BEATS, spectral_concentration, to_uniform_grid
+from edr.signal import BAND_HZ, GRID_FS, MIN_BEATS, to_uniform_grid
 
 __all__ = [
     "METHODS",
@@ -112,9 +113,6 @@ CLIPPED_BEATS_FRACTION = 0.5
 """Rail columns are dropped from the matrix when at least this fraction of the beats is clipped."""
 CLIPPED_COLUMN_FRACTION = 0.05
 """A column is at the rail when it is clipped in more than this fraction of the valid beats."""
-FUSION_POWER = 4
-"""Exponent on the spectral concentrations used as ``kpca_rsa`` weights
-(``docs/design.md#edr-kpca_rsa-fusion-weights``)."""
 FUSION_COMPONENTS = 3
 """Leading kernel principal components that enter ``kpca_fusion``'s panel."""
 FUSION_RSA = True
@@ -636,16 +634,12 @@ def kpca_rsa_edr(seg: Segment, **kpca_options) -> MethodOutput:
     """
     k = kpca_edr(seg, **kpca_options)
     r = rsa_edr(seg)
-    a = standardised(series_on_grid(seg, k), seg.fs_out)
-    b = standardised(series_on_grid(seg, r), seg.fs_out)
-    if np.dot(a, b) < 0:
-        b = -b
-    qa = spectral_concentration(a, seg.fs_out)
-    qb = spectral_concentration(b, seg.fs_out)
-    wa, wb = (qa ** FUSION_POWER, qb ** FUSION_POWER) if qa + qb > 0 else (1.0, 1.0)
-    fused = (wa * a + wb * b) / (wa + wb)
+    panel = {"kpca": standardised(series_on_grid(seg, k), seg.fs_out),
+             "rsa": standardised(series_on_grid(seg, r), seg.fs_out)}
+    weights = panel_weights(panel, seg.fs_out, band=BAND_HZ, local_s=None, consensus=False)
+    fused, _, _ = aligned_sum(panel, weights, "kpca")
     q = dict(k.quality)
-    q.update({"weight_kpca": float(wa / (wa + wb)), "weight_rsa": float(wb / (wa + wb))})
+    q.update({"weight_kpca": weights["kpca"], "weight_rsa": weights["rsa"]})
     return MethodOutput(seg.grid, fused, "grid", k.sigma2, k.selection, q)
 
 
