@@ -19,7 +19,7 @@ __all__ = ["COMMANDS", "main"]
 #: subcommand -> (module whose ``main(argv, prog=...)`` runs it, one-line description)
 COMMANDS: dict[str, tuple[str, str]] = {
     "extract": ("edr.extract", "extract the respiration from one recording (or --demo)"),
-    "evaluate": ("edr.evaluate.batch", "evaluate methods on a PhysioNet database (results CSV)"),
+    "evaluate": ("edr.evaluate.cli", "evaluate methods on a PhysioNet database (results CSV)"),
     "report": ("edr.evaluate.report", "figures and a Markdown report from a results CSV"),
     "stream": ("edr.stream.cli", "real-time EDR from a replayed record, standard input or LSL"),
 }

@@ -1,7 +1,7 @@
-"""``python -m edr.evaluate``: batch evaluation (see :mod:`edr.evaluate.batch`)."""
+"""``python -m edr.evaluate``: batch evaluation (see :mod:`edr.evaluate.cli`)."""
 
 import sys
 
-from edr.evaluate.batch import main
+from edr.evaluate.cli import main
 
 sys.exit(main())

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from edr.evaluate import batch
+from edr.evaluate import batch, cli
 
 RECORDS = {"r1": Path("/nowhere/r1"), "r2": Path("/nowhere/r2"), "r3": Path("/nowhere/r3")}
 
@@ -172,7 +172,7 @@ def test_run_batch_bad_jobs(tmp_path):
 
 
 def test_main_reports_bad_input_in_one_line(tmp_path, capsys):
-    assert batch.main(["--data-dir", str(tmp_path / "missing"), "-o", str(tmp_path / "o")]) == 2
+    assert cli.main(["--data-dir", str(tmp_path / "missing"), "-o", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "database folder not found" in err
 
@@ -206,7 +206,7 @@ def test_real_chain_cli_resumes_to_identical_results(simulated_db, tmp_path, mon
     argv = ["--data-dir", str(simulated_db), "--methods", "kpca,r_amplitude", "--criteria",
             "rule-of-thumb",
             "--jobs", "1", "--no-progress"]
-    assert batch.main(argv + ["-o", str(tmp_path / "full")]) == 0
+    assert cli.main(argv + ["-o", str(tmp_path / "full")]) == 0
     rows = _rows(tmp_path / "full" / "results.csv")
     assert [(r["record"], r["method"], r["criterion"]) for r in rows] == [
         ("sim0", "kpca", "rule-of-thumb"), ("sim0", "r_amplitude", "none"),
@@ -234,9 +234,9 @@ def test_real_chain_cli_resumes_to_identical_results(simulated_db, tmp_path, mon
 
     monkeypatch.setattr(batch, "_extract", killed_after_two)
     with pytest.raises(KeyboardInterrupt):
-        batch.main(argv + ["-o", str(tmp_path / "resumed")])
+        cli.main(argv + ["-o", str(tmp_path / "resumed")])
     monkeypatch.setattr(batch, "_extract", real_extract)
-    assert batch.main(argv + ["-o", str(tmp_path / "resumed")]) == 0
+    assert cli.main(argv + ["-o", str(tmp_path / "resumed")]) == 0
     assert _rows(tmp_path / "resumed" / "results.csv") == rows
     (run,) = json.loads((tmp_path / "resumed" / "batch.json").read_text())["runs"]
     # the 2 finished tasks were kept

@@ -228,9 +228,10 @@ def test_reference_channel_found_by_common_name_or_named_with_ref_channel(workdi
 
 
 def _parsers():
-    from edr.evaluate import batch, report
+    from edr.evaluate import cli as evaluate_cli
+    from edr.evaluate import report
 
-    return {"extract": extract.build_parser(), "evaluate": batch.build_parser(),
+    return {"extract": extract.build_parser(), "evaluate": evaluate_cli.build_parser(),
             "report": report.build_parser()}
 
 

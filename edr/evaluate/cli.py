@@ -1,0 +1,158 @@
+"""``python -m edr.evaluate`` / ``edr evaluate``: the command line of the batch evaluation
+(:mod:`edr.evaluate.batch` is the library it drives)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from edr.errors import EDRError
+from edr.evaluate.batch import (
+    DEFAULT_LEAD,
+    BatchSummary,
+    list_records,
+    plan_tasks,
+    run_batch,
+)
+from edr.io.writers import write_json
+
+__all__ = ["build_parser", "main"]
+
+
+def _git_commit() -> str | None:
+    """HEAD of the source checkout, ``+dirty`` when ``edr``/``kpca`` differ from it; None outside
+    git."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                              text=True, timeout=10)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "edr", "kpca"], cwd=root,
+                               capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if head.returncode or not head.stdout.strip():
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def _log_run(out_dir: Path, argv, folder: Path, summary: BatchSummary, commit: str | None) -> None:
+    """Append this run (command line, code commit at its start, counts) to
+    ``out_dir/batch.json``."""
+    log = out_dir / "batch.json"
+    runs = json.loads(log.read_text())["runs"] if log.exists() else []
+    runs.append({"argv": list(sys.argv[1:] if argv is None else argv), "data_dir": str(folder),
+                 "git_commit": commit, "n_tasks": summary.n_tasks, "n_run": summary.n_run,
+                 "n_errors": summary.n_errors,
+                 "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    write_json(log, {"runs": runs})
+
+
+def _split(s: str) -> list[str]:
+    return [x.strip() for x in s.split(",") if x.strip()]
+
+
+def build_parser(prog: str = "python -m edr.evaluate") -> argparse.ArgumentParser:
+    """The command-line options of :func:`main` (every option with its help and valid values)."""
+    from edr.extract import CRITERION_NAMES, MAX_WINDOW_S, METHOD_NAMES, MIN_WINDOW_S
+    from edr.io.datasets import load_manifest
+
+    criteria = ", ".join(k if a is None else f"{k} = {a}" for k, a in CRITERION_NAMES.items())
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description="Score EDR methods on a database: every (record, method, sigma2 criterion, "
+                    "lead) task, resumable (results per task under OUT/tasks), then OUT/"
+                    "results.csv, window_rates.csv and selection_curves.json.",
+        epilog="Example: %(prog)s --database bidmc --methods kpca_fusion,kpca,rsa -o results/  "
+               "(then: python -m edr.evaluate.report results/results.csv -o report/)")
+    p.add_argument("--database", default="bidmc", metavar="NAME",
+                   help="database of the data manifest: "
+                        + ", ".join(sorted(load_manifest()["databases"]))
+                        + " (default bidmc); found locally or downloaded (EDR_DATA_DIR)")
+    p.add_argument("--data-dir", metavar="FOLDER",
+                   help="folder of WFDB records; every record with an ECG channel is used "
+                        "(default: the manifest's records of --database, under EDR_DATA_DIR or "
+                        "downloaded)")
+    p.add_argument("--methods", default="kpca,pca,r_amplitude,qrs_area,rsa", metavar="LIST",
+                   help="comma-separated methods, from: " + ", ".join(METHOD_NAMES)
+                        + "; or 'all' (default kpca,pca,r_amplitude,qrs_area,rsa)")
+    p.add_argument("--criteria", default="mdd,shannon,kpa,rule-of-thumb", metavar="LIST",
+                   help=f"comma-separated sigma2 criteria of the kernel PCA methods, from: "
+                        f"{criteria} (default mdd,shannon,kpa,rule-of-thumb); other methods "
+                        "run once")
+    p.add_argument("--leads", default=DEFAULT_LEAD, metavar="LIST",
+                   help=f"comma-separated leads: {DEFAULT_LEAD} (the pipeline's: every ECG lead "
+                        "fused when the record has several), auto (best lead per window), fuse, "
+                        f"multilead, or a lead name such as II (default {DEFAULT_LEAD})")
+    p.add_argument("--records", metavar="LIST",
+                   help="comma-separated record names (default: all)")
+    p.add_argument("-o", "--out", required=True, metavar="FOLDER",
+                   help="output folder (created; an existing one is resumed)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="worker processes (default: CPU count; 1 runs in this process)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="Dask distributed scheduler address (e.g. tcp://host:8786; needs the "
+                        "'distributed' extra); default: local processes")
+    p.add_argument("--window-s", type=float, default=None, metavar="SECONDS",
+                   help=f"analysis window, {MIN_WINDOW_S:g} to {MAX_WINDOW_S:g} s (default: the "
+                        "pipeline's, the whole record up to 600 s, else 300 s windows)")
+    p.add_argument("--random-state", type=int, default=0, metavar="SEED",
+                   help="random seed of the methods' sigma2 selection (default 0); part of each "
+                        "task's identity, so a new seed runs every task again")
+    p.add_argument("--retry-errors", action="store_true",
+                   help="re-run tasks stored as errors (default: keep their stored error)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar on stderr")
+    return p
+
+
+def _resolve_methods(spec: str) -> list[str]:
+    if spec.strip() == "all":
+        from edr.methods import METHODS
+
+        return sorted(METHODS)
+    return _split(spec)
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str = "python -m edr.evaluate") -> int:
+    """Command-line entry point; returns the exit code (2 on bad input, one line on stderr)."""
+    args = build_parser(prog).parse_args(argv)
+    commit = _git_commit()
+    try:
+        if args.data_dir:
+            folder = Path(args.data_dir)
+            records = list_records(folder)
+        else:
+            from edr.io.datasets import database_entry, locate_database
+
+            folder = Path(locate_database(args.database))
+            records = {r: folder / r for r in database_entry(args.database)["records"]}
+        if args.records:
+            wanted = _split(args.records)
+            missing = [r for r in wanted if r not in records]
+            if missing:
+                raise ValueError(f"--records: {missing[0]!r} not in {folder} (have "
+                                 f"{', '.join(records)})")
+            records = {r: records[r] for r in wanted}
+        tasks = plan_tasks(args.database, records, _resolve_methods(args.methods),
+                           _split(args.criteria), _split(args.leads))
+        options = {"random_state": args.random_state}
+        if args.window_s is not None:
+            options["window_s"] = args.window_s
+        summary = run_batch(tasks, args.out, options=options, jobs=args.jobs,
+                            scheduler=args.scheduler,
+                            progress=not args.no_progress, retry_errors=args.retry_errors)
+    except (OSError, ValueError, ImportError, EDRError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    _log_run(Path(args.out), argv, folder, summary, commit)
+    print(f"{summary.n_tasks} tasks ({summary.n_run} run, {summary.n_skipped} resumed, "
+          f"{summary.n_errors} errors) -> {summary.results_csv}", file=sys.stderr)
+    for e in summary.errors[:20]:
+        print(f"  error: {e}", file=sys.stderr)
+    return 0
