@@ -376,19 +376,10 @@ class ModulatedHebbOjaPCA(_HebbianPCA):
 
     Attributes
     ----------
-    components_ : ndarray, shape (r, d)
-        Unit-norm eigenvector estimates (rows), sign fixed so that the
-        largest-magnitude entry is positive.
     weights_ : ndarray, shape (r, d)
         Raw MMHO weights ``W`` (rows converge to unit vectors).
-    mean_ : ndarray, shape (d,)
-        Training mean subtracted before learning.
-    explained_variance_ : ndarray, shape (r,)
-        Variance of the training scores along each component.
-    n_components_ : int
-        ``r``.
-    n_features_in_ : int
-        ``d``.
+    components_, mean_, explained_variance_, n_components_, n_features_in_
+        As in :class:`GeneralizedHebbianPCA`.
 
     Notes
     -----
