@@ -1,7 +1,8 @@
-"""Linear Hebbian PCA: Sanger's generalized Hebbian algorithm (GHA).
+"""Linear Hebbian PCA: Sanger's GHA and the modified modulated Hebb-Oja rule (MMHO).
 
-Implements the GHA weight update of Eq. (2) of Schraudolph, Günter &
-Vishwanathan (2006), "Fast iterative kernel PCA" (Sanger 1989)::
+:class:`GeneralizedHebbianPCA` implements the GHA weight update of Eq. (2) of
+Schraudolph, Günter & Vishwanathan (2006), "Fast iterative kernel PCA"
+(Sanger 1989)::
 
     W_{t+1} = W_t + eta_t [ y_t x_t^T - lt(y_t y_t^T) W_t ],   y_t = W_t x_t,
 
@@ -10,9 +11,30 @@ eigenvectors of the covariance of the (centred) inputs, in order, and
 ``lt()`` keeps the lower triangle including the diagonal. It is the linear
 special case of the kernel Hebbian algorithm in :mod:`kpca.iterative`.
 
-The modified modulated Hebb-Oja rule (MMHO) of Jankovic et al. is NOT
-implemented here: its update, Eq. (7), is garbled in our copy of the paper
-(``docs/design.md#4-kpca-core-decisions``).
+:class:`ModulatedHebbOjaPCA` implements the MMHO rule of Jankovic et al.,
+"Modified Modulated Hebb-Oja learning rule", Eq. (7), for neuron ``k = 1..r``::
+
+    w_k(i+1) = w_k(i) + gamma(i) O_k(i) [(1 + alpha) ||x(i)||^2 - IP(i)]
+                      - alpha gamma(i) O_k(i) A_k(i),
+
+with the Oja term ``O_k = x y_k - w_k y_k^2``, the output power
+``IP = ||y||^2 = A_r`` and the partial powers ``A_k = sum_{j<k} y_j^2 + y_k^2``.
+Grouped, the update is ``gamma (S - IP) O_k + alpha gamma (S - A_k) O_k`` with
+``S = ||x||^2``: Oja's rule per neuron modulated by one global signal
+``S - IP`` (the parent MHO rule, ``alpha = 0``) plus the time-oriented
+hierarchy ``alpha (S - A_k)`` that orders the neurons. Our copy of the paper
+prints Eq. (7) with its glyphs scrambled; this is the one reading that uses
+every surviving token (four ``+``: ``i+1``, ``w_k(i) +``, ``1 + alpha`` and the
+partial sum) and the circuit of the paper's Fig. 4 (input energy ``S``,
+partial powers ``A_k``, output power ``IP = A_N``); the derivation and the
+rejected readings are in ``docs/design.md``.
+
+:func:`mmho_mean_update` is the averaged (mean-flow) MMHO update, exact for
+inputs that are a linear mixture of independent zero-mean sources (Gaussian
+inputs included). Because the update is quartic in ``x``, its fixed points
+depend on the sources' fourth cumulants: for Gaussian inputs the unit
+eigenvectors of the covariance are an exact fixed point, for other sources in
+general they are not.
 """
 
 from __future__ import annotations
@@ -23,7 +45,8 @@ import numpy as np
 from kpca._validation import check_n_components, check_positive, check_random_state
 from kpca.base import KPCATransformer
 
-__all__ = ["GeneralizedHebbianPCA", "SCHEDULES"]
+__all__ = ["GeneralizedHebbianPCA", "ModulatedHebbOjaPCA", "SCHEDULES", "mmho_pass",
+           "mmho_mean_update"]
 
 #: Gain schedules: key -> description (``t`` counts samples seen, ``l`` the
 #: number of training samples).
@@ -64,7 +87,204 @@ def _gha_pass_numpy(W, X, order, gains):
         W += g * (np.outer(y, X[p]) - np.tril(np.outer(y, y)) @ W)
 
 
-class GeneralizedHebbianPCA(KPCATransformer):
+@numba.njit(cache=True)
+def _mmho_pass(W, X, order, gains, alpha):  # pragma: no cover - compiled
+    """One pass of Eq. (7) (Jankovic et al.) over ``X[order]``, in place."""
+    r, d = W.shape
+    y = np.empty(r)
+    A = np.empty(r)
+    for n in range(order.shape[0]):
+        p = order[n]
+        g = gains[n]
+        S = 0.0
+        for c in range(d):
+            S += X[p, c] * X[p, c]
+        acc = 0.0
+        for k in range(r):
+            s = 0.0
+            for c in range(d):
+                s += W[k, c] * X[p, c]
+            y[k] = s
+            acc += s * s
+            A[k] = acc
+        IP = A[r - 1]
+        # Row k uses only w_k(i) and the outputs y(i), all computed above.
+        for k in range(r):
+            m = g * ((1.0 + alpha) * S - IP - alpha * A[k])
+            yk = y[k]
+            for c in range(d):
+                W[k, c] += m * (X[p, c] * yk - W[k, c] * yk * yk)
+
+
+def mmho_pass(W, X, gains, *, alpha=0.5):
+    """Apply the MMHO update, Eq. (7) of Jankovic et al., once per row of ``X``, in order.
+
+    Parameters
+    ----------
+    W : ndarray of float64, shape (r, d)
+        Weights, one neuron per row (the paper's ``W`` transposed); updated
+        in place.
+    X : array_like, shape (n, d)
+        Inputs ``x(i)`` in presentation order (not centred here).
+    gains : array_like, shape (n,)
+        Learning rates ``gamma(i)``.
+    alpha : float
+        Weight of the individual (hierarchical) part; the paper uses 0.5.
+
+    Returns
+    -------
+    ndarray, shape (r, d)
+        ``W`` itself. Entries become ``inf``/``nan`` if the gains are too large
+        for the data; the caller checks.
+    """
+    if not (isinstance(W, np.ndarray) and W.dtype == np.float64 and W.ndim == 2
+            and W.flags.c_contiguous):
+        raise ValueError("W must be a C-contiguous 2-D float64 array (updated in place)")
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    gains = np.ascontiguousarray(gains, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] != W.shape[1] or gains.shape != (X.shape[0],):
+        raise ValueError(
+            f"X must have shape (n, {W.shape[1]}) and gains shape (n,); got X.shape={X.shape}, "
+            f"gains.shape={gains.shape}"
+        )
+    _mmho_pass(W, X, np.arange(X.shape[0]), gains, float(alpha))
+    return W
+
+
+def mmho_mean_update(W, cov, *, alpha=0.5, mixing=None, cumulants=None):
+    """Averaged MMHO update ``E[Delta w_k] / gamma`` (the mean flow of Eq. (7)).
+
+    For zero-mean inputs ``x = B u`` with independent sources ``u_m`` (fourth
+    cumulants ``kappa_m``) and covariance ``C``, the fourth moments are
+    ``E[x_a x_b x_c x_d] = C_ab C_cd + C_ac C_bd + C_ad C_bc
+    + sum_m kappa_m B_am B_bm B_cm B_dm``, so with the quadratic form
+    ``q_k(x) = (1 + alpha) S - IP - alpha A_k = x^T M_k x``,
+    ``M_k = (1 + alpha) I - W^T W - alpha W_{1..k}^T W_{1..k}``::
+
+        E[q_k x x^T] = tr(M_k C) C + 2 C M_k C + sum_m kappa_m (b_m^T M_k b_m) b_m b_m^T
+        E[Delta w_k] / gamma = E[q_k x x^T] w_k - w_k (w_k^T E[q_k x x^T] w_k).
+
+    Parameters
+    ----------
+    W : array_like, shape (r, d)
+        Weights, one neuron per row.
+    cov : array_like, shape (d, d)
+        Input covariance ``C`` (symmetric).
+    alpha : float
+        Weight of the individual part of Eq. (7).
+    mixing : array_like, shape (d, m), optional
+        Mixing matrix ``B`` of the independent sources (columns ``b_m``).
+    cumulants : array_like, shape (m,), optional
+        Fourth cumulants ``kappa_m = E[u_m^4] - 3 E[u_m^2]^2`` of the sources.
+        Omit ``mixing`` and ``cumulants`` for Gaussian inputs.
+
+    Returns
+    -------
+    ndarray, shape (r, d)
+        The expected update per unit gain.
+    """
+    W = np.atleast_2d(np.asarray(W, dtype=np.float64))
+    C = np.asarray(cov, dtype=np.float64)
+    r, d = W.shape
+    if C.shape != (d, d):
+        raise ValueError(f"cov must have shape ({d}, {d}); got {C.shape}")
+    if (mixing is None) != (cumulants is None):
+        raise ValueError("give both mixing and cumulants, or neither (Gaussian inputs)")
+    out = np.empty_like(W)
+    for k in range(r):
+        M = (1.0 + alpha) * np.eye(d) - W.T @ W - alpha * W[: k + 1].T @ W[: k + 1]
+        B = np.trace(M @ C) * C + 2.0 * C @ M @ C
+        if mixing is not None:
+            Bm = np.asarray(mixing, dtype=np.float64)
+            kap = np.asarray(cumulants, dtype=np.float64)
+            B = B + (Bm * (kap * np.einsum("am,ab,bm->m", Bm, M, Bm))) @ Bm.T
+        Bw = B @ W[k]
+        out[k] = Bw - W[k] * (W[k] @ Bw)
+    return out
+
+
+class _HebbianPCA(KPCATransformer):
+    """Shared fit/transform of the linear Hebbian estimators (``_pass`` is the rule)."""
+
+    _fitted_attribute = "components_"
+    _rule = ""
+    _init_scale = 1.0  # initial W ~ N(0, _init_scale^2 / d)
+
+    def _pass(self, W, X, order, gains):
+        raise NotImplementedError
+
+    def _gain_unit(self, Xc):
+        """Factor turning ``eta0`` into the rule's gain for the centred data ``Xc``."""
+        return 1.0
+
+    def _check_params(self, n_features):
+        if self.schedule not in SCHEDULES:
+            raise ValueError(
+                f"schedule must be one of {sorted(SCHEDULES)}; got schedule={self.schedule!r}"
+            )
+        r = check_n_components(self.n_components, n_features)
+        eta0 = check_positive(self.eta0, "eta0")
+        if (isinstance(self.n_passes, bool) or not isinstance(self.n_passes, (int, np.integer))
+                or self.n_passes < 1):
+            raise ValueError(f"n_passes must be a positive integer; got n_passes={self.n_passes!r}")
+        return r, eta0
+
+    def fit(self, X, y=None):
+        """Learn the leading principal axes of ``X`` (n_samples, n_features).
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            At least 2 samples.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        X = self._validate_X(X, reset=True, min_samples=2)
+        l, d = X.shape
+        r, eta0 = self._check_params(d)
+        rng = check_random_state(self.random_state)
+        self.mean_ = X.mean(axis=0)
+        Xc = np.ascontiguousarray(X - self.mean_)
+        eta0 = eta0 * self._gain_unit(Xc)
+        W = rng.normal(scale=self._init_scale / np.sqrt(d), size=(r, d))
+        t = 0
+        for _ in range(int(self.n_passes)):
+            order = rng.permutation(l)
+            if self.schedule == "constant":
+                gains = np.full(l, eta0)
+            else:
+                gains = eta0 * l / (t + np.arange(l) + l)
+            self._pass(W, Xc, order, gains)
+            t += l
+            if not np.all(np.isfinite(W)):
+                raise FloatingPointError(
+                    f"{self._rule} diverged with eta0={self.eta0} (schedule={self.schedule!r}); "
+                    "lower eta0 or scale the data"
+                )
+        self.weights_ = W
+        comps = W / np.linalg.norm(W, axis=1, keepdims=True)
+        idx = np.argmax(np.abs(comps), axis=1)
+        comps *= np.sign(comps[np.arange(r), idx])[:, None]
+        self.explained_variance_ = np.var(Xc @ comps.T, axis=0, ddof=1)
+        self.n_components_ = r
+        self.components_ = comps
+        return self
+
+    def transform(self, X):
+        """Scores ``(X - mean_) @ components_.T``."""
+        self._check_fitted("transform")
+        X = self._validate_X(X, reset=False)
+        return (X - self.mean_) @ self.components_.T
+
+    def fit_transform(self, X, y=None):
+        """``fit(X).transform(X)``."""
+        return self.fit(X, y).transform(X)
+
+
+class GeneralizedHebbianPCA(_HebbianPCA):
     """Linear PCA by Sanger's generalized Hebbian algorithm (GHA).
 
     Parameters
@@ -110,7 +330,7 @@ class GeneralizedHebbianPCA(KPCATransformer):
            [0., 1., 0.]])
     """
 
-    _fitted_attribute = "components_"
+    _rule = "GHA"
 
     def __init__(self, n_components=1, eta0=0.01, *, schedule="constant", n_passes=20,
                  random_state=None):
@@ -120,67 +340,88 @@ class GeneralizedHebbianPCA(KPCATransformer):
         self.n_passes = n_passes
         self.random_state = random_state
 
+    def _pass(self, W, X, order, gains):
+        _gha_pass(W, X, order, gains)
+
+
+class ModulatedHebbOjaPCA(_HebbianPCA):
+    """Linear PCA by the modified modulated Hebb-Oja rule (MMHO, Jankovic et al., Eq. (7)).
+
+    Each neuron needs only its own weights, its output, the input energy
+    ``||x||^2`` and the partial output powers (see the module docstring).
+
+    Parameters
+    ----------
+    n_components : int
+        Number ``r`` of leading components, ``1 <= r <= n_features``.
+    eta0 : float
+        Base gain ``eta_0 > 0`` in units of ``1 / trace(C)^2`` (``C`` the
+        training covariance): the update is cubic in the data scale, so the
+        rule's gain is ``eta0 / trace(C)^2`` and the fit does not depend on
+        the data's scale. Lower ``eta0`` if it diverges (heavy tails need
+        smaller gains).
+    alpha : float
+        Weight ``alpha >= 0`` of the individual (hierarchical) part; ``0``
+        leaves the collective MHO rule, whose neurons span the principal
+        subspace without order.
+    schedule : {"constant", "1/t"}
+        Gain schedule (see :data:`SCHEDULES`).
+    n_passes : int
+        Passes through the data, each in a fresh random order.
+    random_state : None, int or numpy.random.Generator
+        Seeds the initial ``W ~ N(0, 0.25/d)`` and the sample orders. The
+        start is small because the rule is only stable while the modulating
+        form ``(1 + alpha) I - W^T W - alpha W_{1..k}^T W_{1..k}`` stays
+        positive; a start with ``||W||_2 > 1`` can run away.
+
+    Attributes
+    ----------
+    weights_ : ndarray, shape (r, d)
+        Raw MMHO weights ``W`` (rows converge to unit vectors).
+    components_, mean_, explained_variance_, n_components_, n_features_in_
+        As in :class:`GeneralizedHebbianPCA`.
+
+    Notes
+    -----
+    For Gaussian data the leading unit eigenvectors are an exact fixed point
+    of the averaged update (:func:`mmho_mean_update`); for strongly
+    non-Gaussian sources behind a non-orthogonal mixture the fixed point lies
+    slightly off the eigenvectors.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.hebbian import ModulatedHebbOjaPCA
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2000, 3)) * [1.0, 0.6, 0.2]
+    >>> mmho = ModulatedHebbOjaPCA(2, eta0=0.02, schedule="1/t", n_passes=10,
+    ...                            random_state=0).fit(X)
+    >>> np.round(np.abs(mmho.components_), 1)
+    array([[1., 0., 0.],
+           [0., 1., 0.]])
+    """
+
+    _rule = "MMHO"
+    _init_scale = 0.5
+
+    def __init__(self, n_components=1, eta0=0.01, *, alpha=0.5, schedule="constant",
+                 n_passes=20, random_state=None):
+        self.n_components = n_components
+        self.eta0 = eta0
+        self.alpha = alpha
+        self.schedule = schedule
+        self.n_passes = n_passes
+        self.random_state = random_state
+
     def _check_params(self, n_features):
-        if self.schedule not in SCHEDULES:
-            raise ValueError(
-                f"schedule must be one of {sorted(SCHEDULES)}; got schedule={self.schedule!r}"
-            )
-        r = check_n_components(self.n_components, n_features)
-        eta0 = check_positive(self.eta0, "eta0")
-        if (isinstance(self.n_passes, bool) or not isinstance(self.n_passes, (int, np.integer))
-                or self.n_passes < 1):
-            raise ValueError(f"n_passes must be a positive integer; got n_passes={self.n_passes!r}")
-        return r, eta0
+        alpha = self.alpha
+        if isinstance(alpha, bool) or not np.isfinite(alpha) or alpha < 0:
+            raise ValueError(f"alpha must be a finite number >= 0; got alpha={alpha!r}")
+        return super()._check_params(n_features)
 
-    def fit(self, X, y=None):
-        """Learn the leading principal axes of ``X`` (n_samples, n_features).
+    def _gain_unit(self, Xc):
+        total = np.einsum("ij,ij->", Xc, Xc) / Xc.shape[0]
+        return 1.0 / total**2 if total > 0 else 1.0
 
-        Parameters
-        ----------
-        X : array_like, shape (n_samples, n_features)
-            At least 2 samples.
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        X = self._validate_X(X, reset=True, min_samples=2)
-        l, d = X.shape
-        r, eta0 = self._check_params(d)
-        rng = check_random_state(self.random_state)
-        self.mean_ = X.mean(axis=0)
-        Xc = np.ascontiguousarray(X - self.mean_)
-        W = rng.normal(scale=1.0 / np.sqrt(d), size=(r, d))
-        t = 0
-        for _ in range(int(self.n_passes)):
-            order = rng.permutation(l)
-            if self.schedule == "constant":
-                gains = np.full(l, eta0)
-            else:
-                gains = eta0 * l / (t + np.arange(l) + l)
-            _gha_pass(W, Xc, order, gains)
-            t += l
-            if not np.all(np.isfinite(W)):
-                raise FloatingPointError(
-                    f"GHA diverged with eta0={self.eta0} (schedule={self.schedule!r}); "
-                    "lower eta0 or scale the data"
-                )
-        self.weights_ = W
-        comps = W / np.linalg.norm(W, axis=1, keepdims=True)
-        idx = np.argmax(np.abs(comps), axis=1)
-        comps *= np.sign(comps[np.arange(r), idx])[:, None]
-        self.explained_variance_ = np.var(Xc @ comps.T, axis=0, ddof=1)
-        self.n_components_ = r
-        self.components_ = comps
-        return self
-
-    def transform(self, X):
-        """Scores ``(X - mean_) @ components_.T``."""
-        self._check_fitted("transform")
-        X = self._validate_X(X, reset=False)
-        return (X - self.mean_) @ self.components_.T
-
-    def fit_transform(self, X, y=None):
-        """``fit(X).transform(X)``."""
-        return self.fit(X, y).transform(X)
+    def _pass(self, W, X, order, gains):
+        _mmho_pass(W, X, order, gains, float(self.alpha))

@@ -1,10 +1,11 @@
-"""Fig. 2 of Jankovic et al., "Modified Modulated Hebb-Oja learning rule" (MMHO).
+"""Fig. 2 of Jankovic et al., "Modified Modulated Hebb-Oja learning rule" (MMHO), over many seeds.
 
-Evidence script: the MMHO update, Eq. (7), is garbled in our copy of the paper.
-This script runs the readings of Eq. (7) reconstructed from the surviving
-tokens on the paper's own experiment and records whether the cosines between
-the columns of W and the three principal eigenvectors of the input covariance
-go to 1, as in the paper's Fig. 2.
+Runs the MMHO rule of :mod:`kpca.hebbian` (Eq. (7), the reading derived in
+``docs/design.md``) on the paper's experiment and records whether the cosines
+between the weight vectors and the three principal eigenvectors of the input
+covariance reach 1, as in the paper's Fig. 2 (all three within 15 000 of the
+25 000 iterations). Sanger's GHA with the same data and gains is the
+reference that is known to work.
 
 Experiment (Section 4 of the paper; MATLAB decoded from the garbled text):
 K = 5 inputs, N = 3 outputs, i = 1..T,
@@ -18,54 +19,60 @@ K = 5 inputs, N = 3 outputs, i = 1..T,
     s = 0.47 mix x,  W_init = -.5 + rand(5, 3),
     gain 3.45 for the first 15 000 iterations, then 0.115; alpha = 0.5.
 
-Token evidence for Eq. (7) (the PDF extraction lists the glyphs font by font,
-each group roughly in reverse reading order): bold w x4 (w_k(i+1), w_k(i) and
-two more w_k(i)), bold x x3, bold y x1 (no transpose glyph anywhere, so the
-norm bars of ||x(i)||^2 and ||y(i)||^2 were dropped with the minus signs and
-the sum sign); italic y x6 (five y_k, one y_j); six superscript 2s; small
-"1 1" (j = 1 and k - 1); subscripts k x10, j x2; greek gamma, alpha, alphagamma;
-20 parenthesis pairs of which 16 enclose i (3 large grouping pairs, one pair
-holds "1": (1 +- alpha)); "=" x3 (update, j = 1, k = 1..N) and "+" x4
-(i+1, ..., y_j^2 + y_k^2). Every count is matched by two Oja terms
-O_k = x y_k - w_k y_k^2, one ||x||^2, one ||y||^2 (IP = A_N) and the partial
-power A_k = sum_{j<k} y_j^2 + y_k^2 written out, i.e.
-
-    (a) w_k += gamma O_k [(1 + alpha)||x||^2 - ||y||^2] - alpha gamma O_k A_k
-           = gamma (S - IP) O_k + alpha gamma (S - A_k) O_k
-        (time-oriented hierarchical form: collective MHO part with the output
-        power IP, individual part with the partial power A_k), or
-    (b) w_k += gamma O_k [||x||^2 - (1 - alpha)||y||^2] - alpha gamma O_k A_k.
-
-Two further readings that drop tokens are run for comparison:
-    (c) w_k += gamma (S - A_k) O_k          (hierarchical modulated Oja),
-    (d) w_k += gamma (S - A_k) x y_k        (hierarchical modulated Hebb),
-and Sanger's GHA with the same gains as a reference that is known to work.
+Three input sets per seed: the Fig. 2 mix as printed, the orthonormalised mix
+of Fig. 3, and the Fig. 2 mix with Gaussian sources of the same variances
+(same covariance, no fourth cumulants). The averaged (mean-flow) dynamics are
+computed exactly from the sources' variances and fourth cumulants
+(:func:`kpca.hebbian.mmho_mean_update`): the fixed point next to the
+eigenvectors (its offset from them, its stability and slowest time constant at
+the first gain) and the averaged trajectory from the seed's ``W_init``
+(integrated as an ODE in iteration time with the paper's gains).
 
 Usage::
 
-    python scripts/repro_jankovic_mmho_fig2.py [--seeds 6] [--long 200000] [--out scripts/output]
+    python scripts/repro_jankovic_mmho_fig2.py [--seeds 50] [--out scripts/output]
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import time
 from pathlib import Path
 
-import numba
 import numpy as np
+from scipy import integrate, optimize
 
-READINGS = {
-    "a": "(a) gamma (S-IP) O_k + alpha gamma (S-A_k) O_k",
-    "b": "(b) gamma [S-(1-alpha) IP-alpha A_k] O_k",
-    "c": "(c) gamma (S-A_k) O_k",
-    "d": "(d) gamma (S-A_k) x y_k",
-    "gha": "GHA (Sanger) reference",
+from kpca.hebbian import _gha_pass, mmho_mean_update, mmho_pass
+
+T = 25000
+SWITCH = 15000
+GAINS = (3.45, 0.115)
+ALPHA = 0.5
+EVERY = 100
+MIXES = {
+    "fig2": "Fig. 2 mix rand(5) - .5, printed sources",
+    "orthonormal": "orthonormalised mix (Fig. 3 set-up), printed sources",
+    "gaussian": "Fig. 2 mix, Gaussian sources of equal variance",
 }
-_CODE = {"a": 0, "b": 1, "c": 2, "d": 3, "gha": 4}
 
 
-def paper_data(T, seed, orthonormal=False):
-    """Inputs ``s`` (5, T) and ``W_init`` (5, 3) of the paper's experiment."""
+def source_moments():
+    """Exact variances and fourth cumulants of the five printed sources."""
+
+    def log_moment(p):
+        return integrate.quad(lambda t: np.log(t) ** p, 0.5, 1.5)[0]
+
+    saw = ((np.arange(23) - 11) / 9.0) ** 5  # rem(i, 23) runs through 0..22
+    var = np.array([0.45**2 / 2, 0.45**2 * np.mean(saw**2), 0.35**2 / 2,
+                    0.145**2 * log_moment(2), 0.18**2])
+    m4 = np.array([3 * 0.45**4 / 8, 0.45**4 * np.mean(saw**4), 3 * 0.35**4 / 8,
+                   0.145**4 * log_moment(4), 3 * 0.18**4])
+    return var, m4 - 3 * var**2
+
+
+def paper_data(seed, mix_kind):
+    """Inputs ``s`` (T, 5), ``W_init`` (3, 5) and the scaled mixing ``0.47 mix`` of one seed."""
     rng = np.random.default_rng(seed)
     i = np.arange(1, T + 1)
     x = np.empty((5, T))
@@ -75,78 +82,169 @@ def paper_data(T, seed, orthonormal=False):
     x[3] = 0.145 * ((rng.random(T) < 0.5) * 2 - 1) * np.log(rng.random(T) + 0.5)
     x[4] = 0.18 * rng.standard_normal(T)
     mix = rng.random((5, 5)) - 0.5
-    if orthonormal:
+    W0 = (-0.5 + rng.random((5, 3))).T.copy()
+    if mix_kind == "orthonormal":
         w, V = np.linalg.eigh(mix.T @ mix)
-        mix = mix @ (V * w ** -0.5) @ V.T
-    return 0.47 * mix @ x, -0.5 + rng.random((5, 3))
+        mix = mix @ (V * w**-0.5) @ V.T
+    elif mix_kind == "gaussian":
+        x = np.sqrt(source_moments()[0])[:, None] * rng.standard_normal((5, T))
+    B = 0.47 * mix
+    return np.ascontiguousarray((B @ x).T), W0, B
 
 
-@numba.njit(cache=True)
-def _train(code, s, W0, g1, g2, switch, alpha, every):  # pragma: no cover - compiled
+def gains():
+    g = np.full(T, GAINS[1])
+    g[:SWITCH] = GAINS[0]
+    return g
+
+
+def trajectory(rule, s, W0):
+    """Weights every ``EVERY`` iterations, shape (T // EVERY, 3, 5); NaN after a blow-up."""
     W = W0.copy()
-    K, T = s.shape
-    N = W.shape[1]
-    y = np.empty(N)
-    A = np.empty(N)
-    hist = np.full((T // every, K, N), np.nan)
-    for t in range(T):
-        g = g1 if t < switch else g2
-        S = 0.0
-        for j in range(K):
-            S += s[j, t] * s[j, t]
-        acc = 0.0
-        for k in range(N):
-            v = 0.0
-            for j in range(K):
-                v += W[j, k] * s[j, t]
-            y[k] = v
-            acc += v * v
-            A[k] = acc
-        IP = A[N - 1]
-        for j in range(K):
-            run = 0.0
-            for k in range(N):
-                yk = y[k]
-                hebb = s[j, t] * yk
-                oja = hebb - W[j, k] * yk * yk
-                if code == 0:
-                    d = (S - IP) * oja + alpha * (S - A[k]) * oja
-                elif code == 1:
-                    d = (S - (1 - alpha) * IP - alpha * A[k]) * oja
-                elif code == 2:
-                    d = (S - A[k]) * oja
-                elif code == 3:
-                    d = (S - A[k]) * hebb
-                else:  # GHA: x y_k - sum_{l<=k} w_l y_l y_k (uses W_t)
-                    run += W[j, k] * yk
-                    d = hebb - yk * run
-                W[j, k] += g * d
-        if not np.isfinite(W[0, 0]) or abs(W[0, 0]) > 1e8:
-            return hist
-        if (t + 1) % every == 0:
-            hist[(t + 1) // every - 1] = W
+    g = gains()
+    hist = np.full((T // EVERY, 3, 5), np.nan)
+    order = np.arange(EVERY)
+    for n in range(T // EVERY):
+        sl = slice(n * EVERY, (n + 1) * EVERY)
+        if rule == "mmho":
+            mmho_pass(W, s[sl], g[sl], alpha=ALPHA)
+        else:
+            _gha_pass(W, np.ascontiguousarray(s[sl]), order, g[sl])
+        if not np.all(np.isfinite(W)) or np.abs(W).max() > 1e6:
+            break
+        hist[n] = W
     return hist
 
 
-def cosines(hist, s):
-    """|cos(w_i, pca_i)| per recorded step, shape (steps, 3)."""
-    ev, V = np.linalg.eigh(s @ s.T / s.shape[1])
-    V = V[:, ::-1][:, :3]
-    Wn = hist / np.linalg.norm(hist, axis=1, keepdims=True)
-    return np.abs(np.einsum("tkn,kn->tn", Wn, V)), ev[::-1]
+def abs_cos(W, V):
+    """|cos| between every weight row and every eigenvector (columns of V): (..., 3, 5)."""
+    Wn = W / np.linalg.norm(W, axis=-1, keepdims=True)
+    return np.abs(Wn @ V)
 
 
-def run(reading, T, seed, orthonormal, every=100):
-    s, W0 = paper_data(T, seed, orthonormal)
-    hist = _train(_CODE[reading], s, W0, 3.45, 0.115,
-                  15000 if T <= 25000 else T - 10000, 0.5, every)
-    return cosines(hist, s)
+def classify(hist, V):
+    """(final min_k |cos(w_k, v_k)|, iterations to 0.99 or NaN, failure mode)."""
+    if np.isnan(hist[-1]).any():
+        return np.nan, np.nan, "diverged"
+    c = abs_cos(hist, V)
+    diag = np.min(c[:, np.arange(3), np.arange(3)], axis=1)
+    final = diag[-1]
+    if final > 0.99:
+        below = np.nonzero(diag <= 0.99)[0]
+        t99 = (below[-1] + 2) * EVERY if below.size else EVERY
+        return final, t99, "converged"
+    last = c[-1]
+    for k in range(3):
+        j = int(np.argmax(last[k]))
+        if j != k and last[k, j] > 0.99:
+            return final, np.nan, f"neuron {k + 1} on eigenvector {j + 1}"
+    return final, np.nan, "off-axis"
+
+
+def mean_flow(B, mix_kind):
+    var, kappa = source_moments()
+    C = (B * var) @ B.T
+    if mix_kind == "gaussian":
+        return C, lambda W: mmho_mean_update(W, C, alpha=ALPHA)
+    return C, lambda W: mmho_mean_update(W, C, alpha=ALPHA, mixing=B, cumulants=kappa)
+
+
+def fixed_point(flow, V):
+    """Fixed point the mean flow reaches from the eigenvectors.
+
+    Returns its offset (min_k |cos| with the eigenvectors), stability, slowest
+    time constant (iterations at the first gain) and whether it was found.
+
+    The averaged dynamics are integrated from the unit eigenvectors until they
+    settle (stiff ODE solver, 1e9 iterations at unit gain), then polished by a
+    root finder; found means the flow there vanishes to rounding.
+    """
+    ode = integrate.solve_ivp(lambda t, w: flow(w.reshape(3, 5)).ravel(), (0.0, 1e9),
+                              V[:, :3].T.ravel(), method="LSODA", rtol=1e-10, atol=1e-13)
+    sol = optimize.root(lambda w: flow(w.reshape(3, 5)).ravel(), ode.y[:, -1], tol=1e-14)
+    Ws = sol.x.reshape(3, 5)
+    found = bool(ode.success and np.abs(flow(Ws)).max() < 1e-15)
+    offset = float(np.min(abs_cos(Ws, V)[np.arange(3), np.arange(3)]))
+    h = 1e-7
+    J = np.empty((15, 15))
+    for j in range(15):
+        e = np.zeros(15)
+        e[j] = h
+        J[:, j] = (flow((sol.x + e).reshape(3, 5))
+                   - flow((sol.x - e).reshape(3, 5))).ravel() / (2 * h)
+    mu = np.linalg.eigvals(J).real
+    stable = bool(found and np.all(mu < 0))
+    tau = 1.0 / (GAINS[0] * np.min(np.abs(mu)))  # iterations, at the first gain
+    return offset, stable, tau, found
+
+
+def averaged_run(flow, W0, V):
+    """min_k |cos(w_k, v_k)| of the averaged dynamics after T iterations (ODE in iteration time)."""
+    W = W0.ravel().copy()
+    for (t0, t1), g in zip(((0, SWITCH), (SWITCH, T)), GAINS, strict=True):
+        sol = integrate.solve_ivp(lambda t, w, g=g: g * flow(w.reshape(3, 5)).ravel(), (t0, t1), W,
+                                  method="LSODA", rtol=1e-8, atol=1e-10)
+        W = sol.y[:, -1]
+        if not sol.success or not np.all(np.isfinite(W)) or np.abs(W).max() > 1e6:
+            return np.nan
+    return float(np.min(abs_cos(W.reshape(3, 5), V)[np.arange(3), np.arange(3)]))
+
+
+def run_seed(seed, mix_kind):
+    s, W0, B = paper_data(seed, mix_kind)
+    _, V = np.linalg.eigh(s.T @ s / T)  # the paper: eigenvectors of the sample covariance
+    V = V[:, ::-1]
+    rows = []
+    curves = {}
+    for rule in ("mmho", "gha"):
+        hist = trajectory(rule, s, W0)
+        final, t99, mode = classify(hist, V)
+        curves[rule] = abs_cos(hist, V)[:, np.arange(3), np.arange(3)]
+        rows.append({"mix": mix_kind, "seed": seed, "rule": rule, "min_cos": final, "t99": t99,
+                     "mode": mode})
+    C, flow = mean_flow(B, mix_kind)
+    _, Vp = np.linalg.eigh(C)
+    Vp = Vp[:, ::-1]
+    offset, stable, tau, found = fixed_point(flow, Vp)
+    rows[0].update(fp_min_cos=offset, fp_stable=stable, fp_tau=tau, fp_found=found,
+                   avg_min_cos=averaged_run(flow, W0, Vp))
+    return rows, curves
+
+
+def summarise(rows, mix_kind, n_seeds):
+    out = []
+    for rule in ("mmho", "gha"):
+        r = [x for x in rows if x["mix"] == mix_kind and x["rule"] == rule]
+        conv = [x for x in r if x["mode"] == "converged"]
+        t99 = np.array([x["t99"] for x in conv])
+        modes = {}
+        for x in r:
+            if x["mode"] != "converged":
+                key = "wrong eigenvector" if x["mode"].startswith("neuron") else x["mode"]
+                modes[key] = modes.get(key, 0) + 1
+        t_txt = (f"{np.median(t99):.0f} ({np.percentile(t99, 25):.0f}–{np.percentile(t99, 75):.0f})"
+                 if t99.size else "–")
+        mode_txt = ", ".join(f"{k} {v}" for k, v in sorted(modes.items())) or "–"
+        line = f"| {mix_kind} | {rule.upper()} | {len(conv)}/{n_seeds} | {t_txt} | {mode_txt} |"
+        if rule == "mmho":
+            fp = np.array([x["fp_min_cos"] for x in r])
+            tau = np.array([x["fp_tau"] for x in r])
+            avg = np.array([x["avg_min_cos"] for x in r])
+            found = np.array([x["fp_found"] for x in r])
+            fp, tau = fp[found], tau[found]
+            stab = sum(x["fp_stable"] for x in r)
+            line += (f" {np.median(fp):.4f} ({fp.min():.4f}) | {stab}/{sum(found)} | "
+                     f"{np.median(tau):.0f} ({np.percentile(tau, 90):.0f}) | "
+                     f"{np.sum(avg > 0.99)}/{n_seeds} |")
+        else:
+            line += " | | | |"
+        out.append(line)
+    return out
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=6)
-    ap.add_argument("--long", type=int, default=200000, help="iterations of the long-run check")
+    ap.add_argument("--seeds", type=int, default=50)
     ap.add_argument("--out", type=Path, default=Path("scripts/output"))
     args = ap.parse_args(argv)
     import matplotlib
@@ -154,53 +252,69 @@ def main(argv=None):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    lines = []
-    fig, axes = plt.subplots(2, len(READINGS), figsize=(3.2 * len(READINGS), 5.5), sharey=True)
-    for row, ortho in enumerate((False, True)):
-        setting = ("orthonormal mix (Fig. 3 set-up)" if ortho else "mix = rand(5) - .5 (Fig. 2 "
-                   "set-up)")
-        lines += [f"### {setting}", "",
-                  "min_i |cos(w_i, pca_i)| after 25 000 iterations (paper's gains), per seed; "
-                  f"then after {args.long} iterations (gain 3.45, last 10 000 at 0.115).", "",
-                  "| reading | " + " | ".join(f"seed {k}" for k in range(args.seeds))
-                  + " | converged (>0.99) | long run: converged |",
-                  "|---|" + "---|" * (args.seeds + 2)]
-        for col, key in enumerate(READINGS):
-            short, long_ = [], []
-            for seed in range(args.seeds):
-                c, ev = run(key, 25000, seed, ortho)
-                short.append(np.nan if np.isnan(c[-1]).any() else c[-1].min())
-                if seed == 0:
+    t_start = time.perf_counter()
+    rows = []
+    fig, axes = plt.subplots(2, len(MIXES), figsize=(4.0 * len(MIXES), 5.5), sharey=True)
+    for col, mix_kind in enumerate(MIXES):
+        for seed in range(args.seeds):
+            r, curves = run_seed(seed, mix_kind)
+            rows += r
+            if seed == 0:
+                for row, rule in enumerate(("mmho", "gha")):
                     ax = axes[row, col]
-                    ax.plot((np.arange(c.shape[0]) + 1) * 100, c)
-                    ax.set_title(f"{READINGS[key][:3] if key != 'gha' else 'GHA'}, "
-                                 f"{'orthonormal' if ortho else 'Fig. 2'} mix", fontsize=9)
+                    ax.plot((np.arange(T // EVERY) + 1) * EVERY, curves[rule])
+                    ax.set_title(f"{rule.upper()}, {mix_kind} (seed 0)", fontsize=9)
                     ax.set_ylim(0, 1.4)
                     ax.set_xlabel("iterations")
-                cl, _ = run(key, args.long, seed, ortho, every=1000)
-                long_.append(np.nan if np.isnan(cl[-1]).any() else cl[-1].min())
-            short, long_ = np.array(short), np.array(long_)
-            lines.append(f"| {READINGS[key]} | " + " | ".join(
-                "diverged" if np.isnan(v) else f"{v:.3f}" for v in short)
-                + f" | {np.sum(short > 0.99)}/{args.seeds} | {np.sum(long_ > 0.99)}/{args.seeds} |")
-            print(lines[-1], flush=True)
-        lines.append("")
-    axes[0, 0].set_ylabel("cos(w_i, pca_i)")
-    axes[1, 0].set_ylabel("cos(w_i, pca_i)")
+        print(f"{mix_kind}: done ({time.perf_counter() - t_start:.0f} s)", flush=True)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("|cos(w_i, pca_i)|")
     fig.tight_layout()
     args.out.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out / "mmho_jankovic_fig2.png", dpi=110)
-    cmd = f"python scripts/repro_jankovic_mmho_fig2.py --seeds {args.seeds} --long {args.long}"
-    header = [
-        "# MMHO (Jankovic et al.) Fig. 2: readings of the garbled Eq. (7)",
+
+    keys = ["mix", "seed", "rule", "min_cos", "t99", "mode", "fp_min_cos", "fp_stable", "fp_tau",
+            "fp_found", "avg_min_cos"]
+    with open(args.out / "mmho_jankovic_fig2_seeds.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=keys, restval="")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+
+    cmd = f"python scripts/repro_jankovic_mmho_fig2.py --seeds {args.seeds}"
+    var, kappa = source_moments()
+    lines = [
+        "# MMHO (Jankovic et al.) Fig. 2 over many seeds",
         "",
-        f"Command: `{cmd}`. Figure: `mmho_jankovic_fig2.png` (seed 0; top row Fig. 2 set-up,",
-        "bottom row orthonormal mix; one curve per output). Readings and token evidence: the",
-        "script's docstring. Paper: all three cosines reach ~1 within 15 000 iterations.",
+        f"Command: `{cmd}` ({time.perf_counter() - t_start:.0f} s). Per-seed rows: "
+        "`mmho_jankovic_fig2_seeds.csv`; figure `mmho_jankovic_fig2.png` (seed 0, one curve per "
+        "output). Rule: Eq. (7) as implemented in `kpca.hebbian` (alpha = 0.5, gains 3.45 then "
+        "0.115 after 15 000 iterations). Paper: all three cosines reach ~1 within 15 000 "
+        "iterations.",
         "",
+        "Converged: min_k |cos(w_k, v_k)| > 0.99 after 25 000 iterations (v_k: eigenvectors of the "
+        "sample covariance). t_0.99: the iteration after which it stays above 0.99, median "
+        "(quartiles) over the converged seeds. Mean flow (MMHO only; population moments of the "
+        "sources): the fixed point the averaged dynamics reach from the eigenvectors — min_k "
+        "|cos| with the eigenvectors, median (worst) —, how many of those fixed points are "
+        "stable (of those found), the slowest time constant "
+        "there at gain 3.45 in iterations, median (90th percentile), and how many averaged "
+        "trajectories from the seed's W_init are within 0.99 of the eigenvectors after 25 000 "
+        "iterations.",
+        "",
+        "Sources (exact): variances " + ", ".join(f"{v:.4g}" for v in var)
+        + "; fourth cumulants " + ", ".join(f"{k:.3g}" for k in kappa) + ".",
+        "",
+        "| input set | rule | converged | t_0.99 | failures | mean-flow fixed point: "
+        "min cos | stable | slowest time constant | averaged run converged |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    (args.out / "mmho_jankovic_fig2.md").write_text("\n".join(header + lines), encoding="utf-8")
-    print(f"wrote {args.out / 'mmho_jankovic_fig2.md'}")
+    for mix_kind in MIXES:
+        lines += summarise(rows, mix_kind, args.seeds)
+    lines += ["", "Input sets: " + "; ".join(f"`{k}` = {v}" for k, v in MIXES.items()) + "."]
+    text = "\n".join(lines) + "\n"
+    (args.out / "mmho_jankovic_fig2.md").write_text(text, encoding="utf-8")
+    print(text)
 
 
 if __name__ == "__main__":

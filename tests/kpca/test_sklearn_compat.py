@@ -24,7 +24,7 @@ from kpca import KernelPCA, NotFittedError
 from kpca.base import KPCAEstimator
 from kpca.datasets import semicircles
 from kpca.denoising import denoising_scorer
-from kpca.hebbian import GeneralizedHebbianPCA
+from kpca.hebbian import GeneralizedHebbianPCA, ModulatedHebbOjaPCA
 from kpca.iterative import KernelHebbianPCA
 from kpca.largescale import FixedSizeKernelPCA, IncompleteCholeskyKernelPCA
 from kpca.shrinkage import LeaveOneOutRidgeRegression, OrthogonalShrinkageRegression
@@ -38,6 +38,7 @@ ESTIMATORS = [
     KernelHebbianPCA(),
     KernelHebbianPCA(gain="kha-smd", n_passes=5),
     GeneralizedHebbianPCA(),
+    ModulatedHebbOjaPCA(),
     OrthogonalShrinkageRegression(),
     LeaveOneOutRidgeRegression(),
 ]
@@ -167,6 +168,7 @@ def test_denoising_scorer_through_a_pipeline(toy):
         IncompleteCholeskyKernelPCA(2, 0.5),
         KernelHebbianPCA(2, 0.5, n_passes=3, random_state=0),
         GeneralizedHebbianPCA(2, random_state=0),
+        ModulatedHebbOjaPCA(2, random_state=0),
     ],
     ids=lambda e: type(e).__name__,
 )
