@@ -69,11 +69,14 @@ METHOD_NAMES = ("kpca", "kpca_fusion", "kpca_positions", "kpca_rsa", "neurokit_c
                 "r_amplitude", "rsa")
 #: The default ``--method`` (the pipeline's).
 DEFAULT_METHOD = "kpca_fusion"
+#: The default ``--sigma2`` (the pipeline's).
+DEFAULT_SIGMA2 = "mdd-fast"
 #: Valid ``--solver`` values.
 SOLVER_NAMES = ("dense", "fs2")
 #: ``--sigma2`` criteria: canonical key -> alias (None when it has none).
 CRITERION_NAMES = {
-    "varon2015": "mdd", "widjaja2012": "shannon", "jorgensen2012": "kpa", "rule-of-thumb": "rot",
+    "varon2015": "mdd", "varon2015-fast": "mdd-fast", "widjaja2012": "shannon",
+    "jorgensen2012": "kpa", "rule-of-thumb": "rot",
     "max-distance-to-mean": None, "mean-distance": None, "median-distance": None,
     "nn1-distance": None, "nn5-distance": None,
 }
@@ -172,11 +175,12 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
                    help=f"EDR method: {', '.join(METHOD_NAMES)} (default {DEFAULT_METHOD}: kernel "
                         "PCA components, R amplitude and QRS area fused by quality; kpca is the "
                         "first kernel principal component alone)")
-    p.add_argument("--sigma2", type=parse_sigma2, default="mdd", metavar="CRITERION|VALUE",
+    p.add_argument("--sigma2", type=parse_sigma2, default=DEFAULT_SIGMA2, metavar="CRITERION|VALUE",
                    help="kernel width: a selection criterion ("
                         + ", ".join(k if a is None else f"{k} = {a}"
                                     for k, a in CRITERION_NAMES.items())
-                        + ") or a fixed value > 0 (default mdd)")
+                        + f") or a fixed value > 0 (default {DEFAULT_SIGMA2}; mdd is the "
+                        "paper's exact selection)")
     p.add_argument("--channel", metavar="NAME",
                    help="ECG channel name (default: II, MLII, ECG, V, I, ... whichever exists)")
     p.add_argument("--fs", type=parse_rate_hz, metavar="HZ",

@@ -115,6 +115,9 @@ CLIPPED_COLUMN_FRACTION = 0.05
 FUSION_POWER = 4
 """Exponent on the spectral concentrations used as ``kpca_rsa`` weights
 (``docs/design.md#edr-kpca_rsa-fusion-weights``)."""
+DEFAULT_SIGMA2 = "mdd-fast"
+"""The default kernel width criterion: MDD with the sequential stop and the coarse-to-fine grid
+(``docs/studies/fast_selection.md``); ``"mdd"`` is the paper's exact selection."""
 FUSION_COMPONENTS = 3
 """Leading kernel principal components that enter ``kpca_fusion``'s panel."""
 FUSION_RSA = True
@@ -365,7 +368,7 @@ class KernelOptions:
         ``selection_options`` with a fixed ``sigma2``.
     """
 
-    sigma2: float | str = "mdd"
+    sigma2: float | str = DEFAULT_SIGMA2
     random_state: object = None
     orientation: str = "beats"
     baseline: str = MATRIX_BASELINE
@@ -376,7 +379,7 @@ class KernelOptions:
     robust: bool = True
 
     @classmethod
-    def from_kwargs(cls, sigma2="mdd", random_state=None, orientation="beats",
+    def from_kwargs(cls, sigma2=DEFAULT_SIGMA2, random_state=None, orientation="beats",
                     baseline=MATRIX_BASELINE, solver="dense", n_support=None, train_on=None,
                     robust=True, **selection_options) -> KernelOptions:
         """The options of :func:`kpca_edr`'s keyword arguments (unknown keys: selection options)."""
@@ -469,7 +472,7 @@ def _selection_quality(sel) -> dict:
 # --------------------------------------------------------------------------- #
 # methods
 # --------------------------------------------------------------------------- #
-def kpca_edr(seg: Segment, *, sigma2="mdd", random_state=None, orientation="beats",
+def kpca_edr(seg: Segment, *, sigma2=DEFAULT_SIGMA2, random_state=None, orientation="beats",
              baseline=MATRIX_BASELINE, solver="dense", n_support=None, train_on=None,
              robust=True, **selection_options) -> MethodOutput:
     """Kernel PCA EDR, ``n_c = 1`` (see the module docstring).
@@ -477,7 +480,7 @@ def kpca_edr(seg: Segment, *, sigma2="mdd", random_state=None, orientation="beat
     Parameters
     ----------
     seg : Segment
-    sigma2 : float or str, default "mdd"
+    sigma2 : float or str, default :data:`DEFAULT_SIGMA2`
         Kernel width or a :mod:`kpca.selection` criterion key.
     random_state : None, int or Generator
         Passed to the estimator (its selection criterion, ARPACK start, FS2's

@@ -257,9 +257,11 @@ def test_static_names_match_the_registries():
     assert {a: k for k, a in extract.CRITERION_NAMES.items() if a} == dict(ALIASES)
     assert extract.DEFAULT_N_SUPPORT == DEFAULT_N_SUPPORT
     assert extract.MIN_WINDOW_S == MIN_WINDOW_S
+    from edr.methods import DEFAULT_SIGMA2
     from edr.options import DEFAULT_METHOD
 
     assert extract.DEFAULT_METHOD == DEFAULT_METHOD
+    assert extract.DEFAULT_SIGMA2 == DEFAULT_SIGMA2
 
 
 # --------------------------------------------------------------------------- property test
