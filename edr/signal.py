@@ -33,6 +33,7 @@ __all__ = [
     "MAINS_HZ",
     "MAINS_MIN_DB",
     "MAINS_NOTCH_Q",
+    "WELCH_BLOCK_SEGMENTS",
     "as_series",
     "mains_frequency",
     "remove_mains",
@@ -41,6 +42,7 @@ __all__ = [
     "rate_series",
     "spectral_concentration",
     "to_uniform_grid",
+    "welch_in_blocks",
     "window_rates",
     "window_starts",
 ]
@@ -80,6 +82,9 @@ MAINS_NOTCH_Q = 30.0
 """Quality factor of the notches (-3 dB width ``f0 / Q``: 1.7 Hz at 50 Hz)."""
 
 _MAINS_MAX_FRACTION = 0.45
+WELCH_BLOCK_SEGMENTS = 512
+"""Segments per block of :func:`welch_in_blocks` (about 17 minutes of 4 s half-overlapping
+segments)."""
 """Notches are placed only at harmonics below this fraction of ``fs``: at the Nyquist rate a
 sampled line is a constant alternation that a notch cannot isolate."""
 
@@ -300,6 +305,26 @@ def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
     return float(pb[np.abs(fb - fb[k]) <= half_width_hz].sum() / pb.sum())
 
 
+def welch_in_blocks(x, fs: float, nperseg: int, block_segments: int = WELCH_BLOCK_SEGMENTS):
+    """``scipy.signal.welch(x, fs=fs, nperseg=nperseg)`` (Hann, half overlap, segments that
+    fit), computed over blocks of at most ``block_segments`` consecutive segments whose
+    periodograms are averaged with their segment counts: the same average of the same
+    segments, without the whole-record segment array (a 24-hour record at 250 Hz is 173 MB
+    per float64 copy; ``welch`` holds several at once)."""
+    x = np.asarray(x, dtype=float)
+    step = nperseg - nperseg // 2
+    n_seg = (x.size - nperseg) // step + 1
+    if n_seg <= block_segments:
+        return signal.welch(x, fs=fs, nperseg=nperseg)
+    total = 0.0
+    for first in range(0, n_seg, block_segments):
+        m = min(block_segments, n_seg - first)
+        f, p = signal.welch(x[first * step:(first + m - 1) * step + nperseg], fs=fs,
+                            nperseg=nperseg)
+        total = total + m * p
+    return f, total / n_seg
+
+
 def mains_frequency(x, fs: float) -> float | None:
     """The mains line (one of :data:`MAINS_HZ`) that stands out of ``x``'s spectrum, or None.
 
@@ -312,7 +337,7 @@ def mains_frequency(x, fs: float) -> float | None:
     if ok.sum() < 8 * fs:
         return None
     y = np.where(ok, x, np.median(x[ok]))
-    f, p = signal.welch(y - y.mean(), fs=fs, nperseg=int(round(4 * fs)))
+    f, p = welch_in_blocks(y - y.mean(), fs, int(round(4 * fs)))
     best, best_db = None, MAINS_MIN_DB
     for line in MAINS_HZ:
         if line >= _MAINS_MAX_FRACTION * fs:

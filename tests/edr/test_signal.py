@@ -212,3 +212,14 @@ def test_mains_at_the_nyquist_rate_is_not_searched():
     fs = 100.0
     x = _ecg_like(fs, line_hz=50.0, line_mv=0.1)
     assert mains_frequency(x, fs) is None and remove_mains(x, fs) is x
+
+
+@pytest.mark.parametrize("n", [4000, 40_000, 41_234])
+def test_welch_in_blocks_is_scipys_welch(n):
+    from scipy import signal as sps
+
+    x = np.random.default_rng(n).normal(size=n)
+    f_ref, p_ref = sps.welch(x, fs=250.0, nperseg=1000)
+    f, p = m.welch_in_blocks(x, 250.0, 1000, block_segments=7)
+    np.testing.assert_array_equal(f, f_ref)
+    np.testing.assert_allclose(p, p_ref, rtol=1e-12, atol=0)
