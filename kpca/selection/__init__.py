@@ -156,7 +156,8 @@ def select(X, criterion="mdd", *, n_components=None, grid=None, random_state=Non
     random_state : None, int or numpy.random.Generator
         Seed for the stochastic criteria (MDD, kPA); same seed, same result.
     **options
-        Criterion options, e.g. ``n_draws`` / ``n_train`` (MDD),
+        Criterion options, e.g. ``n_draws`` / ``n_train`` / ``stop`` / ``search`` (MDD; see
+        :func:`~kpca.selection.select_mdd`),
         ``n_permutations`` (kPA), ``estimator`` / ``bins`` (Shannon),
         ``n_jobs``, ``n_eigenvalues``, ``component_rule``.
 

@@ -4,9 +4,9 @@ Two independent shortcuts of the "eigenvalues above the 95th-percentile noise le
 (MDD, :mod:`kpca.selection.mdd`):
 
 * **sequential stop** (``stop="sequential"``): the noise replicates are drawn in batches of
-  :data:`BATCH` (their leading eigenvalues computed to :data:`RTOL`); after each batch the criterion is evaluated and the draws stop once the selected
-  width is statistically settled: every evaluated width more than one grid step away from the
-  best one trails it by more than :data:`SETTLE_Z` standard errors of the difference.  The
+  :data:`BATCH`; after each batch the criterion is evaluated and the draws stop once the
+  selected width is statistically settled: every evaluated width more than one grid step away
+  from the best one trails it by more than :data:`SETTLE_Z` standard errors of the difference.  The
   standard error of a 95th-percentile noise level ``tau_hat`` estimated from ``q`` replicates
   is taken from the large-sample law of a sample quantile of a normal distribution,
   ``se = sqrt(p (1 - p)) / phi(z_p) * s / sqrt(q)`` (``p = 0.95``, ``s`` the replicates'
@@ -21,7 +21,8 @@ Two independent shortcuts of the "eigenvalues above the 95th-percentile noise le
   lower than its coarse neighbours at both coarse sides would be missed.
 
 Replicate ``j`` always comes from the ``j``-th child of the selection's generator, so the noise
-level of a width is that of the first ``q`` replicates whichever stage computed it.
+level of a width is that of the first ``q`` replicates whichever stage computed it. Leading
+eigenvalues are computed to :data:`RTOL` (``docs/studies/fast_selection.md``).
 """
 
 from __future__ import annotations
@@ -38,8 +39,7 @@ SEARCHES = ("full", "coarse-to-fine")
 BATCH = 5
 #: replicates per thread task
 TASK_CHUNK = 5
-#: Lanczos tolerance relative to the largest eigenvalue: 100 times below the replicates' spread
-#: of the leading noise eigenvalues on the EDR beat matrices (``docs/studies/fast_selection.md``)
+#: Lanczos tolerance relative to the largest eigenvalue
 RTOL = 1e-4
 #: standard errors by which every width more than one step away must trail the best one
 SETTLE_Z = 3.0

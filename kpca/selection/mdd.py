@@ -240,7 +240,6 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
             f"+ 1): mean={mom['mean']:.6g}, std={mom['std']:.6g}, skew={mom['skew']:.6g}, "
             f"kurtosis={mom['kurtosis']:.6g}; MDD cannot model its noise distances"
         )
-    plan = SpectrumPlan(grid, k, nt)
     sampler = noise_sampler(mom)
     ptype = sampler.params
 
@@ -249,7 +248,7 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
         return np.multiply(r2, r2, out=r2)
 
     if stop == "fixed" and search == "full":
-        null, lam = null_spectra(noise_D2, n_draws, plan, rng, n_jobs=n_jobs,
+        null, lam = null_spectra(noise_D2, n_draws, SpectrumPlan(grid, k, nt), rng, n_jobs=n_jobs,
                                  data_D2=squared_distances(Xt))
         tau = percentile95(null)
         curve, nc_grid = excess_curve(lam, tau, nc)
