@@ -72,10 +72,11 @@ def database(record: str) -> str:
     return "BIDMC" if record.startswith("bidmc") else "MARSH"
 
 
-def analyse(path: str) -> dict:
-    """The default extraction's window analyses of one record, and the R amplitude's scores."""
+def analyse(path: str, opts: EDROptions | None = None) -> dict:
+    """The window analyses of one record (the default extraction's, or ``opts``'), and the R
+    amplitude's scores."""
     rec = read_record(path)
-    opts = EDROptions()
+    opts = opts or EDROptions()
     if len(rec.leads or {}) > 1:
         opts = replace(opts, lead="fuse")
     leads = record_leads(rec, opts)
@@ -200,6 +201,29 @@ def segments(rows: dict) -> list[str]:
     return out
 
 
+def record_paths(root: str) -> list[str]:
+    """The BIDMC and MARSH records under ``root``, sorted."""
+    return sorted(glob.glob(os.path.join(root, "bidmc", "bidmc??.hea"))) + \
+        sorted(glob.glob(os.path.join(root, "marsh", "m????.hea")))
+
+
+def held_out(records: dict):
+    """``(table, held, chosen)``: every candidate's figures per record, the held-out figures
+    per record (each subject scored with the candidate chosen on the other subjects) and the
+    chosen candidate's index per subject."""
+    table = {}
+    for i, c in enumerate(CANDIDATES):
+        table[i] = {n: run(r, **c) for n, r in records.items()}
+        print(f"candidate {c}", file=sys.stderr, flush=True)
+    held, chosen = {}, []
+    for s in sorted({subject(n) for n in records}):
+        train = [n for n in records if subject(n) != s]
+        best = max(table, key=lambda i: objective({n: table[i][n] for n in train}))
+        chosen.append(best)
+        held.update({n: table[best][n] for n in records if subject(n) == s})
+    return table, held, chosen
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="scripts/output/measure_generalisation_loso.md")
@@ -209,28 +233,16 @@ def main(argv=None) -> int:
         with open(args.cache, "rb") as fh:
             records = pickle.load(fh)
     else:
-        root = os.environ["EDR_DATA_DIR"]
-        paths = sorted(glob.glob(os.path.join(root, "bidmc", "bidmc??.hea"))) + \
-            sorted(glob.glob(os.path.join(root, "marsh", "m????.hea")))
         records = {}
-        for p in paths:
+        for p in record_paths(os.environ["EDR_DATA_DIR"]):
             name = os.path.basename(p)[:-4]
             records[name] = analyse(p[:-4] + ".dat")
             print(name, file=sys.stderr, flush=True)
         if args.cache:
             with open(args.cache, "wb") as fh:
                 pickle.dump(records, fh)
-    table = {}
-    for i, c in enumerate(CANDIDATES):
-        table[i] = {n: run(r, **c) for n, r in records.items()}
-        print(f"candidate {c}", file=sys.stderr, flush=True)
+    table, held, chosen = held_out(records)
     ramp = {n: r["ramp"] for n, r in records.items()}
-    held, chosen = {}, []
-    for s in sorted({subject(n) for n in records}):
-        train = [n for n in records if subject(n) != s]
-        best = max(table, key=lambda i: objective({n: table[i][n] for n in train}))
-        chosen.append(best)
-        held.update({n: table[best][n] for n in records if subject(n) == s})
     full = max(table, key=lambda i: objective(table[i]))
     prev = CANDIDATES.index(PREVIOUS)
     head = ("| MSC | \\|r\\| | rate error median / mean (bpm) | rate coverage / within 2 bpm | "
