@@ -329,13 +329,16 @@ def welch_in_blocks(x, fs: float, nperseg: int, *, fill: float | None = None,
     x = np.asarray(x, dtype=float)
     step = nperseg - nperseg // 2
     n_seg = max((x.size - nperseg) // step + 1, 1)
+    firsts = range(0, n_seg, block_segments)
     total = 0.0
-    for first in range(0, n_seg, block_segments):
+    for first in firsts:
         m = min(block_segments, n_seg - first)
         y = x[first * step:(first + m - 1) * step + nperseg]
         if fill is not None:
             y = np.where(np.isfinite(y), y, fill)
         f, p = signal.welch(y - offset, fs=fs, nperseg=nperseg)
+        if len(firsts) == 1:
+            return f, p
         total = total + m * p
     return f, total / n_seg
 
