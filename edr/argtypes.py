@@ -21,7 +21,8 @@ METHOD_NAMES = ("kpca", "kpca_fusion", "kpca_positions", "kpca_rsa", "neurokit_c
 
 #: ``--sigma2`` criteria: canonical key -> alias (None when it has none).
 CRITERION_NAMES = {
-    "varon2015": "mdd", "widjaja2012": "shannon", "jorgensen2012": "kpa", "rule-of-thumb": "rot",
+    "varon2015": "mdd", "varon2015-fast": "mdd-fast", "widjaja2012": "shannon",
+    "jorgensen2012": "kpa", "rule-of-thumb": "rot",
     "max-distance-to-mean": None, "mean-distance": None, "median-distance": None,
     "nn1-distance": None, "nn5-distance": None,
 }

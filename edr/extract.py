@@ -69,6 +69,8 @@ DEMO_DIR = Path("demo_output")
 
 #: The default ``--method`` (the pipeline's).
 DEFAULT_METHOD = "kpca_fusion"
+#: The default ``--sigma2`` (the pipeline's).
+DEFAULT_SIGMA2 = "mdd-fast"
 #: Valid ``--solver`` values.
 SOLVER_NAMES = ("dense", "fs2")
 #: ``--n-support`` default (the FS2 default of the methods).
@@ -146,9 +148,10 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
                    help=f"EDR method: {', '.join(METHOD_NAMES)} (default {DEFAULT_METHOD}: kernel "
                         "PCA components, R amplitude and QRS area fused by quality; kpca is the "
                         "first kernel principal component alone)")
-    p.add_argument("--sigma2", type=parse_sigma2, default="mdd", metavar="CRITERION|VALUE",
+    p.add_argument("--sigma2", type=parse_sigma2, default=DEFAULT_SIGMA2, metavar="CRITERION|VALUE",
                    help=f"kernel width: a selection criterion ({sigma2_help()}) or a fixed "
-                        "value > 0 (default mdd)")
+                        f"value > 0 (default {DEFAULT_SIGMA2}; mdd is the paper's exact "
+                        "selection)")
     p.add_argument("--channel", metavar="NAME",
                    help="ECG channel read as the record's lead (any case; default: the first "
                         "of II, MLII, ECG, ECG1, EKG, V, V1-V6, I, MLI, III, ... that exists); "

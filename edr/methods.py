@@ -113,6 +113,9 @@ CLIPPED_BEATS_FRACTION = 0.5
 """Rail columns are dropped from the matrix when at least this fraction of the beats is clipped."""
 CLIPPED_COLUMN_FRACTION = 0.05
 """A column is at the rail when it is clipped in more than this fraction of the valid beats."""
+DEFAULT_SIGMA2 = "mdd-fast"
+"""The default kernel width criterion: MDD with the sequential stop and the coarse-to-fine grid
+(``docs/studies/fast_selection.md``); ``"mdd"`` is the paper's exact selection."""
 FUSION_COMPONENTS = 3
 """Leading kernel principal components that enter ``kpca_fusion``'s panel."""
 FUSION_RSA = True
@@ -363,7 +366,7 @@ class KernelOptions:
         ``selection_options`` with a fixed ``sigma2``.
     """
 
-    sigma2: float | str = "mdd"
+    sigma2: float | str = DEFAULT_SIGMA2
     random_state: object = None
     orientation: str = "beats"
     baseline: str = MATRIX_BASELINE
@@ -374,7 +377,7 @@ class KernelOptions:
     robust: bool = True
 
     @classmethod
-    def from_kwargs(cls, sigma2="mdd", random_state=None, orientation="beats",
+    def from_kwargs(cls, sigma2=DEFAULT_SIGMA2, random_state=None, orientation="beats",
                     baseline=MATRIX_BASELINE, solver="dense", n_support=None, train_on=None,
                     robust=True, **selection_options) -> KernelOptions:
         """The options of :func:`kpca_edr`'s keyword arguments (unknown keys: selection options)."""
@@ -467,7 +470,7 @@ def _selection_quality(sel) -> dict:
 # --------------------------------------------------------------------------- #
 # methods
 # --------------------------------------------------------------------------- #
-def kpca_edr(seg: Segment, *, sigma2="mdd", random_state=None, orientation="beats",
+def kpca_edr(seg: Segment, *, sigma2=DEFAULT_SIGMA2, random_state=None, orientation="beats",
              baseline=MATRIX_BASELINE, solver="dense", n_support=None, train_on=None,
              robust=True, **selection_options) -> MethodOutput:
     """Kernel PCA EDR, ``n_c = 1`` (see the module docstring).
@@ -475,7 +478,7 @@ def kpca_edr(seg: Segment, *, sigma2="mdd", random_state=None, orientation="beat
     Parameters
     ----------
     seg : Segment
-    sigma2 : float or str, default "mdd"
+    sigma2 : float or str, default :data:`DEFAULT_SIGMA2`
         Kernel width or a :mod:`kpca.selection` criterion key.
     random_state : None, int or Generator
         Passed to the estimator (its selection criterion, ARPACK start, FS2's

@@ -13,7 +13,7 @@ import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from edr.methods import METHODS, KernelOptions, MethodSpec, check_solver, get_method
+from edr.methods import DEFAULT_SIGMA2, METHODS, KernelOptions, MethodSpec, check_solver, get_method
 from edr.signal import BAND_HZ, GRID_FS
 
 __all__ = [
@@ -94,7 +94,7 @@ class EDROptions:
     """
 
     method: str = DEFAULT_METHOD
-    sigma2: float | str = "mdd"
+    sigma2: float | str = DEFAULT_SIGMA2
     lead: str | None = None
     window_s: float | None = None
     overlap: float = DEFAULT_OVERLAP

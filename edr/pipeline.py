@@ -19,6 +19,7 @@ import numpy as np
 from edr.errors import SignalError
 from edr.fusion import QUALITY_THRESHOLD
 from edr.io.writers import to_jsonable
+from edr.methods import DEFAULT_SIGMA2
 from edr.options import (
     DEFAULT_METHOD,
     DEFAULT_MULTI_LEAD,
@@ -191,9 +192,9 @@ class EDRResult:
         }
 
 
-def extract_edr(recording, method=DEFAULT_METHOD, *, sigma2="mdd", lead=None, window_s=None,
-                overlap=DEFAULT_OVERLAP, fs_out=GRID_FS, random_state=0, progress=False,
-                solver="dense", n_support=None, **options) -> EDRResult:
+def extract_edr(recording, method=DEFAULT_METHOD, *, sigma2=DEFAULT_SIGMA2, lead=None,
+                window_s=None, overlap=DEFAULT_OVERLAP, fs_out=GRID_FS, random_state=0,
+                progress=False, solver="dense", n_support=None, **options) -> EDRResult:
     """Extract the respiratory signal from a recording's ECG.
 
     Parameters
@@ -203,8 +204,8 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, sigma2="mdd", lead=None, wi
     method : str, default :data:`~edr.options.DEFAULT_METHOD` ("kpca_fusion")
         Key of :data:`edr.methods.METHODS`. ``"kpca"`` is the paper's method
         (first kernel principal component, ``n_c = 1``).
-    sigma2 : float or str, default "mdd"
-        Kernel width, or a :mod:`kpca.selection` criterion ("mdd", "shannon",
+    sigma2 : float or str, default :data:`~edr.methods.DEFAULT_SIGMA2` ("mdd-fast")
+        Kernel width, or a :mod:`kpca.selection` criterion ("mdd-fast", "mdd", "shannon",
         "kpa", "rule-of-thumb", ...) evaluated per window by the kernel PCA
         estimator. Ignored by methods without a kernel (recorded as None in ``params``).
     lead : None or str

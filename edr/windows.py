@@ -372,6 +372,7 @@ def _pooled(runs, usable, best, grid, opts: EDROptions):
     fused = fuse(panel, opts.fs_out)
     out = runs[best][1]
     q = {**out.quality, "fused_leads": sorted(usable),
+         "lead_sigma2": {n: runs[n][1].sigma2 for n in usable},
          "weights": {k: float(w) for k, w in fused.weights.items()}, "best": fused.best}
     return MethodOutput(grid, fused.series, "grid", out.sigma2, out.selection, q,
                         panel, fused.weights), fused.series

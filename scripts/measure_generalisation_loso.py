@@ -94,10 +94,11 @@ def database(record: str) -> str:
     return "BIDMC" if record.startswith("bidmc") else "MARSH"
 
 
-def analyse(path: str) -> dict:
-    """The default extraction's window analyses of one record, and the R amplitude's scores."""
+def analyse(path: str, opts: EDROptions | None = None) -> dict:
+    """The window analyses of one record (the default extraction's, or ``opts``'), and the R
+    amplitude's scores."""
     rec = read_record(path)
-    opts = EDROptions()
+    opts = opts or EDROptions()
     if len(rec.leads or {}) > 1:
         opts = replace(opts, lead="fuse")
     leads = record_leads(rec, opts)
@@ -234,6 +235,54 @@ def segments(rows: dict) -> list[str]:
     return out
 
 
+def record_paths(root: str) -> list[str]:
+    """The BIDMC and MARSH records under ``root``, sorted."""
+    return sorted(glob.glob(os.path.join(root, "bidmc", "bidmc??.hea"))) + \
+        sorted(glob.glob(os.path.join(root, "marsh", "m????.hea")))
+
+
+def held_out(records: dict, grid: str = "alignment") -> tuple:
+    """Leave-one-subject-out over ``records`` with the candidates of ``GRIDS[grid]``.
+
+    Returns
+    -------
+    rows : callable
+        ``rows(i, tilt)``: candidate ``i``'s figures per record with that rate tilt (computed
+        once, on demand).
+    held : dict
+        Held-out figures per record (each subject scored with the fusion and tilt chosen on the
+        other subjects).
+    chosen : list of (int, float)
+        The choice per subject.
+    full, prev : (int, float)
+        The choice on every record; the grid's previous default.
+    """
+    spec = GRIDS[grid]
+    cands, tilts = spec["candidates"], spec["tilts"]
+    table = {}
+
+    def rows(i: int, t: float) -> dict:
+        if (i, t) not in table:
+            table[i, t] = {n: run(r, **spec["fixed"], **cands[i], tilt=t)
+                           for n, r in records.items()}
+            print(f"candidate {cands[i]}, tilt {t}", file=sys.stderr, flush=True)
+        return table[i, t]
+
+    def choose(names) -> tuple[int, float]:
+        best = max(range(len(cands)),
+                   key=lambda i: objective({n: rows(i, tilts[0])[n] for n in names}))
+        tilt = max(tilts, key=lambda t: rate_objective({n: rows(best, t)[n] for n in names}))
+        return best, tilt
+
+    held, chosen = {}, []
+    for s in sorted({subject(n) for n in records}):
+        best, tilt = choose([n for n in records if subject(n) != s])
+        chosen.append((best, tilt))
+        held.update({n: rows(best, tilt)[n] for n in records if subject(n) == s})
+    rows.table = table
+    return rows, held, chosen, choose(list(records)), (cands.index(spec["previous"]), tilts[0])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--grid", choices=sorted(GRIDS), default="alignment",
@@ -248,30 +297,9 @@ def main(argv=None) -> int:
     grid = GRIDS[args.grid]
     records = load_records(args.cache)
     cands, tilts = grid["candidates"], grid["tilts"]
-
-    table = {}
-
-    def rows(i: int, t: float) -> dict:
-        if (i, t) not in table:
-            table[i, t] = {n: run(r, **grid["fixed"], **cands[i], tilt=t)
-                           for n, r in records.items()}
-            print(f"candidate {cands[i]}, tilt {t}", file=sys.stderr, flush=True)
-        return table[i, t]
-
-    def choose(names) -> tuple[int, float]:
-        best = max(range(len(cands)),
-                   key=lambda i: objective({n: rows(i, tilts[0])[n] for n in names}))
-        tilt = max(tilts, key=lambda t: rate_objective({n: rows(best, t)[n] for n in names}))
-        return best, tilt
-
+    rows, held, chosen, full, prev = held_out(records, args.grid)
+    table = rows.table
     ramp = {n: r["ramp"] for n, r in records.items()}
-    held, chosen = {}, []
-    for s in sorted({subject(n) for n in records}):
-        best, tilt = choose([n for n in records if subject(n) != s])
-        chosen.append((best, tilt))
-        held.update({n: rows(best, tilt)[n] for n in records if subject(n) == s})
-    full = choose(list(records))
-    prev = (cands.index(grid["previous"]), tilts[0])
 
     def label(i: int, t: float) -> str:
         return f"{cands[i]}" + (f", tilt {t}" if len(tilts) > 1 else "")
@@ -332,11 +360,8 @@ def load_records(cache: str | None) -> dict:
     if cache and os.path.exists(cache):
         with open(cache, "rb") as fh:
             return pickle.load(fh)
-    root = os.environ["EDR_DATA_DIR"]
-    paths = sorted(glob.glob(os.path.join(root, "bidmc", "bidmc??.hea"))) + \
-        sorted(glob.glob(os.path.join(root, "marsh", "m????.hea")))
     records = {}
-    for p in paths:
+    for p in record_paths(os.environ["EDR_DATA_DIR"]):
         name = os.path.basename(p)[:-4]
         records[name] = analyse(p[:-4] + ".dat")
         print(name, file=sys.stderr, flush=True)

@@ -58,13 +58,14 @@ def _select(X_train, X_val, criterion, n_components, grid, random_state, options
     """Model selection on the training set (+ validation set for MDD), Fig. 8.
 
     ``criterion`` is a canonical key of :data:`kpca.selection.CRITERIA`. MDD
-    (``"varon2015"``) runs on the given split
+    (``"varon2015"``, and ``"varon2015-fast"``: the split procedure has no shortcuts) runs on
+    the given split
     (:func:`~kpca.selection.mdd_on_split`, with ``data_spectra`` as its data
     spectrum when given); any other criterion of :func:`kpca.selection.select`
     runs on the training set alone.
     """
     n_components = None if n_components == "auto" else n_components
-    if criterion == "varon2015":
+    if criterion in ("varon2015", "varon2015-fast"):
         from kpca.selection import mdd_on_split
 
         return mdd_on_split(X_train, X_val, grid=grid, n_components=n_components,

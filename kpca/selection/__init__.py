@@ -7,6 +7,7 @@ Criteria (registry :data:`CRITERIA`, author-year keys with aliases):
 key                         aliases             method
 ==========================  ==================  ===========================================
 ``"varon2015"``             ``"mdd"``           MDD, Varon, Alzate & Suykens (2015) §IV
+``"varon2015-fast"``        ``"mdd-fast"``      MDD, sequential stop, coarse-to-fine grid
 ``"jorgensen2012"``         ``"kpa"``           kernel parallel analysis, Algorithm 1
 ``"widjaja2012"``           ``"shannon"``       maximal Shannon entropy of the kernel
 ``"rule-of-thumb"``         ``"rot"``           Eq. (20) of Varon et al. (2015)
@@ -32,14 +33,14 @@ from kpca.selection import heuristics
 from kpca.selection._common import check_data, seed_of
 from kpca.selection.heuristics import guttman_kaiser, rule_of_thumb_sigma2, scree
 from kpca.selection.kpa import select_kpa
-from kpca.selection.mdd import select_mdd
+from kpca.selection.mdd import select_mdd, select_mdd_fast
 from kpca.selection.mdd_split import mdd_on_split
 from kpca.selection.result import SelectionResult, SelectionWarning
 from kpca.selection.shannon import select_shannon
 
 __all__ = [
     "ALIASES", "CRITERIA", "SelectionResult", "SelectionWarning", "mdd_on_split",
-    "resolve_criterion", "select", "select_kpa", "select_mdd", "select_shannon",
+    "resolve_criterion", "select", "select_kpa", "select_mdd", "select_mdd_fast", "select_shannon",
     "rule_of_thumb_sigma2", "guttman_kaiser", "scree",
 ]
 
@@ -100,6 +101,7 @@ def _with_component_rule(func):
 #: canonical key -> callable ``(X, *, n_components, grid, random_state, **options)``
 CRITERIA = {
     "varon2015": select_mdd,
+    "varon2015-fast": select_mdd_fast,
     "jorgensen2012": select_kpa,
     "widjaja2012": _with_component_rule(select_shannon),
     "rule-of-thumb": _heuristic("rule-of-thumb", rule_of_thumb_sigma2),
@@ -110,8 +112,8 @@ CRITERIA = {
     "nn1-distance": _heuristic("nn1-distance", lambda X: heuristics.knn_distance_sigma2(X, 1)),
     "nn5-distance": _heuristic("nn5-distance", lambda X: heuristics.knn_distance_sigma2(X, 5)),
 }
-ALIASES = {"mdd": "varon2015", "kpa": "jorgensen2012", "shannon": "widjaja2012",
-           "rot": "rule-of-thumb"}
+ALIASES = {"mdd": "varon2015", "mdd-fast": "varon2015-fast", "kpa": "jorgensen2012",
+           "shannon": "widjaja2012", "rot": "rule-of-thumb"}
 
 
 def resolve_criterion(criterion):
@@ -154,7 +156,8 @@ def select(X, criterion="mdd", *, n_components=None, grid=None, random_state=Non
     random_state : None, int or numpy.random.Generator
         Seed for the stochastic criteria (MDD, kPA); same seed, same result.
     **options
-        Criterion options, e.g. ``n_draws`` / ``n_train`` (MDD),
+        Criterion options, e.g. ``n_draws`` / ``n_train`` / ``stop`` / ``search`` (MDD; see
+        :func:`~kpca.selection.select_mdd`),
         ``n_permutations`` (kPA), ``estimator`` / ``bins`` (Shannon),
         ``n_jobs``, ``n_eigenvalues``, ``component_rule``.
 

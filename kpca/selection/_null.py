@@ -65,7 +65,7 @@ def shared_pool(n_jobs):
         return pool
 
 
-def null_spectra(make_D2, n_null, plan, rng, *, n_jobs=None, data_D2=None):
+def null_spectra(make_D2, n_null, plan, rng, *, n_jobs=None, data_D2=None, chunk=CHUNK):
     """Spectra of ``n_null`` null matrices (and optionally of the data matrix, in the same pool).
 
     Parameters
@@ -74,11 +74,16 @@ def null_spectra(make_D2, n_null, plan, rng, *, n_jobs=None, data_D2=None):
         Builds the squared-distance matrix of one null replicate.
     n_null : int
     plan : SpectrumPlan
-    rng : numpy.random.Generator
+    rng : numpy.random.Generator or sequence of Generators
+        A generator spawns one child per replicate; a sequence of ``n_null`` generators is
+        used as the children themselves (to recompute chosen replicates, e.g. at more widths).
     n_jobs : int, optional
     data_D2 : ndarray, optional
         Squared distances of the data: its spectra are computed as one more task, so no
         thread waits while it runs (its result does not depend on scheduling).
+    chunk : int
+        Consecutive replicates per task (sharing warm starts); the result depends on it, not
+        on ``n_jobs``.
 
     Returns
     -------
@@ -86,10 +91,10 @@ def null_spectra(make_D2, n_null, plan, rng, *, n_jobs=None, data_D2=None):
     data : ndarray, shape (n_grid, k)
         Only when ``data_D2`` is given.
     """
-    children = rng.spawn(n_null)
+    children = rng.spawn(n_null) if isinstance(rng, np.random.Generator) else list(rng)
     out = np.empty((n_null, plan.order.size, plan.k_out))
     data = []
-    chunk = 1 if plan.full else CHUNK  # full spectra (LAPACK) gain nothing from warm starts
+    chunk = 1 if plan.full else chunk  # full spectra (LAPACK) gain nothing from warm starts
 
     def run(start):
         if start < 0:

@@ -26,12 +26,18 @@ Algorithm (equation numbers of the paper):
 
 The noise matrices do not depend on ``sigma2``; only the leading eigenvalues
 are computed when ``n_c`` is fixed (see :mod:`kpca.selection._spectrum`).
+
+``stop="sequential"`` and ``search="coarse-to-fine"`` are shortcuts that are not in the paper:
+``q`` becomes a cap and the Monte-Carlo draws stop once the selected width is settled, and the
+grid is searched coarse first, then around the coarse maxima (:mod:`kpca.selection._adaptive`).
+The registry key ``"varon2015-fast"`` (alias ``"mdd-fast"``) runs MDD with both.
 """
 
 from __future__ import annotations
 
 import numbers
 import time
+from dataclasses import replace
 
 import numba
 import numpy as np
@@ -40,6 +46,7 @@ from kpca._blas import single_threaded_blas
 from kpca._validation import check_count, check_n_components
 from kpca.kernels import squared_distances
 from kpca.pearson import SortedPearsonSampler
+from kpca.selection._adaptive import adaptive_noise_levels, check_strategy
 from kpca.selection._common import (
     check_data,
     check_grid,
@@ -54,7 +61,7 @@ from kpca.selection._spectrum import SpectrumPlan, unpack_full
 from kpca.selection.result import SelectionResult
 
 __all__ = ["distance_moments", "noise_distance_matrix", "noise_distances_packed", "noise_sampler",
-           "select_mdd"]
+           "select_mdd", "select_mdd_fast"]
 
 
 def _n_train(n_train, n):
@@ -165,7 +172,7 @@ def noise_distance_matrix(n, moments, rng, *, sampler=None):
 
 @single_threaded_blas
 def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=100, n_train=0.5,
-               n_eigenvalues=None, n_jobs=None):
+               n_eigenvalues=None, n_jobs=None, stop="fixed", search="full"):
     """Kernel width (and number of components) by MDD (Varon et al. 2015, §IV).
 
     Parameters
@@ -189,14 +196,23 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
         per matrix (``n_c`` is capped at it). Default: full spectra.
     n_jobs : int, optional
         Threads for the Monte-Carlo draws (default: all cores, at most 8).
+    stop : {"fixed", "sequential"}
+        ``"fixed"``: ``n_draws`` draws (the paper). ``"sequential"``: batches of draws until
+        the selected width is settled, at most ``n_draws``
+        (:mod:`kpca.selection._adaptive`).
+    search : {"full", "coarse-to-fine"}
+        ``"full"``: every grid value (the paper). ``"coarse-to-fine"``: every third value,
+        then the values around each local maximum of that coarse curve.
 
     Returns
     -------
     SelectionResult
         ``curve`` = ``I_s``; ``data_spectra`` = ``lambda``; ``noise_spectra`` =
         ``tau_hat``; ``details`` holds the moments, the Pearson type, the
-        training indices and a density histogram of the data and of one noise
-        draw (Fig. 7(b)).
+        training indices, a density histogram of the data and of one noise
+        draw (Fig. 7(b)), ``n_draws`` (the draws made) and ``stop`` and ``search``.
+        With ``search="coarse-to-fine"``, ``grid`` and the arrays hold the evaluated
+        widths only.
 
     Raises
     ------
@@ -206,6 +222,7 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
     """
     t0 = time.perf_counter()
     n_draws = check_count(n_draws, "n_draws", 2)
+    stop, search = check_strategy(stop, search)
     X, n_dup = check_data(X)
     n = X.shape[0]
     nt = _n_train(n_train, n)
@@ -223,7 +240,6 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
             f"+ 1): mean={mom['mean']:.6g}, std={mom['std']:.6g}, skew={mom['skew']:.6g}, "
             f"kurtosis={mom['kurtosis']:.6g}; MDD cannot model its noise distances"
         )
-    plan = SpectrumPlan(grid, k, nt)
     sampler = noise_sampler(mom)
     ptype = sampler.params
 
@@ -231,10 +247,17 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
         r2 = noise_distances_packed(nt, mom, r_, sampler=sampler)
         return np.multiply(r2, r2, out=r2)
 
-    null, lam = null_spectra(noise_D2, n_draws, plan, rng, n_jobs=n_jobs,
-                             data_D2=squared_distances(Xt))
-    tau = percentile95(null)
-    curve, nc_grid = excess_curve(lam, tau, nc)
+    if stop == "fixed" and search == "full":
+        null, lam = null_spectra(noise_D2, n_draws, SpectrumPlan(grid, k, nt), rng, n_jobs=n_jobs,
+                                 data_D2=squared_distances(Xt))
+        tau = percentile95(null)
+        curve, nc_grid = excess_curve(lam, tau, nc)
+        n_used = n_draws
+    else:
+        at, lam, tau, curve, nc_grid, n_used = adaptive_noise_levels(
+            noise_D2, squared_distances(Xt), grid, k, nt, nc, rng, n_draws=n_draws, stop=stop,
+            search=search, n_jobs=n_jobs)
+        grid = grid[at]
     sigma2, n_sel, details = pick(grid, curve, nc_grid, nc, "varon2015",
                                   fallback_curve=(lam - tau)[:, 0] if nc is None else None)
     edges = np.linspace(0.0, mom["r_max"], 61)
@@ -242,7 +265,8 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
     one = noise_distances_packed(nt, mom, rng.spawn(1)[0], sampler=sampler)
     details.update({
         "moments": mom, "pearson_type": ptype.type, "pearson_name": ptype.name,
-        "n_train": nt, "train_index": train, "n_draws": n_draws, "n_duplicates": n_dup,
+        "n_train": nt, "train_index": train, "n_draws": n_used, "stop": stop, "search": search,
+        "n_duplicates": n_dup,
         "distance_hist": {
             "edges": edges,
             "data": np.histogram(r, bins=edges, density=True)[0],
@@ -255,3 +279,15 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
         n_components_grid=nc_grid, data_spectra=lam, noise_spectra=tau,
         random_state=seed_of(random_state), details=details,
     )
+
+
+def select_mdd_fast(X, *, n_components=None, grid=None, random_state=None, n_draws=100,
+                    stop="sequential", search="coarse-to-fine", **options):
+    """MDD (:func:`select_mdd`) with the sequential stop and the coarse-to-fine search.
+
+    The same criterion; ``n_draws`` is the cap of the draws.  The result's ``criterion`` is
+    ``"varon2015-fast"``.  See :func:`select_mdd` for the parameters.
+    """
+    res = select_mdd(X, n_components=n_components, grid=grid, random_state=random_state,
+                     n_draws=n_draws, stop=stop, search=search, **options)
+    return replace(res, criterion="varon2015-fast")

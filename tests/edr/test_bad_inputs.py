@@ -279,9 +279,11 @@ def test_static_names_match_the_registries():
     assert extract.DEFAULT_N_SUPPORT == DEFAULT_N_SUPPORT
     assert extract.MIN_WINDOW_S == MIN_WINDOW_S
     assert extract.MAX_WINDOW_S == MAX_WINDOW_S
+    from edr.methods import DEFAULT_SIGMA2
     from edr.options import DEFAULT_METHOD
 
     assert extract.DEFAULT_METHOD == DEFAULT_METHOD
+    assert extract.DEFAULT_SIGMA2 == DEFAULT_SIGMA2
 
 
 # --------------------------------------------------------------------------- property test

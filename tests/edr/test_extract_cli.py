@@ -78,7 +78,7 @@ def test_extract_writes_csv_json_plot_and_scores_against_resp(workdir, capsys):
     assert 0.0 <= summary["scores"]["msc"] <= 1.0 and summary["scores"]["corr"] > 0.5
     assert (workdir / "out/sim.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     for key in ("record     sim", "lead       ", "beats      ", "status     ok", "sigma2 = ",
-                "(chosen by varon2015 = mdd)", "vs RESP    MSC",
+                "(chosen by varon2015-fast = mdd-fast)", "vs RESP    MSC",
                 "sim_edr.csv"):
         assert key in out, out
     assert not [p for p in _listing(workdir) if p.endswith(".tmp")]
@@ -202,9 +202,9 @@ def test_outputs_follow_the_umask_and_are_all_or_nothing(workdir, capsys, monkey
     assert code == 0, err
     for name in ("e.csv", "e.json"):
         assert (workdir / "res" / name).stat().st_mode & 0o777 == 0o640
-    assert "chosen by varon2015 = mdd" in out
+    assert "chosen by varon2015-fast = mdd-fast" in out
     summary = json.loads((workdir / "res" / "e.json").read_text())
-    assert summary["result"]["selection"]["criterion"] == "varon2015"
+    assert summary["result"]["selection"]["criterion"] == "varon2015-fast"
 
 
 def test_reference_channel_found_by_common_name_or_named_with_ref_channel(workdir, capsys):

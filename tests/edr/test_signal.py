@@ -235,3 +235,30 @@ def test_mains_at_the_nyquist_rate_is_not_searched():
     fs = 100.0
     x = _ecg_like(fs, line_hz=50.0, line_mv=0.1)
     assert mains_frequency(x, fs) is None and remove_mains(x, fs) is x
+
+
+@pytest.mark.parametrize("n", [4000, 40_000, 41_234])
+def test_welch_in_blocks_is_scipys_welch(n):
+    from scipy import signal as sps
+
+    x = np.random.default_rng(n).normal(size=n)
+    f_ref, p_ref = sps.welch(x, fs=250.0, nperseg=1000)
+    f, p = m.welch_in_blocks(x, 250.0, 1000, block_segments=7)
+    np.testing.assert_array_equal(f, f_ref)
+    np.testing.assert_allclose(p, p_ref, rtol=1e-12, atol=0)
+    x[::97] = np.nan  # NaN samples set to the fill value, the offset removed
+    y = np.where(np.isfinite(x), x, 0.25)
+    f_ref, p_ref = sps.welch(y - 1.5, fs=250.0, nperseg=1000)
+    f, p = m.welch_in_blocks(x, 250.0, 1000, fill=0.25, offset=1.5, block_segments=7)
+    np.testing.assert_allclose(p, p_ref, rtol=1e-12, atol=0)
+
+
+def test_butter_sos_is_scipys_design_made_once():
+    from scipy import signal as sps
+
+    a = m.butter_sos(4, (0.05, 1.0), "bandpass", 4.0)
+    ref = sps.butter(4, [0.05, 1.0], btype="bandpass", fs=4.0, output="sos")
+    np.testing.assert_array_equal(a, ref)
+    assert m.butter_sos(4, (0.05, 1.0), "bandpass", 4.0) is a and not a.flags.writeable
+    x = np.random.default_rng(0).normal(size=400)
+    np.testing.assert_array_equal(m.bandpass(x), sps.sosfiltfilt(ref, x - x.mean(), padlen=27))

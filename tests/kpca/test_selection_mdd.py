@@ -160,3 +160,107 @@ def test_mdd_selections_running_together_share_the_pool_and_match():
         np.testing.assert_array_equal(a.noise_spectra, b.noise_spectra)
         np.testing.assert_array_equal(a.data_spectra, b.data_spectra)
         assert a.sigma2 == b.sigma2
+
+
+# --------------------------------------------------------------------------- shortcuts
+def _reference_noise_levels(X, grid, seed, q, nt):
+    """``(lam, tau)`` of the slow reference over the first ``q`` replicates."""
+    return _reference_mdd(X, grid, seed, q, nt)
+
+
+@pytest.mark.parametrize("stop", ["fixed", "sequential"])
+def test_coarse_to_fine_matches_slow_reference_at_the_widths_it_evaluates(stop):
+    X, _ = semicircles(60, snr_db=10, random_state=0)
+    grid = np.geomspace(0.02, 2.0, 10)
+    res = select(X, "mdd", grid=grid, random_state=3, n_draws=8, n_components=1, stop=stop,
+                 search="coarse-to-fine")
+    q = res.details["n_draws"]
+    lam, tau = _reference_noise_levels(X, grid, 3, q, 30)
+    rows = np.searchsorted(grid, res.grid)
+    np.testing.assert_allclose(res.grid, grid[rows])
+    assert {0, 3, 6, 9} <= set(rows.tolist()) and rows.size < grid.size
+    scale = lam[:, 0].max()
+    np.testing.assert_allclose(res.data_spectra[:, 0], lam[rows, 0], rtol=0, atol=1e-3 * scale)
+    np.testing.assert_allclose(res.noise_spectra[:, 0], tau[rows, 0], rtol=0, atol=1e-3 * scale)
+    full = lam[:, 0] - tau[:, 0]
+    # the exact curve's maximum is among the evaluated widths (it is a coarse local maximum's
+    # neighbourhood) and is the one selected
+    assert res.sigma2 == grid[np.argmax(full)]
+
+
+def test_sequential_stop_draws_batches_up_to_the_cap(monkeypatch):
+    import kpca.selection._adaptive as adaptive
+
+    X, grid, (lam, tau) = _toy()  # q = 8 reference
+    monkeypatch.setattr(adaptive, "BATCH", 3)
+    monkeypatch.setattr(adaptive, "SETTLE_Z", np.inf)  # never settled: batches 3, 3, 2
+    res = select(X, "mdd", grid=grid, random_state=3, n_draws=8, n_components=1,
+                 stop="sequential")
+    assert res.details["n_draws"] == 8 and res.details["stop"] == "sequential"
+    scale = lam[:, 0].max()
+    np.testing.assert_allclose(res.noise_spectra[:, 0], tau[:, 0], rtol=0, atol=1e-3 * scale)
+    monkeypatch.setattr(adaptive, "SETTLE_Z", 0.0)  # settled after the first batch
+    res = select(X, "mdd", grid=grid, random_state=3, n_draws=8, n_components=1,
+                 stop="sequential")
+    assert res.details["n_draws"] == 3
+
+
+def test_fast_mdd_is_deterministic_thread_independent_and_named():
+    X, _ = semicircles(80, snr_db=10, random_state=1)
+    a = select(X, "mdd-fast", n_components=3, random_state=5, n_jobs=1)
+    b = select(X, "varon2015-fast", n_components=3, random_state=5, n_jobs=2)
+    np.testing.assert_array_equal(a.curve, b.curve)
+    np.testing.assert_array_equal(a.grid, b.grid)
+    assert a.sigma2 == b.sigma2 and a.criterion == "varon2015-fast"
+    assert a.details["search"] == "coarse-to-fine" and 2 <= a.details["n_draws"] <= 100
+    exact = select(X, "mdd", n_components=3, random_state=5)
+    assert abs(np.log2(a.sigma2 / exact.sigma2)) <= 1 / 3 + 1e-9
+
+
+def test_refinement_brute_force():
+    from kpca.selection._adaptive import coarse_positions, refinement
+
+    coarse = coarse_positions(13)
+    np.testing.assert_array_equal(coarse, [0, 3, 6, 9, 12])
+    np.testing.assert_array_equal(coarse_positions(11), [0, 3, 6, 9, 10])
+    for values, expected in (
+        ([0, 1, 5, 2, 0], [4, 5, 7, 8]),  # one peak: the widths between its coarse neighbours
+        ([0, 4, 1, 4, 0], [1, 2, 4, 5, 7, 8, 10, 11]),  # two maxima: both refined
+        ([5, 1, 0, 0, 0], [1, 2]),  # maximum at the first width
+        ([0, 0, 1, 2, 3], [10, 11]),  # maximum at the last width
+    ):
+        got = refinement(np.array(values, float), coarse, coarse, 13)
+        np.testing.assert_array_equal(got, expected)
+    # widths already evaluated are not returned again
+    done = np.array([0, 3, 4, 6, 9, 12])
+    got = refinement(np.array([0, 1, 9, 5, 2, 0], float), done, coarse, 13)
+    np.testing.assert_array_equal(got, [5, 7, 8])
+
+
+def test_settled_and_standard_errors_brute_force():
+    from scipy import stats as st
+
+    from kpca.selection._adaptive import QUANTILE_SE_FACTOR, is_settled, standard_errors
+
+    p = 0.95
+    assert QUANTILE_SE_FACTOR == pytest.approx(np.sqrt(p * (1 - p)) / st.norm.pdf(st.norm.ppf(p)),
+                                               abs=1e-4)
+    null = np.random.default_rng(0).normal(size=(9, 4, 2))
+    se = standard_errors(null, np.array([1, 2, 2, 0]))
+    sd = null.std(axis=0, ddof=1)
+    ref = QUANTILE_SE_FACTOR / 3 * np.array([sd[0, 0], sd[1].sum(), sd[2].sum(), 0.0])
+    np.testing.assert_allclose(se, ref)
+    pos = np.array([0, 3, 4, 5, 9])
+    curve = np.array([0.0, 1.0, 10.0, 9.9, 2.0])
+    ones = np.ones(5)
+    assert is_settled(curve, ones, pos, z=3.0)  # 10 - 2 > 3 sqrt(2); the neighbours are exempt
+    assert not is_settled(curve, ones, pos, z=6.0)
+    assert not is_settled(np.array([0.0, 1.0, 10.0, 9.9, 9.0]), ones, pos, z=3.0)
+
+
+def test_mdd_bad_shortcut_options():
+    X, _ = semicircles(40, snr_db=10, random_state=0)
+    with pytest.raises(ValueError, match="stop must be one of"):
+        select(X, "mdd", stop="early")
+    with pytest.raises(ValueError, match="search must be one of"):
+        select(X, "mdd", search="golden")
