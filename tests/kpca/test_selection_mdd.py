@@ -163,11 +163,6 @@ def test_mdd_selections_running_together_share_the_pool_and_match():
 
 
 # --------------------------------------------------------------------------- shortcuts
-def _reference_noise_levels(X, grid, seed, q, nt):
-    """``(lam, tau)`` of the slow reference over the first ``q`` replicates."""
-    return _reference_mdd(X, grid, seed, q, nt)
-
-
 @pytest.mark.parametrize("stop", ["fixed", "sequential"])
 def test_coarse_to_fine_matches_slow_reference_at_the_widths_it_evaluates(stop):
     X, _ = semicircles(60, snr_db=10, random_state=0)
@@ -175,7 +170,7 @@ def test_coarse_to_fine_matches_slow_reference_at_the_widths_it_evaluates(stop):
     res = select(X, "mdd", grid=grid, random_state=3, n_draws=8, n_components=1, stop=stop,
                  search="coarse-to-fine")
     q = res.details["n_draws"]
-    lam, tau = _reference_noise_levels(X, grid, 3, q, 30)
+    lam, tau = _reference_mdd(X, grid, 3, q, 30)  # the first q replicates
     rows = np.searchsorted(grid, res.grid)
     np.testing.assert_allclose(res.grid, grid[rows])
     assert {0, 3, 6, 9} <= set(rows.tolist()) and rows.size < grid.size
