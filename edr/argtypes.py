@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["CRITERION_NAMES", "METHOD_NAMES", "canonical_criterion", "parse_positive",
-           "parse_rate_hz", "parse_sigma2", "sigma2_help"]
+__all__ = ["CRITERION_NAMES", "DEFAULT_SIGMA2", "METHOD_NAMES", "canonical_criterion",
+           "parse_positive", "parse_rate_hz", "parse_sigma2", "sigma2_help"]
 
+#: The default ``--sigma2`` of both command lines (the pipeline's, ``edr.methods.DEFAULT_SIGMA2``).
+DEFAULT_SIGMA2 = "mdd-fast"
 #: Valid ``--method`` values.
 METHOD_NAMES = ("kpca", "kpca_fusion", "kpca_positions", "kpca_rsa", "neurokit_charlton2016",
                 "neurokit_sarkar2015",

@@ -50,6 +50,7 @@ from pathlib import Path
 
 from edr.argtypes import (
     CRITERION_NAMES,
+    DEFAULT_SIGMA2,
     METHOD_NAMES,
     canonical_criterion,
     parse_rate_hz,
@@ -69,8 +70,6 @@ DEMO_DIR = Path("demo_output")
 
 #: The default ``--method`` (the pipeline's).
 DEFAULT_METHOD = "kpca_fusion"
-#: The default ``--sigma2`` (the pipeline's).
-DEFAULT_SIGMA2 = "mdd-fast"
 #: Valid ``--solver`` values.
 SOLVER_NAMES = ("dense", "fs2")
 #: ``--n-support`` default (the FS2 default of the methods).

@@ -23,6 +23,7 @@ import numpy as np
 
 from edr.argtypes import (
     CRITERION_NAMES,
+    DEFAULT_SIGMA2,
     METHOD_NAMES,
     canonical_criterion,
     parse_positive,
@@ -109,10 +110,10 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     p.add_argument("--method", default="kpca_fusion", metavar="NAME",
                    help=f"EDR method, as edr extract: {', '.join(METHOD_NAMES)} (default "
                         "kpca_fusion)")
-    p.add_argument("--sigma2", type=parse_sigma2, default="mdd", metavar="CRITERION|VALUE",
+    p.add_argument("--sigma2", type=parse_sigma2, default=DEFAULT_SIGMA2, metavar="CRITERION|VALUE",
                    help=f"kernel width: a selection criterion ({sigma2_help()}), re-run on each "
                         f"lead at the start, when the span fills and every {RESELECT_S:g} s, or "
-                        "a fixed value > 0 (default mdd)")
+                        f"a fixed value > 0 (default {DEFAULT_SIGMA2})")
     p.add_argument("--span", type=parse_positive, default=DEFAULT_SPAN_S, metavar="SECONDS",
                    help=f"analysis window: the last SECONDS of ECG each update analyses (default "
                         f"{DEFAULT_SPAN_S:g}, at least {WARMUP_S:g})")

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from edr.errors import SignalError
+from edr.methods import DEFAULT_SIGMA2
 from edr.options import DEFAULT_METHOD, DEFAULT_MULTI_LEAD, EDROptions
 from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates
 from edr.signal import FS_RANGE, RATE_STEP_S, SEGMENT_S, bandpass, remove_mains
@@ -130,7 +131,7 @@ class StreamingEDR:
         all (:data:`edr.options.DEFAULT_MULTI_LEAD`), as offline.
     method : str, default :data:`edr.options.DEFAULT_METHOD`
         Key of :data:`edr.methods.METHODS`.
-    sigma2 : float or str, default "mdd"
+    sigma2 : float or str, default :data:`edr.methods.DEFAULT_SIGMA2`
         Kernel width, or the :mod:`kpca.selection` criterion run on the schedule above.
     lead : str, optional
         As :func:`edr.pipeline.extract_edr`'s ``lead``: a channel name or a mode of
@@ -154,7 +155,7 @@ class StreamingEDR:
     """
 
     def __init__(self, fs: float, *, leads=("ECG",), method: str = DEFAULT_METHOD,
-                 sigma2="mdd", lead: str | None = None, span_s: float = DEFAULT_SPAN_S,
+                 sigma2=DEFAULT_SIGMA2, lead: str | None = None, span_s: float = DEFAULT_SPAN_S,
                  hop_s: float = DEFAULT_HOP_S, delay_s: float = DEFAULT_DELAY_S,
                  reselect_s: float = RESELECT_S, fs_out: float | None = None,
                  random_state: int = 0, **method_options):
