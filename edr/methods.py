@@ -696,9 +696,10 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
     series = {f"kpca_{j + 1}": MethodOutput(t, Z[:, j]) for j in range(Z.shape[1])}
     series["r_amplitude"] = MethodOutput(tv, r_amplitude(seg.ecg, seg.fs, seg.beats)[v])
     series["qrs_area"] = MethodOutput(tv, _qrs_area(seg.ecg, seg.fs, seg.beats)[v])
-    heart_rate = rsa_edr(seg) if rsa else None
-    if heart_rate is not None and heart_rate.values.size >= MIN_BEATS:
-        series["rsa"] = heart_rate
+    if rsa:
+        heart_rate = rsa_edr(seg)
+        if heart_rate.values.size >= MIN_BEATS:
+            series["rsa"] = heart_rate
     panel = {k: standardised(series_on_grid(seg, o), seg.fs_out) for k, o in series.items()}
     fused = fuse(panel, seg.fs_out)
     selection = getattr(model, "selection_", None)

@@ -94,11 +94,12 @@ MAINS_NOTCH_Q = 30.0
 """Quality factor of the notches (-3 dB width ``f0 / Q``: 1.7 Hz at 50 Hz)."""
 
 _MAINS_MAX_FRACTION = 0.45
+"""Notches are placed only at harmonics below this fraction of ``fs``: at the Nyquist rate a
+sampled line is a constant alternation that a notch cannot isolate."""
+
 WELCH_BLOCK_SEGMENTS = 512
 """Segments per block of :func:`welch_in_blocks` (about 17 minutes of 4 s half-overlapping
 segments)."""
-"""Notches are placed only at harmonics below this fraction of ``fs``: at the Nyquist rate a
-sampled line is a constant alternation that a notch cannot isolate."""
 
 # FS_RANGE — supported ECG sampling rates (Hz), and MIN_BEATS — fewest beats an analysis
 # needs, are those :func:`edr.beats.detect` enforces; re-exported here for the layers above.

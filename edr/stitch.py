@@ -23,7 +23,7 @@ from edr.signal import bandpass, spectral_concentration
 from edr.windows import Window, WindowAnalysis
 
 __all__ = ["MAX_GAP_S", "MIN_ALIGN_POINTS", "Stitched", "Stitcher", "WindowPart", "local_sign",
-           "near_used_beats", "ramp_weights"]
+           "near_used_beats", "ramp_weights", "standardised_window", "window_sign"]
 
 MAX_GAP_S = 5.0
 """Grid points farther than this (s) from any used beat are masked (NaN)."""
@@ -97,11 +97,7 @@ class Stitcher:
         gm = wa.grid_mask
         tg = self.grid[gm]
         seg = wa.segment
-        used_t = seg.beat_times[seg.valid]
-        ok = near_used_beats(tg, used_t)
-        mu, sd = wa.series[ok].mean(), wa.series[ok].std()
-        sd = sd if sd > 0 else 1.0
-        z = _standardised(wa.series, mu, sd)
+        z, ok, mu, sd = standardised_window(wa, tg)
         sign = self._sign(gm, ok, z, seg, tg)
         z *= sign
         w = ramp_weights(tg, wa.span[0], wa.span[1], window.prev_end, window.next_start) * ok
@@ -120,12 +116,9 @@ class Stitcher:
         """±1: agreement with the windows already written on the overlap, else the local
         reference."""
         prev = self._covered[gm] & ok & (self._wsum[gm] > 0)
-        if prev.sum() >= MIN_ALIGN_POINTS:
-            written = self._acc[gm][prev] / self._wsum[gm][prev]
-            return -1.0 if np.dot(z[prev], written) < 0 else 1.0
-        if self.sign_reference and self.n_windows > 0:
-            return local_sign(seg, tg, z)
-        return 1.0
+        written = np.zeros(z.size)
+        written[prev] = self._acc[gm][prev] / self._wsum[gm][prev]
+        return window_sign(z, written, prev, seg, tg, self.sign_reference and self.n_windows > 0)
 
     def _keep_beats(self, window, wa, tg, z, sign, mu, sd) -> None:
         """Per-beat values of the window's core (and its R-amplitude reference)."""
@@ -171,6 +164,29 @@ def near_used_beats(tg, used_t) -> np.ndarray:
     dist = np.minimum(np.abs(tg - used_t[k - 1]),
                       np.abs(tg - used_t[np.minimum(k, used_t.size - 1)]))
     return dist <= MAX_GAP_S
+
+
+def standardised_window(wa: WindowAnalysis, tg: np.ndarray):
+    """``(z, ok, mu, sd)``: the window's grid series ``wa.series`` (at the grid times ``tg``)
+    standardised over its points near a used beat (``ok``, :func:`near_used_beats`), with the
+    mean and standard deviation used (``sd`` 1 for a constant series; ``mu`` 0 and ``sd`` 1
+    when no point is near a used beat)."""
+    seg = wa.segment
+    ok = near_used_beats(tg, seg.beat_times[seg.valid])
+    mu, sd = (wa.series[ok].mean(), wa.series[ok].std()) if ok.any() else (0.0, 1.0)
+    sd = sd if sd > 0 else 1.0
+    return _standardised(wa.series, mu, sd), ok, mu, sd
+
+
+def window_sign(z, written, shared, seg, tg, use_reference: bool) -> float:
+    """±1 for a window's standardised series ``z``: the sign of its inner product with the
+    values already ``written`` on the ``shared`` grid points when there are at least
+    :data:`MIN_ALIGN_POINTS`, else its :func:`local_sign` when ``use_reference``, else +1."""
+    if shared.sum() >= MIN_ALIGN_POINTS:
+        return -1.0 if np.dot(z[shared], written[shared]) < 0 else 1.0
+    if use_reference:
+        return local_sign(seg, tg, z)
+    return 1.0
 
 
 def local_sign(seg, tg, z) -> float:

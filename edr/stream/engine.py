@@ -38,7 +38,7 @@ from edr.methods import DEFAULT_SIGMA2
 from edr.options import DEFAULT_METHOD, DEFAULT_MULTI_LEAD, EDROptions
 from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates
 from edr.signal import FS_RANGE, RATE_STEP_S, SEGMENT_S, bandpass, remove_mains
-from edr.stitch import MIN_ALIGN_POINTS, local_sign, near_used_beats
+from edr.stitch import standardised_window, window_sign
 from edr.windows import Window, analyse_window
 
 __all__ = ["BANDPASS_S", "DEFAULT_DELAY_S", "DEFAULT_HOP_S", "DEFAULT_SPAN_S", "RESELECT_S",
@@ -308,23 +308,12 @@ class StreamingEDR:
         tg = grid[gm]
         kw = k0 + np.flatnonzero(gm)
         seg = wa.segment
-        ok = near_used_beats(tg, seg.beat_times[seg.valid])
+        z, ok, _, _ = standardised_window(wa, tg)
         if not ok.any():
             return
-        mu, sd = wa.series[ok].mean(), wa.series[ok].std()
-        z = (wa.series - mu) / (sd if sd > 0 else 1.0)
-        z *= self._sign(z, ok, kw, seg, tg)
-        self._prev = (int(kw[0]), z, ok) if self._prev is None else self._faded(kw, z, ok)
-
-    def _sign(self, z, ok, kw, seg, tg) -> float:
-        """±1: agreement with the EDR written on the overlap, else the local R amplitude."""
         written, have = self._written(kw)
-        both = have & ok
-        if both.sum() >= MIN_ALIGN_POINTS:
-            return -1.0 if np.dot(z[both], written[both]) < 0 else 1.0
-        if self.opts.spec.sign_reference is not None:
-            return local_sign(seg, tg, z)
-        return 1.0
+        z *= window_sign(z, written, have & ok, seg, tg, self.opts.spec.sign_reference is not None)
+        self._prev = (int(kw[0]), z, ok) if self._prev is None else self._faded(kw, z, ok)
 
     def _written(self, kw):
         """Stitched values already held at the grid indices ``kw`` and whether there are any."""
@@ -399,7 +388,7 @@ class StreamingEDR:
         idx = np.flatnonzero(wa.grid_mask)
         a = k0 + int(idx[0]) - g0  # the panel's first point in ``wave``'s indices
         span = RateSpan(a, a + idx.size - 1, (-math.inf, math.inf),
-                        {k: v for k, v in wa.panel.items()}, wa.weights)
+                        wa.panel, wa.weights)
         rates = judged_rates(wave, np.arange(wave.size) / self.fs_out, [span], self.fs_out)
         bpm = rates.rate_bpm[:count]
         seg = wa.segment
