@@ -241,8 +241,10 @@ def record_paths(root: str) -> list[str]:
         sorted(glob.glob(os.path.join(root, "marsh", "m????.hea")))
 
 
-def held_out(records: dict, grid: str = "alignment") -> tuple:
-    """Leave-one-subject-out over ``records`` with the candidates of ``GRIDS[grid]``.
+def held_out(records: dict, grid: str = "alignment", table: dict | None = None) -> tuple:
+    """Leave-one-subject-out over ``records`` with the candidates of ``GRIDS[grid]``; every
+    candidate's figures computed go into ``table`` (``{(i, tilt): {record: figures}}``) when
+    given.
 
     Returns
     -------
@@ -259,7 +261,7 @@ def held_out(records: dict, grid: str = "alignment") -> tuple:
     """
     spec = GRIDS[grid]
     cands, tilts = spec["candidates"], spec["tilts"]
-    table = {}
+    table = {} if table is None else table
 
     def rows(i: int, t: float) -> dict:
         if (i, t) not in table:
@@ -279,7 +281,6 @@ def held_out(records: dict, grid: str = "alignment") -> tuple:
         best, tilt = choose([n for n in records if subject(n) != s])
         chosen.append((best, tilt))
         held.update({n: rows(best, tilt)[n] for n in records if subject(n) == s})
-    rows.table = table
     return rows, held, chosen, choose(list(records)), (cands.index(spec["previous"]), tilts[0])
 
 
@@ -297,8 +298,8 @@ def main(argv=None) -> int:
     grid = GRIDS[args.grid]
     records = load_records(args.cache)
     cands, tilts = grid["candidates"], grid["tilts"]
-    rows, held, chosen, full, prev = held_out(records, args.grid)
-    table = rows.table
+    table = {}
+    rows, held, chosen, full, prev = held_out(records, args.grid, table)
     ramp = {n: r["ramp"] for n, r in records.items()}
 
     def label(i: int, t: float) -> str:
