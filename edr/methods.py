@@ -118,10 +118,19 @@ DEFAULT_SIGMA2 = "mdd-fast"
 (``docs/studies/fast_selection.md``); ``"mdd"`` is the paper's exact selection."""
 FUSION_COMPONENTS = 3
 """Leading kernel principal components that enter ``kpca_fusion``'s panel."""
+FUSION_BASELINE = "pr"
+"""QRS matrix baseline of ``kpca_fusion``'s kernel components: each beat's PR-segment level
+removed, so the components follow the QRS shape, measured against the same level as the R
+amplitude and the QRS area beside them. A baseline left in the matrix dominates its variance
+where the ECG wanders in the breathing band without following the breathing (healthy
+volunteers), and the components then follow the wander (``docs/studies/beyond_the_icu.md``)."""
 FUSION_RSA = True
 """Whether the instantaneous heart rate enters ``kpca_fusion``'s panel: respiratory sinus
 arrhythmia is the strongest breathing signal of healthy people at rest and an independent
 witness of the morphology's breathing (``docs/studies/beyond_the_icu.md``)."""
+HEART_SERIES = frozenset({"rsa"})
+"""Panel series of the heart rather than of a lead: every lead's beats give the same heart rate,
+so a multi-lead panel keeps it once (``edr.windows``)."""
 NEUROKIT_MIN_PEAKS = 4
 """Fewest R peaks the NeuroKit2 peers accept."""
 _POSITIONS = {"orientation": "positions"}
@@ -647,7 +656,7 @@ def kpca_rsa_edr(seg: Segment, **kpca_options) -> MethodOutput:
 
 
 def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_RSA,
-                    **kpca_options) -> MethodOutput:
+                    baseline=FUSION_BASELINE, **kpca_options) -> MethodOutput:
     """Quality-weighted fusion of the leading kernel principal components and the classic series.
 
     The panel: the first ``n_components`` kernel principal component scores of
@@ -668,6 +677,9 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
         Leading components in the panel (at most the beats minus one).
     rsa : bool, default :data:`FUSION_RSA`
         Whether the heart rate (respiratory sinus arrhythmia) enters the panel.
+    baseline : str, default :data:`FUSION_BASELINE`
+        Baseline handling of the QRS matrix whose components enter the panel (one of
+        :data:`BASELINES`).
     **kpca_options
         As :func:`kpca_edr` (``solver="dense"`` and ``orientation="beats"`` only).
 
@@ -678,7 +690,7 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
         series, summing to 1) and ``best`` (the most concentrated series);
         ``panel``: the fused series.
     """
-    opts = KernelOptions.from_kwargs(**kpca_options)
+    opts = KernelOptions.from_kwargs(baseline=baseline, **kpca_options)
     if opts.solver != "dense" or opts.orientation != "beats":
         raise ValueError("kpca_fusion needs solver='dense' and orientation='beats'; got "
                          f"solver={opts.solver!r}, orientation={opts.orientation!r}")

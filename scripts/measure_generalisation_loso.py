@@ -1,11 +1,11 @@
 """Leave-one-subject-out choice of the fusion and the rate rule over BIDMC and MARSH.
 
-Every record is analysed once as the default extraction does it (``edr.windows.analyse_window``
-on every window: mains line removed, robust beat matrix, MDD width, the panel of
-``kpca_fusion`` with the heart rate, every lead pooled on BIDMC). Each candidate then re-fuses
-the windows' panels with ``edr.fusion.fuse`` and is stitched, judged and scored by the library
-(``edr.stitch.Stitcher``, ``edr.rates.judged_rates``, ``edr.evaluate.metrics.score``). Two grids,
-chosen in turn:
+Every record is analysed as the default extraction does it (``edr.windows.analyse_window``
+on every window: mains line removed, robust beat matrix, the default width selection, the panel
+of ``kpca_fusion`` with the heart rate, every lead pooled on BIDMC), once for each QRS matrix
+baseline of :data:`ANALYSES`. Each candidate then re-fuses the windows' panels with
+``edr.fusion.fuse`` and is stitched, judged and scored by the library (``edr.stitch.Stitcher``,
+``edr.rates.judged_rates``, ``edr.evaluate.metrics.score``). Three grids, chosen in turn:
 
 ``--grid weighting`` (signs aligned, no lag, untilted rate periodogram):
 
@@ -21,6 +21,14 @@ chosen in turn:
 * then the rate periodogram's ``tilt`` in {0, 0.5, 1, 2} (``edr.signal.RATE_TILT``), chosen for
   the fold's fusion by the rate objective below.
 
+``--grid matrix`` (64 s, consensus, power 4, tilt 1 fixed):
+
+* ``baseline`` in {"detrend", "pr"}: the QRS matrix of the kernel components keeps the beat
+  baseline's breathing band or removes each beat's PR-segment level
+  (``edr.methods.FUSION_BASELINE``);
+* ``rsa`` on/off;
+* ``max_lag_s`` in {0.25, 0.5} s.
+
 The 32 subjects (23 BIDMC patients: bidmc06-09, 20-23 and 38-39 are one patient each; 9 MARSH
 subjects) are held out in turn. The fusion with the best median (MSC + |r|) / 2 over the other
 subjects' records, averaged over the two databases so that each population weighs the same, is
@@ -31,8 +39,8 @@ the same records; for MARSH also the rates by breathing segment, the abstention 
 the reference, and sign flips between analysis windows. The method sees the ECG alone; the
 reference respiration only scores.
 
-Usage: ``EDR_DATA_DIR=... python scripts/measure_generalisation_loso.py --grid alignment --out
-scripts/output/measure_generalisation_loso_alignment.md``
+Usage: ``EDR_DATA_DIR=... python scripts/measure_generalisation_loso.py --grid matrix --out
+scripts/output/measure_generalisation_loso_matrix.md``
 """
 
 from __future__ import annotations
@@ -71,9 +79,18 @@ GRIDS = {
                                                                        (2, 4))],
         fixed=dict(local_s=64.0, consensus=True, rsa=True), tilts=(0.0, 0.5, 1.0, 2.0),
         previous=dict(max_lag_s=0.0, power=4)),
+    "matrix": dict(
+        candidates=[dict(baseline=b, rsa=r, max_lag_s=lag) for b, r, lag
+                    in product(("detrend", "pr"), (False, True), (0.25, 0.5))],
+        fixed=dict(local_s=64.0, consensus=True, power=4), tilts=(1.0,),
+        previous=dict(baseline="detrend", rsa=True, max_lag_s=0.25)),
 }
 """Each grid's varying ``candidates``, the ``fixed`` rest of the fusion, the rate ``tilts`` and
 the ``previous`` default (whose rate tilt is the first)."""
+ANALYSES = ("detrend", "pr")
+"""Every record is analysed with each of these QRS matrix baselines for the kernel components
+(``kpca_fusion``'s ``baseline``); the weighting and alignment grids use ``"detrend"``, the
+baseline they were chosen with."""
 SLOW_BPM, FAST_BPM = 10.5, 19.5
 """MARSH windows whose reference rate is below / above these are the slow / fast paced segments
 (the protocol paces at about 8-9 and 22-24 breaths/min); the rest is spontaneous breathing."""
@@ -104,16 +121,20 @@ def analyse(path: str, opts: EDROptions | None = None) -> dict:
     leads = record_leads(rec, opts)
     duration = next(iter(leads.values())).size / rec.fs
     grid = output_grid(duration, opts.fs_out)
-    windows = []
-    for w in window_plan(duration, opts):
-        wa = analyse_window(w, leads, rec.fs, grid, opts)
-        wa.segment._matrices = {}
-        windows.append((w, wa))
+    plan = window_plan(duration, opts)
+    windows = {}
+    for variant in ANALYSES:
+        o = replace(opts, method_options={**opts.method_options, "baseline": variant})
+        windows[variant] = []
+        for w in plan:
+            wa = analyse_window(w, leads, rec.fs, grid, o)
+            wa.segment._matrices = {}
+            windows[variant].append((w, wa))
     ramp = extract_edr(rec, "r_amplitude")
     reference = dict(resp=rec.resp, resp_fs=rec.resp_fs, breath_times=rec.breath_times,
                      name=rec.name)
-    return dict(grid=grid, windows=windows, reference=reference,
-                ramp=figures(ramp, Ref(reference), windows))
+    return dict(grid=grid, plan=plan, windows=windows, reference=reference,
+                ramp=figures(ramp, Ref(reference), plan))
 
 
 class Ref:
@@ -131,13 +152,15 @@ class Out:
         self.rate_bpm, self.raw_bpm = rate_bpm, raw_bpm
 
 
-def run(rec: dict, local_s, consensus, rsa, power, max_lag_s, tilt) -> dict:
-    """Stitch, judge and score one record's windows fused with one candidate fusion."""
+def run(rec: dict, local_s, consensus, rsa, power, max_lag_s, tilt,
+        baseline="detrend") -> dict:
+    """Stitch, judge and score one record's windows (those of its ``baseline`` analysis) fused
+    with one candidate fusion."""
     grid = rec["grid"]
     stitcher = Stitcher(grid, 4.0, True)
     spans = []
     fusion = dict(power=power, local_s=local_s, consensus=consensus, max_lag_s=max_lag_s)
-    for w, wa in rec["windows"]:
+    for w, wa in rec["windows"][baseline]:
         panel = {k: v for k, v in wa.panel.items() if rsa or not k.endswith("rsa")}
         fused = fuse(panel, 4.0, **fusion)
         out = MethodOutput(wa.output.times, fused.series, "grid", wa.output.sigma2, None, {},
@@ -148,18 +171,19 @@ def run(rec: dict, local_s, consensus, rsa, power, max_lag_s, tilt) -> dict:
     stitched = stitcher.finish()
     rates = judged_rates(stitched.waveform, grid, spans, 4.0, tilt=tilt)
     res = Out(grid, stitched.waveform, rates.rate_bpm, rates.raw_bpm)
-    return figures(res, Ref(rec["reference"]), rec["windows"])
+    return figures(res, Ref(rec["reference"]), rec["plan"])
 
 
-def figures(res, ref, windows) -> dict:
-    """Protocol scores plus the window-level rates and the per-window reference correlation."""
+def figures(res, ref, plan) -> dict:
+    """Protocol scores plus the window-level rates and the correlation with the reference in
+    each window of ``plan``."""
     s = score(res, ref)
     _, edr_bpm, ref_bpm = window_rates(res, ref)
     raw = getattr(res, "raw_bpm", edr_bpm)
     y = bandpass(reference_on_grid(ref.resp, ref.resp_fs, res.time), fs=res.fs)
     x = np.nan_to_num(np.asarray(res.waveform, dtype=float))
     corr = []
-    for w, _ in windows:
+    for w in plan:
         a, b = w.core
         m = (res.time >= a) & (res.time < b)
         corr.append(float(np.corrcoef(x[m], y[m])[0, 1]) if m.sum() > 8 else np.nan)
@@ -286,11 +310,11 @@ def held_out(records: dict, grid: str = "alignment", table: dict | None = None) 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--grid", choices=sorted(GRIDS), default="alignment",
-                    help="which grid of candidates to choose from (default: alignment)")
+    ap.add_argument("--grid", choices=sorted(GRIDS), default="matrix",
+                    help="which grid of candidates to choose from (default: matrix)")
     ap.add_argument("--out", help="Markdown output (default: scripts/output/"
                     "measure_generalisation_loso.md for the weighting grid, "
-                    "..._loso_alignment.md for the alignment grid)")
+                    "..._loso_<grid>.md for the others)")
     ap.add_argument("--cache", help="pickle file keeping the window analyses (reused when present)")
     args = ap.parse_args(argv)
     out = args.out or ("scripts/output/measure_generalisation_loso.md" if args.grid == "weighting"
