@@ -12,7 +12,8 @@ band-passed, standardised series by its local spectral concentration
 (:func:`local_concentration`, peak in :data:`WEIGHT_BAND_HZ`, over
 :data:`LOCAL_S` stretches) raised to :data:`FUSION_POWER`, times its agreement
 with the rest of the panel (:data:`CONSENSUS`), aligns it in time (within
-:data:`ALIGN_LAG_S`) and in sign with the heaviest one and averages.
+:data:`ALIGN_LAG_S`) and in sign with the heaviest one that does not lag the breathing (the heart
+rate does, :data:`HEART_SERIES`) and averages.
 
 The same panel and weights judge the respiratory rate of every 32 s rate window
 (:func:`rate_quality`), in the spirit of the "smart fusion" of Karlen et al.
@@ -29,7 +30,7 @@ leave-one-patient-out over the ICU ones
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,9 +42,10 @@ from edr.signal import (
     spectral_concentration,
 )
 
-__all__ = ["AGREEMENT_BPM", "ALIGN_LAG_S", "CONSENSUS", "FUSION_POWER", "LOCAL_S",
-           "QUALITY_THRESHOLD", "WEIGHT_BAND_HZ", "Fusion", "agreement", "aligned_sum", "fuse",
-           "local_concentration", "panel_weights", "rate_quality", "shifted", "standardised"]
+__all__ = ["AGREEMENT_BPM", "ALIGN_LAG_S", "CONSENSUS", "FUSION_POWER", "HEART_SERIES",
+           "LOCAL_S", "QUALITY_THRESHOLD", "WEIGHT_BAND_HZ", "Fusion", "agreement", "aligned_sum",
+           "fuse", "local_concentration", "panel_weights", "rate_quality", "shifted",
+           "standardised"]
 
 FUSION_POWER = 4
 """Exponent on the spectral concentrations that weight the fused series."""
@@ -60,9 +62,14 @@ CONSENSUS = True
 """Whether a series' weight is also scaled by its agreement with the rest of the panel
 (:func:`panel_weights`): breathing shows in several series at once, a component that follows
 something else (an aliased mains line, noise) stands alone however concentrated it is."""
-ALIGN_LAG_S = 0.25
+HEART_SERIES = frozenset({"rsa"})
+"""Panel series of the heart rather than of a lead: the heart rate follows the breathing with a
+delay that changes with the rate (respiratory sinus arrhythmia), so it never anchors the fusion's
+alignment while a morphology series weighs (:func:`fuse`); every lead's beats give the same heart
+rate, so a multi-lead panel keeps it once (``edr.windows``)."""
+ALIGN_LAG_S = 0.5
 """Largest shift (s) by which :func:`fuse` moves a series onto the heaviest one (the shift that
-maximises their absolute correlation; one sample of the 4 Hz grid): series of one window can
+maximises their absolute correlation; two samples of the 4 Hz grid): series of one window can
 reach the grid slightly apart (a feature of the R peak against one of the whole QRS, the heart
 rate against the morphology, leads whose QRS differ), and averaging them unaligned blurs the
 breathing. Chosen by leave-one-subject-out (``docs/studies/beyond_the_icu.md``)."""
@@ -84,7 +91,8 @@ class Fusion:
     weights : dict
         Normalised weight of each input series (sums to 1).
     best : str
-        Name of the heaviest input; the others are aligned to it.
+        Name of the anchor, the heaviest input that does not lag the breathing (see
+        :func:`fuse`); the others are aligned to it.
     signs : dict
         +1 or -1 per input: the sign it entered the average with.
     lags : dict
@@ -158,12 +166,15 @@ def panel_weights(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
 
 def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
          power: float = FUSION_POWER, band=WEIGHT_BAND_HZ, *,
-         max_lag_s: float = ALIGN_LAG_S, **weighting) -> Fusion:
+         max_lag_s: float = ALIGN_LAG_S, delayed: Collection[str] = HEART_SERIES,
+         **weighting) -> Fusion:
     """Concentration-weighted, time- and sign-aligned average of standardised series on one grid.
 
-    Each series is shifted onto the heaviest one by the lag within ``±max_lag_s`` that maximises
-    the absolute value of their correlation (edge samples held), given that correlation's sign,
-    scaled to unit variance, weighted (:func:`panel_weights`) and summed.
+    Each series is shifted onto the anchor by the lag within ``±max_lag_s`` that maximises the
+    absolute value of their correlation (edge samples held), given that correlation's sign,
+    scaled to unit variance, weighted (:func:`panel_weights`) and summed. The anchor is the
+    heaviest series that does not follow the breathing with a delay (``delayed``), so that the
+    average keeps the breathing's phase; the heaviest of all when only delayed ones weigh.
 
     Parameters
     ----------
@@ -176,6 +187,9 @@ def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
         Band (Hz) of the spectral peaks whose concentrations weight the series.
     max_lag_s : float, default :data:`ALIGN_LAG_S`
         Largest shift (s); 0 aligns the signs only.
+    delayed : collection of str, default :data:`HEART_SERIES`
+        Series that never anchor while another has weight; a panel name matches by itself or by
+        its part after the last ``"/"`` (``"II/rsa"``).
     **weighting
         ``local_s`` and ``consensus`` of :func:`panel_weights`.
 
@@ -186,7 +200,8 @@ def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
     if not (np.isfinite(max_lag_s) and max_lag_s >= 0):
         raise ValueError(f"max_lag_s must be a finite number >= 0, got {max_lag_s!r}")
     weights = panel_weights(panel, fs, power, band, **weighting)
-    best = max(weights, key=weights.get)
+    prompt = {k: w for k, w in weights.items() if k.rsplit("/", 1)[-1] not in delayed and w > 0}
+    best = max(prompt or weights, key=(prompt or weights).get)
     series, signs, lags = aligned_sum(panel, weights, best, int(round(max_lag_s * fs)))
     return Fusion(series, weights, best, signs, lags)
 

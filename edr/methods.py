@@ -96,7 +96,7 @@ FS2_TRAIN_ON = "all"
 :class:`kpca.largescale.FixedSizeKernelPCA`): ``"all"`` — PCA of the centred Nyström features of
 every beat; ``"support"`` — kernel PCA of the ``M`` support vectors alone
 (``docs/design.md#edr-fs2-principal-axis``)."""
-BASELINES = ("detrend", "none", "pr")
+BASELINES = ("detrend", "none", "pr", "centred")
 MATRIX_BASELINE = "detrend"
 """Default baseline handling of the QRS matrix for ``kpca`` and ``pca`` (option ``baseline``).
 
@@ -104,7 +104,9 @@ MATRIX_BASELINE = "detrend"
 (:func:`edr.modulation.qrs_matrix`); ``"detrend"``: raw windows minus the drift of the beat
 baseline — the PR-segment levels low-passed at :data:`DRIFT_CUTOFF_HZ` (zero-phase
 Butterworth on the :data:`edr.signal.GRID_FS` grid) — so the respiratory baseline modulation
-stays and slower drift goes (``docs/design.md#edr-qrs-matrix-baseline``).
+stays and slower drift goes (``docs/design.md#edr-qrs-matrix-baseline``); ``"centred"``: each
+window minus its own mean, so that no offset of a beat, whatever its origin, enters the matrix
+— only the QRS shape and scale.
 """
 DRIFT_CUTOFF_HZ = BAND_HZ[0]
 """Cut-off (Hz) below which the beat baseline counts as drift: the lower edge of the respiratory
@@ -118,19 +120,16 @@ DEFAULT_SIGMA2 = "mdd-fast"
 (``docs/studies/fast_selection.md``); ``"mdd"`` is the paper's exact selection."""
 FUSION_COMPONENTS = 3
 """Leading kernel principal components that enter ``kpca_fusion``'s panel."""
-FUSION_BASELINE = "pr"
-"""QRS matrix baseline of ``kpca_fusion``'s kernel components: each beat's PR-segment level
-removed, so the components follow the QRS shape, measured against the same level as the R
-amplitude and the QRS area beside them. A baseline left in the matrix dominates its variance
-where the ECG wanders in the breathing band without following the breathing (healthy
-volunteers), and the components then follow the wander (``docs/studies/beyond_the_icu.md``)."""
+FUSION_BASELINE = "centred"
+"""QRS matrix baseline of ``kpca_fusion``'s kernel components: each window minus its own mean.
+An offset of a beat is one number yet moves every sample of its row, so it dominates the kernel
+distances whatever its origin — a baseline that wanders in the breathing band without following
+the breathing (healthy volunteers), or the error of a PR-segment level — and the leading
+components follow it instead of the QRS shape and scale (``docs/studies/beyond_the_icu.md``)."""
 FUSION_RSA = True
 """Whether the instantaneous heart rate enters ``kpca_fusion``'s panel: respiratory sinus
 arrhythmia is the strongest breathing signal of healthy people at rest and an independent
 witness of the morphology's breathing (``docs/studies/beyond_the_icu.md``)."""
-HEART_SERIES = frozenset({"rsa"})
-"""Panel series of the heart rather than of a lead: every lead's beats give the same heart rate,
-so a multi-lead panel keeps it once (``edr.windows``)."""
 NEUROKIT_MIN_PEAKS = 4
 """Fewest R peaks the NeuroKit2 peers accept."""
 _POSITIONS = {"orientation": "positions"}
@@ -183,7 +182,10 @@ class Segment:
         if baseline not in BASELINES:
             raise ValueError(f"baseline must be one of {list(BASELINES)}, got {baseline!r}")
         if baseline not in self._matrices:
-            if baseline == "detrend":
+            if baseline == "centred":
+                raw = self.matrix("none")
+                self._matrices[baseline] = raw - raw.mean(axis=1, keepdims=True)
+            elif baseline == "detrend":
                 raw, pr = self.matrix("none"), self.matrix("pr")
                 level = raw[:, 0] - pr[:, 0]  # each beat's PR-segment level
                 self._matrices[baseline] = raw - _drift(self.beats.times, level,
@@ -665,7 +667,8 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
     instantaneous heart rate (:func:`rsa_edr`), each on the grid, band-passed and
     standardised; the output is their :func:`edr.fusion.fuse` (weights from the
     local spectral concentrations and the agreement between the series,
-    :func:`edr.fusion.panel_weights`; signs aligned with the heaviest). When
+    :func:`edr.fusion.panel_weights`; aligned in time and sign with the heaviest
+    series that is not the heart rate). When
     breathing dominates the beat-to-beat variance the first component dominates
     the fusion; when a morphology step, an ectopic cluster, drift or an aliased
     mains line does, the series that still breathe together take over.
@@ -687,7 +690,7 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
     -------
     MethodOutput
         ``kind="grid"``; quality: the ``kpca`` figures, ``weights`` (per panel
-        series, summing to 1) and ``best`` (the most concentrated series);
+        series, summing to 1) and ``best`` (the series the others were aligned to);
         ``panel``: the fused series.
     """
     opts = KernelOptions.from_kwargs(baseline=baseline, **kpca_options)

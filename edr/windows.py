@@ -18,8 +18,8 @@ import numpy as np
 
 from edr.beats import detect, signal_mask
 from edr.errors import ChannelError, SignalError
-from edr.fusion import fuse, panel_weights, standardised
-from edr.methods import HEART_SERIES, MethodOutput, Segment, series_on_grid
+from edr.fusion import HEART_SERIES, fuse, panel_weights, standardised
+from edr.methods import MethodOutput, Segment, series_on_grid
 from edr.modulation import qrs_area, r_amplitude
 from edr.options import DEFAULT_OVERLAP, DEFAULT_WINDOW_S, WHOLE_RECORD_MAX_S, EDROptions
 from edr.signal import FS_RANGE, remove_mains
@@ -368,7 +368,7 @@ def _several_leads(leads, i0, i1, fs, grid, opts: EDROptions, lead_opts: dict):
 def _pooled(runs, usable, best, grid, opts: EDROptions):
     """(output, series) fusing the panels of every usable lead of a fusion method into one
     (:func:`edr.fusion.fuse`; panel names ``"<lead>/<series>"``). A series of the heart rather
-    than of a lead (:data:`edr.methods.HEART_SERIES`) enters once, from ``best`` (or the first
+    than of a lead (:data:`edr.fusion.HEART_SERIES`) enters once, from ``best`` (or the first
     usable lead): the leads' copies are one witness of the breathing, not several."""
     own = best if best in usable else usable[0]
     panel = {f"{n}/{k}": v for n in usable for k, v in runs[n][1].panel.items()

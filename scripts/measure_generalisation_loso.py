@@ -23,11 +23,15 @@ baseline of :data:`ANALYSES`. Each candidate then re-fuses the windows' panels w
 
 ``--grid matrix`` (64 s, consensus, power 4, tilt 1 fixed):
 
-* ``baseline`` in {"detrend", "pr"}: the QRS matrix of the kernel components keeps the beat
-  baseline's breathing band or removes each beat's PR-segment level
-  (``edr.methods.FUSION_BASELINE``);
+* ``baseline`` in {"detrend", "pr", "centred"}: the QRS matrix of the kernel components keeps
+  the beat baseline's breathing band, removes each beat's PR-segment level, or each window's own
+  mean (``edr.methods.FUSION_BASELINE``);
 * ``rsa`` on/off;
-* ``max_lag_s`` in {0.25, 0.5} s.
+* ``max_lag_s`` in {0.25, 0.5} s;
+
+the series being aligned onto the heaviest one that is not the heart rate
+(``edr.fusion.HEART_SERIES``, which lags the breath: ``anchor="morphology"``), plus the previous
+default (detrended matrix, heart rate, 0.25 s, aligned onto the heaviest series of all).
 
 The 32 subjects (23 BIDMC patients: bidmc06-09, 20-23 and 38-39 are one patient each; 9 MARSH
 subjects) are held out in turn. The fusion with the best median (MSC + |r|) / 2 over the other
@@ -58,7 +62,7 @@ import numpy as np
 from _shared import write_markdown
 
 from edr.evaluate.metrics import reference_on_grid, score, window_rates
-from edr.fusion import AGREEMENT_BPM, fuse
+from edr.fusion import AGREEMENT_BPM, HEART_SERIES, fuse
 from edr.io import read_record
 from edr.methods import MethodOutput
 from edr.options import EDROptions
@@ -68,6 +72,10 @@ from edr.signal import bandpass
 from edr.stitch import Stitcher
 from edr.windows import analyse_window, output_grid, record_leads, window_plan
 
+ANALYSES = ("detrend", "pr", "centred")
+"""Every record is analysed with each of these QRS matrix baselines for the kernel components
+(``kpca_fusion``'s ``baseline``, ``edr.methods.BASELINES``); the weighting and alignment grids
+use ``"detrend"``, the baseline they were chosen with."""
 GRIDS = {
     "weighting": dict(
         candidates=[dict(local_s=loc, consensus=con, rsa=rsa, power=p) for loc, con, rsa, p
@@ -80,17 +88,14 @@ GRIDS = {
         fixed=dict(local_s=64.0, consensus=True, rsa=True), tilts=(0.0, 0.5, 1.0, 2.0),
         previous=dict(max_lag_s=0.0, power=4)),
     "matrix": dict(
-        candidates=[dict(baseline=b, rsa=r, max_lag_s=lag) for b, r, lag
-                    in product(("detrend", "pr"), (False, True), (0.25, 0.5))],
+        candidates=[dict(baseline=b, rsa=r, max_lag_s=lag, anchor="morphology") for b, r, lag
+                    in product(ANALYSES, (False, True), (0.25, 0.5))]
+        + [dict(baseline="detrend", rsa=True, max_lag_s=0.25, anchor="heaviest")],
         fixed=dict(local_s=64.0, consensus=True, power=4), tilts=(1.0,),
-        previous=dict(baseline="detrend", rsa=True, max_lag_s=0.25)),
+        previous=dict(baseline="detrend", rsa=True, max_lag_s=0.25, anchor="heaviest")),
 }
 """Each grid's varying ``candidates``, the ``fixed`` rest of the fusion, the rate ``tilts`` and
 the ``previous`` default (whose rate tilt is the first)."""
-ANALYSES = ("detrend", "pr")
-"""Every record is analysed with each of these QRS matrix baselines for the kernel components
-(``kpca_fusion``'s ``baseline``); the weighting and alignment grids use ``"detrend"``, the
-baseline they were chosen with."""
 SLOW_BPM, FAST_BPM = 10.5, 19.5
 """MARSH windows whose reference rate is below / above these are the slow / fast paced segments
 (the protocol paces at about 8-9 and 22-24 breaths/min); the rest is spontaneous breathing."""
@@ -152,14 +157,16 @@ class Out:
         self.rate_bpm, self.raw_bpm = rate_bpm, raw_bpm
 
 
-def run(rec: dict, local_s, consensus, rsa, power, max_lag_s, tilt,
-        baseline="detrend") -> dict:
+def run(rec: dict, local_s, consensus, rsa, power, max_lag_s, tilt, baseline="detrend",
+        anchor="heaviest") -> dict:
     """Stitch, judge and score one record's windows (those of its ``baseline`` analysis) fused
-    with one candidate fusion."""
+    with one candidate fusion (``anchor``: the heaviest series, or the heaviest one that is not
+    the heart rate)."""
     grid = rec["grid"]
     stitcher = Stitcher(grid, 4.0, True)
     spans = []
-    fusion = dict(power=power, local_s=local_s, consensus=consensus, max_lag_s=max_lag_s)
+    fusion = dict(power=power, local_s=local_s, consensus=consensus, max_lag_s=max_lag_s,
+                  delayed=HEART_SERIES if anchor == "morphology" else ())
     for w, wa in rec["windows"][baseline]:
         panel = {k: v for k, v in wa.panel.items() if rsa or not k.endswith("rsa")}
         fused = fuse(panel, 4.0, **fusion)

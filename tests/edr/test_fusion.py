@@ -102,6 +102,28 @@ def test_fusion_shifts_each_series_onto_the_heaviest_within_the_largest_lag():
         assert f.lags[k] == max(c, key=c.get)
 
 
+def test_the_heart_rate_never_anchors_while_a_morphology_series_weighs():
+    # the heart rate lags the breath and is the cleaner series: the fusion keeps the phase of the
+    # morphology (the heart rate is shifted onto it), unless told that nothing lags
+    rng = np.random.default_rng(5)
+    resp = standardised(_sine(15))
+    morph = standardised(resp + 0.6 * rng.normal(size=T.size))
+    panel = {"II/r_amplitude": morph, "II/rsa": np.roll(resp, 2)}
+    f = fuse(panel, FS, power=2, max_lag_s=0.5)
+    assert f.weights["II/rsa"] > f.weights["II/r_amplitude"]
+    assert f.best == "II/r_amplitude" and f.lags["II/rsa"] == -2
+    g = fuse(panel, FS, power=2, max_lag_s=0.5, delayed=())
+    assert g.best == "II/rsa" and g.lags["II/r_amplitude"] == 2
+
+    def delay(x):  # samples by which x follows the breath
+        core = slice(8, -8)
+        return max(range(-4, 5), key=lambda k: np.dot(np.roll(x, -k)[core], resp[core]))
+
+    assert delay(f.series) == 0 and delay(g.series) == 2
+    # a panel of the heart rate alone is anchored on it
+    assert fuse({"rsa": resp}, FS).best == "rsa"
+
+
 def test_fusion_without_lags_aligns_signs_only():
     resp = standardised(_sine(15))
     f = fuse({"resp": resp, "late": np.roll(resp, 2)}, FS, power=2, max_lag_s=0.0)

@@ -278,7 +278,7 @@ def test_pooled_panel_keeps_the_heart_rate_once():
     """Every lead's beats give the same heart rate: pooled, it is one witness, from the lead the
     window's segment is (the chosen lead), while each lead keeps its own morphology series."""
     from edr import windows
-    from edr.methods import HEART_SERIES
+    from edr.fusion import HEART_SERIES
     from edr.options import EDROptions
 
     rec = simulate_recording(duration_s=90.0, fs=250.0, leads=("II", "V2", "I"), random_state=4)
