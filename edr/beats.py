@@ -603,34 +603,73 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
     x, fs = _check_inputs(ecg, fs)
     if int(upsample) < 1:
         raise ValueError(f"upsample must be an integer >= 1, got {upsample!r}")
-    upsample = int(upsample)
     method = str(method).lower()
     masked = signal_mask(x, fs, flat_s=flat_s)
-    ok = ~masked
-    starts, stops = _runs(ok)
+    segs = _usable_segments(masked, fs)
+    xs, clean, polarity = _oriented_clean(x, fs, masked, segs)
+    peaks = _detect_segments(xs, clean, fs, segs, method)
+    pos, tcorr = _align(clean, fs, peaks, up=int(upsample), half_s=align_half_s,
+                        max_lag_s=max_lag_s, shift=align)
+    ectopic = _rr_ectopic(pos, peaks, fs, masked)
+    clipped = _clipped_beats(xs, ~masked, peaks, fs)
+    amp = clean[peaks]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = amp / _running_median(amp)
+    artifact = (tcorr < min_template_corr) | ~((ratio >= 0.4) & (ratio <= 2.5))
+    if clipped.mean() < max_clipped_fraction:
+        artifact |= clipped
+    valid = ~(ectopic | artifact)
+    return Beats(peaks=pos, fs=fs, valid=valid, polarity=polarity,
+                 n_ectopic=int(ectopic.sum()), n_artifact=int(artifact.sum()),
+                 template_corr=tcorr, clipped=clipped, ectopic=ectopic,
+                 n_masked=int(masked.sum()), method=method)
+
+
+def _usable_segments(masked: np.ndarray, fs: float) -> list[tuple[int, int]]:
+    """Unmasked runs ``(start, stop)`` of at least 2 s; SignalError when there is none."""
+    starts, stops = _runs(~masked)
     min_seg = int(round(2.0 * fs))
     segs = [(a, b) for a, b in zip(starts, stops, strict=False) if b - a >= min_seg]
-    duration = x.size / fs
     if not segs:
         raise SignalError(
-            f"ecg has no usable stretch of >= 2 s ({int(masked.sum())} of {x.size} samples "
+            f"ecg has no usable stretch of >= 2 s ({int(masked.sum())} of {masked.size} samples "
             f"masked as NaN or flat); fewer than {MIN_BEATS} beats"
         )
-    whole = len(segs) == 1 and segs[0] == (0, x.size)
-    # the lead cleaned once (masked samples bridged linearly): polarity, detection
-    # of an unmasked lead, alignment and amplitudes all read it (the filter is
-    # linear and odd, so inverting the lead inverts it exactly)
+    return segs
+
+
+def _oriented_clean(x: np.ndarray, fs: float, masked: np.ndarray,
+                    segs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray, int]:
+    """The lead with R upwards, its cleaned copy and the polarity (+1, or -1 when inverted).
+
+    The lead is cleaned once, masked samples bridged linearly; polarity, detection of an
+    unmasked lead, alignment and amplitudes all read it (the filter is linear and odd, so
+    inverting the lead inverts it exactly). The polarity is judged on the usable segments
+    joined.
+    """
+    ok = ~masked
     filled = x.copy() if masked.any() else x
     if masked.any():
         idx = np.arange(x.size)
         filled[masked] = np.interp(idx[masked], idx[ok], x[ok])
     clean_x = _clean_long(filled, fs, "neurokit")
+    whole = len(segs) == 1 and segs[0] == (0, x.size)
     joined = clean_x if whole else _clean_long(np.concatenate([x[a:b] for a, b in segs]),
                                                fs, "neurokit")
     polarity = -1 if _inverted(joined, fs) else 1
     del joined
     xs = x if polarity == 1 else -x
     clean = clean_x if polarity == 1 else np.negative(clean_x, out=clean_x)
+    return xs, clean, polarity
+
+
+def _detect_segments(xs: np.ndarray, clean: np.ndarray, fs: float,
+                     segs: list[tuple[int, int]], method: str) -> np.ndarray:
+    """R-peak samples of every usable segment, 0.1 s clear of its ends.
+
+    Raises SignalError when fewer than :data:`MIN_BEATS` are found.
+    """
+    whole = len(segs) == 1 and segs[0] == (0, xs.size)
     edge = int(round(0.1 * fs))
     found = []
     for a, b in segs:
@@ -639,19 +678,23 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
     peaks = np.concatenate(found) if found else np.empty(0, dtype=int)
     if peaks.size < MIN_BEATS:
         raise SignalError(
-            f"only {peaks.size} heart beats found in {duration:.1f} s of ECG at {fs:g} Hz (QRS "
-            f"detector {method}); an EDR needs at least {MIN_BEATS}: give a longer recording "
-            "(a minute or more) or another ECG lead"
+            f"only {peaks.size} heart beats found in {xs.size / fs:.1f} s of ECG at {fs:g} Hz "
+            f"(QRS detector {method}); an EDR needs at least {MIN_BEATS}: give a longer "
+            "recording (a minute or more) or another ECG lead"
         )
-    pos, tcorr = _align(clean, fs, peaks, up=upsample, half_s=align_half_s,
-                        max_lag_s=max_lag_s, shift=align)
+    return peaks
 
-    # RR-based ectopy; RR intervals across masked stretches are unknown
+
+def _rr_ectopic(pos: np.ndarray, peaks: np.ndarray, fs: float,
+                masked: np.ndarray) -> np.ndarray:
+    """Beats flagged ectopic from their RR intervals: the interval before shorter than 0.8
+    and the one after longer than 1.1 times the running median; RR intervals across masked
+    stretches are unknown."""
     rr = np.diff(pos) / fs
     if masked.any():
         n_masked_before = np.concatenate([[0],
                                           np.cumsum(masked,
-                                                    dtype=np.int32 if x.size < 2**31
+                                                    dtype=np.int32 if masked.size < 2**31
                                                     else np.int64)])
         gap = n_masked_before[peaks[1:]] > n_masked_before[peaks[:-1]]
     else:
@@ -662,21 +705,12 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
     rr_after = np.concatenate([rr_known, [np.nan]])
     m_before = np.concatenate([[med[0]], med])
     with np.errstate(invalid="ignore"):
-        ectopic = (rr_before < 0.8 * m_before) & (rr_after > 1.1 * m_before)
+        return (rr_before < 0.8 * m_before) & (rr_after > 1.1 * m_before)
 
-    amp = clean[peaks]
-    amp_med = _running_median(amp)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = amp / amp_med
+
+def _clipped_beats(xs: np.ndarray, ok: np.ndarray, peaks: np.ndarray, fs: float) -> np.ndarray:
+    """Beats with a clipped sample within 60 ms of R."""
     clipped_samples = _clipped_samples(xs, ok)
     hw = max(int(round(0.06 * fs)), 1)
-    win = np.clip(peaks[:, None] + np.arange(-hw, hw + 1)[None, :], 0, x.size - 1)
-    clipped = clipped_samples[win].any(axis=1)
-    artifact = (tcorr < min_template_corr) | ~((ratio >= 0.4) & (ratio <= 2.5))
-    if clipped.mean() < max_clipped_fraction:
-        artifact |= clipped
-    valid = ~(ectopic | artifact)
-    return Beats(peaks=pos, fs=fs, valid=valid, polarity=polarity,
-                 n_ectopic=int(ectopic.sum()), n_artifact=int(artifact.sum()),
-                 template_corr=tcorr, clipped=clipped, ectopic=ectopic,
-                 n_masked=int(masked.sum()), method=method)
+    win = np.clip(peaks[:, None] + np.arange(-hw, hw + 1)[None, :], 0, xs.size - 1)
+    return clipped_samples[win].any(axis=1)

@@ -208,40 +208,11 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, sigma2=DEFAULT_SIGMA2, lead
         Kernel width, or a :mod:`kpca.selection` criterion ("mdd-fast", "mdd", "shannon",
         "kpa", "rule-of-thumb", ...) evaluated per window by the kernel PCA
         estimator. Ignored by methods without a kernel (recorded as None in ``params``).
-    lead : None or str
-        None: every ECG lead fused (:data:`~edr.options.DEFAULT_MULTI_LEAD`) when
-        the recording has several, else its only lead; a lead name of ``recording.leads``;
-        or a multi-lead mode of :data:`~edr.options.LEAD_MODES`, per window:
-        ``"auto"`` — the lead whose EDR scores best by
-        :func:`edr.leads.assess_leads` (ECG alone); ``"fuse"`` — the
-        quality-weighted, sign-aligned combination of the single-lead EDRs;
-        ``"multilead"`` — kernel PCA of the concatenated QRS windows of the
-        usable leads at jointly detected beats (kernel methods only). Per-lead
-        scores go to ``WindowInfo.quality["lead_scores"]``.
-    window_s : float, optional
-        Analysis window (s, :data:`~edr.options.MIN_WINDOW_S` to
-        :data:`~edr.options.MAX_WINDOW_S`); None: the
-        whole record up to :data:`WHOLE_RECORD_MAX_S`, else
-        :data:`DEFAULT_WINDOW_S` (``solver="dense"``). Must be None with ``solver="fs2"``.
-    overlap : float, default :data:`DEFAULT_OVERLAP`
-        Fraction of a window shared with the next one.
-    fs_out : float, default :data:`edr.signal.GRID_FS`
-        Rate (Hz) of the output grid.
-    random_state : None, int or Generator, default 0
-        Passed to the kernel PCA estimator (its σ² criterion).
-    progress : bool, default False
-        Show a tqdm bar over the windows.
-    solver : {"dense", "fs2"}, default "dense"
-        Kernel methods with beats as data points only. ``"dense"``: dense
-        kernel PCA per analysis window, windows stitched. ``"fs2"``: one
-        fixed-size kernel PCA model (:class:`kpca.largescale.FixedSizeKernelPCA`,
-        σ² criterion on the support vectors + a validation set) over all valid
-        beats of the whole record, every beat projected onto it; memory
-        ``O(N d + 4096 M + M^2)`` for ``N`` beats of ``d`` samples.
-    n_support : int, optional
-        ``solver="fs2"`` only: support vectors ``M`` (2 <= M <= valid beats,
-        minus one with a σ² criterion). None: ``min(DEFAULT_N_SUPPORT, N - 1)``
-        (:data:`edr.methods.DEFAULT_N_SUPPORT`).
+    lead, window_s, overlap, fs_out, random_state, progress, solver, n_support
+        The fields of :class:`~edr.options.EDROptions` of the same names (meanings,
+        defaults and checks there): the lead or multi-lead mode, the analysis windows,
+        the output grid rate, the seed of the σ² criterion, a tqdm bar, and the kernel
+        PCA solver (dense per window, or one fixed-size model of the whole record).
     **options
         Method options: for the kernel methods ``orientation``, ``baseline``,
         ``train_on`` and options of :func:`kpca.selection.select`; ``pca``
