@@ -5,7 +5,7 @@ Per analysis window (:mod:`edr.windows`): the window's ECG → :func:`edr.beats.
 ``fs_out`` grid. The windows are stitched, band-passed and given their sign by
 :class:`edr.stitch.Stitcher`; the respiratory rate and its quality come from
 :func:`edr.rates.judged_rates` (no rate where the quality is below
-:data:`edr.fusion.QUALITY_THRESHOLD`). Options are validated once by
+:data:`edr.rates.QUALITY_THRESHOLD`). Options are validated once by
 :class:`edr.options.EDROptions`. Design and measurements:
 ``docs/design.md#2-edr-pipeline-decisions``.
 """
@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from edr.errors import SignalError
-from edr.fusion import QUALITY_THRESHOLD
 from edr.io.writers import to_jsonable
 from edr.methods import DEFAULT_SIGMA2
 from edr.options import (
@@ -30,7 +29,7 @@ from edr.options import (
     WHOLE_RECORD_MAX_S,
     EDROptions,
 )
-from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates
+from edr.rates import MAX_DROPPED_SHARE, QUALITY_THRESHOLD, RateSpan, judged_rates
 from edr.signal import GRID_FS, MIN_BEATS, SEGMENT_S
 from edr.stitch import MAX_GAP_S, Stitcher, WindowPart
 from edr.windows import (
@@ -67,7 +66,7 @@ class WindowInfo:
         Lead analysed.
     quality : dict
         ``status`` ("ok"; "low quality: ..." when the median quality of its
-        rate windows, ``quality_index``, is below :data:`edr.fusion.QUALITY_THRESHOLD`
+        rate windows, ``quality_index``, is below :data:`edr.rates.QUALITY_THRESHOLD`
         or more than :data:`edr.rates.MAX_DROPPED_SHARE` of its beats were dropped
         (``dropped_share``; its rates are then withheld); or the reason the window was skipped),
         ``spectral_concentration`` of the window's EDR, the selection
@@ -103,7 +102,7 @@ class EDRResult:
     rate_time, rate_bpm : ndarray
         Respiratory rate, 32 s windows every 16 s (spectral peak in 4–60 /min);
         NaN where the window is masked or its quality is below
-        :data:`edr.fusion.QUALITY_THRESHOLD` (the extraction abstains).
+        :data:`edr.rates.QUALITY_THRESHOLD` (the extraction abstains).
     method, lead : str
     sigma2 : float or None
         Kernel width of the first analysed window.
@@ -223,7 +222,7 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, sigma2=DEFAULT_SIGMA2, lead
     EDRResult
         Grid points farther than :data:`MAX_GAP_S` from every used beat, and
         those of skipped windows, are NaN in the waveform; rate windows whose
-        quality is below :data:`edr.fusion.QUALITY_THRESHOLD` have no rate.
+        quality is below :data:`edr.rates.QUALITY_THRESHOLD` have no rate.
 
     Raises
     ------

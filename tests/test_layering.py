@@ -4,10 +4,11 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
 
 0. ``edr`` (package), ``edr.errors``
 1. inputs and beats: ``edr.io.*``, ``edr.beats``, ``edr.modulation``, ``edr.simulate``
-2. signal steps and protocol constants: ``edr.signal``; series fusion and rate quality:
+2. signal steps and protocol constants: ``edr.signal``; series fusion:
    ``edr.fusion``
 3. methods: ``edr.methods``, ``edr.leads``
-4. pipeline: ``edr.options``, ``edr.windows``, ``edr.stitch``, ``edr.rates``, ``edr.pipeline``
+4. pipeline: ``edr.options``, ``edr.windows``, ``edr.stitch``, ``edr.rates`` (rate windows, rate
+   quality, judged rates), ``edr.pipeline``
 5. consumers: ``edr.evaluate.*``, ``edr.plots``, ``edr.extract``, ``edr.cli``, ``edr.stream``,
    ``edr.__main__``
 
