@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from kpca._validation import check_array, check_positive
 
@@ -56,7 +57,8 @@ class PreimageResult(NamedTuple):
     n_restarts: np.ndarray
 
 
-def expansion_coefficients(scores, alphas, eigenvalues):
+def expansion_coefficients(scores: ArrayLike, alphas: ArrayLike,
+                           eigenvalues: ArrayLike) -> np.ndarray:
     """Centring-corrected expansion ``gamma~`` of ``P_q phi(x)`` over the training images.
 
     Parameters
@@ -99,16 +101,9 @@ def _restart_order(gamma_tilde, n_starts):
     return np.take_along_axis(idx, order, axis=1)
 
 
-def fixed_point_preimage(
-    gamma_tilde,
-    X_fit,
-    sigma2,
-    *,
-    z0=None,
-    tol=1e-9,
-    max_iter=500,
-    max_restarts=10,
-):
+def fixed_point_preimage(gamma_tilde: ArrayLike, X_fit: ArrayLike, sigma2: float, *,
+                         z0: ArrayLike | None = None, tol: float = 1e-9, max_iter: int = 500,
+                         max_restarts: int = 10) -> PreimageResult:
     """Approximate RBF pre-images by the fixed-point iteration of Mika et al. (1999).
 
     Iterates Eq. (10) of Mika et al. (1999) with the centring-corrected weights
