@@ -10,24 +10,18 @@ Pipeline of :func:`detect`:
    concatenated unmasked samples) whether the lead is inverted; an inverted
    lead is multiplied by -1 before detection and ``Beats.polarity`` is -1.
    The rule (median over all 2 s windows of the largest-magnitude sample) is
-   evaluated with running maxima in O(n) memory: ``nk.ecg_invert`` builds an
-   n × 2 fs array (300 MB for a 5-minute window at 250 Hz, 35 s of a 117 s
-   one-hour extraction); same decision, tested against it.
+   evaluated with running maxima in O(n) memory; the decision is
+   ``nk.ecg_invert``'s (tested against it).
 3. **Detection.** ``nk.ecg_clean`` then ``nk.ecg_peaks`` with the chosen
    ``method`` (any NeuroKit2 detector name). The lead is cleaned once and the
    cleaned signal reused by every later step. The default ``neurokit`` cleaning is
    NeuroKit2's recipe with its moving average exactly :data:`SMOOTHING_S` long at
-   every rate (NeuroKit2 rounds ``fs / 50`` samples down: 16 ms at 125 Hz); identical
-   to ``nk.ecg_clean`` at multiples of 50 Hz. With NeuroKit2's 16 ms, bidmc06 lead II
-   had 34 beats below the template-correlation threshold at 125 Hz and 3 after
-   resampling to 250 Hz; with 20 ms, 0 and 3. Unmasked stretches longer than
-   :data:`CHUNK_S` are cleaned and searched in chunks with
+   every rate; identical to ``nk.ecg_clean`` at multiples of 50 Hz. Unmasked stretches
+   longer than :data:`CHUNK_S` are cleaned and searched in chunks with
    :data:`CHUNK_OVERLAP_S` margins (only each chunk's core keeps its peaks),
-   so NeuroKit2 never sees a whole day; on a simulated 20-minute record in
-   4-minute chunks the peaks match the whole-record ones within 1e-6 samples. Each peak is moved to
-   the local maximum of the cleaned signal within ±100 ms after removing the detector's
-   median delay (Pan–Tompkins, Hamilton and Elgendi mark the peak of a filtered
-   signal, 60–90 ms after R at 125 Hz).
+   so NeuroKit2 never sees a whole day. Each peak is moved to the local maximum of
+   the cleaned signal within ±100 ms after removing the detector's median delay
+   (Pan–Tompkins, Hamilton and Elgendi mark the peak of a filtered signal).
 4. **Sub-sample alignment.** Every beat is upsampled ``upsample`` times
    (polyphase FIR, :func:`scipy.signal.resample_poly`) over R ± ``align_half_s``
    and cross-correlated (Pearson, so amplitude modulation does not bias the lag)
@@ -38,8 +32,7 @@ Pipeline of :func:`detect`:
    to each beat. Beats are processed in blocks (memory bounded on a whole
    day) and the template is the median of at most :data:`TEMPLATE_MAX_BEATS`
    evenly spread beats (a subset only shifts every peak by one common
-   sub-sample offset). At 125 Hz the sampling jitter otherwise dominates the first
-   kernel principal component (median MSC 0.04 → 0.26 on BIDMC).
+   sub-sample offset).
 5. **Quality flags** (``valid`` is False for any of them):
 
    * *ectopic*: RR-based, the classic short–long pattern of a premature beat —
@@ -49,20 +42,11 @@ Pipeline of :func:`detect`:
      R amplitude (cleaned signal) outside ``[0.4, 2.5]`` times the running
      median of 11 beats; or *clipped* — a sample within R ± 60 ms that sits at
      the lead's extreme value (its maximum or minimum) in a run of at least 2
-     equal samples (BIDMC lead II saturates at its rails).
+     equal samples — while clipped beats are fewer than ``max_clipped_fraction``
+     of all beats.
 
-The default detector was chosen by measurement on 15 BIDMC records (every
-other record; ``scripts/measure_beat_detectors.py``, output in
-``scripts/output/beat_detectors.txt``). After the delay correction and the
-alignment above, NeuroKit2's ``neurokit``, ``pantompkins1985``,
-``engzeemod2012`` and ``rodrigues2021`` detectors give practically the same
-beats (median beats per record 720–721, lead II vs the next lead F1
-0.999–1.000, downstream lead-II linear-PCA MSC 0.364–0.366, R-amplitude MSC
-0.335–0.348). ``neurokit`` is the default: tied-best agreement across leads
-and downstream MSC; ``engzeemod2012`` is three times slower. The same run
-measured the clipping policy: dropping clipped beats when they are a minority
-raised the lead-II PCA MSC (bidmc04 0.03 → 0.28, bidmc48 0.16 → 0.50), while
-dropping them when most beats clip ruined it (bidmc24 0.34 → 0.03).
+The measurements behind the default detector, the smoothing length, the chunking, the
+alignment and the clipping policy: ``docs/studies/beat_detection.md``.
 """
 
 from __future__ import annotations
@@ -584,10 +568,9 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
     max_clipped_fraction : float, default 0.5
         Clipped beats count as artifacts only while they are fewer than this
         fraction of all beats. When most beats clip (a lead that saturates at
-        every R peak, e.g. BIDMC bidmc01 and bidmc24 lead II), the clipped beats are kept:
-        their QRS shape below the rail still carries the respiratory
-        modulation, and dropping them would leave nothing (measured in
-        ``scripts/output/beat_detectors.txt``).
+        every R peak), the clipped beats are kept: their QRS shape below the rail
+        still carries the respiratory modulation, and dropping them would leave
+        nothing (``docs/studies/beat_detection.md``).
 
     Returns
     -------
