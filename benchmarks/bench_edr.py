@@ -85,15 +85,16 @@ def _stage_split(record_path):
     its Monte-Carlo draws on the thread pool); kPCA (``kpca.KernelPCA`` fit
     + transform of the 3 leading components at the chosen σ²); panel (R amplitude, QRS area and
     the 5 panel series on the grid, band-passed and standardised); fusion (the pooled
-    ``edr.fusion.fuse`` of every lead's panel); rates (``edr.fusion.rate_quality`` of the fused
+    ``edr.fusion.fuse`` of every lead's panel); rates (``edr.rates.rate_quality`` of the fused
     series against the pooled panel). It re-creates the pipeline's steps one lead at a time,
     with BLAS limited to one thread as in the pipeline (which overlaps the leads in threads),
     so its sum is close to, not equal to, the end-to-end CPU time.
     """
     import numpy as np
 
-    from edr.fusion import fuse, panel_weights, rate_quality
+    from edr.fusion import fuse, panel_weights
     from edr.io import read_record
+    from edr.rates import rate_quality
     from edr.signal import GRID_FS
     from kpca._blas import blas_limited_to_one_thread
 

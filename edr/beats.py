@@ -10,24 +10,18 @@ Pipeline of :func:`detect`:
    concatenated unmasked samples) whether the lead is inverted; an inverted
    lead is multiplied by -1 before detection and ``Beats.polarity`` is -1.
    The rule (median over all 2 s windows of the largest-magnitude sample) is
-   evaluated with running maxima in O(n) memory: ``nk.ecg_invert`` builds an
-   n × 2 fs array (300 MB for a 5-minute window at 250 Hz, 35 s of a 117 s
-   one-hour extraction); same decision, tested against it.
+   evaluated with running maxima in O(n) memory; the decision is
+   ``nk.ecg_invert``'s (tested against it).
 3. **Detection.** ``nk.ecg_clean`` then ``nk.ecg_peaks`` with the chosen
    ``method`` (any NeuroKit2 detector name). The lead is cleaned once and the
    cleaned signal reused by every later step. The default ``neurokit`` cleaning is
    NeuroKit2's recipe with its moving average exactly :data:`SMOOTHING_S` long at
-   every rate (NeuroKit2 rounds ``fs / 50`` samples down: 16 ms at 125 Hz); identical
-   to ``nk.ecg_clean`` at multiples of 50 Hz. With NeuroKit2's 16 ms, bidmc06 lead II
-   had 34 beats below the template-correlation threshold at 125 Hz and 3 after
-   resampling to 250 Hz; with 20 ms, 0 and 3. Unmasked stretches longer than
-   :data:`CHUNK_S` are cleaned and searched in chunks with
+   every rate; identical to ``nk.ecg_clean`` at multiples of 50 Hz. Unmasked stretches
+   longer than :data:`CHUNK_S` are cleaned and searched in chunks with
    :data:`CHUNK_OVERLAP_S` margins (only each chunk's core keeps its peaks),
-   so NeuroKit2 never sees a whole day; on a simulated 20-minute record in
-   4-minute chunks the peaks match the whole-record ones within 1e-6 samples. Each peak is moved to
-   the local maximum of the cleaned signal within ±100 ms after removing the detector's
-   median delay (Pan–Tompkins, Hamilton and Elgendi mark the peak of a filtered
-   signal, 60–90 ms after R at 125 Hz).
+   so NeuroKit2 never sees a whole day. Each peak is moved to the local maximum of
+   the cleaned signal within ±100 ms after removing the detector's median delay
+   (Pan–Tompkins, Hamilton and Elgendi mark the peak of a filtered signal).
 4. **Sub-sample alignment.** Every beat is upsampled ``upsample`` times
    (polyphase FIR, :func:`scipy.signal.resample_poly`) over R ± ``align_half_s``
    and cross-correlated (Pearson, so amplitude modulation does not bias the lag)
@@ -38,8 +32,7 @@ Pipeline of :func:`detect`:
    to each beat. Beats are processed in blocks (memory bounded on a whole
    day) and the template is the median of at most :data:`TEMPLATE_MAX_BEATS`
    evenly spread beats (a subset only shifts every peak by one common
-   sub-sample offset). At 125 Hz the sampling jitter otherwise dominates the first
-   kernel principal component (median MSC 0.04 → 0.26 on BIDMC).
+   sub-sample offset).
 5. **Quality flags** (``valid`` is False for any of them):
 
    * *ectopic*: RR-based, the classic short–long pattern of a premature beat —
@@ -49,20 +42,11 @@ Pipeline of :func:`detect`:
      R amplitude (cleaned signal) outside ``[0.4, 2.5]`` times the running
      median of 11 beats; or *clipped* — a sample within R ± 60 ms that sits at
      the lead's extreme value (its maximum or minimum) in a run of at least 2
-     equal samples (BIDMC lead II saturates at its rails).
+     equal samples — while clipped beats are fewer than ``max_clipped_fraction``
+     of all beats.
 
-The default detector was chosen by measurement on 15 BIDMC records (every
-other record; ``scripts/measure_beat_detectors.py``, output in
-``scripts/output/beat_detectors.txt``). After the delay correction and the
-alignment above, NeuroKit2's ``neurokit``, ``pantompkins1985``,
-``engzeemod2012`` and ``rodrigues2021`` detectors give practically the same
-beats (median beats per record 720–721, lead II vs the next lead F1
-0.999–1.000, downstream lead-II linear-PCA MSC 0.364–0.366, R-amplitude MSC
-0.335–0.348). ``neurokit`` is the default: tied-best agreement across leads
-and downstream MSC; ``engzeemod2012`` is three times slower. The same run
-measured the clipping policy: dropping clipped beats when they are a minority
-raised the lead-II PCA MSC (bidmc04 0.03 → 0.28, bidmc48 0.16 → 0.50), while
-dropping them when most beats clip ruined it (bidmc24 0.34 → 0.03).
+The measurements behind the default detector, the smoothing length, the chunking, the
+alignment and the clipping policy: ``docs/studies/beat_detection.md``.
 """
 
 from __future__ import annotations
@@ -584,10 +568,9 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
     max_clipped_fraction : float, default 0.5
         Clipped beats count as artifacts only while they are fewer than this
         fraction of all beats. When most beats clip (a lead that saturates at
-        every R peak, e.g. BIDMC bidmc01 and bidmc24 lead II), the clipped beats are kept:
-        their QRS shape below the rail still carries the respiratory
-        modulation, and dropping them would leave nothing (measured in
-        ``scripts/output/beat_detectors.txt``).
+        every R peak), the clipped beats are kept: their QRS shape below the rail
+        still carries the respiratory modulation, and dropping them would leave
+        nothing (``docs/studies/beat_detection.md``).
 
     Returns
     -------
@@ -603,34 +586,73 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
     x, fs = _check_inputs(ecg, fs)
     if int(upsample) < 1:
         raise ValueError(f"upsample must be an integer >= 1, got {upsample!r}")
-    upsample = int(upsample)
     method = str(method).lower()
     masked = signal_mask(x, fs, flat_s=flat_s)
-    ok = ~masked
-    starts, stops = _runs(ok)
+    segs = _usable_segments(masked, fs)
+    xs, clean, polarity = _oriented_clean(x, fs, masked, segs)
+    peaks = _detect_segments(xs, clean, fs, segs, method)
+    pos, tcorr = _align(clean, fs, peaks, up=int(upsample), half_s=align_half_s,
+                        max_lag_s=max_lag_s, shift=align)
+    ectopic = _rr_ectopic(pos, peaks, fs, masked)
+    clipped = _clipped_beats(xs, ~masked, peaks, fs)
+    amp = clean[peaks]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = amp / _running_median(amp)
+    artifact = (tcorr < min_template_corr) | ~((ratio >= 0.4) & (ratio <= 2.5))
+    if clipped.mean() < max_clipped_fraction:
+        artifact |= clipped
+    valid = ~(ectopic | artifact)
+    return Beats(peaks=pos, fs=fs, valid=valid, polarity=polarity,
+                 n_ectopic=int(ectopic.sum()), n_artifact=int(artifact.sum()),
+                 template_corr=tcorr, clipped=clipped, ectopic=ectopic,
+                 n_masked=int(masked.sum()), method=method)
+
+
+def _usable_segments(masked: np.ndarray, fs: float) -> list[tuple[int, int]]:
+    """Unmasked runs ``(start, stop)`` of at least 2 s; SignalError when there is none."""
+    starts, stops = _runs(~masked)
     min_seg = int(round(2.0 * fs))
     segs = [(a, b) for a, b in zip(starts, stops, strict=False) if b - a >= min_seg]
-    duration = x.size / fs
     if not segs:
         raise SignalError(
-            f"ecg has no usable stretch of >= 2 s ({int(masked.sum())} of {x.size} samples "
+            f"ecg has no usable stretch of >= 2 s ({int(masked.sum())} of {masked.size} samples "
             f"masked as NaN or flat); fewer than {MIN_BEATS} beats"
         )
-    whole = len(segs) == 1 and segs[0] == (0, x.size)
-    # the lead cleaned once (masked samples bridged linearly): polarity, detection
-    # of an unmasked lead, alignment and amplitudes all read it (the filter is
-    # linear and odd, so inverting the lead inverts it exactly)
+    return segs
+
+
+def _oriented_clean(x: np.ndarray, fs: float, masked: np.ndarray,
+                    segs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray, int]:
+    """The lead with R upwards, its cleaned copy and the polarity (+1, or -1 when inverted).
+
+    The lead is cleaned once, masked samples bridged linearly; polarity, detection of an
+    unmasked lead, alignment and amplitudes all read it (the filter is linear and odd, so
+    inverting the lead inverts it exactly). The polarity is judged on the usable segments
+    joined.
+    """
+    ok = ~masked
     filled = x.copy() if masked.any() else x
     if masked.any():
         idx = np.arange(x.size)
         filled[masked] = np.interp(idx[masked], idx[ok], x[ok])
     clean_x = _clean_long(filled, fs, "neurokit")
+    whole = len(segs) == 1 and segs[0] == (0, x.size)
     joined = clean_x if whole else _clean_long(np.concatenate([x[a:b] for a, b in segs]),
                                                fs, "neurokit")
     polarity = -1 if _inverted(joined, fs) else 1
     del joined
     xs = x if polarity == 1 else -x
     clean = clean_x if polarity == 1 else np.negative(clean_x, out=clean_x)
+    return xs, clean, polarity
+
+
+def _detect_segments(xs: np.ndarray, clean: np.ndarray, fs: float,
+                     segs: list[tuple[int, int]], method: str) -> np.ndarray:
+    """R-peak samples of every usable segment, 0.1 s clear of its ends.
+
+    Raises SignalError when fewer than :data:`MIN_BEATS` are found.
+    """
+    whole = len(segs) == 1 and segs[0] == (0, xs.size)
     edge = int(round(0.1 * fs))
     found = []
     for a, b in segs:
@@ -639,19 +661,23 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
     peaks = np.concatenate(found) if found else np.empty(0, dtype=int)
     if peaks.size < MIN_BEATS:
         raise SignalError(
-            f"only {peaks.size} heart beats found in {duration:.1f} s of ECG at {fs:g} Hz (QRS "
-            f"detector {method}); an EDR needs at least {MIN_BEATS}: give a longer recording "
-            "(a minute or more) or another ECG lead"
+            f"only {peaks.size} heart beats found in {xs.size / fs:.1f} s of ECG at {fs:g} Hz "
+            f"(QRS detector {method}); an EDR needs at least {MIN_BEATS}: give a longer "
+            "recording (a minute or more) or another ECG lead"
         )
-    pos, tcorr = _align(clean, fs, peaks, up=upsample, half_s=align_half_s,
-                        max_lag_s=max_lag_s, shift=align)
+    return peaks
 
-    # RR-based ectopy; RR intervals across masked stretches are unknown
+
+def _rr_ectopic(pos: np.ndarray, peaks: np.ndarray, fs: float,
+                masked: np.ndarray) -> np.ndarray:
+    """Beats flagged ectopic from their RR intervals: the interval before shorter than 0.8
+    and the one after longer than 1.1 times the running median; RR intervals across masked
+    stretches are unknown."""
     rr = np.diff(pos) / fs
     if masked.any():
         n_masked_before = np.concatenate([[0],
                                           np.cumsum(masked,
-                                                    dtype=np.int32 if x.size < 2**31
+                                                    dtype=np.int32 if masked.size < 2**31
                                                     else np.int64)])
         gap = n_masked_before[peaks[1:]] > n_masked_before[peaks[:-1]]
     else:
@@ -662,21 +688,12 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
     rr_after = np.concatenate([rr_known, [np.nan]])
     m_before = np.concatenate([[med[0]], med])
     with np.errstate(invalid="ignore"):
-        ectopic = (rr_before < 0.8 * m_before) & (rr_after > 1.1 * m_before)
+        return (rr_before < 0.8 * m_before) & (rr_after > 1.1 * m_before)
 
-    amp = clean[peaks]
-    amp_med = _running_median(amp)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = amp / amp_med
+
+def _clipped_beats(xs: np.ndarray, ok: np.ndarray, peaks: np.ndarray, fs: float) -> np.ndarray:
+    """Beats with a clipped sample within 60 ms of R."""
     clipped_samples = _clipped_samples(xs, ok)
     hw = max(int(round(0.06 * fs)), 1)
-    win = np.clip(peaks[:, None] + np.arange(-hw, hw + 1)[None, :], 0, x.size - 1)
-    clipped = clipped_samples[win].any(axis=1)
-    artifact = (tcorr < min_template_corr) | ~((ratio >= 0.4) & (ratio <= 2.5))
-    if clipped.mean() < max_clipped_fraction:
-        artifact |= clipped
-    valid = ~(ectopic | artifact)
-    return Beats(peaks=pos, fs=fs, valid=valid, polarity=polarity,
-                 n_ectopic=int(ectopic.sum()), n_artifact=int(artifact.sum()),
-                 template_corr=tcorr, clipped=clipped, ectopic=ectopic,
-                 n_masked=int(masked.sum()), method=method)
+    win = np.clip(peaks[:, None] + np.arange(-hw, hw + 1)[None, :], 0, xs.size - 1)
+    return clipped_samples[win].any(axis=1)

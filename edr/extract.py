@@ -665,8 +665,6 @@ def run_many(args, records: Sequence[str], argv: Sequence[str],
     are complete is skipped unless ``--overwrite``; a failing record is
     reported in the table and the run goes on (exit code 2 if any failed).
     """
-    import copy
-
     if args.demo:
         raise _OptionError("give either a record or --demo, not both (records "
                            f"{', '.join(records[:3])} ...)")
@@ -677,19 +675,7 @@ def run_many(args, records: Sequence[str], argv: Sequence[str],
     args.record = records[0]
     _check_options(args)
     outdir = _many_outdir(args.output)
-    jobs = []
-    names: dict[str, str] = {}
-    for record in records:
-        try:
-            name = _record_name(record)
-        except (EDRError, OSError):
-            name = Path(record).stem
-        if name in names:
-            raise _OptionError(f"records {names[name]!r} and {record!r} would both write "
-                               f"{str(outdir / (name + '_edr.csv'))!r}")
-        names[name] = record
-        jobs.append((record, name,
-                     {"csv": outdir / f"{name}_edr.csv", "json": outdir / f"{name}_edr.json"}))
+    jobs = _planned_jobs(records, outdir)
 
     from tqdm import tqdm
 
@@ -699,29 +685,7 @@ def run_many(args, records: Sequence[str], argv: Sequence[str],
     interrupted = False
     for record, name, outputs in bar:
         bar.set_postfix_str(name, refresh=False)
-        t0 = time.perf_counter()
-        summary = None if args.overwrite else _complete(outputs)
-        if summary is not None:
-            row = _row(name, summary, "skipped (outputs exist)", 0.0)
-        else:
-            one = copy.copy(args)
-            one.record, one.output, one.json, one.plot = (record, str(outputs["csv"]),
-                                                          str(outputs["json"]), None)
-            try:
-                prepare(one)
-                summary = _compute_and_write(one, argv, outputs, progress=False)[4]
-                row = _row(name, summary, "ok", time.perf_counter() - t0)
-            except KeyboardInterrupt:
-                interrupted = True
-                row = _row(name, None, "interrupted", time.perf_counter() - t0)
-            except (EDRError, OSError, ValueError) as exc:
-                row = _row(name, None, f"failed: {_cli_message(exc)}", time.perf_counter() - t0)
-            except Exception as exc:
-                if os.environ.get("EDR_DEBUG"):
-                    raise
-                row = _row(name, None,
-                           f"failed: internal error: {type(exc).__name__}: {_cli_message(exc)}",
-                           time.perf_counter() - t0)
+        row, interrupted = _extract_one(args, argv, record, name, outputs)
         rows.append(row)
         bar.write(f"{name}: {row['status']}"
                   + (f" ({row['seconds']:.2f} s)" if row["seconds"] else ""),
@@ -740,6 +704,54 @@ def run_many(args, records: Sequence[str], argv: Sequence[str],
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
     return 2 if n_failed else 0
+
+
+def _planned_jobs(records: Sequence[str], outdir: Path) -> list[tuple[str, str, dict]]:
+    """``(record, name, {"csv": path, "json": path})`` of each record under ``outdir``;
+    _OptionError when two records would write the same outputs."""
+    jobs = []
+    names: dict[str, str] = {}
+    for record in records:
+        try:
+            name = _record_name(record)
+        except (EDRError, OSError):
+            name = Path(record).stem
+        if name in names:
+            raise _OptionError(f"records {names[name]!r} and {record!r} would both write "
+                               f"{str(outdir / (name + '_edr.csv'))!r}")
+        names[name] = record
+        jobs.append((record, name,
+                     {"csv": outdir / f"{name}_edr.csv", "json": outdir / f"{name}_edr.json"}))
+    return jobs
+
+
+def _extract_one(args, argv: Sequence[str], record: str, name: str,
+                 outputs: dict) -> tuple[dict, bool]:
+    """One record of :func:`run_many`: its summary-table row, and whether the user interrupted
+    it. Complete outputs are skipped unless ``--overwrite``; errors become the row's status."""
+    import copy
+
+    t0 = time.perf_counter()
+    summary = None if args.overwrite else _complete(outputs)
+    if summary is not None:
+        return _row(name, summary, "skipped (outputs exist)", 0.0), False
+    one = copy.copy(args)
+    one.record, one.output, one.json, one.plot = (record, str(outputs["csv"]),
+                                                  str(outputs["json"]), None)
+    try:
+        prepare(one)
+        summary = _compute_and_write(one, argv, outputs, progress=False)[4]
+        return _row(name, summary, "ok", time.perf_counter() - t0), False
+    except KeyboardInterrupt:
+        return _row(name, None, "interrupted", time.perf_counter() - t0), True
+    except (EDRError, OSError, ValueError) as exc:
+        return _row(name, None, f"failed: {_cli_message(exc)}", time.perf_counter() - t0), False
+    except Exception as exc:
+        if os.environ.get("EDR_DEBUG"):
+            raise
+        return _row(name, None,
+                    f"failed: internal error: {type(exc).__name__}: {_cli_message(exc)}",
+                    time.perf_counter() - t0), False
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "python -m edr.extract") -> int:

@@ -1,4 +1,4 @@
-"""Quality-weighted fusion of respiratory series and the per-window rate quality.
+"""Quality-weighted fusion of respiratory series.
 
 Several series of one window may carry the breathing: the leading kernel
 principal components of the QRS matrix, the R amplitude, the QRS area, the
@@ -16,11 +16,7 @@ with the rest of the panel (:data:`CONSENSUS`), aligns it in time (within
 rate does, :data:`HEART_SERIES`) and averages.
 
 The same panel and weights judge the respiratory rate of every 32 s rate window
-(:func:`rate_quality`), in the spirit of the "smart fusion" of Karlen et al.
-(2013): the quality of a window is the weighted share of the panel's series
-whose own spectral-peak rate lies within :data:`AGREEMENT_BPM` of the EDR's.
-Where the ECG carries no consistent breathing the series disagree, the quality
-is low, and below :data:`QUALITY_THRESHOLD` the pipeline reports no rate.
+(:func:`edr.rates.rate_quality`).
 Everything here sees the ECG-derived series only. The weighting was chosen by
 leave-one-subject-out over the shared ICU and healthy recordings
 (``docs/studies/beyond_the_icu.md``), the band and the threshold by
@@ -38,13 +34,12 @@ import numpy as np
 from edr.signal import (
     GRID_FS,
     bandpass,
-    rate_series,
     spectral_concentration,
 )
 
-__all__ = ["AGREEMENT_BPM", "ALIGN_LAG_S", "CONSENSUS", "FUSION_POWER", "HEART_SERIES",
-           "LOCAL_S", "QUALITY_THRESHOLD", "WEIGHT_BAND_HZ", "Fusion", "agreement", "aligned_sum",
-           "fuse", "local_concentration", "panel_weights", "rate_quality", "shifted",
+__all__ = ["ALIGN_LAG_S", "CONSENSUS", "FUSION_POWER", "HEART_SERIES", "LOCAL_S",
+           "WEIGHT_BAND_HZ", "Fusion", "aligned_sum", "fuse", "local_concentration",
+           "panel_weights", "shifted",
            "standardised"]
 
 FUSION_POWER = 4
@@ -73,10 +68,6 @@ maximises their absolute correlation; two samples of the 4 Hz grid): series of o
 reach the grid slightly apart (a feature of the R peak against one of the whole QRS, the heart
 rate against the morphology, leads whose QRS differ), and averaging them unaligned blurs the
 breathing. Chosen by leave-one-subject-out (``docs/studies/beyond_the_icu.md``)."""
-AGREEMENT_BPM = 2.0
-"""A panel series agrees with the EDR in a rate window when their rates differ by at most this."""
-QUALITY_THRESHOLD = 0.5
-"""Rate windows whose quality is below this get no rate (NaN): the EDR abstains."""
 _MIN_BANDPASS_POINTS = 28
 
 
@@ -256,52 +247,3 @@ def _best_lag(y: np.ndarray, ref: np.ndarray, max_lag: int) -> int:
     lags = sorted(range(-max_lag, max_lag + 1), key=abs)
     c = [abs(float(np.dot(shifted(y, k), ref))) for k in lags]
     return lags[int(np.argmax(c))]
-
-
-def rate_quality(edr, panel: Mapping[str, np.ndarray], weights: Mapping[str, float], *,
-                 fs: float = GRID_FS, t0: float = 0.0):
-    """Rate of ``edr`` and its quality per 32 s window (16 s step), from the panel's agreement.
-
-    Parameters
-    ----------
-    edr : ndarray, shape (n,)
-        The EDR on a uniform grid (NaN where masked).
-    panel : mapping of str to ndarray, each shape (n,)
-        Series on the same grid that may carry the breathing.
-    weights : mapping of str to float
-        Weight of each panel series (e.g. :func:`panel_weights`).
-    fs, t0 : float
-        Grid rate (Hz) and time (s) of ``edr[0]``.
-
-    Returns
-    -------
-    t : ndarray
-        Window centres (s), as :func:`edr.signal.rate_series`.
-    rate_bpm : ndarray
-        The EDR's spectral-peak rate (NaN for a window with a masked sample).
-    quality : ndarray
-        Weighted share (0-1) of the panel whose rate is within :data:`AGREEMENT_BPM`
-        of ``rate_bpm``; 0 where the EDR has no rate.
-    """
-    t, rate = rate_series(edr, fs=fs, t0=t0)
-    rates = {name: rate_series(np.asarray(series, dtype=float), fs=fs, t0=t0)[1]
-             for name, series in panel.items()}
-    return t, rate, agreement(rate, rates, weights)
-
-
-def agreement(rate, panel_rates: Mapping[str, np.ndarray],
-              weights: Mapping[str, float]) -> np.ndarray:
-    """Quality of :func:`rate_quality` from the rates: the weighted share (0-1) of the panel
-    whose rate (``panel_rates[name]``, same windows as ``rate``) is within
-    :data:`AGREEMENT_BPM` of ``rate``; 0 where ``rate`` is NaN or the weights sum to 0."""
-    rate = np.asarray(rate, dtype=float)
-    total = float(sum(weights.values()))
-    quality = np.zeros(rate.size)
-    if total <= 0 or rate.size == 0:
-        return quality
-    for name, r in panel_rates.items():
-        agree = np.abs(r - rate) <= AGREEMENT_BPM  # NaN compares False
-        quality += weights.get(name, 0.0) * agree
-    quality /= total
-    quality[~np.isfinite(rate)] = 0.0
-    return quality

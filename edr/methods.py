@@ -257,7 +257,7 @@ class MethodOutput:
     panel : dict
         Fusion methods: the band-passed, standardised series (name -> values on
         ``Segment.grid``) the output was fused from; they also judge its rate
-        (:func:`edr.fusion.rate_quality`). Empty for the other methods.
+        (:func:`edr.rates.rate_quality`). Empty for the other methods.
     weights : dict
         Fusion methods: the weight of each ``panel`` series in the fusion
         (:func:`edr.fusion.panel_weights`). Empty for the other methods.

@@ -68,17 +68,35 @@ class EDROptions:
         Kernel width or criterion (kernel methods; kept as given, see
         :class:`edr.methods.KernelOptions` for the checked value).
     lead : str or None
-        None, a lead name, or one of :data:`LEAD_MODES`.
+        None: every ECG lead fused (:data:`DEFAULT_MULTI_LEAD`) when the recording has
+        several, else its only lead; a lead name of ``recording.leads``; or a multi-lead
+        mode of :data:`LEAD_MODES`, per window: ``"auto"`` — the lead whose EDR scores best
+        by :func:`edr.leads.assess_leads` (ECG alone); ``"fuse"`` — the quality-weighted,
+        sign-aligned combination of the single-lead EDRs; ``"multilead"`` — kernel PCA of
+        the concatenated QRS windows of the usable leads at jointly detected beats (kernel
+        methods only). Per-lead scores go to ``WindowInfo.quality["lead_scores"]``.
     window_s : float or None
-        Analysis window (s, :data:`MIN_WINDOW_S` to :data:`MAX_WINDOW_S`), stored as float.
-    overlap : float
-        Window overlap fraction in ``[0, MAX_OVERLAP]``.
-    fs_out : float
+        Analysis window (s, :data:`MIN_WINDOW_S` to :data:`MAX_WINDOW_S`), stored as float;
+        None: the whole record up to :data:`WHOLE_RECORD_MAX_S`, else
+        :data:`DEFAULT_WINDOW_S` (``solver="dense"``). Must be None with ``solver="fs2"``.
+    overlap : float, default :data:`DEFAULT_OVERLAP`
+        Fraction of a window shared with the next one, in ``[0, MAX_OVERLAP]``.
+    fs_out : float, default :data:`edr.signal.GRID_FS`
         Output grid rate (Hz) in ``(2 * BAND_HZ[1], FS_OUT_MAX]``, stored as float.
-    random_state : None, int or Generator
-    progress : bool
-    solver : {"dense", "fs2"}
+    random_state : None, int or Generator, default 0
+        Passed to the kernel PCA estimator (its σ² criterion).
+    progress : bool, default False
+        Show a tqdm bar over the windows.
+    solver : {"dense", "fs2"}, default "dense"
+        Kernel methods with beats as data points only. ``"dense"``: dense kernel PCA per
+        analysis window, windows stitched. ``"fs2"``: one fixed-size kernel PCA model
+        (:class:`kpca.largescale.FixedSizeKernelPCA`, σ² criterion on the support vectors
+        + a validation set) over all valid beats of the whole record, every beat projected
+        onto it; memory ``O(N d + 4096 M + M^2)`` for ``N`` beats of ``d`` samples.
     n_support : int or None
+        ``solver="fs2"`` only: support vectors ``M`` (2 <= M <= valid beats, minus one with
+        a σ² criterion). None: ``min(DEFAULT_N_SUPPORT, N - 1)``
+        (:data:`edr.methods.DEFAULT_N_SUPPORT`).
     method_options : Mapping
         Further keyword options of the method.
 

@@ -5,7 +5,7 @@ Per analysis window (:mod:`edr.windows`): the window's ECG → :func:`edr.beats.
 ``fs_out`` grid. The windows are stitched, band-passed and given their sign by
 :class:`edr.stitch.Stitcher`; the respiratory rate and its quality come from
 :func:`edr.rates.judged_rates` (no rate where the quality is below
-:data:`edr.fusion.QUALITY_THRESHOLD`). Options are validated once by
+:data:`edr.rates.QUALITY_THRESHOLD`). Options are validated once by
 :class:`edr.options.EDROptions`. Design and measurements:
 ``docs/design.md#2-edr-pipeline-decisions``.
 """
@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from edr.errors import SignalError
-from edr.fusion import QUALITY_THRESHOLD
 from edr.io.writers import to_jsonable
 from edr.methods import DEFAULT_SIGMA2
 from edr.options import (
@@ -30,7 +29,7 @@ from edr.options import (
     WHOLE_RECORD_MAX_S,
     EDROptions,
 )
-from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates
+from edr.rates import MAX_DROPPED_SHARE, QUALITY_THRESHOLD, RateSpan, judged_rates
 from edr.signal import GRID_FS, MIN_BEATS, SEGMENT_S
 from edr.stitch import MAX_GAP_S, Stitcher, WindowPart
 from edr.windows import (
@@ -67,7 +66,7 @@ class WindowInfo:
         Lead analysed.
     quality : dict
         ``status`` ("ok"; "low quality: ..." when the median quality of its
-        rate windows, ``quality_index``, is below :data:`edr.fusion.QUALITY_THRESHOLD`
+        rate windows, ``quality_index``, is below :data:`edr.rates.QUALITY_THRESHOLD`
         or more than :data:`edr.rates.MAX_DROPPED_SHARE` of its beats were dropped
         (``dropped_share``; its rates are then withheld); or the reason the window was skipped),
         ``spectral_concentration`` of the window's EDR, the selection
@@ -103,7 +102,7 @@ class EDRResult:
     rate_time, rate_bpm : ndarray
         Respiratory rate, 32 s windows every 16 s (spectral peak in 4–60 /min);
         NaN where the window is masked or its quality is below
-        :data:`edr.fusion.QUALITY_THRESHOLD` (the extraction abstains).
+        :data:`edr.rates.QUALITY_THRESHOLD` (the extraction abstains).
     method, lead : str
     sigma2 : float or None
         Kernel width of the first analysed window.
@@ -208,40 +207,11 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, sigma2=DEFAULT_SIGMA2, lead
         Kernel width, or a :mod:`kpca.selection` criterion ("mdd-fast", "mdd", "shannon",
         "kpa", "rule-of-thumb", ...) evaluated per window by the kernel PCA
         estimator. Ignored by methods without a kernel (recorded as None in ``params``).
-    lead : None or str
-        None: every ECG lead fused (:data:`~edr.options.DEFAULT_MULTI_LEAD`) when
-        the recording has several, else its only lead; a lead name of ``recording.leads``;
-        or a multi-lead mode of :data:`~edr.options.LEAD_MODES`, per window:
-        ``"auto"`` — the lead whose EDR scores best by
-        :func:`edr.leads.assess_leads` (ECG alone); ``"fuse"`` — the
-        quality-weighted, sign-aligned combination of the single-lead EDRs;
-        ``"multilead"`` — kernel PCA of the concatenated QRS windows of the
-        usable leads at jointly detected beats (kernel methods only). Per-lead
-        scores go to ``WindowInfo.quality["lead_scores"]``.
-    window_s : float, optional
-        Analysis window (s, :data:`~edr.options.MIN_WINDOW_S` to
-        :data:`~edr.options.MAX_WINDOW_S`); None: the
-        whole record up to :data:`WHOLE_RECORD_MAX_S`, else
-        :data:`DEFAULT_WINDOW_S` (``solver="dense"``). Must be None with ``solver="fs2"``.
-    overlap : float, default :data:`DEFAULT_OVERLAP`
-        Fraction of a window shared with the next one.
-    fs_out : float, default :data:`edr.signal.GRID_FS`
-        Rate (Hz) of the output grid.
-    random_state : None, int or Generator, default 0
-        Passed to the kernel PCA estimator (its σ² criterion).
-    progress : bool, default False
-        Show a tqdm bar over the windows.
-    solver : {"dense", "fs2"}, default "dense"
-        Kernel methods with beats as data points only. ``"dense"``: dense
-        kernel PCA per analysis window, windows stitched. ``"fs2"``: one
-        fixed-size kernel PCA model (:class:`kpca.largescale.FixedSizeKernelPCA`,
-        σ² criterion on the support vectors + a validation set) over all valid
-        beats of the whole record, every beat projected onto it; memory
-        ``O(N d + 4096 M + M^2)`` for ``N`` beats of ``d`` samples.
-    n_support : int, optional
-        ``solver="fs2"`` only: support vectors ``M`` (2 <= M <= valid beats,
-        minus one with a σ² criterion). None: ``min(DEFAULT_N_SUPPORT, N - 1)``
-        (:data:`edr.methods.DEFAULT_N_SUPPORT`).
+    lead, window_s, overlap, fs_out, random_state, progress, solver, n_support
+        The fields of :class:`~edr.options.EDROptions` of the same names (meanings,
+        defaults and checks there): the lead or multi-lead mode, the analysis windows,
+        the output grid rate, the seed of the σ² criterion, a tqdm bar, and the kernel
+        PCA solver (dense per window, or one fixed-size model of the whole record).
     **options
         Method options: for the kernel methods ``orientation``, ``baseline``,
         ``train_on`` and options of :func:`kpca.selection.select`; ``pca``
@@ -252,7 +222,7 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, sigma2=DEFAULT_SIGMA2, lead
     EDRResult
         Grid points farther than :data:`MAX_GAP_S` from every used beat, and
         those of skipped windows, are NaN in the waveform; rate windows whose
-        quality is below :data:`edr.fusion.QUALITY_THRESHOLD` have no rate.
+        quality is below :data:`edr.rates.QUALITY_THRESHOLD` have no rate.
 
     Raises
     ------

@@ -163,7 +163,7 @@ def _shade_unused(ax, result, *, label=True):
 def _panel_overview(ax, recording, result, ref, minute):
     """Rate over the whole record: EDR, reference, withheld / masked stretches, the minute."""
     from edr.evaluate.metrics import window_rates
-    from edr.fusion import QUALITY_THRESHOLD
+    from edr.rates import QUALITY_THRESHOLD
 
     t_rate = np.asarray(result.rate_time, dtype=float)
     rate = np.asarray(result.rate_bpm, dtype=float)
@@ -197,7 +197,7 @@ def _panel_overview(ax, recording, result, ref, minute):
 
 def _panel_quality(ax, result):
     """Quality of each rate window against the threshold."""
-    from edr.fusion import QUALITY_THRESHOLD
+    from edr.rates import QUALITY_THRESHOLD
 
     t_rate = np.asarray(result.rate_time, dtype=float)
     q = np.asarray(result.rate_quality, dtype=float)

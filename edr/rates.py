@@ -1,30 +1,193 @@
-"""The respiratory rate of a stitched EDR, judged window by window: :func:`judged_rates`.
+"""Respiratory rates: series → rate windows → judged rates.
 
-Every 32 s rate window (16 s step, :func:`edr.signal.rate_series`) of the
-stitched waveform gets its spectral-peak rate and a quality (0-1): the weighted
-share of the evidence panel of the analysis window that holds it
-(:attr:`edr.windows.WindowAnalysis.panel`) whose own rate agrees with the
-EDR's (:func:`edr.fusion.rate_quality`; the panel's rates of all the rate windows one analysis
-window judges are computed at once). Below :data:`edr.fusion.QUALITY_THRESHOLD`
-the rate is withheld (NaN): the ECG then carries no consistent breathing.
+The one home of the rate computations the pipeline, the stream and the evaluation share:
+
+* the rate windows — :data:`edr.signal.SEGMENT_S` long every :data:`edr.signal.RATE_STEP_S`
+  (:func:`window_starts`) — and their spectral-peak rates (:func:`spectral_peak_rates`,
+  :func:`rate_series`);
+* the quality of a rate (:func:`rate_quality`, :func:`agreement`), in the spirit of the
+  "smart fusion" of Karlen et al. (2013): the weighted share of a panel of series that may
+  carry the breathing whose own spectral-peak rate lies within :data:`AGREEMENT_BPM` of the
+  EDR's. Where the ECG carries no consistent breathing the series disagree, the quality is
+  low, and below :data:`QUALITY_THRESHOLD` no rate is reported;
+* the judged rates of a stitched EDR (:func:`judged_rates`): every rate window gets its
+  spectral-peak rate and the quality given by the evidence panel of the analysis window that
+  holds it (:attr:`edr.windows.WindowAnalysis.panel`; the panel's rates of all the rate
+  windows one analysis window judges are computed at once); below the threshold the rate is
+  withheld (NaN).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from edr.fusion import QUALITY_THRESHOLD, agreement
-from edr.signal import RATE_TILT, SEGMENT_S, rate_series, window_rates, window_starts
+from edr.signal import (
+    GRID_FS,
+    RATE_BAND_BPM,
+    RATE_NFFT,
+    RATE_STEP_S,
+    RATE_TILT,
+    SEGMENT_S,
+    as_series,
+    positive_rate,
+)
 from edr.windows import Window, WindowAnalysis
 
-__all__ = ["MAX_DROPPED_SHARE", "JudgedRates", "RateSpan", "judged_rates"]
+__all__ = ["AGREEMENT_BPM", "MAX_DROPPED_SHARE", "QUALITY_THRESHOLD", "JudgedRates", "RateSpan",
+           "agreement", "judged_rates", "rate_quality", "rate_series", "spectral_peak_rates",
+           "window_starts"]
+
+AGREEMENT_BPM = 2.0
+"""A panel series agrees with the EDR in a rate window when their rates differ by at most this."""
+QUALITY_THRESHOLD = 0.5
+"""Rate windows whose quality is below this get no rate (NaN): the EDR abstains."""
 
 MAX_DROPPED_SHARE = 1 / 3
 """An analysis window in which more than this share of the detected beats were dropped
 (ectopic, artefact, clipped) gives no rate: its morphology is not to be trusted
 (``docs/design.md#3-generalisation-to-unseen-patients``)."""
+
+
+def window_starts(n: int, fs: float) -> np.ndarray:
+    """Sample indices where the :data:`~edr.signal.SEGMENT_S` rate windows (every
+    :data:`~edr.signal.RATE_STEP_S`) of an ``n``-sample series start."""
+    win = int(round(SEGMENT_S * fs))
+    step = int(round(RATE_STEP_S * fs))
+    if n < win:
+        return np.empty(0, dtype=int)
+    return np.arange(0, n - win + 1, step)
+
+
+_RATE_BLOCK = 256  # rate windows transformed together (~8 MB of spectra)
+
+
+def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TILT) -> np.ndarray:
+    """Spectral-peak rate (breaths/min) of the :data:`~edr.signal.SEGMENT_S` windows of ``x``
+    starting at the sample indices ``starts`` (each window inside ``x``): the peak of the
+    Hann-windowed periodogram of the demeaned window, zero-padded to
+    :data:`~edr.signal.RATE_NFFT` points, within :data:`~edr.signal.RATE_BAND_BPM`: of its
+    local maxima (band edges included), the one with the largest ``f**tilt`` times its power
+    (:data:`~edr.signal.RATE_TILT`; 0 takes the highest peak); NaN for a window with a
+    non-finite sample or no power in the band.
+
+    All windows are transformed at once (the same values as one by one).
+    """
+    fs = positive_rate(fs)
+    x = as_series(x, "x")
+    win = int(round(SEGMENT_S * fs))
+    starts = np.asarray(starts, dtype=int)
+    bpm = np.full(starts.size, np.nan)
+    if starts.size == 0:
+        return bpm
+    nfft = max(RATE_NFFT, win)
+    f_bpm = 60.0 * np.fft.rfftfreq(nfft, d=1.0 / fs)
+    band = (f_bpm >= RATE_BAND_BPM[0]) & (f_bpm <= RATE_BAND_BPM[1])
+    taper = np.hanning(win)
+    emphasis = f_bpm[band] ** float(tilt)
+    for c in range(0, starts.size, _RATE_BLOCK):  # bounded memory: _RATE_BLOCK spectra at once
+        segs = x[starts[c:c + _RATE_BLOCK, None] + np.arange(win)[None, :]]
+        ok = np.flatnonzero(np.isfinite(segs).all(axis=1))
+        if ok.size == 0:
+            continue
+        segs = segs[ok] - segs[ok].mean(axis=1, keepdims=True)
+        spec = (np.abs(np.fft.rfft(segs * taper, n=nfft, axis=1)) ** 2)[:, band]
+        peak = f_bpm[band][np.argmax(np.where(_local_maxima(spec), spec * emphasis, -1.0),
+                                     axis=1)]
+        bpm[c + ok] = np.where(np.any(spec > 0, axis=1), peak, np.nan)
+    return bpm
+
+
+def _local_maxima(spec: np.ndarray) -> np.ndarray:
+    """Where each row of ``spec`` is at least both its neighbours (one, at the ends)."""
+    ge_left = np.ones(spec.shape, dtype=bool)
+    ge_right = np.ones(spec.shape, dtype=bool)
+    ge_left[:, 1:] = spec[:, 1:] >= spec[:, :-1]
+    ge_right[:, :-1] = spec[:, :-1] >= spec[:, 1:]
+    return ge_left & ge_right
+
+
+def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0, tilt: float = RATE_TILT):
+    """Respiratory rate per :data:`~edr.signal.SEGMENT_S` window
+    (:data:`~edr.signal.RATE_STEP_S` step) from the spectral peak.
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        Uniformly sampled respiratory series.
+    fs : float, default :data:`~edr.signal.GRID_FS`
+        Its rate in Hz.
+    t0 : float, default 0.0
+        Time (s) of ``x[0]``.
+    tilt : float, default :data:`~edr.signal.RATE_TILT`
+        Exponent of the frequency weighting that picks the peak.
+
+    Returns
+    -------
+    t : ndarray
+        Window centres in s.
+    bpm : ndarray
+        Peak of the Hann-windowed periodogram zero-padded to :data:`~edr.signal.RATE_NFFT`
+        points within :data:`~edr.signal.RATE_BAND_BPM`, chosen among its local maxima by
+        ``f**tilt`` times their power (NaN for a window with a non-finite sample or no power),
+        :func:`spectral_peak_rates`.
+    """
+    fs = positive_rate(fs)
+    x = as_series(x, "x")
+    win = int(round(SEGMENT_S * fs))
+    starts = window_starts(x.size, fs)
+    return t0 + (starts + win / 2) / fs, spectral_peak_rates(x, starts, fs, tilt=tilt)
+
+
+def rate_quality(edr, panel: Mapping[str, np.ndarray], weights: Mapping[str, float], *,
+                 fs: float = GRID_FS, t0: float = 0.0):
+    """Rate of ``edr`` and its quality per 32 s window (16 s step), from the panel's agreement.
+
+    Parameters
+    ----------
+    edr : ndarray, shape (n,)
+        The EDR on a uniform grid (NaN where masked).
+    panel : mapping of str to ndarray, each shape (n,)
+        Series on the same grid that may carry the breathing.
+    weights : mapping of str to float
+        Weight of each panel series (e.g. :func:`edr.fusion.panel_weights`).
+    fs, t0 : float
+        Grid rate (Hz) and time (s) of ``edr[0]``.
+
+    Returns
+    -------
+    t : ndarray
+        Window centres (s), as :func:`rate_series`.
+    rate_bpm : ndarray
+        The EDR's spectral-peak rate (NaN for a window with a masked sample).
+    quality : ndarray
+        Weighted share (0-1) of the panel whose rate is within :data:`AGREEMENT_BPM`
+        of ``rate_bpm``; 0 where the EDR has no rate.
+    """
+    t, rate = rate_series(edr, fs=fs, t0=t0)
+    rates = {name: rate_series(np.asarray(series, dtype=float), fs=fs, t0=t0)[1]
+             for name, series in panel.items()}
+    return t, rate, agreement(rate, rates, weights)
+
+
+def agreement(rate, panel_rates: Mapping[str, np.ndarray],
+              weights: Mapping[str, float]) -> np.ndarray:
+    """Quality of :func:`rate_quality` from the rates: the weighted share (0-1) of the panel
+    whose rate (``panel_rates[name]``, same windows as ``rate``) is within
+    :data:`AGREEMENT_BPM` of ``rate``; 0 where ``rate`` is NaN or the weights sum to 0."""
+    rate = np.asarray(rate, dtype=float)
+    total = float(sum(weights.values()))
+    quality = np.zeros(rate.size)
+    if total <= 0 or rate.size == 0:
+        return quality
+    for name, r in panel_rates.items():
+        agree = np.abs(r - rate) <= AGREEMENT_BPM  # NaN compares False
+        quality += weights.get(name, 0.0) * agree
+    quality /= total
+    quality[~np.isfinite(rate)] = 0.0
+    return quality
 
 
 @dataclass(frozen=True)
@@ -70,10 +233,10 @@ def judged_rates(waveform, grid, spans, fs_out: float,
         holds its centre. A rate window no analysis window contains gets quality 0.
     fs_out : float
         Grid rate (Hz).
-    threshold : float, default :data:`edr.fusion.QUALITY_THRESHOLD`
+    threshold : float, default :data:`QUALITY_THRESHOLD`
         Quality below which the rate is withheld.
     tilt : float, default :data:`edr.signal.RATE_TILT`
-        Exponent of the rate periodograms' frequency weighting (:func:`edr.signal.window_rates`).
+        Exponent of the rate periodograms' frequency weighting (:func:`spectral_peak_rates`).
 
     Returns
     -------
@@ -93,7 +256,7 @@ def judged_rates(waveform, grid, spans, fs_out: float,
     for sp, items in zip(spans, judged, strict=True):
         if items:  # the panel's rates of all these windows at once (= rate_quality per window)
             idx, starts = (np.array(v) for v in zip(*items, strict=True))
-            rates = {name: window_rates(v, starts - sp.first, fs_out, tilt=tilt)
+            rates = {name: spectral_peak_rates(v, starts - sp.first, fs_out, tilt=tilt)
                      for name, v in sp.panel.items()}
             quality[idx] = agreement(raw[idx], rates, sp.weights)
     rate = np.where(quality >= threshold, raw, np.nan)

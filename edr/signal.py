@@ -2,7 +2,8 @@
 
 The one home of the uniform output grid (:data:`GRID_FS`), the respiratory
 band (:data:`BAND_HZ`) and its band-pass, the cubic-spline resampling of
-beat-sampled series, the spectral-peak rate and the spectral concentration,
+beat-sampled series, the constants of the rate windows (their rates: :mod:`edr.rates`) and
+the spectral concentration,
 and the limits every layer above shares (:data:`FS_RANGE`, :data:`MIN_BEATS`).
 It sits below :mod:`edr.methods` and imports only :mod:`edr.errors` and
 :mod:`edr.beats` (see ``docs/design.md#1-architecture-a-one-way-stack``);
@@ -43,12 +44,9 @@ __all__ = [
     "remove_mains",
     "bandpass",
     "positive_rate",
-    "rate_series",
     "spectral_concentration",
     "to_uniform_grid",
     "welch_in_blocks",
-    "window_rates",
-    "window_starts",
 ]
 
 GRID_FS = 4.0
@@ -211,94 +209,6 @@ def bandpass(x, *, fs: float = GRID_FS, low: float = BAND_HZ[0], high: float = B
     sos = butter_sos(FILTER_ORDER, (low, high), "bandpass", fs)
     padlen = min(3 * (2 * len(sos) + 1), x.size - 1)
     return signal.sosfiltfilt(sos.copy(), x - np.mean(x), padlen=padlen)
-
-
-def window_starts(n: int, fs: float) -> np.ndarray:
-    """Sample indices where the :data:`SEGMENT_S` rate windows of an ``n``-sample series start."""
-    win = int(round(SEGMENT_S * fs))
-    step = int(round(RATE_STEP_S * fs))
-    if n < win:
-        return np.empty(0, dtype=int)
-    return np.arange(0, n - win + 1, step)
-
-
-_RATE_BLOCK = 256  # rate windows transformed together (~8 MB of spectra)
-
-
-def window_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TILT) -> np.ndarray:
-    """Spectral-peak rate (breaths/min) of the :data:`SEGMENT_S` windows of ``x`` starting at
-    the sample indices ``starts`` (each window inside ``x``): the peak of the Hann-windowed
-    periodogram of the demeaned window, zero-padded to :data:`RATE_NFFT` points, within
-    :data:`RATE_BAND_BPM`: of its local maxima (band edges included), the one with the largest
-    ``f**tilt`` times its power (:data:`RATE_TILT`; 0 takes the highest peak); NaN for a window
-    with a non-finite sample or no power in the band.
-
-    All windows are transformed at once (the same values as one by one).
-    """
-    fs = positive_rate(fs)
-    x = as_series(x, "x")
-    win = int(round(SEGMENT_S * fs))
-    starts = np.asarray(starts, dtype=int)
-    bpm = np.full(starts.size, np.nan)
-    if starts.size == 0:
-        return bpm
-    nfft = max(RATE_NFFT, win)
-    f_bpm = 60.0 * np.fft.rfftfreq(nfft, d=1.0 / fs)
-    band = (f_bpm >= RATE_BAND_BPM[0]) & (f_bpm <= RATE_BAND_BPM[1])
-    taper = np.hanning(win)
-    emphasis = f_bpm[band] ** float(tilt)
-    for c in range(0, starts.size, _RATE_BLOCK):  # bounded memory: _RATE_BLOCK spectra at once
-        segs = x[starts[c:c + _RATE_BLOCK, None] + np.arange(win)[None, :]]
-        ok = np.flatnonzero(np.isfinite(segs).all(axis=1))
-        if ok.size == 0:
-            continue
-        segs = segs[ok] - segs[ok].mean(axis=1, keepdims=True)
-        spec = (np.abs(np.fft.rfft(segs * taper, n=nfft, axis=1)) ** 2)[:, band]
-        peak = f_bpm[band][np.argmax(np.where(_local_maxima(spec), spec * emphasis, -1.0),
-                                     axis=1)]
-        bpm[c + ok] = np.where(np.any(spec > 0, axis=1), peak, np.nan)
-    return bpm
-
-
-def _local_maxima(spec: np.ndarray) -> np.ndarray:
-    """Where each row of ``spec`` is at least both its neighbours (one, at the ends)."""
-    ge_left = np.ones(spec.shape, dtype=bool)
-    ge_right = np.ones(spec.shape, dtype=bool)
-    ge_left[:, 1:] = spec[:, 1:] >= spec[:, :-1]
-    ge_right[:, :-1] = spec[:, :-1] >= spec[:, 1:]
-    return ge_left & ge_right
-
-
-def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0, tilt: float = RATE_TILT):
-    """Respiratory rate per :data:`SEGMENT_S` window (:data:`RATE_STEP_S` step) from the spectral
-    peak.
-
-    Parameters
-    ----------
-    x : array_like, shape (n,)
-        Uniformly sampled respiratory series.
-    fs : float, default :data:`GRID_FS`
-        Its rate in Hz.
-    t0 : float, default 0.0
-        Time (s) of ``x[0]``.
-    tilt : float, default :data:`RATE_TILT`
-        Exponent of the frequency weighting that picks the peak.
-
-    Returns
-    -------
-    t : ndarray
-        Window centres in s.
-    bpm : ndarray
-        Peak of the Hann-windowed periodogram zero-padded to :data:`RATE_NFFT`
-        points within :data:`RATE_BAND_BPM`, chosen among its local maxima by ``f**tilt`` times
-        their power (NaN for a window with a non-finite sample or no power),
-        :func:`window_rates`.
-    """
-    fs = positive_rate(fs)
-    x = as_series(x, "x")
-    win = int(round(SEGMENT_S * fs))
-    starts = window_starts(x.size, fs)
-    return t0 + (starts + win / 2) / fs, window_rates(x, starts, fs, tilt=tilt)
 
 
 def _welch(x: np.ndarray, fs: float, nperseg: int):

@@ -69,12 +69,14 @@ lead plus the respiration).
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 
 import numpy as np
 from scipy.interpolate import CubicSpline
 
 __all__ = ["FAILURE_SCENARIOS", "HEALTHY_SCENARIOS", "LEAD_DIRECTIONS", "SCENARIOS",
-           "simulate_recording", "simulate_scenario"]
+           "SimulationParameters", "simulate_recording", "simulate_scenario"]
 
 
 def _unit(v):
@@ -344,53 +346,12 @@ def _noise_burst(std, fs, n_leads):
     return make
 
 
-def simulate_recording(
-    duration_s=300.0,
-    fs=250.0,
-    *,
-    resp_rate_hz=0.25,
-    heart_rate_bpm=70.0,
-    leads=("II",),
-    rsa_bpm=4.0,
-    amplitude_modulation=0.15,
-    axis_modulation_deg=10.0,
-    baseline_wander=0.1,
-    wander_period_s=10.0,
-    respiratory_baseline=0.05,
-    noise_std=0.02,
-    resp_rate_variability=0.08,
-    resp_amplitude_variability=0.15,
-    hrv_std_bpm=1.0,
-    morphology_step_rate_per_min=0.0,
-    morphology_step_size=0.3,
-    morphology_drift=0.0,
-    morphology_drift_period_s=60.0,
-    ectopic_runs_per_min=0.0,
-    ectopic_run_beats=4.0,
-    ectopic_prematurity=0.3,
-    ectopic_width=2.5,
-    ectopic_amplitude=1.0,
-    motion_artifact_rate_per_min=0.0,
-    motion_artifact_amplitude=0.5,
-    motion_contact_change_deg=0.0,
-    noise_burst_rate_per_min=0.0,
-    noise_burst_std=0.3,
-    noise_burst_min_s=1.0,
-    noise_burst_max_s=4.0,
-    ventilator_depth=None,
-    resp_rate_schedule_hz=None,
-    resp_rate_step_s=60.0,
-    name="simulated",
-    random_state=0,
-):
-    """Simulate an ECG recording whose respiration is known.
+@dataclass(frozen=True)
+class SimulationParameters:
+    """The physiology and artefacts of :func:`simulate_recording` (its keyword arguments).
 
     Parameters
     ----------
-    duration_s : float, default 300
-        Length of the record in seconds.
-    fs : float, default 250
-        Sampling rate in Hz (of the ECG leads and of the reference respiration).
     resp_rate_hz : float, default 0.25
         Mean respiratory rate in Hz (0.25 Hz = 15 breaths/min).
     heart_rate_bpm : float, default 70
@@ -470,10 +431,59 @@ def simulate_recording(
         unused. None (default): one mean rate.
     resp_rate_step_s : float, default 60
         How long each rate of ``resp_rate_schedule_hz`` is held (s).
+    """
+
+    resp_rate_hz: float = 0.25
+    heart_rate_bpm: float = 70.0
+    leads: Sequence[str] = ("II",)
+    rsa_bpm: float = 4.0
+    amplitude_modulation: float = 0.15
+    axis_modulation_deg: float = 10.0
+    baseline_wander: float = 0.1
+    wander_period_s: float = 10.0
+    respiratory_baseline: float = 0.05
+    noise_std: float = 0.02
+    resp_rate_variability: float = 0.08
+    resp_amplitude_variability: float = 0.15
+    hrv_std_bpm: float = 1.0
+    morphology_step_rate_per_min: float = 0.0
+    morphology_step_size: float = 0.3
+    morphology_drift: float = 0.0
+    morphology_drift_period_s: float = 60.0
+    ectopic_runs_per_min: float = 0.0
+    ectopic_run_beats: float = 4.0
+    ectopic_prematurity: float = 0.3
+    ectopic_width: float = 2.5
+    ectopic_amplitude: float = 1.0
+    motion_artifact_rate_per_min: float = 0.0
+    motion_artifact_amplitude: float = 0.5
+    motion_contact_change_deg: float = 0.0
+    noise_burst_rate_per_min: float = 0.0
+    noise_burst_std: float = 0.3
+    noise_burst_min_s: float = 1.0
+    noise_burst_max_s: float = 4.0
+    ventilator_depth: float | None = None
+    resp_rate_schedule_hz: Sequence[float] | None = None
+    resp_rate_step_s: float = 60.0
+
+
+def simulate_recording(duration_s=300.0, fs=250.0, *, name="simulated", random_state=0,
+                       **parameters):
+    """Simulate an ECG recording whose respiration is known.
+
+    Parameters
+    ----------
+    duration_s : float, default 300
+        Length of the record in seconds.
+    fs : float, default 250
+        Sampling rate in Hz (of the ECG leads and of the reference respiration).
     name : str, default "simulated"
         ``Recording.name``.
     random_state : None, int or numpy.random.Generator, default 0
         Seed; the same seed gives the same record.
+    **parameters
+        The fields of :class:`SimulationParameters` (physiology, artefacts and leads), by
+        name; unset fields keep their defaults.
 
     Returns
     -------
@@ -488,7 +498,9 @@ def simulate_recording(
     ValueError
         A parameter out of range (the message names it), or an unknown lead.
     """
-    opts = _checked_options(dict(locals()))
+    chosen = SimulationParameters(**parameters)
+    opts = _checked_options({"duration_s": duration_s, "fs": fs, "name": name,
+                             **{f.name: getattr(chosen, f.name) for f in fields(chosen)}})
     rng = np.random.default_rng(random_state)
     # Slow processes on a 10 Hz grid, extended past the end so the last beat
     # and breath exist.
@@ -518,9 +530,10 @@ _FS_SLOW = 10.0
 
 
 def _checked_options(opts):
-    """The options of :func:`simulate_recording` (its ``locals()``), validated in the order of
-    its signature and converted to float, with the ventilator scaling applied, the leads
-    resolved (``leads``, ``directions``, ``lead_names``) and ``n`` (samples); a namespace.
+    """The options of :func:`simulate_recording` (``duration_s``, ``fs``, ``name`` and the
+    fields of :class:`SimulationParameters`), validated and converted to float, with the
+    ventilator scaling applied, the leads resolved (``leads``, ``directions``, ``lead_names``)
+    and ``n`` (samples); a namespace.
 
     Raises ``ValueError`` naming the first bad option.
     """

@@ -77,7 +77,7 @@ class WindowAnalysis:
         Multi-lead modes: ``lead_scores`` and ``lead_reasons``; else empty.
     panel : dict
         Band-passed, standardised series on the same grid points that judge the
-        rate (:func:`edr.fusion.rate_quality`): the fused series of a fusion
+        rate (:func:`edr.rates.rate_quality`): the fused series of a fusion
         method (of every usable lead with ``lead="fuse"``), else the output with
         the lead's R amplitude and QRS area (:func:`evidence_panel`).
     weights : dict

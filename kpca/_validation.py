@@ -59,29 +59,7 @@ def check_array(X, name="X", *, min_samples=1, n_features=None):
         scikit-learn's wording ("Reshape your data", "0 feature(s)", "NaN")
         so that its estimator checks recognise them.
     """
-    if type(X).__module__.startswith("scipy.sparse"):
-        raise TypeError(
-            f"{name} is a sparse matrix or array ({type(X).__name__}); sparse input is not "
-            f"supported, kernel PCA needs dense data: pass {name}.toarray()"
-        )
-    arr = X if isinstance(X, np.ndarray) else None
-    if arr is None:
-        try:
-            arr = np.asarray(X)
-        except (TypeError, ValueError) as exc:
-            raise InputTypeError(
-                f"{name} must be a numeric array; got {type(X).__name__}: {exc}"
-            ) from None
-    if np.iscomplexobj(arr):
-        raise ValueError(
-            f"{name} must be real: Complex data not supported; got dtype {arr.dtype}"
-        )
-    try:
-        arr = np.asarray(arr, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputTypeError(
-            f"{name} must be a numeric array; got {type(X).__name__}: {exc}"
-        ) from None
+    arr = _as_real_floats(X, name)
     if arr.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D array (n_samples, n_features); got {name}.ndim={arr.ndim} "
@@ -111,6 +89,35 @@ def check_array(X, name="X", *, min_samples=1, n_features=None):
             f"{arr[bad[0], bad[1]]} (input contains NaN or inf)"
         )
     return np.ascontiguousarray(arr)
+
+
+def _as_real_floats(X, name):
+    """``X`` as a float64 array (no copy when it already is one); the TypeError,
+    InputTypeError and ValueError (complex) of :func:`check_array`."""
+    if type(X).__module__.startswith("scipy.sparse"):
+        raise TypeError(
+            f"{name} is a sparse matrix or array ({type(X).__name__}); sparse input is not "
+            f"supported, kernel PCA needs dense data: pass {name}.toarray()"
+        )
+    arr = X if isinstance(X, np.ndarray) else None
+    if arr is None:
+        try:
+            arr = np.asarray(X)
+        except (TypeError, ValueError) as exc:
+            raise InputTypeError(
+                f"{name} must be a numeric array; got {type(X).__name__}: {exc}"
+            ) from None
+    if np.iscomplexobj(arr):
+        raise ValueError(
+            f"{name} must be real: Complex data not supported; got dtype {arr.dtype}"
+        )
+    try:
+        arr = np.asarray(arr, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputTypeError(
+            f"{name} must be a numeric array; got {type(X).__name__}: {exc}"
+        ) from None
+    return arr
 
 
 def check_n_components(n_components, n_samples, name="n_components", *, optional=False,

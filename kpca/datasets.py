@@ -16,6 +16,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from kpca._validation import check_random_state
 
@@ -55,7 +56,7 @@ def _add_noise(clean, noise, snr_db, rng):
     return clean + std * rng.standard_normal(clean.shape)
 
 
-def embed(points, n_features):
+def embed(points: ArrayLike, n_features: int) -> np.ndarray:
     """Embed 2-D (or p-D) points isometrically in ``n_features`` dimensions.
 
     Following Jørgensen & Hansen (2012, Sec. IV-A: "the two dimensions were
@@ -88,8 +89,10 @@ def embed(points, n_features):
     return points @ E
 
 
-def semicircles(n_samples=500, *, noise=None, snr_db=None, radius=1.0, n_features=2,
-                random_state=None):
+def semicircles(n_samples: int = 500, *, noise: float | None = None,
+                snr_db: float | None = None, radius: float = 1.0, n_features: int = 2,
+                random_state: int | np.random.Generator | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
     """Two equally populated, non-intersecting, interleaved semicircles.
 
     Upper arc: ``radius (cos t, sin t)``; lower arc:
@@ -143,7 +146,9 @@ def semicircles(n_samples=500, *, noise=None, snr_db=None, radius=1.0, n_feature
     return _add_noise(clean, noise, snr_db, rng), clean
 
 
-def square(n_samples=500, *, noise=None, snr_db=None, side=2.0, random_state=None):
+def square(n_samples: int = 500, *, noise: float | None = None, snr_db: float | None = None,
+           side: float = 2.0, random_state: int | np.random.Generator | None = None
+           ) -> tuple[np.ndarray, np.ndarray]:
     """Points uniformly on the outline of a square centred at the origin (2-D).
 
     The closed "square" toy of Mika et al. (1999, Fig. 1) and Varon et al.
@@ -178,7 +183,10 @@ def square(n_samples=500, *, noise=None, snr_db=None, side=2.0, random_state=Non
     return _add_noise(clean, noise, snr_db, rng), clean
 
 
-def two_rings(n_samples=3000, *, noise=None, snr_db=None, radius=1.0, random_state=None):
+def two_rings(n_samples: int = 3000, *, noise: float | None = None,
+              snr_db: float | None = None, radius: float = 1.0,
+              random_state: int | np.random.Generator | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
     """Two interlocked circles in 3-D (the "two rings" toy of Varon et al. 2015).
 
     Ring 1 lies in the xy-plane centred at the origin, ring 2 in the xz-plane
@@ -216,8 +224,10 @@ def two_rings(n_samples=3000, *, noise=None, snr_db=None, radius=1.0, random_sta
     return _add_noise(clean, noise, snr_db, rng), clean
 
 
-def gaussian_clusters(n_per_cluster=100, *, sigma=0.1, n_clusters=11, n_features=10,
-                      centers=None, random_state=None):
+def gaussian_clusters(n_per_cluster: int = 100, *, sigma: float = 0.1, n_clusters: int = 11,
+                      n_features: int = 10, centers: ArrayLike | None = None,
+                      random_state: int | np.random.Generator | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
     """Isotropic Gaussian clusters: the R^10 toy of Mika et al. (1999), Table 1.
 
     Centres are drawn uniformly from ``[-1, 1]^n_features`` (unless given);

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from kpca._validation import check_array, check_n_components
 
@@ -57,8 +58,9 @@ SOLVERS = {
 }
 
 
-def denoise(X, n_components, sigma2, *, solver="dense", fit_on=None, random_state=None,
-            **options):
+def denoise(X: ArrayLike, n_components: int, sigma2: float | str, *, solver: str = "dense",
+            fit_on: ArrayLike | None = None, random_state: int | np.random.Generator | None = None,
+            **options) -> np.ndarray:
     """De-noise patterns by kernel PCA projection and fixed-point pre-images.
 
     Parameters
@@ -102,7 +104,8 @@ def denoise(X, n_components, sigma2, *, solver="dense", fit_on=None, random_stat
     return model.denoise(X)
 
 
-def linear_pca_denoise(X, n_components, *, fit_on=None):
+def linear_pca_denoise(X: ArrayLike, n_components: int, *,
+                       fit_on: ArrayLike | None = None) -> np.ndarray:
     """Linear PCA baseline: project on the leading ``n_components`` axes and back.
 
     Parameters
@@ -153,7 +156,7 @@ def _grid(length, patch_size, step):
     return np.asarray(starts)
 
 
-def extract_patches(image, patch_size, step):
+def extract_patches(image: ArrayLike, patch_size: int, step: int) -> np.ndarray:
     """Overlapping ``patch_size x patch_size`` windows of a 2-D image on a grid.
 
     Parameters
@@ -181,7 +184,8 @@ def extract_patches(image, patch_size, step):
     return windows[np.ix_(rows, cols)].reshape(-1, p * p).copy()
 
 
-def reassemble_patches(patches, image_shape, patch_size, step):
+def reassemble_patches(patches: ArrayLike, image_shape: tuple[int, int], patch_size: int,
+                       step: int) -> np.ndarray:
     """Average overlapping windows back into an image (inverse of :func:`extract_patches`).
 
     Parameters
@@ -227,13 +231,13 @@ def reassemble_patches(patches, image_shape, patch_size, step):
     return total / count
 
 
-def mse(clean, estimate):
+def mse(clean: ArrayLike, estimate: ArrayLike) -> float:
     """Mean squared error over all entries."""
     clean, estimate = np.asarray(clean, dtype=np.float64), np.asarray(estimate, dtype=np.float64)
     return float(np.mean((clean - estimate) ** 2))
 
 
-def snr_db(clean, estimate):
+def snr_db(clean: ArrayLike, estimate: ArrayLike) -> float:
     """SNR in dB of ``estimate`` against ``clean``: ``10 log10(var(clean) / mse)``.
 
     The same definition as the noise level of :mod:`kpca.datasets` (total
@@ -244,7 +248,7 @@ def snr_db(clean, estimate):
     return float(10.0 * np.log10(np.var(clean) / mse(clean, estimate)))
 
 
-def denoising_scorer(estimator, X, y):
+def denoising_scorer(estimator, X: ArrayLike, y: ArrayLike) -> float:
     """Scorer for model selection by de-noising: ``-mse(y, estimator.denoise(X))``.
 
     Pass it as ``scoring=denoising_scorer`` to

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numpy.typing import ArrayLike
 
 from kpca._validation import check_n_components, check_positive, check_random_state
 from kpca.base import KPCATransformer
@@ -80,13 +81,6 @@ def _gha_pass(W, X, order, gains):  # pragma: no cover - compiled
                 W[i, c] += g * (y[i] * X[p, c] - y[i] * run[c])
 
 
-def _gha_pass_numpy(W, X, order, gains):
-    """NumPy twin of :func:`_gha_pass` (used by the tests)."""
-    for p, g in zip(order, gains, strict=False):
-        y = W @ X[p]
-        W += g * (np.outer(y, X[p]) - np.tril(np.outer(y, y)) @ W)
-
-
 @numba.njit(cache=True)
 def _mmho_pass(W, X, order, gains, alpha):  # pragma: no cover - compiled
     """One pass of Eq. (7) (Jankovic et al.) over ``X[order]``, in place."""
@@ -116,7 +110,8 @@ def _mmho_pass(W, X, order, gains, alpha):  # pragma: no cover - compiled
                 W[k, c] += m * (X[p, c] * yk - W[k, c] * yk * yk)
 
 
-def mmho_pass(W, X, gains, *, alpha=0.5):
+def mmho_pass(W: np.ndarray, X: ArrayLike, gains: ArrayLike, *,
+              alpha: float = 0.5) -> np.ndarray:
     """Apply the MMHO update, Eq. (7) of Jankovic et al., once per row of ``X``, in order.
 
     Parameters
@@ -151,7 +146,9 @@ def mmho_pass(W, X, gains, *, alpha=0.5):
     return W
 
 
-def mmho_mean_update(W, cov, *, alpha=0.5, mixing=None, cumulants=None):
+def mmho_mean_update(W: ArrayLike, cov: ArrayLike, *, alpha: float = 0.5,
+                     mixing: ArrayLike | None = None,
+                     cumulants: ArrayLike | None = None) -> np.ndarray:
     """Averaged MMHO update ``E[Delta w_k] / gamma`` (the mean flow of Eq. (7)).
 
     For zero-mean inputs ``x = B u`` with independent sources ``u_m`` (fourth

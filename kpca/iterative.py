@@ -141,7 +141,7 @@ def _eigenvalue_estimates(A, AK):
     return np.linalg.norm(AK, axis=1) / np.linalg.norm(A, axis=1)
 
 
-def excess_reconstruction_error(A, Kc, e_min):
+def excess_reconstruction_error(A: np.ndarray, Kc: np.ndarray, e_min: float) -> float:
     """Excess relative reconstruction error of Eq. (22): ``E(A)/E_min - 1``.
 
     Parameters

@@ -14,8 +14,8 @@ Mappings to other libraries:
 * scikit-learn's ``rbf_kernel`` / ``KernelPCA(kernel="rbf", gamma=...)`` uses
   ``exp(-gamma ||x - y||^2)``, so ``gamma = 1 / (2 * sigma2)``.
 
-Every compiled (Numba) function here has a plain NumPy twin with the suffix
-``_numpy``; the tests check the two against each other.
+Every compiled (Numba) function here has a plain NumPy twin in the tests
+(``tests/kpca/kernel_references.py``); the tests check the two against each other.
 """
 
 from __future__ import annotations
@@ -24,19 +24,15 @@ import functools
 
 import numba
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = [
     "squared_distances",
-    "squared_distances_numpy",
     "rbf_from_squared_distances",
     "rbf_kernel",
-    "rbf_kernel_numpy",
     "rbf_project",
-    "rbf_project_numpy",
     "center_kernel",
-    "center_kernel_numpy",
     "center_test_kernel",
-    "center_test_kernel_numpy",
     "sigma2_to_gamma",
     "gamma_to_sigma2",
 ]
@@ -156,7 +152,7 @@ def _as_2d_float(X, name):
 
 
 @_serial_when_small(_pairwise_entries)
-def squared_distances(X, Y=None):
+def squared_distances(X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
     """Pairwise squared Euclidean distances ``||x_i - y_j||^2``.
 
     Parameters
@@ -175,8 +171,7 @@ def squared_distances(X, Y=None):
     -----
     For ``d < 16`` the distances are summed directly (exact); for larger ``d``
     the Gram-matrix identity ``|x|^2 + |y|^2 - 2 x.y`` is used with a BLAS
-    product and clipped at zero. Compiled with Numba; see
-    :func:`squared_distances_numpy` for the reference twin.
+    product and clipped at zero. Compiled with Numba.
     """
     X = _as_2d_float(X, "X")
     same = Y is None
@@ -201,14 +196,6 @@ def squared_distances(X, Y=None):
         out = 0.5 * (out + out.T)
         np.fill_diagonal(out, 0.0)
     return out
-
-
-def squared_distances_numpy(X, Y=None):
-    """Reference twin of :func:`squared_distances` by broadcasting (O(n m d) memory)."""
-    X = np.asarray(X, dtype=np.float64)
-    Y = X if Y is None else np.asarray(Y, dtype=np.float64)
-    diff = X[:, None, :] - Y[None, :, :]
-    return np.einsum("ijk,ijk->ij", diff, diff)
 
 
 # --------------------------------------------------------------------------- #
@@ -273,7 +260,8 @@ def _check_sigma2(sigma2):
 
 
 @_serial_when_small(_matrix_entries)
-def rbf_from_squared_distances(D2, sigma2, *, copy=True):
+def rbf_from_squared_distances(D2: ArrayLike, sigma2: float, *,
+                               copy: bool = True) -> np.ndarray:
     """RBF kernel ``exp(-D2 / (2 sigma2))`` from precomputed squared distances.
 
     Parameters
@@ -390,7 +378,7 @@ def _rbf_project_exact(X, YT, scale, CT, out):  # pragma: no cover - compiled
 
 
 @_serial_when_small(_pairwise_entries)
-def rbf_kernel(X, Y=None, *, sigma2):
+def rbf_kernel(X: ArrayLike, Y: ArrayLike | None = None, *, sigma2: float) -> np.ndarray:
     """RBF kernel matrix ``k(x, y) = exp(-||x - y||^2 / (2 sigma2))``.
 
     Parameters
@@ -451,17 +439,12 @@ def rbf_kernel(X, Y=None, *, sigma2):
     return K
 
 
-def rbf_kernel_numpy(X, Y=None, *, sigma2):
-    """Reference twin of :func:`rbf_kernel`."""
-    return np.exp(-squared_distances_numpy(X, Y) / (2.0 * _check_sigma2(sigma2)))
-
-
 #: Rows of one block of ``rbf_project`` on the Gram-matrix route: about this many entries.
 _PROJECT_BLOCK_ENTRIES = 1 << 20
 
 
 @_serial_when_small(_pairwise_entries)
-def rbf_project(X, Y, C, *, sigma2):
+def rbf_project(X: ArrayLike, Y: ArrayLike, C: ArrayLike, *, sigma2: float) -> np.ndarray:
     """``rbf_kernel(X, Y, sigma2=sigma2) @ C`` without storing the kernel matrix.
 
     Parameters
@@ -484,7 +467,7 @@ def rbf_project(X, Y, C, *, sigma2):
     per thread, one pass); the row sums are re-associated, so the result
     agrees with ``rbf_kernel(X, Y) @ C`` to rounding. For ``d >= 16`` the
     kernel is built by :func:`rbf_kernel` in blocks of rows (about 2^20
-    entries each) and multiplied by BLAS. See :func:`rbf_project_numpy`.
+    entries each) and multiplied by BLAS.
     """
     scale = 1.0 / (2.0 * _check_sigma2(sigma2))
     X = _as_2d_float(X, "X")
@@ -506,11 +489,6 @@ def rbf_project(X, Y, C, *, sigma2):
     return out
 
 
-def rbf_project_numpy(X, Y, C, *, sigma2):
-    """Reference twin of :func:`rbf_project`: the full kernel matrix times ``C``."""
-    return rbf_kernel_numpy(X, Y, sigma2=sigma2) @ np.asarray(C, dtype=np.float64)
-
-
 # --------------------------------------------------------------------------- #
 # Centering
 # --------------------------------------------------------------------------- #
@@ -523,7 +501,7 @@ def _center_inplace(K, col_mean, row_mean, total):  # pragma: no cover - compile
 
 
 @_serial_when_small(_matrix_entries)
-def center_kernel(K, *, copy=True):
+def center_kernel(K: ArrayLike, *, copy: bool = True) -> np.ndarray:
     """Centre a training kernel matrix: ``Omega_c = M_c Omega M_c``.
 
     ``M_c = I - (1/N) 1 1^T`` (Varon et al. 2015, Eqs. (5)-(6)).
@@ -556,16 +534,9 @@ def center_kernel(K, *, copy=True):
     return out
 
 
-def center_kernel_numpy(K):
-    """Reference twin of :func:`center_kernel`: explicit ``M_c K M_c``."""
-    K = np.asarray(K, dtype=np.float64)
-    N = K.shape[0]
-    M = np.eye(N) - np.full((N, N), 1.0 / N)
-    return M @ K @ M
-
-
 @_serial_when_small(_matrix_entries)
-def center_test_kernel(K_test, K_fit_col_mean, K_fit_total):
+def center_test_kernel(K_test: ArrayLike, K_fit_col_mean: ArrayLike,
+                       K_fit_total: float) -> np.ndarray:
     """Centre a test kernel against the training set (Varon et al. 2015, Eq. (7)).
 
     For a test point ``x`` with kernel row ``k_i = K(x_i, x)`` over the
@@ -592,14 +563,3 @@ def center_test_kernel(K_test, K_fit_col_mean, K_fit_total):
     row_mean = out.mean(axis=1)
     _center_inplace(out, np.asarray(K_fit_col_mean, dtype=np.float64), row_mean, float(K_fit_total))
     return out
-
-
-def center_test_kernel_numpy(K_test, K_fit):
-    """Reference twin of :func:`center_test_kernel` from the full training kernel."""
-    K_test = np.asarray(K_test, dtype=np.float64)
-    K_fit = np.asarray(K_fit, dtype=np.float64)
-    N = K_fit.shape[0]
-    m = K_test.shape[0]
-    one_N = np.full((N, N), 1.0 / N)
-    one_mN = np.full((m, N), 1.0 / N)
-    return K_test - one_mN @ K_fit - K_test @ one_N + one_mN @ K_fit @ one_N

@@ -116,7 +116,7 @@ def _check_moments(skew, kurtosis):
     return skew, kurtosis
 
 
-def pearson_parameters(skew, kurtosis):
+def pearson_parameters(skew: float, kurtosis: float) -> PearsonParameters:
     """Classify ``(skew, kurtosis)`` exactly as MATLAB's ``pearsrnd`` does.
 
     Parameters
@@ -177,7 +177,7 @@ def pearson_parameters(skew, kurtosis):
     return PearsonParameters(ptype, skew, kurtosis, c0, c1, c2, roots)
 
 
-def pearson_type(skew, kurtosis) -> int:
+def pearson_type(skew: float, kurtosis: float) -> int:
     """Pearson type (0-7, numbered as ``pearsrnd``) of a skewness/kurtosis pair.
 
     See :func:`pearson_parameters`.
@@ -305,7 +305,10 @@ def _bounds(truncate):
     return low, high
 
 
-def pearsrnd(mu, sigma, skew, kurtosis, size=None, *, random_state=None, truncate=None):
+def pearsrnd(mu: float, sigma: float, skew: float, kurtosis: float,
+             size: int | tuple[int, ...] | None = None, *,
+             random_state: int | np.random.Generator | None = None,
+             truncate: float | None = None) -> float | np.ndarray:
     """Random draws from the Pearson distribution with the given four moments.
 
     Equivalent to MATLAB's ``pearsrnd(mu, sigma, skew, kurt, ...)`` (same type
@@ -593,7 +596,9 @@ class SortedPearsonSampler:
         return x
 
 
-def pearsrnd_sorted(mu, sigma, skew, kurtosis, size, *, random_state=None, truncate=None):
+def pearsrnd_sorted(mu: float, sigma: float, skew: float, kurtosis: float, size: int, *,
+                    random_state: int | np.random.Generator | None = None,
+                    truncate: float | None = None) -> np.ndarray:
     """A sorted (ascending) sample of ``size`` draws from the Pearson distribution.
 
     Same distribution as ``numpy.sort(pearsrnd(...))`` — the order statistics of

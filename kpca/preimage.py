@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from kpca._validation import check_array, check_positive
 
@@ -56,7 +57,8 @@ class PreimageResult(NamedTuple):
     n_restarts: np.ndarray
 
 
-def expansion_coefficients(scores, alphas, eigenvalues):
+def expansion_coefficients(scores: ArrayLike, alphas: ArrayLike,
+                           eigenvalues: ArrayLike) -> np.ndarray:
     """Centring-corrected expansion ``gamma~`` of ``P_q phi(x)`` over the training images.
 
     Parameters
@@ -99,16 +101,9 @@ def _restart_order(gamma_tilde, n_starts):
     return np.take_along_axis(idx, order, axis=1)
 
 
-def fixed_point_preimage(
-    gamma_tilde,
-    X_fit,
-    sigma2,
-    *,
-    z0=None,
-    tol=1e-9,
-    max_iter=500,
-    max_restarts=10,
-):
+def fixed_point_preimage(gamma_tilde: ArrayLike, X_fit: ArrayLike, sigma2: float, *,
+                         z0: ArrayLike | None = None, tol: float = 1e-9, max_iter: int = 500,
+                         max_restarts: int = 10) -> PreimageResult:
     """Approximate RBF pre-images by the fixed-point iteration of Mika et al. (1999).
 
     Iterates Eq. (10) of Mika et al. (1999) with the centring-corrected weights
@@ -148,8 +143,64 @@ def fixed_point_preimage(
     PreimageResult
         ``(z, n_iter, converged, n_restarts)``.
     """
+    gamma_tilde, X_fit, sigma2, tol, max_iter, max_restarts = _checked_preimage_inputs(
+        gamma_tilde, X_fit, sigma2, tol, max_iter, max_restarts)
+    m = gamma_tilde.shape[0]
+    starts, z, next_start = _starting_points(gamma_tilde, X_fit, z0, max_restarts)
+
+    # Kernel rows k(z_t, x_i) by the Gram identity in plain NumPy: the many
+    # small products of this loop run faster without Numba's thread start-up.
+    x_sq = np.einsum("ij,ij->i", X_fit, X_fit)
+    inv_2s2 = 1.0 / (2.0 * sigma2)
+
+    n_iter = np.zeros(m, dtype=int)
+    converged = np.zeros(m, dtype=bool)
+    n_restarts = np.zeros(m, dtype=int)
+    active = np.arange(m)
+    while active.size:
+        w = _weighted_kernel_rows(z[active], X_fit, x_sq, inv_2s2, gamma_tilde[active])
+        denom = w.sum(axis=1)
+        scale = np.abs(w).sum(axis=1)
+        ok = (denom > 0) & (denom > _DENOMINATOR_RTOL * scale)
+
+        # Vanishing denominator: restart from the next candidate, or give up.
+        bad = active[~ok]
+        can = (n_restarts[bad] < max_restarts) & (next_start[bad] < starts.shape[1])
+        if bad.size:
+            _restart(bad[can], z, X_fit, starts, next_start, n_restarts, n_iter)
+        still = np.concatenate([active[ok], bad[can]])
+        finished = _step(active[ok], w[ok], denom[ok], z, X_fit, tol, max_iter, n_iter,
+                         converged)
+        active = np.setdiff1d(still, finished, assume_unique=True)
+    return PreimageResult(z=z, n_iter=n_iter, converged=converged, n_restarts=n_restarts)
+
+
+def _restart(rs, z, X_fit, starts, next_start, n_restarts, n_iter):
+    """Restart the patterns ``rs`` from their next candidate training point (in place)."""
+    z[rs] = X_fit[starts[rs, next_start[rs]]]
+    next_start[rs] += 1
+    n_restarts[rs] += 1
+    n_iter[rs] = 0
+
+
+def _step(good, w, denom, z, X_fit, tol, max_iter, n_iter, converged):
+    """One fixed-point update (Mika et al. 1999, Eq. (10)) of the patterns ``good`` in place,
+    from their weighted kernel rows ``w`` and denominators; returns the patterns that are
+    finished (converged, or at ``max_iter``)."""
+    z_new = (w @ X_fit) / denom[:, None]
+    step = np.linalg.norm(z_new - z[good], axis=1)
+    done = step <= tol * (1.0 + np.linalg.norm(z[good], axis=1))
+    z[good] = z_new
+    n_iter[good] += 1
+    converged[good[done]] = True
+    capped = good[(~done) & (n_iter[good] >= max_iter)]
+    return np.concatenate([good[done], capped])
+
+
+def _checked_preimage_inputs(gamma_tilde, X_fit, sigma2, tol, max_iter, max_restarts):
+    """The inputs of :func:`fixed_point_preimage`, validated and converted."""
     X_fit = check_array(X_fit, "X_fit")
-    N, d = X_fit.shape
+    N = X_fit.shape[0]
     gamma_tilde = np.atleast_2d(np.asarray(gamma_tilde, dtype=np.float64))
     if gamma_tilde.ndim != 2 or gamma_tilde.shape[1] != N:
         raise ValueError(
@@ -165,9 +216,14 @@ def fixed_point_preimage(
         raise ValueError(f"max_iter must be >= 1; got max_iter={max_iter!r}")
     if int(max_restarts) < 0:
         raise ValueError(f"max_restarts must be >= 0; got max_restarts={max_restarts!r}")
-    max_iter, max_restarts = int(max_iter), int(max_restarts)
-    m = gamma_tilde.shape[0]
+    return gamma_tilde, X_fit, sigma2, tol, int(max_iter), int(max_restarts)
 
+
+def _starting_points(gamma_tilde, X_fit, z0, max_restarts):
+    """``(starts, z, next_start)``: each pattern's candidate training points in restart
+    order, its first iterate (``z0``, or the first candidate) and the index of its next
+    candidate."""
+    m, d = gamma_tilde.shape[0], X_fit.shape[1]
     starts = _restart_order(gamma_tilde, max_restarts + 1)  # (m, n_starts)
     if z0 is None:
         z = X_fit[starts[:, 0]].copy()
@@ -177,49 +233,17 @@ def fixed_point_preimage(
         if z.shape[0] != m:
             raise ValueError(f"z0 must have {m} rows (one per pattern); got z0.shape={z.shape}")
         next_start = np.zeros(m, dtype=int)
+    return starts, z, next_start
 
-    # Kernel rows k(z_t, x_i) by the Gram identity in plain NumPy: the many
-    # small products of this loop run faster without Numba's thread start-up.
-    x_sq = np.einsum("ij,ij->i", X_fit, X_fit)
-    inv_2s2 = 1.0 / (2.0 * sigma2)
 
-    n_iter = np.zeros(m, dtype=int)
-    converged = np.zeros(m, dtype=bool)
-    n_restarts = np.zeros(m, dtype=int)
-    active = np.arange(m)
-    while active.size:
-        za = z[active]
-        d2 = za @ X_fit.T
-        d2 *= -2.0
-        d2 += np.einsum("ij,ij->i", za, za)[:, None]
-        d2 += x_sq
-        np.maximum(d2, 0.0, out=d2)
-        d2 *= -inv_2s2
-        w = np.exp(d2, out=d2)
-        w *= gamma_tilde[active]
-        denom = w.sum(axis=1)
-        scale = np.abs(w).sum(axis=1)
-        ok = (denom > 0) & (denom > _DENOMINATOR_RTOL * scale)
-
-        # Vanishing denominator: restart from the next candidate, or give up.
-        bad = active[~ok]
-        can = (n_restarts[bad] < max_restarts) & (next_start[bad] < starts.shape[1])
-        if bad.size:
-            rs = bad[can]
-            z[rs] = X_fit[starts[rs, next_start[rs]]]
-            next_start[rs] += 1
-            n_restarts[rs] += 1
-            n_iter[rs] = 0
-        still = np.concatenate([active[ok], bad[can]])
-
-        good = active[ok]
-        z_new = (w[ok] @ X_fit) / denom[ok, None]
-        step = np.linalg.norm(z_new - z[good], axis=1)
-        done = step <= tol * (1.0 + np.linalg.norm(z[good], axis=1))
-        z[good] = z_new
-        n_iter[good] += 1
-        converged[good[done]] = True
-        capped = good[(~done) & (n_iter[good] >= max_iter)]
-        finished = np.concatenate([good[done], capped])
-        active = np.setdiff1d(still, finished, assume_unique=True)
-    return PreimageResult(z=z, n_iter=n_iter, converged=converged, n_restarts=n_restarts)
+def _weighted_kernel_rows(za, X_fit, x_sq, inv_2s2, gamma):
+    """``gamma_i k(z, x_i)`` for each row ``z`` of ``za`` (kernel rows by the Gram identity)."""
+    d2 = za @ X_fit.T
+    d2 *= -2.0
+    d2 += np.einsum("ij,ij->i", za, za)[:, None]
+    d2 += x_sq
+    np.maximum(d2, 0.0, out=d2)
+    d2 *= -inv_2s2
+    w = np.exp(d2, out=d2)
+    w *= gamma
+    return w

@@ -70,7 +70,7 @@ THRESHOLDS = {
 LOOCV_GRID = np.array(sorted(m * 10.0 ** j for m in (1, 2, 5) for j in range(-4, 4)))
 
 
-def universal_threshold(n, delta=0.0):
+def universal_threshold(n: int, delta: float = 0.0) -> float:
     """``C_{n,delta} = 2 log n + (delta - 1) log log n`` (Hagiwara, before Eq. (17)).
 
     Parameters

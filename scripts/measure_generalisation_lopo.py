@@ -12,7 +12,7 @@ What is tuned, and over which candidates:
 * with several leads: the fusion of each lead's fused EDR across leads, or one fusion of all
   leads' panels (``joint``, what ``lead="fuse"`` does; ``joint-wide``: weights in the whole
   protocol band);
-* the rate-quality threshold of ``edr.fusion.rate_quality``: the largest value in 0.20..0.70
+* the rate-quality threshold of ``edr.rates.rate_quality``: the largest value in 0.20..0.70
   whose training coverage is at least 90 %.
 
 Each of the 23 patients (bidmc06-09, 20-23 and 38-39 are one patient each) is held out in turn;
@@ -39,11 +39,12 @@ from _shared import write_markdown
 
 from edr.beats import detect
 from edr.evaluate.metrics import breath_rate_series, correlation, msc, rate_error, reference_on_grid
-from edr.fusion import fuse, panel_weights, rate_quality, standardised
+from edr.fusion import fuse, panel_weights, standardised
 from edr.io import read_record
 from edr.methods import MethodOutput, Segment, series_on_grid
 from edr.modulation import qrs_area, r_amplitude, robust_beat_matrix
-from edr.signal import BAND_HZ, bandpass, window_starts
+from edr.rates import rate_quality, window_starts
+from edr.signal import BAND_HZ, bandpass
 from kpca import KernelPCA
 
 MATRICES = [(None, None), (20, None), (None, 5), (10, 5), (20, 3), (20, 5), (20, 8), (30, 5),

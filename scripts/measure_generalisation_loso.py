@@ -62,12 +62,12 @@ import numpy as np
 from _shared import write_markdown
 
 from edr.evaluate.metrics import reference_on_grid, score, window_rates
-from edr.fusion import AGREEMENT_BPM, HEART_SERIES, fuse
+from edr.fusion import HEART_SERIES, fuse
 from edr.io import read_record
 from edr.methods import MethodOutput
 from edr.options import EDROptions
 from edr.pipeline import extract_edr
-from edr.rates import RateSpan, judged_rates
+from edr.rates import AGREEMENT_BPM, RateSpan, judged_rates
 from edr.signal import bandpass
 from edr.stitch import Stitcher
 from edr.windows import analyse_window, output_grid, record_leads, window_plan

@@ -37,7 +37,7 @@ class _Streamed:
     """What :func:`edr.evaluate.metrics.score` reads of a result: the stream's output."""
 
     def __init__(self, updates, n_grid, fs_out):
-        from edr.signal import window_starts
+        from edr.rates import window_starts
 
         self.fs = fs_out
         self.time = np.arange(n_grid) / fs_out

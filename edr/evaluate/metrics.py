@@ -9,14 +9,14 @@ on the uniform :data:`edr.signal.GRID_FS` grid and through the
   Hann segments, 50 % overlap) over ``f_ref ± MSC_HALF_WIDTH_HZ``, ``f_ref``
   the Welch peak of the reference in :data:`edr.signal.BAND_HZ`;
 * **respiratory-rate error** — per-record median absolute difference between
-  the EDR rate (:func:`edr.signal.rate_series`) and the reference rate, from
+  the EDR rate (:func:`edr.rates.rate_series`) and the reference rate, from
   the breath annotations when they exist (:func:`breath_rate_series`),
   otherwise from the reference waveform by the same spectral-peak rule.
 
 The signal steps themselves (:func:`~edr.signal.to_uniform_grid`,
-:func:`~edr.signal.bandpass`, :func:`~edr.signal.rate_series` and the grid,
-band and window constants) live in :mod:`edr.signal`; they are re-exported
-here for existing callers only — import them from :mod:`edr.signal`.
+:func:`~edr.signal.bandpass` and the grid, band and window constants) live in
+:mod:`edr.signal`; they are re-exported here for existing callers only — import them
+from :mod:`edr.signal`. The rate windows and their rates are :mod:`edr.rates`'.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import numpy as np
 from scipy import interpolate, signal
 
 from edr.errors import RecordError, SignalError
+from edr.rates import rate_series, window_starts
 from edr.signal import (  # noqa: F401  (re-exported for existing callers)
     BAND_HZ,
     FILTER_ORDER,
@@ -37,9 +38,7 @@ from edr.signal import (  # noqa: F401  (re-exported for existing callers)
     as_series,
     bandpass,
     positive_rate,
-    rate_series,
     to_uniform_grid,
-    window_starts,
 )
 
 __all__ = [
@@ -219,7 +218,7 @@ def edr_rates(result):
 
     ``result.rate_bpm`` when the result carries one rate per protocol window
     (the pipeline's rates, NaN where it abstained), else the spectral-peak
-    rates of ``result.waveform`` (:func:`edr.signal.rate_series`).
+    rates of ``result.waveform`` (:func:`edr.rates.rate_series`).
     """
     edr = as_series(result.waveform, "result.waveform")
     fs = positive_rate(result.fs, "result.fs")

@@ -36,8 +36,6 @@ from edr.io.recording import Recording, assemble_recording
 
 __all__ = ["EDFHeader", "read_edf_header", "read_edf", "padding_samples"]
 
-_ANNOTATION_LABELS = ("EDF Annotations", "BDF Annotations")
-
 
 @dataclass(frozen=True)
 class EDFHeader:

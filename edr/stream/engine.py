@@ -11,10 +11,10 @@ over its grid points near a used beat and sign-aligned with the EDR already writ
 stays continuous); the trailing :data:`BANDPASS_S` seconds are band-passed
 (:func:`edr.signal.bandpass`) and the grid points up to ``delay_s`` before the stream's end
 are emitted (NaN farther than :data:`edr.stitch.MAX_GAP_S` from a used beat, as offline).
-Each 32 s rate window (every 16 s, :func:`edr.signal.rate_series`'s windows) is reported at the
+Each 32 s rate window (every 16 s, :func:`edr.rates.rate_series`'s windows) is reported at the
 first update at or after its end, judged by the panel of that update's analysis
 (:func:`edr.rates.judged_rates`) and withheld, as offline, below
-:data:`edr.fusion.QUALITY_THRESHOLD` or when more than :data:`edr.rates.MAX_DROPPED_SHARE` of
+:data:`edr.rates.QUALITY_THRESHOLD` or when more than :data:`edr.rates.MAX_DROPPED_SHARE` of
 the window's beats were dropped.
 
 Kernel widths: each lead's σ² is selected by the criterion at the first update, when the

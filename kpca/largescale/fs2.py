@@ -54,6 +54,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.cluster.vq import vq
 from scipy.spatial.distance import cdist
 
@@ -88,7 +89,7 @@ class FS2Result(NamedTuple):
     converged: bool
 
 
-def renyi_entropy(K):
+def renyi_entropy(K: ArrayLike) -> float:
     """Quadratic Rényi entropy of a kernel matrix, Varon et al. (2015) Eqs. (9)-(10).
 
     Parameters
@@ -107,7 +108,7 @@ def renyi_entropy(K):
     return float(-np.log(K.sum() / K.shape[0] ** 2))
 
 
-def check_n_support(n_support, n_samples):
+def check_n_support(n_support: int, n_samples: int) -> int:
     """Validate the number of support vectors, ``1 <= n_support <= n_samples``."""
     return check_n_components(n_support, n_samples, "n_support",
                               bound_note=" (more support vectors than points)")
@@ -151,7 +152,8 @@ def _kmeans(X, k, rng, n_iter=20):
 
 
 @single_threaded_blas
-def kmeans_support_vectors(X, n_support, *, random_state=None):
+def kmeans_support_vectors(X: ArrayLike, n_support: int, *,
+                           random_state: int | np.random.Generator | None = None) -> np.ndarray:
     """Distinct data points nearest to ``n_support`` k-means centroids (FS2 start).
 
     k-means is that of :func:`scipy.cluster.vq.kmeans2` (k-means++ seeding,
@@ -210,7 +212,9 @@ def _kernel_column(X, j, sigma2):
 
 
 @single_threaded_blas
-def fs2_support_vectors(X, n_support, sigma2, *, max_iter=None, random_state=None):
+def fs2_support_vectors(X: ArrayLike, n_support: int, sigma2: float, *,
+                        max_iter: int | None = None,
+                        random_state: int | np.random.Generator | None = None) -> FS2Result:
     """Select ``n_support`` support vectors by FS2 (Varon et al. 2015, Sec. V-1).
 
     k-means start (:func:`kmeans_support_vectors`), then repeated replacement

@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
+from numpy.typing import ArrayLike
 
 from kpca._validation import check_array, check_n_components, check_positive
 
@@ -75,7 +76,8 @@ class ReducedEigen(NamedTuple):
     Vt: np.ndarray
 
 
-def incomplete_cholesky(X, sigma2, eta, *, max_rank=None):
+def incomplete_cholesky(X: ArrayLike, sigma2: float, eta: float, *,
+                        max_rank: int | None = None) -> ICFResult:
     """Pivoted incomplete Cholesky factor of the RBF kernel matrix of ``X``.
 
     Parameters
@@ -127,7 +129,7 @@ def incomplete_cholesky(X, sigma2, eta, *, max_rank=None):
     return ICFResult(G=G, pivots=pivots[:q].copy(), residual_trace=np.asarray(trace))
 
 
-def reduced_eigenproblem(G, n_components):
+def reduced_eigenproblem(G: ArrayLike, n_components: int) -> ReducedEigen:
     """Leading kernel PCA eigenpairs from a low-rank factor, Varon et al. (2015) Eqs. (16)-(19).
 
     With the thin SVD ``G = U Sigma V^T`` (Eq. (16)), ``Omega ~= U Sigma^2 U^T``

@@ -26,10 +26,12 @@ eigendecomposes the ``r x r`` centred scatter ``F_c^T F_c``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
+from numpy.typing import ArrayLike
 
 from kpca._validation import check_array, check_n_components, check_positive
 from kpca.kernels import rbf_kernel
@@ -59,7 +61,7 @@ class NystromEigen(NamedTuple):
     rank: int
 
 
-def nystrom_map(K_bb):
+def nystrom_map(K_bb: ArrayLike) -> np.ndarray:
     """Nyström map ``T`` with ``T^T K_bb T = I``: ``T = E Lambda^{-1/2}``.
 
     Parameters
@@ -77,7 +79,8 @@ def nystrom_map(K_bb):
     return E[:, keep] / np.sqrt(lam[keep])
 
 
-def pca_of_features(F, n_components):
+def pca_of_features(F: ArrayLike, n_components: int
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Linear PCA of the rows of ``F`` = kernel PCA of ``F F^T`` with centring.
 
     Parameters
@@ -106,7 +109,8 @@ def pca_of_features(F, n_components):
     return mean, V * signs, s**2, U * signs
 
 
-def pca_of_feature_rows(features, n_rows, n_components):
+def pca_of_feature_rows(features: Callable[[slice], np.ndarray], n_rows: int, n_components: int
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`pca_of_features` of ``F`` given as row blocks, in ``O(ROW_BLOCK r + r^2)`` memory.
 
     Up to :data:`~kpca.largescale._blocks.ROW_BLOCK` rows, ``F`` is built and
@@ -178,7 +182,8 @@ def pca_of_feature_rows(features, n_rows, n_components):
     return mean, V * signs, lam, alphas * signs
 
 
-def nystrom_kpca(X, support, sigma2, n_components):
+def nystrom_kpca(X: ArrayLike, support: ArrayLike, sigma2: float,
+                 n_components: int) -> NystromEigen:
     """Nyström approximation of the dense kernel PCA of all ``N`` points.
 
     Builds ``F = K(X, X_support) T`` (:func:`nystrom_map`) row block by row

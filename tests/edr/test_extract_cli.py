@@ -229,10 +229,10 @@ def test_reference_channel_found_by_common_name_or_named_with_ref_channel(workdi
 
 def _parsers():
     from edr.evaluate import cli as evaluate_cli
-    from edr.evaluate import report
+    from edr.evaluate.report import cli as report_cli
 
     return {"extract": extract.build_parser(), "evaluate": evaluate_cli.build_parser(),
-            "report": report.build_parser()}
+            "report": report_cli.build_parser()}
 
 
 @pytest.mark.parametrize("command", ["extract", "evaluate", "report"])

@@ -1,4 +1,4 @@
-"""Robust beat matrix, concentration-weighted fusion, rate quality and abstention."""
+"""Robust beat matrix, concentration-weighted fusion and the default method's abstention."""
 
 from __future__ import annotations
 
@@ -6,18 +6,16 @@ import numpy as np
 import pytest
 
 from edr.fusion import (
-    AGREEMENT_BPM,
     LOCAL_S,
-    QUALITY_THRESHOLD,
     WEIGHT_BAND_HZ,
     fuse,
     local_concentration,
     panel_weights,
-    rate_quality,
     shifted,
     standardised,
 )
 from edr.modulation import robust_beat_matrix
+from edr.rates import QUALITY_THRESHOLD
 from edr.signal import BAND_HZ, spectral_concentration
 
 FS = 4.0
@@ -210,21 +208,6 @@ def test_fusion_rejects_an_empty_or_ragged_panel():
 
 
 # --------------------------------------------------------------------------- rate quality
-def test_rate_quality_is_the_weighted_share_that_agrees():
-    edr = _sine(15)
-    panel = {"same": _sine(15, 1.0), "near": _sine(15 + AGREEMENT_BPM / 2), "far": _sine(30)}
-    weights = {"same": 0.5, "near": 0.3, "far": 0.2}
-    t, rate, q = rate_quality(edr, panel, weights, fs=FS)
-    assert np.allclose(rate, 15, atol=0.3)
-    np.testing.assert_allclose(q, 0.8)
-
-
-def test_rate_quality_is_zero_where_the_edr_is_masked():
-    edr = _sine(15).copy()
-    edr[400:500] = np.nan
-    t, rate, q = rate_quality(edr, {"x": _sine(15)}, {"x": 1.0}, fs=FS)
-    masked = ~np.isfinite(rate)
-    assert masked.any() and np.all(q[masked] == 0) and np.all(q[~masked] == 1)
 
 
 # --------------------------------------------------------------------------- the pipeline

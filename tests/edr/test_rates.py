@@ -1,16 +1,17 @@
-"""Rates judged window by window (:func:`edr.rates.judged_rates`)."""
+"""Tests of edr.rates: rate windows, spectral-peak rates, rate quality and judged rates."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from edr.fusion import rate_quality
-from edr.rates import RateSpan, judged_rates
-from edr.signal import SEGMENT_S, rate_series, window_starts
+from edr import rates, signal
+from edr.rates import RateSpan, judged_rates, rate_quality, rate_series, window_starts
+from edr.signal import SEGMENT_S
 
 
 def _judged_one_by_one(waveform, fs, spans):
-    """Reference: :func:`edr.fusion.rate_quality` of each rate window on its own, with the panel
+    """Reference: :func:`edr.rates.rate_quality` of each rate window on its own, with the panel
     of the span holding it whole (preferably the one whose core holds its centre)."""
     time, raw = rate_series(waveform, fs=fs)
     win = int(round(SEGMENT_S * fs))
@@ -44,3 +45,108 @@ def test_judged_rates_equal_rate_quality_window_by_window():
     np.testing.assert_array_equal(res.quality, expected)
     assert 0 < np.count_nonzero(expected) < expected.size
     np.testing.assert_array_equal(res.rate_bpm, np.where(expected >= 0.5, res.raw_bpm, np.nan))
+
+
+# ------------------------------------------------------- rate windows and spectral-peak rates
+
+def _sine(bpm, phase=0.0):
+    """A 240 s sine of ``bpm`` breaths/min on the 4 Hz grid."""
+    return np.sin(2 * np.pi * bpm / 60 * np.arange(0, 240, 0.25) + phase)
+
+
+def test_rate_series_finds_the_breathing_rate():
+    t = np.arange(0, 320, 0.25)
+    x = np.sin(2 * np.pi * (13.0 / 60) * t)
+    tc, bpm = rates.rate_series(x, t0=10.0)
+    # 320 s -> windows start 0,16,...,288 -> 19 windows centred at 16 s + k*16 s (+ t0)
+    assert tc.size == 19
+    np.testing.assert_allclose(tc, 10.0 + 16.0 + 16.0 * np.arange(19))
+    np.testing.assert_allclose(bpm, 13.0, atol=0.1)
+
+
+def test_window_starts():
+    np.testing.assert_array_equal(rates.window_starts(320 * 4, 4.0), np.arange(0, 289 * 4, 64))
+    assert rates.window_starts(100, 4.0).size == 0
+
+
+def _rates_one_by_one(x, fs, tilt=signal.RATE_TILT):
+    """Reference for :func:`edr.rates.spectral_peak_rates`: each window on its own."""
+    win = int(round(signal.SEGMENT_S * fs))
+    out = []
+    for s in rates.window_starts(x.size, fs):
+        seg = x[s:s + win]
+        if not np.all(np.isfinite(seg)):
+            out.append(np.nan)
+            continue
+        seg = seg - seg.mean()
+        nfft = max(signal.RATE_NFFT, win)
+        spec = np.abs(np.fft.rfft(seg * np.hanning(win), n=nfft)) ** 2
+        f = 60.0 * np.fft.rfftfreq(nfft, d=1.0 / fs)
+        band = (f >= signal.RATE_BAND_BPM[0]) & (f <= signal.RATE_BAND_BPM[1])
+        fb, sb = f[band], spec[band]
+        peaks = [i for i in range(sb.size)
+                 if (i == 0 or sb[i] >= sb[i - 1]) and (i == sb.size - 1 or sb[i] >= sb[i + 1])]
+        best = max(peaks, key=lambda i: (sb[i] * fb[i] ** tilt, -i))  # first among ties
+        out.append(fb[best] if np.any(sb > 0) else np.nan)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("fs", [4.0, 2.5, 10.0])
+def test_spectral_peak_rates_equal_the_windows_one_by_one(fs):
+    rng = np.random.default_rng(7)
+    n = int(300 * fs)
+    x = np.sin(2 * np.pi * 0.25 * np.arange(n) / fs) + rng.standard_normal(n)
+    x[int(100 * fs)] = np.nan
+    x[: int(40 * fs)] = 0.0  # windows without power
+    _, bpm = rates.rate_series(x, fs=fs)
+    np.testing.assert_array_equal(bpm, _rates_one_by_one(x, fs))
+    starts = np.array([0, 3, int(50 * fs)])
+    np.testing.assert_array_equal(rates.spectral_peak_rates(x, starts, fs), [
+        _rates_one_by_one(x[s:s + int(round(signal.SEGMENT_S * fs))], fs)[0] for s in starts])
+
+
+@pytest.mark.parametrize("tilt", [0.0, 0.5, 2.0])
+def test_spectral_peak_rates_with_any_tilt_equal_the_windows_one_by_one(tilt):
+    rng = np.random.default_rng(9)
+    x = np.sin(2 * np.pi * 0.3 * np.arange(1200) / 4.0) + 2 * rng.standard_normal(1200)
+    _, bpm = rates.rate_series(x, tilt=tilt)
+    np.testing.assert_array_equal(bpm, _rates_one_by_one(x, 4.0, tilt))
+
+
+def test_the_tilt_lets_fast_shallow_breathing_outweigh_a_slow_drift():
+    t = np.arange(0, 32, 0.25)
+    # power ratio slow/fast 2 (a 1/f background), fast/slow per log-frequency 25/6 / 2 ~ 2
+    x = np.sqrt(2) * np.sin(2 * np.pi * 6 / 60 * t) + np.sin(2 * np.pi * 25 / 60 * t)
+    assert rates.spectral_peak_rates(x, [0], tilt=0.0)[0] == pytest.approx(6, abs=0.5)
+    assert rates.spectral_peak_rates(x, [0], tilt=1.0)[0] == pytest.approx(25, abs=0.5)
+    # the tilt picks a peak, it does not move it
+    pure = np.sin(2 * np.pi * 13 / 60 * np.arange(0, 32, 0.25))
+    assert (rates.spectral_peak_rates(pure, [0], tilt=1.0)[0]
+            == rates.spectral_peak_rates(pure, [0], tilt=0.0)[0])
+
+
+def test_spectral_peak_rates_in_blocks_equal_the_windows_one_by_one():
+    rng = np.random.default_rng(8)
+    x = np.sin(2 * np.pi * 0.2 * np.arange(40000) / 4.0) + rng.standard_normal(40000)
+    x[20000:20010] = np.nan  # in the second block of windows
+    _, bpm = rates.rate_series(x)
+    assert bpm.size > 2 * 256
+    np.testing.assert_array_equal(bpm, _rates_one_by_one(x, 4.0))
+
+
+def test_rate_quality_is_the_weighted_share_that_agrees():
+    edr = _sine(15)
+    panel = {"same": _sine(15, 1.0), "near": _sine(15 + rates.AGREEMENT_BPM / 2),
+             "far": _sine(30)}
+    weights = {"same": 0.5, "near": 0.3, "far": 0.2}
+    t, rate, q = rates.rate_quality(edr, panel, weights, fs=4.0)
+    assert np.allclose(rate, 15, atol=0.3)
+    np.testing.assert_allclose(q, 0.8)
+
+
+def test_rate_quality_is_zero_where_the_edr_is_masked():
+    edr = _sine(15).copy()
+    edr[400:500] = np.nan
+    t, rate, q = rates.rate_quality(edr, {"x": _sine(15)}, {"x": 1.0}, fs=4.0)
+    masked = ~np.isfinite(rate)
+    assert masked.any() and np.all(q[masked] == 0) and np.all(q[~masked] == 1)

@@ -10,6 +10,7 @@ import pytest
 
 from edr.evaluate import report, stats
 from edr.evaluate.batch import COLUMNS, WINDOW_COLUMNS
+from edr.evaluate.report.comparisons import comparison_configs
 
 # 5 records. kpca/mdd MSC 0.2..1.0 -> median 0.60, 25th 0.40, 75th 0.80 (numpy linear percentiles);
 # pca = kpca/mdd - 0.1 on every record (kpca/mdd wins 5-0, but n = 5 Wilcoxon: exact p = 2/32 =
@@ -117,9 +118,9 @@ def test_report_without_curves_and_with_explicit_reference(tmp_path):
     md = report.write_report(_write_results(tmp_path / "res", with_curves=False), tmp_path / "rep",
                              reference="pca", bland_altman=["kpca/kpa"]).read_text()
     assert "Reference configuration: **pca**" in md and "sigma2_curves.png" not in md
-    assert report._comparison_configs(report.load_results(tmp_path / "res" / "results.csv"), "pca",
-                                      {"pca": None, "kpca/kpa": None},
-                                      ["kpca/kpa"]) == ["pca", "kpca/kpa"]
+    assert comparison_configs(report.load_results(tmp_path / "res" / "results.csv"), "pca",
+                              {"pca": None, "kpca/kpa": None},
+                              ["kpca/kpa"]) == ["pca", "kpca/kpa"]
     with pytest.raises(ValueError, match="'nope' has no window rates"):
         report.write_report(tmp_path / "res" / "results.csv", tmp_path / "rep",
                             bland_altman=["nope"])

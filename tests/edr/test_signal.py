@@ -61,25 +61,10 @@ def test_bandpass_bad_input():
         m.bandpass(x)
 
 
-def test_rate_series_finds_the_breathing_rate():
-    t = np.arange(0, 320, 1 / FS)
-    x = np.sin(2 * np.pi * (13.0 / 60) * t)
-    tc, bpm = m.rate_series(x, t0=10.0)
-    # 320 s -> windows start 0,16,...,288 -> 19 windows centred at 16 s + k*16 s (+ t0)
-    assert tc.size == 19
-    np.testing.assert_allclose(tc, 10.0 + 16.0 + 16.0 * np.arange(19))
-    np.testing.assert_allclose(bpm, 13.0, atol=0.1)
-
-
 def test_protocol_constants():
     assert m.GRID_FS == 4.0 and m.BAND_HZ == (0.05, 1.0)
     assert m.SEGMENT_S == 32.0 and m.RATE_STEP_S == 16.0 and m.RATE_BAND_BPM == (4.0, 60.0)
     assert m.MIN_BEATS == 20 and m.FS_RANGE == (100.0, 10_000.0)
-
-
-def test_window_starts():
-    np.testing.assert_array_equal(m.window_starts(320 * 4, 4.0), np.arange(0, 289 * 4, 64))
-    assert m.window_starts(100, 4.0).size == 0
 
 
 def test_spectral_concentration_bounds():
@@ -93,62 +78,7 @@ def test_metrics_reexports_the_signal_steps():
     from edr.evaluate import metrics
 
     assert metrics.bandpass is m.bandpass and metrics.to_uniform_grid is m.to_uniform_grid
-    assert metrics.rate_series is m.rate_series and metrics.SEGMENT_S == m.SEGMENT_S
-
-
-def _rates_one_by_one(x, fs, tilt=m.RATE_TILT):
-    """Reference for :func:`edr.signal.window_rates`: each window on its own."""
-    win = int(round(m.SEGMENT_S * fs))
-    out = []
-    for s in m.window_starts(x.size, fs):
-        seg = x[s:s + win]
-        if not np.all(np.isfinite(seg)):
-            out.append(np.nan)
-            continue
-        seg = seg - seg.mean()
-        nfft = max(m.RATE_NFFT, win)
-        spec = np.abs(np.fft.rfft(seg * np.hanning(win), n=nfft)) ** 2
-        f = 60.0 * np.fft.rfftfreq(nfft, d=1.0 / fs)
-        band = (f >= m.RATE_BAND_BPM[0]) & (f <= m.RATE_BAND_BPM[1])
-        fb, sb = f[band], spec[band]
-        peaks = [i for i in range(sb.size)
-                 if (i == 0 or sb[i] >= sb[i - 1]) and (i == sb.size - 1 or sb[i] >= sb[i + 1])]
-        best = max(peaks, key=lambda i: (sb[i] * fb[i] ** tilt, -i))  # first among ties
-        out.append(fb[best] if np.any(sb > 0) else np.nan)
-    return np.array(out)
-
-
-@pytest.mark.parametrize("fs", [4.0, 2.5, 10.0])
-def test_window_rates_equal_the_windows_one_by_one(fs):
-    rng = np.random.default_rng(7)
-    n = int(300 * fs)
-    x = np.sin(2 * np.pi * 0.25 * np.arange(n) / fs) + rng.standard_normal(n)
-    x[int(100 * fs)] = np.nan
-    x[: int(40 * fs)] = 0.0  # windows without power
-    _, bpm = m.rate_series(x, fs=fs)
-    np.testing.assert_array_equal(bpm, _rates_one_by_one(x, fs))
-    starts = np.array([0, 3, int(50 * fs)])
-    np.testing.assert_array_equal(m.window_rates(x, starts, fs), [
-        _rates_one_by_one(x[s:s + int(round(m.SEGMENT_S * fs))], fs)[0] for s in starts])
-
-
-@pytest.mark.parametrize("tilt", [0.0, 0.5, 2.0])
-def test_window_rates_with_any_tilt_equal_the_windows_one_by_one(tilt):
-    rng = np.random.default_rng(9)
-    x = np.sin(2 * np.pi * 0.3 * np.arange(1200) / 4.0) + 2 * rng.standard_normal(1200)
-    _, bpm = m.rate_series(x, tilt=tilt)
-    np.testing.assert_array_equal(bpm, _rates_one_by_one(x, 4.0, tilt))
-
-
-def test_the_tilt_lets_fast_shallow_breathing_outweigh_a_slow_drift():
-    t = np.arange(0, 32, 0.25)
-    # power ratio slow/fast 2 (a 1/f background), fast/slow per log-frequency 25/6 / 2 ~ 2
-    x = np.sqrt(2) * np.sin(2 * np.pi * 6 / 60 * t) + np.sin(2 * np.pi * 25 / 60 * t)
-    assert m.window_rates(x, [0], tilt=0.0)[0] == pytest.approx(6, abs=0.5)
-    assert m.window_rates(x, [0], tilt=1.0)[0] == pytest.approx(25, abs=0.5)
-    # the tilt picks a peak, it does not move it
-    pure = np.sin(2 * np.pi * 13 / 60 * np.arange(0, 32, 0.25))
-    assert m.window_rates(pure, [0], tilt=1.0)[0] == m.window_rates(pure, [0], tilt=0.0)[0]
+    assert metrics.SEGMENT_S == m.SEGMENT_S
 
 
 @pytest.mark.parametrize("n,fs", [(1920, 4.0), (700, 3.0), (90, 4.0), (16, 10.0)])
@@ -163,15 +93,6 @@ def test_spectral_concentration_equals_scipy_welch(n, fs):
     fb, pb = f[b], p[b]
     near = np.abs(fb - fb[np.argmax(pb)]) <= m.CONCENTRATION_HALF_WIDTH_HZ
     assert m.spectral_concentration(x, fs) == pb[near].sum() / pb.sum()
-
-
-def test_window_rates_in_blocks_equal_the_windows_one_by_one():
-    rng = np.random.default_rng(8)
-    x = np.sin(2 * np.pi * 0.2 * np.arange(40000) / 4.0) + rng.standard_normal(40000)
-    x[20000:20010] = np.nan  # in the second block of windows
-    _, bpm = m.rate_series(x)
-    assert bpm.size > 2 * 256
-    np.testing.assert_array_equal(bpm, _rates_one_by_one(x, 4.0))
 
 
 def test_spectral_concentration_with_a_peak_band_divides_by_the_whole_band():

@@ -13,8 +13,8 @@ import uuid
 import numpy as np
 import pytest
 
-from edr.fusion import QUALITY_THRESHOLD
 from edr.pipeline import extract_edr
+from edr.rates import QUALITY_THRESHOLD
 from edr.simulate import simulate_recording
 from edr.stream import StreamingEDR
 from edr.stream.cli import main

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.linalg
+from kernel_references import rbf_kernel_numpy
 
 from kpca.base import NotFittedError
-from kpca.kernels import center_kernel, center_test_kernel, rbf_kernel, rbf_kernel_numpy
+from kpca.kernels import center_kernel, center_test_kernel, rbf_kernel
 from kpca.largescale import (
     FixedSizeKernelPCA,
     IncompleteCholeskyKernelPCA,

@@ -3,10 +3,10 @@ import types
 import numpy as np
 import pytest
 import scipy.linalg
+from kernel_references import center_kernel_numpy, center_test_kernel_numpy, rbf_kernel_numpy
 
 from kpca import KernelPCA, NotFittedError
 from kpca import datasets as ds
-from kpca.kernels import center_kernel_numpy, center_test_kernel_numpy, rbf_kernel_numpy
 from kpca.preimage import expansion_coefficients
 
 SOLVERS = ["dense", "arpack", "auto"]

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
+from kernel_references import center_kernel_numpy, rbf_kernel_numpy
 
 from kpca import KernelPCA
-from kpca.kernels import center_kernel_numpy, rbf_kernel_numpy
 from kpca.preimage import expansion_coefficients, fixed_point_preimage
 
 
