@@ -44,6 +44,8 @@ LAYERS = {
     "edr.pipeline": 4.3,
     "edr.evaluate": 5,
     "edr.plots": 5,
+    "edr.plots_html": 5,
+    "edr.record_figure": 5,
     "edr.argtypes": 5,
     "edr.extract": 5,
     "edr.cli": 5,
