@@ -13,17 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from edr.record_figure import (
-    ARTEFACT,
-    BEAT_FATES,
-    EDR_COLOUR,
-    MINUTE_S,
-    REF_COLOUR,
-    SHOWN_COLOUR,
-    USED,
-    WITHHELD_COLOUR,
-    record_figure,
-)
+from edr.record_figure import BEAT_FATES, COLOURS, MINUTE_S, record_figure
 
 __all__ = ["plot_record", "save_figure"]
 
@@ -58,15 +48,17 @@ def _panel_overview(ax, fig_data):
     """Rate over the whole record: EDR, reference, withheld / masked stretches, the minute."""
     text, stretches = fig_data.spans.get("withheld", ("", []))
     for i, (a, b) in enumerate(stretches):
-        ax.axvspan(a, b, color=WITHHELD_COLOUR, lw=0, zorder=0, label=text if i == 0 else None)
+        ax.axvspan(a, b, color=COLOURS["withheld"], lw=0, zorder=0,
+                   label=text if i == 0 else None)
     _shade_unused(ax, fig_data.spans)
-    ax.axvspan(*fig_data.minute, color=SHOWN_COLOUR, alpha=0.6, lw=0, zorder=0,
+    ax.axvspan(*fig_data.minute, color=COLOURS["shown"], alpha=0.6, lw=0, zorder=0,
                label="minute shown below")
     rate = fig_data.rate
-    ax.plot(rate.x, rate.y, "o-", color=EDR_COLOUR, ms=3.5, lw=1.2, label=rate.label)
+    ax.plot(rate.x, rate.y, "o-", color=COLOURS["edr"], ms=3.5, lw=1.2, label=rate.label)
     if fig_data.ref_rate is not None:
         ref = fig_data.ref_rate
-        ax.plot(ref.x, ref.y, "s-", color=REF_COLOUR, ms=3, lw=1.0, alpha=0.8, label=ref.label)
+        ax.plot(ref.x, ref.y, "s-", color=COLOURS["reference"], ms=3, lw=1.0, alpha=0.8,
+                label=ref.label)
     ax.set_ylabel("breaths/min")
     ax.set_title(fig_data.overview_title, fontsize=10, loc="left")
     _legend(ax)
@@ -76,10 +68,11 @@ def _panel_quality(ax, fig_data):
     """Quality of each rate window against the threshold."""
     t, q = fig_data.quality_time, fig_data.quality
     ok = q >= fig_data.threshold
-    for keep, colour, label in ((ok, USED, "rate given"), (~ok, "0.6", "rate withheld")):
+    for keep, colour, label in ((ok, COLOURS["used"], "rate given"),
+                                (~ok, COLOURS["withheld_bar"], "rate withheld")):
         if keep.any():
             ax.bar(t[keep], q[keep], width=14.0, color=colour, label=label)
-    ax.axhline(fig_data.threshold, color=ARTEFACT, ls="--", lw=1.0,
+    ax.axhline(fig_data.threshold, color=COLOURS["artefact"], ls="--", lw=1.0,
                label=f"threshold {fig_data.threshold:g}")
     _shade_unused(ax, fig_data.spans, label=False)
     ax.set_ylim(0, 1.05)
@@ -108,10 +101,11 @@ def _panel_ecg(ax, fig_data):
 def _panel_edr(ax, fig_data):
     """EDR against the reference over the minute, with the EDR's value at each used beat."""
     if fig_data.ref is not None:
-        ax.plot(fig_data.ref.x, fig_data.ref.y, color=REF_COLOUR, lw=1.2, label=fig_data.ref.label)
+        ax.plot(fig_data.ref.x, fig_data.ref.y, color=COLOURS["reference"], lw=1.2,
+                label=fig_data.ref.label)
     edr, values = fig_data.edr, fig_data.beat_values
-    ax.plot(edr.x, edr.y, color=EDR_COLOUR, lw=1.4, label=edr.label)
-    ax.plot(values.x, values.y, ls="none", marker=".", ms=5, color=EDR_COLOUR, alpha=0.6,
+    ax.plot(edr.x, edr.y, color=COLOURS["edr"], lw=1.4, label=edr.label)
+    ax.plot(values.x, values.y, ls="none", marker=".", ms=5, color=COLOURS["edr"], alpha=0.6,
             label=values.label)
     _shade_unused(ax, fig_data.spans, label=False)
     ax.set_xlim(*fig_data.minute)
@@ -135,10 +129,10 @@ def _panel_sigma2(ax, panel):
         return
     curve = panel.curve
     if panel.kind == "per-window":
-        ax.semilogy(curve.x, curve.y, "o-", color=EDR_COLOUR, ms=4, label=curve.label)
+        ax.semilogy(curve.x, curve.y, "o-", color=COLOURS["edr"], ms=4, label=curve.label)
     else:
-        ax.semilogx(curve.x, curve.y, color=EDR_COLOUR, lw=1.2, label=curve.label)
-        ax.plot(panel.chosen.x, panel.chosen.y, "o", color=ARTEFACT, ms=7,
+        ax.semilogx(curve.x, curve.y, color=COLOURS["edr"], lw=1.2, label=curve.label)
+        ax.plot(panel.chosen.x, panel.chosen.y, "o", color=COLOURS["artefact"], ms=7,
                 label=panel.chosen.label)
     ax.set_xlabel(panel.xlabel)
     ax.set_ylabel(panel.ylabel)
@@ -153,18 +147,10 @@ def plot_record(recording, result, *, path=None, reference=True, minute_s=MINUTE
 
     Parameters
     ----------
-    recording : Recording
-        The record the EDR was extracted from.
-    result : EDRResult
-        Output of :func:`edr.pipeline.extract_edr` on ``recording``.
+    recording, result, reference, minute_s, minute_start_s
+        As in :func:`edr.record_figure.record_figure`.
     path : str or Path, optional
         Where to save the figure (format from the suffix), atomically.
-    reference : bool, default True
-        Draw the reference respiration and the scores when the record has one.
-    minute_s : float, default :data:`MINUTE_S`
-        Length (s) of the zoomed stretch.
-    minute_start_s : float, optional
-        Its start (s); default: :func:`representative_minute`.
 
     Returns
     -------

@@ -17,17 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from edr.errors import EDRError
-from edr.record_figure import (
-    ARTEFACT,
-    BEAT_FATES,
-    EDR_COLOUR,
-    MINUTE_S,
-    REF_COLOUR,
-    SHOWN_COLOUR,
-    USED,
-    WITHHELD_COLOUR,
-    record_figure,
-)
+from edr.record_figure import BEAT_FATES, COLOURS, MINUTE_S, record_figure
 
 __all__ = ["HTML_INSTALL", "html_figure", "require_plotly", "write_record_html"]
 
@@ -76,7 +66,7 @@ def _finite_max(*arrays, default=1.0):
 
 def _add_spans(fig, go, data, row, legend, top, *, withheld):
     """Withheld (grey), masked and skipped (hatched) stretches of ``data`` as filled traces."""
-    kinds = (("withheld", WITHHELD_COLOUR, ""),) if withheld else ()
+    kinds = (("withheld", COLOURS["withheld"], ""),) if withheld else ()
     kinds += (("masked", "rgba(140,140,140,0.35)", "/"), ("skipped", "rgba(140,140,140,0.35)", "/"))
     for kind, colour, pattern in kinds:
         if kind not in data.spans:
@@ -110,25 +100,26 @@ def html_figure(data):
                             default=30.0)
     _add_spans(fig, go, data, 1, "legend", top, withheld=True)
     x, y = _bands([data.minute], 0.0, top)
-    fig.add_trace(go.Scatter(x=x, y=y, fill="toself", mode="none", fillcolor=SHOWN_COLOUR,
+    fig.add_trace(go.Scatter(x=x, y=y, fill="toself", mode="none", fillcolor=COLOURS["shown"],
                              opacity=0.6, name="minute shown below", legend="legend",
                              hoverinfo="skip"), row=1, col=1)
     fig.add_trace(go.Scatter(x=data.rate.x, y=data.rate.y, mode="lines+markers",
-                             line={"color": EDR_COLOUR, "width": 1.5}, marker={"size": 5},
+                             line={"color": COLOURS["edr"], "width": 1.5}, marker={"size": 5},
                              name=data.rate.label, legend="legend"), row=1, col=1)
     if data.ref_rate is not None:
         fig.add_trace(go.Scatter(x=data.ref_rate.x, y=data.ref_rate.y, mode="lines+markers",
-                                 line={"color": REF_COLOUR, "width": 1.2},
+                                 line={"color": COLOURS["reference"], "width": 1.2},
                                  marker={"size": 4, "symbol": "square"}, opacity=0.8,
                                  name=data.ref_rate.label, legend="legend"), row=1, col=1)
     # quality of each rate window
     ok = data.quality >= data.threshold
-    for keep, colour, label in ((ok, USED, "rate given"), (~ok, "#999999", "rate withheld")):
+    for keep, colour, label in ((ok, COLOURS["used"], "rate given"),
+                                (~ok, COLOURS["withheld_bar"], "rate withheld")):
         if keep.any():
             fig.add_trace(go.Bar(x=data.quality_time[keep], y=data.quality[keep], width=14.0,
                                  marker_color=colour, name=label, legend="legend2"), row=2, col=1)
     fig.add_trace(go.Scatter(x=[0.0, data.duration_s], y=[data.threshold] * 2, mode="lines",
-                             line={"color": ARTEFACT, "dash": "dash", "width": 1.2},
+                             line={"color": COLOURS["artefact"], "dash": "dash", "width": 1.2},
                              name=f"threshold {data.threshold:g}", legend="legend2"), row=2, col=1)
     _add_spans(fig, go, data, 2, None, 1.05, withheld=False)
     # the minute's ECG with every beat marked by its fate
@@ -146,13 +137,13 @@ def html_figure(data):
     # EDR against the reference over the same minute
     if data.ref is not None:
         fig.add_trace(go.Scatter(x=data.ref.x, y=data.ref.y, mode="lines",
-                                 line={"color": REF_COLOUR, "width": 1.5}, name=data.ref.label,
-                                 legend="legend4"), row=4, col=1)
+                                 line={"color": COLOURS["reference"], "width": 1.5},
+                                 name=data.ref.label, legend="legend4"), row=4, col=1)
     fig.add_trace(go.Scatter(x=data.edr.x, y=data.edr.y, mode="lines",
-                             line={"color": EDR_COLOUR, "width": 1.8}, name=data.edr.label,
+                             line={"color": COLOURS["edr"], "width": 1.8}, name=data.edr.label,
                              legend="legend4"), row=4, col=1)
     fig.add_trace(go.Scatter(x=data.beat_values.x, y=data.beat_values.y, mode="markers",
-                             marker={"color": EDR_COLOUR, "size": 5}, opacity=0.6,
+                             marker={"color": COLOURS["edr"], "size": 5}, opacity=0.6,
                              name=data.beat_values.label, legend="legend4"), row=4, col=1)
     _add_sigma2(fig, go, data.sigma2)
     _layout(fig, data)
@@ -169,12 +160,12 @@ def _add_sigma2(fig, go, panel):
     per_window = panel.kind == "per-window"
     fig.add_trace(go.Scatter(x=panel.curve.x, y=panel.curve.y,
                              mode="lines+markers" if per_window else "lines",
-                             line={"color": EDR_COLOUR}, name=panel.curve.label, legend="legend5"),
-                  row=5, col=2)
+                             line={"color": COLOURS["edr"]}, name=panel.curve.label,
+                             legend="legend5"), row=5, col=2)
     if panel.chosen is not None:
         fig.add_trace(go.Scatter(x=panel.chosen.x, y=panel.chosen.y, mode="markers",
-                                 marker={"color": ARTEFACT, "size": 10}, name=panel.chosen.label,
-                                 legend="legend5"), row=5, col=2)
+                                 marker={"color": COLOURS["artefact"], "size": 10},
+                                 name=panel.chosen.label, legend="legend5"), row=5, col=2)
     fig.update_xaxes(title_text=panel.xlabel, type="linear" if per_window else "log", row=5, col=2)
     fig.update_yaxes(title_text=panel.ylabel, type="log" if per_window else "linear", row=5, col=2)
 
@@ -215,19 +206,11 @@ def write_record_html(recording, result, path, *, reference=True, minute_s=MINUT
 
     Parameters
     ----------
-    recording : Recording
-        The record the EDR was extracted from.
-    result : EDRResult
-        Output of :func:`edr.pipeline.extract_edr` on ``recording``.
+    recording, result, reference, minute_s, minute_start_s
+        As in :func:`edr.record_figure.record_figure`.
     path : str or Path
         The HTML file written; Plotly's JavaScript is embedded, so it opens offline.
         The same inputs give the same bytes.
-    reference : bool, default True
-        Include the reference respiration and the scores when the record has one.
-    minute_s : float, default :data:`edr.record_figure.MINUTE_S`
-        Length (s) of the zoomed stretch.
-    minute_start_s : float, optional
-        Its start (s); default: :func:`edr.record_figure.representative_minute`.
 
     Returns
     -------

@@ -34,23 +34,19 @@ import numpy as np
 
 from edr.errors import EDRError
 
-__all__ = ["BEAT_FATES", "MAX_POINTS", "MINUTE_S", "RecordFigure", "Series", "Sigma2Panel",
-           "beat_fates", "envelope", "record_figure", "representative_minute"]
+__all__ = ["BEAT_FATES", "COLOURS", "MAX_POINTS", "MINUTE_S", "RecordFigure", "Series",
+           "Sigma2Panel", "beat_fates", "envelope", "record_figure", "representative_minute"]
 
 #: Colours shared by every renderer.
-USED = "#1a9850"
-ECTOPIC = "#fc8d59"
-ARTEFACT = "#d73027"
-EDR_COLOUR = "#2166ac"
-REF_COLOUR = "#4d4d4d"
-WITHHELD_COLOUR = "#d9d9d9"
-SHOWN_COLOUR = "#fee08b"
+COLOURS = {"used": "#1a9850", "ectopic": "#fc8d59", "artefact": "#d73027", "edr": "#2166ac",
+           "reference": "#4d4d4d", "withheld": "#d9d9d9", "withheld_bar": "#999999",
+           "shown": "#fee08b"}
 
 #: Fate of a detected beat -> (legend text, marker, colour).
 BEAT_FATES = {
-    "used": ("beat used by the EDR", "o", USED),
-    "ectopic": ("beat dropped: ectopic (premature)", "^", ECTOPIC),
-    "artefact": ("beat dropped: artefact or clipped", "x", ARTEFACT),
+    "used": ("beat used by the EDR", "o", COLOURS["used"]),
+    "ectopic": ("beat dropped: ectopic (premature)", "^", COLOURS["ectopic"]),
+    "artefact": ("beat dropped: artefact or clipped", "x", COLOURS["artefact"]),
 }
 #: Length (s) of the zoomed stretch.
 MINUTE_S = 60.0
