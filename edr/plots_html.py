@@ -95,7 +95,17 @@ def html_figure(data):
         specs=[[{"colspan": 2}, None]] * 4 + [[{"type": "domain"}, {}]],
         subplot_titles=(data.overview_title, data.quality_title, data.ecg_title, data.edr_title,
                         "", data.sigma2.title))
-    # overview: rate over the whole record
+    _add_overview(fig, go, data)
+    _add_quality(fig, go, data)
+    _add_ecg(fig, go, data)
+    _add_edr(fig, go, data)
+    _add_sigma2(fig, go, data.sigma2)
+    _layout(fig, data)
+    return fig
+
+
+def _add_overview(fig, go, data):
+    """Row 1: rate over the whole record, withheld / masked stretches, the minute shown."""
     top = 1.1 * _finite_max(data.rate.y, [] if data.ref_rate is None else data.ref_rate.y,
                             default=30.0)
     _add_spans(fig, go, data, 1, "legend", top, withheld=True)
@@ -111,7 +121,10 @@ def html_figure(data):
                                  line={"color": COLOURS["reference"], "width": 1.2},
                                  marker={"size": 4, "symbol": "square"}, opacity=0.8,
                                  name=data.ref_rate.label, legend="legend"), row=1, col=1)
-    # quality of each rate window
+
+
+def _add_quality(fig, go, data):
+    """Row 2: quality of each rate window against the threshold."""
     ok = data.quality >= data.threshold
     for keep, colour, label in ((ok, COLOURS["used"], "rate given"),
                                 (~ok, COLOURS["withheld_bar"], "rate withheld")):
@@ -122,19 +135,25 @@ def html_figure(data):
                              line={"color": COLOURS["artefact"], "dash": "dash", "width": 1.2},
                              name=f"threshold {data.threshold:g}", legend="legend2"), row=2, col=1)
     _add_spans(fig, go, data, 2, None, 1.05, withheld=False)
-    # the minute's ECG with every beat marked by its fate
+
+
+def _add_ecg(fig, go, data):
+    """Row 3: the minute's ECG with every beat marked by its fate."""
     fig.add_trace(go.Scatter(x=data.ecg.x, y=data.ecg.y, mode="lines",
                              line={"color": "black", "width": 0.8}, name=data.ecg.label,
                              legend="legend3"), row=3, col=1)
     for key, (_, marker, colour) in BEAT_FATES.items():
         beats = data.beats[key]
-        empty = [None] if not beats.x.size else None  # Plotly drops empty traces from a legend
-        fig.add_trace(go.Scatter(x=empty or beats.x, y=empty or beats.y, mode="markers",
-                                 name=beats.label,
+        # Plotly leaves a trace without points out of the legend: give it one empty point
+        x, y = (beats.x, beats.y) if beats.x.size else ([None], [None])
+        fig.add_trace(go.Scatter(x=x, y=y, mode="markers", name=beats.label,
                                  meta=f"beats-{key}", legend="legend3",
                                  marker={"symbol": _SYMBOLS[marker], "size": 10, "color": colour,
                                          "line": {"width": 2, "color": colour}}), row=3, col=1)
-    # EDR against the reference over the same minute
+
+
+def _add_edr(fig, go, data):
+    """Row 4: EDR against the reference over the minute, the EDR's value at each used beat."""
     if data.ref is not None:
         fig.add_trace(go.Scatter(x=data.ref.x, y=data.ref.y, mode="lines",
                                  line={"color": COLOURS["reference"], "width": 1.5},
@@ -145,9 +164,6 @@ def html_figure(data):
     fig.add_trace(go.Scatter(x=data.beat_values.x, y=data.beat_values.y, mode="markers",
                              marker={"color": COLOURS["edr"], "size": 5}, opacity=0.6,
                              name=data.beat_values.label, legend="legend4"), row=4, col=1)
-    _add_sigma2(fig, go, data.sigma2)
-    _layout(fig, data)
-    return fig
 
 
 def _add_sigma2(fig, go, panel):
