@@ -77,8 +77,11 @@ DEFAULT_N_SUPPORT = 200
 #: Shortest and longest ``--window`` (s), the pipeline's limits.
 MIN_WINDOW_S = 20.0
 MAX_WINDOW_S = 1800.0
-#: Figure formats accepted by ``--plot``.
-PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff")
+#: ``--plot`` suffixes that write the interactive HTML view (:mod:`edr.plots_html`).
+HTML_SUFFIXES = (".html", ".htm")
+#: Figure formats accepted by ``--plot``: static images, and the interactive HTML view.
+PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff",
+                 *HTML_SUFFIXES)
 
 _FLAGS = {"csv": "-o/--output", "json": "--json", "plot": "--plot"}
 # API names in messages of the library -> the command-line flag a user can act on
@@ -181,12 +184,13 @@ def build_parser(prog: str = "python -m edr.extract") -> argparse.ArgumentParser
     p.add_argument("--n-support", type=_n_support, metavar="M",
                    help=f"--solver fs2: number of support vectors (default {DEFAULT_N_SUPPORT}, "
                         "at most the valid beats - 1)")
-    p.add_argument("--plot", metavar="OUT.png",
+    p.add_argument("--plot", metavar="OUT.png|OUT.html",
                    help="write the record figure: rate over the whole record with its quality "
                         "and the withheld or masked stretches, a representative minute of ECG "
                         "(every beat marked used or dropped) and of EDR vs reference, the scores "
                         "and the sigma2 choice; format from the suffix: "
-                        f"{', '.join(PLOT_SUFFIXES)}")
+                        f"{', '.join(PLOT_SUFFIXES)}; .html is an interactive view (zoom, "
+                        "hover; needs the [html] extra)")
     p.add_argument("--json", metavar="OUT.json",
                    help="write a JSON summary (parameters, sigma2, beats, scores)")
     p.add_argument("--demo", action="store_true",
@@ -274,6 +278,13 @@ def _check_outputs(outputs: dict[str, Path], inputs: Sequence[Path]) -> None:
         if key == "plot" and path.suffix.lower() not in PLOT_SUFFIXES:
             raise _OptionError(f"{flag}: cannot tell the figure format of {str(path)!r}; "
                                f"use one of {', '.join(PLOT_SUFFIXES)}")
+        if key == "plot" and path.suffix.lower() in HTML_SUFFIXES:
+            from edr.plots_html import require_plotly
+
+            try:
+                require_plotly()
+            except EDRError as exc:
+                raise _OptionError(f"{flag}: {exc}") from exc
         if path.is_dir():
             raise _OptionError(f"{flag}: output path {str(path)!r} is a folder; give a file name")
         if path.exists() and not path.is_file():
@@ -525,9 +536,14 @@ def _compute_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *,
         writers["json"] = lambda tmp: write_json(tmp, summary)
     if "plot" in outputs:
         def write_plot(tmp):
-            from edr.plots import plot_record
+            if tmp.suffix.lower() in HTML_SUFFIXES:
+                from edr.plots_html import write_record_html
 
-            plot_record(rec, result, path=tmp)
+                write_record_html(rec, result, tmp)
+            else:
+                from edr.plots import plot_record
+
+                plot_record(rec, result, path=tmp)
 
         writers["plot"] = write_plot
     _write_all(outputs, writers)

@@ -9,8 +9,8 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
 3. methods: ``edr.methods``, ``edr.leads``
 4. pipeline: ``edr.options``, ``edr.windows``, ``edr.stitch``, ``edr.rates`` (rate windows, rate
    quality, judged rates), ``edr.pipeline``
-5. consumers: ``edr.evaluate.*``, ``edr.plots``, ``edr.extract``, ``edr.cli``, ``edr.stream``,
-   ``edr.__main__``
+5. consumers: ``edr.evaluate.*``, ``edr.record_figure``, ``edr.plots``, ``edr.plots_html``,
+   ``edr.extract``, ``edr.cli``, ``edr.stream``, ``edr.__main__``
 
 A module may import ``edr`` modules of its own layer or a lower one. Every
 import statement counts, including the lazy ones inside functions. Within the
@@ -50,6 +50,8 @@ LAYERS = {
     "edr.pipeline": 4.3,
     "edr.evaluate": 5,
     "edr.plots": 5,
+    "edr.plots_html": 5,
+    "edr.record_figure": 5,
     "edr.argtypes": 5,
     "edr.extract": 5,
     "edr.cli": 5,

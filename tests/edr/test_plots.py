@@ -3,41 +3,18 @@ its fate, legend entries present."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
-from edr.beats import detect
 from edr.pipeline import extract_edr
-from edr.plots import BEAT_FATES, plot_record, representative_minute
-from edr.signal import remove_mains
-from edr.simulate import simulate_recording
-
-DROPPED_NEAR_S = 45.0
+from edr.plots import plot_record
+from edr.record_figure import BEAT_FATES, representative_minute
 
 
 @pytest.fixture(scope="module")
-def record():
-    """90 s simulated record; the QRS of the beat nearest 45 s is inverted (an artifact)."""
-    rec = simulate_recording(90.0, 250.0, random_state=5)
-    i = int(DROPPED_NEAR_S * rec.fs)
-    r = i - int(0.4 * rec.fs) + int(np.argmax(rec.ecg[i - int(0.4 * rec.fs): i
-                                                      + int(0.4 * rec.fs)]))
-    rec.ecg[r - 40: r + 40] *= -1.0  # rec.leads["II"] is the same array
-    rec.dropped_time = r / rec.fs
-    return rec
-
-
-@pytest.fixture(scope="module")
-def result(record):
-    return extract_edr(record, sigma2="mdd")
-
-
-@pytest.fixture(scope="module")
-def figure(record, result, tmp_path_factory):
+def figure(figure_record, figure_result, tmp_path_factory):
     path = tmp_path_factory.mktemp("fig") / "fig.png"
-    return plot_record(record, result, path=path), path
+    return plot_record(figure_record, figure_result, path=path), path
 
 
 def _labels(ax):
@@ -50,33 +27,33 @@ def _beat_markers(ax):
             if (ln.get_gid() or "").startswith("beats-")}
 
 
-def test_image_saved_atomically_with_its_six_panels(figure, result):
+def test_image_saved_atomically_with_its_six_panels(figure, figure_result):
     fig, path = figure
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 50_000
     assert sorted(p.name for p in path.parent.iterdir()) == ["fig.png"]  # no temporary file
     overview, quality, ecg, edr, text, sigma = fig.axes
-    np.testing.assert_allclose(overview.lines[0].get_xdata(), result.rate_time)
+    np.testing.assert_allclose(overview.lines[0].get_xdata(), figure_result.rate_time)
     assert overview.get_xlim() == pytest.approx((0.0, 90.0))
     assert ecg.get_xlim() == edr.get_xlim() and np.diff(ecg.get_xlim())[0] == pytest.approx(60.0)
     assert "chosen σ²" in " ".join(_labels(sigma))
 
 
-def test_every_detected_beat_is_marked_by_its_fate(record, result, figure):
+def test_every_detected_beat_is_marked_by_its_fate(figure_record, figure_result, figure_beats,
+                                                    figure):
     ecg = figure[0].axes[2]
     t0, t1 = ecg.get_xlim()
     marks = _beat_markers(ecg)
     assert set(marks) == set(BEAT_FATES)
-    # the beats the pipeline detects in its one window, found independently
-    beats = detect(remove_mains(record.ecg, record.fs), record.fs)
-    inside = (beats.times >= t0) & (beats.times < t1)
+    inside = (figure_beats.times >= t0) & (figure_beats.times < t1)
     shown = np.sort(np.concatenate(list(marks.values())))
-    np.testing.assert_allclose(shown, beats.times[inside])
+    np.testing.assert_allclose(shown, figure_beats.times[inside])
     # used = the beats the EDR used; the inverted QRS is dropped, not used
-    used = result.beat_times[(result.beat_times >= t0) & (result.beat_times < t1)]
+    bt = figure_result.beat_times
+    used = bt[(bt >= t0) & (bt < t1)]
     np.testing.assert_allclose(marks["used"], used)
     dropped = np.concatenate([marks["ectopic"], marks["artefact"]])
-    assert np.abs(dropped - record.dropped_time).min() < 0.1
-    assert np.abs(marks["used"] - record.dropped_time).min() > 0.1
+    assert np.abs(dropped - figure_record.dropped_time).min() < 0.1
+    assert np.abs(marks["used"] - figure_record.dropped_time).min() > 0.1
 
 
 def test_legends_explain_every_mark(figure):
@@ -100,12 +77,8 @@ def test_legends_explain_every_mark(figure):
         assert f in words, f
 
 
-def test_masked_stretch_and_withheld_rates_are_shown():
-    rec = simulate_recording(240.0, 250.0, random_state=4)
-    ecg = rec.ecg.copy()
-    ecg[int(150 * rec.fs):] = ecg[int(150 * rec.fs)]
-    flat = dataclasses.replace(rec, ecg=ecg, leads={"II": ecg})
-    res = extract_edr(flat, sigma2=0.5)
+def test_masked_stretch_and_withheld_rates_are_shown(masked_record_result):
+    flat, res = masked_record_result
     assert res.masked
     fig = plot_record(flat, res)
     overview, _, ecg_ax, _, text, _ = fig.axes
@@ -114,14 +87,14 @@ def test_masked_stretch_and_withheld_rates_are_shown():
     assert "masked (every lead flat or missing): 150-240 s" in text.texts[0].get_text()
 
 
-def test_representative_minute_is_covered_and_typical(result):
-    t0, t1 = representative_minute(result, 90.0)
+def test_representative_minute_is_covered_and_typical(figure_result):
+    t0, t1 = representative_minute(figure_result, 90.0)
     assert t1 - t0 == 60.0 and 0.0 <= t0 <= 30.0
-    assert representative_minute(result, 40.0, 60.0) == (0.0, 40.0)
+    assert representative_minute(figure_result, 40.0, 60.0) == (0.0, 40.0)
 
 
-def test_without_reference(record, result):
-    fig = plot_record(record, result, reference=False, minute_start_s=0.0)
+def test_without_reference(figure_record, figure_result):
+    fig = plot_record(figure_record, figure_result, reference=False, minute_start_s=0.0)
     overview, _, ecg, edr, text, _ = fig.axes
     assert ecg.get_xlim() == pytest.approx((0.0, 60.0))
     assert not any(lbl.startswith("reference") for lbl in _labels(edr) + _labels(overview))
@@ -129,14 +102,14 @@ def test_without_reference(record, result):
     assert "No reference respiration" in text.texts[0].get_text()
 
 
-def test_windowed_result_shows_sigma2_per_window(record):
-    res = extract_edr(record, sigma2="rule-of-thumb", window_s=40.0, overlap=0.5)
-    sigma = plot_record(record, res).axes[5]
+def test_windowed_result_shows_sigma2_per_window(figure_record):
+    res = extract_edr(figure_record, sigma2="rule-of-thumb", window_s=40.0, overlap=0.5)
+    sigma = plot_record(figure_record, res).axes[5]
     assert f"σ² per window ({len(res.windows)} windows" in sigma.get_title(loc="left")
     np.testing.assert_allclose(sigma.lines[0].get_ydata(), [w.sigma2 for w in res.windows])
 
 
-def test_method_without_sigma2(record):
-    res = extract_edr(record, method="r_amplitude")
-    texts = [t.get_text() for t in plot_record(record, res).axes[5].texts]
+def test_method_without_sigma2(figure_record):
+    res = extract_edr(figure_record, method="r_amplitude")
+    texts = [t.get_text() for t in plot_record(figure_record, res).axes[5].texts]
     assert texts == ["method 'r_amplitude' has no σ²"]
