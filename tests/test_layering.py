@@ -2,7 +2,7 @@
 
 Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
 
-0. ``edr`` (package), ``edr.errors``
+0. ``edr`` (package), ``edr.errors``, ``edr.quiet``
 1. inputs and beats: ``edr.io.*``, ``edr.beats``, ``edr.modulation``, ``edr.simulate``
 2. signal steps and protocol constants: ``edr.signal``; series fusion and rate quality:
    ``edr.fusion``
@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS = {
     "edr": 0,
     "edr.errors": 0,
+    "edr.quiet": 0,
     "edr.io": 1,
     "edr.beats": 1,
     "edr.modulation": 1,
