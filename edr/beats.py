@@ -51,7 +51,6 @@ alignment and the clipping policy: ``docs/studies/beat_detection.md``.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,6 +58,7 @@ from scipy import ndimage, signal
 
 from edr.errors import SignalError
 from edr.io.recording import FS_MAX, FS_MIN
+from edr.quiet import ignored_warnings
 
 __all__ = ["Beats", "DEFAULT_DETECTOR", "MIN_BEATS", "detect", "signal_mask"]
 
@@ -263,8 +263,7 @@ def _nk_peaks_neurokit(clean: np.ndarray, fs: float) -> np.ndarray:
         return np.array([], dtype=int)
     end_qrs = end_qrs[end_qrs > beg_qrs[0]]
     num_qrs = min(beg_qrs.size, end_qrs.size)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with ignored_warnings():
         min_len = np.mean(end_qrs[:num_qrs] - beg_qrs[:num_qrs]) * 0.4
     peaks = [0]
     for i in range(num_qrs):
@@ -285,8 +284,7 @@ def _clean(x: np.ndarray, fs: float, method: str) -> np.ndarray:
     method = method if method in _CLEAN_METHODS else "neurokit"
     if method == "neurokit" and fs >= 100 and np.isfinite(x).all():
         return _nk_clean_neurokit(x, fs, SMOOTHING_S)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with ignored_warnings():
         return np.asarray(_nk().ecg_clean(x, sampling_rate=fs, method=method), dtype=float)
 
 
@@ -300,8 +298,7 @@ def _detect_segment(x: np.ndarray, fs: float, method: str,
         ref = _clean(x, fs, "neurokit")
     clean_method = method if method in _CLEAN_METHODS else "neurokit"
     clean = ref if clean_method == "neurokit" else _clean(x, fs, method)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with ignored_warnings():
         try:
             if method == "neurokit":
                 found = _nk_peaks_neurokit(clean, fs)

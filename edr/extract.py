@@ -39,13 +39,16 @@ internal error prints one line and exits with code 1. Order of work:
 from __future__ import annotations
 
 import argparse
+import copy
 import glob
 import math
 import os
 import re
 import sys
 import time
+from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from edr.argtypes import (
@@ -672,6 +675,68 @@ def _table(rows: list[dict]) -> list[str]:
     return [fmt.format(*head)] + [fmt.format(*b) for b in body]
 
 
+#: records extracted at a time by :func:`run_many` (each in a thread of its own)
+RECORDS_AHEAD = 2
+
+
+def _ahead(jobs, done, start):
+    """``(job, (done(job), None))`` for a job ``done`` answers (not None), else ``(job, (None,
+    start(job)))``, in the order of ``jobs``; ``start`` is called up to :data:`RECORDS_AHEAD`
+    jobs before the job is yielded, so the work of the next records overlaps this one's."""
+    pending = deque()
+    for job in jobs:
+        answer = done(job)
+        pending.append((job, (answer, None if answer is not None else start(job))))
+        if len(pending) == RECORDS_AHEAD:
+            yield pending.popleft()
+    yield from pending
+
+
+def _extract_one(args, argv, record, outputs):
+    """``(summary, seconds)`` of one record of :func:`run_many` (its CSV and JSON written)."""
+    t0 = time.perf_counter()
+    one = copy.copy(args)
+    one.record, one.output, one.json, one.plot = (record, str(outputs["csv"]),
+                                                  str(outputs["json"]), None)
+    prepare(one)
+    return _compute_and_write(one, argv, outputs, progress=False)[4], time.perf_counter() - t0
+
+
+def _extract_rows(args, argv, bar, pool, rows: list[dict]) -> bool:
+    """Extract the jobs ``(record, name, outputs)`` of ``bar`` (:data:`RECORDS_AHEAD` at a time,
+    in ``pool``), appending a summary-table row for each to ``rows``; whether interrupted."""
+    for (_, name, _), (summary, attempt) in _ahead(
+            bar, lambda job: None if args.overwrite else _complete(job[2]),
+            lambda job: pool.submit(_extract_one, args, argv, job[0], job[2])):
+        bar.set_postfix_str(name, refresh=False)
+        t0 = time.perf_counter()
+        interrupted = False
+        if summary is not None:
+            row = _row(name, summary, "skipped (outputs exist)", 0.0)
+        else:
+            try:
+                summary, seconds = attempt.result()
+                row = _row(name, summary, "ok", seconds)
+            except KeyboardInterrupt:
+                interrupted = True
+                row = _row(name, None, "interrupted", time.perf_counter() - t0)
+            except (EDRError, OSError, ValueError) as exc:
+                row = _row(name, None, f"failed: {_cli_message(exc)}", time.perf_counter() - t0)
+            except Exception as exc:
+                if os.environ.get("EDR_DEBUG"):
+                    raise
+                row = _row(name, None,
+                           f"failed: internal error: {type(exc).__name__}: {_cli_message(exc)}",
+                           time.perf_counter() - t0)
+        rows.append(row)
+        bar.write(f"{name}: {row['status']}"
+                  + (f" ({row['seconds']:.2f} s)" if row["seconds"] else ""),
+                  file=sys.stderr)
+        if interrupted:
+            return True
+    return False
+
+
 def run_many(args, records: Sequence[str], argv: Sequence[str],
              prog: str = "python -m edr.extract") -> int:
     """Extract several records in one process; prints the summary table. Returns the exit code.
@@ -695,19 +760,16 @@ def run_many(args, records: Sequence[str], argv: Sequence[str],
 
     from tqdm import tqdm
 
+    from kpca._blas import blas_limited_to_one_thread
+
     rows: list[dict] = []
     t_all = time.perf_counter()
     bar = tqdm(jobs, file=sys.stderr, unit="record", desc="extract", dynamic_ncols=True)
-    interrupted = False
-    for record, name, outputs in bar:
-        bar.set_postfix_str(name, refresh=False)
-        row, interrupted = _extract_one(args, argv, record, name, outputs)
-        rows.append(row)
-        bar.write(f"{name}: {row['status']}"
-                  + (f" ({row['seconds']:.2f} s)" if row["seconds"] else ""),
-                  file=sys.stderr)
-        if interrupted:
-            break
+    # one BLAS limit around all records: a record's own limits then restore one thread, never
+    # the default, while another record runs
+    with blas_limited_to_one_thread(), ThreadPoolExecutor(max_workers=RECORDS_AHEAD) as pool:
+        interrupted = _extract_rows(args, argv, bar, pool, rows)
+        pool.shutdown(cancel_futures=True)
     bar.close()
     n_failed = sum(r["status"].startswith("failed") for r in rows)
     n_skipped = sum(r["status"].startswith("skipped") for r in rows)
@@ -739,35 +801,6 @@ def _planned_jobs(records: Sequence[str], outdir: Path) -> list[tuple[str, str, 
         jobs.append((record, name,
                      {"csv": outdir / f"{name}_edr.csv", "json": outdir / f"{name}_edr.json"}))
     return jobs
-
-
-def _extract_one(args, argv: Sequence[str], record: str, name: str,
-                 outputs: dict) -> tuple[dict, bool]:
-    """One record of :func:`run_many`: its summary-table row, and whether the user interrupted
-    it. Complete outputs are skipped unless ``--overwrite``; errors become the row's status."""
-    import copy
-
-    t0 = time.perf_counter()
-    summary = None if args.overwrite else _complete(outputs)
-    if summary is not None:
-        return _row(name, summary, "skipped (outputs exist)", 0.0), False
-    one = copy.copy(args)
-    one.record, one.output, one.json, one.plot = (record, str(outputs["csv"]),
-                                                  str(outputs["json"]), None)
-    try:
-        prepare(one)
-        summary = _compute_and_write(one, argv, outputs, progress=False)[4]
-        return _row(name, summary, "ok", time.perf_counter() - t0), False
-    except KeyboardInterrupt:
-        return _row(name, None, "interrupted", time.perf_counter() - t0), True
-    except (EDRError, OSError, ValueError) as exc:
-        return _row(name, None, f"failed: {_cli_message(exc)}", time.perf_counter() - t0), False
-    except Exception as exc:
-        if os.environ.get("EDR_DEBUG"):
-            raise
-        return _row(name, None,
-                    f"failed: internal error: {type(exc).__name__}: {_cli_message(exc)}",
-                    time.perf_counter() - t0), False
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "python -m edr.extract") -> int:

@@ -48,7 +48,6 @@ itself). Why the defaults are what they are: ``docs/design.md#2-edr-pipeline-dec
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -65,6 +64,7 @@ from edr.modulation import (
     robust_beat_matrix,
 )
 from edr.modulation import qrs_area as _qrs_area
+from edr.quiet import ignored_warnings
 from edr.signal import BAND_HZ, GRID_FS, MIN_BEATS, to_uniform_grid
 
 __all__ = [
@@ -618,8 +618,7 @@ def _neurokit(variant):
         if peaks.size < NEUROKIT_MIN_PEAKS:
             raise SignalError(f"only {peaks.size} beats in the window; neurokit_{variant} "
                               f"needs {NEUROKIT_MIN_PEAKS}")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with ignored_warnings():
             rate = nk.ecg_rate(peaks, sampling_rate=seg.fs, desired_length=seg.ecg.size)
             rsp = nk.ecg_rsp(rate, sampling_rate=seg.fs, method=variant)
         t = seg.t0 + np.arange(rsp.size) / seg.fs

@@ -12,7 +12,11 @@ Per analysis window (:mod:`edr.windows`): the window's ECG → :func:`edr.beats.
 
 from __future__ import annotations
 
+import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from itertools import islice
 
 import numpy as np
 
@@ -44,10 +48,15 @@ from edr.windows import (
     record_leads,
     window_plan,
 )
+from kpca._blas import blas_limited_to_one_thread
 
 __all__ = ["EDRResult", "WindowInfo", "extract_edr", "plan_windows", "EDROptions",
            "DEFAULT_WINDOW_S", "DEFAULT_OVERLAP", "WHOLE_RECORD_MAX_S", "MAX_GAP_S",
            "MIN_WINDOW_S", "LEAD_MODES"]
+
+#: threads analysing the windows of a long record (:func:`_analyses`), also the windows in memory
+#: at a time beyond the one being stitched
+WINDOW_THREADS = min(os.cpu_count() or 1, 4)
 
 
 @dataclass
@@ -278,12 +287,10 @@ def run(recording, opts: EDROptions) -> EDRResult:
     spans = []  # what judging the rates needs of them: their analyses are not kept
     first = None
     n_used = n_dropped = 0
-    for window in _progress(plan, opts):
-        try:
-            wa = analyse_window(window, leads, fs, grid, opts)
-        except SignalError as exc:
+    for window, wa, exc in _analyses(_progress(plan, opts), leads, fs, grid, opts):
+        if exc is not None:
             if len(plan) == 1:
-                raise
+                raise exc
             infos.append(WindowInfo(window.start_s, window.end_s, 0, 0, None, lead_name,
                                     {"status": f"skipped: {str(exc).splitlines()[0]}"}))
             continue
@@ -311,6 +318,34 @@ def run(recording, opts: EDROptions) -> EDRResult:
                      selection=first.selection, windows=infos, n_beats=n_used,
                      n_beats_dropped=n_dropped, params=params, rate_quality=rates.quality,
                      status=status, masked=masked)
+
+
+def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions):
+    """``(window, analysis, None)`` or ``(window, None, SignalError)`` of every window of
+    ``plan``, in plan order (:func:`edr.windows.analyse_window`).
+
+    With several windows the analyses run in :data:`WINDOW_THREADS` threads (at most that many
+    windows ahead of the one yielded, BLAS limited to one thread throughout), so the windows
+    share the cores; each window's analysis depends only on the window, so the results do not
+    depend on the scheduling. A ``numpy.random.Generator`` as ``random_state`` is consumed in
+    window order, so windows are then analysed one after the other.
+    """
+    def one(window):
+        try:
+            return window, analyse_window(window, leads, fs, grid, opts), None
+        except SignalError as exc:
+            return window, None, exc
+
+    if len(plan) == 1 or isinstance(opts.random_state, np.random.Generator):
+        yield from map(one, plan)
+        return
+    windows = iter(plan)
+    with blas_limited_to_one_thread(), ThreadPoolExecutor(max_workers=WINDOW_THREADS) as pool:
+        ahead = deque(pool.submit(one, w) for w in islice(windows, WINDOW_THREADS))
+        while ahead:
+            done = ahead.popleft().result()
+            ahead.extend(pool.submit(one, w) for w in islice(windows, 1))
+            yield done
 
 
 def _plan(recording, leads: dict, duration: float, opts: EDROptions):

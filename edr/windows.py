@@ -297,41 +297,32 @@ def _lead_runs(leads, i0, i1, fs, grid, opts: EDROptions, lead_opts: dict | None
     ``lead_opts``, default ``opts``), in the order of ``leads``, and the first line of the
     :class:`SignalError` of every other lead.
 
-    The beats are detected lead after lead in the calling thread. A kernel method then runs in
-    a thread per lead as soon as that lead's beats are known (BLAS limited to one thread; the σ²
-    selections share the thread pool of :mod:`kpca.selection`), so one lead's beat detection
-    and the Python work of its method overlap the GIL-free selection of another. Each lead's
-    result is that of :func:`_single` run with BLAS on one thread, whatever the scheduling.
+    A kernel method runs each lead whole (beat detection, then the method) in a thread of its
+    own (BLAS limited to one thread; the σ² selections share the thread pool of
+    :mod:`kpca.selection`), so the leads' detections overlap each other and the GIL-free
+    selections. Each lead's result is that of :func:`_single` run with BLAS on one thread,
+    whatever the scheduling.
     """
-    errors, pending = {}, {}
+    errors = {}
     lead_opts = lead_opts or dict.fromkeys(leads, opts)
-
-    def failed(name, exc):
-        errors[name] = str(exc).splitlines()[0]
-
     if not opts.spec.uses_sigma2 or len(leads) == 1:
         runs = {}
         for name, x in leads.items():
             try:
                 runs[name] = _single(x, i0, i1, fs, grid, name, lead_opts[name])
             except SignalError as exc:
-                failed(name, exc)
+                errors[name] = str(exc).splitlines()[0]
         return runs, errors
     with blas_limited_to_one_thread(), ThreadPoolExecutor(max_workers=len(leads)) as pool:
-        for name, x in leads.items():
-            try:
-                pending[name] = pool.submit(_method_run, _segment(x, i0, i1, fs, grid, name,
-                                                                  opts), lead_opts[name])
-            except SignalError as exc:
-                failed(name, exc)
+        pending = {name: pool.submit(_single, x, i0, i1, fs, grid, name, lead_opts[name])
+                   for name, x in leads.items()}
         runs = {}
-        for name in leads:
-            if name in pending:
-                try:
-                    runs[name] = pending[name].result()
-                except SignalError as exc:
-                    failed(name, exc)
-    return runs, {n: errors[n] for n in leads if n in errors}
+        for name, future in pending.items():
+            try:
+                runs[name] = future.result()
+            except SignalError as exc:
+                errors[name] = str(exc).splitlines()[0]
+    return runs, errors
 
 
 def _several_leads(leads, i0, i1, fs, grid, opts: EDROptions, lead_opts: dict):

@@ -4,12 +4,13 @@ For every (window, lead) beat matrix of the chosen records (the robust QRS matri
 default extraction, ``Segment.beat_matrix``), σ² is selected as ``kpca_fusion`` does it
 (``n_components=3``, seed 0) by the paper-exact MDD (q = 100 over the 31-value grid) and by
 each combination of the shortcuts of :mod:`kpca.selection._adaptive`: the sequential stop
-(batches of ``BATCH`` draws, capped at 100), the coarse-to-fine search, both, and both with a
-first batch of 10. Printed per strategy: single-threaded CPU seconds, draws and widths
-evaluated, and how many selections are identical to / within one grid step of the exact one.
-Also: how far the exact criterion's maximum stands above every width more than one step away,
-in standard deviations of one noise replicate's summed leading eigenvalues (what lets a few
-replicates decide).
+(batches of ``BATCH`` draws, capped at 100), the coarse-to-fine search, both (the default
+``mdd-fast``), both with at most 250 or 175 training points instead of half the beats (a
+direction measured and not taken), and both with a first batch of 10. Printed per strategy:
+single-threaded CPU seconds, draws and widths evaluated, and how many selections are identical
+to / within one grid step of the exact one. Also: how far the exact criterion's maximum stands
+above every width more than one step away, in standard deviations of one noise replicate's
+summed leading eigenvalues (what lets a few replicates decide).
 
 Usage: ``EDR_DATA_DIR=... python scripts/measure_fast_selection.py --out
 scripts/output/measure_fast_selection.md``
@@ -86,9 +87,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     mats = beat_matrices(os.environ["EDR_DATA_DIR"], RECORDS)
 
-    def run(criterion, **options):
+    def run(criterion, cap=None, **options):
         out = []
         for *_, X in mats:
+            if cap is not None:  # at most `cap` training points
+                options["n_train"] = 0.5 if round(0.5 * len(X)) <= cap else cap
             c0 = time.process_time()
             res = select(X, criterion, n_components=FUSION_COMPONENTS, random_state=0, n_jobs=1,
                          **options)
@@ -100,6 +103,8 @@ def main(argv=None) -> int:
     rows.append(("sequential stop, full grid", run("mdd", stop="sequential")))
     rows.append(("q = 100, coarse-to-fine", run("mdd", search="coarse-to-fine")))
     rows.append(("both (the default, mdd-fast)", run("mdd-fast")))
+    for cap in (250, 175):
+        rows.append((f"both, at most {cap} training points", run("mdd-fast", cap=cap)))
     batch = adaptive.BATCH
     adaptive.BATCH = 10
     rows.append(("both, first batch of 10", run("mdd-fast")))

@@ -102,6 +102,71 @@ def unpack_full(d2p, n, out, diag=0.0):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
+def _reorthogonalise(w, V, j):  # pragma: no cover - compiled
+    """``w`` minus its projections on the rows ``V[0..j]`` (classical Gram-Schmidt, twice)."""
+    n = w.size
+    for _rep in range(2):
+        for i in range(j + 1):
+            c = np.dot(w, V[i])
+            for q in range(n):
+                w[q] -= c * V[i, q]
+
+
+@numba.njit(cache=True, nogil=True)
+def _tridiagonal_eigh(alpha, beta, steps):  # pragma: no cover - compiled
+    """Eigenvalues (ascending) and eigenvectors of the Lanczos tridiagonal of ``steps`` steps."""
+    T = np.zeros((steps, steps))
+    for i in range(steps):
+        T[i, i] = alpha[i]
+        if i + 1 < steps:
+            T[i, i + 1] = beta[i]
+            T[i + 1, i] = beta[i]
+    return np.linalg.eigh(T)
+
+
+@numba.njit(cache=True, nogil=True)
+def _top_converged(evals, evecs, b, k, rtol, scale):  # pragma: no cover - compiled
+    """Whether the ``k`` largest Ritz values are within ``rtol * scale`` of eigenvalues."""
+    steps = evals.size
+    for t in range(k):
+        r = abs(b * evecs[steps - 1, steps - 1 - t])
+        # eigenvalue error <= r and, away from other Ritz values, <= r^2 / gap
+        err = r
+        if steps > 1:
+            gap = np.inf
+            for u in range(steps):
+                if u != steps - 1 - t:
+                    gap = min(gap, abs(evals[u] - evals[steps - 1 - t]))
+            if gap > r:
+                err = min(r, r * r / gap)
+        if err > rtol * scale:
+            return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _ritz_sum_into(evecs, V, k, ritz_out):  # pragma: no cover - compiled
+    """``ritz_out`` = the sum of the ``k`` leading Ritz vectors (basis rows ``V``)."""
+    steps = evecs.shape[0]
+    ritz_out[:] = 0.0
+    for t in range(k):
+        for s in range(steps):
+            e = evecs[s, steps - 1 - t]
+            for q in range(ritz_out.size):
+                ritz_out[q] += e * V[s, q]
+
+
+@numba.njit(cache=True, nogil=True)
+def _restart_direction(w, V, j):  # pragma: no cover - compiled
+    """A new centred direction orthogonal to ``V[0..j]`` in ``w``; returns its norm."""
+    for q in range(w.size):
+        w[q] = np.sin(1.0 + (j + 2) * 0.7548776662 * (q + 1))
+    w -= w.mean()
+    _reorthogonalise(w, V, j)
+    return np.sqrt(np.dot(w, w))
+
+
+@numba.njit(cache=True, nogil=True)
 def _lanczos_top(K, k, v0, rtol, max_steps, ritz_out,
                  square_first=False):  # pragma: no cover - compiled
     """Top ``k`` eigenvalues of ``H K H``; writes the sum of the top-``k`` Ritz
@@ -124,68 +189,29 @@ def _lanczos_top(K, k, v0, rtol, max_steps, ritz_out,
     theta = np.zeros(k)
     check_every = 1 if k <= 2 else max(2, k // 3)  # the tridiagonal eigensolve is O(steps^3)
     for j in range(m):
-        if j == 0 and square_first:
-            w = _square_matvec(K, V[0])
-        else:
-            w = np.dot(K, V[j])
+        w = _square_matvec(K, V[0]) if j == 0 and square_first else np.dot(K, V[j])
         mean = w.mean()
         for q in range(n):
             w[q] -= mean
         alpha[j] = np.dot(w, V[j])
-        for _rep in range(2):  # full re-orthogonalisation (classical Gram-Schmidt, twice)
-            for i in range(j + 1):
-                c = np.dot(w, V[i])
-                for q in range(n):
-                    w[q] -= c * V[i, q]
+        _reorthogonalise(w, V, j)  # full re-orthogonalisation
         b = np.sqrt(np.dot(w, w))
         beta[j] = b
         steps = j + 1
         if steps >= k and ((steps - k) % check_every == 0 or b <= 1e-14 or steps == m):
-            T = np.zeros((steps, steps))
-            for i in range(steps):
-                T[i, i] = alpha[i]
-                if i + 1 < steps:
-                    T[i, i + 1] = beta[i]
-                    T[i + 1, i] = beta[i]
-            evals, evecs = np.linalg.eigh(T)
+            evals, evecs = _tridiagonal_eigh(alpha, beta, steps)
             scale = max(abs(evals[steps - 1]), 1e-300)
-            ok = True
-            for t in range(k):
-                r = abs(b * evecs[steps - 1, steps - 1 - t])
-                # eigenvalue error <= r and, away from other Ritz values, <= r^2 / gap
-                err = r
-                if steps > 1:
-                    gap = np.inf
-                    for u in range(steps):
-                        if u != steps - 1 - t:
-                            gap = min(gap, abs(evals[u] - evals[steps - 1 - t]))
-                    if gap > r:
-                        err = min(r, r * r / gap)
-                if err > rtol * scale:
-                    ok = False
-            if ok or b <= 1e-14 * scale or steps == m:
+            if (_top_converged(evals, evecs, b, k, rtol, scale) or b <= 1e-14 * scale
+                    or steps == m):
                 for t in range(k):
                     theta[t] = evals[steps - 1 - t]
-                ritz_out[:] = 0.0
-                for t in range(k):
-                    for s in range(steps):
-                        e = evecs[s, steps - 1 - t]
-                        for q in range(n):
-                            ritz_out[q] += e * V[s, q]
+                _ritz_sum_into(evecs, V, k, ritz_out)
                 return theta
         if b <= 1e-14 * max(abs(alpha[j]), 1e-300):
             # invariant subspace found before k values converged: restart with a new centred
             # direction orthogonal to the basis (beta[j] = 0 decouples the tridiagonal blocks)
             beta[j] = 0.0
-            for q in range(n):
-                w[q] = np.sin(1.0 + (j + 2) * 0.7548776662 * (q + 1))
-            w -= w.mean()
-            for _rep in range(2):
-                for i in range(j + 1):
-                    c = np.dot(w, V[i])
-                    for q in range(n):
-                        w[q] -= c * V[i, q]
-            b = np.sqrt(np.dot(w, w))
+            b = _restart_direction(w, V, j)
             if b == 0.0:
                 return theta
         inv_b = 1.0 / b

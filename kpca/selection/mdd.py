@@ -224,24 +224,50 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
     n_draws = check_count(n_draws, "n_draws", 2)
     stop, search = check_strategy(stop, search)
     X, n_dup = check_data(X)
-    n = X.shape[0]
-    nt = _n_train(n_train, n)
+    nt = _n_train(n_train, X.shape[0])
     grid = check_grid(grid, X)
     nc = check_n_components(n_components, nt - 1, optional=True)
     k = check_n_eigenvalues(nc, n_eigenvalues, nt)
     rng = rng_of(random_state)
-    perm = rng.permutation(n)
-    train = np.sort(perm[:nt])
+    train = np.sort(rng.permutation(X.shape[0])[:nt])
     Xt = X[train]
     r, mom = distance_moments(Xt, X, train)
+    _check_pearson_region(mom)
+    sampler = noise_sampler(mom)
+    grid, lam, tau, curve, nc_grid, n_used = _noise_levels(
+        Xt, mom, sampler, grid, k, nc, rng, n_draws=n_draws, stop=stop, search=search,
+        n_jobs=n_jobs)
+    sigma2, n_sel, details = pick(grid, curve, nc_grid, nc, "varon2015",
+                                  fallback_curve=(lam - tau)[:, 0] if nc is None else None)
+    details.update({
+        "moments": mom, "pearson_type": sampler.params.type, "pearson_name": sampler.params.name,
+        "n_train": nt, "train_index": train, "n_draws": n_used, "stop": stop, "search": search,
+        "n_duplicates": n_dup,
+        "distance_hist": _distance_histograms(r, mom, sampler, nt, rng.spawn(1)[0]),
+        "seconds": time.perf_counter() - t0,
+    })
+    return SelectionResult(
+        criterion="varon2015", sigma2=sigma2, n_components=n_sel, grid=grid, curve=curve,
+        n_components_grid=nc_grid, data_spectra=lam, noise_spectra=tau,
+        random_state=seed_of(random_state), details=details,
+    )
+
+
+def _check_pearson_region(mom):
+    """Raise ``ValueError`` unless the distance moments lie in the Pearson region."""
     if not (mom["std"] > 0 and mom["kurtosis"] > mom["skew"] ** 2 + 1.0):
         raise ValueError(
             "the distance distribution has moments outside the Pearson region (kurtosis <= skew**2 "
             f"+ 1): mean={mom['mean']:.6g}, std={mom['std']:.6g}, skew={mom['skew']:.6g}, "
             f"kurtosis={mom['kurtosis']:.6g}; MDD cannot model its noise distances"
         )
-    sampler = noise_sampler(mom)
-    ptype = sampler.params
+
+
+def _noise_levels(Xt, mom, sampler, grid, k, nc, rng, *, n_draws, stop, search, n_jobs):
+    """``(grid, lambda, tau_hat, curve, n_c per width, draws made)`` of MDD on the training set
+    ``Xt``: every width and ``n_draws`` draws (the paper), or the shortcuts of
+    :mod:`kpca.selection._adaptive` (``grid`` is then the evaluated widths only)."""
+    nt = Xt.shape[0]
 
     def noise_D2(r_):  # packed: the full R_hat is never formed
         r2 = noise_distances_packed(nt, mom, r_, sampler=sampler)
@@ -251,34 +277,20 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
         null, lam = null_spectra(noise_D2, n_draws, SpectrumPlan(grid, k, nt), rng, n_jobs=n_jobs,
                                  data_D2=squared_distances(Xt))
         tau = percentile95(null)
-        curve, nc_grid = excess_curve(lam, tau, nc)
-        n_used = n_draws
-    else:
-        at, lam, tau, curve, nc_grid, n_used = adaptive_noise_levels(
-            noise_D2, squared_distances(Xt), grid, k, nt, nc, rng, n_draws=n_draws, stop=stop,
-            search=search, n_jobs=n_jobs)
-        grid = grid[at]
-    sigma2, n_sel, details = pick(grid, curve, nc_grid, nc, "varon2015",
-                                  fallback_curve=(lam - tau)[:, 0] if nc is None else None)
+        return (grid, lam, tau, *excess_curve(lam, tau, nc), n_draws)
+    at, lam, tau, curve, nc_grid, n_used = adaptive_noise_levels(
+        noise_D2, squared_distances(Xt), grid, k, nt, nc, rng, n_draws=n_draws, stop=stop,
+        search=search, n_jobs=n_jobs)
+    return grid[at], lam, tau, curve, nc_grid, n_used
+
+
+def _distance_histograms(r, mom, sampler, nt, rng):
+    """Density histograms (60 bins over ``[0, r_max]``) of the data distances ``r`` and of one
+    noise draw's distances (= ``R_hat``'s lower triangle; Fig. 7(b))."""
     edges = np.linspace(0.0, mom["r_max"], 61)
-    # = R_hat's lower triangle
-    one = noise_distances_packed(nt, mom, rng.spawn(1)[0], sampler=sampler)
-    details.update({
-        "moments": mom, "pearson_type": ptype.type, "pearson_name": ptype.name,
-        "n_train": nt, "train_index": train, "n_draws": n_used, "stop": stop, "search": search,
-        "n_duplicates": n_dup,
-        "distance_hist": {
-            "edges": edges,
-            "data": np.histogram(r, bins=edges, density=True)[0],
-            "noise": np.histogram(one, bins=edges, density=True)[0],
-        },
-        "seconds": time.perf_counter() - t0,
-    })
-    return SelectionResult(
-        criterion="varon2015", sigma2=sigma2, n_components=n_sel, grid=grid, curve=curve,
-        n_components_grid=nc_grid, data_spectra=lam, noise_spectra=tau,
-        random_state=seed_of(random_state), details=details,
-    )
+    one = noise_distances_packed(nt, mom, rng, sampler=sampler)
+    return {"edges": edges, "data": np.histogram(r, bins=edges, density=True)[0],
+            "noise": np.histogram(one, bins=edges, density=True)[0]}
 
 
 def select_mdd_fast(X, *, n_components=None, grid=None, random_state=None, n_draws=100,

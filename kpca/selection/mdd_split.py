@@ -76,33 +76,14 @@ def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=100,
     if n_components is not None and not 1 <= int(n_components) <= nt - 1:
         raise ValueError(f"n_components must be in [1, {nt - 1}]; got n_components={n_components}")
     _, mom = distance_moments(Xt, np.vstack([Xt, Xv]), np.arange(nt))
-
-    def spectra(D2_):
-        # Plain NumPy with one BLAS thread (the decorator): for these small matrices
-        # thread start-up and contention cost more than the work.
-        out = np.empty((grid.size, nt))
-        for g, s in enumerate(grid):
-            K = np.exp(D2_ * (-0.5 / s))
-            m = K.mean(axis=0)
-            out[g] = np.linalg.eigvalsh(K - m[:, None] - m[None, :] + m.mean())[::-1]
-        return out
-
     if data_spectra is None:
-        lam = spectra(squared_distances(Xt))
+        lam = _dense_spectra(squared_distances(Xt), grid)
     else:
-        lam = np.atleast_2d(np.asarray(data_spectra, dtype=np.float64))
-        if lam.shape[0] != grid.size or not 2 <= lam.shape[1] <= nt or not np.all(np.isfinite(lam)):
-            raise ValueError(
-                f"data_spectra must be finite with shape ({grid.size}, k), 2 <= k <= {nt} (one "
-                f"row per grid width); got shape {np.shape(data_spectra)}"
-            )
-        if n_components is not None and int(n_components) > lam.shape[1]:
-            raise ValueError(f"n_components must be <= {lam.shape[1]} (length of data_spectra); "
-                             f"got n_components={n_components}")
+        lam = _checked_data_spectra(data_spectra, grid.size, nt, n_components)
     null = np.empty((n_draws, grid.size, nt))
     for q in range(n_draws):
         R = noise_distance_matrix(nt, mom, rng)
-        null[q] = spectra(R * R)
+        null[q] = _dense_spectra(R * R, grid)
     tau = np.percentile(null, 95, axis=0)[:, : lam.shape[1]]
     nc = None if n_components is None else int(n_components)
     curve, nc_grid = excess_curve(lam, tau, nc)
@@ -115,3 +96,33 @@ def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=100,
         n_components_grid=nc_grid, data_spectra=lam, noise_spectra=tau,
         random_state=random_state if isinstance(random_state, int) else None, details=details,
     )
+
+
+def _dense_spectra(D2, grid):
+    """Descending eigenvalues of the centred RBF kernel of the squared distances ``D2`` at every
+    width of ``grid`` (Eqs. (12)-(13)), shape ``(grid.size, n)``.
+
+    Plain NumPy with one BLAS thread (the caller's decorator): for these small matrices thread
+    start-up and contention cost more than the work.
+    """
+    out = np.empty((grid.size, D2.shape[0]))
+    for g, s in enumerate(grid):
+        K = np.exp(D2 * (-0.5 / s))
+        m = K.mean(axis=0)
+        out[g] = np.linalg.eigvalsh(K - m[:, None] - m[None, :] + m.mean())[::-1]
+    return out
+
+
+def _checked_data_spectra(data_spectra, n_grid, nt, n_components):
+    """``data_spectra`` as a finite ``(n_grid, k)`` array, ``2 <= k <= nt``, with at least
+    ``n_components`` columns; ``ValueError`` otherwise."""
+    lam = np.atleast_2d(np.asarray(data_spectra, dtype=np.float64))
+    if lam.shape[0] != n_grid or not 2 <= lam.shape[1] <= nt or not np.all(np.isfinite(lam)):
+        raise ValueError(
+            f"data_spectra must be finite with shape ({n_grid}, k), 2 <= k <= {nt} (one "
+            f"row per grid width); got shape {np.shape(data_spectra)}"
+        )
+    if n_components is not None and int(n_components) > lam.shape[1]:
+        raise ValueError(f"n_components must be <= {lam.shape[1]} (length of data_spectra); "
+                         f"got n_components={n_components}")
+    return lam
