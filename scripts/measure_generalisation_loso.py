@@ -33,6 +33,9 @@ the series being aligned onto the heaviest one that is not the heart rate
 (``edr.fusion.HEART_SERIES``, which lags the breath: ``anchor="morphology"``), plus the previous
 default (detrended matrix, heart rate, 0.25 s, aligned onto the heaviest series of all).
 
+``--grid default``: the default's fusion alone (its figures, in-sample; what
+``benchmarks/accuracy_guard.py`` compares between width selections).
+
 The 32 subjects (23 BIDMC patients: bidmc06-09, 20-23 and 38-39 are one patient each; 9 MARSH
 subjects) are held out in turn. The fusion with the best median (MSC + |r|) / 2 over the other
 subjects' records, averaged over the two databases so that each population weighs the same, is
@@ -62,13 +65,13 @@ import numpy as np
 from _shared import write_markdown
 
 from edr.evaluate.metrics import reference_on_grid, score, window_rates
-from edr.fusion import HEART_SERIES, fuse
+from edr.fusion import ALIGN_LAG_S, CONSENSUS, FUSION_POWER, HEART_SERIES, LOCAL_S, fuse
 from edr.io import read_record
-from edr.methods import MethodOutput
+from edr.methods import FUSION_BASELINE, FUSION_RSA, MethodOutput
 from edr.options import EDROptions
 from edr.pipeline import extract_edr
 from edr.rates import AGREEMENT_BPM, RateSpan, judged_rates
-from edr.signal import bandpass
+from edr.signal import RATE_TILT, bandpass
 from edr.stitch import Stitcher
 from edr.windows import analyse_window, output_grid, record_leads, window_plan
 
@@ -93,6 +96,12 @@ GRIDS = {
         + [dict(baseline="detrend", rsa=True, max_lag_s=0.25, anchor="heaviest")],
         fixed=dict(local_s=64.0, consensus=True, power=4), tilts=(1.0,),
         previous=dict(baseline="detrend", rsa=True, max_lag_s=0.25, anchor="heaviest")),
+    "default": dict(
+        candidates=[dict(baseline=FUSION_BASELINE, rsa=FUSION_RSA, max_lag_s=ALIGN_LAG_S,
+                         anchor="morphology")],
+        fixed=dict(local_s=LOCAL_S, consensus=CONSENSUS, power=FUSION_POWER), tilts=(RATE_TILT,),
+        previous=dict(baseline=FUSION_BASELINE, rsa=FUSION_RSA, max_lag_s=ALIGN_LAG_S,
+                      anchor="morphology")),
 }
 """Each grid's varying ``candidates``, the ``fixed`` rest of the fusion, the rate ``tilts`` and
 the ``previous`` default (whose rate tilt is the first)."""
@@ -116,9 +125,9 @@ def database(record: str) -> str:
     return "BIDMC" if record.startswith("bidmc") else "MARSH"
 
 
-def analyse(path: str, opts: EDROptions | None = None) -> dict:
-    """The window analyses of one record (the default extraction's, or ``opts``'), and the R
-    amplitude's scores."""
+def analyse(path: str, opts: EDROptions | None = None, variants=ANALYSES) -> dict:
+    """The window analyses of one record (the default extraction's, or ``opts``'), one list per
+    QRS matrix baseline of ``variants``, and the R amplitude's scores."""
     rec = read_record(path)
     opts = opts or EDROptions()
     if len(rec.leads or {}) > 1:
@@ -128,7 +137,7 @@ def analyse(path: str, opts: EDROptions | None = None) -> dict:
     grid = output_grid(duration, opts.fs_out)
     plan = window_plan(duration, opts)
     windows = {}
-    for variant in ANALYSES:
+    for variant in variants:
         o = replace(opts, method_options={**opts.method_options, "baseline": variant})
         windows[variant] = []
         for w in plan:
