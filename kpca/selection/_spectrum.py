@@ -72,17 +72,6 @@ def square_parents(gammas, rtol=1e-9):
     return parent
 
 
-def exp_nonpositive(x, out=None, *, scale=1.0):
-    """``exp(scale * x)`` where ``scale * x <= 0``, to 1 ulp (see :func:`_exp_scaled`); any
-    shape; ``out`` may be ``x`` itself."""
-    x = np.ascontiguousarray(x, dtype=np.float64)
-    if out is None:
-        out = np.empty_like(x)
-    src = x.copy() if np.shares_memory(x, out) else x
-    _exp_scaled(src.reshape(-1), float(scale), out.reshape(-1))
-    return out
-
-
 @numba.njit(cache=True, nogil=True)
 def unpack_full(d2p, n, out, diag=0.0):  # pragma: no cover - compiled
     """Symmetric ``out`` from the packed strict lower triangle (column-major), which is the

@@ -5,12 +5,23 @@ import scipy.linalg
 from kpca.kernels import center_kernel, squared_distances
 from kpca.selection._spectrum import (
     SpectrumPlan,
+    _exp_scaled,
     centered_rbf_spectra,
-    exp_nonpositive,
     pack_lower,
     square_parents,
     unpack_lower,
 )
+
+
+def exp_nonpositive(x, out=None, *, scale=1.0):
+    """``exp(scale * x)`` through the library's compiled ``_exp_scaled`` (``scale * x <= 0``),
+    any shape; ``out`` may be ``x`` itself."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    if out is None:
+        out = np.empty_like(x)
+    src = x.copy() if np.shares_memory(x, out) else x
+    _exp_scaled(src.reshape(-1), float(scale), out.reshape(-1))
+    return out
 
 
 def _reference(D2, grid, k):
