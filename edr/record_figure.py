@@ -442,8 +442,8 @@ def record_figure(recording, result, *, reference=True, minute_s=MINUTE_S,
         duration_s=float(duration), minute=minute,
         overview_title=overview_title, rate=rate, ref_rate=ref_rate, spans=_spans(result),
         quality_title=("Quality of each rate window: the weighted share of the ECG's breathing "
-                       "evidence (EDR components, R amplitude, QRS area) that agrees with the "
-                       "EDR's rate"),
+                       "evidence (kernel components, R amplitude, QRS area, heart rate) that "
+                       "agrees with the EDR's rate"),
         quality_time=q_time, quality=q, threshold=float(QUALITY_THRESHOLD),
         ecg_title=ecg_title, ecg=ecg, beats=beats,
         edr_title=edr_title, edr=edr, ref=ref_series, beat_values=values,
