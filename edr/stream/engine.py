@@ -6,11 +6,12 @@ engine takes the last ``span_s`` seconds of every ECG channel, removes the mains
 one window (:func:`edr.windows.analyse_window`: beat detection, the method on every lead, the
 lead fusion, the evidence panel and its weights). The window's grid series is standardised
 over its grid points near a used beat and sign-aligned with the EDR already written, as
-:class:`edr.stitch.Stitcher` does; the points not yet emitted take the new window's values
-(raised-cosine cross-fade from the previous window's over ``delay_s``, so the stitched series
-stays continuous); the trailing :data:`BANDPASS_S` seconds are band-passed
-(:func:`edr.signal.bandpass`) and the grid points up to ``delay_s`` before the stream's end
-are emitted (NaN farther than :data:`edr.stitch.MAX_GAP_S` from a used beat, as offline).
+:class:`edr.stitch.Stitcher` does; the points not yet emitted take the new window's values,
+which see the most ECG after them (a raised-cosine cross-fade from the previous window's over
+the :data:`FADE_S` after the emission point keeps the stitched series continuous); the trailing
+:data:`BANDPASS_S` seconds are band-passed as offline (:func:`edr.stitch.masked_bandpass`)
+and the grid points up to ``delay_s`` before the stream's end are emitted (NaN farther than
+:data:`edr.stitch.MAX_GAP_S` from a used beat, as offline).
 Each 32 s rate window (every 16 s, :func:`edr.signal.rate_series`'s windows) is reported at the
 first update at or after its end, judged by the panel of that update's analysis
 (:func:`edr.rates.judged_rates`) and withheld, as offline, below
@@ -37,12 +38,12 @@ from edr.errors import SignalError
 from edr.methods import DEFAULT_SIGMA2
 from edr.options import DEFAULT_METHOD, DEFAULT_MULTI_LEAD, EDROptions
 from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates
-from edr.signal import FS_RANGE, RATE_STEP_S, SEGMENT_S, bandpass, remove_mains
-from edr.stitch import standardised_window, window_sign
+from edr.signal import FS_RANGE, RATE_STEP_S, SEGMENT_S, remove_mains
+from edr.stitch import masked_bandpass, standardised_window, window_sign
 from edr.windows import Window, analyse_window
 
-__all__ = ["BANDPASS_S", "DEFAULT_DELAY_S", "DEFAULT_HOP_S", "DEFAULT_SPAN_S", "RESELECT_S",
-           "WARMUP_S", "StreamUpdate", "StreamingEDR"]
+__all__ = ["BANDPASS_S", "DEFAULT_DELAY_S", "DEFAULT_HOP_S", "DEFAULT_SPAN_S", "FADE_S",
+           "RESELECT_S", "WARMUP_S", "StreamUpdate", "StreamingEDR"]
 
 DEFAULT_SPAN_S = 240.0
 """Analysis window (s): the ring buffer of ECG each update analyses."""
@@ -57,6 +58,9 @@ RESELECT_S = 120.0
 """Stream time (s) between two σ² selections once the span has filled."""
 BANDPASS_S = 240.0
 """Trailing stitched EDR (s) band-passed at each update."""
+FADE_S = 1.5
+"""Raised-cosine ramp (s) after the emission point over which a new window's values take over
+from the previous window's; beyond it the newest window's values stand."""
 
 
 @dataclass(frozen=True)
@@ -262,7 +266,7 @@ class StreamingEDR:
         k_target = n_grid if final else min(int(math.floor((t_end - self.delay_s) * self.fs_out
                                                            + 1e-9)) + 1, n_grid)
         wave, covered, kb = self._stitched(k_last + 1)
-        bp = self._bandpassed(wave, covered)
+        bp = masked_bandpass(wave, covered, self.fs_out)
         rt, rb, rq = self._rates(bp, kb, k_last, wa, k0)
         k_emit = self._k_emit
         k_target = max(k_target, k_emit)
@@ -332,14 +336,14 @@ class StreamingEDR:
         return vals, have
 
     def _faded(self, kw, z, ok):
-        """The new window's values, cross-faded from the previous window's over the ``delay_s``
-        after the emission point (where both cover a grid point)."""
+        """The new window's values, cross-faded from the previous window's over the
+        :data:`FADE_S` after the emission point (where both cover a grid point)."""
         p0, pz, pok = self._prev
         j = kw - p0
         shared = (kw >= self._k_emit) & (j < pz.size) & ok
         shared[shared] &= pok[j[shared]]
         if shared.any():
-            ramp_n = max(int(round(self.delay_s * self.fs_out)), 1)
+            ramp_n = max(int(round(FADE_S * self.fs_out)), 1)
             r = np.clip((kw[shared] - self._k_emit + 1) / (ramp_n + 1), 0.0, 1.0)
             w = 0.5 - 0.5 * np.cos(np.pi * r)
             z = z.copy()
@@ -362,14 +366,6 @@ class StreamingEDR:
             covered[k - kb] = pok[k - p0]
         start = max(0, -kb)  # grid indices before 0 do not exist
         return wave[start:], covered[start:], kb + start
-
-    def _bandpassed(self, wave, covered):
-        """Band-passed buffer, NaN where masked (as :meth:`edr.stitch.Stitcher.finish`)."""
-        if not covered.any():
-            return np.full(wave.size, np.nan)
-        bp = bandpass(np.where(covered, wave, 0.0), fs=self.fs_out)
-        bp[~covered] = np.nan
-        return bp
 
     def _rates(self, bp, kb: int, k_last: int, wa, k0: int):
         """Centres, judged rates and qualities of the rate windows that end by ``k_last``."""
