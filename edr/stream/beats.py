@@ -47,7 +47,8 @@ class BeatTracker:
 
     def update(self, x: np.ndarray, n_total: int) -> Beats:
         """The beats of the span ``x`` (the last ``x.size`` samples of ``n_total`` pushed), with
-        peaks in samples from the span's start.
+        peaks in samples from the span's start. ``n_artifact`` counts the invalid beats not
+        flagged ectopic, ``n_masked`` the span's NaN samples.
 
         Raises
         ------
