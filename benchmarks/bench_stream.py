@@ -2,8 +2,12 @@
 
 1. Throughput: a simulated 125 Hz three-lead record (``--minutes``, default 30) pushed in
    1 s blocks through :class:`edr.stream.StreamingEDR` with the defaults; CPU
-   (process time) of the stream alone, as a multiple of real time, plus the
-   per-update CPU (median and 99th percentile) and the latency figures.
+   (process time, every thread) of the stream alone, as a multiple of real time, plus the
+   per-update CPU (median and 99th percentile). The peers, timed in the same run on the same
+   record: NeuroKit2's minimal EDR chain (``ecg_clean`` -> ``ecg_peaks`` -> ``ecg_rate`` ->
+   ``ecg_rsp``, whole record, first lead) and the offline default
+   (:func:`edr.pipeline.extract_edr`, every lead); the ratios stream CPU / peer CPU are
+   printed.
 2. Memory: a simulated stream of ``--hours`` (default 24) generated chunk by chunk
    (independent 10-minute simulated records, so the generator holds 10 minutes at a
    time), peak RSS (VmHWM) after the first hour and at the end, in a child process
@@ -57,7 +61,28 @@ def throughput(minutes: float) -> dict:
     return {"duration_s": dur, "cpu_s": cpu, "wall_s": wall, "x_real_time": dur / cpu,
             "update_ms_median": 1e3 * float(np.median(per)),
             "update_ms_p99": 1e3 * float(np.percentile(per, 99)), "n_updates": len(per),
-            "selections": s.n_selections}
+            "selections": s.n_selections, "peers": _peers(rec, x[int(40 * FS):, 0])}
+
+
+def _peers(rec, ecg) -> dict:
+    """CPU seconds of NeuroKit2's minimal EDR chain on ``ecg`` and of the offline default on
+    ``rec``."""
+    import warnings
+
+    import neurokit2 as nk
+
+    from edr.pipeline import extract_edr
+
+    c0 = time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clean = nk.ecg_clean(ecg, sampling_rate=FS)
+        _, info = nk.ecg_peaks(clean, sampling_rate=FS)
+        rate = nk.ecg_rate(info["ECG_R_Peaks"], sampling_rate=FS, desired_length=len(ecg))
+        nk.ecg_rsp(rate, sampling_rate=FS)
+    c1 = time.process_time()
+    extract_edr(rec)
+    return {"neurokit2": c1 - c0, "offline": time.process_time() - c1}
 
 
 def memory_child(hours: float) -> None:
@@ -100,6 +125,8 @@ def main(argv=None) -> int:
               f"({r['wall_s']:.1f} s wall) = {r['x_real_time']:.0f}x real time; per update "
               f"{r['update_ms_median']:.1f} ms median, {r['update_ms_p99']:.1f} ms p99 "
               f"({r['n_updates']} updates, {r['selections']} sigma2 selections)")
+        for name, cpu in r["peers"].items():
+            print(f"  peer {name}: {cpu:.2f} s CPU; stream / peer = {r['cpu_s'] / cpu:.1f}")
     if args.hours > 0:
         proc = subprocess.run([sys.executable, __file__, "--memory-child", str(args.hours)],
                               capture_output=True, text=True, check=True)

@@ -41,6 +41,7 @@ __all__ = [
     "as_series",
     "butter_sos",
     "mains_frequency",
+    "notch_mains",
     "remove_mains",
     "bandpass",
     "positive_rate",
@@ -322,8 +323,13 @@ def remove_mains(x, fs: float) -> np.ndarray:
     returned unchanged (the same array). NaN samples stay NaN. Measurements:
     ``docs/studies/beyond_the_icu.md``.
     """
+    return notch_mains(x, fs, mains_frequency(x, fs))
+
+
+def notch_mains(x, fs: float, line: float | None) -> np.ndarray:
+    """``x`` with the mains ``line`` (Hz) and its harmonics below ``0.45 fs`` notched out, as
+    :func:`remove_mains` does once it has found the line; ``x`` itself when ``line`` is None."""
     x = np.asarray(x, dtype=float)
-    line = mains_frequency(x, fs)
     if line is None:
         return x
     ok = np.isfinite(x)

@@ -23,7 +23,8 @@ from edr.signal import bandpass, spectral_concentration
 from edr.windows import Window, WindowAnalysis
 
 __all__ = ["MAX_GAP_S", "MIN_ALIGN_POINTS", "Stitched", "Stitcher", "WindowPart", "local_sign",
-           "near_used_beats", "ramp_weights", "standardised_window", "window_sign"]
+           "masked_bandpass", "near_used_beats", "ramp_weights", "standardised_window",
+           "window_sign"]
 
 MAX_GAP_S = 5.0
 """Grid points farther than this (s) from any used beat are masked (NaN)."""
@@ -152,10 +153,17 @@ class Stitcher:
             rv = np.concatenate([v for _, v in self._reference])
             if rt.size > 2 and np.dot(np.interp(rt, self.grid, raw) - raw.mean(), rv) < 0:
                 flip = -1.0
-        waveform = flip * bandpass(raw, fs=self.fs_out)
-        waveform[~self._covered] = np.nan
+        waveform = flip * masked_bandpass(raw, self._covered, self.fs_out)
         order = np.argsort(beat_times, kind="stable")
         return Stitched(waveform, beat_times[order], (flip * beat_values)[order])
+
+
+def masked_bandpass(values, covered, fs_out: float) -> np.ndarray:
+    """The stitched ``values`` band-passed (:func:`edr.signal.bandpass`, the points not
+    ``covered`` entering as 0) and NaN where not ``covered``."""
+    out = bandpass(np.where(covered, values, 0.0), fs=fs_out)
+    out[~covered] = np.nan
+    return out
 
 
 def near_used_beats(tg, used_t) -> np.ndarray:

@@ -2,25 +2,28 @@
 
 Every :data:`DEFAULT_HOP_S` seconds of stream (stream time = samples pushed / ``fs``) the
 engine takes the last ``span_s`` seconds of every ECG channel, removes the mains line
-(:func:`edr.signal.remove_mains`) and analyses them exactly as the offline pipeline analyses
-one window (:func:`edr.windows.analyse_window`: beat detection, the method on every lead, the
-lead fusion, the evidence panel and its weights). The window's grid series is standardised
+(:func:`edr.signal.notch_mains`) and analyses them as the offline pipeline analyses one window
+(:func:`edr.windows.analyse_window`: the method on every lead, the lead fusion, the evidence
+panel and its weights), with the beats detected incrementally, on the newest samples only
+(:class:`edr.stream.beats.BeatTracker`). The window's grid series is standardised
 over its grid points near a used beat and sign-aligned with the EDR already written, as
-:class:`edr.stitch.Stitcher` does; the points not yet emitted take the new window's values
-(raised-cosine cross-fade from the previous window's over ``delay_s``, so the stitched series
-stays continuous); the trailing :data:`BANDPASS_S` seconds are band-passed
-(:func:`edr.signal.bandpass`) and the grid points up to ``delay_s`` before the stream's end
-are emitted (NaN farther than :data:`edr.stitch.MAX_GAP_S` from a used beat, as offline).
+:class:`edr.stitch.Stitcher` does; the points not yet emitted take the new window's values,
+which see the most ECG after them (a raised-cosine cross-fade from the previous window's over
+the :data:`FADE_S` after the emission point keeps the stitched series continuous); the trailing
+:data:`BANDPASS_S` seconds are band-passed as offline (:func:`edr.stitch.masked_bandpass`)
+and the grid points up to ``delay_s`` before the stream's end are emitted (NaN farther than
+:data:`edr.stitch.MAX_GAP_S` from a used beat, as offline).
 Each 32 s rate window (every 16 s, :func:`edr.rates.rate_series`'s windows) is reported at the
 first update at or after its end, judged by the panel of that update's analysis
 (:func:`edr.rates.judged_rates`) and withheld, as offline, below
 :data:`edr.rates.QUALITY_THRESHOLD` or when more than :data:`edr.rates.MAX_DROPPED_SHARE` of
 the window's beats were dropped.
 
-Kernel widths: each lead's σ² is selected by the criterion at the first update, when the
-span first fills and every :data:`RESELECT_S` seconds after; the updates in between analyse
-each lead at its stored σ² (a lead without one, e.g. unusable at the last selection, selects
-its own). Latency, in stream time: an EDR sample for time ``t`` is emitted by the first update
+Kernel widths and mains lines: each lead's σ² is selected by the criterion, and its mains line
+found (:func:`edr.signal.mains_frequency`), at the first update, when the span first fills and
+every :data:`RESELECT_S` seconds after; the updates in between analyse each lead at its stored
+σ² (a lead without one, e.g. unusable at the last selection, selects its own) and notch its
+stored line. Latency, in stream time: an EDR sample for time ``t`` is emitted by the first update
 at or after ``t + delay_s``, so within ``delay_s + hop_s``; a rate window's rate at its end
 when ``hop_s`` divides :data:`edr.signal.RATE_STEP_S` (else within ``hop_s``). Memory is
 bounded by ``span_s``. Design and measurements: ``docs/design.md#8-streaming``.
@@ -37,26 +40,34 @@ from edr.errors import SignalError
 from edr.methods import DEFAULT_SIGMA2
 from edr.options import DEFAULT_METHOD, DEFAULT_MULTI_LEAD, EDROptions
 from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates
-from edr.signal import FS_RANGE, RATE_STEP_S, SEGMENT_S, bandpass, remove_mains
-from edr.stitch import standardised_window, window_sign
+from edr.signal import FS_RANGE, RATE_STEP_S, SEGMENT_S, mains_frequency, notch_mains
+from edr.stitch import masked_bandpass, standardised_window, window_sign
+from edr.stream.beats import BeatTracker
 from edr.windows import Window, analyse_window
 
-__all__ = ["BANDPASS_S", "DEFAULT_DELAY_S", "DEFAULT_HOP_S", "DEFAULT_SPAN_S", "RESELECT_S",
-           "WARMUP_S", "StreamUpdate", "StreamingEDR"]
+__all__ = ["BANDPASS_S", "DEFAULT_DELAY_S", "DEFAULT_HOP_S", "DEFAULT_SPAN_S", "FADE_S",
+           "RESELECT_S", "WARMUP_S", "StreamUpdate", "StreamingEDR"]
 
 DEFAULT_SPAN_S = 240.0
 """Analysis window (s): the ring buffer of ECG each update analyses."""
-DEFAULT_HOP_S = 4.0
+DEFAULT_HOP_S = 2.0
 """Stream time (s) between updates; divides :data:`edr.signal.RATE_STEP_S` so that every rate
-window ends on an update."""
-DEFAULT_DELAY_S = 6.0
-"""EDR is emitted up to this many seconds before the stream's end."""
+window ends on an update. Each update's stretch of EDR comes from a newer window than the
+previous stretch, so the stitched series can step every ``hop_s``: a short hop keeps that
+period below most breathing cycles."""
+DEFAULT_DELAY_S = 8.0
+"""EDR is emitted up to this many seconds before the stream's end (with :data:`DEFAULT_HOP_S`,
+every sample within 10 s): the window's series is least reliable near its end."""
 WARMUP_S = SEGMENT_S
 """Stream time (s) before the first update: one rate window."""
 RESELECT_S = 120.0
-"""Stream time (s) between two σ² selections once the span has filled."""
+"""Stream time (s) between two σ² selections (and mains-line searches) once the span has
+filled."""
 BANDPASS_S = 240.0
 """Trailing stitched EDR (s) band-passed at each update."""
+FADE_S = 1.5
+"""Raised-cosine ramp (s) after the emission point over which a new window's values take over
+from the previous window's; beyond it the newest window's values stand."""
 
 
 @dataclass(frozen=True)
@@ -183,6 +194,7 @@ class StreamingEDR:
         self.reselect_s = float(reselect_s)
         self._kernel = self.opts.spec.uses_sigma2 and not isinstance(sigma2, (int, float))
         self._ring = _Ring(len(self.leads), int(round(self.span_s * fs)))
+        self._beats = {name: BeatTracker(fs) for name in self.leads}
         self._hist_n = int(round(BANDPASS_S * self.fs_out))
         self._raw = np.zeros(self._hist_n)  # stitched, not band-passed, grid points < _k_emit
         self._covered = np.zeros(self._hist_n, dtype=bool)
@@ -191,7 +203,8 @@ class StreamingEDR:
         self._rate_next = 0  # index of the next rate window to report
         self._j = int(math.ceil(WARMUP_S / self.hop_s - 1e-9))  # next update: time j * hop_s
         self._sigma2: dict = {}
-        self._last_select = -math.inf
+        self._last_schedule = -math.inf
+        self._mains: dict = {}
         self._span_filled = False
         self.n_updates = self.n_selections = 0
 
@@ -253,8 +266,9 @@ class StreamingEDR:
         k0 = int(math.ceil(t0 * self.fs_out - 1e-9))
         k_last = int(math.floor((n - 1) / self.fs * self.fs_out + 1e-9))
         grid = np.arange(k0, k_last + 1) / self.fs_out - t0
-        select = self._selection_due(t_end, n_win)
-        wa, status = self._analyse(n_win, grid, select)
+        due = self._schedule_due(t_end, n_win)
+        select = self._kernel and (due or not self._sigma2)
+        wa, status = self._analyse(n_win, grid, select, due)
         reselected = wa is not None and select
         if wa is not None:
             self._write(wa, k0, grid)
@@ -262,7 +276,7 @@ class StreamingEDR:
         k_target = n_grid if final else min(int(math.floor((t_end - self.delay_s) * self.fs_out
                                                            + 1e-9)) + 1, n_grid)
         wave, covered, kb = self._stitched(k_last + 1)
-        bp = self._bandpassed(wave, covered)
+        bp = masked_bandpass(wave, covered, self.fs_out)
         rt, rb, rq = self._rates(bp, kb, k_last, wa, k0)
         k_emit = self._k_emit
         k_target = max(k_target, k_emit)
@@ -272,15 +286,17 @@ class StreamingEDR:
         return StreamUpdate(t_end, np.arange(k_emit, k_target) / self.fs_out, emitted, rt, rb, rq,
                             dict(self._sigma2), reselected, status)
 
-    def _selection_due(self, t_end: float, n_win: int) -> bool:
-        if not self._kernel:
-            return False
+    def _schedule_due(self, t_end: float, n_win: int) -> bool:
+        """Whether the mains lines and kernel widths are chosen again at this update."""
         filled = n_win >= self._ring.cap and not self._span_filled
         if filled:
             self._span_filled = True
-        return not self._sigma2 or filled or t_end - self._last_select >= self.reselect_s - 1e-9
+        due = filled or t_end - self._last_schedule >= self.reselect_s - 1e-9
+        if due:
+            self._last_schedule = t_end
+        return due
 
-    def _analyse(self, n_win: int, grid: np.ndarray, select: bool):
+    def _analyse(self, n_win: int, grid: np.ndarray, select: bool, due: bool):
         """``(WindowAnalysis or None, status)`` of the last ``n_win`` samples."""
         x = self._ring.last(n_win)
         if self.opts.lead_mode is None:
@@ -288,15 +304,27 @@ class StreamingEDR:
             x = x[[self.leads.index(self._lead)]]
         else:
             names = self.leads
-        leads = {name: remove_mains(row, self.fs) for name, row in zip(names, x, strict=True)}
+        leads, beats, errors = {}, {}, []
+        for name, row in zip(names, x, strict=True):
+            if due or name not in self._mains:
+                self._mains[name] = mains_frequency(row, self.fs)
+            row = notch_mains(row, self.fs, self._mains[name])
+            try:
+                beats[name] = self._beats[name].update(row, self.n_samples)
+            except SignalError as exc:
+                errors.append(f"{name}: {str(exc).splitlines()[0]}")
+                continue
+            leads[name] = row
+        if not leads:
+            return None, "no analysis: " + "; ".join(errors)
         try:
             wa = analyse_window(Window(0.0, n_win / self.fs), leads, self.fs, grid, self.opts,
-                                sigma2=None if select else self._sigma2)
+                                sigma2=None if select else self._sigma2, beats=beats)
         except SignalError as exc:
             return None, f"no analysis: {str(exc).splitlines()[0]}"
         if self._kernel:
             if select:
-                self._sigma2, self._last_select = {}, self.n_samples / self.fs
+                self._sigma2 = {}
                 self.n_selections += 1
             self._sigma2.update(wa.lead_sigma2)
         return wa, "ok"
@@ -332,14 +360,14 @@ class StreamingEDR:
         return vals, have
 
     def _faded(self, kw, z, ok):
-        """The new window's values, cross-faded from the previous window's over the ``delay_s``
-        after the emission point (where both cover a grid point)."""
+        """The new window's values, cross-faded from the previous window's over the
+        :data:`FADE_S` after the emission point (where both cover a grid point)."""
         p0, pz, pok = self._prev
         j = kw - p0
         shared = (kw >= self._k_emit) & (j < pz.size) & ok
         shared[shared] &= pok[j[shared]]
         if shared.any():
-            ramp_n = max(int(round(self.delay_s * self.fs_out)), 1)
+            ramp_n = max(int(round(FADE_S * self.fs_out)), 1)
             r = np.clip((kw[shared] - self._k_emit + 1) / (ramp_n + 1), 0.0, 1.0)
             w = 0.5 - 0.5 * np.cos(np.pi * r)
             z = z.copy()
@@ -362,14 +390,6 @@ class StreamingEDR:
             covered[k - kb] = pok[k - p0]
         start = max(0, -kb)  # grid indices before 0 do not exist
         return wave[start:], covered[start:], kb + start
-
-    def _bandpassed(self, wave, covered):
-        """Band-passed buffer, NaN where masked (as :meth:`edr.stitch.Stitcher.finish`)."""
-        if not covered.any():
-            return np.full(wave.size, np.nan)
-        bp = bandpass(np.where(covered, wave, 0.0), fs=self.fs_out)
-        bp[~covered] = np.nan
-        return bp
 
     def _rates(self, bp, kb: int, k_last: int, wa, k0: int):
         """Centres, judged rates and qualities of the rate windows that end by ``k_last``."""

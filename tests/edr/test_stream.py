@@ -143,6 +143,42 @@ def test_analyse_window_takes_a_kernel_width_per_lead(rec):
     np.testing.assert_allclose(fixed.series, again.series)
 
 
+def test_beat_tracker_matches_detection_over_the_span():
+    from edr.beats import detect
+    from edr.stream.beats import BeatTracker
+
+    x = simulate_recording(300.0, FS, leads=("II",), random_state=5).leads["II"]
+    tracker, span, hop = BeatTracker(FS), int(120 * FS), int(4 * FS)
+    checked = 0
+    for n in range(int(32 * FS), x.size + 1, hop):
+        w = x[max(0, n - span):n]
+        got = tracker.update(w, n)
+        if n % int(40 * FS) >= hop:
+            continue
+        ref = detect(w, FS)  # the reference: every beat of the span detected afresh
+        assert abs(got.peaks.size - ref.peaks.size) <= 1
+        k = np.abs(got.peaks[:, None] - ref.peaks[None, :]).argmin(axis=0)
+        d = np.abs(got.peaks[k] - ref.peaks)
+        assert np.mean(d < 1.0) >= 0.99 and np.median(d) < 0.1
+        assert np.mean(got.valid[k] == ref.valid) >= 0.98
+        checked += 1
+    assert checked >= 6
+
+
+def test_analyse_window_takes_given_beats(rec):
+    from edr.beats import detect
+    from edr.options import EDROptions
+    from edr.windows import Window, analyse_window, output_grid, record_leads
+
+    opts = EDROptions(lead="fuse", sigma2="rot")
+    leads = record_leads(rec, opts)
+    grid = output_grid(rec.ecg.size / FS, 4.0)
+    w = Window(0.0, 60.0)
+    beats = {n: detect(x[:int(60 * FS)], FS) for n, x in leads.items()}
+    np.testing.assert_array_equal(analyse_window(w, leads, FS, grid, opts, beats=beats).series,
+                                  analyse_window(w, leads, FS, grid, opts).series)
+
+
 # --------------------------------------------------------------------------- command line
 def _read_csv(path):
     with open(path) as f:
