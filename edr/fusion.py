@@ -39,8 +39,7 @@ from edr.signal import (
 
 __all__ = ["ALIGN_LAG_S", "CONSENSUS", "FUSION_POWER", "HEART_SERIES", "LOCAL_S",
            "WEIGHT_BAND_HZ", "Fusion", "aligned_sum", "fuse", "local_concentration",
-           "panel_weights", "shifted",
-           "standardised"]
+           "panel_weights", "shifted", "standardised"]
 
 FUSION_POWER = 4
 """Exponent on the spectral concentrations that weight the fused series."""
@@ -63,7 +62,7 @@ delay that changes with the rate (respiratory sinus arrhythmia), so it never anc
 alignment while a morphology series weighs (:func:`fuse`); every lead's beats give the same heart
 rate, so a multi-lead panel keeps it once (``edr.windows``)."""
 ALIGN_LAG_S = 0.5
-"""Largest shift (s) by which :func:`fuse` moves a series onto the heaviest one (the shift that
+"""Largest shift (s) by which :func:`fuse` moves a series onto its anchor (the shift that
 maximises their absolute correlation; two samples of the 4 Hz grid): series of one window can
 reach the grid slightly apart (a feature of the R peak against one of the whole QRS, the heart
 rate against the morphology, leads whose QRS differ), and averaging them unaligned blurs the

@@ -119,6 +119,30 @@ def test_detrended_and_pr_baselines_resist_slow_wander():
     assert robust_raw > 0.9 and robust_raw > raw + 0.1
 
 
+def test_centred_matrix_is_blind_to_beat_offsets_and_follows_the_breathing():
+    # each window minus its own mean: an offset added to a beat's window leaves its row unchanged,
+    # and the components of the centred matrix follow the breathing where a large per-beat
+    # offset that does not breathe takes the first component of the raw matrix
+    rec = simulate_recording(duration_s=120.0, fs=250.0, random_state=3, baseline_wander=0.0)
+    beats = detect(rec.ecg, rec.fs)
+    grid = np.arange(int(rec.duration_s * 4)) / 4.0
+    seg = Segment(rec.ecg, rec.fs, 0.0, beats, grid, 4.0, "II")
+    raw = seg.matrix("none")
+    centred = seg.matrix("centred")
+    np.testing.assert_allclose(centred, raw - raw.mean(axis=1, keepdims=True), atol=1e-12)
+    np.testing.assert_allclose(centred.mean(axis=1), 0.0, atol=1e-9)
+    rng = np.random.default_rng(0)
+    offset = np.zeros_like(rec.ecg)
+    idx = beats.peaks.astype(int)
+    for i, o in zip(idx, rng.normal(scale=2.0, size=idx.size), strict=True):
+        offset[max(i - 40, 0):i + 40] += o  # a step under each QRS window, not breathing
+    noisy = Segment(rec.ecg + offset, rec.fs, 0.0, beats, grid, 4.0, "II")
+    np.testing.assert_allclose(noisy.matrix("centred"), centred, atol=1e-9)
+    case = (rec, beats, grid)
+    assert _agreement(case, kpca_edr(noisy, sigma2=0.5, baseline="centred", robust=False)) > 0.8
+    assert _agreement(case, kpca_edr(noisy, sigma2=0.5, baseline="none", robust=False)) < 0.5
+
+
 def test_kpca_criterion_string_goes_through_selection(sim):
     pytest.importorskip("kpca.selection", reason="kpca.selection not available")
     from kpca.selection import select  # noqa: F401  (skip cleanly until it exists)
