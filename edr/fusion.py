@@ -190,8 +190,9 @@ def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
     if not (np.isfinite(max_lag_s) and max_lag_s >= 0):
         raise ValueError(f"max_lag_s must be a finite number >= 0, got {max_lag_s!r}")
     weights = panel_weights(panel, fs, power, band, **weighting)
-    prompt = {k: w for k, w in weights.items() if k.rsplit("/", 1)[-1] not in delayed and w > 0}
-    best = max(prompt or weights, key=(prompt or weights).get)
+    anchors = {k: w for k, w in weights.items()
+               if k.rsplit("/", 1)[-1] not in delayed and w > 0} or weights
+    best = max(anchors, key=anchors.get)
     series, signs, lags = aligned_sum(panel, weights, best, int(round(max_lag_s * fs)))
     return Fusion(series, weights, best, signs, lags)
 
