@@ -38,7 +38,7 @@ from edr.signal import (
 )
 
 __all__ = ["ALIGN_LAG_S", "CONSENSUS", "FUSION_POWER", "HEART_SERIES", "LOCAL_S",
-           "WEIGHT_BAND_HZ", "Fusion", "aligned_sum", "fuse", "local_concentration",
+           "WEIGHT_BAND_HZ", "Fusion", "aligned_sum", "band_passed", "fuse", "local_concentration",
            "panel_weights", "shifted", "standardised"]
 
 FUSION_POWER = 4
@@ -96,11 +96,15 @@ class Fusion:
     lags: dict
 
 
-def standardised(x, fs: float = GRID_FS) -> np.ndarray:
-    """``x`` band-passed (:func:`edr.signal.bandpass`; demeaned when too short) over its standard
-    deviation."""
+def band_passed(x, fs: float = GRID_FS) -> np.ndarray:
+    """``x`` band-passed (:func:`edr.signal.bandpass`; demeaned when too short)."""
     x = np.asarray(x, dtype=float)
-    y = bandpass(x, fs=fs) if x.size >= _MIN_BANDPASS_POINTS else x - x.mean()
+    return bandpass(x, fs=fs) if x.size >= _MIN_BANDPASS_POINTS else x - x.mean()
+
+
+def standardised(x, fs: float = GRID_FS) -> np.ndarray:
+    """:func:`band_passed` ``x`` over its standard deviation."""
+    y = band_passed(x, fs)
     sd = y.std()
     return y / sd if sd > 0 else y
 

@@ -55,7 +55,7 @@ import numpy as np
 
 from edr.beats import Beats
 from edr.errors import SignalError
-from edr.fusion import aligned_sum, fuse, panel_weights, standardised
+from edr.fusion import aligned_sum, band_passed, fuse, panel_weights, standardised
 from edr.modulation import (
     MATRIX_RATE_HZ,
     qrs_matrix,
@@ -69,14 +69,17 @@ from edr.signal import BAND_HZ, GRID_FS, MIN_BEATS, to_uniform_grid
 
 __all__ = [
     "METHODS",
+    "KernelFit",
     "KernelOptions",
     "MethodOutput",
     "MethodSpec",
     "Segment",
+    "fusion_beat_series",
     "get_method",
     "check_sigma2",
     "check_solver",
     "series_on_grid",
+    "beat_series_on_grid",
     "NEUROKIT_VARIANTS",
     "ORIENTATIONS",
     "SOLVERS",
@@ -261,6 +264,10 @@ class MethodOutput:
     weights : dict
         Fusion methods: the weight of each ``panel`` series in the fusion
         (:func:`edr.fusion.panel_weights`). Empty for the other methods.
+    model : KernelFit, dict or None
+        ``kpca_fusion``: what it learnt of the segment, enough to give the panel's per-beat
+        series of beats it has not seen (:func:`fusion_beat_series`); a dict of lead name to
+        :class:`KernelFit` for the fusion of several leads; None for the other methods.
     """
 
     times: np.ndarray
@@ -271,6 +278,36 @@ class MethodOutput:
     quality: dict = field(default_factory=dict)
     panel: dict = field(default_factory=dict)
     weights: dict = field(default_factory=dict)
+    model: object = None
+
+
+@dataclass(frozen=True)
+class KernelFit:
+    """What ``kpca_fusion`` learnt of one lead's segment (:func:`fusion_beat_series` reads it).
+
+    Attributes
+    ----------
+    model : kpca.KernelPCA
+        Fitted on the segment's robust beat matrix (:meth:`Segment.beat_matrix`).
+    columns : ndarray of bool
+        The QRS-matrix columns it reads (:meth:`Segment.valid_matrix`'s unclipped columns).
+    baseline : str
+        The matrix's baseline (:data:`BASELINES`).
+    robust : bool
+        Whether slow morphology changes were removed and outliers left out.
+    rsa : bool
+        Whether the heart rate is in the panel.
+    scales : dict
+        Per panel series: the standard deviation of its band-passed grid values over the
+        segment (the divisor :func:`edr.fusion.standardised` applied).
+    """
+
+    model: object
+    columns: np.ndarray
+    baseline: str
+    robust: bool
+    rsa: bool
+    scales: dict
 
 
 @dataclass(frozen=True)
@@ -640,6 +677,24 @@ def series_on_grid(seg: Segment, out: MethodOutput) -> np.ndarray:
     return y
 
 
+def beat_series_on_grid(seg: Segment, series: Mapping[str, MethodOutput]) -> dict:
+    """:func:`series_on_grid` of several beat-sampled series, one spline per set of series
+    sampled at the same times; the series with fewer than 4 finite samples are left out."""
+    groups: dict = {}
+    for key, out in series.items():
+        groups.setdefault(np.asarray(out.times, dtype=float).tobytes(), []).append(key)
+    grid = {}
+    for keys in groups.values():
+        t = np.asarray(series[keys[0]].times, dtype=float)
+        values = np.column_stack([series[k].values for k in keys])
+        if np.isfinite(values).all(axis=1).sum() < 4:
+            continue
+        _, y = to_uniform_grid(t, values, fs=seg.fs_out, t_start=seg.grid[0],
+                               t_end=seg.grid[0] + (seg.grid.size - 1) / seg.fs_out)
+        grid.update({k: y[:, i] for i, k in enumerate(keys)})
+    return grid
+
+
 def kpca_rsa_edr(seg: Segment, **kpca_options) -> MethodOutput:
     """Quality-weighted fusion of the ``kpca`` and ``rsa`` series (see the module docstring).
 
@@ -705,23 +760,63 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
     X, t, n_out = seg.beat_matrix(opts.baseline, opts.robust)
     model = opts.kernel_pca(min(int(n_components), X.shape[0] - 1))
     Z = model.fit_transform(X)
-    v = seg.valid
-    tv = seg.beat_times[v]
     series = {f"kpca_{j + 1}": MethodOutput(t, Z[:, j]) for j in range(Z.shape[1])}
-    series["r_amplitude"] = MethodOutput(tv, r_amplitude(seg.ecg, seg.fs, seg.beats)[v])
-    series["qrs_area"] = MethodOutput(tv, _qrs_area(seg.ecg, seg.fs, seg.beats)[v])
-    if rsa:
-        heart_rate = rsa_edr(seg)
-        if heart_rate.values.size >= MIN_BEATS:
-            series["rsa"] = heart_rate
-    panel = {k: standardised(series_on_grid(seg, o), seg.fs_out) for k, o in series.items()}
+    series.update(_beat_series(seg, rsa))
+    passed = {k: band_passed(series_on_grid(seg, o), seg.fs_out) for k, o in series.items()}
+    scales = {k: float(y.std()) for k, y in passed.items()}
+    panel = {k: y / scales[k] if scales[k] > 0 else y for k, y in passed.items()}
     fused = fuse(panel, seg.fs_out)
     selection = getattr(model, "selection_", None)
     q = {"solver": "dense", "n_outliers": n_out, "n_features": int(X.shape[1]),
          "eigenvalue": float(model.eigenvalues_[0]), **_selection_quality(selection),
          "weights": {k: float(w) for k, w in fused.weights.items()}, "best": fused.best}
+    columns = _unclipped_columns(seg.ecg, seg.beats, seg.matrix(opts.baseline).shape[1])
+    fit = KernelFit(model, columns, opts.baseline, opts.robust, bool(rsa), scales)
     return MethodOutput(seg.grid, fused.series, "grid", float(model.sigma2_), selection, q, panel,
-                        fused.weights)
+                        fused.weights, fit)
+
+
+def _beat_series(seg: Segment, rsa: bool) -> dict:
+    """The classic per-beat series of the ``kpca_fusion`` panel: R amplitude and QRS area of the
+    valid beats and, with ``rsa`` and enough beats, the heart rate (:func:`rsa_edr`)."""
+    v = seg.valid
+    tv = seg.beat_times[v]
+    series = {"r_amplitude": MethodOutput(tv, r_amplitude(seg.ecg, seg.fs, seg.beats)[v]),
+              "qrs_area": MethodOutput(tv, _qrs_area(seg.ecg, seg.fs, seg.beats)[v])}
+    if rsa:
+        heart_rate = rsa_edr(seg)
+        if heart_rate.values.size >= MIN_BEATS:
+            series["rsa"] = heart_rate
+    return series
+
+
+def fusion_beat_series(seg: Segment, fit: KernelFit) -> dict:
+    """The per-beat series of the ``kpca_fusion`` panel of ``seg``'s beats, with the kernel
+    components of a model fitted on other beats (``fit``, e.g. an earlier stretch of the lead).
+
+    The valid beats' QRS matrix (``fit``'s baseline and columns) has its slow morphology
+    changes removed and its outlier beats left out as in the fit
+    (:func:`edr.modulation.robust_beat_matrix` over ``seg``); the other rows are projected
+    (``fit.model.transform``). Projecting the fit's own segment gives its component scores.
+
+    Returns
+    -------
+    dict of str to MethodOutput
+        ``kpca_1`` ... (beat-sampled), ``r_amplitude``, ``qrs_area`` and ``rsa`` as
+        :func:`kpca_fusion_edr` builds them.
+    """
+    v = seg.valid
+    t = seg.beat_times[v]
+    X = seg.matrix(fit.baseline)[v][:, fit.columns]
+    keep = np.ones(t.size, dtype=bool)
+    if fit.robust:
+        X, keep = robust_beat_matrix(X, t)
+    series = {}
+    if keep.any():
+        Z = fit.model.transform(X[keep])
+        series = {f"kpca_{j + 1}": MethodOutput(t[keep], Z[:, j]) for j in range(Z.shape[1])}
+    series.update(_beat_series(seg, fit.rsa))
+    return series
 
 
 _MORPH = "r_amplitude"

@@ -128,8 +128,9 @@ def to_uniform_grid(t, x, *, fs: float = GRID_FS, t_start: float | None = None,
     ----------
     t : array_like, shape (n,)
         Sample times in s, strictly increasing (after dropping non-finite values).
-    x : array_like, shape (n,)
-        Values; non-finite samples are ignored.
+    x : array_like, shape (n,) or (n, k)
+        Values (``k`` series sampled at the same times); samples with a non-finite value are
+        ignored.
     fs : float, default :data:`GRID_FS`
         Grid rate in Hz.
     t_start, t_end : float, optional
@@ -141,7 +142,8 @@ def to_uniform_grid(t, x, *, fs: float = GRID_FS, t_start: float | None = None,
     -------
     t_grid, x_grid : ndarray
         ``t_grid = t_start + k / fs`` for ``k = 0 .. floor((t_end - t_start) fs)``;
-        ``x_grid`` from a not-a-knot cubic spline (``scipy.interpolate.CubicSpline``).
+        ``x_grid`` (one column per series for a 2-D ``x``) from a not-a-knot cubic spline
+        (``scipy.interpolate.CubicSpline``).
 
     Raises
     ------
@@ -152,10 +154,11 @@ def to_uniform_grid(t, x, *, fs: float = GRID_FS, t_start: float | None = None,
     """
     fs = positive_rate(fs)
     t = as_series(t, "t")
-    x = as_series(x, "x")
-    if t.shape != x.shape:
-        raise ValueError(f"t and x must have the same length, got {t.size} and {x.size}")
-    ok = np.isfinite(t) & np.isfinite(x)
+    x = np.asarray(x, dtype=float)
+    if x.ndim not in (1, 2) or x.shape[0] != t.size:
+        raise ValueError(f"x must have shape ({t.size},) or ({t.size}, k) for {t.size} times, got "
+                         f"{x.shape}")
+    ok = np.isfinite(t) & (np.isfinite(x) if x.ndim == 1 else np.isfinite(x).all(axis=1))
     t, x = t[ok], x[ok]
     if t.size < 4:
         raise SignalError(f"x has {t.size} finite samples; at least 4 are needed for a "

@@ -85,6 +85,9 @@ class WindowAnalysis:
         fusion method's own fusion weights).
     lead_sigma2 : dict
         Kernel methods: the kernel width each lead that gave an EDR was analysed with.
+    lead_models : dict
+        ``kpca_fusion``: each lead's :class:`edr.methods.KernelFit` whose series are in the
+        panel (the analysed lead alone without a multi-lead mode); else empty.
     """
 
     segment: Segment
@@ -96,6 +99,7 @@ class WindowAnalysis:
     panel: dict
     weights: dict
     lead_sigma2: dict = field(default_factory=dict)
+    lead_models: dict = field(default_factory=dict)
 
 
 def plan_windows(duration_s: float, window_s: float | None, overlap: float = DEFAULT_OVERLAP):
@@ -252,7 +256,9 @@ def analyse_window(window: Window, leads: dict, fs: float, grid: np.ndarray,
     panel = evidence_panel(seg, out, y)
     weights = dict(out.weights) if out.weights else panel_weights(panel, opts.fs_out)
     lead_sigma2 = {n: float(s) for n, s in used.items() if s is not None}
-    return WindowAnalysis(seg, out, y, gm, span, info, panel, weights, lead_sigma2)
+    models = out.model if isinstance(out.model, dict) else \
+        ({seg.lead: out.model} if out.model is not None else {})
+    return WindowAnalysis(seg, out, y, gm, span, info, panel, weights, lead_sigma2, models)
 
 
 def _lead_options(leads: dict, opts: EDROptions, sigma2) -> dict:
@@ -377,8 +383,9 @@ def _pooled(runs, usable, best, grid, opts: EDROptions):
     q = {**out.quality, "fused_leads": sorted(usable),
          "lead_sigma2": {n: runs[n][1].sigma2 for n in usable},
          "weights": {k: float(w) for k, w in fused.weights.items()}, "best": fused.best}
+    models = {n: runs[n][1].model for n in usable if runs[n][1].model is not None}
     return MethodOutput(grid, fused.series, "grid", out.sigma2, out.selection, q,
-                        panel, fused.weights), fused.series
+                        panel, fused.weights, models), fused.series
 
 
 def _joint_kpca(leads, runs, quality, best, i0, i1, fs, grid, opts: EDROptions):

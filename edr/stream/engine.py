@@ -31,22 +31,25 @@ bounded by ``span_s``. Design and measurements: ``docs/design.md#8-streaming``.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from edr.errors import SignalError
-from edr.methods import DEFAULT_SIGMA2
+from edr.methods import DEFAULT_SIGMA2, Segment
 from edr.options import DEFAULT_METHOD, DEFAULT_MULTI_LEAD, EDROptions
 from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates
 from edr.signal import FS_RANGE, RATE_STEP_S, SEGMENT_S, mains_frequency, notch_mains
 from edr.stitch import masked_bandpass, standardised_window, window_sign
-from edr.stream.beats import BeatTracker
+from edr.stream.beats import TAIL_S, BeatTracker
+from edr.stream.projected import RATES_STRETCH_S, ProjectedPath
+from edr.stream.projection import supports
 from edr.windows import Window, analyse_window
 
 __all__ = ["BANDPASS_S", "DEFAULT_DELAY_S", "DEFAULT_HOP_S", "DEFAULT_SPAN_S", "FADE_S",
-           "RESELECT_S", "WARMUP_S", "StreamUpdate", "StreamingEDR"]
+           "REFIT_S", "RESELECT_S", "WARMUP_S", "StreamUpdate", "StreamingEDR"]
 
 DEFAULT_SPAN_S = 240.0
 """Analysis window (s): the ring buffer of ECG each update analyses."""
@@ -63,6 +66,9 @@ WARMUP_S = SEGMENT_S
 RESELECT_S = 120.0
 """Stream time (s) between two σ² selections (and mains-line searches) once the span has
 filled."""
+REFIT_S = 30.0
+"""Stream time (s) between two fits of a projected stream's model on the span (at the stored
+σ², :mod:`edr.stream.projection`)."""
 BANDPASS_S = 240.0
 """Trailing stitched EDR (s) band-passed at each update."""
 FADE_S = 1.5
@@ -206,6 +212,10 @@ class StreamingEDR:
         self._last_schedule = -math.inf
         self._mains: dict = {}
         self._span_filled = False
+        self._projected = ProjectedPath(self.fs_out, self.delay_s,
+                                        self.opts.spec.sign_reference is not None) \
+            if supports(self.opts) else None
+        self._last_fit = -math.inf
         self.n_updates = self.n_selections = 0
 
     def _lead_name(self, lead) -> str:
@@ -259,6 +269,8 @@ class StreamingEDR:
 
     # ------------------------------------------------------------------ one update
     def _update(self, final: bool) -> StreamUpdate:
+        if self._projected is not None:
+            return self._update_projected(final)
         n = self.n_samples
         t_end = n / self.fs
         n_win = min(n, self._ring.cap)
@@ -285,6 +297,93 @@ class StreamingEDR:
         self.n_updates += 1
         return StreamUpdate(t_end, np.arange(k_emit, k_target) / self.fs_out, emitted, rt, rb, rq,
                             dict(self._sigma2), reselected, status)
+
+    def _update_projected(self, final: bool) -> StreamUpdate:
+        """One update of a projected stream (:mod:`edr.stream.projected`)."""
+        path = self._projected
+        n = self.n_samples
+        t_end = n / self.fs
+        n_win = min(n, self._ring.cap)
+        due = self._schedule_due(t_end, n_win)
+        names = self.leads if self.opts.lead_mode is not None else [self._lead]
+        span = self._ring.last(n_win)
+        tails = {}
+        for name in names:
+            row = span[self.leads.index(name)]
+            if due or name not in self._mains:
+                self._mains[name] = mains_frequency(row, self.fs)
+            m = min(row.size, int(round(RATES_STRETCH_S * self.fs)))
+            tails[name] = notch_mains(row[row.size - m:], self.fs, self._mains[name])
+            self._beats[name].advance(tails[name], n, n - n_win)
+        segments, errors = self._stretch(tails, TAIL_S)
+        recent = functools.cache(lambda: self._stretch(tails, RATES_STRETCH_S)[0])
+        status = "ok" if segments else "no analysis: " + "; ".join(errors)
+        reselected = False
+        if segments and (due or path.model is None
+                         or t_end - self._last_fit >= REFIT_S - 1e-9):
+            select = self._kernel and (due or not self._sigma2 or not self._span_filled)
+            status, reselected = self._refit(span, names, select)
+        n_grid = int(math.floor(t_end * self.fs_out + 1e-9))
+        k_target = n_grid if final else min(int(math.floor((t_end - self.delay_s) * self.fs_out
+                                                           + 1e-9)) + 1, n_grid)
+        k_last = int(math.floor((n - 1) / self.fs * self.fs_out + 1e-9))
+        rt, rb, rq = path.rates(recent, k_last)
+        k, values = path.emit(segments, k_target, final)
+        self.n_updates += 1
+        return StreamUpdate(t_end, k / self.fs_out, values, rt, rb, rq, dict(self._sigma2),
+                            reselected, status)
+
+    def _stretch(self, tails: dict, seconds: float):
+        """``(segments, errors)``: each lead's last ``seconds`` of ``tails`` (notched ECG ending
+        at the stream's end) as a :class:`edr.methods.Segment` on the grid points it covers, with
+        its tracked beats; the leads with too few beats give their error instead."""
+        n = self.n_samples
+        segments, errors = {}, []
+        for name, tail in tails.items():
+            m = min(tail.size, int(round(seconds * self.fs)))
+            t0 = (n - m) / self.fs
+            ks = int(math.ceil(t0 * self.fs_out - 1e-9))
+            k_last = int(math.floor((n - 1) / self.fs * self.fs_out + 1e-9))
+            x = tail[tail.size - m:]
+            try:
+                beats = self._beats[name].since(n - m, int(np.isnan(x).sum()))
+            except SignalError as exc:
+                errors.append(f"{name}: {str(exc).splitlines()[0]}")
+                continue
+            segments[name] = Segment(x, self.fs, t0, beats, np.arange(ks, k_last + 1)
+                                     / self.fs_out, self.fs_out, name)
+        return segments, errors
+
+    def _refit(self, span: np.ndarray, names, select: bool):
+        """Analyse the span as offline and refresh the projected model: ``(status, selected)``."""
+        n = self.n_samples
+        leads, beats = {}, {}
+        for name in names:
+            try:
+                beats[name] = self._beats[name].since(n - span.shape[1])
+            except SignalError:
+                continue
+            leads[name] = notch_mains(span[self.leads.index(name)], self.fs, self._mains[name])
+        t0 = (n - span.shape[1]) / self.fs
+        k0 = int(math.ceil(t0 * self.fs_out - 1e-9))
+        k_last = int(math.floor((n - 1) / self.fs * self.fs_out + 1e-9))
+        grid = np.arange(k0, k_last + 1) / self.fs_out
+        if not leads:
+            return "no analysis: no lead has enough beats", False
+        try:
+            wa = analyse_window(Window(0.0, span.shape[1] / self.fs), leads, self.fs, grid - t0,
+                                self.opts, sigma2=None if select else self._sigma2, beats=beats)
+        except SignalError as exc:
+            return f"no analysis: {str(exc).splitlines()[0]}", False
+        if self._kernel:
+            if select:
+                self._sigma2 = {}
+                self.n_selections += 1
+            self._sigma2.update(wa.lead_sigma2)
+        self._projected.refresh(wa, {name: Segment(leads[name], self.fs, t0, beats[name], grid,
+                                                   self.fs_out, name) for name in leads})
+        self._last_fit = n / self.fs
+        return "ok", select
 
     def _schedule_due(self, t_end: float, n_win: int) -> bool:
         """Whether the mains lines and kernel widths are chosen again at this update."""

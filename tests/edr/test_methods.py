@@ -15,6 +15,7 @@ from edr.methods import (
     get_method,
     kpca_edr,
     rsa_edr,
+    series_on_grid,
 )
 from edr.signal import bandpass, spectral_concentration
 from edr.simulate import simulate_recording
@@ -209,3 +210,30 @@ def test_kpca_fusion_bad_options(sim, kwargs, match):
 
     with pytest.raises(ValueError, match=match):
         kpca_fusion_edr(_segment(sim), sigma2=0.5, **kwargs)
+
+
+def test_fusion_beat_series_projects_new_beats_as_the_fit_scored_its_own(sim):
+    from edr.methods import fusion_beat_series, kpca_fusion_edr
+
+    seg = _segment(sim)
+    out = kpca_fusion_edr(seg, sigma2=0.5)
+    fit = out.model
+    X, t, _ = seg.beat_matrix(fit.baseline, fit.robust)
+    scores = fit.model.fit_transform(X)  # the same estimator refitted: the slow reference
+    again = fusion_beat_series(_segment(sim), fit)
+    for j in range(scores.shape[1]):
+        np.testing.assert_allclose(again[f"kpca_{j + 1}"].times, t)
+        np.testing.assert_allclose(np.abs(again[f"kpca_{j + 1}"].values), np.abs(scores[:, j]),
+                                   atol=1e-9)
+    assert set(again) == set(out.panel)
+    # the scales are the band-passed grid series' standard deviations: panel * scale = series
+    y = bandpass(series_on_grid(seg, again["r_amplitude"]))
+    np.testing.assert_allclose(out.panel["r_amplitude"] * fit.scales["r_amplitude"], y,
+                               atol=1e-9)
+    # beats of a later stretch: the same model projects them (no refit)
+    rec, beats, grid = sim
+    half = rec.ecg.size // 2
+    later = Segment(rec.ecg[half:], rec.fs, half / rec.fs, detect(rec.ecg[half:], rec.fs),
+                    grid[grid >= half / rec.fs], 4.0, rec.ecg_channel)
+    proj = fusion_beat_series(later, fit)["kpca_1"]
+    assert proj.values.size > 20 and np.isfinite(proj.values).all()

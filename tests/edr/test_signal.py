@@ -31,6 +31,19 @@ def test_to_uniform_grid_holds_ends_and_skips_nan():
     np.testing.assert_allclose(xg, np.clip(tg, 0, 9))
 
 
+def test_to_uniform_grid_of_several_series_equals_one_call_each():
+    t = np.sort(np.random.default_rng(1).uniform(0, 20, 30))
+    x = np.column_stack([np.sin(t), np.cos(0.3 * t), t**2])
+    x[5, 1] = np.nan  # a sample with a non-finite value is dropped from every column
+    tg, xg = m.to_uniform_grid(t, x, fs=FS, t_start=-1.0, t_end=21.0)
+    keep = np.arange(t.size) != 5
+    for j in range(3):
+        _, one = m.to_uniform_grid(t[keep], x[keep, j], fs=FS, t_start=-1.0, t_end=21.0)
+        np.testing.assert_allclose(xg[:, j], one, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="x must have shape"):
+        m.to_uniform_grid(t, x[:-1])
+
+
 def test_to_uniform_grid_bad_input():
     with pytest.raises(SignalError, match="3 finite samples"):
         m.to_uniform_grid([0, 1, 2], [1, 2, 3])

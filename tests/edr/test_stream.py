@@ -311,3 +311,54 @@ def test_cli_lsl_stream_not_found(tmp_path, capsys):
     name = f"no-such-{uuid.uuid4().hex}"
     assert main(["--lsl", name, "--lsl-timeout", "0.3", "-o", str(out)]) == 2
     assert "no LSL stream named" in capsys.readouterr().err and not out.exists()
+
+
+# --------------------------------------------------------------------------- projection path
+def test_local_mean_removed_matches_a_slow_reference():
+    from edr.stream.projection import local_mean_removed
+
+    x = np.random.default_rng(0).normal(size=200)
+    h = 7
+    w = np.hanning(2 * h + 3)[1:-1]
+    w = w / w.sum()
+    ref = [x[i] - sum(w[j + h] * x[i + j] for j in range(-h, h + 1))
+           for i in range(h, x.size - h)]
+    np.testing.assert_allclose(local_mean_removed(x, h), ref, atol=1e-12)
+    np.testing.assert_allclose(local_mean_removed(np.full(50, 3.0), h), 0.0, atol=1e-12)
+    assert local_mean_removed(x[:2 * h], h).size == 0
+
+
+def test_projection_reproduces_the_fusion_of_its_own_span():
+    from edr.beats import detect
+    from edr.fusion import band_passed
+    from edr.methods import Segment
+    from edr.options import EDROptions
+    from edr.stream.projection import FusionModel
+    from edr.windows import Window, analyse_window
+
+    sim = simulate_recording(180.0, FS, leads=LEADS, random_state=5)
+    leads = {n: sim.leads[n] for n in LEADS}
+    grid = np.arange(int(180.0 * 4)) / 4.0
+    opts = EDROptions(method="kpca_fusion", sigma2=2.0, lead="fuse")
+    wa = analyse_window(Window(0.0, 180.0), leads, FS, grid, opts)
+    segments = {n: Segment(x, FS, 0.0, detect(x, FS), grid, 4.0, n) for n, x in leads.items()}
+    model = FusionModel.of(wa, 4.0)
+    assert set(model.fits) == set(wa.lead_models) and model.weights == wa.weights
+    raw = model.fused(model.panel(segments))
+    # the sum of band-passed series against the band-passed sum: equal but for the band-pass's
+    # edge transients (0.05 Hz high-pass) on the lags' held edge samples
+    got, want = band_passed(raw, 4.0)[80:-80], wa.series[grid < 180.0][80:-80]
+    np.testing.assert_allclose(got, want, atol=0.02)
+    assert np.corrcoef(got, want)[0, 1] > 0.9999
+
+
+def test_a_new_model_is_moved_onto_the_emitted_phase_and_sign():
+    from edr.stream.projected import ProjectedPath
+
+    path = ProjectedPath(4.0, 8.0, sign_reference=False)
+    t = np.arange(240) / 4.0
+    path._hist = np.sin(2 * np.pi * 0.25 * t)
+    path.k_emit = 240
+    y = -np.sin(2 * np.pi * 0.25 * (t - 0.5))  # half a second late, flipped
+    sign, lag = path._alignment(y, np.ones(240, dtype=bool), 0, None)
+    assert (sign, lag) == (-1.0, -2)
