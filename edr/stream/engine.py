@@ -69,6 +69,9 @@ filled."""
 REFIT_S = 30.0
 """Stream time (s) between two fits of a projected stream's model on the span (at the stored
 σ², :mod:`edr.stream.projection`)."""
+DETECT_S = 2.0
+"""Stream time (s) between two beat detections of a projected stream (at least; also at every
+refit and at the end)."""
 BANDPASS_S = 240.0
 """Trailing stitched EDR (s) band-passed at each update."""
 FADE_S = 1.5
@@ -215,7 +218,7 @@ class StreamingEDR:
         self._projected = ProjectedPath(self.fs_out, self.delay_s,
                                         self.opts.spec.sign_reference is not None) \
             if supports(self.opts) else None
-        self._last_fit = -math.inf
+        self._last_fit = self._last_detect = -math.inf
         self.n_updates = self.n_selections = 0
 
     def _lead_name(self, lead) -> str:
@@ -307,6 +310,8 @@ class StreamingEDR:
         due = self._schedule_due(t_end, n_win)
         names = self.leads if self.opts.lead_mode is not None else [self._lead]
         span = self._ring.last(n_win)
+        detect = final or due or t_end - self._last_detect >= DETECT_S - 1e-9 \
+            or t_end - self._last_fit >= REFIT_S - 1e-9
         tails = {}
         for name in names:
             row = span[self.leads.index(name)]
@@ -314,7 +319,10 @@ class StreamingEDR:
                 self._mains[name] = mains_frequency(row, self.fs)
             m = min(row.size, int(round(RATES_STRETCH_S * self.fs)))
             tails[name] = notch_mains(row[row.size - m:], self.fs, self._mains[name])
-            self._beats[name].advance(tails[name], n, n - n_win)
+            if detect:
+                self._beats[name].advance(tails[name], n, n - n_win)
+        if detect:
+            self._last_detect = t_end
         segments, errors = self._stretch(tails, TAIL_S)
         recent = functools.cache(lambda: self._stretch(tails, RATES_STRETCH_S)[0])
         status = "ok" if segments else "no analysis: " + "; ".join(errors)

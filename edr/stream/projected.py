@@ -18,27 +18,27 @@ import math
 import numpy as np
 
 from edr.fusion import shifted, standardised
-from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates
+from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates, spectral_peak_rates
 from edr.signal import RATE_STEP_S, SEGMENT_S
 from edr.stitch import MIN_ALIGN_POINTS, local_sign, masked_bandpass, near_used_beats
 from edr.stream.projection import FusionModel, local_mean_removed
 
-__all__ = ["HISTORY_S", "PHASE_LAG_S", "RATES_STRETCH_S", "SPLINE_MARGIN_S", "ProjectedPath"]
+__all__ = ["PHASE_LAG_S", "RATES_STRETCH_S", "SPLINE_MARGIN_S", "ProjectedPath"]
 
 RATES_STRETCH_S = 64.0
 """ECG (s) before the stream's end projected to judge the rate windows that end at an update:
 the 32 s window with as much again before it for the band-pass and the running median of the
 robust beat matrix."""
 PHASE_LAG_S = 1.0
-"""Largest shift (s) by which a new model's output is moved onto the EDR already emitted. Series
-of the panel follow the breathing with different phases (a lead's R amplitude, another lead's
-kernel component); when a refresh changes the fusion's anchor, its output would jump in phase,
-and the phase of an EDR must hold over the record for its coherence with the breathing."""
+"""Largest shift (s) by which a new model's output is moved onto the EDR already emitted when the
+refresh changed the fusion's anchor. Series of the panel follow the breathing with different
+phases (a lead's R amplitude, another lead's kernel component); a new anchor would make the output
+jump in phase, and the phase of an EDR must hold over the record for its coherence with the
+breathing. The shift searched is also kept below a quarter of the breathing period (a half
+period would pass for a change of sign); with the same anchor the previous shift is kept."""
 SPLINE_MARGIN_S = 1.0
 """ECG (s) the high-pass leaves after its reach before the emission point's delay: the last beat
 before the stream's end may be up to a beat interval old, and the spline holds beyond it."""
-HISTORY_S = 60.0
-"""Emitted EDR (s) a new model's sign is aligned on."""
 
 
 class ProjectedPath:
@@ -64,48 +64,51 @@ class ProjectedPath:
         self.model: FusionModel | None = None
         self._look = (1.0, 1.0, 0)  # (sign, scale, lag) of the current model's output
         self._prev = None  # (model, look) of the model before the last refresh
-        self._hist = np.full(int(round(HISTORY_S * fs_out)), np.nan)  # last emitted values
         self.k_emit = 0
         self.rate_next = 0
 
     # ------------------------------------------------------------------ refresh
     def refresh(self, wa, segments: dict) -> None:
         """Take the model of the span analysed as ``wa`` (``segments``: its leads), with its
-        output's scale over the span and its sign and lag onto the emitted EDR."""
+        output's scale over the span and its sign and lag onto the previous model's output
+        (:meth:`_alignment`)."""
         model = FusionModel.of(wa, self.fs_out)
-        k0 = _first_index(segments, self.fs_out)
         raw, near = self._raw(model, segments)
         y = local_mean_removed(raw, self.half_n) if raw is not None else None
         if y is None or not near[self.half_n:near.size - self.half_n].any():
             return
         ok = near[self.half_n:near.size - self.half_n]
         sd = y[ok].std()
-        y = y / (sd if sd > 0 else 1.0)
-        sign, lag = self._alignment(y, ok, k0 + self.half_n, segments.get(model.anchor))
-        if self.model is not None:
+        sd = sd if sd > 0 else 1.0
+        y = np.concatenate([np.full(self.half_n, np.nan), y / sd, np.full(self.half_n, np.nan)])
+        if self.model is None:
+            seg = segments.get(model.anchor)
+            sign = local_sign(seg, seg.grid, np.nan_to_num(y)) \
+                if self.sign_reference and seg is not None else 1.0
+            lag = 0
+        else:
+            same = self.model.anchor_series == model.anchor_series
+            old, _ = self._output(self.model, self._look, segments,
+                                  _first_index(segments, self.fs_out), final=False)
+            sign, lag = self._alignment(y, old, self._look[2] if same else None)
             self._prev = (self.model, self._look)
-        self.model, self._look = model, (sign, sd if sd > 0 else 1.0, lag)
+        self.model, self._look = model, (sign, sd, lag)
 
-    def _alignment(self, y, ok, k_first: int, seg) -> tuple[float, int]:
-        """``(sign, lag)`` moving ``y`` (grid indices from ``k_first``) onto the emitted history:
-        the shift within :data:`PHASE_LAG_S` and the sign maximising their inner product on the
-        shared points; without :data:`edr.stitch.MIN_ALIGN_POINTS` of them, no shift and the sign
-        of the R amplitude of ``seg`` (with a sign reference), else +1."""
-        k = k_first + np.arange(y.size)
-        j = k - (self.k_emit - self._hist.size)
-        h = (j >= 0) & (k < self.k_emit) & ok
-        h[h] &= np.isfinite(self._hist[j[h]])
-        if h.sum() >= MIN_ALIGN_POINTS:
-            z = np.where(ok, y, 0.0)
-            past = np.where(h, self._hist[np.clip(j, 0, self._hist.size - 1)], 0.0)
-            lags = sorted(range(-self.max_lag, self.max_lag + 1), key=abs)
-            c = [float(np.dot(shifted(z, lag), past)) for lag in lags]
-            best = int(np.argmax(np.abs(c)))
-            return (-1.0 if c[best] < 0 else 1.0), lags[best]
-        if self.sign_reference and seg is not None:
-            tg = seg.grid[self.half_n:seg.grid.size - self.half_n]
-            return local_sign(seg, tg, np.where(ok, y, 0.0)), 0
-        return 1.0, 0
+    def _alignment(self, y, old, lag: int | None = None) -> tuple[float, int]:
+        """``(sign, lag)`` moving a new model's output ``y`` onto the previous model's ``old``
+        (both over the span, NaN where undefined): the shift (``lag`` when given, else searched
+        within :data:`PHASE_LAG_S` and a quarter of ``y``'s breathing period) and the sign
+        maximising their inner product; +1 and ``lag`` (or 0) without
+        :data:`edr.stitch.MIN_ALIGN_POINTS` shared points."""
+        z = np.nan_to_num(y)
+        past = np.nan_to_num(old)
+        bound = min(self.max_lag, _quarter_period(z, self.fs_out))
+        lags = [lag] if lag is not None else sorted(range(-bound, bound + 1), key=abs)
+        if (np.isfinite(y) & np.isfinite(old)).sum() < MIN_ALIGN_POINTS:
+            return 1.0, lags[0]
+        c = [float(np.dot(shifted(z, k), past)) for k in lags]
+        best = int(np.argmax(np.abs(c)))
+        return (-1.0 if c[best] < 0 else 1.0), lags[best]
 
     @staticmethod
     def _raw(model: FusionModel, segments: dict, panel: dict | None = None):
@@ -135,7 +138,6 @@ class ProjectedPath:
                 if self._prev is not None:
                     values = self._faded(values, segments, ks, k, final)
         self._prev = None
-        self._remember(values)
         self.k_emit = int(k[-1]) + 1 if k.size else self.k_emit
         return k, values
 
@@ -175,13 +177,6 @@ class ProjectedPath:
         out = values.copy()
         out[both] = (1 - w[both]) * old[both] + w[both] * values[both]
         return out
-
-    def _remember(self, values) -> None:
-        m = values.size
-        if m >= self._hist.size:
-            self._hist = values[-self._hist.size:].copy()
-        elif m:
-            self._hist = np.concatenate([self._hist[m:], values])
 
     # ------------------------------------------------------------------ rates
     def rates(self, stretch, k_last: int):
@@ -224,3 +219,15 @@ class ProjectedPath:
 def _first_index(segments: dict, fs_out: float) -> int:
     """Grid index of the segments' first grid point."""
     return int(round(next(iter(segments.values())).grid[0] * fs_out))
+
+
+def _quarter_period(y: np.ndarray, fs_out: float) -> int:
+    """A quarter of ``y``'s breathing period in grid samples (rounded down): from the median
+    spectral-peak rate of its :data:`edr.signal.SEGMENT_S` windows (half-overlapping); 0 when
+    ``y`` is shorter than one window or has no rate."""
+    win = int(round(SEGMENT_S * fs_out))
+    if y.size < win:
+        return 0
+    rates = spectral_peak_rates(y, np.arange(0, y.size - win + 1, win // 2), fs_out)
+    rate = np.nanmedian(rates) if np.isfinite(rates).any() else np.nan
+    return int(60.0 / rate * fs_out / 4) if np.isfinite(rate) and rate > 0 else 0

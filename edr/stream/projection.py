@@ -55,6 +55,8 @@ class FusionModel:
         standard deviation of the series' band-passed grid values over the span.
     anchor : str
         The lead whose beats carry the sign reference (the analysis' chosen lead).
+    anchor_series : str
+        The panel series the others were aligned to.
     """
 
     fits: dict
@@ -64,6 +66,7 @@ class FusionModel:
     lags: dict
     scales: dict
     anchor: str
+    anchor_series: str
 
     @classmethod
     def of(cls, wa, fs_out: float) -> FusionModel:
@@ -81,7 +84,7 @@ class FusionModel:
         for name, (lead, key) in series.items():
             sd = fits[lead].scales.get(key, 0.0) if lead in fits else 0.0
             scales[name] = sd if sd > 0 else 1.0
-        return cls(fits, series, weights, signs, lags, scales, wa.segment.lead)
+        return cls(fits, series, weights, signs, lags, scales, wa.segment.lead, anchor_name)
 
     def panel(self, segments: dict) -> dict:
         """Panel name to the series' values on the segments' grid (un-filtered), for the panel

@@ -352,13 +352,17 @@ def test_projection_reproduces_the_fusion_of_its_own_span():
     assert np.corrcoef(got, want)[0, 1] > 0.9999
 
 
-def test_a_new_model_is_moved_onto_the_emitted_phase_and_sign():
+def test_a_new_model_is_moved_onto_the_previous_models_phase_and_sign():
     from edr.stream.projected import ProjectedPath
 
     path = ProjectedPath(4.0, 8.0, sign_reference=False)
     t = np.arange(240) / 4.0
-    path._hist = np.sin(2 * np.pi * 0.25 * t)
-    path.k_emit = 240
+    old = np.sin(2 * np.pi * 0.25 * t)
+    old[:10] = np.nan
     y = -np.sin(2 * np.pi * 0.25 * (t - 0.5))  # half a second late, flipped
-    sign, lag = path._alignment(y, np.ones(240, dtype=bool), 0, None)
-    assert (sign, lag) == (-1.0, -2)
+    assert path._alignment(y, old) == (-1.0, -2)
+    assert path._alignment(y, old, lag=0) == (-1.0, 0)  # the same anchor keeps its shift
+    # at 30 breaths/min a quarter period is 0.5 s: a 1 s shift (a half period, a sign change in
+    # disguise) is not searched
+    fast = np.sin(2 * np.pi * 0.5 * t)
+    assert path._alignment(-fast, fast) == (-1.0, 0)
