@@ -1,83 +1,69 @@
-"""The streaming engine: :class:`StreamingEDR`, the offline per-window analysis on a ring buffer.
+"""The streaming engine: :class:`StreamingEDR`, ECG in, EDR and rates out, in real time.
 
-Every :data:`DEFAULT_HOP_S` seconds of stream (stream time = samples pushed / ``fs``) the
-engine takes the last ``span_s`` seconds of every ECG channel, removes the mains line
-(:func:`edr.signal.notch_mains`) and analyses them as the offline pipeline analyses one window
-(:func:`edr.windows.analyse_window`: the method on every lead, the lead fusion, the evidence
-panel and its weights), with the beats detected incrementally, on the newest samples only
-(:class:`edr.stream.beats.BeatTracker`). The window's grid series is standardised
-over its grid points near a used beat and sign-aligned with the EDR already written, as
-:class:`edr.stitch.Stitcher` does; the points not yet emitted take the new window's values,
-which see the most ECG after them (a raised-cosine cross-fade from the previous window's over
-the :data:`FADE_S` after the emission point keeps the stitched series continuous); the trailing
-:data:`BANDPASS_S` seconds are band-passed as offline (:func:`edr.stitch.masked_bandpass`)
-and the grid points up to ``delay_s`` before the stream's end are emitted (NaN farther than
-:data:`edr.stitch.MAX_GAP_S` from a used beat, as offline).
-Each 32 s rate window (every 16 s, :func:`edr.rates.rate_series`'s windows) is reported at the
-first update at or after its end, judged by the panel of that update's analysis
-(:func:`edr.rates.judged_rates`) and withheld, as offline, below
-:data:`edr.rates.QUALITY_THRESHOLD` or when more than :data:`edr.rates.MAX_DROPPED_SHARE` of
-the window's beats were dropped.
+The engine keeps the last ``span_s`` seconds of every channel (a ring buffer), each channel's
+beats (:class:`edr.stream.beats.BeatTracker`: detected on the newest samples only), its mains
+line and, for a kernel method, each lead's σ². Every :data:`DEFAULT_HOP_S` seconds of stream
+(stream time = samples pushed / ``fs``) it runs an update of one of two paths:
+
+* the default method (``kpca_fusion``, one lead or every lead fused) streams by projection
+  (:mod:`edr.stream.projected`): a model fitted on the span as offline, refitted every
+  :data:`edr.stream.projected.REFIT_S`, projects the new beats; its sum is high-passed by a
+  zero-phase filter that fits in the emission delay, so no window edge reaches the emitted EDR;
+* every other method key and lead mode re-analyses the span at each update and stitches the
+  windows (:mod:`edr.stream.windowed`).
+
+Both emit the grid points up to ``delay_s`` before the stream's end (NaN farther than
+:data:`edr.stitch.MAX_GAP_S` from a used beat, as offline) and report each 32 s rate window
+(every 16 s, :func:`edr.rates.rate_series`'s windows) at the first update at or after its end,
+judged as offline (:func:`edr.rates.judged_rates`) and withheld below
+:data:`edr.rates.QUALITY_THRESHOLD` or when more than :data:`edr.rates.MAX_DROPPED_SHARE` of the
+beats were dropped.
 
 Kernel widths and mains lines: each lead's σ² is selected by the criterion, and its mains line
 found (:func:`edr.signal.mains_frequency`), at the first update, when the span first fills and
-every :data:`RESELECT_S` seconds after; the updates in between analyse each lead at its stored
-σ² (a lead without one, e.g. unusable at the last selection, selects its own) and notch its
-stored line. Latency, in stream time: an EDR sample for time ``t`` is emitted by the first update
-at or after ``t + delay_s``, so within ``delay_s + hop_s``; a rate window's rate at its end
-when ``hop_s`` divides :data:`edr.signal.RATE_STEP_S` (else within ``hop_s``). Memory is
-bounded by ``span_s``. Design and measurements: ``docs/design.md#8-streaming``.
+every :data:`RESELECT_S` seconds after (the projected path also selects at each refit while the
+span fills: a σ² chosen on a few beats is chosen again as they grow); the analyses in between use
+each lead's stored σ² (a lead without one selects its own) and notch its stored line. Latency,
+in stream time: an EDR sample for time ``t`` is emitted by the first update at or after
+``t + delay_s``, so within ``delay_s + hop_s``; a rate window's rate at its end when ``hop_s``
+divides :data:`edr.signal.RATE_STEP_S` (else within ``hop_s``). Memory is bounded by
+``span_s``. Design and measurements: ``docs/design.md#8-streaming``.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from edr.errors import SignalError
-from edr.methods import DEFAULT_SIGMA2, Segment
+from edr.methods import DEFAULT_SIGMA2
 from edr.options import DEFAULT_METHOD, DEFAULT_MULTI_LEAD, EDROptions
-from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates
-from edr.signal import FS_RANGE, RATE_STEP_S, SEGMENT_S, mains_frequency, notch_mains
-from edr.stitch import masked_bandpass, standardised_window, window_sign
-from edr.stream.beats import TAIL_S, BeatTracker
-from edr.stream.projected import RATES_STRETCH_S, ProjectedPath
+from edr.signal import FS_RANGE, SEGMENT_S, mains_frequency, notch_mains
+from edr.stream.beats import BeatTracker
+from edr.stream.projected import ProjectedPath
 from edr.stream.projection import supports
+from edr.stream.windowed import WindowedPath
 from edr.windows import Window, analyse_window
 
-__all__ = ["BANDPASS_S", "DEFAULT_DELAY_S", "DEFAULT_HOP_S", "DEFAULT_SPAN_S", "FADE_S",
-           "REFIT_S", "RESELECT_S", "WARMUP_S", "StreamUpdate", "StreamingEDR"]
+__all__ = ["DEFAULT_DELAY_S", "DEFAULT_HOP_S", "DEFAULT_SPAN_S", "RESELECT_S", "WARMUP_S",
+           "StreamUpdate", "StreamingEDR"]
 
 DEFAULT_SPAN_S = 240.0
 """Analysis window (s): the ring buffer of ECG each update analyses."""
 DEFAULT_HOP_S = 2.0
 """Stream time (s) between updates; divides :data:`edr.signal.RATE_STEP_S` so that every rate
-window ends on an update. Each update's stretch of EDR comes from a newer window than the
-previous stretch, so the stitched series can step every ``hop_s``: a short hop keeps that
-period below most breathing cycles."""
+window ends on an update. With :data:`DEFAULT_DELAY_S` every EDR sample is out within 10 s."""
 DEFAULT_DELAY_S = 8.0
-"""EDR is emitted up to this many seconds before the stream's end (with :data:`DEFAULT_HOP_S`,
-every sample within 10 s): the window's series is least reliable near its end."""
+"""EDR is emitted up to this many seconds before the stream's end: the projected path's zero-phase
+high-pass reaches this far (less a beat interval and the phase shift) into the ECG after a point;
+the re-analysing path's window is least reliable near its end."""
 WARMUP_S = SEGMENT_S
 """Stream time (s) before the first update: one rate window."""
 RESELECT_S = 120.0
 """Stream time (s) between two σ² selections (and mains-line searches) once the span has
 filled."""
-REFIT_S = 30.0
-"""Stream time (s) between two fits of a projected stream's model on the span (at the stored
-σ², :mod:`edr.stream.projection`)."""
-DETECT_S = 2.0
-"""Stream time (s) between two beat detections of a projected stream (at least; also at every
-refit and at the end)."""
-BANDPASS_S = 240.0
-"""Trailing stitched EDR (s) band-passed at each update."""
-FADE_S = 1.5
-"""Raised-cosine ramp (s) after the emission point over which a new window's values take over
-from the previous window's; beyond it the newest window's values stand."""
-
 
 @dataclass(frozen=True)
 class StreamUpdate:
@@ -201,24 +187,15 @@ class StreamingEDR:
         self.fs, self.fs_out = fs, self.opts.fs_out
         self.span_s, self.hop_s, self.delay_s = float(span_s), float(hop_s), float(delay_s)
         self.reselect_s = float(reselect_s)
-        self._kernel = self.opts.spec.uses_sigma2 and not isinstance(sigma2, (int, float))
-        self._ring = _Ring(len(self.leads), int(round(self.span_s * fs)))
-        self._beats = {name: BeatTracker(fs) for name in self.leads}
-        self._hist_n = int(round(BANDPASS_S * self.fs_out))
-        self._raw = np.zeros(self._hist_n)  # stitched, not band-passed, grid points < _k_emit
-        self._covered = np.zeros(self._hist_n, dtype=bool)
-        self._k_emit = 0  # next grid index to emit
-        self._prev = None  # previous window: (first grid index, standardised series, near-beat)
-        self._rate_next = 0  # index of the next rate window to report
+        self.kernel = self.opts.spec.uses_sigma2 and not isinstance(sigma2, (int, float))
+        self.ring = _Ring(len(self.leads), int(round(self.span_s * fs)))
+        self.beats = {name: BeatTracker(fs) for name in self.leads}
+        self.sigma2: dict = {}
+        self.span_filled = False
         self._j = int(math.ceil(WARMUP_S / self.hop_s - 1e-9))  # next update: time j * hop_s
-        self._sigma2: dict = {}
         self._last_schedule = -math.inf
         self._mains: dict = {}
-        self._span_filled = False
-        self._projected = ProjectedPath(self.fs_out, self.delay_s,
-                                        self.opts.spec.sign_reference is not None) \
-            if supports(self.opts) else None
-        self._last_fit = self._last_detect = -math.inf
+        self._path = ProjectedPath(self) if supports(self.opts) else WindowedPath(self)
         self.n_updates = self.n_selections = 0
 
     def _lead_name(self, lead) -> str:
@@ -232,7 +209,7 @@ class StreamingEDR:
     @property
     def n_samples(self) -> int:
         """Samples per channel pushed so far."""
-        return self._ring.n_total
+        return self.ring.n_total
 
     def push(self, block) -> list[StreamUpdate]:
         """Append samples and run the updates they complete.
@@ -256,7 +233,7 @@ class StreamingEDR:
         while start < x.shape[0]:
             due = int(math.ceil(self._j * self.hop_s * self.fs - 1e-9))
             take = min(x.shape[0] - start, max(due - self.n_samples, 0))
-            self._ring.append(x[start:start + take].T)
+            self.ring.append(x[start:start + take].T)
             start += take
             if self.n_samples >= due:
                 out.append(self._update(final=False))
@@ -266,273 +243,56 @@ class StreamingEDR:
     def flush(self) -> list[StreamUpdate]:
         """End of the stream: one last update emitting every remaining grid point."""
         n_grid = int(math.floor(self.n_samples / self.fs * self.fs_out + 1e-9))
-        if self._k_emit >= n_grid or self.n_samples / self.fs < WARMUP_S:
+        if self._path.k_emit >= n_grid or self.n_samples / self.fs < WARMUP_S:
             return []
         return [self._update(final=True)]
 
     # ------------------------------------------------------------------ one update
     def _update(self, final: bool) -> StreamUpdate:
-        if self._projected is not None:
-            return self._update_projected(final)
-        n = self.n_samples
-        t_end = n / self.fs
-        n_win = min(n, self._ring.cap)
-        t0 = (n - n_win) / self.fs
-        k0 = int(math.ceil(t0 * self.fs_out - 1e-9))
-        k_last = int(math.floor((n - 1) / self.fs * self.fs_out + 1e-9))
-        grid = np.arange(k0, k_last + 1) / self.fs_out - t0
-        due = self._schedule_due(t_end, n_win)
-        select = self._kernel and (due or not self._sigma2)
-        wa, status = self._analyse(n_win, grid, select, due)
-        reselected = wa is not None and select
-        if wa is not None:
-            self._write(wa, k0, grid)
-        n_grid = int(math.floor(t_end * self.fs_out + 1e-9))
-        k_target = n_grid if final else min(int(math.floor((t_end - self.delay_s) * self.fs_out
-                                                           + 1e-9)) + 1, n_grid)
-        wave, covered, kb = self._stitched(k_last + 1)
-        bp = masked_bandpass(wave, covered, self.fs_out)
-        rt, rb, rq = self._rates(bp, kb, k_last, wa, k0)
-        k_emit = self._k_emit
-        k_target = max(k_target, k_emit)
-        emitted = bp[k_emit - kb:k_target - kb]
-        self._freeze(wave[k_emit - kb:k_target - kb], covered[k_emit - kb:k_target - kb])
+        edr_time, edr, rt, rb, rq, reselected, status = self._path.update(final)
         self.n_updates += 1
-        return StreamUpdate(t_end, np.arange(k_emit, k_target) / self.fs_out, emitted, rt, rb, rq,
-                            dict(self._sigma2), reselected, status)
+        return StreamUpdate(self.n_samples / self.fs, edr_time, edr, rt, rb, rq,
+                            dict(self.sigma2), reselected, status)
 
-    def _update_projected(self, final: bool) -> StreamUpdate:
-        """One update of a projected stream (:mod:`edr.stream.projected`)."""
-        path = self._projected
-        n = self.n_samples
-        t_end = n / self.fs
-        n_win = min(n, self._ring.cap)
-        due = self._schedule_due(t_end, n_win)
-        names = self.leads if self.opts.lead_mode is not None else [self._lead]
-        span = self._ring.last(n_win)
-        detect = final or due or t_end - self._last_detect >= DETECT_S - 1e-9 \
-            or t_end - self._last_fit >= REFIT_S - 1e-9
-        tails = {}
-        for name in names:
-            row = span[self.leads.index(name)]
-            if due or name not in self._mains:
-                self._mains[name] = mains_frequency(row, self.fs)
-            m = min(row.size, int(round(RATES_STRETCH_S * self.fs)))
-            tails[name] = notch_mains(row[row.size - m:], self.fs, self._mains[name])
-            if detect:
-                self._beats[name].advance(tails[name], n, n - n_win)
-        if detect:
-            self._last_detect = t_end
-        segments, errors = self._stretch(tails, TAIL_S)
-        recent = functools.cache(lambda: self._stretch(tails, RATES_STRETCH_S)[0])
-        status = "ok" if segments else "no analysis: " + "; ".join(errors)
-        reselected = False
-        if segments and (due or path.model is None
-                         or t_end - self._last_fit >= REFIT_S - 1e-9):
-            select = self._kernel and (due or not self._sigma2 or not self._span_filled)
-            status, reselected = self._refit(span, names, select)
-        n_grid = int(math.floor(t_end * self.fs_out + 1e-9))
-        k_target = n_grid if final else min(int(math.floor((t_end - self.delay_s) * self.fs_out
-                                                           + 1e-9)) + 1, n_grid)
-        k_last = int(math.floor((n - 1) / self.fs * self.fs_out + 1e-9))
-        rt, rb, rq = path.rates(recent, k_last)
-        k, values = path.emit(segments, k_target, final)
-        self.n_updates += 1
-        return StreamUpdate(t_end, k / self.fs_out, values, rt, rb, rq, dict(self._sigma2),
-                            reselected, status)
+    # ------------------------------------------------------------------ for the paths
+    @property
+    def analysed(self) -> list[str]:
+        """The channels the method analyses: every one for a lead mode, else the chosen one."""
+        return self.leads if self.opts.lead_mode is not None else [self._lead]
 
-    def _stretch(self, tails: dict, seconds: float):
-        """``(segments, errors)``: each lead's last ``seconds`` of ``tails`` (notched ECG ending
-        at the stream's end) as a :class:`edr.methods.Segment` on the grid points it covers, with
-        its tracked beats; the leads with too few beats give their error instead."""
-        n = self.n_samples
-        segments, errors = {}, []
-        for name, tail in tails.items():
-            m = min(tail.size, int(round(seconds * self.fs)))
-            t0 = (n - m) / self.fs
-            ks = int(math.ceil(t0 * self.fs_out - 1e-9))
-            k_last = int(math.floor((n - 1) / self.fs * self.fs_out + 1e-9))
-            x = tail[tail.size - m:]
-            try:
-                beats = self._beats[name].since(n - m, int(np.isnan(x).sum()))
-            except SignalError as exc:
-                errors.append(f"{name}: {str(exc).splitlines()[0]}")
-                continue
-            segments[name] = Segment(x, self.fs, t0, beats, np.arange(ks, k_last + 1)
-                                     / self.fs_out, self.fs_out, name)
-        return segments, errors
+    def notched(self, name: str, span: np.ndarray, n: int, search: bool) -> np.ndarray:
+        """The last ``n`` samples of channel ``name`` of ``span`` (the ring buffer's content)
+        with the channel's mains line notched; the line is searched again over the span when
+        ``search`` or not yet known (:func:`edr.signal.mains_frequency`)."""
+        row = span[self.leads.index(name)]
+        if search or name not in self._mains:
+            self._mains[name] = mains_frequency(row, self.fs)
+        return notch_mains(row[row.size - min(n, row.size):], self.fs, self._mains[name])
 
-    def _refit(self, span: np.ndarray, names, select: bool):
-        """Analyse the span as offline and refresh the projected model: ``(status, selected)``."""
-        n = self.n_samples
-        leads, beats = {}, {}
-        for name in names:
-            try:
-                beats[name] = self._beats[name].since(n - span.shape[1])
-            except SignalError:
-                continue
-            leads[name] = notch_mains(span[self.leads.index(name)], self.fs, self._mains[name])
-        t0 = (n - span.shape[1]) / self.fs
-        k0 = int(math.ceil(t0 * self.fs_out - 1e-9))
-        k_last = int(math.floor((n - 1) / self.fs * self.fs_out + 1e-9))
-        grid = np.arange(k0, k_last + 1) / self.fs_out
-        if not leads:
-            return "no analysis: no lead has enough beats", False
+    def analysis(self, leads: dict, beats: dict, grid: np.ndarray, select: bool):
+        """``(WindowAnalysis or None, status)``: :func:`edr.windows.analyse_window` of the span
+        ``leads`` (samples from the span's start, ``grid`` in the same time) with ``beats``, the
+        kernel widths selected when ``select`` else the stored ones (which it updates)."""
+        n = next(iter(leads.values())).size
         try:
-            wa = analyse_window(Window(0.0, span.shape[1] / self.fs), leads, self.fs, grid - t0,
-                                self.opts, sigma2=None if select else self._sigma2, beats=beats)
+            wa = analyse_window(Window(0.0, n / self.fs), leads, self.fs, grid, self.opts,
+                                sigma2=None if select else self.sigma2, beats=beats)
         except SignalError as exc:
-            return f"no analysis: {str(exc).splitlines()[0]}", False
-        if self._kernel:
+            return None, f"no analysis: {str(exc).splitlines()[0]}"
+        if self.kernel:
             if select:
-                self._sigma2 = {}
+                self.sigma2 = {}
                 self.n_selections += 1
-            self._sigma2.update(wa.lead_sigma2)
-        self._projected.refresh(wa, {name: Segment(leads[name], self.fs, t0, beats[name], grid,
-                                                   self.fs_out, name) for name in leads})
-        self._last_fit = n / self.fs
-        return "ok", select
+            self.sigma2.update(wa.lead_sigma2)
+        return wa, "ok"
 
-    def _schedule_due(self, t_end: float, n_win: int) -> bool:
+    def schedule_due(self, t_end: float, n_win: int) -> bool:
         """Whether the mains lines and kernel widths are chosen again at this update."""
-        filled = n_win >= self._ring.cap and not self._span_filled
+        filled = n_win >= self.ring.cap and not self.span_filled
         if filled:
-            self._span_filled = True
+            self.span_filled = True
         due = filled or t_end - self._last_schedule >= self.reselect_s - 1e-9
         if due:
             self._last_schedule = t_end
         return due
 
-    def _analyse(self, n_win: int, grid: np.ndarray, select: bool, due: bool):
-        """``(WindowAnalysis or None, status)`` of the last ``n_win`` samples."""
-        x = self._ring.last(n_win)
-        if self.opts.lead_mode is None:
-            names = [self._lead]
-            x = x[[self.leads.index(self._lead)]]
-        else:
-            names = self.leads
-        leads, beats, errors = {}, {}, []
-        for name, row in zip(names, x, strict=True):
-            if due or name not in self._mains:
-                self._mains[name] = mains_frequency(row, self.fs)
-            row = notch_mains(row, self.fs, self._mains[name])
-            try:
-                beats[name] = self._beats[name].update(row, self.n_samples)
-            except SignalError as exc:
-                errors.append(f"{name}: {str(exc).splitlines()[0]}")
-                continue
-            leads[name] = row
-        if not leads:
-            return None, "no analysis: " + "; ".join(errors)
-        try:
-            wa = analyse_window(Window(0.0, n_win / self.fs), leads, self.fs, grid, self.opts,
-                                sigma2=None if select else self._sigma2, beats=beats)
-        except SignalError as exc:
-            return None, f"no analysis: {str(exc).splitlines()[0]}"
-        if self._kernel:
-            if select:
-                self._sigma2 = {}
-                self.n_selections += 1
-            self._sigma2.update(wa.lead_sigma2)
-        return wa, "ok"
-
-    def _write(self, wa, k0: int, grid: np.ndarray) -> None:
-        """Standardise and sign-align the window's series (as :class:`edr.stitch.Stitcher`) and
-        keep it as the values of the grid points not yet emitted."""
-        gm = wa.grid_mask
-        tg = grid[gm]
-        kw = k0 + np.flatnonzero(gm)
-        seg = wa.segment
-        z, ok, _, _ = standardised_window(wa, tg)
-        if not ok.any():
-            return
-        written, have = self._written(kw)
-        z *= window_sign(z, written, have & ok, seg, tg, self.opts.spec.sign_reference is not None)
-        self._prev = (int(kw[0]), z, ok) if self._prev is None else self._faded(kw, z, ok)
-
-    def _written(self, kw):
-        """Stitched values already held at the grid indices ``kw`` and whether there are any."""
-        vals = np.zeros(kw.size)
-        have = np.zeros(kw.size, dtype=bool)
-        k_hist = self._k_emit - self._hist_n
-        h = (kw >= k_hist) & (kw < self._k_emit)
-        vals[h] = self._raw[kw[h] - k_hist]
-        have[h] = self._covered[kw[h] - k_hist]
-        if self._prev is not None:
-            p0, pz, pok = self._prev
-            j = kw - p0
-            p = (kw >= self._k_emit) & (j >= 0) & (j < pz.size)
-            vals[p] = pz[j[p]]
-            have[p] = pok[j[p]]
-        return vals, have
-
-    def _faded(self, kw, z, ok):
-        """The new window's values, cross-faded from the previous window's over the
-        :data:`FADE_S` after the emission point (where both cover a grid point)."""
-        p0, pz, pok = self._prev
-        j = kw - p0
-        shared = (kw >= self._k_emit) & (j < pz.size) & ok
-        shared[shared] &= pok[j[shared]]
-        if shared.any():
-            ramp_n = max(int(round(FADE_S * self.fs_out)), 1)
-            r = np.clip((kw[shared] - self._k_emit + 1) / (ramp_n + 1), 0.0, 1.0)
-            w = 0.5 - 0.5 * np.cos(np.pi * r)
-            z = z.copy()
-            z[shared] = (1 - w) * pz[j[shared]] + w * z[shared]
-        return int(kw[0]), z, ok
-
-    def _stitched(self, k_end: int):
-        """(values, covered, first grid index) of the stitched EDR over the band-pass buffer:
-        the emitted history then the held values of the points up to ``k_end``."""
-        kb = self._k_emit - self._hist_n
-        n = k_end - kb
-        wave = np.zeros(n)
-        covered = np.zeros(n, dtype=bool)
-        wave[:self._hist_n] = self._raw
-        covered[:self._hist_n] = self._covered
-        if self._prev is not None:
-            p0, pz, pok = self._prev
-            k = np.arange(max(self._k_emit, p0), min(k_end, p0 + pz.size))
-            wave[k - kb] = pz[k - p0]
-            covered[k - kb] = pok[k - p0]
-        start = max(0, -kb)  # grid indices before 0 do not exist
-        return wave[start:], covered[start:], kb + start
-
-    def _rates(self, bp, kb: int, k_last: int, wa, k0: int):
-        """Centres, judged rates and qualities of the rate windows that end by ``k_last``."""
-        win = int(round(SEGMENT_S * self.fs_out))
-        step = int(round(RATE_STEP_S * self.fs_out))
-        first = self._rate_next
-        count = max((k_last + 1 - win) // step + 1 - first, 0)
-        self._rate_next += count
-        if count == 0:
-            return np.empty(0), np.empty(0), np.empty(0)
-        g0 = first * step
-        centres = (g0 + np.arange(count) * step + win / 2) / self.fs_out
-        if g0 < kb or wa is None:  # before the buffer (a long silence), or no analysis
-            return centres, np.full(count, np.nan), np.zeros(count)
-        wave = bp[g0 - kb:g0 - kb + (count - 1) * step + win]
-        idx = np.flatnonzero(wa.grid_mask)
-        a = k0 + int(idx[0]) - g0  # the panel's first point in ``wave``'s indices
-        span = RateSpan(a, a + idx.size - 1, (-math.inf, math.inf),
-                        wa.panel, wa.weights)
-        rates = judged_rates(wave, np.arange(wave.size) / self.fs_out, [span], self.fs_out)
-        bpm = rates.rate_bpm[:count]
-        seg = wa.segment
-        if (~seg.valid).sum() > MAX_DROPPED_SHARE * seg.valid.size:
-            bpm = np.full(count, np.nan)
-        return centres, bpm, rates.quality[:count]
-
-    def _freeze(self, raw, covered) -> None:
-        """Move the emitted points into the history (the last :data:`BANDPASS_S` seconds)."""
-        m = raw.size
-        if m == 0:
-            return
-        if m >= self._hist_n:
-            self._raw, self._covered = raw[-self._hist_n:].copy(), covered[-self._hist_n:].copy()
-        else:
-            self._raw = np.concatenate([self._raw[m:], raw])
-            self._covered = np.concatenate([self._covered[m:], covered])
-        self._k_emit += m
-        if self._prev is not None and self._prev[0] + self._prev[1].size <= self._k_emit:
-            self._prev = None

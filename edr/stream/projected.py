@@ -13,17 +13,28 @@ cross-fade from the previous model's values to the new one's. Rates are judged a
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
+from edr.errors import SignalError
 from edr.fusion import shifted, standardised
+from edr.methods import Segment
 from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates, spectral_peak_rates
 from edr.signal import RATE_STEP_S, SEGMENT_S
 from edr.stitch import MIN_ALIGN_POINTS, local_sign, masked_bandpass, near_used_beats
+from edr.stream.beats import TAIL_S
 from edr.stream.projection import FusionModel, local_mean_removed
 
-__all__ = ["PHASE_LAG_S", "RATES_STRETCH_S", "SPLINE_MARGIN_S", "ProjectedPath"]
+__all__ = ["DETECT_S", "MIN_MODEL_AGREEMENT", "PHASE_LAG_S", "RATES_STRETCH_S", "REFIT_S",
+           "SPLINE_MARGIN_S", "ProjectedPath"]
+
+REFIT_S = 30.0
+"""Stream time (s) between two fits of the model on the span (at the stored σ² between
+selections)."""
+DETECT_S = 2.0
+"""Stream time (s) between two beat detections (at least; also at every refit and at the end)."""
 
 RATES_STRETCH_S = 64.0
 """ECG (s) before the stream's end projected to judge the rate windows that end at an update:
@@ -36,43 +47,124 @@ phases (a lead's R amplitude, another lead's kernel component); a new anchor wou
 jump in phase, and the phase of an EDR must hold over the record for its coherence with the
 breathing. The shift searched is also kept below a quarter of the breathing period (a half
 period would pass for a change of sign); with the same anchor the previous shift is kept."""
+MIN_MODEL_AGREEMENT = 0.3
+"""Least correlation between a new model's output and the previous model's over the span for
+the previous one to set the new one's sign and shift; below it the new model takes the sign of
+the R amplitude (the method's sign reference), as the first model does."""
 SPLINE_MARGIN_S = 1.0
 """ECG (s) the high-pass leaves after its reach before the emission point's delay: the last beat
 before the stream's end may be up to a beat interval old, and the spline holds beyond it."""
 
 
 class ProjectedPath:
-    """The emission state of a projected stream (module docstring).
+    """The model and emission state of a projected stream (module docstring).
 
     Parameters
     ----------
-    fs_out : float
-        Output grid rate (Hz).
-    delay_s : float
-        Emission delay (s).
-    sign_reference : bool
-        Whether the first model's sign follows the R amplitude (the method's sign reference).
+    engine : edr.stream.engine.StreamingEDR
+        The stream whose ring buffer, beats, mains lines and kernel widths it reads (its
+        ``delay_s``, ``fs_out`` and method's sign reference set the path's filter and sign).
     """
 
-    def __init__(self, fs_out: float, delay_s: float, sign_reference: bool):
-        self.fs_out = fs_out
+    def __init__(self, engine):
+        self.engine = engine
+        self.fs_out = fs_out = engine.fs_out
         self.max_lag = int(round(PHASE_LAG_S * fs_out))
-        self.half_n = max(int(math.floor((delay_s - SPLINE_MARGIN_S) * fs_out)) - self.max_lag,
-                          1)
-        self.delay_s = delay_s
-        self.sign_reference = sign_reference
+        self.half_n = max(int(math.floor((engine.delay_s - SPLINE_MARGIN_S) * fs_out))
+                          - self.max_lag, 1)
+        self.sign_reference = engine.opts.spec.sign_reference is not None
         self.model: FusionModel | None = None
         self._look = (1.0, 1.0, 0)  # (sign, scale, lag) of the current model's output
         self._prev = None  # (model, look) of the model before the last refresh
+        self._last_fit = self._last_detect = -math.inf
         self.k_emit = 0
         self.rate_next = 0
 
+    # ------------------------------------------------------------------ one update
+    def update(self, final: bool):
+        """One update: ``(edr_time, edr, rate_time, rate_bpm, quality, reselected, status)``."""
+        eng = self.engine
+        n = eng.n_samples
+        t_end = n / eng.fs
+        n_win = min(n, eng.ring.cap)
+        due = eng.schedule_due(t_end, n_win)
+        span = eng.ring.last(n_win)
+        refit = due or self.model is None or t_end - self._last_fit >= REFIT_S - 1e-9
+        detect = final or refit or t_end - self._last_detect >= DETECT_S - 1e-9
+        tails = {name: eng.notched(name, span, int(round(RATES_STRETCH_S * eng.fs)), due)
+                 for name in eng.analysed}
+        if detect:
+            for name, tail in tails.items():
+                eng.beats[name].advance(tail, n, n - n_win)
+            self._last_detect = t_end
+        segments, errors = self._stretch(tails, TAIL_S)
+        recent = functools.cache(lambda: self._stretch(tails, RATES_STRETCH_S)[0])
+        status = "ok" if segments else "no analysis: " + "; ".join(errors)
+        reselected = False
+        if segments and refit:
+            select = eng.kernel and (due or not eng.sigma2 or not eng.span_filled)
+            status, reselected = self._refit(span, select)
+        n_grid = int(math.floor(t_end * eng.fs_out + 1e-9))
+        k_target = n_grid if final else min(int(math.floor((t_end - eng.delay_s) * eng.fs_out
+                                                           + 1e-9)) + 1, n_grid)
+        k_last = int(math.floor((n - 1) / eng.fs * eng.fs_out + 1e-9))
+        rt, rb, rq = self.rates(recent, k_last)
+        k, values = self.emit(segments, k_target, final)
+        return k / eng.fs_out, values, rt, rb, rq, reselected, status
+
+    def _stretch(self, tails: dict, seconds: float):
+        """``(segments, errors)``: each lead's last ``seconds`` of ``tails`` (notched ECG ending
+        at the stream's end) as a :class:`edr.methods.Segment` on the grid points it covers, with
+        its tracked beats; the leads with too few beats give their error instead."""
+        eng = self.engine
+        n = eng.n_samples
+        segments, errors = {}, []
+        for name, tail in tails.items():
+            m = min(tail.size, int(round(seconds * eng.fs)))
+            t0 = (n - m) / eng.fs
+            ks = int(math.ceil(t0 * eng.fs_out - 1e-9))
+            k_last = int(math.floor((n - 1) / eng.fs * eng.fs_out + 1e-9))
+            x = tail[tail.size - m:]
+            try:
+                beats = eng.beats[name].since(n - m, int(np.isnan(x).sum()))
+            except SignalError as exc:
+                errors.append(f"{name}: {str(exc).splitlines()[0]}")
+                continue
+            segments[name] = Segment(x, eng.fs, t0, beats, np.arange(ks, k_last + 1)
+                                     / eng.fs_out, eng.fs_out, name)
+        return segments, errors
+
+    def _refit(self, span: np.ndarray, select: bool):
+        """Analyse the span as offline and take its model: ``(status, selected)``."""
+        eng = self.engine
+        n = eng.n_samples
+        leads, beats = {}, {}
+        for name in eng.analysed:
+            try:
+                beats[name] = eng.beats[name].since(n - span.shape[1])
+            except SignalError:
+                continue
+            leads[name] = eng.notched(name, span, span.shape[1], False)
+        if not leads:
+            return "no analysis: no lead has enough beats", False
+        t0 = (n - span.shape[1]) / eng.fs
+        k0 = int(math.ceil(t0 * eng.fs_out - 1e-9))
+        grid = np.arange(k0, int(math.floor((n - 1) / eng.fs * eng.fs_out + 1e-9)) + 1) \
+            / eng.fs_out
+        wa, status = eng.analysis(leads, beats, grid - t0, select)
+        if wa is None:
+            return status, False
+        self.refresh(wa, {name: Segment(leads[name], eng.fs, t0, beats[name], grid, eng.fs_out,
+                                        name) for name in leads})
+        self._last_fit = n / eng.fs
+        return "ok", select
     # ------------------------------------------------------------------ refresh
     def refresh(self, wa, segments: dict) -> None:
         """Take the model of the span analysed as ``wa`` (``segments``: its leads), with its
         output's scale over the span and its sign and lag onto the previous model's output
         (:meth:`_alignment`)."""
-        model = FusionModel.of(wa, self.fs_out)
+        model = FusionModel.of(wa, self.fs_out,
+                               self.model.anchor_series if self.model is not None else None)
         raw, near = self._raw(model, segments)
         y = local_mean_removed(raw, self.half_n) if raw is not None else None
         if y is None or not near[self.half_n:near.size - self.half_n].any():
@@ -81,33 +173,40 @@ class ProjectedPath:
         sd = y[ok].std()
         sd = sd if sd > 0 else 1.0
         y = np.concatenate([np.full(self.half_n, np.nan), y / sd, np.full(self.half_n, np.nan)])
-        if self.model is None:
-            seg = segments.get(model.anchor)
-            sign = local_sign(seg, seg.grid, np.nan_to_num(y)) \
-                if self.sign_reference and seg is not None else 1.0
-            lag = 0
-        else:
+        aligned = None
+        if self.model is not None:
             same = self.model.anchor_series == model.anchor_series
             old, _ = self._output(self.model, self._look, segments,
                                   _first_index(segments, self.fs_out), final=False)
-            sign, lag = self._alignment(y, old, self._look[2] if same else None)
+            aligned = self._alignment(y, old, self._look[2] if same else None)
             self._prev = (self.model, self._look)
-        self.model, self._look = model, (sign, sd, lag)
+        if aligned is None:  # the first model, or one unlike the previous: the reference's sign
+            seg = segments.get(model.anchor)
+            sign = local_sign(seg, seg.grid, np.nan_to_num(y)) \
+                if self.sign_reference and seg is not None else 1.0
+            aligned = (sign, self._look[2])
+        self.model, self._look = model, (aligned[0], sd, aligned[1])
 
-    def _alignment(self, y, old, lag: int | None = None) -> tuple[float, int]:
+    def _alignment(self, y, old, lag: int | None = None) -> tuple[float, int] | None:
         """``(sign, lag)`` moving a new model's output ``y`` onto the previous model's ``old``
         (both over the span, NaN where undefined): the shift (``lag`` when given, else searched
         within :data:`PHASE_LAG_S` and a quarter of ``y``'s breathing period) and the sign
-        maximising their inner product; +1 and ``lag`` (or 0) without
-        :data:`edr.stitch.MIN_ALIGN_POINTS` shared points."""
-        z = np.nan_to_num(y)
-        past = np.nan_to_num(old)
-        bound = min(self.max_lag, _quarter_period(z, self.fs_out))
+        maximising their inner product; None when they share fewer than
+        :data:`edr.stitch.MIN_ALIGN_POINTS` points or correlate less than
+        :data:`MIN_MODEL_AGREEMENT` at that shift (the two models then follow different things
+        and the previous one cannot vouch for the new one's sign)."""
+        both = np.isfinite(y) & np.isfinite(old)
+        if both.sum() < MIN_ALIGN_POINTS:
+            return None
+        z = np.where(both, y, 0.0)
+        past = np.where(both, old, 0.0)
+        bound = min(self.max_lag, _quarter_period(np.nan_to_num(y), self.fs_out))
         lags = [lag] if lag is not None else sorted(range(-bound, bound + 1), key=abs)
-        if (np.isfinite(y) & np.isfinite(old)).sum() < MIN_ALIGN_POINTS:
-            return 1.0, lags[0]
         c = [float(np.dot(shifted(z, k), past)) for k in lags]
         best = int(np.argmax(np.abs(c)))
+        norm = float(np.linalg.norm(z) * np.linalg.norm(past))
+        if norm <= 0 or abs(c[best]) < MIN_MODEL_AGREEMENT * norm:
+            return None
         return (-1.0 if c[best] < 0 else 1.0), lags[best]
 
     @staticmethod
@@ -123,7 +222,7 @@ class ProjectedPath:
         near = near_used_beats(grid, used) if used.size else np.zeros(grid.size, dtype=bool)
         return raw, near
 
-    # ------------------------------------------------------------------ one update
+    # ------------------------------------------------------------------ emission
     def emit(self, segments: dict, k_target: int, final: bool):
         """``(grid indices, values)`` of the points ``k_emit .. k_target - 1`` from the recent
         stretch of every lead (``segments``, one grid); ``final`` holds the stretch's ends for

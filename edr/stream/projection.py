@@ -18,10 +18,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edr.fusion import ALIGN_LAG_S, aligned_sum, shifted
+from edr.fusion import ALIGN_LAG_S, HEART_SERIES, aligned_sum, shifted
 from edr.methods import Segment, beat_series_on_grid, fusion_beat_series
 
-__all__ = ["FusionModel", "local_mean_removed", "supports"]
+__all__ = ["ANCHOR_KEEP", "FusionModel", "local_mean_removed", "supports"]
+
+ANCHOR_KEEP = 0.5
+"""A refresh keeps the previous model's anchor while it weighs at least this share of the
+heaviest series: the panel's series follow the breathing with slightly different phases and
+signs, and an anchor that changes with every small change of the weights changes the output's
+phase and mix with it."""
 
 
 def supports(opts) -> bool:
@@ -69,8 +75,10 @@ class FusionModel:
     anchor_series: str
 
     @classmethod
-    def of(cls, wa, fs_out: float) -> FusionModel:
-        """The model of a span analysed as ``wa`` (``kpca_fusion``)."""
+    def of(cls, wa, fs_out: float, previous_anchor: str | None = None) -> FusionModel:
+        """The model of a span analysed as ``wa`` (``kpca_fusion``). Its anchor is the analysis'
+        unless ``previous_anchor`` (the previous model's) still weighs at least
+        :data:`ANCHOR_KEEP` times as much as it (:data:`edr.fusion.HEART_SERIES` never)."""
         fits = dict(wa.lead_models)
         only = next(iter(fits)) if len(fits) == 1 else None
         series = {name: tuple(name.split("/", 1)) if "/" in name else (only, name)
@@ -78,6 +86,9 @@ class FusionModel:
         weights = {k: w for k, w in wa.weights.items() if series[k][0] in fits}
         best = wa.output.quality.get("best")
         anchor_name = best if best in weights else max(weights, key=weights.get)
+        if previous_anchor in weights and previous_anchor.rsplit("/", 1)[-1] not in HEART_SERIES \
+                and weights[previous_anchor] >= ANCHOR_KEEP * weights[anchor_name]:
+            anchor_name = previous_anchor
         _, signs, lags = aligned_sum(wa.panel, weights, anchor_name,
                                      int(round(ALIGN_LAG_S * fs_out)))
         scales = {}

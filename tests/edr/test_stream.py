@@ -65,6 +65,21 @@ def test_stream_agrees_with_offline_default(rec, streamed):
     assert both.sum() >= rb.size - 2 and np.median(np.abs(rb[both] - off.rate_bpm[both])) < 1.0
 
 
+@pytest.mark.parametrize("kw", [{"method": "kpca", "lead": "II"}, {"method": "r_amplitude"},
+                                {"lead": "auto"}])
+def test_other_methods_and_lead_modes_stream_by_reanalysis(rec, kw):
+    from edr.stream.windowed import WindowedPath
+
+    s, ups = _run(_x(rec), 250, **kw)
+    assert isinstance(s._path, WindowedPath)
+    t, y = _joined(ups, "edr_time", "edr")
+    off = extract_edr(rec, sigma2="rot", **kw)
+    np.testing.assert_allclose(t, off.time)
+    ok = np.isfinite(y) & np.isfinite(off.waveform)
+    # the same breathing as offline, less exactly than the projected default (window edges)
+    assert ok.mean() > 0.9 and np.corrcoef(y[ok], off.waveform[ok])[0, 1] > 0.6
+
+
 def test_rates_abstain_below_the_quality_threshold(streamed):
     _, ups = streamed
     _, q = _joined(ups, "rate_time", "quality")
@@ -117,11 +132,11 @@ def test_state_is_bounded_and_sigma2_follows_the_schedule():
     sizes = []
     for i in range(0, x.shape[0], int(30 * FS)):
         ups = s.push(x[i:i + int(30 * FS)])
-        sizes.append((s._ring.buf.size, s._raw.size, s._covered.size,
-                      0 if s._prev is None else s._prev[1].size))
+        sizes.append((s.ring.buf.size, max(b._kept["peaks"].size for b in s.beats.values())))
         for u in ups:
             assert set(u.sigma2) == set(LEADS)
-    assert len({v[:3] for v in sizes}) == 1 and max(v[3] for v in sizes) <= 60 * 4 + 1
+    # the ring buffer is fixed; each lead keeps the beats of one span (60 s, < 3 beats/s)
+    assert len({v[0] for v in sizes}) == 1 and max(v[1] for v in sizes) <= 180
     # first update (32 s), span full (64 s), then every 120 s: 184, 304, 424, 544
     assert s.n_selections == 6
 
@@ -353,9 +368,8 @@ def test_projection_reproduces_the_fusion_of_its_own_span():
 
 
 def test_a_new_model_is_moved_onto_the_previous_models_phase_and_sign():
-    from edr.stream.projected import ProjectedPath
-
-    path = ProjectedPath(4.0, 8.0, sign_reference=False)
+    path = StreamingEDR(FS, leads=LEADS)._path  # the default streams by projection
+    assert path.fs_out == 4.0 and path.max_lag == 4
     t = np.arange(240) / 4.0
     old = np.sin(2 * np.pi * 0.25 * t)
     old[:10] = np.nan
