@@ -21,8 +21,14 @@ import numpy as np
 from edr.errors import SignalError
 from edr.fusion import shifted, standardised
 from edr.methods import Segment
-from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates, spectral_peak_rates
-from edr.signal import RATE_STEP_S, SEGMENT_S
+from edr.rates import (
+    MAX_DROPPED_SHARE,
+    RateSpan,
+    judged_rates,
+    spectral_peak_rates,
+    window_starts,
+)
+from edr.signal import SEGMENT_S
 from edr.stitch import MIN_ALIGN_POINTS, local_sign, masked_bandpass, near_used_beats
 from edr.stream.beats import TAIL_S
 from edr.stream.projection import FusionModel, local_mean_removed
@@ -281,15 +287,12 @@ class ProjectedPath:
     def rates(self, stretch, k_last: int):
         """Centres, judged rates and qualities of the rate windows ending by ``k_last``;
         ``stretch()`` gives the segments of the last :data:`RATES_STRETCH_S` of every lead."""
-        win = int(round(SEGMENT_S * self.fs_out))
-        step = int(round(RATE_STEP_S * self.fs_out))
-        first = self.rate_next
-        count = max((k_last + 1 - win) // step + 1 - first, 0)
-        self.rate_next += count
-        if count == 0:
+        starts = window_starts(k_last + 1, self.fs_out)[self.rate_next:]
+        self.rate_next += starts.size
+        if not starts.size:
             return np.empty(0), np.empty(0), np.empty(0)
-        g0 = first * step
-        centres = (g0 + np.arange(count) * step + win / 2) / self.fs_out
+        win, count, g0 = int(round(SEGMENT_S * self.fs_out)), starts.size, int(starts[0])
+        centres = (starts + win / 2) / self.fs_out
         nothing = (centres, np.full(count, np.nan), np.zeros(count))
         segments = stretch() if self.model is not None else {}
         if not segments or g0 < _first_index(segments, self.fs_out):
@@ -301,7 +304,7 @@ class ProjectedPath:
             return nothing
         sign, sd, lag = self._look
         bp = masked_bandpass(shifted(sign * raw / sd, lag), shifted(near, lag), self.fs_out)
-        wave = bp[g0 - ks:g0 - ks + (count - 1) * step + win]
+        wave = bp[g0 - ks:int(starts[-1]) - ks + win]
         total = sum(self.model.weights[n] for n in panel)
         weights = {n: self.model.weights[n] / total for n in panel}
         a = ks - g0

@@ -22,8 +22,8 @@ import math
 import numpy as np
 
 from edr.errors import SignalError
-from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates
-from edr.signal import RATE_STEP_S, SEGMENT_S
+from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates, window_starts
+from edr.signal import SEGMENT_S
 from edr.stitch import masked_bandpass, standardised_window, window_sign
 
 __all__ = ["BANDPASS_S", "FADE_S", "WindowedPath"]
@@ -164,23 +164,20 @@ class WindowedPath:
 
     def _rates(self, bp, kb: int, k_last: int, wa, k0: int):
         """Centres, judged rates and qualities of the rate windows that end by ``k_last``."""
-        win = int(round(SEGMENT_S * self.engine.fs_out))
-        step = int(round(RATE_STEP_S * self.engine.fs_out))
-        first = self._rate_next
-        count = max((k_last + 1 - win) // step + 1 - first, 0)
-        self._rate_next += count
-        if count == 0:
+        fs_out = self.engine.fs_out
+        starts = window_starts(k_last + 1, fs_out)[self._rate_next:]
+        self._rate_next += starts.size
+        if not starts.size:
             return np.empty(0), np.empty(0), np.empty(0)
-        g0 = first * step
-        centres = (g0 + np.arange(count) * step + win / 2) / self.engine.fs_out
+        win, count, g0 = int(round(SEGMENT_S * fs_out)), starts.size, int(starts[0])
+        centres = (starts + win / 2) / fs_out
         if g0 < kb or wa is None:  # before the buffer (a long silence), or no analysis
             return centres, np.full(count, np.nan), np.zeros(count)
-        wave = bp[g0 - kb:g0 - kb + (count - 1) * step + win]
+        wave = bp[g0 - kb:int(starts[-1]) - kb + win]
         idx = np.flatnonzero(wa.grid_mask)
         a = k0 + int(idx[0]) - g0  # the panel's first point in ``wave``'s indices
         span = RateSpan(a, a + idx.size - 1, (-math.inf, math.inf),
                         wa.panel, wa.weights)
-        fs_out = self.engine.fs_out
         rates = judged_rates(wave, np.arange(wave.size) / fs_out, [span], fs_out)
         bpm = rates.rate_bpm[:count]
         seg = wa.segment
