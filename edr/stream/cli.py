@@ -115,14 +115,17 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
                         f"lead at the start, when the span fills and every {RESELECT_S:g} s, or "
                         f"a fixed value > 0 (default {DEFAULT_SIGMA2})")
     p.add_argument("--span", type=parse_positive, default=DEFAULT_SPAN_S, metavar="SECONDS",
-                   help=f"analysis window: the last SECONDS of ECG each update analyses (default "
+                   help=f"analysis window: the last SECONDS of ECG the default method fits its "
+                        "model on (every 30 s) and other methods analyse at every update (default "
                         f"{DEFAULT_SPAN_S:g}, at least {WARMUP_S:g})")
     p.add_argument("--hop", type=parse_positive, default=DEFAULT_HOP_S, metavar="SECONDS",
                    help=f"stream time between updates (default {DEFAULT_HOP_S:g}; a divisor of 16 "
                         "makes every rate window end on an update)")
     p.add_argument("--delay", type=float, default=DEFAULT_DELAY_S, metavar="SECONDS",
                    help=f"EDR is emitted up to SECONDS before the stream's end (default "
-                        f"{DEFAULT_DELAY_S:g}); an EDR sample is out within delay + hop")
+                        f"{DEFAULT_DELAY_S:g}); an EDR sample is out within delay + hop. The "
+                        "default method's filter reaches delay - 2 s into the ECG after a point: "
+                        "a shorter delay filters less")
     p.add_argument("--seed", type=int, default=0, help="random seed of the method (default 0)")
     p.add_argument("--quiet", action="store_true", help="no live line per update")
     return p

@@ -157,7 +157,8 @@ class StreamingEDR:
         ``fs`` outside the supported range.
     ValueError
         Unknown method or lead, bad options, spans (``span_s < WARMUP_S``, ``hop_s <= 0``,
-        ``delay_s`` outside ``[0, span_s / 2]``).
+        ``delay_s`` outside ``[0, span_s / 2]``, or below 1 s for the projected default:
+        :class:`edr.stream.projected.ProjectedPath`).
     """
 
     def __init__(self, fs: float, *, leads=("ECG",), method: str = DEFAULT_METHOD,

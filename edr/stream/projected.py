@@ -70,9 +70,18 @@ class ProjectedPath:
     engine : edr.stream.engine.StreamingEDR
         The stream whose ring buffer, beats, mains lines and kernel widths it reads (its
         ``delay_s``, ``fs_out`` and method's sign reference set the path's filter and sign).
+
+    Raises
+    ------
+    ValueError
+        ``engine.delay_s`` below :data:`SPLINE_MARGIN_S`.
     """
 
     def __init__(self, engine):
+        if engine.delay_s < SPLINE_MARGIN_S:
+            raise ValueError(f"delay_s must be at least {SPLINE_MARGIN_S:g} s for the "
+                             f"{engine.opts.method} stream (its filter needs ECG after a point), "
+                             f"got {engine.delay_s:g}")
         self.engine = engine
         self.fs_out = fs_out = engine.fs_out
         self.max_lag = int(round(PHASE_LAG_S * fs_out))

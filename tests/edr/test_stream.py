@@ -367,6 +367,12 @@ def test_projection_reproduces_the_fusion_of_its_own_span():
     assert np.corrcoef(got, want)[0, 1] > 0.9999
 
 
+def test_the_projected_stream_needs_a_second_of_delay():
+    with pytest.raises(ValueError, match="delay_s must be at least 1 s for the kpca_fusion"):
+        StreamingEDR(FS, leads=LEADS, delay_s=0.5)
+    StreamingEDR(FS, leads=LEADS, delay_s=0.5, method="r_amplitude")  # re-analysis: any delay
+
+
 def test_a_new_model_is_moved_onto_the_previous_models_phase_and_sign():
     path = StreamingEDR(FS, leads=LEADS)._path  # the default streams by projection
     assert path.fs_out == 4.0 and path.max_lag == 4
