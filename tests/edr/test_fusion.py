@@ -176,6 +176,10 @@ def test_local_concentration_follows_a_rate_that_changes_every_minute():
     whole = local_concentration(y, FS, local_s=None)
     assert whole == pytest.approx(spectral_concentration(y, FS, peak_band=WEIGHT_BAND_HZ))
     assert local_concentration(y, FS) > 1.5 * whole
+    n = int(round(LOCAL_S * FS))  # the mean over the half-overlapping stretches, one by one
+    stretches = [spectral_concentration(y[i:i + n], FS, peak_band=WEIGHT_BAND_HZ)
+                 for i in range(0, y.size - n + 1, n // 2)]
+    assert local_concentration(y, FS) == float(np.mean(stretches))
 
 
 def test_a_slow_shared_component_cannot_anchor_the_fusion():
