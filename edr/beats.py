@@ -53,6 +53,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 from scipy import ndimage, signal
 
@@ -270,19 +271,58 @@ def _nk_peaks_neurokit(clean: np.ndarray, fs: float) -> np.ndarray:
     num_qrs = min(beg_qrs.size, end_qrs.size)
     with ignored_warnings():
         min_len = np.mean(end_qrs[:num_qrs] - beg_qrs[:num_qrs]) * 0.4
-    peaks = [0]
-    for i in range(num_qrs):
-        beg = beg_qrs[i]
-        end = end_qrs[i]
-        if end - beg < min_len:
-            continue
-        locmax, props = signal.find_peaks(sig[beg:end], prominence=(None, None))
-        if locmax.size > 0:
-            peak = beg + locmax[np.argmax(props["prominences"])]
-            if peak - peaks[-1] > mindelay:
-                peaks.append(peak)
-    peaks.pop(0)
-    return np.asarray(peaks).astype(int)
+    beg, end = beg_qrs[:num_qrs], end_qrs[:num_qrs]
+    with ignored_warnings():  # NaN min_len (no interval): none is long enough
+        long = end - beg >= min_len
+    return _qrs_peaks(sig, beg[long].astype(np.int64), end[long].astype(np.int64), mindelay)
+
+
+@numba.njit(cache=True, nogil=True)
+def _most_prominent(x, lo, hi):  # pragma: no cover - compiled
+    """Index of the most prominent local maximum of ``x[lo:hi]`` (the first of equals), or -1:
+    ``scipy.signal.find_peaks(x[lo:hi], prominence=(None, None))`` and the argmax of its
+    prominences, with SciPy's loops (``_local_maxima_1d``: a plateau's middle sample;
+    ``_peak_prominences``: bases searched to the slice's ends)."""
+    best, best_prom = -1, -np.inf
+    i = lo + 1
+    while i < hi - 1:
+        if x[i - 1] < x[i]:
+            ahead = i + 1
+            while ahead < hi - 1 and x[ahead] == x[i]:
+                ahead += 1
+            if x[ahead] < x[i]:
+                peak = (i + ahead - 1) // 2
+                left = x[peak]
+                j = peak
+                while j >= lo and x[j] <= x[peak]:
+                    left = min(left, x[j])
+                    j -= 1
+                right = x[peak]
+                j = peak
+                while j < hi and x[j] <= x[peak]:
+                    right = min(right, x[j])
+                    j += 1
+                prom = x[peak] - max(left, right)
+                if prom > best_prom:
+                    best, best_prom = peak, prom
+                i = ahead
+        i += 1
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _qrs_peaks(x, beg, end, mindelay):  # pragma: no cover - compiled
+    """NeuroKit2's peak of each QRS interval ``[beg[i], end[i])`` (:func:`_most_prominent`), kept
+    when more than ``mindelay`` samples after the last kept one (the first after sample 0)."""
+    out = np.empty(beg.size, dtype=np.int64)
+    n, last = 0, 0
+    for i in range(beg.size):
+        peak = _most_prominent(x, beg[i], end[i])
+        if peak >= 0 and peak - last > mindelay:
+            out[n] = peak
+            last = peak
+            n += 1
+    return out[:n]
 
 
 def _clean(x: np.ndarray, fs: float, method: str) -> np.ndarray:
