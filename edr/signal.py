@@ -250,9 +250,10 @@ def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
     rows = np.atleast_2d(x)
     out = np.zeros(rows.shape[0])
     n = rows.shape[1]
-    ok = np.all(np.isfinite(rows), axis=1)
-    ok[ok] = np.ptp(rows[ok], axis=1) > 0
-    if n >= 16 and ok.any():
+    ok = np.all(np.isfinite(rows), axis=1) & (n >= 16)
+    if ok.any():
+        ok[ok] = np.ptp(rows[ok], axis=1) > 0
+    if ok.any():
         y = rows[ok]
         f, p = _welch(y - y.mean(axis=1, keepdims=True), fs, min(n, int(round(SEGMENT_S * fs))))
         b = (f >= band[0]) & (f <= band[1])
@@ -261,7 +262,7 @@ def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
                                 (fb >= peak_band[0]) & (fb <= peak_band[1]))
         if search.size:
             out[ok] = [_concentration(pb, fb, search, half_width_hz) for pb in p[:, b]]
-    return float(out[0]) if x.ndim == 1 else out
+    return out if x.ndim == 2 else float(out[0])
 
 
 def _concentration(pb, fb, search, half_width_hz) -> float:

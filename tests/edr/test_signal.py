@@ -105,6 +105,8 @@ def test_spectral_concentration_of_rows_equals_one_row_at_a_time(peak_band):
     one = [m.spectral_concentration(r, peak_band=peak_band) for r in rows]
     assert got.shape == (6,) and got.tolist() == one  # identical, not merely close
     assert got[2] == 0.0 and got[4] == 0.0 and np.all(got[[0, 1, 3, 5]] > 0)
+    assert m.spectral_concentration(rows[:, :15]).tolist() == [0.0] * 6  # too short
+    assert m.spectral_concentration(np.array([])) == 0.0
 
 
 def test_spectral_concentration_with_a_peak_band_divides_by_the_whole_band():
