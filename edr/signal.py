@@ -293,7 +293,8 @@ def welch_in_blocks(x, fs: float, nperseg: int, *, fill: float | None = None,
         y = x[first * step:(first + m - 1) * step + nperseg]
         if fill is not None:
             y = np.where(np.isfinite(y), y, fill)
-        f, p = signal.welch(y - offset, fs=fs, nperseg=nperseg)
+        f, p = (_welch(y - offset, fs, nperseg) if y.size >= nperseg  # SciPy's values, faster
+                else signal.welch(y - offset, fs=fs, nperseg=nperseg))  # one shortened segment
         if len(firsts) == 1:
             return f, p
         total = total + m * p
