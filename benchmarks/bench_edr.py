@@ -76,7 +76,9 @@ def _stage_split(record_path):
     """CPU seconds per stage of the default extraction (``kpca_fusion``, every ECG lead fused),
     one run, from the public stage functions, lead after lead.
 
-    Stages, summed over the leads: reading (``edr.io.read_record``); cleaning
+    Stages, summed over the leads: reading (``edr.io.read_record``); mains (the leads as the
+    pipeline takes them, ``edr.windows.record_leads``: every ECG lead, its mains line found and
+    notched out, :func:`edr.signal.remove_mains`); cleaning
     (``nk.ecg_clean``, the filter ``edr.beats.detect`` runs first); detection
     (``detect(align=False)`` minus cleaning: polarity, peaks, template correlation, RR flags);
     alignment (``detect()`` minus ``detect(align=False)``: sub-sample shifts on the 10x
@@ -90,22 +92,28 @@ def _stage_split(record_path):
     with BLAS limited to one thread as in the pipeline (which overlaps the leads in threads),
     so its sum is close to, not equal to, the end-to-end CPU time.
     """
+    from dataclasses import replace
+
     import numpy as np
 
     from edr.fusion import fuse, panel_weights
     from edr.io import read_record
+    from edr.options import DEFAULT_MULTI_LEAD, EDROptions
     from edr.rates import rate_quality
     from edr.signal import GRID_FS
+    from edr.windows import record_leads
     from kpca._blas import blas_limited_to_one_thread
 
     cpu = time.process_time
-    t = dict.fromkeys(["reading", "cleaning", "detection", "alignment", "matrix", "selection",
-                       "kPCA", "panel", "fusion", "rates"], 0.0)
+    t = dict.fromkeys(["reading", "mains", "cleaning", "detection", "alignment", "matrix",
+                       "selection", "kPCA", "panel", "fusion", "rates"], 0.0)
     c0 = cpu()
     rec = read_record(record_path)
     t["reading"] = cpu() - c0
     fs = rec.fs
-    leads = rec.leads or {rec.ecg_channel: rec.ecg}
+    c0 = cpu()
+    leads = record_leads(rec, replace(EDROptions(), lead=DEFAULT_MULTI_LEAD))
+    t["mains"] = cpu() - c0
     grid = np.arange(int(np.floor(rec.duration_s * GRID_FS + 1e-9))) / GRID_FS
     pooled = {}
     with blas_limited_to_one_thread():

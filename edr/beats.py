@@ -53,6 +53,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 from scipy import ndimage, signal
 
@@ -60,7 +61,7 @@ from edr.errors import SignalError
 from edr.io.recording import FS_MAX, FS_MIN
 from edr.quiet import ignored_warnings
 
-__all__ = ["Beats", "DEFAULT_DETECTOR", "MIN_BEATS", "detect", "signal_mask"]
+__all__ = ["Beats", "DEFAULT_DETECTOR", "MIN_BEATS", "detect", "signal_mask", "true_runs"]
 
 DEFAULT_DETECTOR = "neurokit"
 """Default NeuroKit2 R-peak detector: tied best on BIDMC (see the module docstring)."""
@@ -80,6 +81,8 @@ CHUNK_OVERLAP_S = 10.0
 TEMPLATE_MAX_BEATS = 5000
 """At most this many beats, evenly spread, form the median alignment template."""
 _ALIGN_BLOCK = 2000
+_MASK_BLOCK = 1 << 20
+"""Samples compared at once by :func:`signal_mask` (its memory is bounded on a whole day)."""
 DELAY_AHEAD_S = 0.03
 """Latest a detector's mark may lie after R (s) in the delay estimate of :func:`detect`'s step 3."""
 
@@ -145,9 +148,10 @@ class Beats:
         return int(self.peaks.size)
 
 
-def _runs(mask: np.ndarray):
+def true_runs(mask: np.ndarray):
     """Start and stop indices (half-open) of the True runs of a boolean array."""
-    d = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
+    edge = np.zeros(1, dtype=np.int8)  # int8 throughout: a whole-day mask stays 1 byte a sample
+    d = np.diff(np.concatenate([edge, mask.astype(np.int8, copy=False), edge]))
     return np.flatnonzero(d == 1), np.flatnonzero(d == -1)
 
 
@@ -172,12 +176,14 @@ def signal_mask(ecg, fs: float, *, flat_s: float = 1.0) -> np.ndarray:
     """
     x = np.asarray(ecg, dtype=float)
     bad = ~np.isfinite(x)
-    same = np.zeros(x.size, dtype=bool)
-    same[1:] = np.diff(x) == 0  # NaN compares unequal, so NaN never counts as flat
-    starts, stops = _runs(same)
-    min_len = max(int(round(flat_s * fs)) - 1, 1)
-    for a, b in zip(starts, stops, strict=False):
-        if b - a >= min_len:
+    m = max(int(round(flat_s * fs)) - 1, 1)  # a flat run: m equal neighbours in a row
+    block = max(_MASK_BLOCK, 4 * m)
+    for c0 in range(1, x.size, block):  # blocks of neighbour pairs (i - 1, i), m either side
+        lo, hi = max(c0 - m, 1), min(c0 + block + m, x.size)
+        same = x[lo:hi] == x[lo - 1:hi - 1]  # NaN compares unequal, so NaN never counts as flat
+        starts, stops = true_runs(same)
+        long = stops - starts >= m
+        for a, b in zip(starts[long] + lo, stops[long] + lo, strict=True):
             bad[a - 1:b] = True
     return bad
 
@@ -189,7 +195,7 @@ def _clipped_samples(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
         return clipped
     for rail in (np.max(x[ok]), np.min(x[ok])):
         at = ok & (x == rail)
-        starts, stops = _runs(at)
+        starts, stops = true_runs(at)
         for a, b in zip(starts, stops, strict=False):
             if b - a >= 2:
                 clipped[a:b] = True
@@ -265,19 +271,58 @@ def _nk_peaks_neurokit(clean: np.ndarray, fs: float) -> np.ndarray:
     num_qrs = min(beg_qrs.size, end_qrs.size)
     with ignored_warnings():
         min_len = np.mean(end_qrs[:num_qrs] - beg_qrs[:num_qrs]) * 0.4
-    peaks = [0]
-    for i in range(num_qrs):
-        beg = beg_qrs[i]
-        end = end_qrs[i]
-        if end - beg < min_len:
-            continue
-        locmax, props = signal.find_peaks(sig[beg:end], prominence=(None, None))
-        if locmax.size > 0:
-            peak = beg + locmax[np.argmax(props["prominences"])]
-            if peak - peaks[-1] > mindelay:
-                peaks.append(peak)
-    peaks.pop(0)
-    return np.asarray(peaks).astype(int)
+    beg, end = beg_qrs[:num_qrs], end_qrs[:num_qrs]
+    with ignored_warnings():  # NaN min_len (no interval): none is long enough
+        long = end - beg >= min_len
+    return _qrs_peaks(sig, beg[long].astype(np.int64), end[long].astype(np.int64), mindelay)
+
+
+@numba.njit(cache=True, nogil=True)
+def _most_prominent(x, lo, hi):  # pragma: no cover - compiled
+    """Index of the most prominent local maximum of ``x[lo:hi]`` (the first of equals), or -1:
+    ``scipy.signal.find_peaks(x[lo:hi], prominence=(None, None))`` and the argmax of its
+    prominences, with SciPy's loops (``_local_maxima_1d``: a plateau's middle sample;
+    ``_peak_prominences``: bases searched to the slice's ends)."""
+    best, best_prom = -1, -np.inf
+    i = lo + 1
+    while i < hi - 1:
+        if x[i - 1] < x[i]:
+            ahead = i + 1
+            while ahead < hi - 1 and x[ahead] == x[i]:
+                ahead += 1
+            if x[ahead] < x[i]:
+                peak = (i + ahead - 1) // 2
+                left = x[peak]
+                j = peak
+                while j >= lo and x[j] <= x[peak]:
+                    left = min(left, x[j])
+                    j -= 1
+                right = x[peak]
+                j = peak
+                while j < hi and x[j] <= x[peak]:
+                    right = min(right, x[j])
+                    j += 1
+                prom = x[peak] - max(left, right)
+                if prom > best_prom:
+                    best, best_prom = peak, prom
+                i = ahead
+        i += 1
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _qrs_peaks(x, beg, end, mindelay):  # pragma: no cover - compiled
+    """NeuroKit2's peak of each QRS interval ``[beg[i], end[i])`` (:func:`_most_prominent`), kept
+    when more than ``mindelay`` samples after the last kept one (the first after sample 0)."""
+    out = np.empty(beg.size, dtype=np.int64)
+    n, last = 0, 0
+    for i in range(beg.size):
+        peak = _most_prominent(x, beg[i], end[i])
+        if peak >= 0 and peak - last > mindelay:
+            out[n] = peak
+            last = peak
+            n += 1
+    return out[:n]
 
 
 def _clean(x: np.ndarray, fs: float, method: str) -> np.ndarray:
@@ -607,7 +652,7 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
 
 def _usable_segments(masked: np.ndarray, fs: float) -> list[tuple[int, int]]:
     """Unmasked runs ``(start, stop)`` of at least 2 s; SignalError when there is none."""
-    starts, stops = _runs(~masked)
+    starts, stops = true_runs(~masked)
     min_seg = int(round(2.0 * fs))
     segs = [(a, b) for a, b in zip(starts, stops, strict=False) if b - a >= min_seg]
     if not segs:

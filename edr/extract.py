@@ -331,7 +331,10 @@ def _write_all(outputs: dict[str, Path], writers: dict) -> None:
                 missing.append(folder)
                 folder = folder.parent
             for d in reversed(missing):
-                d.mkdir()
+                try:
+                    d.mkdir()
+                except FileExistsError:  # another record's thread (run_many) made it meanwhile
+                    continue
                 created.append(d)
         for key, path in outputs.items():
             temps[key] = temporary_path(path)

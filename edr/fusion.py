@@ -119,8 +119,8 @@ def local_concentration(x, fs: float = GRID_FS, *, band=WEIGHT_BAND_HZ,
     if x.size <= n:
         return spectral_concentration(x, fs, peak_band=band)
     step = max(n // 2, 1)
-    return float(np.mean([spectral_concentration(x[i:i + n], fs, peak_band=band)
-                          for i in range(0, x.size - n + 1, step)]))
+    stretches = np.lib.stride_tricks.sliding_window_view(x, n)[::step]
+    return float(np.mean(spectral_concentration(stretches, fs, peak_band=band)))
 
 
 def panel_weights(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,

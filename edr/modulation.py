@@ -101,12 +101,18 @@ def _sample_rows(x, base, frac, offsets, h, taps, up, skip, out):  # pragma: no 
     for i in range(base.size):
         for c in range(width):
             seg[c] = x[min(max(base[i] - h + c, 0), n - 1)]
+        prev, a, b = -2, 0.0, 0.0  # the fine samples i0, i0 + 1 last computed (reused)
         for k in range(offsets.size):
             u = (frac[i] + offsets[k] + h) * up
             i0 = min(max(int(np.floor(u)), 0), last)
             w = u - i0
-            a = _fine_sample(seg, i0 + skip, taps, up)
-            b = _fine_sample(seg, i0 + 1 + skip, taps, up)
+            if i0 == prev + 1:
+                a = b
+                b = _fine_sample(seg, i0 + 1 + skip, taps, up)
+            elif i0 != prev:
+                a = _fine_sample(seg, i0 + skip, taps, up)
+                b = _fine_sample(seg, i0 + 1 + skip, taps, up)
+            prev = i0
             out[i, k] = (1 - w) * a + w * b
 
 
@@ -301,6 +307,24 @@ OUTLIER_MADS = 5.0
 """Beats farther than this many scaled MADs beyond the median residual distance are outliers."""
 
 
+_MEDIAN_BLOCK_ROWS = 4096
+
+
+def _running_median_columns(X: np.ndarray, n: int) -> np.ndarray:
+    """Running median of every column over ``n`` (odd) rows, the edge rows repeated beyond the
+    ends: ``scipy.ndimage.median_filter(X, size=(n, 1), mode="nearest")``, by partitioning the
+    rows' windows, in blocks of rows (memory ``O(block * n * columns)``)."""
+    h = n // 2
+    P = np.pad(X, ((h, h), (0, 0)), mode="edge").T
+    out = np.empty_like(X)
+    for r0 in range(0, X.shape[0], _MEDIAN_BLOCK_ROWS):
+        r1 = min(r0 + _MEDIAN_BLOCK_ROWS, X.shape[0])
+        W = np.lib.stride_tricks.sliding_window_view(P[:, r0:r1 + 2 * h], n, axis=1).copy()
+        W.partition(h, axis=-1)
+        out[r0:r1] = W[..., h].T
+    return out
+
+
 def robust_beat_matrix(X, times, *, window_s: float | None = MORPHOLOGY_WINDOW_S,
                        outlier_mads: float | None = OUTLIER_MADS):
     """The beat matrix without its slow morphology changes and its outlier beats.
@@ -333,8 +357,6 @@ def robust_beat_matrix(X, times, *, window_s: float | None = MORPHOLOGY_WINDOW_S
     keep : ndarray of bool, shape (n_beats,)
         False for the outlier beats.
     """
-    from scipy.ndimage import median_filter
-
     X = np.asarray(X, dtype=float)
     t = np.asarray(times, dtype=float)
     if X.ndim != 2 or t.shape != (X.shape[0],):
@@ -346,7 +368,7 @@ def robust_beat_matrix(X, times, *, window_s: float | None = MORPHOLOGY_WINDOW_S
     if window_s is not None:
         rr = float(np.median(np.diff(t)))
         n = max(3, int(round(window_s / rr)) | 1) if rr > 0 else 3
-        X = X - median_filter(X, size=(n, 1), mode="nearest")
+        X = X - _running_median_columns(X, n)
     if outlier_mads is not None:
         d = np.linalg.norm(X - np.median(X, axis=0), axis=1)
         mad = 1.4826 * np.median(np.abs(d - np.median(d)))

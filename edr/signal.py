@@ -216,23 +216,27 @@ def bandpass(x, *, fs: float = GRID_FS, low: float = BAND_HZ[0], high: float = B
 
 
 def _welch(x: np.ndarray, fs: float, nperseg: int):
-    """``scipy.signal.welch(x, fs=fs, nperseg=nperseg)`` (periodic Hann window scaled to a
-    density, half overlap, each segment demeaned, one-sided, mean over segments) with all
-    segments transformed at once, in SciPy's order of operations (the same values)."""
+    """``scipy.signal.welch(row, fs=fs, nperseg=nperseg)`` of each row of ``x`` (periodic Hann
+    window scaled to a density, half overlap, each segment demeaned, one-sided, mean over
+    segments) with all segments of all rows transformed at once, in SciPy's order of operations
+    (the same values). Returns the frequencies and the densities, shaped like ``x`` with its
+    last axis the frequencies."""
     win = signal.get_window("hann", nperseg)
     win = win * (1 / np.sqrt(sum(win * win) / (1 / fs)))  # SciPy: sum(win^2) / T
     hop = nperseg - nperseg // 2
-    starts = np.arange((x.size - nperseg // 2) // hop) * hop
-    segs = x[starts[:, None] + np.arange(nperseg)[None, :]]
+    starts = np.arange((x.shape[-1] - nperseg // 2) // hop) * hop
+    segs = x[..., starts[:, None] + np.arange(nperseg)[None, :]].reshape(-1, nperseg)
     spec = sp_fft.rfft((segs - segs.mean(axis=1, keepdims=True)) * win, axis=-1)
     p = spec.real ** 2 + spec.imag ** 2
     p[:, 1:-1 if nperseg % 2 == 0 else None] *= 2
-    return sp_fft.rfftfreq(nperseg, d=1.0 / fs), np.ascontiguousarray(p.T).mean(axis=-1)
+    p = p.reshape(*x.shape[:-1], starts.size, -1)
+    return (sp_fft.rfftfreq(nperseg, d=1.0 / fs),
+            np.ascontiguousarray(np.swapaxes(p, -1, -2)).mean(axis=-1))
 
 
 def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
                            half_width_hz: float = CONCENTRATION_HALF_WIDTH_HZ,
-                           peak_band=None) -> float:
+                           peak_band=None):
     """Fraction of the in-band Welch power within ``±half_width_hz`` of the in-band peak.
 
     Welch segments of :data:`SEGMENT_S` (or the whole series when shorter).
@@ -241,21 +245,37 @@ def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
     power lies mostly outside ``peak_band`` scores low.
     Returns 0 for a series shorter than 16 samples, non-finite, constant or
     without in-band power.
+
+    ``x`` one-dimensional: a float. Two-dimensional: the concentration of each row, as an array
+    (the rows' spectra computed at once).
     """
     x = np.asarray(x, dtype=float)
-    if x.size < 16 or not np.all(np.isfinite(x)) or np.ptp(x) == 0:
+    rows = np.atleast_2d(x)
+    out = np.zeros(rows.shape[0])
+    n = rows.shape[1]
+    ok = np.all(np.isfinite(rows), axis=1) & (n >= 16)
+    if ok.any():
+        ok[ok] = np.ptp(rows[ok], axis=1) > 0
+    if ok.any():
+        y = rows[ok]
+        f, p = _welch(y - y.mean(axis=1, keepdims=True), fs, min(n, int(round(SEGMENT_S * fs))))
+        b = (f >= band[0]) & (f <= band[1])
+        fb = f[b]
+        search = np.flatnonzero(np.ones(fb.size, dtype=bool) if peak_band is None else
+                                (fb >= peak_band[0]) & (fb <= peak_band[1]))
+        if search.size:
+            out[ok] = [_concentration(pb, fb, search, half_width_hz) for pb in p[:, b]]
+    return out if x.ndim == 2 else float(out[0])
+
+
+def _concentration(pb, fb, search, half_width_hz) -> float:
+    """One spectrum's in-band power ``pb`` (at ``fb``) within ``half_width_hz`` of its largest
+    value at the indices ``search``, over all of it (0 without power)."""
+    total = pb.sum()
+    if total <= 0:
         return 0.0
-    f, p = _welch(x - x.mean(), fs, min(x.size, int(round(SEGMENT_S * fs))))
-    b = (f >= band[0]) & (f <= band[1])
-    if not b.any() or p[b].sum() <= 0:
-        return 0.0
-    fb, pb = f[b], p[b]
-    search = np.ones(fb.size, dtype=bool) if peak_band is None else (
-        (fb >= peak_band[0]) & (fb <= peak_band[1]))
-    if not search.any():
-        return 0.0
-    k = int(np.flatnonzero(search)[np.argmax(pb[search])])
-    return float(pb[np.abs(fb - fb[k]) <= half_width_hz].sum() / pb.sum())
+    k = int(search[np.argmax(pb[search])])
+    return float(pb[np.abs(fb - fb[k]) <= half_width_hz].sum() / total)
 
 
 def welch_in_blocks(x, fs: float, nperseg: int, *, fill: float | None = None,
@@ -276,7 +296,8 @@ def welch_in_blocks(x, fs: float, nperseg: int, *, fill: float | None = None,
         y = x[first * step:(first + m - 1) * step + nperseg]
         if fill is not None:
             y = np.where(np.isfinite(y), y, fill)
-        f, p = signal.welch(y - offset, fs=fs, nperseg=nperseg)
+        f, p = (_welch(y - offset, fs, nperseg) if y.size >= nperseg  # SciPy's values, faster
+                else signal.welch(y - offset, fs=fs, nperseg=nperseg))  # one shortened segment
         if len(firsts) == 1:
             return f, p
         total = total + m * p

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from edr.beats import Beats, detect, signal_mask
+from edr.beats import Beats, detect, signal_mask, true_runs
 from edr.errors import ChannelError, SignalError
 from edr.fusion import HEART_SERIES, fuse, panel_weights, standardised
 from edr.methods import MethodOutput, Segment, series_on_grid
@@ -159,9 +159,8 @@ def masked_stretches(leads: dict, fs: float,
     """``(start_s, end_s)`` of every stretch of at least ``min_s`` in which every lead of
     ``leads`` is masked (NaN or flat, :func:`edr.beats.signal_mask`), in time order."""
     mask = np.logical_and.reduce([signal_mask(x, fs) for x in leads.values()])
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
-    return [(a / fs, b / fs) for a, b in zip(edges[::2], edges[1::2], strict=True)
-            if b - a >= min_s * fs]
+    starts, stops = true_runs(mask)
+    return [(a / fs, b / fs) for a, b in zip(starts, stops, strict=True) if b - a >= min_s * fs]
 
 
 def output_grid(duration_s: float, fs_out: float) -> np.ndarray:

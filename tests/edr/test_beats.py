@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from edr import beats
 from edr.beats import MIN_BEATS, Beats, detect, signal_mask
 from edr.errors import SignalError
 
@@ -136,6 +137,33 @@ def test_signal_mask_keeps_short_constant_runs():
     m = signal_mask(x, 100.0, flat_s=1.0)
     assert not m[100:105].any()
     assert m[400:700].all() and m.sum() == 300
+
+
+def _slow_signal_mask(x, fs, flat_s):
+    """Sample by sample: non-finite, or inside a run of >= round(flat_s * fs) equal samples."""
+    bad = [not np.isfinite(v) for v in x]
+    min_run = max(int(round(flat_s * fs)), 2)
+    i = 0
+    while i < len(x):
+        j = i
+        while j + 1 < len(x) and x[j + 1] == x[i]:
+            j += 1
+        if j - i + 1 >= min_run:
+            bad[i:j + 1] = [True] * (j - i + 1)
+        i = j + 1
+    return np.array(bad)
+
+
+@pytest.mark.parametrize("seed, block", [(0, 1 << 20), (1, 64), (2, 97)])
+def test_signal_mask_matches_a_sample_by_sample_reference(seed, block, monkeypatch):
+    monkeypatch.setattr(beats, "_MASK_BLOCK", block)  # runs across the blocks' limits
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(size=3000), 1)  # quantised: many short runs of equal samples
+    for _ in range(6):
+        a = int(rng.integers(0, 2900))
+        x[a:a + int(rng.integers(1, 150))] = rng.choice([np.nan, np.inf, 0.3, 0.3])
+    m = signal_mask(x, 100.0, flat_s=0.5)
+    assert np.array_equal(m, _slow_signal_mask(x, 100.0, 0.5))
 
 
 def test_clipping_minority_flagged_majority_kept():

@@ -46,6 +46,20 @@ def test_twins_identical_on_simulated_ecg(fs, seed):
     _check(-rec.ecg[: int(7 * fs)], fs)  # short, inverted
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_most_prominent_peak_is_find_peaks_argmax_of_prominences(seed):
+    from scipy import signal
+
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.standard_normal(4000).cumsum(), 0)  # quantised: plateaus and ties
+    for _ in range(300):
+        lo = int(rng.integers(0, 3990))
+        hi = min(lo + int(rng.integers(0, 60)), x.size)
+        locmax, props = signal.find_peaks(x[lo:hi], prominence=(None, None))
+        want = lo + locmax[np.argmax(props["prominences"])] if locmax.size else -1
+        assert beats._most_prominent(x, lo, hi) == want
+
+
 def test_twins_on_flat_and_tiny_input():
     fs = 125.0
     flat = np.zeros(1000)

@@ -118,3 +118,19 @@ def test_bad_options_fail_before_any_work(argv, fragment, records, capsys):
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and fragment in err
     assert not (tmp / "out").exists() and not (tmp / "out.csv").exists()
+
+
+def test_an_output_folder_made_meanwhile_by_another_record_is_used(tmp_path, monkeypatch):
+    # run_many writes two records at a time: both may find the folder missing, and the second
+    # mkdir then meets the folder the first made
+    real_mkdir = Path.mkdir
+
+    def racing_mkdir(self, *args, **kwargs):
+        real_mkdir(self)  # the other record's thread wins the race
+        return real_mkdir(self, *args, **kwargs)  # FileExistsError
+
+    monkeypatch.setattr(Path, "mkdir", racing_mkdir)
+    target = tmp_path / "many" / "a_edr.csv"
+    extract._write_all({"csv": target}, {"csv": lambda tmp: tmp.write_text("t\n")})
+    assert target.read_text() == "t\n"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["a_edr.csv"]

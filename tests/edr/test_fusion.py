@@ -40,7 +40,11 @@ def test_running_median_removes_a_step_and_keeps_the_breathing():
         assert abs(R[t > 170, j].mean() - R[t < 130, j].mean()) < 0.02
 
 
-def test_running_median_equals_a_brute_force_median():
+@pytest.mark.parametrize("block", [4096, 7])
+def test_running_median_equals_a_brute_force_median(block, monkeypatch):
+    from edr import modulation
+
+    monkeypatch.setattr(modulation, "_MEDIAN_BLOCK_ROWS", block)  # windows across the blocks
     rng = np.random.default_rng(1)
     t = np.cumsum(rng.uniform(0.7, 0.9, 200))
     X = rng.normal(size=(200, 4))
@@ -49,7 +53,7 @@ def test_running_median_equals_a_brute_force_median():
     h = n // 2
     padded = np.concatenate([np.repeat(X[:1], h, 0), X, np.repeat(X[-1:], h, 0)])
     brute = np.array([np.median(padded[i:i + n], axis=0) for i in range(200)])
-    np.testing.assert_allclose(R, X - brute, atol=1e-12)
+    np.testing.assert_array_equal(R, X - brute)
 
 
 def test_outlier_beats_are_flagged():
@@ -176,6 +180,10 @@ def test_local_concentration_follows_a_rate_that_changes_every_minute():
     whole = local_concentration(y, FS, local_s=None)
     assert whole == pytest.approx(spectral_concentration(y, FS, peak_band=WEIGHT_BAND_HZ))
     assert local_concentration(y, FS) > 1.5 * whole
+    n = int(round(LOCAL_S * FS))  # the mean over the half-overlapping stretches, one by one
+    stretches = [spectral_concentration(y[i:i + n], FS, peak_band=WEIGHT_BAND_HZ)
+                 for i in range(0, y.size - n + 1, n // 2)]
+    assert local_concentration(y, FS) == float(np.mean(stretches))
 
 
 def test_a_slow_shared_component_cannot_anchor_the_fusion():

@@ -108,6 +108,20 @@ def test_spectral_concentration_equals_scipy_welch(n, fs):
     assert m.spectral_concentration(x, fs) == pb[near].sum() / pb.sum()
 
 
+@pytest.mark.parametrize("peak_band", [None, (0.1, 0.6)])
+def test_spectral_concentration_of_rows_equals_one_row_at_a_time(peak_band):
+    rng = np.random.default_rng(3)
+    rows = rng.standard_normal((6, 500)).cumsum(axis=1)
+    rows[2] = 1.0  # constant
+    rows[4, 7] = np.nan  # non-finite
+    got = m.spectral_concentration(rows, peak_band=peak_band)
+    one = [m.spectral_concentration(r, peak_band=peak_band) for r in rows]
+    assert got.shape == (6,) and got.tolist() == one  # identical, not merely close
+    assert got[2] == 0.0 and got[4] == 0.0 and np.all(got[[0, 1, 3, 5]] > 0)
+    assert m.spectral_concentration(rows[:, :15]).tolist() == [0.0] * 6  # too short
+    assert m.spectral_concentration(np.array([])) == 0.0
+
+
 def test_spectral_concentration_with_a_peak_band_divides_by_the_whole_band():
     from edr.signal import spectral_concentration
 
@@ -171,7 +185,8 @@ def test_mains_at_the_nyquist_rate_is_not_searched():
     assert mains_frequency(x, fs) is None and remove_mains(x, fs) is x
 
 
-@pytest.mark.parametrize("n", [4000, 40_000, 41_234])
+@pytest.mark.filterwarnings("ignore:nperseg=1000 is greater than signal length")
+@pytest.mark.parametrize("n", [700, 4000, 40_000, 41_234])
 def test_welch_in_blocks_is_scipys_welch(n):
     from scipy import signal as sps
 
