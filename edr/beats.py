@@ -227,14 +227,16 @@ def _nk_clean_neurokit(x: np.ndarray, fs: float, smoothing_s: float | None = Non
     same SciPy calls in the same order (NeuroKit2 0.2.x ``_ecg_clean_nk``), so the result is
     bit-identical (tests/edr/test_beats_twins.py) without importing NeuroKit2.
 
-    0.5 Hz order-5 Butterworth high-pass (SOS, :func:`scipy.signal.sosfiltfilt`), then the
+    0.5 Hz order-5 Butterworth high-pass (SOS, :func:`scipy.signal.sosfiltfilt`; the design
+    computed once per rate, :func:`edr.signal.butter_sos`), then the
     50 Hz "powerline" moving average of ``int(fs / 50)`` samples (``filtfilt``, ``pad``).
     With ``smoothing_s`` the moving average lasts exactly that long instead: ``L = smoothing_s
     * fs`` samples, the last of the ``ceil(L)`` taps weighted by the fraction of ``L`` it
     covers (identical to NeuroKit2's when ``L`` is the integer ``int(fs / 50)``).
     """
-    sos = signal.butter(5, 0.5, btype="highpass", output="sos", fs=fs)
-    clean = signal.sosfiltfilt(sos, np.array(x))
+    from edr.signal import butter_sos  # edr.signal imports this module
+
+    clean = signal.sosfiltfilt(butter_sos(5, 0.5, "highpass", float(fs)).copy(), np.array(x))
     if smoothing_s is None:
         b = np.ones(int(fs / 50))
         return signal.filtfilt(b, [len(b)], clean, method="pad")
