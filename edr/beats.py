@@ -51,6 +51,7 @@ alignment and the clipping policy: ``docs/studies/beat_detection.md``.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numba
@@ -222,21 +223,26 @@ def _nk():
     return neurokit2
 
 
+@functools.lru_cache(maxsize=8)
+def _clean_highpass(fs: float) -> np.ndarray:
+    """NeuroKit2's cleaning high-pass at ``fs``: ``scipy.signal.butter(5, 0.5, "highpass",
+    output="sos")``, designed once per rate (a third of a 20 s detection otherwise)."""
+    return signal.butter(5, 0.5, btype="highpass", output="sos", fs=fs)
+
+
 def _nk_clean_neurokit(x: np.ndarray, fs: float, smoothing_s: float | None = None) -> np.ndarray:
     """``nk.ecg_clean(x, fs, method="neurokit")`` for a finite ``x`` and ``fs >= 100``: the
     same SciPy calls in the same order (NeuroKit2 0.2.x ``_ecg_clean_nk``), so the result is
     bit-identical (tests/edr/test_beats_twins.py) without importing NeuroKit2.
 
-    0.5 Hz order-5 Butterworth high-pass (SOS, :func:`scipy.signal.sosfiltfilt`; the design
-    computed once per rate, :func:`edr.signal.butter_sos`), then the
+    0.5 Hz order-5 Butterworth high-pass (SOS, :func:`scipy.signal.sosfiltfilt`; designed once
+    per rate, :func:`_clean_highpass`), then the
     50 Hz "powerline" moving average of ``int(fs / 50)`` samples (``filtfilt``, ``pad``).
     With ``smoothing_s`` the moving average lasts exactly that long instead: ``L = smoothing_s
     * fs`` samples, the last of the ``ceil(L)`` taps weighted by the fraction of ``L`` it
     covers (identical to NeuroKit2's when ``L`` is the integer ``int(fs / 50)``).
     """
-    from edr.signal import butter_sos  # edr.signal imports this module
-
-    clean = signal.sosfiltfilt(butter_sos(5, 0.5, "highpass", float(fs)).copy(), np.array(x))
+    clean = signal.sosfiltfilt(_clean_highpass(float(fs)).copy(), np.array(x))
     if smoothing_s is None:
         b = np.ones(int(fs / 50))
         return signal.filtfilt(b, [len(b)], clean, method="pad")
