@@ -128,9 +128,14 @@ def main(argv=None) -> int:
         for name, cpu in r["peers"].items():
             print(f"  peer {name}: {cpu:.2f} s CPU; stream / peer = {r['cpu_s'] / cpu:.1f}")
     if args.hours > 0:
-        proc = subprocess.run([sys.executable, __file__, "--memory-child", str(args.hours)],
-                              capture_output=True, text=True, check=True)
-        print(f"memory over a simulated {args.hours:g} h stream:\n{proc.stdout}")
+        print(f"memory over a simulated {args.hours:g} h stream (peak RSS as it goes):",
+              flush=True)
+        with subprocess.Popen([sys.executable, __file__, "--memory-child", str(args.hours)],
+                              stdout=subprocess.PIPE, text=True) as proc:
+            for line in proc.stdout:
+                print(line, end="", flush=True)
+        if proc.returncode:
+            raise SystemExit(f"the memory child failed with exit code {proc.returncode}")
     return 0
 
 
