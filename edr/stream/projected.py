@@ -1,14 +1,18 @@
-"""Emission of a projected stream (:mod:`edr.stream.projection`): :class:`ProjectedPath`.
+"""The default method in a stream, by projection: :class:`ProjectedPath`.
 
-At each update the stream gives the recent stretch of every lead (:data:`STRETCH_S` of notched
-ECG with its beats); the path projects it onto the current :class:`FusionModel`, removes the
-local mean with the zero-phase high-pass :func:`edr.stream.projection.local_mean_removed`
-(half-length the emission delay less :data:`SPLINE_MARGIN_S`: a point is emitted once the ECG
-after it fills the filter) and emits the grid points up to the delay, scaled and signed as fixed at
-the model's refresh: unit standard deviation over the span, the sign that agrees with the EDR
-already emitted (the R amplitude's for the first model). Right after a refresh the emitted points
-cross-fade from the previous model's values to the new one's. Rates are judged as offline
-(:func:`edr.rates.judged_rates`) from the stretch's band-passed sum and its panel.
+Every :data:`REFIT_S` the span is analysed as offline and its fusion kept
+(:class:`edr.stream.projection.FusionModel`). At each update the last :data:`edr.stream.beats.
+TAIL_S` of every lead (notched ECG with its tracked beats) is projected onto the current model,
+the sum's local mean removed by the zero-phase high-pass
+:func:`edr.stream.projection.local_mean_removed` (half-length the emission delay less
+:data:`SPLINE_MARGIN_S` and :data:`PHASE_LAG_S`: a point is emitted once the ECG after it fills the
+filter), and the grid points up to the delay are emitted, scaled, signed and shifted as fixed at
+the model's refresh: unit standard deviation over the span, the sign and shift that agree with
+the previous model's output over the same span (the R amplitude's sign for the first model, or
+when the two models disagree). Right after a refresh the emitted points cross-fade from the
+previous model's values to the new one's. Rates are judged as offline
+(:func:`edr.rates.judged_rates`) from the band-passed sum of the last :data:`RATES_STRETCH_S` and
+its panel.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ RATES_STRETCH_S = 64.0
 the 32 s window with as much again before it for the band-pass and the running median of the
 robust beat matrix."""
 PHASE_LAG_S = 1.0
-"""Largest shift (s) by which a new model's output is moved onto the EDR already emitted when the
+"""Largest shift (s) by which a new model's output is moved onto the previous model's when the
 refresh changed the fusion's anchor. Series of the panel follow the breathing with different
 phases (a lead's R amplitude, another lead's kernel component); a new anchor would make the output
 jump in phase, and the phase of an EDR must hold over the record for its coherence with the
@@ -118,7 +122,8 @@ class ProjectedPath:
         reselected = False
         if segments and refit:
             select = eng.kernel and (due or not eng.sigma2 or not eng.span_filled)
-            status, reselected = self._refit(span, select)
+            fitted, reselected = self._refit(span, select)
+            status = fitted if self.model is None else status  # else the last model goes on
         n_grid = int(math.floor(t_end * eng.fs_out + 1e-9))
         k_target = n_grid if final else min(int(math.floor((t_end - eng.delay_s) * eng.fs_out
                                                            + 1e-9)) + 1, n_grid)
@@ -167,12 +172,14 @@ class ProjectedPath:
         grid = np.arange(k0, int(math.floor((n - 1) / eng.fs * eng.fs_out + 1e-9)) + 1) \
             / eng.fs_out
         wa, status = eng.analysis(leads, beats, grid - t0, select)
+        if self.model is not None or wa is not None:
+            self._last_fit = n / eng.fs  # a stream without a model tries at every update
         if wa is None:
             return status, False
         self.refresh(wa, {name: Segment(leads[name], eng.fs, t0, beats[name], grid, eng.fs_out,
                                         name) for name in leads})
-        self._last_fit = n / eng.fs
         return "ok", select
+
     # ------------------------------------------------------------------ refresh
     def refresh(self, wa, segments: dict) -> None:
         """Take the model of the span analysed as ``wa`` (``segments``: its leads), with its
