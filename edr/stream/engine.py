@@ -151,6 +151,17 @@ class StreamingEDR:
     **method_options
         Further options of the method, as offline.
 
+    Attributes
+    ----------
+    ring : the ring buffer of the last ``span_s`` of every channel
+    beats : dict
+        Channel name to its :class:`edr.stream.beats.BeatTracker`.
+    sigma2 : dict
+        Kernel width in use per lead (kernel methods with a criterion).
+    kernel, span_filled : bool
+        Whether σ² is selected by a criterion; whether the span has filled once.
+    n_updates, n_selections : int
+
     Raises
     ------
     SignalError
