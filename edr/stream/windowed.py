@@ -98,7 +98,6 @@ class WindowedPath:
             return None, "no analysis: " + "; ".join(errors)
         return eng.analysis(leads, beats, grid, select)
 
-
     def _write(self, wa, k0: int, grid: np.ndarray) -> None:
         """Standardise and sign-align the window's series (as :class:`edr.stitch.Stitcher`) and
         keep it as the values of the grid points not yet emitted."""
