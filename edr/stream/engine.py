@@ -254,8 +254,7 @@ class StreamingEDR:
 
     def flush(self) -> list[StreamUpdate]:
         """End of the stream: one last update emitting every remaining grid point."""
-        n_grid = int(math.floor(self.n_samples / self.fs * self.fs_out + 1e-9))
-        if self._path.k_emit >= n_grid or self.n_samples / self.fs < WARMUP_S:
+        if self._path.k_emit >= self.emission_end(True) or self.n_samples / self.fs < WARMUP_S:
             return []
         return [self._update(final=True)]
 
@@ -271,6 +270,22 @@ class StreamingEDR:
     def analysed(self) -> list[str]:
         """The channels the method analyses: every one for a lead mode, else the chosen one."""
         return self.leads if self.opts.lead_mode is not None else [self._lead]
+
+    def grid_indices(self, m: int) -> np.ndarray:
+        """Indices ``k`` of the output grid points (record time ``k / fs_out``) within the last
+        ``m`` samples pushed."""
+        n = self.n_samples
+        k0 = int(math.ceil((n - m) / self.fs * self.fs_out - 1e-9))
+        return np.arange(k0, int(math.floor((n - 1) / self.fs * self.fs_out + 1e-9)) + 1)
+
+    def emission_end(self, final: bool) -> int:
+        """One past the last grid index an update emits: every grid point of the stream when
+        ``final``, else those up to ``delay_s`` before its end."""
+        t_end = self.n_samples / self.fs
+        n_grid = int(math.floor(t_end * self.fs_out + 1e-9))
+        if final:
+            return n_grid
+        return min(int(math.floor((t_end - self.delay_s) * self.fs_out + 1e-9)) + 1, n_grid)
 
     def notched(self, name: str, span: np.ndarray, n: int, search: bool) -> np.ndarray:
         """The last ``n`` samples of channel ``name`` of ``span`` (the ring buffer's content)

@@ -124,12 +124,8 @@ class ProjectedPath:
             select = eng.kernel and (due or not eng.sigma2 or not eng.span_filled)
             fitted, reselected = self._refit(span, select)
             status = fitted if self.model is None else status  # else the last model goes on
-        n_grid = int(math.floor(t_end * eng.fs_out + 1e-9))
-        k_target = n_grid if final else min(int(math.floor((t_end - eng.delay_s) * eng.fs_out
-                                                           + 1e-9)) + 1, n_grid)
-        k_last = int(math.floor((n - 1) / eng.fs * eng.fs_out + 1e-9))
-        rt, rb, rq = self.rates(recent, k_last)
-        k, values = self.emit(segments, k_target, final)
+        rt, rb, rq = self.rates(recent, int(eng.grid_indices(n_win)[-1]))
+        k, values = self.emit(segments, eng.emission_end(final), final)
         return k / eng.fs_out, values, rt, rb, rq, reselected, status
 
     def _stretch(self, tails: dict, seconds: float):
@@ -141,17 +137,14 @@ class ProjectedPath:
         segments, errors = {}, []
         for name, tail in tails.items():
             m = min(tail.size, int(round(seconds * eng.fs)))
-            t0 = (n - m) / eng.fs
-            ks = int(math.ceil(t0 * eng.fs_out - 1e-9))
-            k_last = int(math.floor((n - 1) / eng.fs * eng.fs_out + 1e-9))
             x = tail[tail.size - m:]
             try:
                 beats = eng.beats[name].since(n - m, int(np.isnan(x).sum()))
             except SignalError as exc:
                 errors.append(f"{name}: {str(exc).splitlines()[0]}")
                 continue
-            segments[name] = Segment(x, eng.fs, t0, beats, np.arange(ks, k_last + 1)
-                                     / eng.fs_out, eng.fs_out, name)
+            segments[name] = Segment(x, eng.fs, (n - m) / eng.fs, beats,
+                                     eng.grid_indices(m) / eng.fs_out, eng.fs_out, name)
         return segments, errors
 
     def _refit(self, span: np.ndarray, select: bool):
@@ -168,9 +161,7 @@ class ProjectedPath:
         if not leads:
             return "no analysis: no lead has enough beats", False
         t0 = (n - span.shape[1]) / eng.fs
-        k0 = int(math.ceil(t0 * eng.fs_out - 1e-9))
-        grid = np.arange(k0, int(math.floor((n - 1) / eng.fs * eng.fs_out + 1e-9)) + 1) \
-            / eng.fs_out
+        grid = eng.grid_indices(span.shape[1]) / eng.fs_out
         wa, status = eng.analysis(leads, beats, grid - t0, select)
         if self.model is not None or wa is not None:
             self._last_fit = n / eng.fs  # a stream without a model tries at every update

@@ -60,18 +60,16 @@ class WindowedPath:
         t_end = n / eng.fs
         n_win = min(n, eng.ring.cap)
         t0 = (n - n_win) / eng.fs
-        k0 = int(math.ceil(t0 * eng.fs_out - 1e-9))
-        k_last = int(math.floor((n - 1) / eng.fs * eng.fs_out + 1e-9))
-        grid = np.arange(k0, k_last + 1) / eng.fs_out - t0
+        idx = eng.grid_indices(n_win)
+        k0, k_last = int(idx[0]), int(idx[-1])
+        grid = idx / eng.fs_out - t0
         due = eng.schedule_due(t_end, n_win)
         select = eng.kernel and (due or not eng.sigma2)
         wa, status = self._analyse(n_win, grid, select, due)
         reselected = wa is not None and select
         if wa is not None:
             self._write(wa, k0, grid)
-        n_grid = int(math.floor(t_end * eng.fs_out + 1e-9))
-        k_target = n_grid if final else min(int(math.floor((t_end - eng.delay_s) * eng.fs_out
-                                                           + 1e-9)) + 1, n_grid)
+        k_target = eng.emission_end(final)
         wave, covered, kb = self._stitched(k_last + 1)
         bp = masked_bandpass(wave, covered, eng.fs_out)
         rt, rb, rq = self._rates(bp, kb, k_last, wa, k0)
