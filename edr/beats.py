@@ -226,7 +226,7 @@ def _nk():
 @functools.lru_cache(maxsize=8)
 def _clean_highpass(fs: float) -> np.ndarray:
     """NeuroKit2's cleaning high-pass at ``fs``: ``scipy.signal.butter(5, 0.5, "highpass",
-    output="sos")``, designed once per rate (a third of a 20 s detection otherwise)."""
+    output="sos")``, designed once per rate."""
     return signal.butter(5, 0.5, btype="highpass", output="sos", fs=fs)
 
 
