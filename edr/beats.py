@@ -58,11 +58,13 @@ import numba
 import numpy as np
 from scipy import ndimage, signal
 
+from edr import zero_phase
 from edr.errors import SignalError
 from edr.io.recording import FS_MAX, FS_MIN
 from edr.quiet import ignored_warnings
 
-__all__ = ["Beats", "DEFAULT_DETECTOR", "MIN_BEATS", "detect", "signal_mask", "true_runs"]
+__all__ = ["Beats", "DEFAULT_DETECTOR", "MIN_BEATS", "detect", "inversion_values", "inverted_by",
+           "signal_mask", "true_runs"]
 
 DEFAULT_DETECTOR = "neurokit"
 """Default NeuroKit2 R-peak detector: tied best on BIDMC (see the module docstring)."""
@@ -126,6 +128,9 @@ class Beats:
         ECG samples masked (NaN or flat runs).
     method : str
         NeuroKit2 detector used.
+    template : ndarray or None
+        The median beat the peaks were aligned to (upsampled R ± ``align_half_s``, R at the
+        centre before the sub-sample refinement), as :func:`detect` takes it back.
     """
 
     peaks: np.ndarray
@@ -139,6 +144,7 @@ class Beats:
     ectopic: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=bool))
     n_masked: int = 0
     method: str = DEFAULT_DETECTOR
+    template: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def times(self) -> np.ndarray:
@@ -203,7 +209,8 @@ def _clipped_samples(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return clipped
 
 
-def _check_inputs(ecg, fs):
+def _check_inputs(ecg, fs, upsample: int = 1, polarity: int | None = None):
+    """``(ecg, fs)`` as a float array and a float, :func:`detect`'s arguments checked."""
     x = np.asarray(ecg, dtype=float)
     if x.ndim != 1:
         raise ValueError(f"ecg must be one-dimensional, got shape {x.shape}")
@@ -212,6 +219,10 @@ def _check_inputs(ecg, fs):
         raise SignalError(
             f"fs={fs!r} Hz is outside the supported range {FS_RANGE[0]:g}-{FS_RANGE[1]:g} Hz"
         )
+    if int(upsample) < 1:
+        raise ValueError(f"upsample must be an integer >= 1, got {upsample!r}")
+    if polarity not in (None, 1, -1):
+        raise ValueError(f"polarity must be 1, -1 or None, got {polarity!r}")
     return x, fs
 
 
@@ -237,20 +248,21 @@ def _nk_clean_neurokit(x: np.ndarray, fs: float, smoothing_s: float | None = Non
 
     0.5 Hz order-5 Butterworth high-pass (SOS, :func:`scipy.signal.sosfiltfilt`; designed once
     per rate, :func:`_clean_highpass`), then the
-    50 Hz "powerline" moving average of ``int(fs / 50)`` samples (``filtfilt``, ``pad``).
+    50 Hz "powerline" moving average of ``int(fs / 50)`` samples (``filtfilt``, ``pad``); both
+    filters as :mod:`edr.zero_phase` runs them (SciPy's steps, initial conditions solved once).
     With ``smoothing_s`` the moving average lasts exactly that long instead: ``L = smoothing_s
     * fs`` samples, the last of the ``ceil(L)`` taps weighted by the fraction of ``L`` it
     covers (identical to NeuroKit2's when ``L`` is the integer ``int(fs / 50)``).
     """
-    clean = signal.sosfiltfilt(_clean_highpass(float(fs)).copy(), np.array(x))
+    clean = zero_phase.sosfiltfilt(_clean_highpass(float(fs)), np.array(x))
     if smoothing_s is None:
         b = np.ones(int(fs / 50))
-        return signal.filtfilt(b, [len(b)], clean, method="pad")
+        return zero_phase.filtfilt(b, [len(b)], clean)
     length = round(smoothing_s * fs, 9)  # 0.02 * 350 is 7.000000000000001
     b = np.ones(int(np.ceil(length)))
     if length % 1:
         b[-1] = length % 1
-    return signal.filtfilt(b, [length], clean, method="pad")
+    return zero_phase.filtfilt(b, [length], clean)
 
 
 def _nk_peaks_neurokit(clean: np.ndarray, fs: float) -> np.ndarray:
@@ -423,27 +435,48 @@ def _orig_max_squared(y: np.ndarray, w: int) -> np.ndarray:
     return np.where(hi >= -lo, hi, lo)
 
 
+def _window_values(clean: np.ndarray, fs: float) -> np.ndarray:
+    """The statistic of NeuroKit2's inversion rule (``nk.ecg_invert``) for every 2 s window of a
+    cleaned stretch: the stretch cleaned again, minus its mean, and each window's
+    largest-magnitude sample (float32: its sign is what counts); ``v[j]`` for the window starting
+    at sample ``j``."""
+    y = _clean(clean, fs, "neurokit")
+    y -= np.mean(y)
+    return _orig_max_squared(y, int(2.0 * fs)).astype(np.float32, copy=False)
+
+
+def inversion_values(ecg, fs: float) -> np.ndarray:
+    """The window values by which :func:`detect` judges the polarity of a finite stretch of a
+    lead (NeuroKit2's inversion rule on the cleaned lead), ``v[j]`` for the 2 s window starting
+    at sample ``j``; the lead is inverted when their median is negative (:func:`inverted_by`).
+    Values kept from several stretches judge a longer one, as a stream does."""
+    return _window_values(_clean(np.asarray(ecg, dtype=float), float(fs), "neurokit"), float(fs))
+
+
+def inverted_by(values: np.ndarray) -> bool:
+    """NeuroKit2's inversion verdict on window values of :func:`inversion_values`: the median
+    is negative."""
+    return bool(np.median(values) < 0)
+
+
 def _inverted(clean: np.ndarray, fs: float) -> bool:
     """NeuroKit2's inversion rule (``nk.ecg_invert``) on a cleaned lead.
 
     ``nk.ecg_invert`` cleans its input again (``nk.ecg_clean``), removes the mean
     and calls the lead inverted when the median over all 2 s windows of the
     window's largest-magnitude sample is negative. Same rule here, evaluated in
-    O(n) memory (:func:`_orig_max_squared`). Leads longer than :data:`CHUNK_S`
+    O(n) memory (:func:`_window_values`). Leads longer than :data:`CHUNK_S`
     are cleaned chunk by chunk, each chunk minus its own mean (the cleaned lead
     is high-passed, its mean is ~0), and the window values of every chunk's
-    core (float32: the sign of the median is all that matters) join one median.
+    core join one median.
     """
     w = int(2.0 * fs)
     parts = _chunks(clean.size, fs)
     vals = []
     for lo, hi, c0, c1 in parts:
-        y = _clean(clean[lo:hi], fs, "neurokit")
-        y -= np.mean(y)
-        v = _orig_max_squared(y, w)  # v[j]: the window starting at lo + j
-        vals.append(v[c0 - lo:max(min(c1, clean.size - w + 1) - lo, 1)].astype(np.float32,
-                                                                               copy=False))
-    return bool(np.median(vals[0] if len(vals) == 1 else np.concatenate(vals)) < 0)
+        v = _window_values(clean[lo:hi], fs)  # v[j]: the window starting at lo + j
+        vals.append(v[c0 - lo:max(min(c1, clean.size - w + 1) - lo, 1)])
+    return inverted_by(vals[0] if len(vals) == 1 else np.concatenate(vals))
 
 
 def _detect_long(x: np.ndarray, fs: float, method: str,
@@ -481,6 +514,15 @@ def _parabola_offset(y_m, y_0, y_p):
     return np.clip(off, -0.5, 0.5)
 
 
+@functools.lru_cache(maxsize=8)
+def _resampling_filter(up: int) -> np.ndarray:
+    """The low-pass ``scipy.signal.resample_poly(x, up, 1)`` designs at every call (``firwin``,
+    Kaiser window, beta 5), designed once per factor: passing it gives the same output."""
+    h = signal.firwin(2 * 10 * up + 1, 1.0 / up, window=("kaiser", 5.0))
+    h.flags.writeable = False
+    return h
+
+
 def _upsampled_segments(x: np.ndarray, peaks: np.ndarray, half: int, up: int):
     """Beats as rows, upsampled ``up`` times; row centre = the integer peak."""
     pad = 12  # the polyphase filter's half-length in original samples (10) plus margin
@@ -488,7 +530,7 @@ def _upsampled_segments(x: np.ndarray, peaks: np.ndarray, half: int, up: int):
     xp = np.pad(x, h, mode="edge")
     idx = peaks[:, None] + h + np.arange(-h, h + 1)[None, :]
     seg = xp[idx]
-    fine = signal.resample_poly(seg, up, 1, axis=1)
+    fine = signal.resample_poly(seg, up, 1, axis=1, window=_resampling_filter(up))
     centre = h * up
     return fine[:, centre - half * up: centre + half * up + 1]
 
@@ -518,12 +560,15 @@ def _pearson_lags(fine: np.ndarray, template: np.ndarray, max_lag: int):
 
 
 def _align(x: np.ndarray, fs: float, peaks: np.ndarray, *, up: int, half_s: float,
-           max_lag_s: float, shift: bool):
-    """Sub-sample peak positions and template correlations (see module docstring).
+           max_lag_s: float, shift: bool, template: np.ndarray | None = None):
+    """Sub-sample peak positions, template correlations and the template (see module
+    docstring).
 
     Beats are upsampled in blocks of ``_ALIGN_BLOCK`` (memory bounded for a
     whole-day lead); the median template is built from at most
-    :data:`TEMPLATE_MAX_BEATS` evenly spread beats (all of them below that).
+    :data:`TEMPLATE_MAX_BEATS` evenly spread beats (all of them below that), unless
+    ``template`` is given (one correlation pass against it instead of two against the
+    beats' own median).
     """
     half = max(int(round(half_s * fs)), 2)
     lag = max(int(round(max_lag_s * fs)), 1)
@@ -550,10 +595,13 @@ def _align(x: np.ndarray, fs: float, peaks: np.ndarray, *, up: int, half_s: floa
         cols = c + lags_sub[:, None] + np.arange(-tw, tw + 1)[None, :]
         return np.median(f[np.arange(sub.size)[:, None], cols], axis=0)
 
+    if template is not None and template.size != 2 * tw + 1:
+        raise ValueError(f"template must have {2 * tw + 1} samples, got {template.size}")
+    given = template is not None
     lags = np.zeros(n, dtype=int)
     corr = np.empty((n, 2 * max_lag + 1))
-    for _ in range(2):
-        template = template_of(lags[sub])
+    for _ in range(1 if given else 2):
+        template = template if given else template_of(lags[sub])
         for lo in range(0, n, _ALIGN_BLOCK):
             f = fine_of(lo, peaks[lo:lo + _ALIGN_BLOCK])
             c = f.shape[1] // 2
@@ -568,13 +616,13 @@ def _align(x: np.ndarray, fs: float, peaks: np.ndarray, *, up: int, half_s: floa
     frac = np.where((best == 0) | (best == corr.shape[1] - 1), 0.0, frac)
     tcorr = corr[rows, best]
     if not shift:
-        return peaks.astype(float), tcorr
+        return peaks.astype(float), tcorr, template
     j = int(np.argmax(template))
     t0 = j - tw
     if 0 < j < template.size - 1:
         t0 += float(_parabola_offset(template[j - 1], template[j], template[j + 1]))
     refined = peaks + (lags + frac + t0) / up
-    return refined, tcorr
+    return refined, tcorr, template
 
 
 def _running_median(v: np.ndarray, size: int = 11) -> np.ndarray:
@@ -587,7 +635,8 @@ def _running_median(v: np.ndarray, size: int = 11) -> np.ndarray:
 def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True,
            upsample: int = 10, align_half_s: float = 0.08, max_lag_s: float = 0.024,
            min_template_corr: float = 0.8, flat_s: float = 1.0,
-           max_clipped_fraction: float = 0.5) -> Beats:
+           max_clipped_fraction: float = 0.5, polarity: int | None = None,
+           min_beats: int = MIN_BEATS, template: np.ndarray | None = None) -> Beats:
     """Detect, align and quality-flag the R peaks of one ECG lead.
 
     Parameters
@@ -621,6 +670,15 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
         every R peak), the clipped beats are kept: their QRS shape below the rail
         still carries the respiratory modulation, and dropping them would leave
         nothing (``docs/studies/beat_detection.md``).
+    polarity : {1, -1}, optional
+        The lead's polarity when it is known (e.g. judged over a longer stretch, as a stream
+        does: :func:`inversion_values`); None judges it on ``ecg`` by NeuroKit2's rule.
+    min_beats : int, default :data:`MIN_BEATS`
+        Fewest beats accepted (a stream searching its newest seconds asks for fewer).
+    template : ndarray, optional
+        The alignment template (``Beats.template`` of an earlier detection on the same lead at
+        the same rate and settings) to align the beats to instead of their own median: a stream
+        keeps the positions of its successive searches on one reference.
 
     Returns
     -------
@@ -629,20 +687,18 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
     Raises
     ------
     SignalError
-        ``fs`` outside 100–10 000 Hz, or fewer than :data:`MIN_BEATS` beats.
+        ``fs`` outside 100–10 000 Hz, or fewer than ``min_beats`` beats.
     ValueError
-        ``ecg`` not one-dimensional, ``upsample < 1``.
+        ``ecg`` not one-dimensional, ``upsample < 1``, ``polarity`` not ±1 or None.
     """
-    x, fs = _check_inputs(ecg, fs)
-    if int(upsample) < 1:
-        raise ValueError(f"upsample must be an integer >= 1, got {upsample!r}")
+    x, fs = _check_inputs(ecg, fs, upsample, polarity)
     method = str(method).lower()
     masked = signal_mask(x, fs, flat_s=flat_s)
     segs = _usable_segments(masked, fs)
-    xs, clean, polarity = _oriented_clean(x, fs, masked, segs)
-    peaks = _detect_segments(xs, clean, fs, segs, method)
-    pos, tcorr = _align(clean, fs, peaks, up=int(upsample), half_s=align_half_s,
-                        max_lag_s=max_lag_s, shift=align)
+    xs, clean, polarity = _oriented_clean(x, fs, masked, segs, polarity)
+    peaks = _detect_segments(xs, clean, fs, segs, method, min_beats)
+    pos, tcorr, template = _align(clean, fs, peaks, up=int(upsample), half_s=align_half_s,
+                                  max_lag_s=max_lag_s, shift=align, template=template)
     ectopic = _rr_ectopic(pos, peaks, fs, masked)
     clipped = _clipped_beats(xs, ~masked, peaks, fs)
     amp = clean[peaks]
@@ -655,7 +711,7 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
     return Beats(peaks=pos, fs=fs, valid=valid, polarity=polarity,
                  n_ectopic=int(ectopic.sum()), n_artifact=int(artifact.sum()),
                  template_corr=tcorr, clipped=clipped, ectopic=ectopic,
-                 n_masked=int(masked.sum()), method=method)
+                 n_masked=int(masked.sum()), method=method, template=template)
 
 
 def _usable_segments(masked: np.ndarray, fs: float) -> list[tuple[int, int]]:
@@ -672,13 +728,14 @@ def _usable_segments(masked: np.ndarray, fs: float) -> list[tuple[int, int]]:
 
 
 def _oriented_clean(x: np.ndarray, fs: float, masked: np.ndarray,
-                    segs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray, int]:
+                    segs: list[tuple[int, int]],
+                    polarity: int | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """The lead with R upwards, its cleaned copy and the polarity (+1, or -1 when inverted).
 
     The lead is cleaned once, masked samples bridged linearly; polarity, detection of an
     unmasked lead, alignment and amplitudes all read it (the filter is linear and odd, so
-    inverting the lead inverts it exactly). The polarity is judged on the usable segments
-    joined.
+    inverting the lead inverts it exactly). The polarity, unless given, is judged on the
+    usable segments joined.
     """
     ok = ~masked
     filled = x.copy() if masked.any() else x
@@ -686,21 +743,23 @@ def _oriented_clean(x: np.ndarray, fs: float, masked: np.ndarray,
         idx = np.arange(x.size)
         filled[masked] = np.interp(idx[masked], idx[ok], x[ok])
     clean_x = _clean_long(filled, fs, "neurokit")
-    whole = len(segs) == 1 and segs[0] == (0, x.size)
-    joined = clean_x if whole else _clean_long(np.concatenate([x[a:b] for a, b in segs]),
-                                               fs, "neurokit")
-    polarity = -1 if _inverted(joined, fs) else 1
-    del joined
+    if polarity is None:
+        whole = len(segs) == 1 and segs[0] == (0, x.size)
+        joined = clean_x if whole else _clean_long(np.concatenate([x[a:b] for a, b in segs]),
+                                                   fs, "neurokit")
+        polarity = -1 if _inverted(joined, fs) else 1
+        del joined
     xs = x if polarity == 1 else -x
     clean = clean_x if polarity == 1 else np.negative(clean_x, out=clean_x)
     return xs, clean, polarity
 
 
 def _detect_segments(xs: np.ndarray, clean: np.ndarray, fs: float,
-                     segs: list[tuple[int, int]], method: str) -> np.ndarray:
+                     segs: list[tuple[int, int]], method: str,
+                     min_beats: int = MIN_BEATS) -> np.ndarray:
     """R-peak samples of every usable segment, 0.1 s clear of its ends.
 
-    Raises SignalError when fewer than :data:`MIN_BEATS` are found.
+    Raises SignalError when fewer than ``min_beats`` are found.
     """
     whole = len(segs) == 1 and segs[0] == (0, xs.size)
     edge = int(round(0.1 * fs))
@@ -709,10 +768,10 @@ def _detect_segments(xs: np.ndarray, clean: np.ndarray, fs: float,
         p = _detect_long(xs[a:b], fs, method, clean if whole else None) + a
         found.append(p[(p >= a + edge) & (p < b - edge)])
     peaks = np.concatenate(found) if found else np.empty(0, dtype=int)
-    if peaks.size < MIN_BEATS:
+    if peaks.size < min_beats:
         raise SignalError(
             f"only {peaks.size} heart beats found in {xs.size / fs:.1f} s of ECG at {fs:g} Hz "
-            f"(QRS detector {method}); an EDR needs at least {MIN_BEATS}: give a longer "
+            f"(QRS detector {method}); an EDR needs at least {min_beats}: give a longer "
             "recording (a minute or more) or another ECG lead"
         )
     return peaks

@@ -36,6 +36,7 @@ LAYERS = {
     "edr": 0,
     "edr.errors": 0,
     "edr.quiet": 0,
+    "edr.zero_phase": 0,
     "edr.io": 1,
     "edr.beats": 1,
     "edr.modulation": 1,

@@ -1,16 +1,17 @@
 """The default method in a stream, by projection: :class:`ProjectedPath`.
 
 Every :data:`REFIT_S` the span is analysed as offline and its fusion kept
-(:class:`edr.stream.projection.FusionModel`). At each update the last :data:`edr.stream.beats.
-TAIL_S` of every lead (notched ECG with its tracked beats) is projected onto the current model,
-the sum's local mean removed by the zero-phase high-pass
+(:class:`edr.stream.projection.FusionModel`). At each update the last :data:`PROJECTED_S` of every
+lead (notched ECG with its tracked beats) is projected onto the current model, the sum's local
+mean removed by the zero-phase high-pass
 :func:`edr.stream.projection.local_mean_removed` (half-length the emission delay less
-:data:`SPLINE_MARGIN_S` and :data:`PHASE_LAG_S`: a point is emitted once the ECG after it fills the
-filter), and the grid points up to the delay are emitted, scaled, signed and shifted as fixed at
-the model's refresh: unit standard deviation over the span, the sign and shift that agree with
-the previous model's output over the same span (the R amplitude's sign for the first model, or
-when the two models disagree). Right after a refresh the emitted points cross-fade from the
-previous model's values to the new one's. Rates are judged as offline
+:data:`edr.stream.projection.SPLINE_MARGIN_S` and :data:`edr.stream.projection.PHASE_LAG_S`: a
+point is emitted once the ECG after it fills the filter), and the grid points up to the delay are
+emitted, scaled, signed and shifted as fixed at the model's refit: unit standard deviation over
+the span, the sign and shift that agree with the previous model's output over the same span (the
+R amplitude's sign for the first model, or when the two models disagree;
+:meth:`edr.stream.projection.Projector.refreshed`). Right after a refit the emitted points
+cross-fade from the previous model's values to the new one's. Rates are judged as offline
 (:func:`edr.rates.judged_rates`) from the band-passed sum of the last :data:`RATES_STRETCH_S` and
 its panel.
 """
@@ -25,45 +26,26 @@ import numpy as np
 from edr.errors import SignalError
 from edr.fusion import shifted, standardised
 from edr.methods import Segment
-from edr.rates import (
-    MAX_DROPPED_SHARE,
-    RateSpan,
-    judged_rates,
-    spectral_peak_rates,
-    window_starts,
-)
+from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates, window_starts
 from edr.signal import SEGMENT_S
-from edr.stitch import MIN_ALIGN_POINTS, local_sign, masked_bandpass, near_used_beats
-from edr.stream.beats import TAIL_S
-from edr.stream.projection import FusionModel, local_mean_removed
+from edr.stitch import masked_bandpass
+from edr.stream.projection import SPLINE_MARGIN_S, FusionModel, Projector, first_index
 
-__all__ = ["DETECT_S", "MIN_MODEL_AGREEMENT", "PHASE_LAG_S", "RATES_STRETCH_S", "REFIT_S",
-           "SPLINE_MARGIN_S", "ProjectedPath"]
+__all__ = ["DETECT_S", "PROJECTED_S", "RATES_STRETCH_S", "REFIT_S", "ProjectedPath"]
 
 REFIT_S = 30.0
 """Stream time (s) between two fits of the model on the span (at the stored σ² between
 selections)."""
 DETECT_S = 2.0
 """Stream time (s) between two beat detections (at least; also at every refit and at the end)."""
-
+PROJECTED_S = 40.0
+"""ECG (s) before the stream's end projected at each update: the emitted points with the
+high-pass's reach either side and the 30 s running median of the robust beat matrix
+(:data:`edr.modulation.MORPHOLOGY_WINDOW_S`) behind them."""
 RATES_STRETCH_S = 64.0
 """ECG (s) before the stream's end projected to judge the rate windows that end at an update:
 the 32 s window with as much again before it for the band-pass and the running median of the
 robust beat matrix."""
-PHASE_LAG_S = 1.0
-"""Largest shift (s) by which a new model's output is moved onto the previous model's when the
-refresh changed the fusion's anchor. Series of the panel follow the breathing with different
-phases (a lead's R amplitude, another lead's kernel component); a new anchor would make the output
-jump in phase, and the phase of an EDR must hold over the record for its coherence with the
-breathing. The shift searched is also kept below a quarter of the breathing period (a half
-period would pass for a change of sign); with the same anchor the previous shift is kept."""
-MIN_MODEL_AGREEMENT = 0.3
-"""Least correlation between a new model's output and the previous model's over the span for
-the previous one to set the new one's sign and shift; below it the new model takes the sign of
-the R amplitude (the method's sign reference), as the first model does."""
-SPLINE_MARGIN_S = 1.0
-"""ECG (s) the high-pass leaves after its reach before the emission point's delay: the last beat
-before the stream's end may be up to a beat interval old, and the spline holds beyond it."""
 
 
 class ProjectedPath:
@@ -78,7 +60,7 @@ class ProjectedPath:
     Raises
     ------
     ValueError
-        ``engine.delay_s`` below :data:`SPLINE_MARGIN_S`.
+        ``engine.delay_s`` below :data:`edr.stream.projection.SPLINE_MARGIN_S`.
     """
 
     def __init__(self, engine):
@@ -87,14 +69,12 @@ class ProjectedPath:
                              f"{engine.opts.method} stream (its filter needs ECG after a point), "
                              f"got {engine.delay_s:g}")
         self.engine = engine
-        self.fs_out = fs_out = engine.fs_out
-        self.max_lag = int(round(PHASE_LAG_S * fs_out))
-        self.half_n = max(int(math.floor((engine.delay_s - SPLINE_MARGIN_S) * fs_out))
-                          - self.max_lag, 1)
-        self.sign_reference = engine.opts.spec.sign_reference is not None
+        self.fs_out = engine.fs_out
+        self.projector = Projector.of(engine.fs_out, engine.delay_s,
+                                      engine.opts.spec.sign_reference is not None)
         self.model: FusionModel | None = None
         self._look = (1.0, 1.0, 0)  # (sign, scale, lag) of the current model's output
-        self._prev = None  # (model, look) of the model before the last refresh
+        self._prev = None  # (model, look) of the model before the last refit
         self._last_fit = self._last_detect = -math.inf
         self.k_emit = 0
         self.rate_next = 0
@@ -116,7 +96,7 @@ class ProjectedPath:
             for name, tail in tails.items():
                 eng.beats[name].advance(tail, n, n - n_win)
             self._last_detect = t_end
-        segments, errors = self._stretch(tails, TAIL_S)
+        segments, errors = self._stretch(tails, PROJECTED_S)
         recent = functools.cache(lambda: self._stretch(tails, RATES_STRETCH_S)[0])
         status = "ok" if segments else "no analysis: " + "; ".join(errors)
         reselected = False
@@ -148,7 +128,8 @@ class ProjectedPath:
         return segments, errors
 
     def _refit(self, span: np.ndarray, select: bool):
-        """Analyse the span as offline and take its model: ``(status, selected)``."""
+        """Analyse the span as offline and take its model, moved onto the previous model's sign
+        and phase (:meth:`edr.stream.projection.Projector.refreshed`): ``(status, selected)``."""
         eng = self.engine
         n = eng.n_samples
         leads, beats = {}, {}
@@ -167,73 +148,14 @@ class ProjectedPath:
             self._last_fit = n / eng.fs  # a stream without a model tries at every update
         if wa is None:
             return status, False
-        self.refresh(wa, {name: Segment(leads[name], eng.fs, t0, beats[name], grid, eng.fs_out,
-                                        name) for name in leads})
+        segments = {name: Segment(leads[name], eng.fs, t0, beats[name], grid, eng.fs_out, name)
+                    for name in leads}
+        refreshed = self.projector.refreshed(wa, segments, self.model, self._look)
+        if refreshed is not None:
+            if self.model is not None:
+                self._prev = (self.model, self._look)
+            self.model, self._look = refreshed
         return "ok", select
-
-    # ------------------------------------------------------------------ refresh
-    def refresh(self, wa, segments: dict) -> None:
-        """Take the model of the span analysed as ``wa`` (``segments``: its leads), with its
-        output's scale over the span and its sign and lag onto the previous model's output
-        (:meth:`_alignment`)."""
-        model = FusionModel.of(wa, self.fs_out,
-                               self.model.anchor_series if self.model is not None else None)
-        raw, near = self._raw(model, segments)
-        y = local_mean_removed(raw, self.half_n) if raw is not None else None
-        if y is None or not near[self.half_n:near.size - self.half_n].any():
-            return
-        ok = near[self.half_n:near.size - self.half_n]
-        sd = y[ok].std()
-        sd = sd if sd > 0 else 1.0
-        y = np.concatenate([np.full(self.half_n, np.nan), y / sd, np.full(self.half_n, np.nan)])
-        aligned = None
-        if self.model is not None:
-            same = self.model.anchor_series == model.anchor_series
-            old, _ = self._output(self.model, self._look, segments,
-                                  _first_index(segments, self.fs_out), final=False)
-            aligned = self._alignment(y, old, self._look[2] if same else None)
-            self._prev = (self.model, self._look)
-        if aligned is None:  # the first model, or one unlike the previous: the reference's sign
-            seg = segments.get(model.anchor)
-            sign = local_sign(seg, seg.grid, np.nan_to_num(y)) \
-                if self.sign_reference and seg is not None else 1.0
-            aligned = (sign, self._look[2])
-        self.model, self._look = model, (aligned[0], sd, aligned[1])
-
-    def _alignment(self, y, old, lag: int | None = None) -> tuple[float, int] | None:
-        """``(sign, lag)`` moving a new model's output ``y`` onto the previous model's ``old``
-        (both over the span, NaN where undefined): the shift (``lag`` when given, else searched
-        within :data:`PHASE_LAG_S` and a quarter of ``y``'s breathing period) and the sign
-        maximising their inner product; None when they share fewer than
-        :data:`edr.stitch.MIN_ALIGN_POINTS` points or correlate less than
-        :data:`MIN_MODEL_AGREEMENT` at that shift (the two models then follow different things
-        and the previous one cannot vouch for the new one's sign)."""
-        both = np.isfinite(y) & np.isfinite(old)
-        if both.sum() < MIN_ALIGN_POINTS:
-            return None
-        z = np.where(both, y, 0.0)
-        past = np.where(both, old, 0.0)
-        bound = min(self.max_lag, _quarter_period(np.nan_to_num(y), self.fs_out))
-        lags = [lag] if lag is not None else sorted(range(-bound, bound + 1), key=abs)
-        c = [float(np.dot(shifted(z, k), past)) for k in lags]
-        best = int(np.argmax(np.abs(c)))
-        norm = float(np.linalg.norm(z) * np.linalg.norm(past))
-        if norm <= 0 or abs(c[best]) < MIN_MODEL_AGREEMENT * norm:
-            return None
-        return (-1.0 if c[best] < 0 else 1.0), lags[best]
-
-    @staticmethod
-    def _raw(model: FusionModel, segments: dict, panel: dict | None = None):
-        """(fused sum, near-a-used-beat mask) on the segments' shared grid, or (None, None);
-        ``panel``: the model's panel of the segments, when already computed."""
-        raw = model.fused(model.panel(segments) if panel is None else panel)
-        if raw is None:
-            return None, None
-        used = [s.beat_times[s.valid] for n, s in segments.items() if n in model.fits]
-        used = np.sort(np.concatenate(used)) if used else np.empty(0)
-        grid = next(iter(segments.values())).grid
-        near = near_used_beats(grid, used) if used.size else np.zeros(grid.size, dtype=bool)
-        return raw, near
 
     # ------------------------------------------------------------------ emission
     def emit(self, segments: dict, k_target: int, final: bool):
@@ -243,34 +165,18 @@ class ProjectedPath:
         k = np.arange(self.k_emit, max(k_target, self.k_emit))
         values = np.full(k.size, np.nan)
         if self.model is not None and k.size and segments:
-            ks = _first_index(segments, self.fs_out)
-            y, near = self._output(self.model, self._look, segments, ks, final)
+            ks = first_index(segments, self.fs_out)
+            y, near = self.projector.output(self.model, self._look, segments, ks, final)
             if y is not None:
-                values = self._take(y, near, ks, k)
+                values = self._take_points(y, near, ks, k)
                 if self._prev is not None:
                     values = self._faded(values, segments, ks, k, final)
         self._prev = None
         self.k_emit = int(k[-1]) + 1 if k.size else self.k_emit
         return k, values
 
-    def _output(self, model, look, segments, ks: int, final: bool):
-        """(signed, scaled high-passed sum, near mask) on grid indices from ``ks``, ends held
-        where the stretch begins the record (or ``final``)."""
-        raw, near = self._raw(model, segments)
-        if raw is None:
-            return None, None
-        h = self.half_n
-        front = h if ks == 0 else 0
-        back = h if final else 0
-        padded = np.concatenate([np.full(front, raw[0]), raw, np.full(back, raw[-1])])
-        y = local_mean_removed(padded, h)
-        sign, sd, lag = look
-        lead = np.full(h - front, np.nan)
-        y = np.concatenate([lead, sign * y / sd, np.full(h - back, np.nan)])
-        return shifted(y, lag), shifted(near, lag)
-
     @staticmethod
-    def _take(y, near, ks: int, k):
+    def _take_points(y, near, ks: int, k):
         j = k - ks
         ok = (j >= 0) & (j < y.size)
         out = np.full(k.size, np.nan)
@@ -280,10 +186,10 @@ class ProjectedPath:
     def _faded(self, values, segments, ks, k, final):
         """``values`` cross-faded from the previous model's over the points emitted now."""
         model, look = self._prev
-        y, near = self._output(model, look, segments, ks, final)
+        y, near = self.projector.output(model, look, segments, ks, final)
         if y is None or k.size == 0:
             return values
-        old = self._take(y, near, ks, k)
+        old = self._take_points(y, near, ks, k)
         w = 0.5 - 0.5 * np.cos(np.pi * (np.arange(k.size) + 1) / (k.size + 1))
         both = np.isfinite(old) & np.isfinite(values)
         out = values.copy()
@@ -302,11 +208,11 @@ class ProjectedPath:
         centres = (starts + win / 2) / self.fs_out
         nothing = (centres, np.full(count, np.nan), np.zeros(count))
         segments = stretch() if self.model is not None else {}
-        if not segments or g0 < _first_index(segments, self.fs_out):
+        if not segments or g0 < first_index(segments, self.fs_out):
             return nothing
-        ks = _first_index(segments, self.fs_out)
+        ks = first_index(segments, self.fs_out)
         panel = self.model.panel(segments)
-        raw, near = self._raw(self.model, segments, panel)
+        raw, near = self.projector.raw(self.model, segments, panel)
         if raw is None:
             return nothing
         sign, sd, lag = self._look
@@ -323,20 +229,3 @@ class ProjectedPath:
         if (~seg.valid).sum() > MAX_DROPPED_SHARE * seg.valid.size:
             bpm = np.full(count, np.nan)
         return centres, bpm, rates.quality[:count]
-
-
-def _first_index(segments: dict, fs_out: float) -> int:
-    """Grid index of the segments' first grid point."""
-    return int(round(next(iter(segments.values())).grid[0] * fs_out))
-
-
-def _quarter_period(y: np.ndarray, fs_out: float) -> int:
-    """A quarter of ``y``'s breathing period in grid samples (rounded down): from the median
-    spectral-peak rate of its :data:`edr.signal.SEGMENT_S` windows (half-overlapping); 0 when
-    ``y`` is shorter than one window or has no rate."""
-    win = int(round(SEGMENT_S * fs_out))
-    if y.size < win:
-        return 0
-    rates = spectral_peak_rates(y, np.arange(0, y.size - win + 1, win // 2), fs_out)
-    rate = np.nanmedian(rates) if np.isfinite(rates).any() else np.nan
-    return int(60.0 / rate * fs_out / 4) if np.isfinite(rate) and rate > 0 else 0

@@ -14,20 +14,42 @@ summing the filtered series. Design and measurements: ``docs/design.md#8-streami
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from edr.errors import SignalError
 from edr.fusion import ALIGN_LAG_S, HEART_SERIES, aligned_sum, shifted
 from edr.methods import Segment, beat_series_on_grid, fusion_beat_series
+from edr.rates import spectral_peak_rates
+from edr.signal import SEGMENT_S
+from edr.stitch import MIN_ALIGN_POINTS, local_sign, near_used_beats
 
-__all__ = ["ANCHOR_KEEP", "FusionModel", "local_mean_removed", "supports"]
+__all__ = ["ANCHOR_KEEP", "MIN_MODEL_AGREEMENT", "PHASE_LAG_S", "SPLINE_MARGIN_S", "FusionModel",
+           "Projector", "first_index", "local_mean_removed", "supports"]
 
 ANCHOR_KEEP = 0.5
 """A refresh keeps the previous model's anchor while it weighs at least this share of the
 heaviest series: the panel's series follow the breathing with slightly different phases and
 signs, and an anchor that changes with every small change of the weights changes the output's
 phase and mix with it."""
+
+
+PHASE_LAG_S = 1.0
+"""Largest shift (s) by which a new model's output is moved onto the previous model's when the
+refresh changed the fusion's anchor. Series of the panel follow the breathing with different
+phases (a lead's R amplitude, another lead's kernel component); a new anchor would make the output
+jump in phase, and the phase of an EDR must hold over the record for its coherence with the
+breathing. The shift searched is also kept below a quarter of the breathing period (a half
+period would pass for a change of sign); with the same anchor the previous shift is kept."""
+MIN_MODEL_AGREEMENT = 0.3
+"""Least correlation between a new model's output and the previous model's over the span for
+the previous one to set the new one's sign and shift; below it the new model takes the sign of
+the R amplitude (the method's sign reference), as the first model does."""
+SPLINE_MARGIN_S = 1.0
+"""ECG (s) the high-pass leaves after its reach before the emission point's delay: the last beat
+before the stream's end may be up to a beat interval old, and the spline holds beyond it."""
 
 
 def supports(opts) -> bool:
@@ -124,5 +146,136 @@ class FusionModel:
 
 
 def _grid_series(fit, seg: Segment) -> dict:
-    """Series key to grid values of ``fusion_beat_series(seg, fit)``."""
-    return beat_series_on_grid(seg, fusion_beat_series(seg, fit))
+    """Series key to grid values of ``fusion_beat_series(seg, fit)``; none when the segment has
+    too few valid beats."""
+    try:
+        return beat_series_on_grid(seg, fusion_beat_series(seg, fit))
+    except SignalError:
+        return {}
+
+
+@dataclass(frozen=True)
+class Projector:
+    """A model's output on a stretch of beats (:meth:`output`), and a new model's sign and shift
+    onto the previous model's (:meth:`refreshed`), for a stream emitting with a given delay.
+
+    Attributes
+    ----------
+    fs_out : float
+        Grid rate (Hz).
+    half_n : int
+        Half-length (grid points) of the high-pass :func:`local_mean_removed`.
+    max_lag : int
+        :data:`PHASE_LAG_S` in grid points.
+    sign_reference : bool
+        Whether the method has a sign reference (the R amplitude) for a model with no previous one.
+    """
+
+    fs_out: float
+    half_n: int
+    max_lag: int
+    sign_reference: bool
+
+    @classmethod
+    def of(cls, fs_out: float, delay_s: float, sign_reference: bool) -> Projector:
+        """The projector of a stream emitting ``delay_s`` before its end: the high-pass reaches
+        the delay less :data:`SPLINE_MARGIN_S` and :data:`PHASE_LAG_S`."""
+        max_lag = int(round(PHASE_LAG_S * fs_out))
+        half_n = max(int(math.floor((delay_s - SPLINE_MARGIN_S) * fs_out)) - max_lag, 1)
+        return cls(float(fs_out), half_n, max_lag, bool(sign_reference))
+
+    @staticmethod
+    def raw(model: FusionModel, segments: dict, panel: dict | None = None):
+        """(fused sum, near-a-used-beat mask) on the segments' shared grid, or (None, None);
+        ``panel``: the model's panel of the segments, when already computed."""
+        raw = model.fused(model.panel(segments) if panel is None else panel)
+        if raw is None:
+            return None, None
+        used = [s.beat_times[s.valid] for n, s in segments.items() if n in model.fits]
+        used = np.sort(np.concatenate(used)) if used else np.empty(0)
+        grid = next(iter(segments.values())).grid
+        near = near_used_beats(grid, used) if used.size else np.zeros(grid.size, dtype=bool)
+        return raw, near
+
+    def output(self, model: FusionModel, look: tuple, segments: dict, ks: int, final: bool):
+        """(signed, scaled high-passed sum, near mask) on grid indices from ``ks`` (the segments'
+        first), ends held where the stretch begins the record (or ``final``); ``look``:
+        ``(sign, scale, lag)``."""
+        raw, near = self.raw(model, segments)
+        if raw is None:
+            return None, None
+        h = self.half_n
+        front = h if ks == 0 else 0
+        back = h if final else 0
+        padded = np.concatenate([np.full(front, raw[0]), raw, np.full(back, raw[-1])])
+        y = local_mean_removed(padded, h)
+        sign, sd, lag = look
+        lead = np.full(h - front, np.nan)
+        y = np.concatenate([lead, sign * y / sd, np.full(h - back, np.nan)])
+        return shifted(y, lag), shifted(near, lag)
+
+    def refreshed(self, wa, segments: dict, model: FusionModel | None, look: tuple):
+        """``(model, look)`` of the span analysed as ``wa`` (``segments``: its leads): its
+        output's scale over the span and its sign and lag onto the previous ``model`` (whose
+        ``look`` is given) over the same span (:meth:`alignment`); None when the span gives no
+        output near a used beat."""
+        new = FusionModel.of(wa, self.fs_out, model.anchor_series if model is not None else None)
+        raw, near = self.raw(new, segments)
+        h = self.half_n
+        y = local_mean_removed(raw, h) if raw is not None else None
+        if y is None or not near[h:near.size - h].any():
+            return None
+        sd = y[near[h:near.size - h]].std()
+        sd = sd if sd > 0 else 1.0
+        y = np.concatenate([np.full(h, np.nan), y / sd, np.full(h, np.nan)])
+        aligned = None
+        if model is not None:
+            same = model.anchor_series == new.anchor_series
+            old, _ = self.output(model, look, segments, first_index(segments, self.fs_out),
+                                 final=False)
+            aligned = self.alignment(y, old, look[2] if same else None)
+        if aligned is None:  # the first model, or one unlike the previous: the reference's sign
+            seg = segments.get(new.anchor)
+            sign = local_sign(seg, seg.grid, np.nan_to_num(y)) \
+                if self.sign_reference and seg is not None else 1.0
+            aligned = (sign, look[2])
+        return new, (aligned[0], sd, aligned[1])
+
+    def alignment(self, y, old, lag: int | None = None) -> tuple[float, int] | None:
+        """``(sign, lag)`` moving a new model's output ``y`` onto the previous model's ``old``
+        (both over the span, NaN where undefined): the shift (``lag`` when given, else searched
+        within :data:`PHASE_LAG_S` and a quarter of ``y``'s breathing period) and the sign
+        maximising their inner product; None when they share fewer than
+        :data:`edr.stitch.MIN_ALIGN_POINTS` points or correlate less than
+        :data:`MIN_MODEL_AGREEMENT` at that shift (the two models then follow different things
+        and the previous one cannot vouch for the new one's sign)."""
+        both = np.isfinite(y) & np.isfinite(old)
+        if both.sum() < MIN_ALIGN_POINTS:
+            return None
+        z = np.where(both, y, 0.0)
+        past = np.where(both, old, 0.0)
+        bound = min(self.max_lag, _quarter_period(np.nan_to_num(y), self.fs_out))
+        lags = [lag] if lag is not None else sorted(range(-bound, bound + 1), key=abs)
+        c = [float(np.dot(shifted(z, k), past)) for k in lags]
+        best = int(np.argmax(np.abs(c)))
+        norm = float(np.linalg.norm(z) * np.linalg.norm(past))
+        if norm <= 0 or abs(c[best]) < MIN_MODEL_AGREEMENT * norm:
+            return None
+        return (-1.0 if c[best] < 0 else 1.0), lags[best]
+
+
+def first_index(segments: dict, fs_out: float) -> int:
+    """Grid index of the segments' first grid point."""
+    return int(round(next(iter(segments.values())).grid[0] * fs_out))
+
+
+def _quarter_period(y: np.ndarray, fs_out: float) -> int:
+    """A quarter of ``y``'s breathing period in grid samples (rounded down): from the median
+    spectral-peak rate of its :data:`edr.signal.SEGMENT_S` windows (half-overlapping); 0 when
+    ``y`` is shorter than one window or has no rate."""
+    win = int(round(SEGMENT_S * fs_out))
+    if y.size < win:
+        return 0
+    rates = spectral_peak_rates(y, np.arange(0, y.size - win + 1, win // 2), fs_out)
+    rate = np.nanmedian(rates) if np.isfinite(rates).any() else np.nan
+    return int(60.0 / rate * fs_out / 4) if np.isfinite(rate) and rate > 0 else 0

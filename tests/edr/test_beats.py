@@ -87,6 +87,41 @@ def test_inverted_lead_is_detected_and_flipped(regular):
     assert np.max(np.abs(_match(b.peaks, times * FS))) < 0.05
 
 
+def test_a_given_polarity_skips_the_judgement_and_min_beats_is_the_floor(regular):
+    from edr.beats import _inverted, _nk_clean_neurokit, inversion_values, inverted_by
+
+    times, x = regular
+    judged = detect(-x, FS)
+    given = detect(-x, FS, polarity=-1)
+    np.testing.assert_array_equal(given.peaks, judged.peaks)
+    assert given.polarity == -1 and detect(-x, FS, polarity=1).polarity == 1
+    with pytest.raises(ValueError, match="polarity"):
+        detect(x, FS, polarity=0)
+    n = int(12 * FS)  # about 15 beats
+    with pytest.raises(SignalError, match="at least 20"):
+        detect(x[:n], FS)
+    assert len(detect(x[:n], FS, min_beats=8)) >= 8
+    # the window values judge as the offline rule does
+    for y in (x, -x):
+        assert inverted_by(inversion_values(y, FS)) == _inverted(_nk_clean_neurokit(y, FS), FS)
+
+
+def test_beats_aligned_to_a_given_template(regular):
+    times, x = regular
+    whole = detect(x, FS)
+    assert whole.template.size == 2 * 10 * 10 + 1  # R ± 80 ms at 125 Hz, upsampled 10 times
+    part = x[:int(30 * FS)]
+    own = detect(part, FS)
+    given = detect(part, FS, template=whole.template)
+    np.testing.assert_array_equal(given.template, whole.template)
+    # the same beats, on the whole record's reference: within a hundredth of a sample of it
+    k = np.abs(given.peaks[:, None] - whole.peaks[None, :]).argmin(axis=1)
+    assert np.max(np.abs(given.peaks - whole.peaks[k])) < 0.01
+    assert np.max(np.abs(own.peaks - given.peaks)) < 0.05
+    with pytest.raises(ValueError, match="template must have 201 samples"):
+        detect(part, FS, template=whole.template[:-1])
+
+
 def test_premature_beat_is_flagged_ectopic():
     rr = np.full(70, 0.8)
     rr[30], rr[31] = 0.5, 1.1  # premature beat then compensatory pause
@@ -272,3 +307,17 @@ def test_running_median_lets_an_outlier_first_beat_stand_out():
     v = np.r_[0.2, 1.0 + 0.01 * np.arange(20), 3.0]
     med = _running_median(v)
     assert 0.9 < med[0] < 1.2 and 1.0 < med[-1] < 1.3  # not the outliers themselves
+
+
+def test_upsampling_with_the_designed_filter_is_resample_polys():
+    from scipy import signal
+
+    from edr.beats import _upsampled_segments
+
+    x = np.random.default_rng(3).standard_normal(400)
+    peaks = np.array([30, 120, 250, 380])
+    got = _upsampled_segments(x, peaks, 12, 10)
+    xp = np.pad(x, 24, mode="edge")
+    rows = xp[peaks[:, None] + 24 + np.arange(-24, 25)[None, :]]
+    ref = signal.resample_poly(rows, 10, 1, axis=1)[:, 120:121 + 240]
+    np.testing.assert_array_equal(got, ref)

@@ -158,11 +158,12 @@ def test_analyse_window_takes_a_kernel_width_per_lead(rec):
     np.testing.assert_allclose(fixed.series, again.series)
 
 
-def test_beat_tracker_matches_detection_over_the_span():
+@pytest.mark.parametrize("sign", [1, -1])
+def test_beat_tracker_matches_detection_over_the_span(sign):
     from edr.beats import detect
     from edr.stream.beats import BeatTracker
 
-    x = simulate_recording(300.0, FS, leads=("II",), random_state=5).leads["II"]
+    x = sign * simulate_recording(300.0, FS, leads=("II",), random_state=5).leads["II"]
     tracker, span, hop = BeatTracker(FS), int(120 * FS), int(4 * FS)
     checked = 0
     for n in range(int(32 * FS), x.size + 1, hop):
@@ -171,6 +172,7 @@ def test_beat_tracker_matches_detection_over_the_span():
         if n % int(40 * FS) >= hop:
             continue
         ref = detect(w, FS)  # the reference: every beat of the span detected afresh
+        assert got.polarity == ref.polarity == sign
         assert abs(got.peaks.size - ref.peaks.size) <= 1
         k = np.abs(got.peaks[:, None] - ref.peaks[None, :]).argmin(axis=0)
         d = np.abs(got.peaks[k] - ref.peaks)
@@ -374,15 +376,15 @@ def test_the_projected_stream_needs_a_second_of_delay():
 
 
 def test_a_new_model_is_moved_onto_the_previous_models_phase_and_sign():
-    path = StreamingEDR(FS, leads=LEADS)._path  # the default streams by projection
+    path = StreamingEDR(FS, leads=LEADS)._path.projector  # the default streams by projection
     assert path.fs_out == 4.0 and path.max_lag == 4
     t = np.arange(240) / 4.0
     old = np.sin(2 * np.pi * 0.25 * t)
     old[:10] = np.nan
     y = -np.sin(2 * np.pi * 0.25 * (t - 0.5))  # half a second late, flipped
-    assert path._alignment(y, old) == (-1.0, -2)
-    assert path._alignment(y, old, lag=0) == (-1.0, 0)  # the same anchor keeps its shift
+    assert path.alignment(y, old) == (-1.0, -2)
+    assert path.alignment(y, old, lag=0) == (-1.0, 0)  # the same anchor keeps its shift
     # at 30 breaths/min a quarter period is 0.5 s: a 1 s shift (a half period, a sign change in
     # disguise) is not searched
     fast = np.sin(2 * np.pi * 0.5 * t)
-    assert path._alignment(-fast, fast) == (-1.0, 0)
+    assert path.alignment(-fast, fast) == (-1.0, 0)

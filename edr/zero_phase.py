@@ -1,0 +1,75 @@
+"""SciPy's forward-backward filters with each filter's initial conditions solved once.
+
+:func:`scipy.signal.sosfiltfilt` and :func:`scipy.signal.filtfilt` (``method="pad"``, odd
+extension) solve for the filter's step-response steady state (``sosfilt_zi``, ``lfilter_zi``: a
+linear system per section) at every call. On the few seconds of ECG that a stream cleans at each
+update, that solve is about half of the cleaning. :func:`sosfiltfilt` and :func:`filtfilt` take
+the same steps in the same order, with the steady state cached per set of coefficients, so their
+output is bit-identical to SciPy's (``tests/edr/test_zero_phase.py``). Both filter along the last
+axis.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from scipy import signal
+
+__all__ = ["filtfilt", "sosfiltfilt"]
+
+
+@functools.lru_cache(maxsize=64)
+def _sos_zi(key: bytes, n_sections: int) -> np.ndarray:
+    zi = signal.sosfilt_zi(np.frombuffer(key).reshape(n_sections, 6))
+    zi.flags.writeable = False
+    return zi
+
+
+@functools.lru_cache(maxsize=64)
+def _ba_zi(b_key: bytes, a_key: bytes) -> np.ndarray:
+    zi = signal.lfilter_zi(np.frombuffer(b_key), np.frombuffer(a_key))
+    zi.flags.writeable = False
+    return zi
+
+
+def _odd_extended(x: np.ndarray, edge: int) -> np.ndarray:
+    """``scipy.signal._arraytools.odd_ext(x, edge)`` along the last axis."""
+    left_end, right_end = x[..., :1], x[..., -1:]
+    left_ext = x[..., edge:0:-1]
+    right_ext = x[..., -2:-(edge + 2):-1]
+    return np.concatenate((2 * left_end - left_ext, x, 2 * right_end - right_ext), axis=-1)
+
+
+def sosfiltfilt(sos: np.ndarray, x: np.ndarray, padlen: int | None = None) -> np.ndarray:
+    """``scipy.signal.sosfiltfilt(sos, x, padlen=padlen)`` (odd padding) along the last axis of a
+    float array, bit for bit; ``sosfilt_zi(sos)`` is solved once per ``sos``."""
+    sos = np.array(sos, dtype=float)  # SciPy's filters need a writeable copy
+    x = np.asarray(x)
+    n_sections = sos.shape[0]
+    ntaps = 2 * n_sections + 1 - min(int((sos[:, 2] == 0).sum()), int((sos[:, 5] == 0).sum()))
+    edge = 3 * ntaps if padlen is None else int(padlen)
+    if x.ndim == 0 or x.shape[-1] <= edge or edge < 1:
+        return signal.sosfiltfilt(sos, x, padlen=padlen)  # SciPy's own error, or no padding
+    ext = _odd_extended(x, edge)
+    zi = _sos_zi(sos.tobytes(), n_sections).reshape([n_sections] + [1] * (x.ndim - 1) + [2])
+    y, _ = signal.sosfilt(sos, ext, zi=zi * ext[..., :1])
+    y, _ = signal.sosfilt(sos, y[..., ::-1], zi=zi * y[..., -1:])
+    return y[..., ::-1][..., edge:-edge]
+
+
+def filtfilt(b, a, x: np.ndarray) -> np.ndarray:
+    """``scipy.signal.filtfilt(b, a, x, method="pad")`` (default padding) along the last axis of
+    a float array, bit for bit; ``lfilter_zi(b, a)`` is solved once per ``(b, a)``."""
+    b = np.atleast_1d(np.asarray(b, dtype=float))
+    a = np.atleast_1d(np.asarray(a, dtype=float))
+    x = np.asarray(x)
+    edge = 3 * max(len(a), len(b))
+    if x.ndim == 0 or x.shape[-1] <= edge:
+        return signal.filtfilt(b, a, x, method="pad")  # SciPy's own error
+    ext = _odd_extended(x, edge)
+    zi = _ba_zi(b.tobytes(), a.tobytes())
+    zi = zi.reshape([1] * (x.ndim - 1) + [zi.size])
+    y, _ = signal.lfilter(b, a, ext, zi=zi * ext[..., :1])
+    y, _ = signal.lfilter(b, a, y[..., ::-1], zi=zi * y[..., -1:])
+    return y[..., ::-1][..., edge:-edge]
