@@ -158,6 +158,11 @@ class Segment:
         Rate of that grid (Hz).
     lead : str
         Lead name.
+    features : dict
+        Per-beat quantities of these beats by name, filled as they are asked for: the QRS
+        matrices by baseline (:meth:`matrix`), ``"r_amplitude"`` and ``"qrs_area"``
+        (:meth:`r_amplitudes`, :meth:`qrs_areas`). Given ones are used as they are (a stream
+        keeps them for the beats it has settled: :class:`edr.stream.features.FeatureCache`).
     """
 
     ecg: np.ndarray
@@ -167,7 +172,7 @@ class Segment:
     grid: np.ndarray
     fs_out: float = GRID_FS
     lead: str = ""
-    _matrices: dict = field(default_factory=dict, repr=False)
+    features: dict = field(default_factory=dict, repr=False)
 
     @property
     def valid(self) -> np.ndarray:
@@ -184,20 +189,32 @@ class Segment:
         cached."""
         if baseline not in BASELINES:
             raise ValueError(f"baseline must be one of {list(BASELINES)}, got {baseline!r}")
-        if baseline not in self._matrices:
+        if baseline not in self.features:
             if baseline == "centred":
                 raw = self.matrix("none")
-                self._matrices[baseline] = raw - raw.mean(axis=1, keepdims=True)
+                self.features[baseline] = raw - raw.mean(axis=1, keepdims=True)
             elif baseline == "detrend":
                 raw, pr = self.matrix("none"), self.matrix("pr")
                 level = raw[:, 0] - pr[:, 0]  # each beat's PR-segment level
-                self._matrices[baseline] = raw - _drift(self.beats.times, level,
-                                                        self.valid)[:, None]
+                self.features[baseline] = raw - _drift(self.beats.times, level,
+                                                       self.valid)[:, None]
             else:
                 kind = None if baseline == "none" else baseline
-                self._matrices[baseline] = qrs_matrix(self.ecg, self.fs, self.beats, baseline=kind,
-                                                      rate_hz=MATRIX_RATE_HZ)
-        return self._matrices[baseline]
+                self.features[baseline] = qrs_matrix(self.ecg, self.fs, self.beats, baseline=kind,
+                                                     rate_hz=MATRIX_RATE_HZ)
+        return self.features[baseline]
+
+    def r_amplitudes(self) -> np.ndarray:
+        """:func:`edr.modulation.r_amplitude` of every beat, cached."""
+        if "r_amplitude" not in self.features:
+            self.features["r_amplitude"] = r_amplitude(self.ecg, self.fs, self.beats)
+        return self.features["r_amplitude"]
+
+    def qrs_areas(self) -> np.ndarray:
+        """:func:`edr.modulation.qrs_area` of every beat, cached."""
+        if "qrs_area" not in self.features:
+            self.features["qrs_area"] = _qrs_area(self.ecg, self.fs, self.beats)
+        return self.features["qrs_area"]
 
     def valid_matrix(self, baseline: str = MATRIX_BASELINE) -> np.ndarray:
         """Rows of the valid beats, without the columns clipped in most beats."""
@@ -626,14 +643,14 @@ def pca_edr(seg: Segment, *, baseline=MATRIX_BASELINE) -> MethodOutput:
 def r_amplitude_edr(seg: Segment) -> MethodOutput:
     """R-wave amplitude per valid beat (:func:`edr.modulation.r_amplitude`)."""
     seg.require_beats()
-    v = r_amplitude(seg.ecg, seg.fs, seg.beats)[seg.valid]
+    v = seg.r_amplitudes()[seg.valid]
     return MethodOutput(seg.beat_times[seg.valid], v, "beats")
 
 
 def qrs_area_edr(seg: Segment) -> MethodOutput:
     """QRS area per valid beat (:func:`edr.modulation.qrs_area`)."""
     seg.require_beats()
-    v = _qrs_area(seg.ecg, seg.fs, seg.beats)[seg.valid]
+    v = seg.qrs_areas()[seg.valid]
     return MethodOutput(seg.beat_times[seg.valid], v, "beats")
 
 
@@ -776,21 +793,25 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
                         fused.weights, fit)
 
 
-def _beat_series(seg: Segment, rsa: bool) -> dict:
+def _beat_series(seg: Segment, rsa: bool, since: float | None = None) -> dict:
     """The classic per-beat series of the ``kpca_fusion`` panel: R amplitude and QRS area of the
-    valid beats and, with ``rsa`` and enough beats, the heart rate (:func:`rsa_edr`)."""
+    valid beats and, with ``rsa`` and enough beats, the heart rate (:func:`rsa_edr`); with
+    ``since``, their samples from that record time on."""
     v = seg.valid
     tv = seg.beat_times[v]
-    series = {"r_amplitude": MethodOutput(tv, r_amplitude(seg.ecg, seg.fs, seg.beats)[v]),
-              "qrs_area": MethodOutput(tv, _qrs_area(seg.ecg, seg.fs, seg.beats)[v])}
+    series = {"r_amplitude": MethodOutput(tv, seg.r_amplitudes()[v]),
+              "qrs_area": MethodOutput(tv, seg.qrs_areas()[v])}
     if rsa:
         heart_rate = rsa_edr(seg)
         if heart_rate.values.size >= MIN_BEATS:
             series["rsa"] = heart_rate
+    if since is not None:
+        series = {k: MethodOutput(o.times[o.times >= since], o.values[o.times >= since])
+                  for k, o in series.items()}
     return series
 
 
-def fusion_beat_series(seg: Segment, fit: KernelFit) -> dict:
+def fusion_beat_series(seg: Segment, fit: KernelFit, since: float | None = None) -> dict:
     """The per-beat series of the ``kpca_fusion`` panel of ``seg``'s beats, with the kernel
     components of a model fitted on other beats (``fit``, e.g. an earlier stretch of the lead).
 
@@ -798,6 +819,8 @@ def fusion_beat_series(seg: Segment, fit: KernelFit) -> dict:
     changes removed and its outlier beats left out as in the fit
     (:func:`edr.modulation.robust_beat_matrix` over ``seg``); the other rows are projected
     (``fit.model.transform``). Projecting the fit's own segment gives its component scores.
+    With ``since`` (record time, s) only the beats from then on are projected and returned; the
+    robust matrix still takes every beat of ``seg``.
 
     Returns
     -------
@@ -811,11 +834,13 @@ def fusion_beat_series(seg: Segment, fit: KernelFit) -> dict:
     keep = np.ones(t.size, dtype=bool)
     if fit.robust:
         X, keep = robust_beat_matrix(X, t)
+    if since is not None:
+        keep &= t >= since
     series = {}
     if keep.any():
         Z = fit.model.transform(X[keep])
         series = {f"kpca_{j + 1}": MethodOutput(t[keep], Z[:, j]) for j in range(Z.shape[1])}
-    series.update(_beat_series(seg, fit.rsa))
+    series.update(_beat_series(seg, fit.rsa, since))
     return series
 
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edr.modulation import r_amplitude
 from edr.signal import bandpass, spectral_concentration
 from edr.windows import Window, WindowAnalysis
 
@@ -136,7 +135,7 @@ class Stitcher:
             self._beats.append((bt[m], np.interp(bt[m], tg, z)))
         if self.sign_reference:
             used_t = seg.beat_times[seg.valid]
-            ra = r_amplitude(seg.ecg, seg.fs, seg.beats)[seg.valid]
+            ra = seg.r_amplitudes()[seg.valid]
             ra = (ra - ra.mean()) / (ra.std() if ra.std() > 0 else 1.0)
             m = (used_t >= core_a) & (used_t < core_b)
             self._reference.append((used_t[m], ra[m]))
@@ -201,6 +200,6 @@ def local_sign(seg, tg, z) -> float:
     """Sign making ``z`` correlate positively with the window's R amplitude (no overlap to align
     on)."""
     v = seg.valid
-    ra = r_amplitude(seg.ecg, seg.fs, seg.beats)[v]
+    ra = seg.r_amplitudes()[v]
     zi = np.interp(seg.beat_times[v], tg, z)
     return -1.0 if np.dot(zi - zi.mean(), ra - ra.mean()) < 0 else 1.0

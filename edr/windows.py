@@ -20,7 +20,6 @@ from edr.beats import Beats, detect, signal_mask, true_runs
 from edr.errors import ChannelError, SignalError
 from edr.fusion import HEART_SERIES, fuse, panel_weights, standardised
 from edr.methods import MethodOutput, Segment, series_on_grid
-from edr.modulation import qrs_area, r_amplitude
 from edr.options import DEFAULT_OVERLAP, DEFAULT_WINDOW_S, WHOLE_RECORD_MAX_S, EDROptions
 from edr.signal import FS_RANGE, remove_mains
 from kpca._blas import blas_limited_to_one_thread
@@ -275,8 +274,8 @@ def evidence_panel(seg: Segment, out: MethodOutput, series: np.ndarray) -> dict:
         return dict(out.panel)
     v = seg.valid
     tv = seg.beat_times[v]
-    classic = {"r_amplitude": r_amplitude(seg.ecg, seg.fs, seg.beats)[v],
-               "qrs_area": qrs_area(seg.ecg, seg.fs, seg.beats)[v]}
+    classic = {"r_amplitude": seg.r_amplitudes()[v],
+               "qrs_area": seg.qrs_areas()[v]}
     panel = {"edr": standardised(series, seg.fs_out)}
     for name, values in classic.items():
         panel[name] = standardised(series_on_grid(seg, MethodOutput(tv, values)), seg.fs_out)

@@ -177,6 +177,11 @@ class BeatTracker:
             return None
         return -1 if inverted_by(self._windows) else 1
 
+    @property
+    def settled_before(self) -> float:
+        """Absolute sample before which the beats are settled (kept as they are)."""
+        return self._final
+
     def since(self, start: int, n_masked: int = 0) -> Beats:
         """The settled and provisional beats from sample ``start`` (absolute; the first
         :data:`EDGE_S` after it left out, as the span's edge), peaks in samples from ``start``.

@@ -29,6 +29,7 @@ from edr.methods import Segment
 from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates, window_starts
 from edr.signal import SEGMENT_S
 from edr.stitch import masked_bandpass
+from edr.stream.features import FeatureCache
 from edr.stream.projection import SPLINE_MARGIN_S, FusionModel, Projector, first_index
 
 __all__ = ["DETECT_S", "PROJECTED_S", "RATES_STRETCH_S", "REFIT_S", "ProjectedPath"]
@@ -75,6 +76,7 @@ class ProjectedPath:
         self.model: FusionModel | None = None
         self._look = (1.0, 1.0, 0)  # (sign, scale, lag) of the current model's output
         self._prev = None  # (model, look) of the model before the last refit
+        self._features = {name: FeatureCache() for name in engine.analysed}
         self._last_fit = self._last_detect = -math.inf
         self.k_emit = 0
         self.rate_next = 0
@@ -92,11 +94,15 @@ class ProjectedPath:
         detect = final or refit or t_end - self._last_detect >= DETECT_S - 1e-9
         tails = {name: eng.notched(name, span, int(round(RATES_STRETCH_S * eng.fs)), due)
                  for name in eng.analysed}
+        if due:  # the notch may have changed the ECG the kept features were read from
+            for cache in self._features.values():
+                cache.clear()
         if detect:
             for name, tail in tails.items():
                 eng.beats[name].advance(tail, n, n - n_win)
             self._last_detect = t_end
-        segments, errors = self._stretch(tails, PROJECTED_S)
+        reach = self.projector.half_n + self.projector.max_lag + 1  # the filter's and the shift's
+        segments, errors = self._stretch(tails, PROJECTED_S, self.k_emit - reach)
         recent = functools.cache(lambda: self._stretch(tails, RATES_STRETCH_S)[0])
         status = "ok" if segments else "no analysis: " + "; ".join(errors)
         reselected = False
@@ -108,10 +114,11 @@ class ProjectedPath:
         k, values = self.emit(segments, eng.emission_end(final), final)
         return k / eng.fs_out, values, rt, rb, rq, reselected, status
 
-    def _stretch(self, tails: dict, seconds: float):
+    def _stretch(self, tails: dict, seconds: float, k_from: int | None = None):
         """``(segments, errors)``: each lead's last ``seconds`` of ``tails`` (notched ECG ending
-        at the stream's end) as a :class:`edr.methods.Segment` on the grid points it covers, with
-        its tracked beats; the leads with too few beats give their error instead."""
+        at the stream's end) as a :class:`edr.methods.Segment` on the grid points it covers (from
+        index ``k_from`` on, when given), with its tracked beats; the leads with too few beats
+        give their error instead."""
         eng = self.engine
         n = eng.n_samples
         segments, errors = {}, []
@@ -123,9 +130,19 @@ class ProjectedPath:
             except SignalError as exc:
                 errors.append(f"{name}: {str(exc).splitlines()[0]}")
                 continue
-            segments[name] = Segment(x, eng.fs, (n - m) / eng.fs, beats,
-                                     eng.grid_indices(m) / eng.fs_out, eng.fs_out, name)
+            k = eng.grid_indices(m)
+            segments[name] = self._segment(name, x, n - m, beats,
+                                           k if k_from is None else k[k >= min(k_from, k[-1])])
         return segments, errors
+
+    def _segment(self, name: str, x: np.ndarray, start: int, beats, k: np.ndarray) -> Segment:
+        """The segment of lead ``name``'s samples ``x`` from absolute sample ``start``, on the
+        grid points ``k``, with the kept features of its settled beats
+        (:class:`edr.stream.features.FeatureCache`)."""
+        eng = self.engine
+        return self._features[name].segment(x, eng.fs, start, beats, k / eng.fs_out, eng.fs_out,
+                                            name, eng.beats[name].settled_before,
+                                            eng.n_samples - eng.ring.cap)
 
     def _refit(self, span: np.ndarray, select: bool):
         """Analyse the span as offline and take its model, moved onto the previous model's sign
@@ -148,8 +165,8 @@ class ProjectedPath:
             self._last_fit = n / eng.fs  # a stream without a model tries at every update
         if wa is None:
             return status, False
-        segments = {name: Segment(leads[name], eng.fs, t0, beats[name], grid, eng.fs_out, name)
-                    for name in leads}
+        segments = {name: self._segment(name, leads[name], n - span.shape[1], beats[name],
+                                        eng.grid_indices(span.shape[1])) for name in leads}
         refreshed = self.projector.refreshed(wa, segments, self.model, self._look)
         if refreshed is not None:
             if self.model is not None:

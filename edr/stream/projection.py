@@ -26,7 +26,8 @@ from edr.rates import spectral_peak_rates
 from edr.signal import SEGMENT_S
 from edr.stitch import MIN_ALIGN_POINTS, local_sign, near_used_beats
 
-__all__ = ["ANCHOR_KEEP", "MIN_MODEL_AGREEMENT", "PHASE_LAG_S", "SPLINE_MARGIN_S", "FusionModel",
+__all__ = ["ANCHOR_KEEP", "KNOT_MARGIN_S", "MIN_MODEL_AGREEMENT", "PHASE_LAG_S", "SPLINE_MARGIN_S",
+           "FusionModel",
            "Projector", "first_index", "local_mean_removed", "supports"]
 
 ANCHOR_KEEP = 0.5
@@ -47,6 +48,10 @@ MIN_MODEL_AGREEMENT = 0.3
 """Least correlation between a new model's output and the previous model's over the span for
 the previous one to set the new one's sign and shift; below it the new model takes the sign of
 the R amplitude (the method's sign reference), as the first model does."""
+KNOT_MARGIN_S = 4.0
+"""Beats within this many seconds before a stretch's first grid point still enter its splines
+(a few beats, so that the not-a-knot end condition lies outside the grid); the earlier beats of
+the stretch serve only the robust matrix's running median."""
 SPLINE_MARGIN_S = 1.0
 """ECG (s) the high-pass leaves after its reach before the emission point's delay: the last beat
 before the stream's end may be up to a beat interval old, and the spline holds beyond it."""
@@ -146,10 +151,12 @@ class FusionModel:
 
 
 def _grid_series(fit, seg: Segment) -> dict:
-    """Series key to grid values of ``fusion_beat_series(seg, fit)``; none when the segment has
-    too few valid beats."""
+    """Series key to grid values of ``fusion_beat_series(seg, fit)`` from the beats within
+    :data:`KNOT_MARGIN_S` before the segment's grid on (the robust matrix still over all of its
+    beats); none when the segment has too few valid beats."""
     try:
-        return beat_series_on_grid(seg, fusion_beat_series(seg, fit))
+        series = fusion_beat_series(seg, fit, since=seg.grid[0] - KNOT_MARGIN_S)
+        return beat_series_on_grid(seg, series)
     except SignalError:
         return {}
 

@@ -237,3 +237,11 @@ def test_fusion_beat_series_projects_new_beats_as_the_fit_scored_its_own(sim):
                     grid[grid >= half / rec.fs], 4.0, rec.ecg_channel)
     proj = fusion_beat_series(later, fit)["kpca_1"]
     assert proj.values.size > 20 and np.isfinite(proj.values).all()
+    # from a time on: the same values for the beats from then on (the robust matrix still sees
+    # every beat of the segment)
+    since = float(np.median(t))
+    part = fusion_beat_series(_segment(sim), fit, since=since)
+    for key, whole in again.items():
+        on = whole.times >= since
+        np.testing.assert_array_equal(part[key].times, whole.times[on])
+        np.testing.assert_allclose(part[key].values, whole.values[on], atol=1e-12)

@@ -182,6 +182,29 @@ def test_beat_tracker_matches_detection_over_the_span(sign):
     assert checked >= 6
 
 
+def test_kept_features_equal_features_computed_afresh():
+    from edr.methods import Segment
+    from edr.stream.beats import BeatTracker
+    from edr.stream.features import FEATURES, FeatureCache
+
+    x = simulate_recording(120.0, FS, leads=("II",), random_state=3).leads["II"]
+    tracker, cache, hop, m = BeatTracker(FS), FeatureCache(), int(2 * FS), int(40 * FS)
+    for n in range(int(32 * FS), x.size + 1, hop):
+        tracker.advance(x[max(0, n - int(64 * FS)):n], n, 0)
+        start = max(0, n - m)
+        beats = tracker.since(start)
+        grid = np.arange(int(np.ceil(start / FS * 4)), int((n - 1) / FS * 4) + 1) / 4.0
+        got = cache.segment(x[start:n], FS, start, beats, grid, 4.0, "II",
+                            tracker.settled_before, 0)
+        ref = Segment(x[start:n], FS, start / FS, beats, grid, 4.0, "II")
+        for name, want in (("none", ref.matrix("none")), ("r_amplitude", ref.r_amplitudes()),
+                           ("qrs_area", ref.qrs_areas())):
+            np.testing.assert_allclose(got.features[name], want, rtol=0, atol=1e-12)
+    assert set(FEATURES) <= set(got.features)
+    every = tracker.since(0).peaks
+    assert len(cache) == int((every < tracker.settled_before).sum())  # each settled beat, once
+
+
 def test_analyse_window_takes_given_beats(rec):
     from edr.beats import detect
     from edr.options import EDROptions
