@@ -93,6 +93,7 @@ class BeatTracker:
         self._polarity = 1
         self._windows = np.empty(0, dtype=np.float32)  # inversion values, consecutive starts
         self._windows_end = 0  # absolute start of the next window to evaluate
+        self._verdict = 1  # the polarity the kept windows give
         self._template = None  # alignment template of the last long search
         self._template_at = -np.inf  # samples pushed at that search
 
@@ -168,14 +169,11 @@ class BeatTracker:
             values = inversion_values(chunk, fs)[first - start:stop - start]
             if first > self._windows_end:  # windows skipped: the values kept are another stretch
                 self._windows = self._windows[:0]
-            self._windows = np.concatenate([self._windows, values])
+            keep = int(round(self.polarity_s * fs)) - w + 1
+            self._windows = np.concatenate([self._windows, values])[-keep:]
             self._windows_end = stop
-        keep = int(round(self.polarity_s * fs)) - w + 1
-        if self._windows.size > keep:
-            self._windows = self._windows[-keep:]
-        if not self._windows.size:
-            return None
-        return -1 if inverted_by(self._windows) else 1
+            self._verdict = -1 if inverted_by(self._windows) else 1
+        return self._verdict if self._windows.size else None
 
     @property
     def settled_before(self) -> float:
