@@ -13,7 +13,8 @@ Usage::
 
     EDR_DATA_DIR=/work/shared/data nice -n 10 python scripts/measure_stream_accuracy.py \\
         -o scripts/output/measure_stream_accuracy.md
-    # variants: --span 180 --hop 4 --delay 5, --records bidmc01,m0046
+    # variants: --span 180 --hop 4 --delay 5, --records bidmc01,m0046,
+    # --set edr.stream.beats.POLARITY_S=40 (a constant of an edr.stream module, for this run)
 
 The stream sees the ECG only; the reference enters the scoring alone.
 """
@@ -21,6 +22,7 @@ The stream sees the ECG only; the reference enters the scoring alone.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -86,8 +88,9 @@ def one(path, args, cache: Path) -> dict:
     from edr.evaluate.metrics import score
     from edr.io import read_record
 
+    settings = "".join(f"_{name}{value:g}" for name, value in sorted(args.set))
     key = cache / (f"stream_{path.stem}_span{args.span:g}_hop{args.hop:g}_delay{args.delay:g}"
-                   f"_reselect{args.reselect:g}.json")
+                   f"_reselect{args.reselect:g}{settings}.json")
     if key.is_file():
         return json.loads(key.read_text())
     rec = read_record(path)
@@ -117,6 +120,21 @@ def _table(rows, label) -> list[str]:
             f"{np.median(col['duration_s'] / col['cpu_s']):.0f} |"]
 
 
+def _setting(text: str) -> tuple[str, float]:
+    """``MODULE.NAME=X`` of an existing numeric constant of an ``edr.stream`` module."""
+    name, _, value = text.partition("=")
+    module, _, attr = name.rpartition(".")
+    if not module.startswith("edr.stream") or not value:
+        raise argparse.ArgumentTypeError(f"expected edr.stream.MODULE.NAME=NUMBER, got {text!r}")
+    current = getattr(importlib.import_module(module), attr, None)
+    if not isinstance(current, (int, float)):
+        raise argparse.ArgumentTypeError(f"{name} is not a numeric constant")
+    try:
+        return name, float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("-o", "--output", help="Markdown output (default: print only)")
@@ -128,8 +146,15 @@ def main(argv=None) -> int:
     p.add_argument("--delay", type=float, default=None, help="emission delay s")
     p.add_argument("--reselect", type=float, default=None, help="sigma2 reselection period s")
     p.add_argument("--cache", default="/tmp/stream", help="folder of the cached offline scores")
+    p.add_argument("--set", type=_setting, action="append", default=[], metavar="MODULE.NAME=X",
+                   help="set a numeric constant of an edr.stream module for this run, e.g. "
+                        "edr.stream.beats.POLARITY_S=40 (repeatable)")
     args = p.parse_args(argv)
     from edr import stream
+
+    for name, value in args.set:
+        module, attr = name.rsplit(".", 1)
+        setattr(importlib.import_module(module), attr, value)
 
     args.span = args.span or stream.DEFAULT_SPAN_S
     args.hop = args.hop or stream.DEFAULT_HOP_S

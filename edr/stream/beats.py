@@ -54,7 +54,7 @@ SEARCH_MIN_BEATS = 8
 """Fewest beats a search accepts: 16 s at 30 beats/min (the span's beats still need
 :data:`edr.beats.MIN_BEATS`)."""
 POLARITY_S = 240.0
-"""ECG (s) whose 2 s windows judge the lead's polarity by default: the analysis span
+"""ECG (s) whose 2 s windows judge the lead's polarity: the default analysis span
 (:data:`edr.stream.engine.DEFAULT_SPAN_S`), as the offline detection judges a lead over the
 whole of it. Judged over 40 s, the verdict of a lead with R and S of near-equal size changed
 from one update to the next (bidmc39, lead V: the stream's MSC 0.41 against 0.76 over 240 s)."""
@@ -78,13 +78,13 @@ class BeatTracker:
     ----------
     fs : float
         ECG sampling rate (Hz).
-    polarity_s : float, default :data:`POLARITY_S`
-        ECG (s) over which the lead's polarity is judged.
+    polarity_s : float, optional
+        ECG (s) over which the lead's polarity is judged (default :data:`POLARITY_S`).
     """
 
-    def __init__(self, fs: float, polarity_s: float = POLARITY_S):
+    def __init__(self, fs: float, polarity_s: float | None = None):
         self.fs = float(fs)
-        self.polarity_s = float(polarity_s)
+        self.polarity_s = float(POLARITY_S if polarity_s is None else polarity_s)
         self._kept = {k: np.empty(0, dtype=bool if k in ("valid", "clipped", "ectopic")
                                   else float) for k in _FIELDS}  # absolute sample positions
         self._provisional = {k: v[:0] for k, v in self._kept.items()}

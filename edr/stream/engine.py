@@ -201,7 +201,7 @@ class StreamingEDR:
         self.reselect_s = float(reselect_s)
         self.kernel = self.opts.spec.uses_sigma2 and not isinstance(sigma2, (int, float))
         self.ring = _Ring(len(self.leads), int(round(self.span_s * fs)))
-        self.beats = {name: BeatTracker(fs, self.span_s) for name in self.leads}
+        self.beats = {name: BeatTracker(fs) for name in self.leads}
         self.sigma2: dict = {}
         self.span_filled = False
         self._j = int(math.ceil(WARMUP_S / self.hop_s - 1e-9))  # next update: time j * hop_s

@@ -1,0 +1,115 @@
+"""Leave-one-subject-out choice among variants of the streaming EDR, BIDMC and MARSH together.
+
+Each variant is an output of ``scripts/measure_stream_accuracy.py`` (its per-record table: the
+stream's and the offline default's MSC on every shared record). For every record held out, the
+variant with the best objective over the other records is chosen — the mean over the two
+databases of the median stream MSC of their records, so that each population weighs the same,
+as ``scripts/measure_generalisation_loso.py`` weighs them — and the held-out record's MSC under
+that variant is kept. Printed per database: the held-out median MSC, its ratio to the offline
+default's median on the same records (the stream's target: at least 0.9), the median per-record
+ratio, and how often each variant was chosen; then each variant over all records, for reference.
+
+Usage::
+
+    python scripts/measure_stream_loso.py final=scripts/output/measure_stream_accuracy.md \\
+        before=OUT_BEFORE.md ... -o scripts/output/measure_stream_loso.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+ROW = re.compile(r"^\| (bidmc\d+|m\d+) \| \d+ \| ([\d.]+) \| ([\d.]+) \|")
+
+
+def database(record: str) -> str:
+    return "bidmc" if record.startswith("bidmc") else "marsh"
+
+
+def read_variant(path: Path) -> dict:
+    """Record name to ``(offline MSC, stream MSC)`` from an output's per-record table."""
+    rows = {}
+    for line in path.read_text().splitlines():
+        m = ROW.match(line)
+        if m:
+            rows[m.group(1)] = (float(m.group(2)), float(m.group(3)))
+    if not rows:
+        raise SystemExit(f"{path}: no per-record rows of scripts/measure_stream_accuracy.py")
+    return rows
+
+
+def objective(rows: dict, records) -> float:
+    """Mean over the databases of the median stream MSC of ``records``."""
+    per_db = {}
+    for name in records:
+        per_db.setdefault(database(name), []).append(rows[name][1])
+    return float(np.mean([np.median(v) for v in per_db.values()]))
+
+
+def held_out(variants: dict) -> dict:
+    """Record to ``(chosen variant, offline MSC, stream MSC under it)``, each record held out."""
+    records = sorted(set.intersection(*(set(v) for v in variants.values())))
+    out = {}
+    for name in records:
+        others = [r for r in records if r != name]
+        best = max(variants, key=lambda k: objective(variants[k], others))
+        off, msc = variants[best][name]
+        out[name] = (best, off, msc)
+    return out
+
+
+def _line(label: str, rows) -> str:
+    off = np.array([r[1] for r in rows])
+    msc = np.array([r[2] for r in rows])
+    return (f"| {label} ({len(rows)}) | {np.median(off):.3f} | {np.median(msc):.3f} | "
+            f"**{np.median(msc) / np.median(off):.3f}** | {np.median(msc / off):.3f} |")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("variants", nargs="+", metavar="NAME=OUTPUT.md",
+                   help="a variant's name and its scripts/measure_stream_accuracy.py output")
+    p.add_argument("-o", "--output", help="Markdown output (default: print only)")
+    args = p.parse_args(argv)
+    variants = {}
+    for item in args.variants:
+        name, _, path = item.partition("=")
+        if not path:
+            p.error(f"expected NAME=OUTPUT.md, got {item!r}")
+        variants[name] = read_variant(Path(path))
+    picks = held_out(variants)
+    lines = ["# Leave-one-subject-out choice among stream variants", "",
+             f"`python scripts/measure_stream_loso.py {' '.join(argv or sys.argv[1:])}` — for "
+             "every record held out, the variant with the best mean over the databases of the "
+             "median stream MSC of the other records; the held-out record scored under it.", "",
+             "| records held out | median MSC offline | median MSC stream | ratio (≥ 0.9) | "
+             "median per-record ratio |", "|---|---|---|---|---|"]
+    for db in ("bidmc", "marsh"):
+        rows = [v for k, v in picks.items() if database(k) == db]
+        if rows:
+            lines.append(_line(db, rows))
+    lines.append(_line("all", list(picks.values())))
+    counts = Counter(v[0] for v in picks.values())
+    lines += ["", "Chosen: " + ", ".join(f"{k} {counts.get(k, 0)} of {len(picks)}"
+                                           for k in variants), "",
+              "| variant (every record) | objective | median MSC stream | ratio |",
+              "|---|---|---|---|"]
+    for name, rows in variants.items():
+        off = np.median([v[0] for v in rows.values()])
+        msc = np.median([v[1] for v in rows.values()])
+        lines.append(f"| {name} | {objective(rows, rows):.3f} | {msc:.3f} | {msc / off:.3f} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.output:
+        Path(args.output).write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
