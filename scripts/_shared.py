@@ -44,11 +44,12 @@ def median_iqr(a, *, na: str = "n/a") -> str:
     return f"{np.median(a):.3f} ({np.percentile(a, 25):.2f}, {np.percentile(a, 75):.2f})"
 
 
-def write_markdown(path: str, lines) -> int:
-    """Write ``lines`` (one Markdown line each) to ``path``, echo them, and return 0 (a
-    script's exit code)."""
+def write_markdown(path: str | None, lines) -> int:
+    """Write ``lines`` (one Markdown line each) to ``path`` (unless None), echo them, and return
+    0 (a script's exit code)."""
     text = "\n".join(lines) + "\n"
-    with open(path, "w") as fh:
-        fh.write(text)
+    if path is not None:
+        with open(path, "w") as fh:
+            fh.write(text)
     print(text)
     return 0

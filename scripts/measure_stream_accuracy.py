@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _shared import median_iqr
+from _shared import median_iqr, write_markdown
 
 DATABASES = ("bidmc", "marsh")
 
@@ -203,11 +203,7 @@ def main(argv=None) -> int:
     lines += [f"| {r['record']} | {r['leads']} | {r['msc_off']:.3f} | {r['msc_stream']:.3f} | "
               f"{r['rate_off']:.2f} | {r['rate_stream']:.2f} | {r['cov_off']:.2f} | "
               f"{r['cov_stream']:.2f} | {r['selections']} |" for r in rows]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.output:
-        Path(args.output).write_text(text)
-    return 0
+    return write_markdown(args.output, lines)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+from _shared import write_markdown
 
 ROW = re.compile(r"^\| (bidmc\d+|m\d+) \| \d+ \| ([\d.]+) \| ([\d.]+) \|")
 
@@ -104,11 +105,7 @@ def main(argv=None) -> int:
         off = np.median([v[0] for v in rows.values()])
         msc = np.median([v[1] for v in rows.values()])
         lines.append(f"| {name} | {objective(rows, rows):.3f} | {msc:.3f} | {msc / off:.3f} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.output:
-        Path(args.output).write_text(text)
-    return 0
+    return write_markdown(args.output, lines)
 
 
 if __name__ == "__main__":

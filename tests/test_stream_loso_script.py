@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "measure_stream_loso.py"
 
 
 def _module():
+    if str(SCRIPT.parent) not in sys.path:  # the script imports its folder's _shared
+        sys.path.insert(0, str(SCRIPT.parent))
     spec = importlib.util.spec_from_file_location("measure_stream_loso", SCRIPT)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
