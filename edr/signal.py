@@ -173,7 +173,7 @@ def to_uniform_grid(t, x, *, fs: float = GRID_FS, t_start: float | None = None,
         raise ValueError(f"t_end must be >= t_start, got t_start={t_start}, t_end={t_end}")
     n = int(np.floor((t_end - t_start) * fs + 1e-9)) + 1
     t_grid = t_start + np.arange(n) / fs
-    spline = interpolate.make_interp_spline(t, x, k=3)  # not-a-knot; half CubicSpline's cost
+    spline = interpolate.make_interp_spline(t, x, k=3)  # not-a-knot, as CubicSpline
     x_grid = spline(np.clip(t_grid, t[0], t[-1]))
     return t_grid, x_grid
 

@@ -2,11 +2,11 @@
 
 :func:`scipy.signal.sosfiltfilt` and :func:`scipy.signal.filtfilt` (``method="pad"``, odd
 extension) solve for the filter's step-response steady state (``sosfilt_zi``, ``lfilter_zi``: a
-linear system per section) at every call. On the few seconds of ECG that a stream cleans at each
-update, that solve is about half of the cleaning. :func:`sosfiltfilt` and :func:`filtfilt` take
-the same steps in the same order, with the steady state cached per set of coefficients, so their
-output is bit-identical to SciPy's (``tests/edr/test_zero_phase.py``). Both filter along the last
-axis.
+linear system per section) at every call, a cost that dominates on the few seconds of ECG a
+stream cleans at each update (``docs/studies/stream_projection.md``). :func:`sosfiltfilt` and
+:func:`filtfilt` take the same steps in the same order, with the steady state cached per set of
+coefficients, so their output is bit-identical to SciPy's (``tests/edr/test_zero_phase.py``).
+Both filter along the last axis.
 """
 
 from __future__ import annotations

@@ -44,20 +44,19 @@ TEMPLATE_CONTEXT_S = 30.0
 beats of the template the stream's detection had before its searches were short."""
 TEMPLATE_EVERY_S = 30.0
 """Stream time (s) between two searches that build the alignment template; the searches in
-between align their beats to it (``detect(template=...)``). A template built by every short
-search from its few beats moves from one search to the next, and with it the sub-sample
-positions of the beats each search settles: steps every 2 s, in the breathing band. On bidmc22
-(lead V) the positions then scattered by 0.021 samples against the offline detection (0.014
-with 40 s searches) and the stream's MSC fell from 0.62 to 0.45
-(``docs/studies/stream_projection.md``). A new polarity also builds a new template."""
+between align their beats to it (``detect(template=...)``), so that the sub-sample positions of
+the beats successive searches settle hold one reference (a template built by every short search
+from its few beats moves from one search to the next, and the positions with it: steps every
+2 s, in the breathing band; measurements: ``docs/studies/stream_projection.md``). A new
+polarity also builds a new template."""
 SEARCH_MIN_BEATS = 8
 """Fewest beats a search accepts: 16 s at 30 beats/min (the span's beats still need
 :data:`edr.beats.MIN_BEATS`)."""
 POLARITY_S = 240.0
 """ECG (s) whose 2 s windows judge the lead's polarity: the default analysis span
 (:data:`edr.stream.engine.DEFAULT_SPAN_S`), as the offline detection judges a lead over the
-whole of it. Judged over 40 s, the verdict of a lead with R and S of near-equal size changed
-from one update to the next (bidmc39, lead V: the stream's MSC 0.41 against 0.76 over 240 s)."""
+whole of it (over a single search the verdict on a lead whose R and S are of a size can change
+from one update to the next; ``docs/studies/stream_projection.md``)."""
 POLARITY_MARGIN_S = 3.0
 """A window's value is taken from ECG that reaches this many seconds (s) either side of it (the
 cleaning filters' edges), or from the stream's first samples."""

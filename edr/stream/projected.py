@@ -47,9 +47,8 @@ high-pass's reach either side and the 30 s running median of the robust beat mat
 FILL_SELECT_GROWTH = 1.0
 """While the span fills, a refit selects the kernel widths again once the span holds this many
 times the ECG of the last selection: a σ² chosen on a few beats is chosen again as they grow.
-1.0 selects at every refit of the filling span. 2.0 (at 32, 92 and 212 s) saved a tenth of the
-CPU of an 8-minute record and was chosen in none of 39 leave-one-subject-out folds (median MSC
-ratio 0.914 against 0.915; ``docs/studies/stream_projection.md``)."""
+1.0 selects at every refit of the filling span (chosen by leave-one-subject-out against 2.0:
+``docs/studies/stream_projection.md``)."""
 RATES_STRETCH_S = 64.0
 """ECG (s) before the stream's end projected to judge the rate windows that end at an update:
 the 32 s window with as much again before it for the band-pass and the running median of the
