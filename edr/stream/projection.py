@@ -27,8 +27,7 @@ from edr.signal import SEGMENT_S
 from edr.stitch import MIN_ALIGN_POINTS, local_sign, near_used_beats
 
 __all__ = ["ANCHOR_KEEP", "KNOT_MARGIN_S", "MIN_MODEL_AGREEMENT", "PHASE_LAG_S", "SPLINE_MARGIN_S",
-           "FusionModel",
-           "Projector", "first_index", "local_mean_removed", "supports"]
+           "FusionModel", "Projector", "first_index", "local_mean_removed", "supports"]
 
 ANCHOR_KEEP = 0.5
 """A refresh keeps the previous model's anchor while it weighs at least this share of the
