@@ -6,13 +6,15 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "measure_stream_loso.py"
 
 
-def _module():
-    if str(SCRIPT.parent) not in sys.path:  # the script imports its folder's _shared
-        sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("measure_stream_loso", SCRIPT)
+def _module(script: Path = SCRIPT):
+    if str(script.parent) not in sys.path:  # the scripts import their folder's _shared
+        sys.path.insert(0, str(script.parent))
+    spec = importlib.util.spec_from_file_location(script.stem, script)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -34,3 +36,28 @@ def test_a_record_is_scored_under_the_variant_the_other_records_chose(tmp_path):
     text = "| record | leads | MSC off | MSC stream |\n|---|\n| bidmc01 | 3 | 0.800 | 0.700 |\n"
     (tmp_path / "v.md").write_text(text)
     assert mod.read_variant(tmp_path / "v.md") == {"bidmc01": (0.8, 0.7)}
+
+
+def test_bad_variants_are_refused_with_a_message(tmp_path, capsys):
+    mod = _module()
+    (tmp_path / "empty.md").write_text("# no table\n")
+    with pytest.raises(SystemExit, match="no per-record rows"):
+        mod.read_variant(tmp_path / "empty.md")
+    with pytest.raises(SystemExit):
+        mod.main(["only-a-name"])
+    assert "expected NAME=OUTPUT.md, got 'only-a-name'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("edr.beats.MIN_BEATS=3", "expected edr.stream.MODULE.NAME=NUMBER"),
+    ("edr.stream.beats.POLARITY_S=", "expected edr.stream.MODULE.NAME=NUMBER"),
+    ("edr.stream.beats.BeatTracker=1", "is not a numeric constant"),
+    ("edr.stream.beats.POLARITY_S=long", "'long' is not a number"),
+])
+def test_measure_stream_accuracy_refuses_a_bad_setting(text, message):
+    import argparse
+
+    acc = _module(SCRIPT.parent / "measure_stream_accuracy.py")
+    with pytest.raises(argparse.ArgumentTypeError, match=message):
+        acc._setting(text)
+    assert acc._setting("edr.stream.beats.POLARITY_S=40") == ("edr.stream.beats.POLARITY_S", 40.0)

@@ -392,6 +392,31 @@ def test_projection_reproduces_the_fusion_of_its_own_span():
     assert np.corrcoef(got, want)[0, 1] > 0.9999
 
 
+def test_a_lead_with_too_few_valid_beats_gives_no_projected_series():
+    from dataclasses import replace
+
+    from edr.beats import detect
+    from edr.methods import Segment
+    from edr.options import EDROptions
+    from edr.stream.projection import FusionModel
+    from edr.windows import Window, analyse_window
+
+    sim = simulate_recording(120.0, FS, leads=LEADS, random_state=5)
+    leads = {n: sim.leads[n] for n in LEADS}
+    grid = np.arange(int(120.0 * 4)) / 4.0
+    wa = analyse_window(Window(0.0, 120.0), leads, FS, grid,
+                        EDROptions(method="kpca_fusion", sigma2=2.0, lead="fuse"))
+    model = FusionModel.of(wa, 4.0)
+    segments = {n: Segment(x, FS, 0.0, detect(x, FS), grid, 4.0, n) for n, x in leads.items()}
+    few = segments["V2"].beats
+    valid = np.zeros(few.peaks.size, dtype=bool)
+    valid[:10] = True  # fewer than MIN_BEATS valid beats: the lead's heart rate cannot be read
+    segments["V2"] = replace(segments["V2"], beats=replace(few, valid=valid), features={})
+    panel = model.panel(segments)
+    assert panel and all(not name.startswith("V2/") for name in panel)
+    assert any(name.startswith("II/") for name in panel)
+
+
 def test_the_projected_stream_needs_a_second_of_delay():
     with pytest.raises(ValueError, match="delay_s must be at least 1 s for the kpca_fusion"):
         StreamingEDR(FS, leads=LEADS, delay_s=0.5)
