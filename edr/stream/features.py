@@ -55,20 +55,17 @@ class FeatureCache:
         j = np.clip(np.searchsorted(self._pos, pos), 0, max(self._pos.size - 1, 0))
         known = (self._pos[j] == pos) if self._pos.size else np.zeros(pos.size, dtype=bool)
         new = ~known
-        fresh = {}
-        if new.any():
-            part = Segment(ecg, fs, start / fs, _subset(beats, new), grid, fs_out, lead)
-            fresh = {"none": part.matrix("none"), "r_amplitude": part.r_amplitudes(),
-                     "qrs_area": part.qrs_areas()}
-        for name in FEATURES:
-            if not self._pos.size:
-                seg.features[name] = fresh[name]
-                continue
-            out = np.empty((pos.size,) + self._values[name].shape[1:])
-            out[known] = self._values[name][j[known]]
-            if new.any():
-                out[new] = fresh[name]
-            seg.features[name] = out
+        if not known.any():
+            _computed(seg)  # every beat new: the segment reads its own features
+        else:
+            fresh = (_computed(Segment(ecg, fs, start / fs, _subset(beats, new), grid, fs_out,
+                                       lead)) if new.any() else {})
+            for name in FEATURES:
+                out = np.empty((pos.size,) + self._values[name].shape[1:])
+                out[known] = self._values[name][j[known]]
+                if new.any():
+                    out[new] = fresh[name]
+                seg.features[name] = out
         self._keep(pos, seg.features, forget_before, new & (pos < settled_before))
         return seg
 
@@ -82,6 +79,14 @@ class FeatureCache:
             kept = self._values[name][old] if self._pos.size else values[name][:0]
             self._values[name] = np.concatenate([kept, values[name][add]])[order]
         self._pos = merged[order]
+
+
+def _computed(seg: Segment) -> dict:
+    """:data:`FEATURES` of ``seg``'s beats, read from its ECG (and left in ``seg.features``)."""
+    seg.matrix("none")
+    seg.r_amplitudes()
+    seg.qrs_areas()
+    return {name: seg.features[name] for name in FEATURES}
 
 
 def _subset(beats, rows: np.ndarray):
