@@ -8,7 +8,10 @@ value.
 
 from __future__ import annotations
 
-__all__ = ["EDRError", "RecordError", "ChannelError", "SignalError", "DataUnavailableError"]
+__all__ = [
+    "EDRError", "RecordError", "ChannelError", "SignalError", "DataUnavailableError",
+    "VerificationError",
+]
 
 
 class EDRError(Exception):
@@ -29,3 +32,8 @@ class SignalError(EDRError, ValueError):
 
 class DataUnavailableError(EDRError, RuntimeError):
     """A database is neither local nor downloadable (offline); says what to fetch and where."""
+
+
+class VerificationError(DataUnavailableError):
+    """A file of a database does not match its published SHA-256 or size (or no published
+    digest covers it); the message names the file, the expected and the received digest."""

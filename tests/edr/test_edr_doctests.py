@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["edr.pipeline"]
+MODULES = ["edr.pipeline", "edr.io.integrity", "edr.io.download", "edr.io.datasets"]
 
 
 @pytest.mark.parametrize("name", MODULES)

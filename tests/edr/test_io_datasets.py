@@ -1,4 +1,7 @@
-"""edr.io.datasets: manifest content, local look-up, download (network mocked) and checksums."""
+"""edr.io.datasets: manifest content, local look-up, download (network mocked) and checksums.
+
+The downloads against a real HTTP server on the loopback: tests/edr/test_download.py.
+"""
 
 from __future__ import annotations
 
@@ -10,16 +13,17 @@ from pathlib import Path
 import pytest
 
 import edr
-from edr.errors import DataUnavailableError
-from edr.io import datasets, read_record
+from edr.errors import DataUnavailableError, VerificationError
+from edr.io import download, read_record
 from edr.io.datasets import (
     database_entry,
     load_manifest,
     locate_database,
-    parse_sha256_lines,
     record_paths,
     verify_database,
 )
+from edr.io.integrity import RECORD_NAME, parse_sha256_lines
+from edr.io.integrity import read_record as read_verified  # not edr.io.read_record
 
 CONTENT = {"r1.hea": b"r1 1 250 10\n", "r1.dat": b"\x00\x01" * 10, "r1.ann": b"note"}
 
@@ -49,7 +53,7 @@ def isolated(tmp_path, monkeypatch):
     def no_network(url, out, *, timeout=60.0):
         raise urllib.error.URLError(f"offline (test): {url}")
 
-    monkeypatch.setattr(datasets, "fetch_url", no_network)
+    monkeypatch.setattr(download, "fetch_url", no_network)
     return tmp_path
 
 
@@ -61,7 +65,7 @@ def _serve(monkeypatch, files: dict[str, bytes], calls: list[str]):
             raise urllib.error.HTTPError(url, 404, "Not Found", None, None)
         out.write(files[name])
 
-    monkeypatch.setattr(datasets, "fetch_url", fake_fetch)
+    monkeypatch.setattr(download, "fetch_url", fake_fetch)
 
 
 # ---------------------------------------------------------------- manifest
@@ -117,6 +121,9 @@ def test_parse_sha256_lines_formats():
     h = "a" * 64
     text = f"{h}  x.hea\n{h} *y.dat\n{h}  z.dat  (12 bytes)\nnot a line\n"
     assert parse_sha256_lines(text) == {"x.hea": (h, None), "y.dat": (h, None), "z.dat": (h, 12)}
+    upper = "AB" * 32
+    assert parse_sha256_lines(f"{upper}  ./sub dir/w.dat\n{h}x.dat\n") == {
+        "sub dir/w.dat": (upper.lower(), None)}  # no separator after the digest: not a line
 
 
 def test_unknown_database_lists_valid_names():
@@ -155,14 +162,18 @@ def test_offline_says_what_to_fetch_and_where(isolated):
     with pytest.raises(DataUnavailableError, match=(
             r"download failed \(.*offline \(test\): https://physionet.org/files/toy/1.0.0/r1.*\).*"
             r"Fetch its files from https://physionet.org/files/toy/1.0.0/ .*put them in "
-            r"\$EDR_DATA_DIR/toy/ or .*cache/toy-1.0.0/")):
+            r"\$EDR_DATA_DIR/toy/ \(used as they are\) or .*cache/toy-1.0.0/ \(verified against "
+            r"the manifest\)$")):
         locate_database("toy", manifest=_toy_manifest())
     assert list((isolated / "cache" / "toy-1.0.0").iterdir()) == []  # no partial download left
 
 
 def test_offline_with_the_real_manifest(isolated):
-    with pytest.raises(DataUnavailableError, match=r"https://physionet.org/files/fantasia/1.0.0/"):
+    with pytest.raises(DataUnavailableError, match=(
+            r"offline \(test\): https://physionet.org/files/fantasia/1.0.0/SHA256SUMS.txt>\).*"
+            r"\(verified against a SHA256SUMS.txt put beside them\)$")):
         locate_database("fantasia")
+    assert not (isolated / "cache" / "fantasia-1.0.0").exists()
 
 
 def test_download_disabled_or_local_only(isolated, monkeypatch):
@@ -183,26 +194,34 @@ def test_download_verifies_and_caches(isolated, monkeypatch):
     _serve(monkeypatch, CONTENT, calls := [])
     folder = locate_database("toy", manifest=_toy_manifest())
     assert folder == isolated / "cache" / "toy-1.0.0"
-    assert {p.name: p.read_bytes() for p in folder.iterdir()} == CONTENT
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.name != RECORD_NAME} == CONTENT
     assert len(calls) == 3
+    assert sorted(read_verified(folder)) == sorted(CONTENT)
     assert locate_database("toy", manifest=_toy_manifest()) == folder and len(calls) == 3  # cached
     (folder / "r1.dat").write_bytes(b"tampered")
     assert verify_database(folder, "toy", manifest=_toy_manifest()) == {
-        "r1.dat": f"sha256 {_sha(b'tampered')} != {_sha(CONTENT['r1.dat'])}"}
+        "r1.dat": f"expected sha256 {_sha(CONTENT['r1.dat'])} (data_manifest.yaml), got sha256 "
+                  f"{_sha(b'tampered')}, 8 bytes"}
 
 
 def test_checksum_mismatch_discards_the_download(isolated, monkeypatch):
-    _serve(monkeypatch, {**CONTENT, "r1.dat": b"corrupted"}, [])
-    with pytest.raises(DataUnavailableError, match=(
-            r"checksum mismatch for https://physionet.org/files/toy/1.0.0/r1.dat: "
-            rf"sha256 {_sha(b'corrupted')}, manifest says {_sha(CONTENT['r1.dat'])}")):
+    _serve(monkeypatch, {**CONTENT, "r1.dat": b"corrupted"}, calls := [])
+    with pytest.raises(VerificationError, match=(
+            rf"r1.dat failed verification 2 times: expected sha256 {_sha(CONTENT['r1.dat'])} "
+            rf"\(data_manifest.yaml\), got sha256 {_sha(b'corrupted')}, 9 bytes; fetched from "
+            r"https://physionet.org/files/toy/1.0.0/r1.dat")):
         locate_database("toy", manifest=_toy_manifest())
-    assert sorted(p.name for p in (isolated / "cache" / "toy-1.0.0").iterdir()) == ["r1.ann"]
+    assert sorted(p.name for p in (isolated / "cache" / "toy-1.0.0").iterdir()) == [
+        RECORD_NAME, "r1.ann"]
+    assert [c.rsplit("/", 1)[1] for c in calls] == ["r1.ann", "r1.dat", "r1.dat"]
 
 
-def test_download_without_checksums_fetches_optional_files_when_present(isolated, monkeypatch):
-    _serve(monkeypatch, CONTENT, calls := [])
+def test_download_without_checksums_fetches_the_listed_optional_files(isolated, monkeypatch):
+    sums = "".join(f"{_sha(d)}  {n}\n" for n, d in CONTENT.items()).encode()
+    _serve(monkeypatch, {**CONTENT, "SHA256SUMS.txt": sums}, calls := [])
     folder = locate_database("toy", manifest=_toy_manifest(checksums=False))
-    assert sorted(p.name for p in folder.iterdir()) == ["r1.ann", "r1.dat", "r1.hea"]
-    assert calls[-1].endswith("/r1.xyz")  # 404 on the server: skipped
+    assert sorted(p.name for p in folder.iterdir()) == [RECORD_NAME, "r1.ann", "r1.dat", "r1.hea"]
+    assert [c.rsplit("/", 1)[1] for c in calls] == ["SHA256SUMS.txt", "r1.hea", "r1.dat",
+                                                   "r1.ann"]  # r1.xyz is not listed: not asked
     assert record_paths("toy", manifest=_toy_manifest(checksums=False)) == [folder / "r1"]
+    assert len(calls) == 4
