@@ -11,7 +11,8 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
 3. methods: ``edr.methods`` (segment and kernel options → grid, kernel methods, classic series,
    NeuroKit2 peers → the fused methods → the registry in the package), ``edr.leads``
 4. pipeline: ``edr.options``, ``edr.windows``, ``edr.stitch``, ``edr.rates`` (rate windows, rate
-   quality, judged rates), ``edr.pipeline``
+   quality, judged rates), ``edr.pipeline``; the scores against a reference that the consumers
+   share: ``edr.scoring``
 5. consumers: ``edr.evaluate.*``, ``edr.record_figure``, ``edr.plots``, ``edr.plots_html``,
    ``edr.extract``, ``edr.cli``, ``edr.stream``, ``edr.__main__``
 
@@ -76,6 +77,7 @@ LAYERS = {
     "edr.stitch": 4.2,
     "edr.rates": 4.25,
     "edr.pipeline": 4.3,
+    "edr.scoring": 4.4,
     "edr.evaluate": 5,
     "edr.plots": 5,
     "edr.plots_html": 5,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from edr import zero_phase
 from edr.beats import Beats
 from edr.errors import SignalError
 from edr.modulation import (
@@ -22,7 +23,7 @@ from edr.modulation import (
     robust_beat_matrix,
 )
 from edr.modulation import qrs_area as _qrs_area
-from edr.signal import BAND_HZ, GRID_FS, MIN_BEATS
+from edr.signal import BAND_HZ, GRID_FS, MIN_BEATS, butter_sos
 
 __all__ = ["BASELINES", "CLIPPED_BEATS_FRACTION", "CLIPPED_COLUMN_FRACTION", "DRIFT_CUTOFF_HZ",
            "MATRIX_BASELINE", "MethodOutput", "Segment", "unclipped_columns"]
@@ -209,16 +210,14 @@ class MethodOutput:
 
 def _drift(times, level, valid, fs_grid: float = GRID_FS) -> np.ndarray:
     """Slow part (< :data:`DRIFT_CUTOFF_HZ`) of the per-beat baseline ``level``, at every beat."""
-    from scipy import signal
-
     t, v = times[valid], level[valid]
     if t.size < 2:
         return np.full(times.size, float(np.mean(level)))
     grid = np.arange(t[0], t[-1] + 1e-9, 1.0 / fs_grid)
     y = np.interp(grid, t, v)
-    sos = signal.butter(2, DRIFT_CUTOFF_HZ, btype="low", fs=fs_grid, output="sos")
+    sos = butter_sos(2, DRIFT_CUTOFF_HZ, "lowpass", fs_grid)
     if grid.size > 3 * (2 * sos.shape[0] + 1) * 4:
-        y = signal.sosfiltfilt(sos, y)
+        y = zero_phase.sosfiltfilt(sos, y)
     else:
         y = np.full(grid.size, y.mean())
     return np.interp(times, grid, y)

@@ -7,7 +7,6 @@ import pytest
 
 from edr.beats import detect
 from edr.errors import SignalError
-from edr.evaluate.metrics import correlation, reference_on_grid
 from edr.methods import (
     METHODS,
     NEUROKIT_VARIANTS,
@@ -17,6 +16,7 @@ from edr.methods import (
     rsa_edr,
     series_on_grid,
 )
+from edr.scoring import correlation, reference_on_grid
 from edr.signal import bandpass, spectral_concentration
 from edr.simulate import simulate_recording
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from edr.errors import ChannelError, SignalError
-from edr.evaluate.metrics import score
 from edr.pipeline import EDRResult, extract_edr, plan_windows
+from edr.scoring import score
 from edr.simulate import simulate_recording
 
 SIGMA2 = 0.5  # fixed width for the synthetic tests (criteria are tested in kpca.selection)
