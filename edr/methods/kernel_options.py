@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from edr.methods.segment import MATRIX_BASELINE
+from kpca.kernels import check_sigma2 as check_kernel_width
 
 __all__ = ["DEFAULT_N_SUPPORT", "DEFAULT_SIGMA2", "FS2_TRAIN_ON", "FS2_TRAIN_ONS", "KernelOptions",
            "ORIENTATIONS", "SOLVERS", "check_flag", "check_sigma2", "check_solver",
@@ -39,22 +40,23 @@ DEFAULT_SIGMA2 = "mdd-fast"
 def check_sigma2(sigma2):
     """``sigma2`` as a positive float, or a criterion name as given.
 
-    A name must be known to :func:`kpca.selection.resolve_criterion` (the
-    estimators resolve it again when they fit; ``ValueError`` listing the valid keys).
+    A number is checked by :func:`kpca.kernels.check_sigma2`, the one check of a kernel width's
+    value; a name must be known to :func:`kpca.selection.resolve_criterion` (the estimators
+    resolve it again when they fit).
+
+    Raises
+    ------
+    ValueError
+        A value that is neither a finite number ``> 0`` nor a string (the message of
+        :func:`kpca.kernels.check_sigma2`), or an unknown criterion name (the message lists the
+        valid keys).
     """
     if isinstance(sigma2, str):
         from kpca.selection import resolve_criterion
 
         resolve_criterion(sigma2)
         return sigma2
-    try:
-        s2 = float(sigma2)
-    except (TypeError, ValueError):
-        raise ValueError("sigma2 must be a positive number or a criterion name, got "
-                         f"{sigma2!r}") from None
-    if not np.isfinite(s2) or s2 <= 0:
-        raise ValueError(f"sigma2 must be a positive number or a criterion name, got {sigma2!r}")
-    return s2
+    return check_kernel_width(sigma2)
 
 
 def check_flag(value, name: str) -> None:
