@@ -88,9 +88,10 @@ def _sin_theta(A, B):
 def edr_one_model(hours, supports=(200, 500)):
     """Print one-model FS2 vs windowed dense kPCA on a simulated ``hours``-hour record."""
     from edr.beats import detect
-    from edr.evaluate.metrics import bandpass, correlation, msc, reference_on_grid, to_uniform_grid
     from edr.modulation import qrs_matrix
     from edr.pipeline import extract_edr
+    from edr.scoring import correlation, msc, reference_on_grid
+    from edr.signal import bandpass, to_uniform_grid
     from edr.simulate import simulate_recording
     from kpca.selection import rule_of_thumb_sigma2
 

@@ -523,7 +523,7 @@ def _compute_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *,
         raise _naming_file(exc, rec.path) from exc
     scores = scores_error = None
     if rec.resp is not None:
-        from edr.evaluate.metrics import score
+        from edr.scoring import score
 
         try:
             scores = score(result, rec)

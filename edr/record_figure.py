@@ -32,7 +32,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from edr.beats import detect
 from edr.errors import EDRError
+from edr.rates import QUALITY_THRESHOLD
+from edr.scoring import band_passed_reference, score, window_rates
+from edr.signal import remove_mains
 
 __all__ = ["BEAT_FATES", "COLOURS", "MAX_POINTS", "MINUTE_S", "RecordFigure", "Series",
            "Sigma2Panel", "beat_fates", "envelope", "record_figure", "representative_minute"]
@@ -166,8 +170,6 @@ def representative_minute(result, duration_s: float, minute_s: float = MINUTE_S)
 
 def _window_lead(recording, name):
     """The lead ``name`` as the pipeline analyses it (mains line removed)."""
-    from edr.signal import remove_mains
-
     x = (recording.leads or {}).get(name)
     x = recording.ecg if x is None else x
     return remove_mains(np.asarray(x, dtype=float), recording.fs)
@@ -183,8 +185,6 @@ def beat_fates(recording, result, t0: float, t1: float) -> dict:
     the stitched result. Returns ``{"used": ..., "ectopic": ..., "artefact":
     ..., "lead": name or None}`` (None when no analysed window overlaps).
     """
-    from edr.beats import detect
-
     out = {k: [] for k in BEAT_FATES}
     windows = [w for w in result.windows if w.start_s < t1 and w.end_s > t0
                and not str(w.quality.get("status", "ok")).startswith("skipped")]
@@ -238,8 +238,6 @@ def _merged(spans):
 
 def _spans(result) -> dict:
     """Withheld, masked and skipped stretches: kind -> (legend text, merged stretches)."""
-    from edr.rates import QUALITY_THRESHOLD
-
     t_rate = np.asarray(result.rate_time, dtype=float)
     rate = np.asarray(result.rate_bpm, dtype=float)
     in_masked = np.zeros(t_rate.size, bool)
@@ -259,8 +257,6 @@ def _spans(result) -> dict:
 
 def _overview(recording, result, ref):
     """Title, EDR rate and reference rate (or None) over the whole record."""
-    from edr.evaluate.metrics import window_rates
-
     t_rate = np.asarray(result.rate_time, dtype=float)
     rate = np.asarray(result.rate_bpm, dtype=float)
     title = (f"Respiratory rate over the whole record: given for {int(np.isfinite(rate).sum())} "
@@ -308,16 +304,6 @@ def _zscore(x):
     return (x - np.nanmean(x)) / (s if s > 0 else 1.0)
 
 
-def _reference_on_result_grid(recording, result):
-    """The reference respiration on the EDR's grid, band-passed by the protocol (or None)."""
-    from edr.evaluate.metrics import reference_on_grid
-    from edr.signal import bandpass
-
-    if recording.resp is None or recording.resp_fs is None:
-        return None
-    return bandpass(reference_on_grid(recording.resp, recording.resp_fs, result.time), fs=result.fs)
-
-
 def _edr(recording, result, ref, minute):
     """Title, EDR, reference (or None) and the EDR's value at each used beat, over the minute."""
     t = np.asarray(result.time, dtype=float)
@@ -347,8 +333,6 @@ def _edr(recording, result, ref, minute):
 
 
 def _score_lines(recording, result, ref) -> list[str]:
-    from edr.evaluate.metrics import score
-
     lines = [f"EDR method {result.method},", _lead_text(recording, result),
              f"beats: {result.n_beats} used, {result.n_beats_dropped} dropped; status: "
              f"{result.status[:70]}"]
@@ -422,15 +406,14 @@ def record_figure(recording, result, *, reference=True, minute_s=MINUTE_S,
     -------
     RecordFigure
     """
-    from edr.rates import QUALITY_THRESHOLD
-
     duration = recording.duration_s
     if minute_start_s is None:
         minute = representative_minute(result, duration, minute_s)
     else:
         a = float(np.clip(minute_start_s, 0.0, max(duration - minute_s, 0.0)))
         minute = (a, min(a + minute_s, duration))
-    ref = _reference_on_result_grid(recording, result) if reference else None
+    has_reference = recording.resp is not None and recording.resp_fs is not None
+    ref = band_passed_reference(result, recording) if reference and has_reference else None
     overview_title, rate, ref_rate = _overview(recording, result, ref)
     ecg_title, ecg, beats = _ecg(recording, result, minute)
     edr_title, edr, ref_series, values = _edr(recording, result, ref, minute)

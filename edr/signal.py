@@ -1,7 +1,8 @@
 """Signal steps and protocol constants shared by the methods, the pipeline and the evaluation.
 
 The one home of the uniform output grid (:data:`GRID_FS`), the respiratory
-band (:data:`BAND_HZ`) and its band-pass, the cubic-spline resampling of
+band (:data:`BAND_HZ`) and its band-pass, the filters' designs (:func:`butter_sos`; the stream's
+FIR high-pass :func:`local_mean_removed`), the cubic-spline resampling of
 beat-sampled series, the constants of the rate windows (their rates: :mod:`edr.rates`) and
 the spectral concentration,
 and the limits every layer above shares (:data:`FS_RANGE`, :data:`MIN_BEATS`).
@@ -45,6 +46,7 @@ __all__ = [
     "notch_mains",
     "remove_mains",
     "bandpass",
+    "local_mean_removed",
     "positive_rate",
     "spectral_concentration",
     "to_uniform_grid",
@@ -216,6 +218,16 @@ def bandpass(x, *, fs: float = GRID_FS, low: float = BAND_HZ[0], high: float = B
     sos = butter_sos(FILTER_ORDER, (low, high), "bandpass", fs)
     padlen = min(3 * (2 * len(sos) + 1), x.size - 1)
     return zero_phase.sosfiltfilt(sos, x - np.mean(x), padlen=padlen)
+
+
+def local_mean_removed(x: np.ndarray, half_n: int) -> np.ndarray:
+    """``x`` minus its Hann-weighted mean over the ``half_n`` points either side (a zero-phase FIR
+    high-pass with no gain at 0 Hz; about 0.8 at ``fs / (2.6 half_n)``), on the points with
+    ``half_n`` neighbours on both sides: the output is ``2 half_n`` points shorter."""
+    if x.size <= 2 * half_n:
+        return x[:0]
+    w = np.hanning(2 * half_n + 3)[1:-1]
+    return x[half_n:x.size - half_n] - np.convolve(x, w / w.sum(), mode="valid")
 
 
 @functools.lru_cache(maxsize=16)

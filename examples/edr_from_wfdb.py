@@ -36,9 +36,9 @@ def main(argv=None):
     parser.add_argument("--sigma2", default="mdd")
     args = parser.parse_args(argv)
 
-    from edr.evaluate.metrics import score
     from edr.io import read_record
     from edr.pipeline import extract_edr
+    from edr.scoring import score
 
     with tempfile.TemporaryDirectory() as tmp:
         path = args.record or write_simulated_record(tmp, args.duration)

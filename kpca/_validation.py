@@ -19,6 +19,7 @@ __all__ = [
     "check_positive",
     "check_random_state",
     "check_selection_options",
+    "check_sigma2",
 ]
 
 
@@ -203,6 +204,45 @@ def check_positive(value, name):
     if not np.isfinite(v) or v <= 0.0:
         raise ValueError(f"{name} must be a finite positive number; got {name}={value!r}")
     return v
+
+
+def check_sigma2(sigma2, name="sigma2"):
+    """Validate a kernel width σ²: the one check of its value in ``kpca``.
+
+    Parameters
+    ----------
+    sigma2 : float
+        The width of the RBF kernel ``exp(-||x - y||^2 / (2 sigma2))`` (:mod:`kpca.kernels`).
+    name : str, default "sigma2"
+        The parameter's name in the message (e.g. ``"support_sigma2"``).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        ``"sigma2 must be a finite positive number; got sigma2=..."`` for anything but a
+        finite real number ``> 0`` (a bool, a string or an array included).
+
+    See Also
+    --------
+    check_positive : the same check for any positive parameter.
+
+    References
+    ----------
+    .. [1] C. Varon, A. Caicedo, D. Testelmans, B. Buyse and S. Van Huffel, "A novel algorithm
+       for the automatic detection of sleep apnea from single-lead ECG," IEEE Trans. Biomed.
+       Eng. 62(9), 2015: the kernel width of Eq. (12).
+
+    Examples
+    --------
+    >>> from kpca.kernels import check_sigma2
+    >>> check_sigma2(2)
+    2.0
+    """
+    return check_positive(sigma2, name)
 
 
 def check_random_state(random_state):

@@ -26,6 +26,8 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
+from kpca._validation import check_sigma2
+
 __all__ = [
     "squared_distances",
     "rbf_from_squared_distances",
@@ -35,6 +37,7 @@ __all__ = [
     "center_test_kernel",
     "sigma2_to_gamma",
     "gamma_to_sigma2",
+    "check_sigma2",
 ]
 
 
@@ -252,13 +255,6 @@ def _exp_scaled_inplace(D2, scale):  # pragma: no cover - compiled
             D2[i, j] = np.exp(-D2[i, j] * scale)
 
 
-def _check_sigma2(sigma2):
-    s = float(sigma2)
-    if not np.isfinite(s) or s <= 0.0:
-        raise ValueError(f"sigma2 must be a finite positive number; got sigma2={sigma2!r}")
-    return s
-
-
 @_serial_when_small(_matrix_entries)
 def rbf_from_squared_distances(D2: ArrayLike, sigma2: float, *,
                                copy: bool = True) -> np.ndarray:
@@ -273,7 +269,7 @@ def rbf_from_squared_distances(D2: ArrayLike, sigma2: float, *,
     copy : bool
         If False and ``D2`` is a C-contiguous float64 array, overwrite it.
     """
-    s = _check_sigma2(sigma2)
+    s = check_sigma2(sigma2)
     D2 = np.asarray(D2, dtype=np.float64)
     K = np.array(D2, order="C", copy=True) if copy or not D2.flags.c_contiguous else D2
     _exp_scaled_inplace(K, 1.0 / (2.0 * s))
@@ -412,7 +408,7 @@ def rbf_kernel(X: ArrayLike, Y: ArrayLike | None = None, *, sigma2: float) -> np
     >>> bool(np.allclose(K, [[1.0, np.exp(-1.0)], [np.exp(-1.0), 1.0]]))
     True
     """
-    scale = 1.0 / (2.0 * _check_sigma2(sigma2))
+    scale = 1.0 / (2.0 * check_sigma2(sigma2))
     X = _as_2d_float(X, "X")
     same = Y is None
     Y = X if same else _as_2d_float(Y, "Y")
@@ -469,7 +465,7 @@ def rbf_project(X: ArrayLike, Y: ArrayLike, C: ArrayLike, *, sigma2: float) -> n
     kernel is built by :func:`rbf_kernel` in blocks of rows (about 2^20
     entries each) and multiplied by BLAS.
     """
-    scale = 1.0 / (2.0 * _check_sigma2(sigma2))
+    scale = 1.0 / (2.0 * check_sigma2(sigma2))
     X = _as_2d_float(X, "X")
     Y = _as_2d_float(Y, "Y")
     C = _as_2d_float(C, "C")

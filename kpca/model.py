@@ -12,9 +12,9 @@ from kpca._lanczos import lanczos_centered_top
 from kpca._validation import (
     check_array,
     check_n_components,
-    check_positive,
     check_random_state,
     check_selection_options,
+    check_sigma2,
 )
 from kpca.base import KPCATransformer, ReconstructionScoreMixin
 from kpca.kernels import center_kernel, center_test_kernel, rbf_kernel, rbf_project
@@ -232,7 +232,7 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
         if isinstance(self.sigma2, str):
             criterion, grid = self.sigma2, None
         else:
-            sigma2 = check_positive(self.sigma2, "sigma2")
+            sigma2 = check_sigma2(self.sigma2)
             if not auto:
                 return sigma2, n_c, None
             criterion, grid = "mdd", np.array([sigma2])
@@ -248,7 +248,7 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
         if grid is not None:
             kwargs["grid"] = grid
         result = select(X, criterion, **kwargs)
-        sigma2 = check_positive(result.sigma2, "selection_.sigma2")
+        sigma2 = check_sigma2(result.sigma2, "selection_.sigma2")
         n_sel = n_c if n_c is not None else check_n_components(
             result.n_components, n_samples, "selection_.n_components"
         )

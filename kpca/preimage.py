@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from kpca._validation import check_array, check_positive
+from kpca._validation import check_array, check_sigma2
 
 __all__ = ["PreimageResult", "expansion_coefficients", "fixed_point_preimage"]
 
@@ -208,7 +208,7 @@ def _checked_preimage_inputs(gamma_tilde, X_fit, sigma2, tol, max_iter, max_rest
         )
     if not np.isfinite(gamma_tilde).all():
         raise ValueError("gamma_tilde must contain only finite values")
-    sigma2 = check_positive(sigma2, "sigma2")
+    sigma2 = check_sigma2(sigma2)
     tol = float(tol)
     if not np.isfinite(tol) or tol < 0:
         raise ValueError(f"tol must be a finite number >= 0; got tol={tol!r}")

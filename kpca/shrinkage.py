@@ -47,7 +47,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import DataConversionWarning
 
-from kpca._validation import check_positive
+from kpca._validation import check_positive, check_sigma2
 from kpca.base import KPCARegressor
 from kpca.kernels import rbf_kernel
 
@@ -255,7 +255,7 @@ class OrthogonalShrinkageRegression(_GaussianBasis):
             r = lam / (gamma + lam)
             sigma2 = float(np.sum((r * Qty) ** 2) / np.sum(r * r))
         else:
-            sigma2 = check_positive(self.sigma2, "sigma2")
+            sigma2 = check_sigma2(self.sigma2)
         c = universal_threshold(n)
         sig2_k = sigma2 * gamma / (gamma + lam)
         valid = gamma >= self.eig_tol

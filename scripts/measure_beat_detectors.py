@@ -37,11 +37,12 @@ from pathlib import Path
 
 import numpy as np
 
+from edr import scoring
 from edr.beats import detect
 from edr.errors import SignalError
-from edr.evaluate import metrics
 from edr.io import read_record
 from edr.modulation import qrs_matrix, r_amplitude
+from edr.signal import GRID_FS, bandpass, to_uniform_grid
 
 CANDIDATES = ["neurokit", "pantompkins1985", "hamilton2002", "elgendi2010", "engzeemod2012",
               "kalidas2017", "rodrigues2021"]
@@ -62,10 +63,10 @@ def simple_scores(values, beats, keep, rec):
     if keep.sum() < 20:
         return np.nan, np.nan
     t = beats.times[keep]
-    tg, xg = metrics.to_uniform_grid(t, values[keep], t_start=np.ceil(t[0]), t_end=np.floor(t[-1]))
-    edr = metrics.bandpass(xg)
-    res = type("R", (), {"time": tg, "waveform": edr, "fs": metrics.GRID_FS})
-    sc = metrics.score(res, rec)
+    tg, xg = to_uniform_grid(t, values[keep], t_start=np.ceil(t[0]), t_end=np.floor(t[-1]))
+    edr = bandpass(xg)
+    res = type("R", (), {"time": tg, "waveform": edr, "fs": GRID_FS})
+    sc = scoring.score(res, rec)
     return sc.msc, sc.corr
 
 

@@ -3,7 +3,7 @@
 Runs :func:`edr.pipeline.extract_edr` on the 30 BIDMC records (lead II unless
 ``--lead``) for each method (and each σ² criterion for the kernel methods),
 scores every result with the evaluation protocol (docs/design.md, section 5)
-(:func:`edr.evaluate.metrics.score`: MSC, |r|, respiratory-rate error against
+(:func:`edr.scoring.score`: MSC, |r|, respiratory-rate error against
 the ann1 breath annotations) and prints the median (25th, 75th percentile)
 over records. Per-record rows go to ``--csv``.
 
@@ -37,9 +37,9 @@ def _records(folder: Path) -> list[Path]:
 
 def _one(args):
     path, method, criterion, lead, window_s, options = args
-    from edr.evaluate.metrics import score
     from edr.io import read_record
     from edr.pipeline import extract_edr
+    from edr.scoring import score
 
     rec = read_record(path)
     t0 = time.perf_counter()

@@ -3,7 +3,7 @@
 For every scenario of :data:`edr.simulate.SCENARIOS` and a few seeds, simulate an ICU-like record
 (8 minutes at 125 Hz, leads II and V), extract the EDR of lead II with the configurations of
 :data:`METHODS` (MDD σ² for the kernel ones), and score it against the simulated respiration
-(:func:`edr.evaluate.metrics.score`: MSC, |r|, rate error). Prints a per-record table and a
+(:func:`edr.scoring.score`: MSC, |r|, rate error). Prints a per-record table and a
 per-scenario median table, and writes both to ``scripts/output/measure_failure_scenarios.md``.
 
     python scripts/measure_failure_scenarios.py --seeds 0 1 2 3 4
@@ -41,8 +41,8 @@ def _parse(argv):
 
 
 def measure(name, seed, duration_s, fs):
-    from edr.evaluate.metrics import score
     from edr.pipeline import extract_edr
+    from edr.scoring import score
     from edr.simulate import simulate_scenario
 
     rec = simulate_scenario(name, duration_s=duration_s, fs=fs, random_state=seed)
@@ -114,7 +114,7 @@ def main(argv=None):
 Command: `{cmd}` ({args.duration:g} s records at {args.fs:g} Hz, leads II and V, EDR on lead II;
 {time.time() - t0:.0f} s wall). Scenarios: `edr.simulate.SCENARIOS` (see docs/design.md#7-simulation).
 Every method through `edr.pipeline.extract_edr(rec, method=..., sigma2="mdd", lead="II")`, scored
-by `edr.evaluate.metrics.score` against the simulated respiration; rate error in breaths/min.
+by `edr.scoring.score` against the simulated respiration; rate error in breaths/min.
 `kpca_plain`: the paper's first kernel component on the plain QRS matrix (the former default,
 `robust=False`); `kpca`: the same on the robust matrix; `kpca_fusion`: the current default
 method. MDD σ² is `kpca_plain`'s.

@@ -5,7 +5,7 @@ on every window: mains line removed, robust beat matrix, the default width selec
 of ``kpca_fusion`` with the heart rate, every lead pooled on BIDMC), once for each QRS matrix
 baseline of :data:`ANALYSES`. Each candidate then re-fuses the windows' panels with
 ``edr.fusion.fuse`` and is stitched, judged and scored by the library (``edr.stitch.Stitcher``,
-``edr.rates.judged_rates``, ``edr.evaluate.metrics.score``). Three grids, chosen in turn:
+``edr.rates.judged_rates``, ``edr.scoring.score``). Three grids, chosen in turn:
 
 ``--grid weighting`` (signs aligned, no lag, untilted rate periodogram):
 
@@ -64,13 +64,13 @@ from itertools import product
 import numpy as np
 from _shared import write_markdown
 
-from edr.evaluate.metrics import reference_on_grid, score, window_rates
 from edr.fusion import ALIGN_LAG_S, CONSENSUS, FUSION_POWER, HEART_SERIES, LOCAL_S, fuse
 from edr.io import read_record
 from edr.methods import FUSION_BASELINE, FUSION_RSA, MethodOutput
 from edr.options import EDROptions
 from edr.pipeline import extract_edr
 from edr.rates import AGREEMENT_BPM, RateSpan, judged_rates
+from edr.scoring import reference_on_grid, score, window_rates
 from edr.signal import RATE_TILT, bandpass
 from edr.stitch import Stitcher
 from edr.windows import analyse_window, output_grid, record_leads, window_plan

@@ -13,7 +13,7 @@ of the record, σ² by MDD on the support vectors + validation set, Varon et al.
    its own; the EDR is scored against the simulator's respiration;
 2. the 30 BIDMC records (``$EDR_DATA_DIR/bidmc``, lead II, 8 min each, so the
    dense solver sees the whole record in one window), scored against the
-   reference by :func:`edr.evaluate.metrics.score` (rate error against the
+   reference by :func:`edr.scoring.score` (rate error against the
    ``ann1`` breath annotations).
 
 Scores follow the evaluation protocol of docs/design.md, section 5 (MSC, |r|, median
@@ -82,7 +82,7 @@ def _child(path: str, kwargs_json: str, out_npz: str) -> None:
 
 
 def _score(npz_path, rec):
-    from edr.evaluate.metrics import score
+    from edr.scoring import score
 
     d = np.load(npz_path)
     res = SimpleNamespace(time=d["time"], waveform=d["waveform"], fs=float(d["fs"]))
@@ -132,9 +132,9 @@ def measure_day(hours: float, lines: list[str]) -> None:
 def measure_bidmc(root: Path, csv_path: Path, lines: list[str]) -> None:
     from scipy.stats import wilcoxon
 
-    from edr.evaluate.metrics import score
     from edr.io import read_record
     from edr.pipeline import extract_edr
+    from edr.scoring import score
 
     records = sorted(p.with_suffix("") for p in root.glob("bidmc[0-9][0-9].hea"))
     rows = []

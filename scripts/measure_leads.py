@@ -3,7 +3,7 @@
 
 For every record in ``$EDR_DATA_DIR/bidmc`` and every ECG lead, a single-lead
 ``kpca`` EDR (:func:`edr.pipeline.extract_edr`, σ² by ``--criterion``) is
-scored against the reference (:func:`edr.evaluate.metrics.score`). The lead
+scored against the reference (:func:`edr.scoring.score`). The lead
 quality (:func:`edr.leads.assess_leads`) sees the ECG and the single-lead EDRs
 only. Then, per record:
 
@@ -54,10 +54,11 @@ def one_record(args):
     path, criterion = args
     from edr.beats import detect
     from edr.errors import SignalError
-    from edr.evaluate.metrics import bandpass, score, to_uniform_grid
     from edr.io import read_record
     from edr.leads import assess_leads, choose_lead, fuse_edrs, joint_beats, multilead_kpca
     from edr.pipeline import extract_edr
+    from edr.scoring import score
+    from edr.signal import bandpass, to_uniform_grid
 
     t0 = time.perf_counter()
     rec = read_record(path)
@@ -116,9 +117,10 @@ def refresh_fuse_a(args):
     path, criterion, row = args
     from edr.beats import detect
     from edr.errors import SignalError
-    from edr.evaluate.metrics import bandpass, score, to_uniform_grid
     from edr.io import read_record
     from edr.leads import LeadQuality, joint_beats, multilead_kpca
+    from edr.scoring import score
+    from edr.signal import bandpass, to_uniform_grid
 
     rec = read_record(path)
     sigma2 = float(criterion) if criterion.replace(".", "", 1).isdigit() else criterion

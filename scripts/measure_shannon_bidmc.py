@@ -9,7 +9,7 @@ the default ``edr.pipeline.extract_edr(..., method="kpca")``), sigma2 is chosen 
 * the rule of thumb (Eq. (20) of Varon et al. 2015) and MDD with n_c = 1 (q = 100),
 
 and the EDR is scored against the reference respiration with the evaluation protocol
-(docs/design.md, section 5) (``edr.evaluate.metrics.score``: MSC around f_ref, |r|).  Output: one
+(docs/design.md, section 5) (``edr.scoring.score``: MSC around f_ref, |r|).  Output: one
 CSV row per record and criterion, and a summary (median, 25th, 75th percentile of the MSC per
 criterion).
 
@@ -27,9 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-from edr.evaluate.metrics import score
 from edr.io import read_record
 from edr.pipeline import extract_edr
+from edr.scoring import score
 
 VARIANTS = {
     "shannon-hist256": ("shannon", {"estimator": "histogram", "bins": 256}),

@@ -1,7 +1,7 @@
 """Does orthogonal-shrinkage regression beat the cubic spline for EDR resampling?
 
 The EDR pipeline turns the per-beat EDR series into a uniform 4 Hz waveform
-with a cubic spline (:func:`edr.evaluate.metrics.to_uniform_grid`).
+with a cubic spline (:func:`edr.signal.to_uniform_grid`).
 This script replaces only that step by Gaussian-basis regression with
 Hagiwara's hard-thresholded orthogonal components
 (:class:`kpca.shrinkage.OrthogonalShrinkageRegression`, BHT and CHT) and scores
@@ -16,7 +16,7 @@ and beat values (valid beats); then
   noise variance from Eq. (21)) evaluated on the same grid;
 
 each waveform is band-passed (0.05-1 Hz) and scored by
-:func:`edr.evaluate.metrics.score` (|r|, MSC, rate error vs breath annotations).
+:func:`edr.scoring.score` (|r|, MSC, rate error vs breath annotations).
 When thresholding removes every component the waveform is identically zero:
 it then scores MSC = |r| = 0 (no respiratory information) and no rate, and is
 counted in the "empty" column.
@@ -39,9 +39,10 @@ from types import SimpleNamespace
 import numpy as np
 from scipy import stats
 
-from edr.evaluate.metrics import bandpass, score, to_uniform_grid
 from edr.io import read_record
 from edr.pipeline import extract_edr
+from edr.scoring import score
+from edr.signal import bandpass, to_uniform_grid
 from kpca.shrinkage import OrthogonalShrinkageRegression
 
 WIDTHS = (0.5, 1.0)

@@ -3,7 +3,7 @@
 Every record's ECG, all its leads, is pushed through :class:`edr.stream.StreamingEDR` (the
 defaults: ``kpca_fusion``, every lead fused) in 1 s blocks; the emitted 4 Hz EDR and the rates
 the stream reported for the 32 s rate windows are scored exactly like the offline default
-(``extract_edr(rec)``, the whole record) on the same record, by :func:`edr.evaluate.metrics.score`
+(``extract_edr(rec)``, the whole record) on the same record, by :func:`edr.scoring.score`
 (MSC against the band-passed reference; rate error against the breath annotations, over the
 rate windows where the extraction gave a rate). CPU seconds are process time of the stream
 alone. The offline scores and the stream's are cached (``--cache``), keyed by record (and the
@@ -36,7 +36,7 @@ DATABASES = ("bidmc", "marsh")
 
 
 class _Streamed:
-    """What :func:`edr.evaluate.metrics.score` reads of a result: the stream's output."""
+    """What :func:`edr.scoring.score` reads of a result: the stream's output."""
 
     def __init__(self, updates, n_grid, fs_out):
         from edr.rates import window_starts
@@ -68,8 +68,8 @@ def stream_record(rec, **options):
 
 
 def offline_scores(rec, cache: Path) -> dict:
-    from edr.evaluate.metrics import score
     from edr.pipeline import extract_edr
+    from edr.scoring import score
 
     path = cache / f"offline_{rec.name}.json"
     if path.is_file():
@@ -85,8 +85,8 @@ def offline_scores(rec, cache: Path) -> dict:
 
 
 def one(path, args, cache: Path) -> dict:
-    from edr.evaluate.metrics import score
     from edr.io import read_record
+    from edr.scoring import score
 
     settings = "".join(f"_{name}{value:g}" for name, value in sorted(args.set))
     key = cache / (f"stream_{path.stem}_span{args.span:g}_hop{args.hop:g}_delay{args.delay:g}"
@@ -184,7 +184,7 @@ def main(argv=None) -> int:
         f"`python scripts/measure_stream_accuracy.py {' '.join(argv or sys.argv[1:])}` — "
         f"span {args.span:g} s, hop {args.hop:g} s, delay {args.delay:g} s, σ² reselected "
         f"every {args.reselect:g} s; every lead, method kpca_fusion (the defaults of both); "
-        "stream fed in 1 s blocks; scored by `edr.evaluate.metrics.score` (rate error over the "
+        "stream fed in 1 s blocks; scored by `edr.scoring.score` (rate error over the "
         "rate windows with a rate). Median (25th, 75th) over records; speed = record duration / "
         "stream CPU time (one core).",
         "",

@@ -77,8 +77,8 @@ def _real_part(results_csv):
 
 
 def _simulated_part(seeds, duration_s):
-    from edr.evaluate.metrics import score
     from edr.pipeline import extract_edr
+    from edr.scoring import score
     from edr.simulate import simulate_recording
 
     methods = OURS + NK

@@ -3,12 +3,16 @@
 Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
 
 0. ``edr`` (package), ``edr.errors``, ``edr.quiet``
-1. inputs and beats: ``edr.io.*``, ``edr.beats``, ``edr.modulation``, ``edr.simulate``
+1. inputs and beats: ``edr.io.*``, ``edr.beats`` (mask, NeuroKit2 twins, alignment → flags,
+   peaks → chunks → polarity → detection → the package), ``edr.modulation``, ``edr.simulate``
+   (random processes, geometry → artefacts, parameters → recording → scenarios → the package)
 2. signal steps and protocol constants: ``edr.signal``; series fusion:
    ``edr.fusion``
-3. methods: ``edr.methods``, ``edr.leads``
+3. methods: ``edr.methods`` (segment and kernel options → grid, kernel methods, classic series,
+   NeuroKit2 peers → the fused methods → the registry in the package), ``edr.leads``
 4. pipeline: ``edr.options``, ``edr.windows``, ``edr.stitch``, ``edr.rates`` (rate windows, rate
-   quality, judged rates), ``edr.pipeline``
+   quality, judged rates), ``edr.pipeline``; the scores against a reference that the consumers
+   share: ``edr.scoring``
 5. consumers: ``edr.evaluate.*``, ``edr.record_figure``, ``edr.plots``, ``edr.plots_html``,
    ``edr.extract``, ``edr.cli``, ``edr.stream``, ``edr.__main__``
 
@@ -40,18 +44,40 @@ LAYERS = {
     "edr.medians": 0,
     "edr.upsampling": 0,
     "edr.io": 1,
-    "edr.beats": 1,
+    "edr.beats.mask": 1.0,
+    "edr.beats.twins": 1.0,
+    "edr.beats.alignment": 1.0,
+    "edr.beats.flags": 1.01,
+    "edr.beats.peaks": 1.01,
+    "edr.beats.chunks": 1.02,
+    "edr.beats.polarity": 1.03,
+    "edr.beats.detection": 1.04,
+    "edr.beats": 1.05,
     "edr.modulation": 1,
-    "edr.simulate": 1,
+    "edr.simulate.processes": 1.0,
+    "edr.simulate.geometry": 1.0,
+    "edr.simulate.artefacts": 1.01,
+    "edr.simulate.parameters": 1.01,
+    "edr.simulate.recording": 1.02,
+    "edr.simulate.scenarios": 1.03,
+    "edr.simulate": 1.04,
     "edr.signal": 2,
     "edr.fusion": 2,
-    "edr.methods": 3,
+    "edr.methods.segment": 3.0,
+    "edr.methods.kernel_options": 3.0,
+    "edr.methods.grid": 3.1,
+    "edr.methods.kernel_methods": 3.1,
+    "edr.methods.classic": 3.1,
+    "edr.methods.neurokit": 3.1,
+    "edr.methods.fused": 3.2,
+    "edr.methods": 3.3,
     "edr.leads": 3,
     "edr.options": 4.0,
     "edr.windows": 4.1,
     "edr.stitch": 4.2,
     "edr.rates": 4.25,
     "edr.pipeline": 4.3,
+    "edr.scoring": 4.4,
     "edr.evaluate": 5,
     "edr.plots": 5,
     "edr.plots_html": 5,

@@ -1,7 +1,7 @@
 """Evaluation of EDR methods against reference respiration.
 
-* :mod:`edr.evaluate.metrics` — correlation, MSC, respiratory-rate error (the protocol of
-  ``docs/design.md``, section 5).
+* the scores themselves — correlation, MSC, respiratory-rate error (the protocol of
+  ``docs/design.md``, section 5) — are :mod:`edr.scoring`'s, which the record figure shares.
 * :mod:`edr.evaluate.agreement` — window-level rate agreement: bias, 95 % limits of
   agreement, MAE, RMSE, share within 2 breaths/min, coverage.
 * :mod:`edr.evaluate.stats` — Friedman/Wilcoxon (paired) and Kruskal–Wallis/Dunn (as Varon

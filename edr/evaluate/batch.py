@@ -176,14 +176,14 @@ def _extract(recording, method, **kwargs):
 
 
 def _score(result, recording):
-    from edr.evaluate.metrics import score
+    from edr.scoring import score
 
     return score(result, recording)
 
 
 def _window_rates(result, recording) -> dict:
     """Per-window EDR and reference rates (lists) of :func:`edr.evaluate.metrics.window_rates`."""
-    from edr.evaluate.metrics import window_rates
+    from edr.scoring import window_rates
 
     centres, edr_bpm, ref_bpm = window_rates(result, recording)
     return {"t_s": centres.tolist(), "edr_bpm": edr_bpm.tolist(), "ref_bpm": ref_bpm.tolist()}

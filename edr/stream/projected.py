@@ -4,7 +4,7 @@ Every :data:`REFIT_S` the span is analysed as offline and its fusion kept
 (:class:`edr.stream.projection.FusionModel`). At each update the last :data:`PROJECTED_S` of every
 lead (notched ECG with its tracked beats) is projected onto the current model, the sum's local
 mean removed by the zero-phase high-pass
-:func:`edr.stream.projection.local_mean_removed` (half-length the emission delay less
+:func:`edr.signal.local_mean_removed` (half-length the emission delay less
 :data:`edr.stream.projection.SPLINE_MARGIN_S` and :data:`edr.stream.projection.PHASE_LAG_S`: a
 point is emitted once the ECG after it fills the filter), and the grid points up to the delay are
 emitted, scaled, signed and shifted as fixed at the model's refit: unit standard deviation over

@@ -8,8 +8,8 @@ the beats of a recent stretch of every lead are projected onto the stored kernel
 (:func:`edr.methods.fusion_beat_series`), splined onto the grid and summed with the stored
 weights, signs, lags and scales (:meth:`FusionModel.fused`): the same linear combination the
 refresh's fusion made of the span, with no window edge in it. The sum is not band-passed here; the
-stream's zero-phase high-pass (:func:`local_mean_removed`) is linear, so filtering the sum equals
-summing the filtered series. Design and measurements: ``docs/design.md#8-streaming``.
+stream's zero-phase high-pass (:func:`edr.signal.local_mean_removed`) is linear, so filtering the
+sum equals summing the filtered series. Design and measurements: ``docs/design.md#8-streaming``.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from edr.errors import SignalError
 from edr.fusion import ALIGN_LAG_S, HEART_SERIES, aligned_sum, shifted
 from edr.methods import Segment, beat_series_on_grid, fusion_beat_series
 from edr.rates import spectral_peak_rates
-from edr.signal import SEGMENT_S
+from edr.signal import SEGMENT_S, local_mean_removed
 from edr.stitch import MIN_ALIGN_POINTS, local_sign, near_used_beats
 
 __all__ = ["ANCHOR_KEEP", "KNOT_MARGIN_S", "MIN_MODEL_AGREEMENT", "PHASE_LAG_S", "SPLINE_MARGIN_S",
-           "FusionModel", "Projector", "first_index", "local_mean_removed", "supports"]
+           "FusionModel", "Projector", "first_index", "supports"]
 
 ANCHOR_KEEP = 0.5
 """A refresh keeps the previous model's anchor while it weighs at least this share of the
@@ -60,16 +60,6 @@ def supports(opts) -> bool:
     """Whether the options' method and lead mode stream by projection (``kpca_fusion`` on one
     lead or every lead fused); the others re-analyse their span at every update."""
     return opts.method == "kpca_fusion" and opts.lead_mode in (None, "fuse")
-
-
-def local_mean_removed(x: np.ndarray, half_n: int) -> np.ndarray:
-    """``x`` minus its Hann-weighted mean over the ``half_n`` points either side (a zero-phase FIR
-    high-pass with no gain at 0 Hz; about 0.8 at ``fs / (2.6 half_n)``), on the points with
-    ``half_n`` neighbours on both sides: the output is ``2 half_n`` points shorter."""
-    if x.size <= 2 * half_n:
-        return x[:0]
-    w = np.hanning(2 * half_n + 3)[1:-1]
-    return x[half_n:x.size - half_n] - np.convolve(x, w / w.sum(), mode="valid")
 
 
 @dataclass(frozen=True)
@@ -170,7 +160,7 @@ class Projector:
     fs_out : float
         Grid rate (Hz).
     half_n : int
-        Half-length (grid points) of the high-pass :func:`local_mean_removed`.
+        Half-length (grid points) of the high-pass :func:`edr.signal.local_mean_removed`.
     max_lag : int
         :data:`PHASE_LAG_S` in grid points.
     sign_reference : bool

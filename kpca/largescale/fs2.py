@@ -59,7 +59,12 @@ from scipy.cluster.vq import vq
 from scipy.spatial.distance import cdist
 
 from kpca._blas import single_threaded_blas
-from kpca._validation import check_array, check_n_components, check_positive, check_random_state
+from kpca._validation import (
+    check_array,
+    check_n_components,
+    check_random_state,
+    check_sigma2,
+)
 from kpca.kernels import rbf_kernel, squared_distances
 from kpca.largescale._blocks import row_block, row_slices
 
@@ -242,7 +247,7 @@ def fs2_support_vectors(X: ArrayLike, n_support: int, sigma2: float, *,
     X = check_array(X, "X")
     N = X.shape[0]
     M = check_n_support(n_support, N)
-    sigma2 = check_positive(sigma2, "sigma2")
+    sigma2 = check_sigma2(sigma2)
     if max_iter is None:
         max_iter = 10 * M
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:

@@ -26,7 +26,7 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
-from kpca._validation import check_array, check_n_components, check_positive
+from kpca._validation import check_array, check_n_components, check_positive, check_sigma2
 
 __all__ = ["ICFResult", "ReducedEigen", "incomplete_cholesky", "reduced_eigenproblem"]
 
@@ -98,7 +98,7 @@ def incomplete_cholesky(X: ArrayLike, sigma2: float, eta: float, *,
     """
     X = check_array(X, "X")
     N = X.shape[0]
-    sigma2 = check_positive(sigma2, "sigma2")
+    sigma2 = check_sigma2(sigma2)
     eta = check_positive(eta, "eta")
     Qmax = N if max_rank is None else check_n_components(max_rank, N, "max_rank")
     d = np.ones(N)  # diag of the remainder; k(x, x) = 1 for the RBF kernel

@@ -25,6 +25,7 @@ from kpca._validation import (
     check_positive,
     check_random_state,
     check_selection_options,
+    check_sigma2,
 )
 from kpca.base import KPCATransformer, ReconstructionScoreMixin
 from kpca.kernels import rbf_kernel
@@ -333,12 +334,12 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
 
             criterion = resolve_criterion(self.sigma2)
         else:
-            check_positive(self.sigma2, "sigma2")
+            check_sigma2(self.sigma2)
             criterion = "varon2015"
         rng = self._check_selection(M, by_criterion or self.n_components == "auto")
 
         if self.support_sigma2 is not None:
-            sv_sigma2 = check_positive(self.support_sigma2, "support_sigma2")
+            sv_sigma2 = check_sigma2(self.support_sigma2, "support_sigma2")
         elif by_criterion:
             from kpca.selection import rule_of_thumb_sigma2
 
@@ -500,7 +501,7 @@ class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
                 )
             sigma2 = float(rule_of_thumb_sigma2(X))
         else:
-            sigma2 = check_positive(self.sigma2, "sigma2")
+            sigma2 = check_sigma2(self.sigma2)
         check_positive(self.eta, "eta")
         auto = self.n_components == "auto"
         if auto:

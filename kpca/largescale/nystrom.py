@@ -33,7 +33,7 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
-from kpca._validation import check_array, check_n_components, check_positive
+from kpca._validation import check_array, check_n_components, check_sigma2
 from kpca.kernels import rbf_kernel
 from kpca.largescale._blocks import row_block, row_slices
 
@@ -208,7 +208,7 @@ def nystrom_kpca(X: ArrayLike, support: ArrayLike, sigma2: float,
     NystromEigen
     """
     X = check_array(X, "X")
-    sigma2 = check_positive(sigma2, "sigma2")
+    sigma2 = check_sigma2(sigma2)
     support = np.asarray(support, dtype=np.intp)
     B = X[support]
     T = nystrom_map(rbf_kernel(B, sigma2=sigma2))

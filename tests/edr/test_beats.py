@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from edr import beats
-from edr.beats import MIN_BEATS, Beats, detect, signal_mask
+from edr.beats import MIN_BEATS, Beats, detect, mask, signal_mask
 from edr.errors import SignalError
 from edr.simulate import simulate_recording
 
@@ -89,7 +88,9 @@ def test_inverted_lead_is_detected_and_flipped(regular):
 
 
 def test_a_given_polarity_skips_the_judgement_and_min_beats_is_the_floor(regular):
-    from edr.beats import _inverted, _nk_clean_neurokit, inversion_values, inverted_by
+    from edr.beats import inversion_values, inverted_by
+    from edr.beats.polarity import inverted
+    from edr.beats.twins import nk_clean_neurokit
 
     times, x = regular
     judged = detect(-x, FS)
@@ -104,7 +105,7 @@ def test_a_given_polarity_skips_the_judgement_and_min_beats_is_the_floor(regular
     assert len(detect(x[:n], FS, min_beats=8)) >= 8
     # the window values judge as the offline rule does
     for y in (x, -x):
-        assert inverted_by(inversion_values(y, FS)) == _inverted(_nk_clean_neurokit(y, FS), FS)
+        assert inverted_by(inversion_values(y, FS)) == inverted(nk_clean_neurokit(y, FS), FS)
 
 
 def test_beats_aligned_to_a_given_template(regular):
@@ -192,7 +193,7 @@ def _slow_signal_mask(x, fs, flat_s):
 
 @pytest.mark.parametrize("seed, block", [(0, 1 << 20), (1, 64), (2, 97)])
 def test_signal_mask_matches_a_sample_by_sample_reference(seed, block, monkeypatch):
-    monkeypatch.setattr(beats, "_MASK_BLOCK", block)  # runs across the blocks' limits
+    monkeypatch.setattr(mask, "_MASK_BLOCK", block)  # runs across the blocks' limits
     rng = np.random.default_rng(seed)
     x = np.round(rng.normal(size=3000), 1)  # quantised: many short runs of equal samples
     for _ in range(6):
@@ -263,13 +264,13 @@ def test_bidmc_leads_agree(bidmc_dir):
 
 def test_chunked_detection_matches_whole_record(monkeypatch):
     """A 20-minute record detected in 4-minute chunks gives the whole-record beats."""
-    import edr.beats as beats_mod
+    from edr.beats import alignment, chunks
 
     x = simulate_recording(1200.0, 250.0, random_state=3).ecg
     whole = detect(x, 250.0)
-    monkeypatch.setattr(beats_mod, "CHUNK_S", 240.0)
-    monkeypatch.setattr(beats_mod, "_ALIGN_BLOCK", 300)
-    assert len(beats_mod._chunks(x.size, 250.0)) == 5
+    monkeypatch.setattr(chunks, "CHUNK_S", 240.0)
+    monkeypatch.setattr(alignment, "_ALIGN_BLOCK", 300)
+    assert len(chunks.chunk_ranges(x.size, 250.0)) == 5
     chunked = detect(x, 250.0)
     assert chunked.polarity == whole.polarity
     assert len(chunked) == len(whole) > 1300
@@ -278,7 +279,7 @@ def test_chunked_detection_matches_whole_record(monkeypatch):
     near_join = np.min(np.abs(t[:, None] - 240.0 * np.arange(1, 5)[None, :]), axis=1) < 15.0
     np.testing.assert_array_equal(chunked.valid[~near_join], whole.valid[~near_join])
     # a template from a subset of the beats moves every peak by the same sub-sample offset
-    monkeypatch.setattr(beats_mod, "TEMPLATE_MAX_BEATS", 400)
+    monkeypatch.setattr(alignment, "TEMPLATE_MAX_BEATS", 400)
     sub = detect(x, 250.0)
     shift = sub.peaks - whole.peaks
     assert abs(np.median(shift)) < 0.1 and np.ptp(shift) < 0.01
@@ -290,7 +291,7 @@ def test_inversion_rule_matches_neurokit():
     import neurokit2 as nk
     from neurokit2.ecg.ecg_invert import _roll_orig_max_squared
 
-    from edr.beats import _orig_max_squared
+    from edr.beats.polarity import _orig_max_squared
 
     y = np.random.default_rng(0).standard_normal(3000)
     np.testing.assert_array_equal(_orig_max_squared(y, 250), _roll_orig_max_squared(y, 250)[:, 0])
@@ -302,10 +303,10 @@ def test_inversion_rule_matches_neurokit():
 
 
 def test_running_median_lets_an_outlier_first_beat_stand_out():
-    from edr.beats import _running_median
+    from edr.beats.flags import running_median
 
     v = np.r_[0.2, 1.0 + 0.01 * np.arange(20), 3.0]
-    med = _running_median(v)
+    med = running_median(v)
     assert 0.9 < med[0] < 1.2 and 1.0 < med[-1] < 1.3  # not the outliers themselves
 
 

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
-from edr import beats
+from edr.beats import twins
 from edr.simulate import simulate_recording
 
 nk = pytest.importorskip("neurokit2")
@@ -33,9 +33,9 @@ def _nk_peaks(clean, fs):
 
 def _check(x, fs):
     ref = _nk_clean(x, fs)
-    ours = beats._nk_clean_neurokit(x, fs)
+    ours = twins.nk_clean_neurokit(x, fs)
     assert np.array_equal(ours, ref)
-    assert np.array_equal(beats._nk_peaks_neurokit(ours, fs), _nk_peaks(ref, fs))
+    assert np.array_equal(twins.nk_peaks_neurokit(ours, fs), _nk_peaks(ref, fs))
 
 
 @pytest.mark.parametrize(("fs", "seed"),
@@ -57,16 +57,16 @@ def test_most_prominent_peak_is_find_peaks_argmax_of_prominences(seed):
         hi = min(lo + int(rng.integers(0, 60)), x.size)
         locmax, props = signal.find_peaks(x[lo:hi], prominence=(None, None))
         want = lo + locmax[np.argmax(props["prominences"])] if locmax.size else -1
-        assert beats._most_prominent(x, lo, hi) == want
+        assert twins._most_prominent(x, lo, hi) == want
 
 
 def test_twins_on_flat_and_tiny_input():
     fs = 125.0
     flat = np.zeros(1000)
-    assert np.array_equal(beats._nk_clean_neurokit(flat, fs), _nk_clean(flat, fs))
-    assert beats._nk_peaks_neurokit(flat, fs).size == _nk_peaks(flat, fs).size == 0
+    assert np.array_equal(twins.nk_clean_neurokit(flat, fs), _nk_clean(flat, fs))
+    assert twins.nk_peaks_neurokit(flat, fs).size == _nk_peaks(flat, fs).size == 0
     with pytest.raises(TypeError):  # NeuroKit2 raises TypeError too (signal_smooth size check)
-        beats._nk_peaks_neurokit(np.ones(50), fs)
+        twins.nk_peaks_neurokit(np.ones(50), fs)
     with pytest.raises(TypeError):
         _nk_peaks(np.ones(50), fs)
 
@@ -96,8 +96,8 @@ def test_default_extraction_does_not_import_neurokit2():
 @pytest.mark.parametrize("fs", [100.0, 250.0, 500.0, 1000.0])
 def test_fixed_length_smoothing_is_neurokit2s_at_multiples_of_50_hz(fs):
     x = simulate_recording(20.0, fs, random_state=7).ecg
-    assert np.array_equal(beats._nk_clean_neurokit(x, fs, beats.SMOOTHING_S),
-                          beats._nk_clean_neurokit(x, fs))
+    assert np.array_equal(twins.nk_clean_neurokit(x, fs, twins.SMOOTHING_S),
+                          twins.nk_clean_neurokit(x, fs))
 
 
 def test_fixed_length_smoothing_does_not_depend_on_the_rate():
@@ -106,11 +106,11 @@ def test_fixed_length_smoothing_does_not_depend_on_the_rate():
     from scipy.signal import resample_poly
 
     x = simulate_recording(30.0, 125.0, random_state=8).ecg
-    at_250 = beats._nk_clean_neurokit(resample_poly(x, 2, 1), 250.0)[::2]
+    at_250 = twins.nk_clean_neurokit(resample_poly(x, 2, 1), 250.0)[::2]
     core = slice(250, -250)
 
     def err(y):
         return np.abs(y[core] - at_250[core]).max()
 
-    fixed = beats._nk_clean_neurokit(x, 125.0, beats.SMOOTHING_S)
-    assert err(fixed) < 0.5 * err(beats._nk_clean_neurokit(x, 125.0))
+    fixed = twins.nk_clean_neurokit(x, 125.0, twins.SMOOTHING_S)
+    assert err(fixed) < 0.5 * err(twins.nk_clean_neurokit(x, 125.0))

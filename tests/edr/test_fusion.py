@@ -238,8 +238,8 @@ def test_fusion_rejects_an_empty_or_ragged_panel():
 
 # --------------------------------------------------------------------------- the pipeline
 def test_default_method_fuses_and_abstains_without_breathing():
-    from edr.evaluate.metrics import score
     from edr.pipeline import extract_edr
+    from edr.scoring import score
     from edr.simulate import simulate_recording
 
     rec = simulate_recording(duration_s=180.0, fs=250.0, random_state=5)

@@ -24,8 +24,8 @@ import warnings
 import numpy as np
 import pytest
 
-from edr.evaluate.metrics import score
 from edr.pipeline import extract_edr
+from edr.scoring import score
 from edr.simulate import FAILURE_SCENARIOS, HEALTHY_SCENARIOS, simulate_scenario
 
 DURATION_S = 270.0  # 4.5-minute records at 125 Hz keep the module well under 40 s

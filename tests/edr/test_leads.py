@@ -7,7 +7,6 @@ import pytest
 
 from edr.beats import detect
 from edr.errors import SignalError
-from edr.evaluate.metrics import correlation
 from edr.leads import (
     LeadQuality,
     assess_leads,
@@ -19,6 +18,7 @@ from edr.leads import (
     multilead_matrix,
 )
 from edr.modulation import r_amplitude
+from edr.scoring import correlation
 from edr.signal import bandpass, spectral_concentration, to_uniform_grid
 from edr.simulate import simulate_recording
 

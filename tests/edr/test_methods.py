@@ -7,7 +7,6 @@ import pytest
 
 from edr.beats import detect
 from edr.errors import SignalError
-from edr.evaluate.metrics import correlation, reference_on_grid
 from edr.methods import (
     METHODS,
     NEUROKIT_VARIANTS,
@@ -17,6 +16,7 @@ from edr.methods import (
     rsa_edr,
     series_on_grid,
 )
+from edr.scoring import correlation, reference_on_grid
 from edr.signal import bandpass, spectral_concentration
 from edr.simulate import simulate_recording
 
@@ -152,9 +152,10 @@ def test_kpca_criterion_string_goes_through_selection(sim):
     assert out.selection is not None and out.sigma2 == pytest.approx(out.selection.sigma2)
 
 
-@pytest.mark.parametrize("bad", [0.0, -1.0, np.nan, None])
+@pytest.mark.parametrize("bad", [0.0, -1.0, np.nan, None, True, [1.0]])
 def test_bad_sigma2(sim, bad):
-    with pytest.raises(ValueError, match="sigma2 must be a positive number"):
+    # the message is kpca's, the one check of a kernel width's value
+    with pytest.raises(ValueError, match=r"sigma2 must be a finite positive number; got sigma2="):
         kpca_edr(_segment(sim), sigma2=bad)
 
 

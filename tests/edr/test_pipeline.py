@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from edr.errors import ChannelError, SignalError
-from edr.evaluate.metrics import score
 from edr.pipeline import EDRResult, extract_edr, plan_windows
+from edr.scoring import score
 from edr.simulate import simulate_recording
 
 SIGMA2 = 0.5  # fixed width for the synthetic tests (criteria are tested in kpca.selection)
@@ -185,7 +185,7 @@ def test_progress_bar(rec, capsys):
     ({"lead": "V9"}, ChannelError, "lead 'V9' is not in recording"),
     ({"method": "pca", "orientation": "beats"}, TypeError, r"takes no option \['orientation'\]"),
     ({"method": "rsa", "baseline": "pr"}, TypeError, r"takes no option \['baseline'\]"),
-    ({"sigma2": -2.0}, ValueError, "sigma2 must be a positive number"),
+    ({"sigma2": -2.0}, ValueError, "sigma2 must be a finite positive number; got sigma2=-2.0"),
     ({"sigma2": "nope"}, ValueError, "unknown criterion='nope'"),
     ({"method": "pca", "lead": "multilead"}, ValueError,
      "lead='multilead' needs a kernel PCA method"),

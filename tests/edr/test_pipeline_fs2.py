@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from edr import extract
-from edr.evaluate.metrics import reference_on_grid, score
 from edr.pipeline import WHOLE_RECORD_MAX_S, extract_edr
+from edr.scoring import reference_on_grid, score
 from edr.signal import bandpass
 from edr.simulate import simulate_recording
 

@@ -387,20 +387,6 @@ def test_cli_lsl_stream_not_found(tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------- projection path
-def test_local_mean_removed_matches_a_slow_reference():
-    from edr.stream.projection import local_mean_removed
-
-    x = np.random.default_rng(0).normal(size=200)
-    h = 7
-    w = np.hanning(2 * h + 3)[1:-1]
-    w = w / w.sum()
-    ref = [x[i] - sum(w[j + h] * x[i + j] for j in range(-h, h + 1))
-           for i in range(h, x.size - h)]
-    np.testing.assert_allclose(local_mean_removed(x, h), ref, atol=1e-12)
-    np.testing.assert_allclose(local_mean_removed(np.full(50, 3.0), h), 0.0, atol=1e-12)
-    assert local_mean_removed(x[:2 * h], h).size == 0
-
-
 def test_projection_reproduces_the_fusion_of_its_own_span():
     from edr.beats import detect
     from edr.fusion import band_passed

@@ -59,10 +59,24 @@ def test_center_test_kernel_eq7_matches_twin_and_training_rows():
     )
 
 
-@pytest.mark.parametrize("bad", [0.0, -1.0, np.nan, np.inf])
+@pytest.mark.parametrize("bad", [0.0, -1.0, np.nan, np.inf, True, "0.5", None])
 def test_rbf_rejects_bad_sigma2(bad):
-    with pytest.raises(ValueError, match="sigma2"):
-        kk.rbf_kernel(np.zeros((3, 2)), sigma2=bad)
+    # one check of a kernel width's value, one message, whichever function is asked
+    message = r"sigma2 must be a finite positive number; got sigma2="
+    for call in (lambda: kk.rbf_kernel(np.zeros((3, 2)), sigma2=bad),
+                 lambda: kk.rbf_project(np.zeros((3, 2)), np.zeros((2, 2)), np.zeros((2, 1)),
+                                        sigma2=bad),
+                 lambda: kk.rbf_from_squared_distances(np.zeros((3, 3)), bad),
+                 lambda: kk.check_sigma2(bad)):
+        with pytest.raises(ValueError, match=message):
+            call()
+
+
+def test_check_sigma2_names_the_parameter_and_returns_a_float():
+    assert kk.check_sigma2(np.float32(0.5)) == 0.5 and type(kk.check_sigma2(2)) is float
+    with pytest.raises(ValueError, match=r"support_sigma2 must be a finite positive number; "
+                                         r"got support_sigma2=0"):
+        kk.check_sigma2(0, "support_sigma2")
 
 
 def test_distances_reject_mismatched_features():

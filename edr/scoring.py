@@ -2,7 +2,7 @@
 
 The protocol (``docs/design.md#5-evaluation-protocol-and-report``): both series
 on the uniform :data:`edr.signal.GRID_FS` grid and through the
-:func:`edr.signal.bandpass`; then
+:func:`edr.signal.bandpass` (the reference: :func:`band_passed_reference`); then
 
 * **correlation** — ``|Pearson r|`` at zero lag;
 * **MSC** — mean magnitude-squared coherence (Welch, :data:`edr.signal.SEGMENT_S`
@@ -13,10 +13,10 @@ on the uniform :data:`edr.signal.GRID_FS` grid and through the
   the breath annotations when they exist (:func:`breath_rate_series`),
   otherwise from the reference waveform by the same spectral-peak rule.
 
-The signal steps themselves (:func:`~edr.signal.to_uniform_grid`,
-:func:`~edr.signal.bandpass` and the grid, band and window constants) live in
-:mod:`edr.signal`; they are re-exported here for existing callers only — import them
-from :mod:`edr.signal`. The rate windows and their rates are :mod:`edr.rates`'.
+The evaluation (:mod:`edr.evaluate`) and the record figure (:mod:`edr.record_figure`) both score
+with this module. The signal steps themselves (:func:`~edr.signal.to_uniform_grid`,
+:func:`~edr.signal.bandpass`, :func:`~edr.signal.butter_sos` and the grid, band and window
+constants) live in :mod:`edr.signal`; the rate windows and their rates in :mod:`edr.rates`.
 """
 
 from __future__ import annotations
@@ -26,24 +26,25 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import interpolate, signal
 
+from edr import zero_phase
 from edr.errors import RecordError, SignalError
 from edr.rates import rate_series, window_starts
-from edr.signal import (  # noqa: F401  (re-exported for existing callers)
+from edr.signal import (
     BAND_HZ,
     FILTER_ORDER,
     GRID_FS,
-    RATE_BAND_BPM,
-    RATE_STEP_S,
     SEGMENT_S,
     as_series,
     bandpass,
+    butter_sos,
     positive_rate,
-    to_uniform_grid,
 )
 
 __all__ = [
     "MSC_HALF_WIDTH_HZ",
+    "REFERENCE_LOWPASS",
     "Scores",
+    "band_passed_reference",
     "breath_rate_series",
     "correlation",
     "edr_rates",
@@ -113,12 +114,36 @@ def reference_on_grid(resp, resp_fs: float, t_grid):
         raise SignalError(f"resp has {int(ok.sum())} finite samples; at least 4 are needed")
     if resp_fs > grid_fs:
         filled = np.interp(t, t[ok], resp[ok])
-        sos = signal.butter(FILTER_ORDER, REFERENCE_LOWPASS * grid_fs, btype="lowpass", fs=resp_fs,
-                            output="sos")
-        filled = signal.sosfiltfilt(sos, filled - filled.mean()) + filled.mean()
+        sos = butter_sos(FILTER_ORDER, REFERENCE_LOWPASS * grid_fs, "lowpass", resp_fs)
+        filled = zero_phase.sosfiltfilt(sos, filled - filled.mean()) + filled.mean()
         resp = np.where(ok, filled, np.nan)
     spline = interpolate.CubicSpline(t[ok], resp[ok])
     return spline(np.clip(t_grid, t[ok][0], t[ok][-1]))
+
+
+def band_passed_reference(result, recording) -> np.ndarray:
+    """The recording's reference respiration on the result's grid, band-passed as the protocol
+    scores it.
+
+    Parameters
+    ----------
+    result : EDRResult-like
+        Needs ``time`` (s, the uniform grid) and ``fs`` (its rate, Hz).
+    recording : Recording-like
+        Needs ``resp`` and ``resp_fs`` (same time origin as ``result.time``).
+
+    Returns
+    -------
+    ndarray
+        :func:`edr.signal.bandpass` of :func:`reference_on_grid` at ``result.time``.
+
+    See Also
+    --------
+    score : scores the result against this reference.
+    """
+    t_grid = as_series(result.time, "result.time")
+    fs = positive_rate(result.fs, "result.fs")
+    return bandpass(reference_on_grid(recording.resp, recording.resp_fs, t_grid), fs=fs)
 
 
 def correlation(edr, ref) -> float:
@@ -248,7 +273,7 @@ def window_rates(result, recording, ref=None):
         ref_bpm = breath_rate_series(breaths, t0 + window_starts(t_grid.size, fs) / fs)
     else:
         if ref is None:
-            ref = bandpass(reference_on_grid(recording.resp, recording.resp_fs, t_grid), fs=fs)
+            ref = band_passed_reference(result, recording)
         _, ref_bpm = rate_series(ref, fs=fs, t0=t0)
     return centres, edr_bpm, ref_bpm
 
@@ -331,10 +356,9 @@ def score(result, recording) -> Scores:
         name = getattr(recording, "name", "?")
         raise RecordError(f"recording {name!r} has no reference respiration (resp is None); cannot "
                           "score")
-    t_grid = as_series(result.time, "result.time")
+    ref = band_passed_reference(result, recording)
     edr = as_series(result.waveform, "result.waveform")
     fs = positive_rate(result.fs, "result.fs")
-    ref = bandpass(reference_on_grid(recording.resp, recording.resp_fs, t_grid), fs=fs)
     ok = np.isfinite(edr)
     if not ok.any():
         raise SignalError("result.waveform has no finite sample")

@@ -1,0 +1,50 @@
+"""Unusable samples of a lead: NaN or infinite, or flat runs (a disconnected or saturated lead)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["signal_mask", "true_runs"]
+
+_MASK_BLOCK = 1 << 20
+"""Samples compared at once by :func:`signal_mask` (its memory is bounded on a whole day)."""
+
+
+def true_runs(mask: np.ndarray):
+    """Start and stop indices (half-open) of the True runs of a boolean array."""
+    edge = np.zeros(1, dtype=np.int8)  # int8 throughout: a whole-day mask stays 1 byte a sample
+    d = np.diff(np.concatenate([edge, mask.astype(np.int8, copy=False), edge]))
+    return np.flatnonzero(d == 1), np.flatnonzero(d == -1)
+
+
+def signal_mask(ecg, fs: float, *, flat_s: float = 1.0) -> np.ndarray:
+    """Boolean mask of unusable samples: NaN/inf, or flat runs of at least ``flat_s`` s.
+
+    Parameters
+    ----------
+    ecg : array_like, shape (n,)
+        The lead.
+    fs : float
+        Sampling rate (Hz).
+    flat_s : float, default 1.0
+        Shortest constant stretch (s) counted as flat (a disconnected lead or a
+        saturated amplifier); short constant runs (a clipped R peak, a
+        quantised baseline) are kept.
+
+    Returns
+    -------
+    ndarray of bool
+        True where the sample is masked.
+    """
+    x = np.asarray(ecg, dtype=float)
+    bad = ~np.isfinite(x)
+    m = max(int(round(flat_s * fs)) - 1, 1)  # a flat run: m equal neighbours in a row
+    block = max(_MASK_BLOCK, 4 * m)
+    for c0 in range(1, x.size, block):  # blocks of neighbour pairs (i - 1, i), m either side
+        lo, hi = max(c0 - m, 1), min(c0 + block + m, x.size)
+        same = x[lo:hi] == x[lo - 1:hi - 1]  # NaN compares unequal, so NaN never counts as flat
+        starts, stops = true_runs(same)
+        long = stops - starts >= m
+        for a, b in zip(starts[long] + lo, stops[long] + lo, strict=True):
+            bad[a - 1:b] = True
+    return bad

@@ -1,0 +1,72 @@
+"""The R peaks of one unmasked stretch: a detector's marks moved onto R.
+
+:func:`detect_segment` runs the chosen detector on the cleaned stretch, removes its median
+delay, snaps each mark to the local maximum of the cleaned signal and keeps one peak per
+refractory period (:func:`refractory`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from edr.beats.twins import CLEAN_METHODS, clean_ecg, load_nk, nk_peaks_neurokit
+from edr.medians import median
+from edr.quiet import ignored_warnings
+
+__all__ = ["DELAY_AHEAD_S", "detect_segment", "refractory"]
+
+DELAY_AHEAD_S = 0.03
+"""Latest a detector's mark may lie after R (s) in the delay estimate of
+:func:`edr.beats.detect`'s step 3."""
+
+
+def detect_segment(x: np.ndarray, fs: float, method: str,
+                   ref: np.ndarray | None = None) -> np.ndarray:
+    """Integer R-peak indices of one unmasked stretch, snapped to the local maximum.
+
+    ``ref`` is ``clean_ecg(x, fs, "neurokit")`` when the caller has it already.
+    """
+    if ref is None:
+        ref = clean_ecg(x, fs, "neurokit")
+    clean_method = method if method in CLEAN_METHODS else "neurokit"
+    clean = ref if clean_method == "neurokit" else clean_ecg(x, fs, method)
+    with ignored_warnings():
+        try:
+            if method == "neurokit":
+                found = nk_peaks_neurokit(clean, fs)
+            else:
+                found = load_nk().ecg_peaks(clean, sampling_rate=fs,
+                                            method=method)[1]["ECG_R_Peaks"]
+        except (ValueError, IndexError, ZeroDivisionError):
+            # NeuroKit2 detectors raise on stretches without any QRS complex
+            return np.empty(0, dtype=int)
+    peaks = np.asarray(found, dtype=int)
+    if peaks.size == 0:
+        return peaks
+
+    def local_max(p, before_s, after_s):
+        lo = max(int(round(before_s * fs)), 1)
+        hi = max(int(round(after_s * fs)), 1)
+        idx = np.clip(p[:, None] + np.arange(-lo, hi + 1)[None, :], 0, x.size - 1)
+        return idx[np.arange(p.size), np.argmax(ref[idx], axis=1)]
+
+    # detectors mark R with a method-specific delay (Pan-Tompkins: ~90 ms at 125 Hz),
+    # never ahead of it: the delay is searched in [-150 ms, +DELAY_AHEAD_S] only, so a
+    # T wave taller than R (150-400 ms after it) cannot pull every peak onto itself;
+    # remove the median delay, then snap within +-100 ms (the T wave starts later)
+    delay = int(median(local_max(peaks, 0.15, DELAY_AHEAD_S) - peaks))
+    snapped = local_max(np.clip(peaks + delay, 0, x.size - 1), 0.1, 0.1)
+    return refractory(snapped, ref, fs)
+
+
+def refractory(snapped: np.ndarray, ref: np.ndarray, fs: float) -> np.ndarray:
+    """One peak per refractory period (0.2 s): the larger one (by ``ref``)."""
+    snapped = np.unique(snapped)
+    keep = []
+    for p in snapped:
+        if keep and p - keep[-1] < 0.2 * fs:
+            if ref[p] > ref[keep[-1]]:
+                keep[-1] = p
+        else:
+            keep.append(p)
+    return np.asarray(keep, dtype=int)

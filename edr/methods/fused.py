@@ -1,0 +1,200 @@
+"""The fused methods: the default ``kpca_fusion`` and ``kpca_rsa``.
+
+``kpca_fusion`` fuses the leading kernel principal components with the classic series (R
+amplitude, QRS area, heart rate) by their local spectral concentration and agreement
+(:func:`edr.fusion.fuse`); :class:`KernelFit` keeps what it learnt of a segment, so that
+:func:`fusion_beat_series` gives the panel's series of beats it has not seen (a stream projects
+its new beats this way). ``kpca_rsa`` fuses ``kpca`` and ``rsa`` by whole-window weights.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from edr.fusion import aligned_sum, band_passed, fuse, panel_weights, standardised
+from edr.methods.classic import rsa_edr
+from edr.methods.grid import series_on_grid
+from edr.methods.kernel_methods import kpca_edr
+from edr.methods.kernel_options import KernelOptions, check_flag, selection_quality
+from edr.methods.segment import MethodOutput, Segment, unclipped_columns
+from edr.modulation import robust_beat_matrix
+from edr.signal import BAND_HZ, MIN_BEATS
+
+__all__ = ["FUSION_BASELINE", "FUSION_COMPONENTS", "FUSION_RSA", "KernelFit",
+           "fusion_beat_series", "kpca_fusion_edr", "kpca_rsa_edr"]
+
+FUSION_COMPONENTS = 3
+"""Leading kernel principal components that enter ``kpca_fusion``'s panel."""
+FUSION_BASELINE = "centred"
+"""QRS matrix baseline of ``kpca_fusion``'s kernel components: each window minus its own mean.
+An offset of a beat is one number yet moves every sample of its row, so it dominates the kernel
+distances whatever its origin — a baseline that wanders in the breathing band without following
+the breathing (healthy volunteers), or the error of a PR-segment level — and the leading
+components follow it instead of the QRS shape and scale (``docs/studies/beyond_the_icu.md``)."""
+FUSION_RSA = True
+"""Whether the instantaneous heart rate enters ``kpca_fusion``'s panel: respiratory sinus
+arrhythmia is the strongest breathing signal of healthy people at rest and an independent
+witness of the morphology's breathing (``docs/studies/beyond_the_icu.md``)."""
+
+
+@dataclass(frozen=True)
+class KernelFit:
+    """What ``kpca_fusion`` learnt of one lead's segment (:func:`fusion_beat_series` reads it).
+
+    Attributes
+    ----------
+    model : kpca.KernelPCA
+        Fitted on the segment's robust beat matrix (:meth:`Segment.beat_matrix`).
+    columns : ndarray of bool
+        The QRS-matrix columns it reads (:meth:`Segment.valid_matrix`'s unclipped columns).
+    baseline : str
+        The matrix's baseline (:data:`BASELINES`).
+    robust : bool
+        Whether slow morphology changes were removed and outliers left out.
+    rsa : bool
+        Whether the heart rate is in the panel.
+    scales : dict
+        Per panel series: the standard deviation of its band-passed grid values over the
+        segment (the divisor :func:`edr.fusion.standardised` applied).
+    """
+
+    model: object
+    columns: np.ndarray
+    baseline: str
+    robust: bool
+    rsa: bool
+    scales: dict
+
+
+def kpca_rsa_edr(seg: Segment, **kpca_options) -> MethodOutput:
+    """Quality-weighted fusion of the ``kpca`` and ``rsa`` series (see the module docstring).
+
+    Quality adds ``weight_kpca`` and ``weight_rsa`` (summing to 1) to the ``kpca`` figures.
+    """
+    k = kpca_edr(seg, **kpca_options)
+    r = rsa_edr(seg)
+    panel = {"kpca": standardised(series_on_grid(seg, k), seg.fs_out),
+             "rsa": standardised(series_on_grid(seg, r), seg.fs_out)}
+    weights = panel_weights(panel, seg.fs_out, band=BAND_HZ, local_s=None, consensus=False)
+    fused, _, _ = aligned_sum(panel, weights, "kpca")
+    q = dict(k.quality)
+    q.update({"weight_kpca": weights["kpca"], "weight_rsa": weights["rsa"]})
+    return MethodOutput(seg.grid, fused, "grid", k.sigma2, k.selection, q)
+
+
+def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_RSA,
+                    baseline=FUSION_BASELINE, **kpca_options) -> MethodOutput:
+    """Quality-weighted fusion of the leading kernel principal components and the classic series.
+
+    The panel: the first ``n_components`` kernel principal component scores of
+    :meth:`Segment.beat_matrix` (σ² chosen as for ``kpca``, by the estimator),
+    the R amplitude and the QRS area (all valid beats) and, with ``rsa``, the
+    instantaneous heart rate (:func:`rsa_edr`), each on the grid, band-passed and
+    standardised; the output is their :func:`edr.fusion.fuse` (weights from the
+    local spectral concentrations and the agreement between the series,
+    :func:`edr.fusion.panel_weights`; aligned in time and sign with the heaviest
+    series that is not the heart rate). When
+    breathing dominates the beat-to-beat variance the first component dominates
+    the fusion; when a morphology step, an ectopic cluster, drift or an aliased
+    mains line does, the series that still breathe together take over.
+
+    Parameters
+    ----------
+    seg : Segment
+    n_components : int, default :data:`FUSION_COMPONENTS`
+        Leading components in the panel (at most the beats minus one).
+    rsa : bool, default :data:`FUSION_RSA`
+        Whether the heart rate (respiratory sinus arrhythmia) enters the panel.
+    baseline : str, default :data:`FUSION_BASELINE`
+        Baseline handling of the QRS matrix whose components enter the panel (one of
+        :data:`BASELINES`).
+    **kpca_options
+        As :func:`kpca_edr` (``solver="dense"`` and ``orientation="beats"`` only).
+
+    Returns
+    -------
+    MethodOutput
+        ``kind="grid"``; quality: the ``kpca`` figures, ``weights`` (per panel
+        series, summing to 1) and ``best`` (the series the others were aligned to);
+        ``panel``: the fused series.
+    """
+    opts = KernelOptions.from_kwargs(baseline=baseline, **kpca_options)
+    if opts.solver != "dense" or opts.orientation != "beats":
+        raise ValueError("kpca_fusion needs solver='dense' and orientation='beats'; got "
+                         f"solver={opts.solver!r}, orientation={opts.orientation!r}")
+    if isinstance(n_components, (bool, np.bool_)) or not isinstance(n_components,
+                                                                    (int, np.integer)) \
+            or n_components < 1:
+        raise ValueError(f"n_components must be a positive integer, got {n_components!r}")
+    check_flag(rsa, "rsa")
+    seg.require_beats()
+    X, t, n_out = seg.beat_matrix(opts.baseline, opts.robust)
+    model = opts.kernel_pca(min(int(n_components), X.shape[0] - 1))
+    Z = model.fit_transform(X)
+    series = {f"kpca_{j + 1}": MethodOutput(t, Z[:, j]) for j in range(Z.shape[1])}
+    series.update(_beat_series(seg, rsa))
+    passed = {k: band_passed(series_on_grid(seg, o), seg.fs_out) for k, o in series.items()}
+    scales = {k: float(y.std()) for k, y in passed.items()}
+    panel = {k: y / scales[k] if scales[k] > 0 else y for k, y in passed.items()}
+    fused = fuse(panel, seg.fs_out)
+    selection = getattr(model, "selection_", None)
+    q = {"solver": "dense", "n_outliers": n_out, "n_features": int(X.shape[1]),
+         "eigenvalue": float(model.eigenvalues_[0]), **selection_quality(selection),
+         "weights": {k: float(w) for k, w in fused.weights.items()}, "best": fused.best}
+    columns = unclipped_columns(seg.ecg, seg.beats, seg.matrix(opts.baseline).shape[1])
+    fit = KernelFit(model, columns, opts.baseline, opts.robust, bool(rsa), scales)
+    return MethodOutput(seg.grid, fused.series, "grid", float(model.sigma2_), selection, q, panel,
+                        fused.weights, fit)
+
+
+def _beat_series(seg: Segment, rsa: bool, since: float | None = None) -> dict:
+    """The classic per-beat series of the ``kpca_fusion`` panel: R amplitude and QRS area of the
+    valid beats and, with ``rsa`` and enough beats, the heart rate (:func:`rsa_edr`); with
+    ``since``, their samples from that record time on."""
+    v = seg.valid
+    tv = seg.beat_times[v]
+    series = {"r_amplitude": MethodOutput(tv, seg.r_amplitudes()[v]),
+              "qrs_area": MethodOutput(tv, seg.qrs_areas()[v])}
+    if rsa:
+        heart_rate = rsa_edr(seg)
+        if heart_rate.values.size >= MIN_BEATS:
+            series["rsa"] = heart_rate
+    if since is not None:
+        series = {k: MethodOutput(o.times[o.times >= since], o.values[o.times >= since])
+                  for k, o in series.items()}
+    return series
+
+
+def fusion_beat_series(seg: Segment, fit: KernelFit, since: float | None = None) -> dict:
+    """The per-beat series of the ``kpca_fusion`` panel of ``seg``'s beats, with the kernel
+    components of a model fitted on other beats (``fit``, e.g. an earlier stretch of the lead).
+
+    The valid beats' QRS matrix (``fit``'s baseline and columns) has its slow morphology
+    changes removed and its outlier beats left out as in the fit
+    (:func:`edr.modulation.robust_beat_matrix` over ``seg``); the other rows are projected
+    (``fit.model.transform``). Projecting the fit's own segment gives its component scores.
+    With ``since`` (record time, s) only the beats from then on are projected and returned; the
+    robust matrix still takes every beat of ``seg``.
+
+    Returns
+    -------
+    dict of str to MethodOutput
+        ``kpca_1`` ... (beat-sampled), ``r_amplitude``, ``qrs_area`` and ``rsa`` as
+        :func:`kpca_fusion_edr` builds them.
+    """
+    v = seg.valid
+    t = seg.beat_times[v]
+    X = seg.matrix(fit.baseline)[v][:, fit.columns]
+    keep = np.ones(t.size, dtype=bool)
+    if fit.robust:
+        X, keep = robust_beat_matrix(X, t)
+    if since is not None:
+        keep &= t >= since
+    series = {}
+    if keep.any():
+        Z = fit.model.transform(X[keep])
+        series = {f"kpca_{j + 1}": MethodOutput(t[keep], Z[:, j]) for j in range(Z.shape[1])}
+    series.update(_beat_series(seg, fit.rsa, since))
+    return series
