@@ -51,6 +51,11 @@ default, and then the record is bit-for-bit the one without the option):
 * **noise bursts** — bursts (``noise_burst_rate_per_min``, lengths uniform in
   [``noise_burst_min_s``, ``noise_burst_max_s``]) of white noise high-passed at
   10 Hz with standard deviation ``noise_burst_std`` (mV, muscle);
+* **bigeminy** — ``bigeminy_prematurity`` ``p``: every second beat is an ectopic beat (the
+  ectopic wave table above) at ``(1 - p)`` times the sinus RR after the beat before it, the next
+  sinus beat keeping its time (compensatory pause): RR and morphology alternate beat by beat;
+* **electrical alternans** — ``alternans`` ``a``: the dipole of beat ``k`` is scaled by
+  ``1 + a (-1)^k``, a beat-to-beat alternation at half the heart rate;
 * **ventilator** — ``ventilator_depth`` ``d``: constant rate and tidal volume
   (rate/amplitude variability 0.005/0.02) and every respiratory modulation
   (RSA, amplitude, axis, baseline) multiplied by ``d``.
@@ -75,8 +80,8 @@ from dataclasses import dataclass, fields
 import numpy as np
 from scipy.interpolate import CubicSpline
 
-__all__ = ["FAILURE_SCENARIOS", "HEALTHY_SCENARIOS", "LEAD_DIRECTIONS", "SCENARIOS",
-           "SimulationParameters", "simulate_recording", "simulate_scenario"]
+__all__ = ["ANAESTHESIA_SCENARIOS", "FAILURE_SCENARIOS", "HEALTHY_SCENARIOS", "LEAD_DIRECTIONS",
+           "SCENARIOS", "SimulationParameters", "simulate_recording", "simulate_scenario"]
 
 
 def _unit(v):
@@ -422,6 +427,12 @@ class SimulationParameters:
         Their standard deviation (mV).
     noise_burst_min_s, noise_burst_max_s : float, default 1, 4
         Burst lengths are uniform in this range (s).
+    bigeminy_prematurity : float in [0, 0.6], default 0 (off)
+        Every second beat ectopic, at ``(1 - bigeminy_prematurity)`` times the sinus RR after
+        the beat before it (wave table and ``ectopic_width`` / ``ectopic_amplitude`` of the
+        ectopic runs).
+    alternans : float in [0, 0.5], default 0 (off)
+        Electrical alternans: beat ``k``'s dipole scaled by ``1 + alternans (-1)^k``.
     ventilator_depth : None or float in (0, 1], default None (off)
         Mechanical ventilation: regular rate and depth, respiratory
         modulations scaled by ``ventilator_depth``.
@@ -462,6 +473,8 @@ class SimulationParameters:
     noise_burst_std: float = 0.3
     noise_burst_min_s: float = 1.0
     noise_burst_max_s: float = 4.0
+    bigeminy_prematurity: float = 0.0
+    alternans: float = 0.0
     ventilator_depth: float | None = None
     resp_rate_schedule_hz: Sequence[float] | None = None
     resp_rate_step_s: float = 60.0
@@ -561,6 +574,9 @@ def _checked_options(opts):
     for name, low, high in (("ectopic_run_beats", 1.0, 30.0), ("ectopic_prematurity", 0.0, 0.6),
                             ("ectopic_width", 1.0, 5.0), ("ectopic_amplitude", 0.0, 3.0)):
         setattr(o, name, _check_range(getattr(o, name), name, low, high))
+    o.bigeminy_prematurity = _check_range(o.bigeminy_prematurity, "bigeminy_prematurity", 0.0,
+                                          0.6)
+    o.alternans = _check_range(o.alternans, "alternans", 0.0, 0.5)
     for name in ("motion_artifact_rate_per_min", "motion_artifact_amplitude"):
         setattr(o, name, _check_nonneg(getattr(o, name), name))
     o.motion_contact_change_deg = _check_range(o.motion_contact_change_deg,
@@ -655,7 +671,26 @@ def _draw_beats(rng, o, t_slow, resp_slow):
                                                    o.ectopic_run_beats,
                                                    o.ectopic_prematurity, o.duration_s)
         rr = np.diff(beat_times, prepend=beat_times[0] - 60.0 / o.heart_rate_bpm)
+    if o.bigeminy_prematurity > 0:
+        beat_times, ectopic = _bigeminy(beat_times, ectopic, o.bigeminy_prematurity)
+        rr = np.diff(beat_times, prepend=beat_times[0] - 60.0 / o.heart_rate_bpm)
     return beat_times, rr, ectopic
+
+
+def _bigeminy(beat_times, ectopic, prematurity):
+    """Every second beat (odd indices) made ectopic and premature: at ``(1 - prematurity)`` times
+    its sinus RR after the beat before it; the beats after keep their times."""
+    t = beat_times.copy()
+    odd = np.arange(1, t.size, 2)
+    t[odd] = t[odd - 1] + (1.0 - prematurity) * (t[odd] - t[odd - 1])
+    ectopic = ectopic.copy()
+    ectopic[odd] = True
+    return t, ectopic
+
+
+def _alternation(o, n_beats):
+    """Per-beat dipole scale of electrical alternans, ``1 + alternans (-1)^k``."""
+    return 1.0 + o.alternans * (1.0 - 2.0 * (np.arange(n_beats) % 2))
 
 
 def _draw_motion_bursts(rng, o):
@@ -694,7 +729,7 @@ def _render_plain_beats(o, beat_times, rr, r_beats):
     axis (frontal plane) by ``axis_modulation_deg * r`` and scaling by
     ``1 + amplitude_modulation * r``, projected on the fixed lead vectors."""
     angle = np.deg2rad(o.axis_modulation_deg) * r_beats
-    gain = 1.0 + o.amplitude_modulation * r_beats
+    gain = (1.0 + o.amplitude_modulation * r_beats) * _alternation(o, r_beats.size)
     directions = o.directions
     cos_a, sin_a = np.cos(angle), np.sin(angle)
     dx, dy, dz = _WAVE_DIPOLES.T  # (n_waves,)
@@ -715,7 +750,7 @@ def _render_varied_beats(o, beat_times, rr, r_beats, ectopic, morphology, beat_d
     ``beat_dirs`` (or the fixed ones when ``None``). ``morphology`` is the
     :func:`_morphology_state` triple or ``None``."""
     angle = np.deg2rad(o.axis_modulation_deg) * r_beats
-    gain = 1.0 + o.amplitude_modulation * r_beats
+    gain = (1.0 + o.amplitude_modulation * r_beats) * _alternation(o, r_beats.size)
     if beat_dirs is None:
         beat_dirs = o.directions[:, None, :]
     dip = np.where(ectopic[:, None, None], o.ectopic_amplitude * _ECTOPIC_DIPOLES, _WAVE_DIPOLES)
@@ -832,6 +867,12 @@ SCENARIOS: dict[str, dict] = {
                             resp_rate_step_s=60.0),
     "deep_slow_breathing": dict(_HEALTHY, resp_rate_hz=0.1, amplitude_modulation=0.08,
                                 rsa_bpm=12.0, respiratory_baseline=0.08),
+    "ventilated": dict(heart_rate_bpm=80.0, resp_rate_hz=0.23, ventilator_depth=1.0, rsa_bpm=0.0,
+                       amplitude_modulation=0.08, axis_modulation_deg=5.0),
+    "child_spontaneous": dict(heart_rate_bpm=125.0, resp_rate_hz=0.5, rsa_bpm=3.0,
+                              amplitude_modulation=0.08, axis_modulation_deg=5.0),
+    "child_ventilated": dict(heart_rate_bpm=120.0, resp_rate_hz=0.42, ventilator_depth=1.0,
+                             rsa_bpm=0.0, amplitude_modulation=0.08, axis_modulation_deg=5.0),
     "mixed_icu": dict(_ICU, morphology_drift=0.25, morphology_drift_period_s=60.0,
                       morphology_step_rate_per_min=0.5,
                       morphology_step_size=0.35, ectopic_runs_per_min=1.5, ectopic_run_beats=6.0,
@@ -846,6 +887,12 @@ docs/design.md#7-simulation)."""
 HEALTHY_SCENARIOS = ("healthy_rest", "paced_breathing", "deep_slow_breathing")
 """Healthy people at rest, paced breathing whose rate changes every 60 s (8, 14, 23 and 14
 breaths/min) and deep slow breathing (6 /min): strong RSA, small morphological modulation."""
+
+ANAESTHESIA_SCENARIOS = ("ventilated", "child_spontaneous", "child_ventilated")
+"""Under anaesthesia: controlled ventilation at a fixed rate and depth with no respiratory sinus
+arrhythmia (the heart rate does not breathe; amplitude and axis modulation only), an adult at
+14 /min or a child at 25 /min (heart 120 /min), and a child breathing on its own at 30 /min
+(heart 125 /min)."""
 
 FAILURE_SCENARIOS = ("morphology_steps", "morphology_drift", "ectopic_clusters",
                      "ventilator_weak", "mixed_icu")
