@@ -51,8 +51,10 @@ __all__ = ["AGREEMENT_BPM", "MAX_DROPPED_SHARE", "QUALITY_THRESHOLD", "JudgedRat
 
 AGREEMENT_BPM = 2.0
 """A panel series agrees with the EDR in a rate window when their rates differ by at most this."""
-QUALITY_THRESHOLD = 0.5
-"""Rate windows whose quality is below this get no rate (NaN): the EDR abstains."""
+QUALITY_THRESHOLD = 0.65
+"""Rate windows whose quality is below this get no rate (NaN): the EDR abstains. The largest
+threshold that keeps a rate in 90 % of the reference rate windows of each database, chosen by
+nested leave-one-subject-out (``docs/tuned_constants.md``)."""
 
 MAX_DROPPED_SHARE = 1 / 3
 """An analysis window in which more than this share of the detected beats were dropped

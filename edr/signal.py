@@ -74,13 +74,14 @@ RATE_BAND_BPM = (4.0, 60.0)
 RATE_NFFT = 4096
 """Zero-padded length of a rate window's periodogram."""
 
-RATE_TILT = 1.0
+RATE_TILT = 0.5
 """Exponent ``a`` of the frequency weighting that picks a rate window's peak: of the local maxima
 of the periodogram ``S(f)``, the one with the largest ``f**a S(f)``; its rate is read from
-``S`` (the weighting moves no peak). With 1 the peaks compete by their power per unit of
-log-frequency: a slow drift or the low-frequency heart-rate variability, whose spectra fall like
-``1/f``, no longer outweigh a faster, shallower breathing
-(``docs/studies/beyond_the_icu.md``)."""
+``S`` (the weighting moves no peak). Between the highest peak (0), which a slow drift or the
+low-frequency heart-rate variability (spectra falling like ``1/f``) can win over a faster,
+shallower breathing, and the peak with the most power per unit of log-frequency (1), which a
+harmonic of the breathing can win over the breathing itself. Chosen by nested
+leave-one-subject-out (``docs/tuned_constants.md``)."""
 
 NYQUIST_MARGIN_BPM = 2 * 60.0 / SEGMENT_S
 """Margin (breaths/min, 3.75) that a beat-sampled series' rate keeps below half the local beat
