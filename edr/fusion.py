@@ -34,11 +34,14 @@ import numpy as np
 from edr.signal import (
     GRID_FS,
     bandpass,
+    carried_bpm,
     spectral_concentration,
 )
 
 __all__ = ["ALIGN_LAG_S", "CONSENSUS", "FUSION_POWER", "HEART_SERIES", "LOCAL_S",
-           "WEIGHT_BAND_HZ", "Fusion", "aligned_sum", "band_passed", "fuse", "local_concentration",
+           "WEIGHT_BAND_HZ", "Fusion", "aligned_sum", "band_passed", "carried_band", "carried_hz",
+           "fuse",
+           "local_concentration",
            "panel_weights", "shifted", "standardised"]
 
 FUSION_POWER = 4
@@ -132,11 +135,14 @@ def local_concentration(x, fs: float = GRID_FS, *, band=WEIGHT_BAND_HZ,
 
 def panel_weights(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
                   power: float = FUSION_POWER, band=WEIGHT_BAND_HZ, *,
-                  local_s: float | None = LOCAL_S, consensus: bool = CONSENSUS) -> dict:
+                  local_s: float | None = LOCAL_S, consensus: bool = CONSENSUS,
+                  max_hz: float | None = None) -> dict:
     """Normalised weight of each series of ``panel``.
 
     The base weight is ``c ** power`` with ``c`` the :func:`local_concentration` of the series
-    (its spectral peak searched in ``band``, Hz). With ``consensus`` it is multiplied by the
+    (its spectral peak searched in ``band``, Hz, below ``max_hz`` when given: the fastest rhythm
+    beat-sampled series carry, :func:`edr.signal.carried_bpm`; a series whose power lies at a
+    beat-to-beat alternation above it weighs little). With ``consensus`` it is multiplied by the
     series' agreement with the others, ``sum_j b_j |r_kj| / sum_j b_j`` over the other series
     ``j`` (``b_j`` their base weights, ``r_kj`` the Pearson correlation): a series that shares
     its oscillation with no other member weighs little. Equal weights when all are 0.
@@ -148,6 +154,7 @@ def panel_weights(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
     if len(set(sizes.values())) > 1:
         raise ValueError(f"the panel's series must share one grid; their numbers of points are "
                          f"{sizes}")
+    band = carried_band(band, max_hz)
     raw = local_concentration(np.array([np.asarray(panel[k], dtype=float) for k in names]), fs,
                               band=band, local_s=local_s) ** power
     if consensus and len(names) > 1:
@@ -163,6 +170,24 @@ def panel_weights(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
     if total <= 0:
         return {k: 1.0 / len(names) for k in names}
     return {k: float(w / total) for k, w in zip(names, raw, strict=True)}
+
+
+def carried_hz(beat_times) -> float | None:
+    """The fastest rhythm (Hz) a series sampled at ``beat_times`` carries over their whole span
+    (:func:`edr.signal.carried_bpm` of one window holding every beat); None for fewer than two
+    beats."""
+    t = np.asarray(beat_times, dtype=float)
+    if t.size < 2:
+        return None
+    return float(carried_bpm(t, [t[0]], t[-1] - t[0] + 1.0)[0]) / 60.0
+
+
+def carried_band(band, max_hz: float | None) -> tuple:
+    """``band`` (Hz) with its upper edge lowered to ``max_hz`` when that is lower (None: as is;
+    a limit at or below the lower edge leaves the lower edge alone, an empty band)."""
+    if max_hz is None or not max_hz < band[1]:
+        return tuple(band)
+    return band[0], max(float(max_hz), band[0])
 
 
 def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
@@ -192,7 +217,7 @@ def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
         Series that never anchor while another has weight; a panel name matches by itself or by
         its part after the last ``"/"`` (``"II/rsa"``).
     **weighting
-        ``local_s`` and ``consensus`` of :func:`panel_weights`.
+        ``local_s``, ``consensus`` and ``max_hz`` of :func:`panel_weights`.
 
     Returns
     -------

@@ -14,7 +14,13 @@ The one home of the rate computations the pipeline, the stream and the evaluatio
   spectral-peak rate and the quality given by the evidence panel of the analysis window that
   holds it (:attr:`edr.windows.WindowAnalysis.panel`; the panel's rates of all the rate
   windows one analysis window judges are computed at once); below the threshold the rate is
-  withheld (NaN).
+  withheld (NaN);
+* no rate the beats cannot carry: every series of the panel, and the EDR made of them, is
+  sampled once per beat, so with the beat times the rate search of a window stops at the
+  fastest rate they carry (:func:`edr.signal.carried_bpm`, half the local beat rate less a
+  margin), and a rate within another margin of that limit (:func:`near_carried`), where a
+  beat-to-beat alternation of the heart rate can still reach, is judged by the morphology
+  series alone (the panel without :data:`edr.fusion.HEART_SERIES`).
 """
 
 from __future__ import annotations
@@ -24,26 +30,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from edr.fusion import HEART_SERIES
 from edr.signal import (
     GRID_FS,
+    NYQUIST_MARGIN_BPM,
     RATE_BAND_BPM,
     RATE_NFFT,
     RATE_STEP_S,
     RATE_TILT,
     SEGMENT_S,
     as_series,
+    carried_bpm,
     positive_rate,
 )
 from edr.windows import Window, WindowAnalysis
 
 __all__ = ["AGREEMENT_BPM", "MAX_DROPPED_SHARE", "QUALITY_THRESHOLD", "JudgedRates", "RateSpan",
-           "agreement", "judged_rates", "rate_quality", "rate_series", "spectral_peak_rates",
-           "window_starts"]
+           "agreement", "judged_rates", "near_carried", "rate_quality", "rate_series",
+           "spectral_peak_rates", "window_starts"]
 
 AGREEMENT_BPM = 2.0
 """A panel series agrees with the EDR in a rate window when their rates differ by at most this."""
-QUALITY_THRESHOLD = 0.5
-"""Rate windows whose quality is below this get no rate (NaN): the EDR abstains."""
+QUALITY_THRESHOLD = 0.65
+"""Rate windows whose quality is below this get no rate (NaN): the EDR abstains. The largest
+threshold that keeps a rate in 90 % of the reference rate windows of each database, chosen by
+nested leave-one-subject-out (``docs/tuned_constants.md``)."""
 
 MAX_DROPPED_SHARE = 1 / 3
 """An analysis window in which more than this share of the detected beats were dropped
@@ -64,7 +75,8 @@ def window_starts(n: int, fs: float) -> np.ndarray:
 _RATE_BLOCK = 256  # rate windows transformed together (~8 MB of spectra)
 
 
-def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TILT) -> np.ndarray:
+def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TILT,
+                        max_bpm=None) -> np.ndarray:
     """Spectral-peak rate (breaths/min) of the :data:`~edr.signal.SEGMENT_S` windows of ``x``
     starting at the sample indices ``starts`` (each window inside ``x``): the peak of the
     Hann-windowed periodogram of the demeaned window, zero-padded to
@@ -72,6 +84,10 @@ def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TI
     local maxima (band edges included), the one with the largest ``f**tilt`` times its power
     (:data:`~edr.signal.RATE_TILT`; 0 takes the highest peak); NaN for a window with a
     non-finite sample or no power in the band.
+
+    ``max_bpm`` (a float, or one per window): only the local maxima at or below it compete (the
+    maxima are those of the whole band, so a spectrum still rising at the limit offers none
+    there); NaN for a window with none. Default: no limit.
 
     All windows are transformed at once (the same values as one by one).
     """
@@ -82,6 +98,8 @@ def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TI
     bpm = np.full(starts.size, np.nan)
     if starts.size == 0:
         return bpm
+    limit = np.broadcast_to(np.inf if max_bpm is None else np.asarray(max_bpm, dtype=float),
+                            starts.shape)
     nfft = max(RATE_NFFT, win)
     f_bpm = 60.0 * np.fft.rfftfreq(nfft, d=1.0 / fs)
     band = (f_bpm >= RATE_BAND_BPM[0]) & (f_bpm <= RATE_BAND_BPM[1])
@@ -94,9 +112,11 @@ def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TI
             continue
         segs = segs[ok] - segs[ok].mean(axis=1, keepdims=True)
         spec = (np.abs(np.fft.rfft(segs * taper, n=nfft, axis=1)) ** 2)[:, band]
-        peak = f_bpm[band][np.argmax(np.where(_local_maxima(spec), spec * emphasis, -1.0),
-                                     axis=1)]
-        bpm[c + ok] = np.where(np.any(spec > 0, axis=1), peak, np.nan)
+        candidate = _local_maxima(spec) & (f_bpm[band][None, :] <= limit[c + ok][:, None])
+        score = np.where(candidate, spec * emphasis, -1.0)
+        peak = f_bpm[band][np.argmax(score, axis=1)]
+        found = np.any(spec > 0, axis=1) & candidate.any(axis=1)
+        bpm[c + ok] = np.where(found, peak, np.nan)
     return bpm
 
 
@@ -142,7 +162,7 @@ def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0, tilt: float = RATE_T
 
 
 def rate_quality(edr, panel: Mapping[str, np.ndarray], weights: Mapping[str, float], *,
-                 fs: float = GRID_FS, t0: float = 0.0):
+                 fs: float = GRID_FS, t0: float = 0.0, beat_times=None):
     """Rate of ``edr`` and its quality per 32 s window (16 s step), from the panel's agreement.
 
     Parameters
@@ -155,21 +175,57 @@ def rate_quality(edr, panel: Mapping[str, np.ndarray], weights: Mapping[str, flo
         Weight of each panel series (e.g. :func:`edr.fusion.panel_weights`).
     fs, t0 : float
         Grid rate (Hz) and time (s) of ``edr[0]``.
+    beat_times : array_like, optional
+        Times (s) of the beats the EDR and the panel are sampled at: each window's rates are
+        searched up to :func:`edr.signal.carried_bpm`, and a rate :func:`near_carried` is
+        judged by the panel without :data:`edr.fusion.HEART_SERIES`. Default: no limit.
 
     Returns
     -------
     t : ndarray
         Window centres (s), as :func:`rate_series`.
     rate_bpm : ndarray
-        The EDR's spectral-peak rate (NaN for a window with a masked sample).
+        The EDR's spectral-peak rate (NaN for a window with a masked sample, or no peak below
+        the limit).
     quality : ndarray
         Weighted share (0-1) of the panel whose rate is within :data:`AGREEMENT_BPM`
         of ``rate_bpm``; 0 where the EDR has no rate.
     """
-    t, rate = rate_series(edr, fs=fs, t0=t0)
-    rates = {name: rate_series(np.asarray(series, dtype=float), fs=fs, t0=t0)[1]
-             for name, series in panel.items()}
-    return t, rate, agreement(rate, rates, weights)
+    edr = as_series(edr, "edr")
+    fs = positive_rate(fs)
+    starts = window_starts(edr.size, fs)
+    t = t0 + (starts + SEGMENT_S * fs / 2) / fs
+    limit = None if beat_times is None else carried_bpm(beat_times, t0 + starts / fs)
+    rate, quality = _judged(edr, starts, panel, starts, weights, fs, RATE_TILT, limit)
+    return t, rate, quality
+
+
+def near_carried(rate, limit) -> np.ndarray:
+    """Where ``rate`` lies within :data:`edr.signal.NYQUIST_MARGIN_BPM` of the ``limit`` of
+    :func:`edr.signal.carried_bpm`: close enough to half the beat rate that a beat-to-beat
+    alternation of a heart rate that varies within the window could still put a peak there
+    (False where either is NaN)."""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(rate, dtype=float) > np.asarray(limit, dtype=float) - NYQUIST_MARGIN_BPM
+
+
+def _judged(edr, starts, panel, panel_starts, weights, fs, tilt, limit):
+    """``(rate, quality)`` of the rate windows of ``edr`` at ``starts`` judged by ``panel`` (its
+    windows at ``panel_starts``), the rates searched up to ``limit`` (None: no limit); a rate
+    :func:`near_carried` counts the agreement of the panel's morphology series only (the share
+    of the whole panel's weight that agrees without the heart's series)."""
+    rate = spectral_peak_rates(edr, starts, fs, tilt=tilt, max_bpm=limit)
+    rates = {name: spectral_peak_rates(np.asarray(v, dtype=float), panel_starts, fs, tilt=tilt,
+                                       max_bpm=limit)
+             for name, v in panel.items()}
+    quality = agreement(rate, rates, weights)
+    if limit is not None:
+        near = near_carried(rate, limit)
+        if near.any():
+            morphology = {k: r for k, r in rates.items()
+                          if k.rsplit("/", 1)[-1] not in HEART_SERIES}
+            quality[near] = agreement(rate, morphology, weights)[near]
+    return rate, quality
 
 
 def agreement(rate, panel_rates: Mapping[str, np.ndarray],
@@ -230,7 +286,9 @@ def judged_rates(waveform, grid, spans, fs_out: float,
     spans : list of RateSpan
         The analysed windows (:meth:`RateSpan.of`); a rate window is judged by the panel of an
         analysis window that contains it whole, preferably the one whose core
-        holds its centre. A rate window no analysis window contains gets quality 0.
+        holds its centre (its rates searched below the limit of the span's beats, as
+        :func:`rate_quality` with ``beat_times``). A rate window no analysis window contains gets
+        quality 0 and the unlimited spectral-peak rate.
     fs_out : float
         Grid rate (Hz).
     threshold : float, default :data:`QUALITY_THRESHOLD`
@@ -256,9 +314,10 @@ def judged_rates(waveform, grid, spans, fs_out: float,
     for sp, items in zip(spans, judged, strict=True):
         if items:  # the panel's rates of all these windows at once (= rate_quality per window)
             idx, starts = (np.array(v) for v in zip(*items, strict=True))
-            rates = {name: spectral_peak_rates(v, starts - sp.first, fs_out, tilt=tilt)
-                     for name, v in sp.panel.items()}
-            quality[idx] = agreement(raw[idx], rates, sp.weights)
+            limit = (None if sp.beat_times is None
+                     else carried_bpm(sp.beat_times, t0 + starts / fs_out))
+            raw[idx], quality[idx] = _judged(waveform, starts, sp.panel, starts - sp.first,
+                                             sp.weights, fs_out, tilt, limit)
     rate = np.where(quality >= threshold, raw, np.nan)
     return JudgedRates(time, rate, raw, quality)
 
@@ -267,17 +326,22 @@ def judged_rates(waveform, grid, spans, fs_out: float,
 class RateSpan:
     """What :func:`judged_rates` needs of one analysed window, so that the window's analysis
     (its QRS matrices, beats, model) need not be kept: the first and last indices of its output
-    grid points, its core (s), its evidence panel (:attr:`edr.windows.WindowAnalysis.panel`)
-    and the panel's weights (:attr:`edr.windows.WindowAnalysis.weights`)."""
+    grid points, its core (s), its evidence panel (:attr:`edr.windows.WindowAnalysis.panel`),
+    the panel's weights (:attr:`edr.windows.WindowAnalysis.weights`) and the times of the beats
+    its series are sampled at (the valid beats, on the grid's time axis; None: rates not
+    limited)."""
 
     first: int
     last: int
     core: tuple
     panel: dict
     weights: dict
+    beat_times: np.ndarray | None = None
 
     @classmethod
     def of(cls, window: Window, wa: WindowAnalysis) -> RateSpan:
         """The span of ``window`` analysed as ``wa``."""
         idx = np.flatnonzero(wa.grid_mask)
-        return cls(int(idx[0]), int(idx[-1]), window.core, wa.panel, wa.weights)
+        seg = wa.segment
+        return cls(int(idx[0]), int(idx[-1]), window.core, wa.panel, wa.weights,
+                   seg.beat_times[seg.valid])

@@ -34,6 +34,7 @@ __all__ = [
     "RATE_NFFT",
     "RATE_STEP_S",
     "RATE_TILT",
+    "NYQUIST_MARGIN_BPM",
     "SEGMENT_S",
     "CONCENTRATION_HALF_WIDTH_HZ",
     "MAINS_HZ",
@@ -42,6 +43,7 @@ __all__ = [
     "WELCH_BLOCK_SEGMENTS",
     "as_series",
     "butter_sos",
+    "carried_bpm",
     "mains_frequency",
     "notch_mains",
     "remove_mains",
@@ -74,13 +76,22 @@ RATE_BAND_BPM = (4.0, 60.0)
 RATE_NFFT = 4096
 """Zero-padded length of a rate window's periodogram."""
 
-RATE_TILT = 1.0
+RATE_TILT = 0.5
 """Exponent ``a`` of the frequency weighting that picks a rate window's peak: of the local maxima
 of the periodogram ``S(f)``, the one with the largest ``f**a S(f)``; its rate is read from
-``S`` (the weighting moves no peak). With 1 the peaks compete by their power per unit of
-log-frequency: a slow drift or the low-frequency heart-rate variability, whose spectra fall like
-``1/f``, no longer outweigh a faster, shallower breathing
-(``docs/studies/beyond_the_icu.md``)."""
+``S`` (the weighting moves no peak). Between the highest peak (0), which a slow drift or the
+low-frequency heart-rate variability (spectra falling like ``1/f``) can win over a faster,
+shallower breathing, and the peak with the most power per unit of log-frequency (1), which a
+harmonic of the breathing can win over the breathing itself. Chosen by nested
+leave-one-subject-out (``docs/tuned_constants.md``)."""
+
+NYQUIST_MARGIN_BPM = 2 * 60.0 / SEGMENT_S
+"""Margin (breaths/min, 3.75) that a beat-sampled series' rate keeps below half the local beat
+rate (:func:`carried_bpm`): the half-width of the main lobe of a rate window's Hann periodogram
+(``2 / SEGMENT_S`` Hz). A series sampled once per beat carries no rhythm above half the beat rate;
+a beat-to-beat alternation (electrical alternans, bigeminy) sits exactly there and its lobe
+reaches this far below it, and a rhythm ``f`` closer to the limit cannot be told from the image at
+``HR - f`` that the interpolation between beats leaves (``docs/studies/carried_rates.md``)."""
 
 CONCENTRATION_HALF_WIDTH_HZ = 0.05
 """Half-width (Hz) around the in-band peak counted by :func:`spectral_concentration`."""
@@ -121,6 +132,45 @@ def positive_rate(fs: float, name: str = "fs") -> float:
     if not np.isfinite(fs) or fs <= 0:
         raise ValueError(f"{name} must be a positive finite rate in Hz, got {fs!r}")
     return fs
+
+
+def carried_bpm(beat_times, starts_s, length_s: float = SEGMENT_S) -> np.ndarray:
+    """Fastest rate (breaths/min) a series sampled at ``beat_times`` carries in each window
+    ``[s, s + length_s)`` of ``starts_s``: half its beats' rate there, less
+    :data:`NYQUIST_MARGIN_BPM`.
+
+    Parameters
+    ----------
+    beat_times : array_like, shape (n,)
+        Times (s) of the beats the series is sampled at, increasing.
+    starts_s : array_like, shape (m,)
+        Window starts (s, same time origin).
+    length_s : float, default :data:`SEGMENT_S`
+        Window length (s).
+
+    Returns
+    -------
+    ndarray, shape (m,)
+        ``30 (k - 1) / (t_last - t_first) - NYQUIST_MARGIN_BPM`` for the ``k`` beats inside a
+        window (a stretch without beats lowers the rate as it lowers the sampling), at least 0;
+        0 for a window with fewer than two beats.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> beats = np.arange(0, 64, 0.8)  # 75 beats/min
+    >>> carried_bpm(beats, [0.0, 16.0])  # 37.5 - 3.75
+    array([33.75, 33.75])
+    """
+    t = as_series(beat_times, "beat_times")
+    starts = np.asarray(starts_s, dtype=float).reshape(-1)
+    lo = np.searchsorted(t, starts, side="left")
+    hi = np.searchsorted(t, starts + float(length_s), side="left") - 1
+    out = np.zeros(starts.size)
+    ok = hi > lo
+    span = t[hi[ok]] - t[lo[ok]]
+    out[ok] = np.maximum(30.0 * (hi[ok] - lo[ok]) / span - NYQUIST_MARGIN_BPM, 0.0)
+    return out
 
 
 def to_uniform_grid(t, x, *, fs: float = GRID_FS, t_start: float | None = None,

@@ -19,7 +19,7 @@ import numpy as np
 
 from edr.beats import Beats, detect, signal_mask, true_runs
 from edr.errors import ChannelError, SignalError
-from edr.fusion import HEART_SERIES, fuse, panel_weights, standardised
+from edr.fusion import HEART_SERIES, carried_hz, fuse, panel_weights, standardised
 from edr.methods import MethodOutput, Segment, series_on_grid
 from edr.options import DEFAULT_OVERLAP, DEFAULT_WINDOW_S, WHOLE_RECORD_MAX_S, EDROptions
 from edr.signal import FS_RANGE, remove_mains
@@ -390,7 +390,8 @@ def _pooled(runs, usable, best, grid, opts: EDROptions):
     own = best if best in usable else usable[0]
     panel = {f"{n}/{k}": v for n in usable for k, v in runs[n][1].panel.items()
              if n == own or k not in HEART_SERIES}
-    fused = fuse(panel, opts.fs_out)
+    seg = runs[own][0]
+    fused = fuse(panel, opts.fs_out, max_hz=carried_hz(seg.beat_times[seg.valid]))
     out = runs[best][1]
     q = {**out.quality, "fused_leads": sorted(usable),
          "lead_sigma2": {n: runs[n][1].sigma2 for n in usable},

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edr.fusion import aligned_sum, band_passed, fuse, panel_weights, standardised
+from edr.fusion import aligned_sum, band_passed, carried_hz, fuse, panel_weights, standardised
 from edr.methods.classic import rsa_edr
 from edr.methods.grid import series_on_grid
 from edr.methods.kernel_methods import kpca_edr
@@ -138,7 +138,7 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
     passed = {k: band_passed(series_on_grid(seg, o), seg.fs_out) for k, o in series.items()}
     scales = {k: float(y.std()) for k, y in passed.items()}
     panel = {k: y / scales[k] if scales[k] > 0 else y for k, y in passed.items()}
-    fused = fuse(panel, seg.fs_out)
+    fused = fuse(panel, seg.fs_out, max_hz=carried_hz(seg.beat_times[seg.valid]))
     selection = getattr(model, "selection_", None)
     q = {"solver": "dense", "n_outliers": n_out, "n_features": int(X.shape[1]),
          "eigenvalue": float(model.eigenvalues_[0]), **selection_quality(selection),

@@ -51,6 +51,11 @@ default, and then the record is bit-for-bit the one without the option):
 * **noise bursts** — bursts (``noise_burst_rate_per_min``, lengths uniform in
   [``noise_burst_min_s``, ``noise_burst_max_s``]) of white noise high-passed at
   10 Hz with standard deviation ``noise_burst_std`` (mV, muscle);
+* **bigeminy** — ``bigeminy_prematurity`` ``p``: every second beat is an ectopic beat (the
+  ectopic wave table above) at ``(1 - p)`` times the sinus RR after the beat before it, the next
+  sinus beat keeping its time (compensatory pause): RR and morphology alternate beat by beat;
+* **electrical alternans** — ``alternans`` ``a``: the dipole of beat ``k`` is scaled by
+  ``1 + a (-1)^k``, a beat-to-beat alternation at half the heart rate;
 * **ventilator** — ``ventilator_depth`` ``d``: constant rate and tidal volume
   (rate/amplitude variability 0.005/0.02) and every respiratory modulation
   (RSA, amplitude, axis, baseline) multiplied by ``d``.
@@ -72,11 +77,12 @@ from edr.simulate.geometry import LEAD_DIRECTIONS
 from edr.simulate.parameters import SimulationParameters
 from edr.simulate.recording import simulate_recording
 from edr.simulate.scenarios import (
+    ANAESTHESIA_SCENARIOS,
     FAILURE_SCENARIOS,
     HEALTHY_SCENARIOS,
     SCENARIOS,
     simulate_scenario,
 )
 
-__all__ = ["FAILURE_SCENARIOS", "HEALTHY_SCENARIOS", "LEAD_DIRECTIONS", "SCENARIOS",
-           "SimulationParameters", "simulate_recording", "simulate_scenario"]
+__all__ = ["ANAESTHESIA_SCENARIOS", "FAILURE_SCENARIOS", "HEALTHY_SCENARIOS", "LEAD_DIRECTIONS",
+           "SCENARIOS", "SimulationParameters", "simulate_recording", "simulate_scenario"]

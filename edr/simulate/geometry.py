@@ -122,12 +122,17 @@ _ECTOPIC_DIPOLES = np.array(
 )
 
 
+def _alternation(o, n_beats):
+    """Per-beat dipole scale of electrical alternans, ``1 + alternans (-1)^k``."""
+    return 1.0 + o.alternans * (1.0 - 2.0 * (np.arange(n_beats) % 2))
+
+
 def render_plain_beats(o, beat_times, rr, r_beats):
     """ECG (n_leads, n) of normal beats whose dipoles only breathe: rotation about the sagittal
     axis (frontal plane) by ``axis_modulation_deg * r`` and scaling by
     ``1 + amplitude_modulation * r``, projected on the fixed lead vectors."""
     angle = np.deg2rad(o.axis_modulation_deg) * r_beats
-    gain = 1.0 + o.amplitude_modulation * r_beats
+    gain = (1.0 + o.amplitude_modulation * r_beats) * _alternation(o, r_beats.size)
     directions = o.directions
     cos_a, sin_a = np.cos(angle), np.sin(angle)
     dx, dy, dz = _WAVE_DIPOLES.T  # (n_waves,)
@@ -148,7 +153,7 @@ def render_varied_beats(o, beat_times, rr, r_beats, ectopic, morphology, beat_di
     ``beat_dirs`` (or the fixed ones when ``None``). ``morphology`` is the
     :func:`morphology_state` triple or ``None``."""
     angle = np.deg2rad(o.axis_modulation_deg) * r_beats
-    gain = 1.0 + o.amplitude_modulation * r_beats
+    gain = (1.0 + o.amplitude_modulation * r_beats) * _alternation(o, r_beats.size)
     if beat_dirs is None:
         beat_dirs = o.directions[:, None, :]
     dip = np.where(ectopic[:, None, None], o.ectopic_amplitude * _ECTOPIC_DIPOLES, _WAVE_DIPOLES)

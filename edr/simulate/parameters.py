@@ -113,6 +113,12 @@ class SimulationParameters:
         Their standard deviation (mV).
     noise_burst_min_s, noise_burst_max_s : float, default 1, 4
         Burst lengths are uniform in this range (s).
+    bigeminy_prematurity : float in [0, 0.6], default 0 (off)
+        Every second beat ectopic, at ``(1 - bigeminy_prematurity)`` times the sinus RR after
+        the beat before it (wave table and ``ectopic_width`` / ``ectopic_amplitude`` of the
+        ectopic runs).
+    alternans : float in [0, 0.5], default 0 (off)
+        Electrical alternans: beat ``k``'s dipole scaled by ``1 + alternans (-1)^k``.
     ventilator_depth : None or float in (0, 1], default None (off)
         Mechanical ventilation: regular rate and depth, respiratory
         modulations scaled by ``ventilator_depth``.
@@ -153,6 +159,8 @@ class SimulationParameters:
     noise_burst_std: float = 0.3
     noise_burst_min_s: float = 1.0
     noise_burst_max_s: float = 4.0
+    bigeminy_prematurity: float = 0.0
+    alternans: float = 0.0
     ventilator_depth: float | None = None
     resp_rate_schedule_hz: Sequence[float] | None = None
     resp_rate_step_s: float = 60.0
@@ -190,6 +198,9 @@ def checked_options(opts):
     for name, low, high in (("ectopic_run_beats", 1.0, 30.0), ("ectopic_prematurity", 0.0, 0.6),
                             ("ectopic_width", 1.0, 5.0), ("ectopic_amplitude", 0.0, 3.0)):
         setattr(o, name, _check_range(getattr(o, name), name, low, high))
+    o.bigeminy_prematurity = _check_range(o.bigeminy_prematurity, "bigeminy_prematurity", 0.0,
+                                          0.6)
+    o.alternans = _check_range(o.alternans, "alternans", 0.0, 0.5)
     for name in ("motion_artifact_rate_per_min", "motion_artifact_amplitude"):
         setattr(o, name, _check_nonneg(getattr(o, name), name))
     o.motion_contact_change_deg = _check_range(o.motion_contact_change_deg,

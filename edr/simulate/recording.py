@@ -120,7 +120,21 @@ def _draw_beats(rng, o, t_slow, resp_slow):
                                                    o.ectopic_run_beats,
                                                    o.ectopic_prematurity, o.duration_s)
         rr = np.diff(beat_times, prepend=beat_times[0] - 60.0 / o.heart_rate_bpm)
+    if o.bigeminy_prematurity > 0:
+        beat_times, ectopic = _bigeminy(beat_times, ectopic, o.bigeminy_prematurity)
+        rr = np.diff(beat_times, prepend=beat_times[0] - 60.0 / o.heart_rate_bpm)
     return beat_times, rr, ectopic
+
+
+def _bigeminy(beat_times, ectopic, prematurity):
+    """Every second beat (odd indices) made ectopic and premature: at ``(1 - prematurity)`` times
+    its sinus RR after the beat before it; the beats after keep their times."""
+    t = beat_times.copy()
+    odd = np.arange(1, t.size, 2)
+    t[odd] = t[odd - 1] + (1.0 - prematurity) * (t[odd] - t[odd - 1])
+    ectopic = ectopic.copy()
+    ectopic[odd] = True
+    return t, ectopic
 
 
 def _add_sample_rate_signals(rng, o, ecg, t_slow, amp, phase, resp_slow):

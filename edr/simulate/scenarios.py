@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from edr.simulate.recording import simulate_recording
 
-__all__ = ["FAILURE_SCENARIOS", "HEALTHY_SCENARIOS", "SCENARIOS", "simulate_scenario"]
+__all__ = ["ANAESTHESIA_SCENARIOS", "FAILURE_SCENARIOS", "HEALTHY_SCENARIOS", "SCENARIOS",
+           "simulate_scenario"]
 
 _ICU = dict(heart_rate_bpm=85.0, resp_rate_hz=0.28, amplitude_modulation=0.06,
             axis_modulation_deg=3.0, rsa_bpm=1.0,
@@ -31,6 +32,12 @@ SCENARIOS: dict[str, dict] = {
                             resp_rate_step_s=60.0),
     "deep_slow_breathing": dict(_HEALTHY, resp_rate_hz=0.1, amplitude_modulation=0.08,
                                 rsa_bpm=12.0, respiratory_baseline=0.08),
+    "ventilated": dict(heart_rate_bpm=80.0, resp_rate_hz=0.23, ventilator_depth=1.0, rsa_bpm=0.0,
+                       amplitude_modulation=0.08, axis_modulation_deg=5.0),
+    "child_spontaneous": dict(heart_rate_bpm=125.0, resp_rate_hz=0.5, rsa_bpm=3.0,
+                              amplitude_modulation=0.08, axis_modulation_deg=5.0),
+    "child_ventilated": dict(heart_rate_bpm=120.0, resp_rate_hz=0.42, ventilator_depth=1.0,
+                             rsa_bpm=0.0, amplitude_modulation=0.08, axis_modulation_deg=5.0),
     "mixed_icu": dict(_ICU, morphology_drift=0.25, morphology_drift_period_s=60.0,
                       morphology_step_rate_per_min=0.5,
                       morphology_step_size=0.35, ectopic_runs_per_min=1.5, ectopic_run_beats=6.0,
@@ -44,6 +51,11 @@ docs/design.md#7-simulation)."""
 HEALTHY_SCENARIOS = ("healthy_rest", "paced_breathing", "deep_slow_breathing")
 """Healthy people at rest, paced breathing whose rate changes every 60 s (8, 14, 23 and 14
 breaths/min) and deep slow breathing (6 /min): strong RSA, small morphological modulation."""
+ANAESTHESIA_SCENARIOS = ("ventilated", "child_spontaneous", "child_ventilated")
+"""Under anaesthesia: controlled ventilation at a fixed rate and depth with no respiratory sinus
+arrhythmia (the heart rate does not breathe; amplitude and axis modulation only), an adult at
+14 /min or a child at 25 /min (heart 120 /min), and a child breathing on its own at 30 /min
+(heart 125 /min)."""
 FAILURE_SCENARIOS = ("morphology_steps", "morphology_drift", "ectopic_clusters",
                      "ventilator_weak", "mixed_icu")
 """Scenarios on which the default kPCA EDR (first component, MDD σ²) fails while the R amplitude

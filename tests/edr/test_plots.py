@@ -8,6 +8,7 @@ import pytest
 
 from edr.pipeline import extract_edr
 from edr.plots import plot_record
+from edr.rates import QUALITY_THRESHOLD
 from edr.record_figure import BEAT_FATES, representative_minute
 
 
@@ -60,7 +61,7 @@ def test_legends_explain_every_mark(figure):
     overview, quality, ecg, edr, text, _ = figure[0].axes
     expected = {
         overview: ["minute shown below", "EDR rate (32 s windows)", "reference rate ("],
-        quality: ["rate given", "threshold 0.5"],
+        quality: ["rate given", f"threshold {QUALITY_THRESHOLD:g}"],
         ecg: ["ECG lead II", "beat used by the EDR", "beat dropped: ectopic",
               "beat dropped: artefact or clipped"],
         edr: ["reference RESP", "EDR", "EDR value at each used beat"],

@@ -18,6 +18,7 @@ from edr import extract
 from edr.errors import EDRError
 from edr.plots import plot_record
 from edr.plots_html import HTML_INSTALL, write_record_html
+from edr.rates import QUALITY_THRESHOLD
 from edr.record_figure import BEAT_FATES, MAX_POINTS, envelope
 from edr.simulate import simulate_recording
 
@@ -79,8 +80,9 @@ def test_same_legend_entries_as_the_static_figure(case, figure_record, figure_re
     traces, layout = _traces(path)
     expected = _png_legend_entries(plot_record(rec, res))
     assert _legend_entries(traces) == expected
-    for fragment in ({"minute shown below", "EDR rate (32 s windows)", "threshold 0.5",
-                      "ECG lead II", "EDR value at each used beat"}
+    for fragment in ({"minute shown below", "EDR rate (32 s windows)",
+                      f"threshold {QUALITY_THRESHOLD:g}", "ECG lead II",
+                      "EDR value at each used beat"}
                      | {text for text, _, _ in BEAT_FATES.values()}):
         assert any(e.startswith(fragment) for e in expected), fragment
     # every trace in a legend sits in its panel's legend, and every panel's legend is placed

@@ -44,7 +44,8 @@ def test_judged_rates_equal_rate_quality_window_by_window():
     expected = _judged_one_by_one(waveform, fs, spans)
     np.testing.assert_array_equal(res.quality, expected)
     assert 0 < np.count_nonzero(expected) < expected.size
-    np.testing.assert_array_equal(res.rate_bpm, np.where(expected >= 0.5, res.raw_bpm, np.nan))
+    np.testing.assert_array_equal(res.rate_bpm, np.where(expected >= rates.QUALITY_THRESHOLD,
+                                                         res.raw_bpm, np.nan))
 
 
 # ------------------------------------------------------- rate windows and spectral-peak rates

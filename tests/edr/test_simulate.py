@@ -189,6 +189,8 @@ _ON = {
     "motion_artifact_rate_per_min": 3.0,
     "noise_burst_rate_per_min": 3.0,
     "ventilator_depth": 0.5,
+    "bigeminy_prematurity": 0.3,
+    "alternans": 0.1,
 }
 
 
@@ -201,7 +203,7 @@ def test_new_options_off_by_default_leave_the_record_bit_identical():
                              ectopic_width=3.0, motion_artifact_rate_per_min=0.0,
                              motion_contact_change_deg=30.0,
                              noise_burst_rate_per_min=0.0, noise_burst_std=1.0,
-                             ventilator_depth=None)
+                             ventilator_depth=None, bigeminy_prematurity=0.0, alternans=0.0)
     for lead in base.leads:
         np.testing.assert_array_equal(base.leads[lead], off.leads[lead])
     np.testing.assert_array_equal(base.resp, off.resp)
@@ -331,6 +333,25 @@ def test_ventilator_breathing_is_regular_and_weakly_modulated():
     a_v, r_v, _, _ = _beat_series(vent, "II")
     slope = lambda a, r: np.polyfit(r, a, 1)[0]  # noqa: E731
     assert slope(a_v, r_v) == pytest.approx(0.3 * slope(a_s, r_s), rel=0.25)
+
+
+def test_alternans_and_bigeminy_alternate_beat_by_beat():
+    quiet = dict(_QUIET, heart_rate_bpm=70.0)
+    rec = simulate_recording(60.0, 250.0, leads=("II",), random_state=2, alternans=0.2, **quiet)
+    peaks = _r_peaks(rec.ecg, rec.fs)
+    r = rec.ecg[peaks]
+    ratio = r[1:] / r[:-1]  # beat k over beat k - 1: (1 -+ 0.2) / (1 +- 0.2), alternating
+    assert np.all(np.abs(np.log(ratio)) > 0.7 * np.log(1.2 / 0.8))
+    assert np.all(np.sign(np.diff(r))[1:] == -np.sign(np.diff(r))[:-1])
+    rec = simulate_recording(60.0, 250.0, leads=("II",), random_state=2,
+                             bigeminy_prematurity=0.3, ectopic_width=1.0, **quiet)
+    rr = np.diff(_r_peaks(rec.ecg, rec.fs)) / rec.fs
+    short, long_ = rr[::2], rr[1::2]
+    if short.mean() > long_.mean():
+        short, long_ = long_, short
+    n = min(short.size, long_.size)
+    # the premature beat at 0.7 of the sinus RR, the next sinus beat on time: 0.7 and 1.3 RR
+    np.testing.assert_allclose(short[:n] / (short[:n] + long_[:n]), 0.35, atol=0.03)
 
 
 def test_scenarios_are_icu_like_recordings():
