@@ -8,7 +8,9 @@ value.
 
 from __future__ import annotations
 
-__all__ = ["EDRError", "RecordError", "ChannelError", "SignalError", "DataUnavailableError"]
+__all__ = ["EDRError", "RecordError", "ChannelError", "SignalError", "DataUnavailableError",
+           "ArrayShapeError", "ArrayTypeError", "SamplingRateError", "MissingSignalError",
+           "ReferenceWarning"]
 
 
 class EDRError(Exception):
@@ -29,3 +31,25 @@ class SignalError(EDRError, ValueError):
 
 class DataUnavailableError(EDRError, RuntimeError):
     """A database is neither local nor downloadable (offline); says what to fetch and where."""
+
+
+class ArrayShapeError(EDRError, ValueError):
+    """An array given as a recording has a shape no ECG has: empty, 3-D or more, more leads than
+    samples (leads × samples given for samples × leads), or lead names that do not match it."""
+
+
+class ArrayTypeError(EDRError, TypeError):
+    """An array given as a recording is not numeric (strings, objects, dates, complex)."""
+
+
+class SamplingRateError(SignalError):
+    """A sampling rate is missing, not a number, or outside the supported range."""
+
+
+class MissingSignalError(SignalError):
+    """A lead given as an array has no valid sample (every sample NaN or infinite)."""
+
+
+class ReferenceWarning(UserWarning):
+    """A reference respiration (breath annotations, a respiration channel) was found but is not
+    used: unreadable or implausible. The ECG-derived respiration goes on without it."""
