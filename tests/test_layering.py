@@ -8,13 +8,15 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
    ``edr.fusion``
 3. methods: ``edr.methods``, ``edr.leads``
 4. pipeline: ``edr.options``, ``edr.windows``, ``edr.stitch``, ``edr.rates`` (rate windows, rate
-   quality, judged rates), ``edr.pipeline``
+   quality, judged rates), ``edr.tables`` (a result as pandas tables), ``edr.pipeline``
 5. consumers: ``edr.evaluate.*``, ``edr.record_figure``, ``edr.plots``, ``edr.plots_html``,
    ``edr.extract``, ``edr.cli``, ``edr.stream``, ``edr.__main__``
 
 A module may import ``edr`` modules of its own layer or a lower one. Every
-import statement counts, including the lazy ones inside functions. Within the
-pipeline layer the order is options → windows → stitch → pipeline, and the
+import statement counts, including the lazy ones inside functions. The package ``edr`` itself
+is the one exception: it re-exports the entry points (``extract_edr``, ``read_record``, ...)
+by name on first use (PEP 562), as ``kpca`` does, and imports nothing of its own at import.
+Within the pipeline layer the order is options → windows → stitch → pipeline, and the
 module-level imports of ``edr`` have no cycle.
 
 Also: no function of ``edr`` or ``kpca`` is longer than 80 lines; no library module imports
@@ -51,6 +53,7 @@ LAYERS = {
     "edr.windows": 4.1,
     "edr.stitch": 4.2,
     "edr.rates": 4.25,
+    "edr.tables": 4.27,
     "edr.pipeline": 4.3,
     "edr.evaluate": 5,
     "edr.plots": 5,

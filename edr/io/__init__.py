@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "read_record",
+    "recording_from_arrays",
+    "as_recording",
     "Recording",
     "write_csv",
     "write_wfdb",
@@ -32,6 +34,8 @@ __all__ = [
 # :mod:`edr.io.paths` do not load NumPy, SciPy, wfdb or YAML.
 _LAZY = {
     "Recording": "edr.io.recording",
+    "recording_from_arrays": "edr.io.arrays",
+    "as_recording": "edr.io.arrays",
     "write_csv": "edr.io.writers",
     "write_wfdb": "edr.io.writers",
     "write_json": "edr.io.writers",

@@ -82,6 +82,7 @@ def is_resp_name(name: str) -> bool:
 
     Examples
     --------
+    >>> from edr.io.channels import is_resp_name
     >>> [is_resp_name(n) for n in ("RESP,", "CO2", "Thorax belt", "Therm", "PLETH", "Temp")]
     [True, True, True, True, False, False]
     """

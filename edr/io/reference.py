@@ -77,6 +77,7 @@ def annotation_labels(aux_note: Sequence | None, symbol: Sequence | None, n: int
 
     Examples
     --------
+    >>> from edr.io.reference import annotation_labels
     >>> annotation_labels(["ann1", "", None], ['"', "I", '"'], 3).tolist()
     ['ann1', 'I', '"']
     """
@@ -97,6 +98,7 @@ def listed_labels(labels) -> str:
 
     Examples
     --------
+    >>> from edr.io.reference import listed_labels
     >>> listed_labels(["ann2", "ann1", "ann1"])
     'ann1, ann2'
     >>> listed_labels(["a,b", "c"])
@@ -143,6 +145,7 @@ def choose_breath_label(labels: Sequence[str]) -> tuple[str | None, str]:
 
     Examples
     --------
+    >>> from edr.io.reference import choose_breath_label
     >>> choose_breath_label(["ann2", "ann1", "ann1"])
     ('ann1', "annotator 'ann1' of ann1, ann2")
     >>> choose_breath_label(["insp", "exp", "insp", "exp"])
@@ -183,6 +186,7 @@ def implausible_reason(times, duration_s: float | None = None) -> str | None:
 
     Examples
     --------
+    >>> from edr.io.reference import implausible_reason
     >>> implausible_reason([2.0, 6.0, 10.0, 14.0, 18.0], duration_s=20.0) is None
     True
     >>> implausible_reason([2.0, 6.0, 4.0], duration_s=20.0)

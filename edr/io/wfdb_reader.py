@@ -152,6 +152,7 @@ def read_breath_annotations(
     Examples
     --------
     >>> from pathlib import Path
+    >>> from edr.io.wfdb_reader import read_breath_annotations
     >>> read_breath_annotations(Path("no_such_record"), fs=250.0)
     (None, None)
     """
@@ -201,6 +202,7 @@ def read_breath_times(base: Path, *, fs: float, annotator: str | None = AUTO,
     Examples
     --------
     >>> from pathlib import Path
+    >>> from edr.io.wfdb_reader import read_breath_times
     >>> read_breath_times(Path("no_such_record"), fs=250.0) is None
     True
     """

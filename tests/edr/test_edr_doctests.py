@@ -7,7 +7,8 @@ import importlib
 
 import pytest
 
-MODULES = ["edr.pipeline"]
+MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.io", "edr.io.arrays", "edr.io.recording",
+           "edr.io.reference", "edr.io.wfdb_reader", "edr.io.channels"]
 
 
 @pytest.mark.parametrize("name", MODULES)
