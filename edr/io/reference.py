@@ -21,9 +21,8 @@ or phases?): such a file is not used.
 :func:`implausible_reason` refuses breath times no breathing has: unordered or non-finite
 times, times outside the record, more than :data:`MAX_ODD_INTERVAL_SHARE` of the intervals
 shorter than :data:`MIN_BREATH_INTERVAL_S` or longer than :data:`MAX_BREATH_INTERVAL_S`, or
-fewer than :data:`MIN_BREATHS_PER_MIN` breaths per minute over the record. Every breath
-annotation of the shared BIDMC and MARSH records passes (the largest share of short intervals
-is 0.7 %, the lowest rate 8.7 /min); random bytes parsed as an annotation file do not.
+fewer than :data:`MIN_BREATHS_PER_MIN` breaths per minute over the record (the margins on
+real annotations: ``docs/design.md#6-inputs-and-outputs``).
 
 A reference that fails is never an error: the reader warns (:class:`~edr.errors.ReferenceWarning`)
 and the recording has no breath times, so the ECG-derived respiration goes on without it.
