@@ -1,6 +1,8 @@
-"""Reading recordings (WFDB, EDF/EDF+, CSV), writing results, locating PhysioNet data.
+"""Reading recordings (WFDB, EDF/EDF+, CSV) or taking them from arrays, writing results,
+locating PhysioNet data.
 
-:func:`read_record` returns a :class:`Recording`. NaN runs in the signals are
+:func:`read_record` returns a :class:`Recording`; :func:`recording_from_arrays` builds one from
+NumPy arrays or pandas objects. NaN runs in the signals are
 kept as NaN (the pipeline masks them); readers never interpolate over gaps.
 """
 

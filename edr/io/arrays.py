@@ -187,7 +187,7 @@ def as_recording(recording, *, fs=None, lead_names=None, units=None, resp=None, 
     extra = {"lead_names": lead_names, "units": units, "resp": resp, "resp_fs": resp_fs,
              "breath_times": breath_times}
     given = [k for k, v in extra.items() if v is not None]
-    if hasattr(recording, "ecg") and hasattr(recording, "fs"):
+    if not _is_pandas(recording) and hasattr(recording, "ecg") and hasattr(recording, "fs"):
         if given or fs is not None:
             raise TypeError(f"{', '.join(given + (['fs'] if fs is not None else []))} describe "
                             "an ECG given as an array; a Recording carries its own")

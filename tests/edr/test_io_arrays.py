@@ -165,3 +165,9 @@ def test_as_recording_passes_recordings_reads_paths_and_builds_arrays(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert as_recording(TWO[:, 0], fs=FS, units="uV").ecg[0] == TWO[0, 0] / 1e3
+
+
+def test_a_dataframe_with_ecg_and_fs_columns_is_still_an_array():
+    frame = pd.DataFrame({"ecg": TWO[:, 0], "fs": TWO[:, 1]})
+    rec = as_recording(frame, fs=FS)
+    assert list(rec.leads) == ["ecg", "fs"]
