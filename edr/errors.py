@@ -10,7 +10,7 @@ from __future__ import annotations
 
 __all__ = ["EDRError", "RecordError", "ChannelError", "SignalError", "DataUnavailableError",
            "ArrayShapeError", "ArrayTypeError", "SamplingRateError", "MissingSignalError",
-           "ReferenceWarning"]
+           "UnitError", "ReferenceWarning"]
 
 
 class EDRError(Exception):
@@ -48,6 +48,10 @@ class SamplingRateError(SignalError):
 
 class MissingSignalError(SignalError):
     """A lead given as an array has no valid sample (every sample NaN or infinite)."""
+
+
+class UnitError(EDRError, ValueError):
+    """A unit given for an array is neither a voltage unit nor arbitrary units."""
 
 
 class ReferenceWarning(UserWarning):

@@ -260,7 +260,7 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, fs=None, lead_names=None, u
         :data:`edr.signal.MIN_BEATS` beats in a single window, no analysable window.
     TypeError
         Options the method does not take; array arguments with a Recording or a path.
-    ArrayShapeError, ArrayTypeError, SamplingRateError, MissingSignalError
+    ArrayShapeError, ArrayTypeError, SamplingRateError, MissingSignalError, UnitError
         An ECG array that cannot be one (:func:`edr.io.arrays.recording_from_arrays`).
 
     See Also

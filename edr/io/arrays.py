@@ -23,6 +23,7 @@ from edr.errors import (
     ReferenceWarning,
     SamplingRateError,
     SignalError,
+    UnitError,
 )
 from edr.io.channels import clean_name
 from edr.io.recording import VOLTAGE_UNITS, Recording, check_fs, to_millivolts
@@ -104,7 +105,7 @@ def recording_from_arrays(ecg, fs, *, lead_names: Sequence[str] | str | None = N
         number.
     MissingSignalError
         A lead or ``resp`` without a valid sample.
-    ValueError
+    UnitError
         A unit that is neither a voltage nor arbitrary.
 
     See Also
@@ -169,7 +170,7 @@ def as_recording(recording, *, fs=None, lead_names=None, units=None, resp=None, 
     ------
     TypeError
         Arguments of arrays given with a Recording or a path.
-    ArrayShapeError, ArrayTypeError, SamplingRateError, MissingSignalError
+    ArrayShapeError, ArrayTypeError, SamplingRateError, MissingSignalError, UnitError
         See :func:`recording_from_arrays`.
 
     See Also
@@ -299,7 +300,7 @@ def _units(units, n_leads: int) -> list[str | None]:
     for unit in given:
         key = str(unit).strip().lower()
         if key not in voltages and key not in ARBITRARY_UNITS:
-            raise ValueError(f"units={unit!r} is not a unit of the ECG: give one of "
+            raise UnitError(f"units={unit!r} is not a unit of the ECG: give one of "
                              f"{', '.join(VOLTAGE_UNITS)} (converted to mV) or 'arbitrary'")
         out.append(None if key in ARBITRARY_UNITS else key)
     return out
