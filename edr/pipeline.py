@@ -214,15 +214,11 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, fs=None, lead_names=None, u
     Parameters
     ----------
     recording : array_like, pandas.DataFrame, pandas.Series, Recording, str or Path
-        The ECG: one lead as a 1-D array, several as a 2-D array (samples × leads) or a
-        DataFrame (columns: leads), with ``fs``; a :class:`~edr.io.recording.Recording`
-        (:func:`edr.io.read_record`); or the path of a record (:func:`edr.io.read_record`).
-    fs : float, optional
-        Sampling rate of an ECG array (Hz); required with one.
-    lead_names, units, resp, resp_fs, breath_times : optional
-        For an ECG array: the leads' names, their unit (default mV), a reference
-        respiration at its rate and reference breath times (s), as in
-        :func:`edr.io.arrays.recording_from_arrays`; not with a Recording or a path.
+        The ECG: a 1-D array (one lead), a 2-D array (samples × leads) or a DataFrame with
+        ``fs``; a :class:`~edr.io.recording.Recording`; or a path (:func:`edr.io.read_record`).
+    fs, lead_names, units, resp, resp_fs, breath_times : optional
+        Of an ECG array (``fs`` required, units default mV): see
+        :func:`edr.io.arrays.recording_from_arrays`.
     method : str, default :data:`~edr.options.DEFAULT_METHOD` ("kpca_fusion")
         Key of :data:`edr.methods.METHODS`. ``"kpca"`` is the paper's method
         (first kernel principal component, ``n_c = 1``).
@@ -265,23 +261,10 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, fs=None, lead_names=None, u
 
     See Also
     --------
-    edr.io.read_record : Read a recording from a file.
-    EDRResult.to_frame, EDRResult.rate_frame, EDRResult.window_frame, EDRResult.lead_frame :
-        The result as pandas tables (:mod:`edr.tables`).
+    edr.io.read_record, edr.io.arrays.recording_from_arrays, edr.tables
 
     Examples
     --------
-    An array and its sampling rate:
-
-    >>> import edr
-    >>> from edr.simulate import simulate_recording
-    >>> ecg = simulate_recording(duration_s=60.0, fs=250.0, random_state=0).ecg
-    >>> res = edr.extract_edr(ecg, fs=250.0)
-    >>> res.lead, res.status, res.to_frame().shape
-    ('ECG', 'ok', (240, 4))
-
-    A recording:
-
     >>> from edr.pipeline import extract_edr
     >>> from edr.simulate import simulate_recording
     >>> rec = simulate_recording(duration_s=120.0, fs=250.0, random_state=0)
@@ -290,6 +273,8 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, fs=None, lead_names=None, u
     ('kpca_fusion', 'ok', 4.0, 480)
     >>> list(res.grid_columns())
     ['time_s', 'edr', 'rate_bpm', 'quality']
+    >>> extract_edr(rec.ecg, fs=250.0).rate_frame().shape  # an array and its sampling rate
+    (6, 6)
     """
     opts = EDROptions(method=method, sigma2=sigma2, lead=lead, window_s=window_s, overlap=overlap,
                       fs_out=fs_out, random_state=random_state, progress=progress, solver=solver,

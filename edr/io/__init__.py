@@ -83,21 +83,15 @@ def read_record(
         present (:data:`edr.io.channels.RESP_PRIORITY`: impedance such as RESP, RSP
         or IP, then thorax and abdomen belts, flow, CO2), else none.
     annotator : str or None, default "auto"
-        Breath annotations of a WFDB ``<record>.breath`` file kept as ``breath_times``:
-        ``"auto"`` chooses one annotator or breath phase (``ann1``, else the first of
-        ``ann2``, ...; else ends of inspiration ``exp``, else starts ``insp``; a file with one
-        label whole: :func:`edr.io.reference.choose_breath_label`); a label keeps the
-        annotations whose ``aux_note`` (or symbol) it is; None keeps all. Annotations that
-        cannot be read, or are not plausible (:func:`edr.io.reference.implausible_reason`),
-        are left out with a :class:`~edr.errors.ReferenceWarning`; the choice is in
-        ``breath_source``.
+        The label of a WFDB ``<record>.breath`` file's breaths: ``"auto"`` chooses
+        (:func:`edr.io.reference.choose_breath_label`), None keeps every annotation.
 
     Returns
     -------
     Recording
         ECG at its native rate (all ECG leads at that rate in ``leads``), the
-        respiration at its own rate, breath times in s and where they come from
-        (``breath_source``). NaN samples are kept.
+        respiration at its own rate, breath times in s and their ``breath_source``.
+        NaN samples are kept.
 
     Raises
     ------
@@ -115,14 +109,8 @@ def read_record(
     Warns
     -----
     ReferenceWarning
-        Breath annotations or a respiration channel found but not used (see ``annotator``).
-
-    Examples
-    --------
-    >>> import os, edr
-    >>> rec = edr.read_record(os.path.expandvars("$EDR_DATA_DIR/bidmc/bidmc01"))  # doctest: +SKIP
-    >>> rec.ecg_channel, rec.fs, rec.breath_source  # doctest: +SKIP
-    ('II', 125.0, "bidmc01.breath: annotator 'ann1' of ann1, ann2; 165 breaths")
+        Breath annotations that cannot be read or are not plausible
+        (:func:`edr.io.reference.implausible_reason`), or an empty respiration channel: left out.
     """
     kind = check_record_path(path)
     p = Path(path)

@@ -66,8 +66,7 @@ def recording_from_arrays(ecg, fs, *, lead_names: Sequence[str] | str | None = N
         first lead is the recording's selected lead. A DataFrame's columns are its leads.
         NaN or infinite samples are missing (the pipeline masks them).
     fs : float
-        Sampling rate of the leads (Hz), 100 Hz to 10 kHz (:data:`~edr.io.recording.FS_MIN`,
-        :data:`~edr.io.recording.FS_MAX`).
+        Sampling rate of the leads (Hz), :data:`~edr.io.recording.FS_MIN` to ``FS_MAX``.
     lead_names : str or sequence of str, optional
         One name per lead. Default: the DataFrame's columns or the Series' name, else
         :func:`default_lead_names`. A name given twice is kept apart with a suffix.
@@ -96,8 +95,7 @@ def recording_from_arrays(ecg, fs, *, lead_names: Sequence[str] | str | None = N
     ------
     ArrayShapeError
         ``ecg`` empty, 3-D or more, with more leads than samples (leads × samples: pass its
-        transpose), lead names that do not match its leads, ``resp`` or ``breath_times`` not
-        1-D.
+        transpose), or lead names that do not match it; ``resp`` or ``breath_times`` not 1-D.
     ArrayTypeError
         ``ecg``, ``resp`` or ``breath_times`` not numeric.
     SamplingRateError
@@ -125,26 +123,12 @@ def recording_from_arrays(ecg, fs, *, lead_names: Sequence[str] | str | None = N
     values, names = _lead_matrix(ecg, lead_names)
     fs = _rate(fs, "fs")
     _check_fs_range(fs, names[0])
-    unit_list = _units(units, len(names))
-    leads = []
-    for k, lead in enumerate(names):
-        x = np.ascontiguousarray(to_millivolts(values[:, k], unit_list[k]))
-        if not np.isfinite(x).any():
-            raise MissingSignalError(f"lead {lead!r} of ecg has no valid sample ({x.size} "
-                                     "samples, all NaN or infinite); drop it or give its samples")
-        leads.append((lead, x))
-    resp_values = None if resp is None else _series(resp, "resp")
-    if resp_values is not None:
-        resp_fs = fs if resp_fs is None else _rate(resp_fs, "resp_fs")
-        if not np.isfinite(resp_values).any():
-            raise MissingSignalError(f"resp has no valid sample ({resp_values.size} samples, "
-                                     "all NaN or infinite)")
+    leads = _leads_in_millivolts(values, names, _units(units, len(names)))
+    resp_values, resp_fs = _resp(resp, resp_fs, fs)
     breaths, source = _breaths(breath_times, values.shape[0] / fs)
-    return Recording.from_leads(
-        str(name), fs, leads, resp=resp_values,
-        resp_fs=None if resp_values is None else resp_fs,
-        resp_channel=None if resp_values is None else RESP_NAME,
-        breath_times=breaths, breath_source=source)
+    return Recording.from_leads(str(name), fs, leads, resp=resp_values, resp_fs=resp_fs,
+                                resp_channel=None if resp_values is None else RESP_NAME,
+                                breath_times=breaths, breath_source=source)
 
 
 def as_recording(recording, *, fs=None, lead_names=None, units=None, resp=None, resp_fs=None,
@@ -257,6 +241,31 @@ def _lead_matrix(ecg, lead_names) -> tuple[np.ndarray, list[str]]:
     if not all(cleaned):
         raise ArrayShapeError(f"lead_names={names!r} has an empty name")
     return np.asarray(x, dtype=np.float64), cleaned
+
+
+def _leads_in_millivolts(values: np.ndarray, names: list[str], units: list) -> list:
+    """``[(name, samples in mV)]`` of the columns of ``values``; a lead without a finite sample
+    is refused."""
+    leads = []
+    for k, lead in enumerate(names):
+        x = np.ascontiguousarray(to_millivolts(values[:, k], units[k]))
+        if not np.isfinite(x).any():
+            raise MissingSignalError(f"lead {lead!r} of ecg has no valid sample ({x.size} "
+                                     "samples, all NaN or infinite); drop it or give its samples")
+        leads.append((lead, x))
+    return leads
+
+
+def _resp(resp, resp_fs, fs: float):
+    """``(respiration, its rate)`` given with an array, or ``(None, None)``."""
+    if resp is None:
+        return None, None
+    values = _series(resp, "resp")
+    rate = fs if resp_fs is None else _rate(resp_fs, "resp_fs")
+    if not np.isfinite(values).any():
+        raise MissingSignalError(f"resp has no valid sample ({values.size} samples, all NaN or "
+                                 "infinite)")
+    return values, rate
 
 
 def _series(values, argument: str) -> np.ndarray:

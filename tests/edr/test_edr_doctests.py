@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.io", "edr.io.arrays", "edr.io.recording",
+MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.io.arrays", "edr.io.recording",
            "edr.io.reference", "edr.io.wfdb_reader", "edr.io.channels"]
 
 

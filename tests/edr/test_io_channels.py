@@ -59,8 +59,8 @@ def test_ecg_and_resp_name_sets():
 @pytest.mark.parametrize("name", [
     "RSP", "rsp", "Resp", "IP", "RIP Thorax", "RIP Abdomen", "Thorax belt", "Abdomen", "ABD",
     "Chest belt", "Effort THO", "Effort ABD", "Flow", "Nasal pressure", "Oronasal", "CO2",
-    "EtCO2", "Capnogram", "Pneumogram", "Belt", "PCO2", "PetCO2", "Capnography", "Breathing",
-    "Breath", "Therm", "Thermistor", "Airway pressure", "Paw", "Spirometer", "Respiratory effort",
+    "EtCO2", "Capnogram", "Pneumogram", "Belt", "PCO2", "PetCO2", "Capnography", "Therm",
+    "Thermistor", "Airway pressure", "Paw", "Spirometer", "Respiratory effort",
 ])
 def test_common_respiration_names_are_recognised(name):
     assert is_resp_name(name)
@@ -68,7 +68,8 @@ def test_common_respiration_names_are_recognised(name):
 
 
 @pytest.mark.parametrize("name", ["RSPX", "IPX", "SpO2", "PLETH", "ABP", "HR", "EEG", "Temp",
-                                  "PPG", "Pulse", "PAP", "Thermometer", "Pawn", "CVP"])
+                                  "PPG", "Pulse", "PAP", "Thermometer", "Pawn", "CVP",
+                                  "Breath"])
 def test_other_names_are_no_respiration(name):
     assert not is_resp_name(name)
 
