@@ -1,13 +1,37 @@
 """edr — ECG-derived respiration with kernel PCA.
 
-Read a recording (:func:`edr.io.read_record`), extract the respiratory
-waveform (:func:`edr.pipeline.extract_edr`), evaluate it
+Read a recording (:func:`read_record`) or take an ECG array, extract the respiratory waveform
+and rate (:func:`extract_edr` → :class:`EDRResult`, with pandas tables), evaluate it
 (:mod:`edr.evaluate`).
+
+``import edr`` is light: the entry points below are imported on first use (PEP 562), so
+NumPy, SciPy, Numba and pandas load only when needed.
+
+Examples
+--------
+>>> import numpy as np
+>>> import edr
+>>> from edr.simulate import simulate_recording
+>>> ecg = simulate_recording(duration_s=60.0, fs=250.0, random_state=0).ecg
+>>> result = edr.extract_edr(ecg, fs=250.0)
+>>> isinstance(result, edr.EDRResult), result.to_frame().columns.tolist()
+(True, ['time_s', 'edr', 'rate_bpm', 'quality'])
 """
+
+import importlib
 
 from edr.errors import EDRError, RecordError, SignalError
 
-__all__ = ["EDRError", "RecordError", "SignalError", "__version__"]
+#: public name -> defining module (imported lazily)
+_LAZY = {
+    "EDRResult": "edr.pipeline",
+    "extract_edr": "edr.pipeline",
+    "read_record": "edr.io",
+    "recording_from_arrays": "edr.io.arrays",
+}
+
+__all__ = ["EDRError", "EDRResult", "RecordError", "SignalError", "__version__", "extract_edr",
+           "read_record", "recording_from_arrays"]
 
 
 def __getattr__(name):
@@ -17,4 +41,12 @@ def __getattr__(name):
         from kpca._version import __version__
 
         return __version__
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'edr' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY) | {"__version__"})

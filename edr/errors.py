@@ -8,10 +8,9 @@ value.
 
 from __future__ import annotations
 
-__all__ = [
-    "EDRError", "RecordError", "ChannelError", "SignalError", "DataUnavailableError",
-    "VerificationError",
-]
+__all__ = ["EDRError", "RecordError", "ChannelError", "SignalError", "DataUnavailableError",
+           "VerificationError", "ArrayShapeError", "ArrayTypeError", "SamplingRateError",
+           "MissingSignalError", "UnitError", "ReferenceWarning"]
 
 
 class EDRError(Exception):
@@ -37,3 +36,29 @@ class DataUnavailableError(EDRError, RuntimeError):
 class VerificationError(DataUnavailableError):
     """A file of a database does not match its published SHA-256 or size (or no published
     digest covers it); the message names the file, the expected and the received digest."""
+
+
+class ArrayShapeError(EDRError, ValueError):
+    """An array given as a recording has a shape no ECG has: empty, 3-D or more, more leads than
+    samples (leads × samples given for samples × leads), or lead names that do not match it."""
+
+
+class ArrayTypeError(EDRError, TypeError):
+    """An array given as a recording is not numeric (strings, objects, dates, complex)."""
+
+
+class SamplingRateError(SignalError):
+    """A sampling rate is missing, not a number, or outside the supported range."""
+
+
+class MissingSignalError(SignalError):
+    """A lead given as an array has no valid sample (every sample NaN or infinite)."""
+
+
+class UnitError(EDRError, ValueError):
+    """A unit given for an array is neither a voltage unit nor arbitrary units."""
+
+
+class ReferenceWarning(UserWarning):
+    """A reference respiration (breath annotations, a respiration channel) was found but is not
+    used: unreadable or implausible. The ECG-derived respiration goes on without it."""

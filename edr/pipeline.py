@@ -21,6 +21,7 @@ from itertools import islice
 import numpy as np
 
 from edr.errors import SignalError
+from edr.io.arrays import as_recording
 from edr.io.writers import to_jsonable
 from edr.methods import DEFAULT_SIGMA2
 from edr.options import (
@@ -36,6 +37,7 @@ from edr.options import (
 from edr.rates import MAX_DROPPED_SHARE, QUALITY_THRESHOLD, RateSpan, judged_rates
 from edr.signal import GRID_FS, MIN_BEATS, SEGMENT_S
 from edr.stitch import MAX_GAP_S, Stitcher, WindowPart
+from edr.tables import ResultTables
 from edr.windows import (
     MIN_GRID_POINTS,
     Window,
@@ -93,8 +95,11 @@ class WindowInfo:
 
 
 @dataclass
-class EDRResult:
+class EDRResult(ResultTables):
     """An extracted respiratory signal with everything needed to judge it.
+
+    As pandas tables: :meth:`to_frame` (the grid), :meth:`rate_frame` (rate windows),
+    :meth:`window_frame` (analysis windows), :meth:`lead_frame` (leads per window).
 
     Attributes
     ----------
@@ -200,15 +205,20 @@ class EDRResult:
         }
 
 
-def extract_edr(recording, method=DEFAULT_METHOD, *, sigma2=DEFAULT_SIGMA2, lead=None,
+def extract_edr(recording, method=DEFAULT_METHOD, *, fs=None, lead_names=None, units=None,
+                resp=None, resp_fs=None, breath_times=None, sigma2=DEFAULT_SIGMA2, lead=None,
                 window_s=None, overlap=DEFAULT_OVERLAP, fs_out=GRID_FS, random_state=0,
                 progress=False, solver="dense", n_support=None, **options) -> EDRResult:
-    """Extract the respiratory signal from a recording's ECG.
+    """Extract the respiratory signal from an ECG.
 
     Parameters
     ----------
-    recording : Recording
-        From :func:`edr.io.read_record` (``ecg``, ``fs``, ``ecg_channel``, ``leads``).
+    recording : array_like, pandas.DataFrame, pandas.Series, Recording, str or Path
+        The ECG: a 1-D array (one lead), a 2-D array (samples × leads) or a DataFrame with
+        ``fs``; a :class:`~edr.io.recording.Recording`; or a path (:func:`edr.io.read_record`).
+    fs, lead_names, units, resp, resp_fs, breath_times : optional
+        Of an ECG array (``fs`` required, units default mV): see
+        :func:`edr.io.arrays.recording_from_arrays`.
     method : str, default :data:`~edr.options.DEFAULT_METHOD` ("kpca_fusion")
         Key of :data:`edr.methods.METHODS`. ``"kpca"`` is the paper's method
         (first kernel principal component, ``n_c = 1``).
@@ -245,7 +255,13 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, sigma2=DEFAULT_SIGMA2, lead
         :data:`edr.windows.MIN_GRID_POINTS` grid points, fewer than
         :data:`edr.signal.MIN_BEATS` beats in a single window, no analysable window.
     TypeError
-        Options the method does not take.
+        Options the method does not take; array arguments with a Recording or a path.
+    ArrayShapeError, ArrayTypeError, SamplingRateError, MissingSignalError, UnitError
+        An ECG array that cannot be one (:func:`edr.io.arrays.recording_from_arrays`).
+
+    See Also
+    --------
+    edr.io.read_record, edr.io.arrays.recording_from_arrays, edr.tables
 
     Examples
     --------
@@ -257,10 +273,14 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, sigma2=DEFAULT_SIGMA2, lead
     ('kpca_fusion', 'ok', 4.0, 480)
     >>> list(res.grid_columns())
     ['time_s', 'edr', 'rate_bpm', 'quality']
+    >>> extract_edr(rec.ecg, fs=250.0).rate_frame().shape  # an array and its sampling rate
+    (6, 6)
     """
     opts = EDROptions(method=method, sigma2=sigma2, lead=lead, window_s=window_s, overlap=overlap,
                       fs_out=fs_out, random_state=random_state, progress=progress, solver=solver,
                       n_support=n_support, method_options=options)
+    recording = as_recording(recording, fs=fs, lead_names=lead_names, units=units, resp=resp,
+                             resp_fs=resp_fs, breath_times=breath_times)
     return run(recording, opts)
 
 

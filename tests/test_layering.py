@@ -11,14 +11,16 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
 3. methods: ``edr.methods`` (segment and kernel options → grid, kernel methods, classic series,
    NeuroKit2 peers → the fused methods → the registry in the package), ``edr.leads``
 4. pipeline: ``edr.options``, ``edr.windows``, ``edr.stitch``, ``edr.rates`` (rate windows, rate
-   quality, judged rates), ``edr.pipeline``; the scores against a reference that the consumers
-   share: ``edr.scoring``
+   quality, judged rates), ``edr.tables`` (a result as pandas tables), ``edr.pipeline``; the
+   scores against a reference that the consumers share: ``edr.scoring``
 5. consumers: ``edr.evaluate.*``, ``edr.record_figure``, ``edr.plots``, ``edr.plots_html``,
    ``edr.extract``, ``edr.cli``, ``edr.stream``, ``edr.__main__``
 
 A module may import ``edr`` modules of its own layer or a lower one. Every
-import statement counts, including the lazy ones inside functions. Within the
-pipeline layer the order is options → windows → stitch → pipeline, and the
+import statement counts, including the lazy ones inside functions. The package ``edr`` itself
+is the one exception: it re-exports the entry points (``extract_edr``, ``read_record``, ...)
+by name on first use (PEP 562), as ``kpca`` does, and imports nothing of its own at import.
+Within the pipeline layer the order is options → windows → stitch → pipeline, and the
 module-level imports of ``edr`` have no cycle.
 
 Also: no function of ``edr`` or ``kpca`` is longer than 80 lines; no library module imports
@@ -76,6 +78,7 @@ LAYERS = {
     "edr.windows": 4.1,
     "edr.stitch": 4.2,
     "edr.rates": 4.25,
+    "edr.tables": 4.27,
     "edr.pipeline": 4.3,
     "edr.scoring": 4.4,
     "edr.evaluate": 5,

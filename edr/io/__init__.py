@@ -1,6 +1,8 @@
-"""Reading recordings (WFDB, EDF/EDF+, CSV), writing results, locating PhysioNet data.
+"""Reading recordings (WFDB, EDF/EDF+, CSV) or taking them from arrays, writing results,
+locating PhysioNet data.
 
-:func:`read_record` returns a :class:`Recording`. NaN runs in the signals are
+:func:`read_record` returns a :class:`Recording`; :func:`recording_from_arrays` builds one from
+NumPy arrays or pandas objects. NaN runs in the signals are
 kept as NaN (the pipeline masks them); readers never interpolate over gaps.
 """
 
@@ -18,6 +20,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "read_record",
+    "recording_from_arrays",
+    "as_recording",
     "Recording",
     "write_csv",
     "write_wfdb",
@@ -32,6 +36,8 @@ __all__ = [
 # :mod:`edr.io.paths` do not load NumPy, SciPy, wfdb or YAML.
 _LAZY = {
     "Recording": "edr.io.recording",
+    "recording_from_arrays": "edr.io.arrays",
+    "as_recording": "edr.io.arrays",
     "write_csv": "edr.io.writers",
     "write_wfdb": "edr.io.writers",
     "write_json": "edr.io.writers",
@@ -55,7 +61,7 @@ def read_record(
     *,
     fs: float | None = None,
     resp_channel: str | None = None,
-    annotator: str | None = "ann1",
+    annotator: str | None = "auto",
 ) -> Recording:
     """Read an ECG recording from a WFDB, EDF/EDF+ or CSV file.
 
@@ -76,14 +82,16 @@ def read_record(
         Reference respiration channel; default: the best-ranked respiration name
         present (:data:`edr.io.channels.RESP_PRIORITY`: impedance such as RESP, RSP
         or IP, then thorax and abdomen belts, flow, CO2), else none.
-    annotator : str or None, default "ann1"
-        Breath annotations kept (``aux_note`` of WFDB ``.breath`` files); None keeps all.
+    annotator : str or None, default "auto"
+        The label of a WFDB ``<record>.breath`` file's breaths: ``"auto"`` chooses
+        (:func:`edr.io.reference.choose_breath_label`), None keeps every annotation.
 
     Returns
     -------
     Recording
         ECG at its native rate (all ECG leads at that rate in ``leads``), the
-        respiration at its own rate, breath times in s. NaN samples are kept.
+        respiration at its own rate, breath times in s and their ``breath_source``.
+        NaN samples are kept.
 
     Raises
     ------
@@ -97,6 +105,12 @@ def read_record(
         No ECG channel (message lists the channels found) or unknown channel name.
     SignalError
         ECG sampling rate below 100 Hz or above 10 kHz.
+
+    Warns
+    -----
+    ReferenceWarning
+        Breath annotations that cannot be read or are not plausible
+        (:func:`edr.io.reference.implausible_reason`), or an empty respiration channel: left out.
     """
     kind = check_record_path(path)
     p = Path(path)

@@ -49,7 +49,7 @@ _LEAD_PATTERN = re.compile(
 )
 _RESP_PATTERN = re.compile(
     r"^(RESP|RSP\b|THOR|ABD|CHEST|BELT|EFFORT|RIP\b|IP\b|IMPEDANCE|PNEUMO|AIRFLOW|FLOW|NASAL|"
-    r"ORO-?NASAL|CO2|ETCO2|CAPNO)"
+    r"ORO-?NASAL|P?(ET)?CO2|CAPNO|THERM(ISTOR)?\b|AIRWAY|PAW\b|AWP\b|SPIRO)"
 )
 
 
@@ -76,8 +76,16 @@ def is_ecg_name(name: str) -> bool:
 def is_resp_name(name: str) -> bool:
     """True when ``name`` is a respiration reference name: a name of :data:`RESP_PRIORITY`, or
     one starting with RESP, RSP, THOR, ABD, CHEST, BELT, EFFORT, RIP, IP, IMPEDANCE, PNEUMO,
-    AIRFLOW, FLOW, NASAL, ORONASAL, CO2, ETCO2 or CAPNO (case-insensitive; RSP, RIP and IP as
-    whole words)."""
+    AIRFLOW, FLOW, NASAL, ORONASAL, CO2, ETCO2, PCO2, PETCO2, CAPNO, THERM or
+    THERMISTOR (an oronasal thermistor), AIRWAY, PAW, AWP or SPIRO (case-insensitive; RSP, RIP,
+    IP, THERM, PAW and AWP as whole words). A plethysmogram (PLETH, PPG) is no respiration.
+
+    Examples
+    --------
+    >>> from edr.io.channels import is_resp_name
+    >>> [is_resp_name(n) for n in ("RESP,", "CO2", "Thorax belt", "Therm", "PLETH", "Temp")]
+    [True, True, True, True, False, False]
+    """
     key = _key(name)
     return key in RESP_PRIORITY or bool(_RESP_PATTERN.match(key))
 

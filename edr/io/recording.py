@@ -8,6 +8,7 @@ interpolate over them.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -15,10 +16,11 @@ from fractions import Fraction
 import numpy as np
 from scipy.signal import resample_poly
 
-from edr.errors import SignalError
+from edr.errors import ReferenceWarning, SignalError
 from edr.io.channels import choose_ecg, choose_resp, clean_name, ecg_channels
 
-__all__ = ["Recording", "FS_MIN", "FS_MAX", "check_fs", "to_millivolts", "assemble_recording"]
+__all__ = ["Recording", "FS_MIN", "FS_MAX", "VOLTAGE_UNITS", "check_fs", "to_millivolts",
+           "assemble_recording"]
 
 #: Lowest ECG sampling rate accepted (Hz): below it the QRS complex is a few samples.
 FS_MIN = 100.0
@@ -26,6 +28,8 @@ FS_MIN = 100.0
 FS_MAX = 10_000.0
 
 _MILLIVOLT_SCALE = {"mv": 1.0, "uv": 1e-3, "µv": 1e-3, "μv": 1e-3, "v": 1e3, "nv": 1e-6}
+#: Voltage units :func:`to_millivolts` converts (case-insensitive); any other unit is kept as is.
+VOLTAGE_UNITS: tuple[str, ...] = ("mV", "uV", "µV", "V", "nV")
 
 
 @dataclass
@@ -53,11 +57,17 @@ class Recording:
     resp_channel : str or None
         Cleaned name of the respiration channel.
     breath_times : ndarray or None
-        Manual breath annotations in seconds (BIDMC ``.breath``, one annotator).
+        Breath times in seconds: the breath annotations of one annotator or label
+        (:func:`edr.io.reference.choose_breath_label`), None when there are none or they are not
+        plausible (:func:`edr.io.reference.implausible_reason`).
     channels : list of str
         Every channel name found in the file, cleaned, in file order.
     path : str or None
         The file the recording was read from.
+    breath_source : str or None
+        Where ``breath_times`` come from, in one line: the file, the annotator or label chosen
+        and the number of breaths (``"bidmc01.breath: annotator 'ann1' of ann1, ann2; 165
+        breaths"``); None without breath times.
     """
 
     name: str
@@ -71,6 +81,7 @@ class Recording:
     breath_times: np.ndarray | None = None
     channels: list[str] = field(default_factory=list)
     path: str | None = None
+    breath_source: str | None = None
 
     def __post_init__(self) -> None:
         self.fs = float(self.fs)
@@ -91,6 +102,61 @@ class Recording:
     def duration_s(self) -> float:
         """Length of the ECG in seconds (``len(ecg) / fs``)."""
         return self.ecg.size / self.fs
+
+    @classmethod
+    def from_leads(cls, name: str, fs: float, leads: Sequence[tuple[str, np.ndarray]], *,
+                   resp: np.ndarray | None = None, resp_fs: float | None = None,
+                   resp_channel: str | None = None, breath_times: np.ndarray | None = None,
+                   breath_source: str | None = None, channels: Sequence[str] | None = None,
+                   path: str | None = None) -> Recording:
+        """The recording of ECG leads already in mV at ``fs``, the first one selected.
+
+        The one constructor the readers (:func:`assemble_recording`) and
+        :func:`edr.io.arrays.recording_from_arrays` share.
+
+        Parameters
+        ----------
+        name : str
+            Record name.
+        fs : float
+            Sampling rate of every lead (Hz).
+        leads : sequence of (str, ndarray)
+            Lead names and samples, the selected lead first; a name given twice is kept apart
+            with a suffix (``"ECG"``, ``"ECG_2"``).
+        resp, resp_fs, resp_channel, breath_times, breath_source, path
+            The fields of the same names.
+        channels : sequence of str, optional
+            Every channel name of the source; default the lead names, then ``resp_channel``.
+
+        Returns
+        -------
+        Recording
+
+        Raises
+        ------
+        SignalError
+            ``fs`` not positive, a lead that is not 1-D, ``resp`` without ``resp_fs``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from edr.io.recording import Recording
+        >>> rec = Recording.from_leads("r", 250.0, [("II", np.zeros(500)), ("II", np.ones(500))])
+        >>> rec.ecg_channel, list(rec.leads), rec.duration_s
+        ('II', ['II', 'II_2'], 2.0)
+        """
+        named: dict[str, np.ndarray] = {}
+        for lead, x in leads:
+            key, suffix = lead, 2
+            while key in named:
+                key, suffix = f"{lead}_{suffix}", suffix + 1
+            named[key] = x
+        first = next(iter(named))
+        if channels is None:
+            channels = [lead for lead, _ in leads] + ([resp_channel] if resp_channel else [])
+        return cls(name=name, fs=fs, ecg=named[first], ecg_channel=first, leads=named, resp=resp,
+                   resp_fs=resp_fs, resp_channel=resp_channel, breath_times=breath_times,
+                   channels=list(channels), path=path, breath_source=breath_source)
 
 
 def check_fs(fs: float, *, source: str, channel: str) -> float:
@@ -153,6 +219,7 @@ def assemble_recording(
     channel: str | None,
     resp_channel: str | None,
     breath_times: np.ndarray | None = None,
+    breath_source: str | None = None,
 ) -> Recording:
     """Choose the channels, read them and build a :class:`Recording`.
 
@@ -168,6 +235,21 @@ def assemble_recording(
         :mod:`edr.io.channels`).
     source : str
         The file named in error messages.
+    breath_times, breath_source
+        The fields of :class:`Recording` of the same names.
+
+    Returns
+    -------
+    Recording
+        Built by :meth:`Recording.from_leads`; a respiration channel without a valid sample is
+        left out with a :class:`~edr.errors.ReferenceWarning`.
+
+    Raises
+    ------
+    ChannelError
+        See :func:`edr.io.channels.choose_ecg` and :func:`edr.io.channels.choose_resp`.
+    SignalError
+        The ECG rate is unsupported (:func:`check_fs`) or the ECG has no valid sample.
     """
     cleaned = [clean_name(n) for n in names]
     i_ecg = choose_ecg(cleaned, channel, source=source)
@@ -181,27 +263,25 @@ def assemble_recording(
     if not np.isfinite(ecg).any():
         raise SignalError(f"ECG channel {cleaned[i_ecg]!r} of {source} has no valid sample "
                           f"({ecg.size} samples, all missing)")
-    leads: dict[str, np.ndarray] = {}
+    leads = []
     for i in lead_idx:
         x = ecg if i == i_ecg else to_millivolts(signals[i], units[i])
         if float(fs[i]) != fs_ecg:
             x = _resample(x, float(fs[i]), fs_ecg, ecg.size)
-        key = cleaned[i]
-        suffix = 2
-        while key in leads:
-            key, suffix = f"{cleaned[i]}_{suffix}", suffix + 1
-        leads[key] = x
+        leads.append((cleaned[i], x))
     resp = None if i_resp is None else np.asarray(signals[i_resp], dtype=np.float64)
-    return Recording(
-        name=name,
-        fs=fs_ecg,
-        ecg=ecg,
-        ecg_channel=cleaned[i_ecg],
-        leads=leads,
+    if resp is not None and not np.isfinite(resp).any():
+        warnings.warn(f"respiration channel {cleaned[i_resp]!r} of {source} has no valid sample "
+                      f"({resp.size} samples, all missing); it is not used as the reference",
+                      ReferenceWarning, stacklevel=2)
+        resp = i_resp = None
+    return Recording.from_leads(
+        name, fs_ecg, leads,
         resp=resp,
         resp_fs=None if i_resp is None else float(fs[i_resp]),
         resp_channel=None if i_resp is None else cleaned[i_resp],
         breath_times=breath_times,
+        breath_source=breath_source,
         channels=cleaned,
         path=path,
     )

@@ -4,27 +4,38 @@ Multi-frequency records (e.g. ``03700181``: MCL1 at 500 Hz, RESP at 125 Hz;
 ``mixedsignals``: ECG at 249.9 Hz, Resp at 62.5 Hz) are read with
 ``wfdb.rdrecord(..., smooth_frames=False)`` so that every channel keeps its
 native rate (the default ``smooth_frames=True`` would average the ECG down to
-the frame rate). Breath annotations (``<record>.breath``, BIDMC) are read
-with ``wfdb.rdann`` and filtered on ``aux_note`` (the annotator).
+the frame rate). Breath annotations (``<record>.breath``) are read with
+``wfdb.rdann``; one annotator or breath phase is kept and checked
+(:mod:`edr.io.reference`). Annotations that cannot be read or are not plausible are
+left out with a :class:`~edr.errors.ReferenceWarning`: they never stop the record from being
+read.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
 import wfdb
 
-from edr.errors import RecordError
+from edr.errors import RecordError, ReferenceWarning
 from edr.io.paths import resolve_record
 from edr.io.recording import Recording, assemble_recording
+from edr.io.reference import (
+    AUTO,
+    annotation_labels,
+    choose_breath_label,
+    implausible_reason,
+    listed_labels,
+)
 
 __all__ = ["resolve_record", "check_header_text", "read_wfdb", "read_breath_times",
-           "BREATH_EXTENSION"]
+           "read_breath_annotations", "BREATH_EXTENSION"]
 
-#: Annotation file extension of manual breath annotations (BIDMC).
+#: Annotation file extension of breath annotations (BIDMC, MARSH).
 BREATH_EXTENSION = "breath"
 
 # bits per sample of the fixed-width WFDB formats (FLAC formats 508/516/524 are variable)
@@ -106,36 +117,96 @@ def _check_data_files(base: Path, header: wfdb.Record) -> None:
             )
 
 
-def read_breath_times(base: Path, *, fs: float,
-                      annotator: str | None = "ann1") -> np.ndarray | None:
-    """Breath annotation times (s) from ``<base>.breath``, or None when the file is absent.
+def read_breath_annotations(
+    base: Path, *, fs: float, annotator: str | None = AUTO, duration_s: float | None = None,
+) -> tuple[np.ndarray | None, str | None]:
+    """Breath times (s) from ``<base>.breath`` and where they come from, or ``(None, None)``.
 
-    Annotations whose ``aux_note`` equals ``annotator`` are kept (BIDMC stores
-    annotators ``ann1`` and ``ann2`` in one file). ``annotator=None``, or a file
-    without annotator labels, keeps every annotation.
+    Parameters
+    ----------
+    base : Path
+        The record without extension.
+    fs : float
+        Record rate (Hz), for annotation files that state none.
+    annotator : str or None, default "auto"
+        ``"auto"``: the label chosen by :func:`edr.io.reference.choose_breath_label`
+        (``ann1`` first, then ends of inspiration ``exp``, then starts ``insp``; a file with
+        one label whole). A label: the annotations whose ``aux_note`` (or symbol) is that label.
+        None: every annotation.
+    duration_s : float, optional
+        Record length (s), for :func:`edr.io.reference.implausible_reason`.
 
-    Raises
-    ------
-    RecordError
-        ``annotator`` is not among the labels of the file (they are listed).
+    Returns
+    -------
+    times : ndarray or None
+        Breath times in s; None without a file, or when it is left out.
+    source : str or None
+        ``"<file>: <label chosen>; <n> breaths"`` (:attr:`edr.io.Recording.breath_source`).
+
+    Warns
+    -----
+    ReferenceWarning
+        The file exists but cannot be read, holds no annotation of ``annotator``, labels that
+        cannot be told apart, or breath times that are not plausible; it is left out.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from edr.io.wfdb_reader import read_breath_annotations
+    >>> read_breath_annotations(Path("no_such_record"), fs=250.0)
+    (None, None)
     """
     ann_path = base.with_name(f"{base.name}.{BREATH_EXTENSION}")
     if not ann_path.is_file():
-        return None
+        return None, None
     try:
-        ann = wfdb.rdann(str(base), BREATH_EXTENSION)
-    except Exception as exc:  # wfdb raises bare ValueError/IndexError on corrupt files
-        raise RecordError(f"cannot read breath annotations {ann_path}: {exc}") from exc
-    aux = np.array([(a or "").strip() for a in (ann.aux_note or [""] * len(ann.sample))])
-    labels = sorted(set(aux) - {""})
-    keep = np.ones(aux.size, dtype=bool)
-    if annotator is not None and labels:
-        if annotator not in labels:
-            raise RecordError(
-                f"annotator {annotator!r} not in {ann_path}; annotators found: {', '.join(labels)}"
-            )
-        keep = aux == annotator
-    return np.sort(np.asarray(ann.sample, dtype=np.float64)[keep]) / float(ann.fs or fs)
+        times, why = _breath_times(base, fs, annotator)
+        reason = why if times is None else implausible_reason(times, duration_s)
+    except Exception as exc:  # wfdb raises bare ValueError/IndexError/TypeError on corrupt files
+        detail = (str(exc).strip().splitlines() or [""])[0]
+        times, reason = None, f"unreadable ({type(exc).__name__}: {detail})"
+    if times is None or reason is not None:
+        warnings.warn(f"breath annotations {ann_path} not used: {reason}; the EDR goes on "
+                      "without them", ReferenceWarning, stacklevel=3)
+        return None, None
+    return np.sort(times), f"{ann_path.name}: {why}; {times.size} breaths"
+
+
+def _breath_times(base: Path, fs: float, annotator: str | None):
+    """``(times in file order, what was chosen)``, or ``(None, why not)``."""
+    ann = wfdb.rdann(str(base), BREATH_EXTENSION)
+    labels = annotation_labels(ann.aux_note, ann.symbol, len(ann.sample))
+    found = listed_labels(labels)
+    if annotator is None:
+        keep, why = np.ones(labels.size, dtype=bool), "every annotation"
+    elif annotator == AUTO:
+        label, why = choose_breath_label(labels.tolist())
+        if label is None:
+            return None, why
+        keep = labels == label
+    else:
+        keep = labels == annotator
+        if not keep.any():
+            keep = np.array([lab.lower() == annotator.lower() for lab in labels], dtype=bool)
+        if not keep.any():
+            return None, f"no annotation labelled {annotator!r} (labels found: {found})"
+        why = f"label {annotator!r} of {found}"
+    samples = np.asarray(ann.sample, dtype=np.float64)[keep]
+    return samples / float(ann.fs or fs), why
+
+
+def read_breath_times(base: Path, *, fs: float, annotator: str | None = AUTO,
+                      duration_s: float | None = None) -> np.ndarray | None:
+    """The breath times of :func:`read_breath_annotations` alone (s), or None.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from edr.io.wfdb_reader import read_breath_times
+    >>> read_breath_times(Path("no_such_record"), fs=250.0) is None
+    True
+    """
+    return read_breath_annotations(base, fs=fs, annotator=annotator, duration_s=duration_s)[0]
 
 
 def read_wfdb(
@@ -143,7 +214,7 @@ def read_wfdb(
     channel: str | None = None,
     *,
     resp_channel: str | None = None,
-    annotator: str | None = "ann1",
+    annotator: str | None = AUTO,
 ) -> Recording:
     """Read a WFDB record; see :func:`edr.io.read_record` for the parameters.
 
@@ -180,6 +251,9 @@ def read_wfdb(
             raise RecordError(f"cannot read signals of {hea}: {exc}") from exc
         return [np.asarray(x, dtype=np.float64) for x in rec.e_p_signal]
 
+    duration = header.sig_len / float(header.fs) if header.sig_len else None
+    breaths, source = read_breath_annotations(base, fs=float(header.fs), annotator=annotator,
+                                              duration_s=duration)
     return assemble_recording(
         name=base.name,
         path=str(path),
@@ -190,5 +264,6 @@ def read_wfdb(
         units=header.units or [None] * header.n_sig,
         channel=channel,
         resp_channel=resp_channel,
-        breath_times=read_breath_times(base, fs=float(header.fs), annotator=annotator),
+        breath_times=breaths,
+        breath_source=source,
     )

@@ -7,7 +7,9 @@ import importlib
 
 import pytest
 
-MODULES = ["edr.pipeline", "edr.io.integrity", "edr.io.download", "edr.io.datasets"]
+MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.io.arrays", "edr.io.recording",
+           "edr.io.reference", "edr.io.wfdb_reader", "edr.io.channels", "edr.io.integrity",
+           "edr.io.download", "edr.io.datasets"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -59,14 +59,17 @@ def test_ecg_and_resp_name_sets():
 @pytest.mark.parametrize("name", [
     "RSP", "rsp", "Resp", "IP", "RIP Thorax", "RIP Abdomen", "Thorax belt", "Abdomen", "ABD",
     "Chest belt", "Effort THO", "Effort ABD", "Flow", "Nasal pressure", "Oronasal", "CO2",
-    "EtCO2", "Capnogram", "Pneumogram", "Belt",
+    "EtCO2", "Capnogram", "Pneumogram", "Belt", "PCO2", "PetCO2", "Capnography", "Therm",
+    "Thermistor", "Airway pressure", "Paw", "Spirometer", "Respiratory effort",
 ])
 def test_common_respiration_names_are_recognised(name):
     assert is_resp_name(name)
     assert choose_resp(["ECG", name], source="r") == 1
 
 
-@pytest.mark.parametrize("name", ["RSPX", "IPX", "SpO2", "PLETH", "ABP", "HR", "EEG", "Temp"])
+@pytest.mark.parametrize("name", ["RSPX", "IPX", "SpO2", "PLETH", "ABP", "HR", "EEG", "Temp",
+                                  "PPG", "Pulse", "PAP", "Thermometer", "Pawn", "CVP",
+                                  "Breath"])
 def test_other_names_are_no_respiration(name):
     assert not is_resp_name(name)
 

@@ -71,3 +71,25 @@ def test_recording_validation_and_duration():
         Recording(name="x", fs=250, ecg=np.zeros((2, 2)), ecg_channel="II", leads={})
     with pytest.raises(SignalError, match=r"record 'x' has a resp signal but resp_fs is None"):
         Recording(name="x", fs=250, ecg=np.zeros(3), ecg_channel="II", leads={}, resp=np.zeros(3))
+
+
+def test_a_respiration_channel_without_a_sample_is_left_out_with_a_warning():
+    from edr.errors import ReferenceWarning
+
+    resp = np.full(300, np.nan)
+    with pytest.warns(ReferenceWarning, match=r"respiration channel 'RESP' of r\.hea has no valid "
+                                              r"sample \(300 samples, all missing\)"):
+        rec, _ = _assemble([np.sin(np.arange(300.0)), resp], [250.0, 250.0], ["II", "RESP"])
+    assert rec.resp is None and rec.resp_fs is None and rec.resp_channel is None
+    assert rec.channels == ["II", "RESP"]  # still listed as found in the file
+
+
+def test_from_leads_selects_the_first_lead_and_keeps_names_apart():
+    x, y = np.arange(500.0), np.ones(500)
+    rec = Recording.from_leads("r", 250, [("II", x), ("V", y), ("II", y)], resp=np.zeros(50),
+                               resp_fs=25.0, resp_channel="RESP", breath_times=np.array([1.0]),
+                               breath_source="given: 1 breaths")
+    assert rec.ecg is rec.leads["II"] and rec.ecg_channel == "II" and rec.fs == 250.0
+    assert list(rec.leads) == ["II", "V", "II_2"]
+    assert rec.channels == ["II", "V", "II", "RESP"] and rec.path is None
+    assert rec.breath_source == "given: 1 breaths" and rec.resp_fs == 25.0

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import wfdb
 
-from edr.errors import ChannelError, RecordError, SignalError
+from edr.errors import ChannelError, RecordError, ReferenceWarning, SignalError
 from edr.io import Recording, read_record
 from edr.io.wfdb_reader import resolve_record
 
@@ -151,16 +151,18 @@ def test_fs_disagreeing_with_header(tmp_path):
         read_record(base, fs=500.0)
 
 
-def test_unknown_annotator_lists_annotators(tmp_path):
+def test_unknown_annotator_is_warned_about_and_the_record_read(tmp_path):
     base, _ = _write(tmp_path)
     wfdb.wrann("tiny", "breath", sample=np.array([100, 400, 700]), symbol=['"'] * 3,
                aux_note=["ann1", "ann2", "ann1"], fs=250, write_dir=str(tmp_path))
     assert read_record(base).breath_times.tolist() == [0.4, 2.8]
+    assert read_record(base, annotator="ann2").breath_times.tolist() == [1.6]
     assert read_record(base, annotator=None).breath_times.tolist() == [0.4, 1.6, 2.8]
-    with pytest.raises(RecordError,
-                       match=r"annotator 'ann3' not in .*tiny\.breath; "
-                             r"annotators found: ann1, ann2"):
-        read_record(base, annotator="ann3")
+    with pytest.warns(ReferenceWarning,
+                      match=r"breath annotations .*tiny\.breath not used: no annotation labelled "
+                            r"'ann3' \(labels found: ann1, ann2\)"):
+        rec = read_record(base, annotator="ann3")
+    assert rec.breath_times is None and rec.breath_source is None and rec.ecg.size == 2500
 
 
 # ---------------------------------------------------------------- real records
@@ -174,6 +176,7 @@ def test_bidmc01(bidmc_dir):
     assert rec.resp_channel == "RESP" and rec.resp_fs == 125.0 and rec.resp.size == 60001
     assert rec.channels == ["RESP", "PLETH", "V", "AVR", "II"]
     assert rec.breath_times.size == 165  # README: 165 breaths by ann1, 170 by ann2
+    assert rec.breath_source == "bidmc01.breath: annotator 'ann1' of ann1, ann2; 165 breaths"
     assert read_record(bidmc_dir / "bidmc01", annotator="ann2").breath_times.size == 170
     assert 0 < rec.breath_times[0] < rec.breath_times[-1] < rec.duration_s
     assert np.nanstd(rec.ecg) > 0.01  # physical units (mV), not ADC counts

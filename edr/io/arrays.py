@@ -1,0 +1,328 @@
+"""Recordings from arrays: NumPy arrays, pandas DataFrames and Series.
+
+:func:`recording_from_arrays` checks an ECG given as an array (shape, type, rate, units) and
+builds the :class:`~edr.io.recording.Recording` through the readers' constructor
+(:meth:`~edr.io.recording.Recording.from_leads`). :func:`as_recording` turns whatever
+:func:`edr.extract_edr` accepts (a Recording, a path, arrays) into a Recording. pandas is
+never imported here: a DataFrame or Series is recognised by its methods.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+
+from edr.errors import (
+    ArrayShapeError,
+    ArrayTypeError,
+    MissingSignalError,
+    ReferenceWarning,
+    SamplingRateError,
+    SignalError,
+    UnitError,
+)
+from edr.io.channels import clean_name
+from edr.io.recording import VOLTAGE_UNITS, Recording, check_fs, to_millivolts
+from edr.io.reference import implausible_reason
+
+__all__ = ["ARBITRARY_UNITS", "DEFAULT_NAME", "as_recording", "default_lead_names",
+           "recording_from_arrays"]
+
+#: Record name of a recording given as arrays.
+DEFAULT_NAME = "array"
+#: Unit names of an ECG in arbitrary units (kept as given), besides :data:`VOLTAGE_UNITS`.
+ARBITRARY_UNITS: tuple[str, ...] = ("arbitrary", "au", "a.u.", "adu", "nu")
+#: Name of a respiration given as an array.
+RESP_NAME = "RESP"
+
+_NUMERIC_KINDS = "iuf"
+
+
+def default_lead_names(n_leads: int) -> list[str]:
+    """``["ECG"]`` for one lead, ``["ECG1", "ECG2", ...]`` for several.
+
+    Examples
+    --------
+    >>> from edr.io.arrays import default_lead_names
+    >>> default_lead_names(1), default_lead_names(3)
+    (['ECG'], ['ECG1', 'ECG2', 'ECG3'])
+    """
+    return ["ECG"] if n_leads == 1 else [f"ECG{k + 1}" for k in range(n_leads)]
+
+
+def recording_from_arrays(ecg, fs, *, lead_names: Sequence[str] | str | None = None,
+                          units: Sequence[str] | str = "mV", resp=None, resp_fs=None,
+                          breath_times=None, name: str = DEFAULT_NAME) -> Recording:
+    """A :class:`~edr.io.recording.Recording` of ECG leads given as arrays.
+
+    Parameters
+    ----------
+    ecg : array_like, pandas.DataFrame or pandas.Series
+        One lead, shape ``(n,)``, or several, shape ``(n, n_leads)`` (samples × leads); the
+        first lead is the recording's selected lead. A DataFrame's columns are its leads.
+        NaN or infinite samples are missing (the pipeline masks them).
+    fs : float
+        Sampling rate of the leads (Hz), :data:`~edr.io.recording.FS_MIN` to ``FS_MAX``.
+    lead_names : str or sequence of str, optional
+        One name per lead. Default: the DataFrame's columns or the Series' name, else
+        :func:`default_lead_names`. A name given twice is kept apart with a suffix.
+    units : str or sequence of str, default "mV"
+        Unit of the leads (one, or one per lead): a voltage unit of
+        :data:`~edr.io.recording.VOLTAGE_UNITS`, converted to mV
+        (:func:`~edr.io.recording.to_millivolts`), or one of :data:`ARBITRARY_UNITS`, kept as
+        given.
+    resp : array_like, optional
+        Reference respiration, shape ``(m,)``, in its own units.
+    resp_fs : float, optional
+        Its sampling rate (Hz); default ``fs``.
+    breath_times : array_like, optional
+        Reference breath times (s from the first sample). Breath times that are not
+        plausible (:func:`edr.io.reference.implausible_reason`) are left out with a
+        :class:`~edr.errors.ReferenceWarning`.
+    name : str, default "array"
+        Record name.
+
+    Returns
+    -------
+    Recording
+        ``path`` None; ``breath_source`` ``"given: <n> breaths"`` with breath times.
+
+    Raises
+    ------
+    ArrayShapeError
+        ``ecg`` empty, 3-D or more, with more leads than samples (leads × samples: pass its
+        transpose), or lead names that do not match it; ``resp`` or ``breath_times`` not 1-D.
+    ArrayTypeError
+        ``ecg``, ``resp`` or ``breath_times`` not numeric.
+    SamplingRateError
+        ``fs`` missing, not a number, or outside 100 Hz - 10 kHz; ``resp_fs`` not a positive
+        number.
+    MissingSignalError
+        A lead or ``resp`` without a valid sample.
+    UnitError
+        A unit that is neither a voltage nor arbitrary.
+
+    See Also
+    --------
+    as_recording : What :func:`edr.extract_edr` accepts, turned into a Recording.
+    edr.io.read_record : A recording from a file.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.io.arrays import recording_from_arrays
+    >>> x = np.random.default_rng(0).normal(size=(5000, 2))
+    >>> rec = recording_from_arrays(x, fs=250.0, lead_names=["II", "V"], units="uV")
+    >>> rec.ecg_channel, list(rec.leads), rec.duration_s, bool(np.allclose(rec.ecg, x[:, 0] / 1e3))
+    ('II', ['II', 'V'], 20.0, True)
+    """
+    values, names = _lead_matrix(ecg, lead_names)
+    fs = _rate(fs, "fs")
+    _check_fs_range(fs, names[0])
+    leads = _leads_in_millivolts(values, names, _units(units, len(names)))
+    resp_values, resp_fs = _resp(resp, resp_fs, fs)
+    breaths, source = _breaths(breath_times, values.shape[0] / fs)
+    return Recording.from_leads(str(name), fs, leads, resp=resp_values, resp_fs=resp_fs,
+                                resp_channel=None if resp_values is None else RESP_NAME,
+                                breath_times=breaths, breath_source=source)
+
+
+def as_recording(recording, *, fs=None, lead_names=None, units=None, resp=None, resp_fs=None,
+                 breath_times=None) -> Recording:
+    """A recording from what :func:`edr.extract_edr` accepts.
+
+    Parameters
+    ----------
+    recording : Recording, str, os.PathLike, array_like, pandas.DataFrame or pandas.Series
+        A :class:`~edr.io.recording.Recording` (or any object with ``ecg`` and ``fs``) is
+        returned as it is; a path is read by :func:`edr.io.read_record` (``fs``, if given,
+        must agree with the file); anything else is an ECG array for
+        :func:`recording_from_arrays`.
+    fs, lead_names, units, resp, resp_fs, breath_times
+        See :func:`recording_from_arrays` (``units`` None: mV). Only ``fs`` applies to a
+        path, none to a Recording.
+
+    Returns
+    -------
+    Recording
+
+    Raises
+    ------
+    TypeError
+        Arguments of arrays given with a Recording or a path.
+    ArrayShapeError, ArrayTypeError, SamplingRateError, MissingSignalError, UnitError
+        See :func:`recording_from_arrays`.
+
+    See Also
+    --------
+    recording_from_arrays, edr.io.read_record
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.io.arrays import as_recording
+    >>> rec = as_recording(np.sin(np.arange(2500) / 10.0), fs=250.0)
+    >>> as_recording(rec) is rec, rec.name, rec.ecg_channel
+    (True, 'array', 'ECG')
+    """
+    extra = {"lead_names": lead_names, "units": units, "resp": resp, "resp_fs": resp_fs,
+             "breath_times": breath_times}
+    given = [k for k, v in extra.items() if v is not None]
+    if not _is_pandas(recording) and hasattr(recording, "ecg") and hasattr(recording, "fs"):
+        if given or fs is not None:
+            raise TypeError(f"{', '.join(given + (['fs'] if fs is not None else []))} describe "
+                            "an ECG given as an array; a Recording carries its own")
+        return recording
+    if isinstance(recording, (str, os.PathLike)):
+        if given:
+            raise TypeError(f"{', '.join(given)} describe an ECG given as an array, not a "
+                            f"file ({os.fspath(recording)!s})")
+        from edr.io import read_record
+
+        return read_record(recording, fs=fs)
+    return recording_from_arrays(recording, fs, lead_names=lead_names,
+                                 units="mV" if units is None else units, resp=resp,
+                                 resp_fs=resp_fs, breath_times=breath_times)
+
+
+def _check_fs_range(fs: float, lead: str) -> None:
+    """:func:`~edr.io.recording.check_fs` of a rate given with arrays, as a
+    :class:`~edr.errors.SamplingRateError` naming the argument."""
+    try:
+        check_fs(fs, source="the array given (fs=...)", channel=lead)
+    except SignalError as exc:
+        raise SamplingRateError(str(exc)) from None
+
+
+def _is_pandas(x) -> bool:
+    return type(x).__module__.partition(".")[0] == "pandas" and hasattr(x, "to_numpy")
+
+
+def _lead_matrix(ecg, lead_names) -> tuple[np.ndarray, list[str]]:
+    """``(samples × leads float array, lead names)`` of ``ecg``, checked."""
+    names = None
+    if _is_pandas(ecg):
+        columns = list(ecg.columns) if hasattr(ecg, "columns") else [ecg.name]
+        dtypes = list(ecg.dtypes) if hasattr(ecg, "columns") else [ecg.dtype]
+        for col, dt in zip(columns, dtypes, strict=True):
+            if getattr(dt, "kind", "O") not in _NUMERIC_KINDS:
+                raise ArrayTypeError(f"ecg column {col!r} has dtype {dt}, not numbers; give "
+                                     "only the ECG columns (in mV or units=...)")
+        if hasattr(ecg, "columns") or ecg.name is not None:
+            names = [str(c) for c in columns]
+        ecg = ecg.to_numpy(dtype=float, na_value=np.nan)
+    x = np.asarray(ecg)
+    if x.dtype.kind not in _NUMERIC_KINDS:
+        raise ArrayTypeError(f"ecg has dtype {x.dtype}, not numbers; give the samples as a float "
+                             "array (np.asarray(ecg, dtype=float))")
+    if x.ndim not in (1, 2):
+        raise ArrayShapeError(f"ecg has shape {x.shape}: give one lead as a 1-D array (samples,) "
+                              "or several as a 2-D array (samples, leads)")
+    if x.size == 0:
+        raise ArrayShapeError(f"ecg is empty (shape {x.shape}): give the ECG's samples")
+    if x.ndim == 1:
+        x = x[:, None]
+    if x.shape[0] < x.shape[1]:
+        raise ArrayShapeError(
+            f"ecg has shape {x.shape}: {x.shape[0]} rows of {x.shape[1]} columns looks like "
+            "leads × samples (an ECG has more samples than leads); pass its transpose, ecg.T, "
+            "as samples × leads")
+    if lead_names is not None:
+        names = [lead_names] if isinstance(lead_names, str) else [str(n) for n in lead_names]
+    names = names or default_lead_names(x.shape[1])
+    if len(names) != x.shape[1]:
+        raise ArrayShapeError(f"lead_names={names!r} names {len(names)} lead(s) but ecg has "
+                              f"{x.shape[1]} (shape {x.shape})")
+    cleaned = [clean_name(n) for n in names]
+    if not all(cleaned):
+        raise ArrayShapeError(f"lead_names={names!r} has an empty name")
+    return np.asarray(x, dtype=np.float64), cleaned
+
+
+def _leads_in_millivolts(values: np.ndarray, names: list[str], units: list) -> list:
+    """``[(name, samples in mV)]`` of the columns of ``values``; a lead without a finite sample
+    is refused."""
+    leads = []
+    for k, lead in enumerate(names):
+        x = np.ascontiguousarray(to_millivolts(values[:, k], units[k]))
+        if not np.isfinite(x).any():
+            raise MissingSignalError(f"lead {lead!r} of ecg has no valid sample ({x.size} "
+                                     "samples, all NaN or infinite); drop it or give its samples")
+        leads.append((lead, x))
+    return leads
+
+
+def _resp(resp, resp_fs, fs: float):
+    """``(respiration, its rate)`` given with an array, or ``(None, None)``."""
+    if resp is None:
+        return None, None
+    values = _series(resp, "resp")
+    rate = fs if resp_fs is None else _rate(resp_fs, "resp_fs")
+    if not np.isfinite(values).any():
+        raise MissingSignalError(f"resp has no valid sample ({values.size} samples, all NaN or "
+                                 "infinite)")
+    return values, rate
+
+
+def _series(values, argument: str) -> np.ndarray:
+    """``values`` as a 1-D float array (a single column is taken as one series)."""
+    if _is_pandas(values):
+        kinds = [getattr(d, "kind", "O") for d in
+                 (values.dtypes if hasattr(values, "columns") else [values.dtype])]
+        if any(k not in _NUMERIC_KINDS for k in kinds):
+            raise ArrayTypeError(f"{argument} is not numeric (dtypes {kinds})")
+        values = values.to_numpy(dtype=float, na_value=np.nan)
+    x = np.asarray(values)
+    if x.dtype.kind not in _NUMERIC_KINDS:
+        raise ArrayTypeError(f"{argument} has dtype {x.dtype}, not numbers")
+    if x.ndim == 2 and 1 in x.shape:
+        x = x.ravel()
+    if x.ndim != 1 or x.size == 0:
+        raise ArrayShapeError(f"{argument} has shape {x.shape}: give a non-empty 1-D array")
+    return np.asarray(x, dtype=np.float64)
+
+
+def _rate(value, argument: str) -> float:
+    """``value`` as a positive, finite rate in Hz."""
+    if value is None:
+        raise SamplingRateError(f"{argument} is required with an array: its sampling rate in "
+                                f"Hz, e.g. extract_edr(ecg, {argument}=250.0)")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise SamplingRateError(f"{argument}={value!r} is not a number of Hz")
+    rate = float(value)
+    if not (np.isfinite(rate) and rate > 0):
+        raise SamplingRateError(f"{argument}={value!r} must be a positive, finite number of Hz")
+    return rate
+
+
+def _units(units, n_leads: int) -> list[str | None]:
+    """One unit per lead, checked: voltages as given, arbitrary units as None (kept as is)."""
+    given = [units] * n_leads if isinstance(units, str) else list(units)
+    if len(given) != n_leads:
+        raise ArrayShapeError(f"units={units!r} gives {len(given)} unit(s) for {n_leads} lead(s)")
+    voltages = {u.lower() for u in VOLTAGE_UNITS}
+    out = []
+    for unit in given:
+        key = str(unit).strip().lower()
+        if key not in voltages and key not in ARBITRARY_UNITS:
+            raise UnitError(f"units={unit!r} is not a unit of the ECG: give one of "
+                             f"{', '.join(VOLTAGE_UNITS)} (converted to mV) or 'arbitrary'")
+        out.append(None if key in ARBITRARY_UNITS else key)
+    return out
+
+
+def _breaths(breath_times, duration_s: float):
+    """``(breath times, source)`` of breath times given as an array, or ``(None, None)``."""
+    if breath_times is None:
+        return None, None
+    t = _series(breath_times, "breath_times")
+    reason = implausible_reason(t, duration_s)
+    if reason is not None:
+        warnings.warn(f"breath_times not used: {reason}; the EDR goes on without them",
+                      ReferenceWarning, stacklevel=4)
+        return None, None
+    return t, f"given: {t.size} breaths"

@@ -1,0 +1,174 @@
+"""edr.io.arrays: recordings from NumPy arrays and pandas objects, and one clear error for each
+thing an ECG array cannot be."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from edr.errors import (
+    ArrayShapeError,
+    ArrayTypeError,
+    EDRError,
+    MissingSignalError,
+    ReferenceWarning,
+    SamplingRateError,
+    SignalError,
+    UnitError,
+)
+from edr.io import Recording, read_record
+from edr.io.arrays import as_recording, recording_from_arrays
+
+FS = 250.0
+RNG = np.random.default_rng(0)
+TWO = RNG.normal(size=(5000, 2))  # 20 s, two leads
+
+
+def test_one_lead():
+    x = TWO[:, 0]
+    rec = recording_from_arrays(x, FS)
+    assert isinstance(rec, Recording)
+    assert (rec.name, rec.fs, rec.ecg_channel, list(rec.leads), rec.path) == (
+        "array", 250.0, "ECG", ["ECG"], None)
+    np.testing.assert_array_equal(rec.ecg, x)
+    assert rec.resp is None and rec.breath_times is None and rec.breath_source is None
+
+
+def test_two_leads_named_and_by_default():
+    rec = recording_from_arrays(TWO, FS, lead_names=["II", "V"])
+    assert rec.ecg_channel == "II" and list(rec.leads) == ["II", "V"]
+    assert rec.channels == ["II", "V"]
+    np.testing.assert_array_equal(rec.leads["V"], TWO[:, 1])
+    assert rec.leads["V"].flags.c_contiguous
+    assert list(recording_from_arrays(TWO, FS).leads) == ["ECG1", "ECG2"]
+    assert list(recording_from_arrays(TWO[:, :1], FS).leads) == ["ECG"]
+    assert list(recording_from_arrays(TWO, FS, lead_names=["II", "II"]).leads) == ["II", "II_2"]
+
+
+def test_pandas_frames_and_series_name_their_leads():
+    frame = pd.DataFrame(TWO, columns=["II", "V"])
+    rec = recording_from_arrays(frame, FS)
+    assert list(rec.leads) == ["II", "V"]
+    np.testing.assert_array_equal(rec.leads["V"], TWO[:, 1])
+    assert list(recording_from_arrays(frame["V"], FS).leads) == ["V"]
+    assert list(recording_from_arrays(pd.Series(TWO[:, 0]), FS).leads) == ["ECG"]
+    assert list(recording_from_arrays(frame, FS, lead_names=["a", "b"]).leads) == ["a", "b"]
+    nullable = frame.astype("Float64")
+    nullable.iloc[3, 0] = pd.NA
+    rec = recording_from_arrays(nullable, FS)
+    assert np.isnan(rec.ecg[3]) and rec.ecg.dtype == np.float64
+
+
+@pytest.mark.parametrize("units, scale", [("mV", 1.0), ("uV", 1e-3), ("µV", 1e-3), ("V", 1e3),
+                                          ("arbitrary", 1.0), ("au", 1.0)])
+def test_units_are_converted_to_millivolts(units, scale):
+    rec = recording_from_arrays(TWO, FS, units=units)
+    np.testing.assert_allclose(rec.leads["ECG2"], TWO[:, 1] * scale)
+
+
+def test_units_per_lead():
+    rec = recording_from_arrays(TWO, FS, units=["mV", "uV"])
+    np.testing.assert_allclose(rec.leads["ECG2"], TWO[:, 1] / 1e3)
+    np.testing.assert_array_equal(rec.leads["ECG1"], TWO[:, 0])
+
+
+def test_a_reference_respiration_at_its_own_rate():
+    resp = np.sin(np.arange(500) / 5.0)
+    rec = recording_from_arrays(TWO, FS, resp=resp, resp_fs=25.0)
+    assert rec.resp_fs == 25.0 and rec.resp_channel == "RESP" and rec.channels[-1] == "RESP"
+    np.testing.assert_array_equal(rec.resp, resp)
+    assert recording_from_arrays(TWO, FS, resp=TWO[:, 0]).resp_fs == FS  # default: the ECG's
+
+
+def test_breath_times_given_or_left_out_when_implausible():
+    rec = recording_from_arrays(TWO, FS, breath_times=[2.0, 6.0, 10.0, 14.0, 18.0])
+    assert rec.breath_times.tolist() == [2.0, 6.0, 10.0, 14.0, 18.0]
+    assert rec.breath_source == "given: 5 breaths"
+    with pytest.warns(ReferenceWarning, match=r"breath_times not used: times outside the record "
+                                              r"\(2 to 40 s in a record of 20 s\)"):
+        rec = recording_from_arrays(TWO, FS, breath_times=[2.0, 6.0, 40.0])
+    assert rec.breath_times is None and rec.breath_source is None
+
+
+NAN_LEAD = TWO.copy()
+NAN_LEAD[:, 1] = np.nan
+
+
+@pytest.mark.parametrize("ecg, kwargs, error, fragments", [
+    (np.zeros((3, 5000)), {}, ArrayShapeError,
+     ["shape (3, 5000)", "looks like leads × samples", "ecg.T"]),
+    (np.zeros((100, 2, 2)), {}, ArrayShapeError, ["shape (100, 2, 2)", "1-D", "2-D"]),
+    (np.zeros(0), {}, ArrayShapeError, ["ecg is empty (shape (0,))"]),
+    (np.zeros((0, 2)), {}, ArrayShapeError, ["ecg is empty (shape (0, 2))"]),
+    (np.float64(1.0), {}, ArrayShapeError, ["shape ()"]),
+    (TWO, {"lead_names": ["II"]}, ArrayShapeError, ["lead_names=['II'] names 1 lead(s)",
+                                                    "ecg has 2"]),
+    (TWO, {"lead_names": ["II", " "]}, ArrayShapeError, ["empty name"]),
+    (np.array(["1", "2"] * 500), {}, ArrayTypeError, ["dtype <U1", "not numbers"]),
+    (np.array([1.0, None] * 500, dtype=object), {}, ArrayTypeError, ["dtype object"]),
+    (TWO.astype(complex), {}, ArrayTypeError, ["dtype complex128"]),
+    (pd.DataFrame({"II": TWO[:, 0], "label": ["x"] * 5000}), {}, ArrayTypeError,
+     ["column 'label'", "not numbers"]),
+    (np.full(5000, np.nan), {}, MissingSignalError, ["lead 'ECG'", "no valid sample",
+                                                     "5000 samples"]),
+    (NAN_LEAD, {"lead_names": ["II", "V"]}, MissingSignalError, ["lead 'V'"]),
+    (np.full(5000, np.inf), {}, MissingSignalError, ["all NaN or infinite"]),
+    (TWO, {"fs": None}, SamplingRateError, ["fs is required", "fs=250.0"]),
+    (TWO, {"fs": "250"}, SamplingRateError, ["fs='250' is not a number of Hz"]),
+    (TWO, {"fs": True}, SamplingRateError, ["fs=True is not a number"]),
+    (TWO, {"fs": -250.0}, SamplingRateError, ["fs=-250.0 must be a positive, finite number"]),
+    (TWO, {"fs": float("nan")}, SamplingRateError, ["fs=nan"]),
+    (TWO, {"fs": 50.0}, SamplingRateError, ["fs=50 Hz", "100 Hz to 10000 Hz"]),
+    (TWO, {"fs": 2e4}, SamplingRateError, ["fs=20000 Hz"]),
+    (TWO, {"units": "mmHg"}, UnitError, ["units='mmHg' is not a unit of the ECG"]),
+    (TWO, {"units": ["mV"]}, ArrayShapeError, ["1 unit(s) for 2 lead(s)"]),
+    (TWO, {"resp": np.zeros((10, 2))}, ArrayShapeError, ["resp has shape (10, 2)"]),
+    (TWO, {"resp": np.full(10, np.nan)}, MissingSignalError, ["resp has no valid sample"]),
+    (TWO, {"resp": np.zeros(10), "resp_fs": 0}, SamplingRateError, ["resp_fs=0"]),
+    (TWO, {"breath_times": [["a"]]}, ArrayTypeError, ["breath_times has dtype"]),
+])
+def test_each_bad_array_gets_one_clear_error(ecg, kwargs, error, fragments):
+    kwargs = {"fs": FS, **kwargs}
+    with pytest.raises(error) as info:
+        recording_from_arrays(ecg, **kwargs)
+    message = str(info.value)
+    assert "\n" not in message
+    for fragment in fragments:
+        assert fragment in message, message
+    # every one is an edr error and a built-in ValueError or TypeError
+    assert isinstance(info.value, ValueError | TypeError)
+    assert isinstance(info.value, EDRError)
+
+
+def test_rate_errors_are_signal_errors_too():
+    with pytest.raises(SignalError):
+        recording_from_arrays(TWO, 50.0)
+
+
+def test_as_recording_passes_recordings_reads_paths_and_builds_arrays(tmp_path):
+    rec = recording_from_arrays(TWO, FS)
+    assert as_recording(rec) is rec
+    with pytest.raises(TypeError, match=r"fs describe an ECG given as an array; a Recording "):
+        as_recording(rec, fs=FS)
+    with pytest.raises(TypeError, match=r"lead_names describe an ECG given as an array, not a "
+                                        r"file"):
+        as_recording("rec.hea", lead_names=["II"])
+    pd.DataFrame({"time": np.arange(5000) / FS, "II": TWO[:, 0]}).to_csv(tmp_path / "r.csv",
+                                                                         index=False)
+    from_file = as_recording(tmp_path / "r.csv")
+    np.testing.assert_allclose(from_file.ecg, read_record(tmp_path / "r.csv").ecg)
+    assert as_recording(str(tmp_path / "r.csv")).name == "r"
+    built = as_recording(TWO, fs=FS, lead_names=["II", "V"])
+    assert list(built.leads) == ["II", "V"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert as_recording(TWO[:, 0], fs=FS, units="uV").ecg[0] == TWO[0, 0] / 1e3
+
+
+def test_a_dataframe_with_ecg_and_fs_columns_is_still_an_array():
+    frame = pd.DataFrame({"ecg": TWO[:, 0], "fs": TWO[:, 1]})
+    rec = as_recording(frame, fs=FS)
+    assert list(rec.leads) == ["ecg", "fs"]
