@@ -55,6 +55,12 @@ default, and then the record is bit-for-bit the one without the option):
   (rate/amplitude variability 0.005/0.02) and every respiratory modulation
   (RSA, amplitude, axis, baseline) multiplied by ``d``.
 
+Breathing events (off by default): the breathing amplitude ``a(t)`` is multiplied by
+:func:`breathing_envelope` — ``apnoea_depth`` throughout each ``(start_s, length_s)`` of
+``apnoea_episodes`` (0: apnoea, breathing stops; between 0 and 1: hypopnoea), and a deep breath
+``sigh_gain`` times the usual depth at each of ``sigh_times_s``. Breaths whose depth is at most
+:data:`NO_BREATH_DEPTH` are not breaths (not in ``breath_times``).
+
 The respiration and the heart rhythm are drawn before any artefact, so a
 seed gives the same breathing with and without them. :data:`SCENARIOS` names
 ICU-like option sets (:func:`simulate_scenario`); docs/design.md#7-simulation
@@ -75,8 +81,9 @@ from dataclasses import dataclass, fields
 import numpy as np
 from scipy.interpolate import CubicSpline
 
-__all__ = ["FAILURE_SCENARIOS", "HEALTHY_SCENARIOS", "LEAD_DIRECTIONS", "SCENARIOS",
-           "SimulationParameters", "simulate_recording", "simulate_scenario"]
+__all__ = ["FAILURE_SCENARIOS", "HEALTHY_SCENARIOS", "LEAD_DIRECTIONS", "NO_BREATH_DEPTH",
+           "SCENARIOS", "SimulationParameters", "breathing_envelope", "simulate_recording",
+           "simulate_scenario"]
 
 
 def _unit(v):
@@ -431,6 +438,15 @@ class SimulationParameters:
         unused. None (default): one mean rate.
     resp_rate_step_s : float, default 60
         How long each rate of ``resp_rate_schedule_hz`` is held (s).
+    apnoea_episodes : sequence of (float, float), optional
+        ``(start_s, length_s)`` of each breathing pause (:func:`breathing_envelope`).
+    apnoea_depth : float in [0, 1), default 0
+        Breathing depth inside the episodes relative to normal: 0 is an apnoea, more a
+        hypopnoea.
+    sigh_times_s : sequence of float, optional
+        Times (s) of sighs: one breath ``sigh_gain`` times deeper.
+    sigh_gain : float in [1, 5], default 2.5
+        Depth of a sigh relative to a normal breath.
     """
 
     resp_rate_hz: float = 0.25
@@ -465,6 +481,10 @@ class SimulationParameters:
     ventilator_depth: float | None = None
     resp_rate_schedule_hz: Sequence[float] | None = None
     resp_rate_step_s: float = 60.0
+    apnoea_episodes: Sequence[tuple[float, float]] | None = None
+    apnoea_depth: float = 0.0
+    sigh_times_s: Sequence[float] | None = None
+    sigh_gain: float = 2.5
 
 
 def simulate_recording(duration_s=300.0, fs=250.0, *, name="simulated", random_state=0,
@@ -491,7 +511,8 @@ def simulate_recording(duration_s=300.0, fs=250.0, *, name="simulated", random_s
         ``ecg`` (the first lead, mV), ``leads`` (every lead), ``resp`` (the
         respiration ``r(t)`` driving the modulations, arbitrary units, positive
         = inspiration) at ``resp_fs = fs``, ``resp_channel = "RESP"`` and
-        ``breath_times`` (s, inspiration peaks).
+        ``breath_times`` (s, inspiration peaks; none where the breathing depth is at most
+        :data:`NO_BREATH_DEPTH`).
 
     Raises
     ------
@@ -522,7 +543,10 @@ def simulate_recording(duration_s=300.0, fs=250.0, *, name="simulated", random_s
         ecg = _render_varied_beats(opts, beat_times, rr, r_beats, ectopic, morphology, beat_dirs)
     resp = _add_sample_rate_signals(rng, opts, ecg, t_slow, amp, phase, resp_slow)
     _add_artefact_bursts(rng, opts, ecg, motion_starts, motion_lengths)
-    return _assemble_recording(opts, ecg, resp, _breath_times(phase, t_slow, opts.n / opts.fs))
+    breaths = _breath_times(phase, t_slow, opts.n / opts.fs)
+    if opts.events:
+        breaths = breaths[np.interp(breaths, t_slow, _envelope(opts, t_slow)) > NO_BREATH_DEPTH]
+    return _assemble_recording(opts, ecg, resp, breaths)
 
 
 _FS_SLOW = 10.0
@@ -580,6 +604,7 @@ def _checked_options(opts):
         o.resp_rate_schedule_hz = np.array(rates)
     if o.ventilator_depth is not None:
         _apply_ventilator(o)
+    _check_events(o)
     o.leads, o.directions, o.lead_names = _checked_leads(o.leads)
     o.n = int(round(o.duration_s * o.fs))
     if o.n < 2:
@@ -632,7 +657,64 @@ def _draw_respiration(rng, o, t_slow):
     phase += rng.uniform(0, 2 * np.pi)
     amp = 1.0 + o.resp_amplitude_variability * _smooth_noise(rng, t_slow, 10.0)
     amp = np.maximum(amp, 0.2)
+    if o.events:
+        amp = amp * _envelope(o, t_slow)
     return phase, amp, amp * np.sin(phase)
+
+
+NO_BREATH_DEPTH = 0.25
+"""Where :func:`breathing_envelope` is at most this, an inspiration peak is no breath."""
+
+APNOEA_RAMP_S = 2.0
+"""Breathing fades out over this long (s) before an episode and back in after it."""
+
+
+def breathing_envelope(t, *, episodes=(), depth=0.0, sighs=(), sigh_gain=2.5,
+                       breath_s=4.0) -> np.ndarray:
+    """Relative breathing depth at the times ``t`` (s): ``depth`` throughout each
+    ``(start_s, length_s)`` of ``episodes``, reached and left over raised-cosine ramps of
+    :data:`APNOEA_RAMP_S` outside it, 1 elsewhere; times
+    ``1 + (sigh_gain - 1) exp(-(t - s)^2 / (2 (breath_s / 3)^2))`` for each sigh time ``s``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.simulate import breathing_envelope
+    >>> breathing_envelope(np.array([0.0, 10.0, 20.0, 30.0, 40.0]),
+    ...                    episodes=[(10.0, 20.0)]).tolist()
+    [1.0, 0.0, 0.0, 0.0, 1.0]
+    """
+    t = np.asarray(t, dtype=float)
+    env = np.ones(t.size)
+    for start, length in episodes:
+        into = np.clip(np.minimum(t - start, start + length - t) / APNOEA_RAMP_S + 1.0, 0.0, 1.0)
+        env = np.minimum(env, 1.0 - (1.0 - depth) * 0.5 * (1.0 - np.cos(np.pi * into)))
+    for s in sighs:
+        env = env * (1.0 + (sigh_gain - 1.0) * np.exp(-0.5 * ((t - s) / (breath_s / 3.0)) ** 2))
+    return env
+
+
+def _envelope(o, t_slow):
+    """:func:`breathing_envelope` of the options' events (breath length from the mean rate)."""
+    return breathing_envelope(t_slow, episodes=o.apnoea_episodes, depth=o.apnoea_depth,
+                              sighs=o.sigh_times_s, sigh_gain=o.sigh_gain,
+                              breath_s=1.0 / o.resp_rate_hz)
+
+
+def _check_events(o):
+    """Check the breathing events of ``o`` in place (tuples of floats; ``o.events`` is whether
+    any is set)."""
+    episodes = [] if o.apnoea_episodes is None else list(o.apnoea_episodes)
+    try:
+        o.apnoea_episodes = [(float(a), _check_pos(b, "apnoea_episodes length"))
+                             for a, b in episodes]
+    except (TypeError, ValueError) as exc:
+        raise ValueError("apnoea_episodes must be (start_s, length_s) pairs with positive "
+                         f"lengths, got {o.apnoea_episodes!r}") from exc
+    o.apnoea_depth = _check_range(o.apnoea_depth, "apnoea_depth", 0.0, 1.0)
+    o.sigh_times_s = [float(v) for v in (o.sigh_times_s or ())]
+    o.sigh_gain = _check_range(o.sigh_gain, "sigh_gain", 1.0, 5.0)
+    o.events = bool(o.apnoea_episodes or o.sigh_times_s)
 
 
 def _draw_beats(rng, o, t_slow, resp_slow):
