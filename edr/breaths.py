@@ -39,7 +39,7 @@ __all__ = ["MIN_CYCLE_FRACTION", "POLARITIES", "PROMINENCE", "RELATIVE_PROMINENC
            "TYPICAL_PERCENTILE", "TYPICAL_SPAN_S", "Breaths", "breath_peaks",
            "detect_breaths", "finite_runs", "inspiration_sign", "judged_around", "local_period"]
 
-PROMINENCE = 0.5
+PROMINENCE = 0.25
 """Smallest prominence (standard deviations of the standardised EDR) of a breath's extremum."""
 
 RELATIVE_PROMINENCE = 0.5
@@ -335,23 +335,31 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
     sign = {"auto": None, "peaks": 1, "troughs": -1}[polarity] or inspiration_sign(x)
     pos = breath_peaks(x, fs, sign, local_period(x, fs, t0), prominence=prominence,
                        relative=relative)
+    return _breaths_at(result, pos, int(sign), pause_s)
+
+
+def _breaths_at(result, pos: np.ndarray, sign: int, pause_s: float) -> Breaths:
+    """The :class:`Breaths` at the fractional grid positions ``pos`` of ``result``'s EDR."""
+    t = np.asarray(result.time, dtype=float)
+    x = np.asarray(result.waveform, dtype=float)
     k = np.clip(np.round(pos).astype(int), 0, max(x.size - 1, 0))
     cols = result.grid_columns()
-    quality = np.nan_to_num(np.asarray(cols["quality"], dtype=float)[k], nan=0.0)
-    low = ~np.isfinite(np.asarray(cols["rate_bpm"], dtype=float)[k])
-    time = t0 + pos / fs
+    rate = np.asarray(cols["rate_bpm"], dtype=float)
+    time = (float(t[0]) if t.size else 0.0) + pos / float(result.fs)
     run_of = np.searchsorted([b for _, b in finite_runs(x)], k, side="right")
     after_gap = np.ones(time.size, dtype=bool)
     after_gap[1:] = run_of[1:] != run_of[:-1]
     interval = np.full(time.size, np.nan)
     interval[1:] = np.diff(time)
     interval[after_gap] = np.nan
-    kept_grid = np.isfinite(x) & np.isfinite(np.asarray(cols["rate_bpm"], dtype=float))
     pauses, after_pause = find_pauses(time, interval, judged_around(time, result),
                                       pause_s=pause_s)
-    return Breaths(time=time, interval=interval, quality=quality, low_quality=low,
-                   after_gap=after_gap, after_pause=after_pause, pauses=pauses,
-                   withheld=_stretches(t, ~kept_grid, fs), sign=int(sign))
+    return Breaths(time=time, interval=interval,
+                   quality=np.nan_to_num(np.asarray(cols["quality"], dtype=float)[k], nan=0.0),
+                   low_quality=~np.isfinite(rate[k]), after_gap=after_gap,
+                   after_pause=after_pause, pauses=pauses,
+                   withheld=_stretches(t, ~(np.isfinite(x) & np.isfinite(rate)), result.fs),
+                   sign=sign)
 
 
 def judged_around(time, result) -> np.ndarray:
