@@ -5,7 +5,8 @@ masked, and the judged rate windows), :func:`detect_breaths` finds
 
 * the **breaths**: the extrema of the EDR that mark ends of inspiration (the convention of
   the MARSH annotations). Which extremum that is depends on how the lead's QRS changes with
-  inspiration, so it is read from the waveform's shape (:func:`inspiration_sign`). A breath is
+  inspiration, so it is read from the ECG per record (:func:`edr.polarity.inspiration_sign`:
+  the respiratory sinus arrhythmia where it is strong, the waveform's shape otherwise). A breath is
   an extremum of that polarity whose prominence reaches :data:`PROMINENCE` (the EDR is
   standardised, so in standard deviations) and which is not closer than
   :data:`MIN_CYCLE_FRACTION` of the local breathing period (:func:`local_period`, the fastest
@@ -29,15 +30,15 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.signal import find_peaks
-from scipy.stats import skew
 
 from edr.pauses import PAUSE_S, find_pauses
+from edr.polarity import RSA_MIN_BPM, inspiration_sign
 from edr.rates import rate_series, window_starts
 from edr.signal import SEGMENT_S
 
 __all__ = ["MIN_CYCLE_FRACTION", "POLARITIES", "PROMINENCE", "RELATIVE_PROMINENCE",
            "TYPICAL_PERCENTILE", "TYPICAL_SPAN_S", "Breaths", "breath_peaks",
-           "detect_breaths", "finite_runs", "inspiration_sign", "judged_around", "local_period"]
+           "detect_breaths", "finite_runs", "judged_around", "local_period"]
 
 PROMINENCE = 0.25
 """Smallest prominence (standard deviations of the standardised EDR) of a breath's extremum."""
@@ -87,7 +88,8 @@ class Breaths:
         Stretches (s) where no trustworthy breath can be reported: the EDR is masked or its rate
         withheld. Pauses are not withheld stretches, though a pause may overlap one.
     sign : int
-        +1 when ends of inspiration are the EDR's maxima, -1 its minima.
+        +1 when ends of inspiration are the EDR's maxima, -1 its minima
+        (:func:`edr.polarity.inspiration_sign`).
     """
 
     time: np.ndarray
@@ -135,41 +137,6 @@ def finite_runs(x) -> list[tuple[int, int]]:
     edges = np.diff(np.concatenate([[0], ok.astype(np.int8), [0]]))
     return list(zip(np.flatnonzero(edges == 1).tolist(), np.flatnonzero(edges == -1).tolist(),
                     strict=True))
-
-
-def inspiration_sign(x) -> int:
-    """+1 when the ends of inspiration are the maxima of the EDR ``x``, -1 when its minima.
-
-    Breathing ends inspiration briskly and expiration slowly, often with an end-expiratory
-    pause: the breathing waveform lingers near its expiratory extreme and turns sharply at the
-    inspiratory one, so its distribution is skewed towards the end of inspiration. The sign
-    of the sample skewness of the finite values of ``x`` says which side that is (+1 for a
-    skewness of 0). Measured against annotated breaths: ``docs/studies/breath_detection.md``.
-
-    Parameters
-    ----------
-    x : array_like
-        The EDR (NaN where masked).
-
-    Returns
-    -------
-    int
-        +1 or -1.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from edr.breaths import inspiration_sign
-    >>> t = np.arange(0, 120, 0.25)
-    >>> volume = np.sin(np.pi * (t % 4) / 4) ** 4  # brisk breaths, long expiratory rest
-    >>> inspiration_sign(volume), inspiration_sign(-volume)
-    (1, -1)
-    """
-    x = np.asarray(x, dtype=float)
-    x = x[np.isfinite(x)]
-    if x.size < 3:
-        return 1
-    return -1 if skew(x) < 0 else 1
 
 
 def local_period(x, fs: float, t0: float = 0.0) -> np.ndarray:
@@ -267,8 +234,8 @@ def breath_peaks(x, fs: float, sign: int, period, *, prominence: float = PROMINE
 
 
 def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMINENCE,
-                   relative: float = RELATIVE_PROMINENCE,
-                   pause_s: float = PAUSE_S) -> Breaths:
+                   relative: float = RELATIVE_PROMINENCE, pause_s: float = PAUSE_S,
+                   rsa_min_bpm: float = RSA_MIN_BPM) -> Breaths:
     """Every breath of an extracted EDR: its end of inspiration, interval, quality and pauses.
 
     Parameters
@@ -277,8 +244,8 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
         From :func:`edr.pipeline.extract_edr` (``time``, ``waveform``, ``fs`` and the judged
         rate windows through ``grid_columns()``).
     polarity : {"auto", "peaks", "troughs"}, default "auto"
-        Which extrema of the EDR are ends of inspiration: read from the waveform's shape
-        (:func:`inspiration_sign`), or fixed.
+        Which extrema of the EDR are ends of inspiration: read from the ECG
+        (:func:`edr.polarity.inspiration_sign`), or fixed.
     prominence : float, default :data:`PROMINENCE`
         Smallest prominence of a breath (standard deviations of the EDR).
     relative : float, default :data:`RELATIVE_PROMINENCE`
@@ -287,6 +254,9 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
     pause_s : float, default :data:`edr.pauses.PAUSE_S`
         A pause is an interval between breaths of good ECG that exceeds the typical interval
         around it by more than this (s) (:func:`edr.pauses.find_pauses`).
+    rsa_min_bpm : float, default :data:`edr.polarity.RSA_MIN_BPM`
+        With ``polarity="auto"``: the breathing-coherent heart-rate swing from which the
+        arrhythmia's sign decides the polarity.
 
     Returns
     -------
@@ -332,7 +302,8 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
         raise ValueError(f"result.time ({t.size}) and result.waveform ({x.size}) differ in length")
     fs = float(result.fs)
     t0 = float(t[0]) if t.size else 0.0
-    sign = {"auto": None, "peaks": 1, "troughs": -1}[polarity] or inspiration_sign(x)
+    sign = {"auto": None, "peaks": 1, "troughs": -1}[polarity] \
+        or inspiration_sign(result, rsa_min_bpm=rsa_min_bpm)
     pos = breath_peaks(x, fs, sign, local_period(x, fs, t0), prominence=prominence,
                        relative=relative)
     return _breaths_at(result, pos, int(sign), pause_s)

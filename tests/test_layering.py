@@ -8,15 +8,16 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
    ``edr.fusion``
 3. methods: ``edr.methods``, ``edr.leads``
 4. pipeline: ``edr.options``, ``edr.windows``, ``edr.stitch``, ``edr.rates`` (rate windows, rate
-   quality, judged rates), ``edr.pauses`` and ``edr.breaths`` (breaths of an EDR, pauses),
+   quality, judged rates), ``edr.pauses``, ``edr.polarity`` and ``edr.breaths`` (breaths
+   of an EDR, the polarity of inspiration, pauses),
    ``edr.pipeline``
 5. consumers: ``edr.evaluate.*``, ``edr.record_figure``, ``edr.plots``, ``edr.plots_html``,
    ``edr.extract``, ``edr.cli``, ``edr.stream``, ``edr.__main__``
 
 A module may import ``edr`` modules of its own layer or a lower one. Every
 import statement counts, including the lazy ones inside functions. Within the
-pipeline layer the order is options → windows → stitch → rates, pauses → breaths →
-pipeline, and the module-level imports of ``edr`` have no cycle.
+pipeline layer the order is options → windows → stitch → rates, pauses, polarity →
+breaths → pipeline, and the module-level imports of ``edr`` have no cycle.
 
 Also: no function of ``edr`` or ``kpca`` is longer than 80 lines; no library module imports
 a command line (argparse, a ``cli`` or ``__main__`` module, a module run as a script); no
@@ -53,6 +54,7 @@ LAYERS = {
     "edr.stitch": 4.2,
     "edr.rates": 4.25,
     "edr.pauses": 4.25,
+    "edr.polarity": 4.25,
     "edr.breaths": 4.26,
     "edr.pipeline": 4.3,
     "edr.evaluate": 5,

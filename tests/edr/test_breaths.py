@@ -12,11 +12,11 @@ from edr.breaths import (
     breath_peaks,
     detect_breaths,
     finite_runs,
-    inspiration_sign,
     local_period,
 )
 from edr.evaluate.breaths import score_breaths
 from edr.pipeline import EDRResult
+from edr.polarity import shape_sign
 from edr.rates import rate_series
 
 FS = 4.0
@@ -163,10 +163,10 @@ def test_local_period_follows_the_rate():
     assert np.all(p[(t >= 112) & (t < 120)] < 3)  # the fastest rate of the windows covering
 
 
-def test_inspiration_sign_and_bad_arguments():
+def test_shape_sign_and_bad_arguments():
     x, _ = breathing([12] * 3)
-    assert inspiration_sign(x) == 1 and inspiration_sign(-x) == -1
-    assert inspiration_sign([np.nan, 1.0]) == 1
+    assert shape_sign(x) == 1 and shape_sign(-x) == -1
+    assert shape_sign([np.nan, 1.0]) == 1
     res = result_of(x)
     with pytest.raises(ValueError, match="polarity"):
         detect_breaths(res, polarity="maxima")
