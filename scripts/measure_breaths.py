@@ -3,17 +3,19 @@
 ``--part real`` (default): every BIDMC and MARSH record under ``EDR_DATA_DIR`` is extracted
 once with the default options (``edr.pipeline.extract_edr``; the results are cached outside
 the repository, ``--cache``) and its breaths detected (``edr.breaths.detect_breaths``) for
-every candidate of :data:`GRID` (smallest prominence, relative prominence). Scores
+every candidate of :data:`GRID` (smallest prominence, relative prominence, the heart-rate
+swing from which the arrhythmia decides the polarity). Scores
 (``edr.evaluate.breaths``): sensitivity, positive predictivity, F1 with a tolerance of ±1 s or
 a quarter of the local annotated interval, whichever is smaller (one-to-one), on the breaths
 kept (not ``low_quality``) against the annotated breaths outside the withheld stretches; the
 share of annotated breaths kept; the median breath-interval error.
 
 The 32 subjects (23 BIDMC patients: bidmc06-09, 20-23 and 38-39 are one patient each; 9 MARSH
-subjects) are held out in turn: the smallest prominence with the best pooled F1 over the other
-subjects' records, averaged over the two databases, is applied to the held-out subject. The
-relative prominence is not tuned on these records (it is set by the pauses, ``--part
-simulated``); the in-sample table shows every candidate. Held-out figures
+subjects) are held out in turn: the smallest prominence and the arrhythmia threshold with the
+best pooled F1 over the other subjects' records, averaged over the two databases (equal: the
+larger threshold), are applied to the held-out subject. The relative prominence is not tuned on
+these records (it is set by the pauses, ``--part simulated``); the in-sample tables show every
+candidate. Held-out figures
 are pooled per database. The polarity of the breaths (maxima or minima of the EDR,
 ``edr.breaths.inspiration_sign``) is checked record by record against the better of the two
 fixed polarities. The method sees the ECG alone; the annotations only score.
@@ -39,26 +41,25 @@ from itertools import product
 import numpy as np
 from _shared import write_markdown
 
-from edr.breaths import (
-    POLARITIES,
-    PROMINENCE,
-    RELATIVE_PROMINENCE,
-    detect_breaths,
-    inspiration_sign,
-)
+from edr.breaths import POLARITIES, PROMINENCE, RELATIVE_PROMINENCE, detect_breaths
 from edr.evaluate.breaths import BreathScores, score_breaths, score_kept
 from edr.io import read_record
 from edr.pipeline import extract_edr
+from edr.polarity import RSA_MIN_BPM, coherent_rsa_bpm, inspiration_sign, shape_sign
 from edr.simulate import SCENARIOS, simulate_recording
 
 DEFAULT_CACHE = os.path.join(os.environ.get("TMPDIR", "/tmp"), "edr-breaths-cache")
 
-GRID = {"prominence": (0.25, 0.5, 1.0), "relative": (0.0, 0.2, 0.3, 0.4, 0.5)}
-"""Candidates of the in-sample table: the smallest prominence (SD of the EDR) and the smallest
-prominence relative to the typical one (``edr.breaths.breath_peaks``)."""
-LOSO_CANDIDATES = tuple((p, RELATIVE_PROMINENCE) for p in GRID["prominence"])
-"""Candidates of the leave-one-subject-out choice: the smallest prominence, at the default
-relative prominence."""
+GRID = {"prominence": (0.25, 0.5, 1.0), "relative": (0.0, 0.2, 0.3, 0.4, 0.5),
+        "rsa_min_bpm": (1.0, 1.5, 2.0, 3.0, np.inf)}
+"""Candidates of the in-sample tables: the smallest prominence (SD of the EDR), the smallest
+prominence relative to the typical one (``edr.breaths.breath_peaks``) and the breathing-coherent
+heart-rate swing (bpm) from which the arrhythmia's sign gives the polarity
+(``edr.polarity.inspiration_sign``; inf: the waveform's shape alone)."""
+LOSO_CANDIDATES = tuple((p, RELATIVE_PROMINENCE, r) for p in GRID["prominence"]
+                        for r in GRID["rsa_min_bpm"])
+"""Candidates of the leave-one-subject-out choice: the smallest prominence and the arrhythmia
+threshold, at the default relative prominence."""
 
 SIM_BASES = ("healthy_rest", "paced_breathing", "deep_slow_breathing", "mixed_icu")
 """Scenarios of ``edr.simulate.SCENARIOS`` the pauses are carved into."""
@@ -117,12 +118,17 @@ def record_scores(item: dict) -> dict:
     res, ref = item["result"], item["breath_times"]
     out = {}
     for prom, rel in product(GRID["prominence"], GRID["relative"]):
-        out[(prom, rel)] = score_kept(detect_breaths(res, prominence=prom, relative=rel), ref)
+        fixed = {p: detect_breaths(res, polarity=p, prominence=prom, relative=rel)
+                 for p in ("peaks", "troughs")}
+        for rsa in GRID["rsa_min_bpm"]:
+            sign = inspiration_sign(res, rsa_min_bpm=rsa)
+            out[(prom, rel, rsa)] = score_kept(fixed["peaks" if sign > 0 else "troughs"], ref)
     fixed = {p: detect_breaths(res, polarity=p) for p in ("peaks", "troughs")}
-    return {"scores": out, "sign": inspiration_sign(res.waveform),
+    return {"scores": out, "sign": inspiration_sign(res), "shape": shape_sign(res.waveform),
+            "rsa_bpm": coherent_rsa_bpm(res),
             "fixed_f1": {p: score_breaths(b.time, ref).f1 for p, b in fixed.items()},
             "fixed_kept": {p: score_kept(b, ref) for p, b in fixed.items()},
-            "skew_sign_f1": out[(PROMINENCE, RELATIVE_PROMINENCE)].f1}
+            "default_f1": out[(PROMINENCE, RELATIVE_PROMINENCE, RSA_MIN_BPM)].f1}
 
 
 def objective(scores: dict, names, candidate) -> float:
@@ -142,7 +148,7 @@ def loso(scores: dict):
     held, chosen = {"BIDMC": [], "MARSH": []}, {}
     for subj in sorted({subject(n) for n in names}):
         train = [n for n in names if subject(n) != subj]
-        best = max(candidates, key=lambda c: objective(scores, train, c))
+        best = max(candidates, key=lambda c: (round(objective(scores, train, c), 12), c[2]))
         chosen[subj] = best
         for n in names:
             if subject(n) == subj:
@@ -172,41 +178,54 @@ def real_report(paths, cache_dir: str) -> list[str]:
     counts: dict = {}
     for c in chosen.values():
         counts[c] = counts.get(c, 0) + 1
-    lines += ["", "Chosen (prominence, relative): "
+    lines += ["", "Chosen (prominence, relative, arrhythmia threshold in bpm): "
               + ", ".join(f"{c} in {k} folds" for c, k in sorted(counts.items())), ""]
     lines += _grid_table(scores) + [""] + _polarity_table(scores)
     return lines
 
 
+def _pooled_row(scores: dict, candidate) -> str:
+    pooled = {db: BreathScores.pooled([v["scores"][candidate] for n, v in scores.items()
+                                       if database(n) == db]) for db in ("BIDMC", "MARSH")}
+    return (f"{pooled['BIDMC'].f1:.3f} | {pooled['MARSH'].f1:.3f} | "
+            f"{pooled['BIDMC'].interval_error_s:.2f} | {pooled['MARSH'].interval_error_s:.2f} |")
+
+
 def _grid_table(scores: dict) -> list[str]:
-    names = sorted(scores)
-    lines = ["In-sample, every candidate (pooled kept F1 per database):", "",
-             "| prominence | relative | BIDMC F1 | MARSH F1 | BIDMC interval error (s) | "
-             "MARSH interval error (s) |", "|---|---|---|---|---|---|"]
-    for c in product(*GRID.values()):
-        pooled = {db: BreathScores.pooled([scores[n]["scores"][c] for n in names
-                                           if database(n) == db]) for db in ("BIDMC", "MARSH")}
-        lines.append(f"| {c[0]} | {c[1]} | {pooled['BIDMC'].f1:.3f} | "
-                     f"{pooled['MARSH'].f1:.3f} | {pooled['BIDMC'].interval_error_s:.2f} | "
-                     f"{pooled['MARSH'].interval_error_s:.2f} |")
+    head = "BIDMC F1 | MARSH F1 | BIDMC interval error (s) | MARSH interval error (s) |"
+    lines = [f"In-sample (pooled kept F1 per database), arrhythmia threshold {RSA_MIN_BPM:g} bpm:",
+             "", f"| prominence | relative | {head}", "|---|---|---|---|---|---|"]
+    lines += [f"| {p} | {r} | {_pooled_row(scores, (p, r, RSA_MIN_BPM))}"
+              for p, r in product(GRID["prominence"], GRID["relative"])]
+    lines += ["", f"In-sample, prominence {PROMINENCE:g} and relative {RELATIVE_PROMINENCE:g}, "
+              "by the heart-rate swing from which the arrhythmia decides the polarity (inf: the "
+              "waveform's shape alone):", "", f"| threshold (bpm) | {head}",
+              "|---|---|---|---|---|"]
+    lines += [f"| {r:g} | {_pooled_row(scores, (PROMINENCE, RELATIVE_PROMINENCE, r))}"
+              for r in GRID["rsa_min_bpm"]]
     return lines
 
 
 def _polarity_table(scores: dict) -> list[str]:
-    lines = ["Polarity per record (F1 of all breaths with the EDR's maxima / minima as ends of "
-             "inspiration; the skewness rule's choice; its kept F1 at the default constants):",
-             "", "| record | F1 maxima | F1 minima | skewness sign | right | kept F1 |",
-             "|---|---|---|---|---|---|"]
-    right = {"BIDMC": [0, 0], "MARSH": [0, 0]}
+    lines = ["Polarity per record: F1 of all breaths with the EDR's maxima / minima as ends of "
+             "inspiration; the breathing-coherent heart-rate swing (bpm, + when the heart is "
+             "fastest at the maxima) and the shape's sign (skewness); the sign chosen "
+             "(defaults) and its kept F1:", "",
+             "| record | F1 maxima | F1 minima | heart-rate swing | shape | chosen | right | "
+             "kept F1 |", "|---|---|---|---|---|---|---|---|"]
+    right = {"BIDMC": [0, 0, 0], "MARSH": [0, 0, 0]}
     for n in sorted(scores):
         s = scores[n]
         better = 1 if s["fixed_f1"]["peaks"] > s["fixed_f1"]["troughs"] else -1
         ok = better == s["sign"]
         right[database(n)][0] += ok
-        right[database(n)][1] += 1
+        right[database(n)][1] += better == s["shape"]
+        right[database(n)][2] += 1
         lines.append(f"| {n} | {s['fixed_f1']['peaks']:.2f} | {s['fixed_f1']['troughs']:.2f} | "
-                     f"{s['sign']:+d} | {'yes' if ok else 'no'} | {s['skew_sign_f1']:.2f} |")
-    lines += ["", "Polarity right: " + ", ".join(f"{db} {a}/{b}" for db, (a, b) in right.items()),
+                     f"{s['rsa_bpm']:+.2f} | {s['shape']:+d} | {s['sign']:+d} | "
+                     f"{'yes' if ok else 'no'} | {s['default_f1']:.2f} |")
+    lines += ["", "Polarity right (chosen; shape alone): "
+              + ", ".join(f"{db} {a}/{c}; {b}/{c}" for db, (a, b, c) in right.items()),
               "", "Diagnostic, not a method: each record with the better of the two fixed "
               "polarities (read from the annotations), default constants, kept breaths:", "",
               "| database | F1 | sensitivity | pos. predictivity | share kept | "
