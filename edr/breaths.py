@@ -8,7 +8,8 @@ masked, and the judged rate windows), :func:`detect_breaths` finds
   inspiration, so it is read from the ECG per record (:func:`edr.polarity.inspiration_sign`:
   the respiratory sinus arrhythmia where it is strong, the waveform's shape otherwise). A breath is
   an extremum of that polarity whose prominence reaches :data:`PROMINENCE` (the EDR is
-  standardised, so in standard deviations) and which is not closer than
+  standardised, so in standard deviations) and :data:`RELATIVE_PROMINENCE` of the typical
+  breath's around it (:func:`breath_peaks`), and which is not closer than
   :data:`MIN_CYCLE_FRACTION` of the local breathing period (:func:`local_period`, the fastest
   spectral-peak rate of the rate windows covering it) to a more prominent one: the detector
   follows the local rate;
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.signal import find_peaks
 
+from edr._rowstats import row_percentile
 from edr.pauses import PAUSE_S, find_pauses
 from edr.polarity import RSA_MIN_BPM, inspiration_sign
 from edr.rates import rate_series, window_starts
@@ -60,8 +62,8 @@ MIN_CYCLE_FRACTION = 0.5
 prominent goes."""
 
 POLARITIES = ("auto", "peaks", "troughs")
-"""How the end of inspiration is read: from the waveform's shape, or the EDR's maxima or
-minima."""
+"""How the end of inspiration is read: from the ECG (:func:`edr.polarity.inspiration_sign`), or
+the EDR's maxima or minima."""
 
 
 @dataclass(frozen=True)
@@ -155,20 +157,21 @@ def local_period(x, fs: float, t0: float = 0.0) -> np.ndarray:
     True
     """
     x = np.asarray(x, dtype=float)
-    t = t0 + np.arange(x.size) / fs
     centres, bpm = rate_series(x, fs=fs, t0=t0)
     period = np.full(x.size, np.nan)
     ok = np.isfinite(bpm) & (bpm > 0)
     if not ok.any():
         return period
     centres, bpm = centres[ok], bpm[ok]
-    starts = t0 + window_starts(x.size, fs)[ok] / fs
-    for a, rate in zip(starts, bpm, strict=True):  # the fastest rate of the windows covering
-        inside = (t >= a) & (t < a + SEGMENT_S)
-        period[inside] = np.fmin(period[inside], 60.0 / rate)
-    hole = np.isnan(period)
-    if hole.any():
-        near = np.abs(t[hole, None] - centres[None, :]).argmin(axis=1)
+    win = int(round(SEGMENT_S * fs))
+    for a, rate in zip(window_starts(x.size, fs)[ok], bpm, strict=True):  # the fastest rate
+        period[a:a + win] = np.fmin(period[a:a + win], 60.0 / rate)  # of the windows covering
+    hole = np.flatnonzero(np.isnan(period))
+    if hole.size:
+        th = t0 + hole / fs
+        right = np.minimum(np.searchsorted(centres, th), centres.size - 1)
+        left = np.maximum(right - 1, 0)
+        near = np.where(np.abs(th - centres[left]) <= np.abs(th - centres[right]), left, right)
         period[hole] = 60.0 / bpm[near]
     return period
 
@@ -197,13 +200,22 @@ def _refined(y: np.ndarray, idx: np.ndarray) -> np.ndarray:
     return idx + np.clip(off, -0.5, 0.5)
 
 
+_TYPICAL_BLOCK = 4096  # peaks whose neighbourhoods are gathered at once
+
+
 def _typical(idx: np.ndarray, prominence: np.ndarray, half_span: float) -> np.ndarray:
     """:data:`TYPICAL_PERCENTILE` of the ``prominence`` of the peaks within ``half_span`` samples
-    of each peak ``idx``."""
+    of each peak ``idx`` (each neighbourhood gathered into a NaN-padded row)."""
     lo = np.searchsorted(idx, idx - half_span, side="left")
     hi = np.searchsorted(idx, idx + half_span, side="right")
-    return np.array([np.percentile(prominence[a:b], TYPICAL_PERCENTILE)
-                     for a, b in zip(lo, hi, strict=True)])
+    out = np.empty(idx.size)
+    padded = np.append(prominence.astype(float), np.nan)
+    for c in range(0, idx.size, _TYPICAL_BLOCK):
+        a, b = lo[c:c + _TYPICAL_BLOCK], hi[c:c + _TYPICAL_BLOCK]
+        cols = a[:, None] + np.arange(int((b - a).max()))[None, :]
+        rows = padded[np.where(cols < b[:, None], cols, prominence.size)]
+        out[c:c + _TYPICAL_BLOCK] = row_percentile(rows, TYPICAL_PERCENTILE)
+    return out
 
 
 def breath_peaks(x, fs: float, sign: int, period, *, prominence: float = PROMINENCE,

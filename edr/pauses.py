@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from edr._rowstats import row_percentile
+
 __all__ = ["CONTEXT_BREATHS", "PAUSE_S", "find_pauses", "typical_intervals"]
 
 PAUSE_S = 10.0
@@ -33,18 +35,17 @@ def typical_intervals(interval, *, context: int = CONTEXT_BREATHS) -> np.ndarray
     Examples
     --------
     >>> import numpy as np
+
+from edr._rowstats import row_percentile
     >>> from edr.pauses import typical_intervals
     >>> typical_intervals(np.array([np.nan, 4.0, 4.0, 30.0, 5.0, 5.0])).tolist()
     [5.0, 5.0, 5.0, 4.5, 4.5, 4.5]
     """
-    usable = np.asarray(interval, dtype=float)
-    out = np.full(usable.size, np.nan)
-    for i in range(usable.size):
-        around = np.concatenate([usable[max(i - context, 0):i], usable[i + 1:i + 1 + context]])
-        around = around[np.isfinite(around)]
-        if around.size:
-            out[i] = np.median(around)
-    return out
+    v = np.asarray(interval, dtype=float)
+    offsets = np.r_[np.arange(-context, 0), np.arange(1, context + 1)]
+    cols = np.arange(v.size)[:, None] + offsets[None, :]
+    rows = np.append(v, np.nan)[np.where((cols >= 0) & (cols < v.size), cols, v.size)]
+    return row_percentile(rows, 50.0)
 
 
 def find_pauses(time, interval, good, *, pause_s: float = PAUSE_S):
@@ -79,6 +80,8 @@ def find_pauses(time, interval, good, *, pause_s: float = PAUSE_S):
     Examples
     --------
     >>> import numpy as np
+
+from edr._rowstats import row_percentile
     >>> from edr.pauses import find_pauses
     >>> t = np.array([0.0, 4.0, 8.0, 30.0, 34.0, 38.0, 42.0])
     >>> iv = np.r_[np.nan, np.diff(t)]

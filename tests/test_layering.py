@@ -2,7 +2,7 @@
 
 Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
 
-0. ``edr`` (package), ``edr.errors``, ``edr.quiet``
+0. ``edr`` (package), ``edr.errors``, ``edr.quiet``, ``edr._rowstats``
 1. inputs and beats: ``edr.io.*``, ``edr.beats``, ``edr.modulation``, ``edr.simulate``
 2. signal steps and protocol constants: ``edr.signal``; series fusion:
    ``edr.fusion``
@@ -41,6 +41,7 @@ LAYERS = {
     "edr.zero_phase": 0,
     "edr.medians": 0,
     "edr.upsampling": 0,
+    "edr._rowstats": 0,
     "edr.io": 1,
     "edr.beats": 1,
     "edr.modulation": 1,

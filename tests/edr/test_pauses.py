@@ -60,3 +60,17 @@ def test_bad_arguments():
         find_pauses([1.0, 2.0], [np.nan], [True, True])
     with pytest.raises(ValueError, match="pause_s"):
         find_pauses([1.0], [np.nan], [True], pause_s=0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_row_percentile_is_nanpercentile(seed):
+    from edr._rowstats import row_percentile
+
+    rng = np.random.default_rng(seed)
+    rows = rng.standard_normal((50, 7))
+    rows[rng.random(rows.shape) < 0.4] = np.nan
+    rows[3] = np.nan
+    for q in (0.0, 25.0, 50.0, 75.0, 100.0):
+        with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+            expected = np.nanpercentile(rows, q, axis=1)
+        np.testing.assert_allclose(row_percentile(rows, q), expected, equal_nan=True)
