@@ -115,6 +115,43 @@ class Breaths:
         return dict(zip(self.COLUMNS, (self.time, self.interval, self.quality, self.low_quality,
                                        self.after_gap, self.after_pause), strict=True))
 
+    def summary(self) -> dict:
+        """JSON-ready digest: counts (breaths, low-quality ones, pauses and their total length in
+        s), the polarity, and the median, standard deviation, coefficient of variation and
+        root mean square of successive differences (RMSSD) of the intervals that are trusted
+        (both breaths kept, not across a gap, not a pause); None where there are fewer than 2.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from edr.breaths import Breaths
+        >>> t = np.array([0.0, 4.0, 8.5, 12.5, 30.0, 34.0])
+        >>> iv = np.r_[np.nan, np.diff(t)]
+        >>> b = Breaths(t, iv, np.full(6, 0.9), np.zeros(6, bool), np.r_[True, np.zeros(5, bool)],
+        ...             np.array([0, 0, 0, 0, 1, 0], bool), np.array([[12.5, 30.0]]),
+        ...             np.empty((0, 2)), -1)
+        >>> s = b.summary()
+        >>> s["n_breaths"], s["n_pauses"], s["interval_median_s"], round(s["interval_rmssd_s"], 3)
+        (6, 1, 4.0, 0.5)
+        """
+        low = np.asarray(self.low_quality, dtype=bool)
+        trusted = np.isfinite(self.interval) & ~self.after_pause & ~low
+        trusted[1:] &= ~low[:-1]
+        iv = self.interval[trusted]
+        successive = np.diff(self.interval)[trusted[1:] & trusted[:-1]]
+        enough = iv.size >= 2
+        return {
+            "n_breaths": len(self), "n_low_quality": int(low.sum()),
+            "n_pauses": int(self.pauses.shape[0]),
+            "pause_s_total": float(np.sum(self.pauses[:, 1] - self.pauses[:, 0])),
+            "inspiration_sign": int(self.sign),
+            "interval_median_s": float(np.median(iv)) if enough else None,
+            "interval_sd_s": float(np.std(iv, ddof=1)) if enough else None,
+            "interval_cv": float(np.std(iv, ddof=1) / np.mean(iv)) if enough else None,
+            "interval_rmssd_s": float(np.sqrt(np.mean(successive ** 2)))
+            if successive.size else None,
+        }
+
     def to_frame(self):
         """The breaths as a :class:`pandas.DataFrame` with :attr:`COLUMNS`.
 

@@ -93,6 +93,10 @@ def test_apnoea_is_a_pause_and_slow_breathing_is_not():
     start, end = b.pauses[0]
     assert 145 < start < 151 and 189 < end < 196
     assert b.after_pause.sum() == 1 and b.time[b.after_pause][0] == end
+    summary = b.summary()
+    assert summary["n_pauses"] == 1 and summary["pause_s_total"] == pytest.approx(end - start)
+    assert summary["interval_median_s"] == pytest.approx(4.0, abs=0.1)  # the pause left out
+    assert summary["n_breaths"] == len(b) and summary["inspiration_sign"] == 1
     slow = detect_breaths(result_of(breathing([6] * 5)[0]))
     assert slow.pauses.size == 0 and np.nanmedian(slow.interval) == pytest.approx(10, abs=0.2)
 
