@@ -35,8 +35,6 @@ def typical_intervals(interval, *, context: int = CONTEXT_BREATHS) -> np.ndarray
     Examples
     --------
     >>> import numpy as np
-
-from edr._rowstats import row_percentile
     >>> from edr.pauses import typical_intervals
     >>> typical_intervals(np.array([np.nan, 4.0, 4.0, 30.0, 5.0, 5.0])).tolist()
     [5.0, 5.0, 5.0, 4.5, 4.5, 4.5]
@@ -80,8 +78,6 @@ def find_pauses(time, interval, good, *, pause_s: float = PAUSE_S):
     Examples
     --------
     >>> import numpy as np
-
-from edr._rowstats import row_percentile
     >>> from edr.pauses import find_pauses
     >>> t = np.array([0.0, 4.0, 8.0, 30.0, 34.0, 38.0, 42.0])
     >>> iv = np.r_[np.nan, np.diff(t)]
