@@ -36,6 +36,7 @@ import argparse
 import glob
 import os
 import pickle
+import tempfile
 from itertools import product
 
 import numpy as np
@@ -48,7 +49,8 @@ from edr.pipeline import extract_edr
 from edr.polarity import RSA_MIN_BPM, coherent_rsa_bpm, inspiration_sign, shape_sign
 from edr.simulate import SCENARIOS, simulate_recording
 
-DEFAULT_CACHE = os.path.join(os.environ.get("TMPDIR", "/tmp"), "edr-breaths-cache")
+DEFAULT_CACHE = os.path.join(tempfile.gettempdir(), "edr-breaths-cache")
+"""Where the extracted EDRs are kept between runs (outside the repository)."""
 
 GRID = {"prominence": (0.25, 0.5, 1.0), "relative": (0.0, 0.2, 0.3, 0.4, 0.5),
         "rsa_min_bpm": (1.0, 1.5, 2.0, 3.0, np.inf)}
