@@ -2,17 +2,19 @@
 
 Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
 
-0. ``edr`` (package), ``edr.errors``, ``edr.quiet``
+0. ``edr`` (package), ``edr.errors``, ``edr.quiet``, ``edr._rowstats``
 1. inputs and beats: ``edr.io.*``, ``edr.beats`` (mask, NeuroKit2 twins, alignment → flags,
    peaks → chunks → polarity → detection → the package), ``edr.modulation``, ``edr.simulate``
-   (random processes, geometry → artefacts, parameters → recording → scenarios → the package)
+   (random processes, geometry, breathing events → artefacts, parameters → recording → scenarios
+   → the package)
 2. signal steps and protocol constants: ``edr.signal``; series fusion:
    ``edr.fusion``
 3. methods: ``edr.methods`` (segment and kernel options → grid, kernel methods, classic series,
    NeuroKit2 peers → the fused methods → the registry in the package), ``edr.leads``
 4. pipeline: ``edr.options``, ``edr.windows``, ``edr.stitch``, ``edr.rates`` (rate windows, rate
-   quality, judged rates), ``edr.tables`` (a result as pandas tables), ``edr.pipeline``; the
-   scores against a reference that the consumers share: ``edr.scoring``
+   quality, judged rates), ``edr.pauses``, ``edr.polarity`` and ``edr.breaths`` (breaths
+   of an EDR, the polarity of inspiration, pauses), ``edr.tables`` (a result as pandas tables),
+   ``edr.pipeline``; the scores against a reference that the consumers share: ``edr.scoring``
 5. consumers: ``edr.evaluate.*``, ``edr.record_figure``, ``edr.plots``, ``edr.plots_html``,
    ``edr.extract``, ``edr.cli``, ``edr.stream``, ``edr.__main__``
 
@@ -20,7 +22,8 @@ A module may import ``edr`` modules of its own layer or a lower one. Every
 import statement counts, including the lazy ones inside functions. The package ``edr`` itself
 is the one exception: it re-exports the entry points (``extract_edr``, ``read_record``, ...)
 by name on first use (PEP 562), as ``kpca`` does, and imports nothing of its own at import.
-Within the pipeline layer the order is options → windows → stitch → pipeline, and the
+Within the pipeline layer the order is options → windows → stitch → rates, pauses,
+polarity → breaths → pipeline, and the
 module-level imports of ``edr`` have no cycle.
 
 Also: no function of ``edr`` or ``kpca`` is longer than 80 lines; no library module imports
@@ -45,6 +48,7 @@ LAYERS = {
     "edr.zero_phase": 0,
     "edr.medians": 0,
     "edr.upsampling": 0,
+    "edr._rowstats": 0,
     "edr.io": 1,
     "edr.beats.mask": 1.0,
     "edr.beats.twins": 1.0,
@@ -58,6 +62,7 @@ LAYERS = {
     "edr.modulation": 1,
     "edr.simulate.processes": 1.0,
     "edr.simulate.geometry": 1.0,
+    "edr.simulate.events": 1.0,
     "edr.simulate.artefacts": 1.01,
     "edr.simulate.parameters": 1.01,
     "edr.simulate.recording": 1.02,
@@ -78,6 +83,9 @@ LAYERS = {
     "edr.windows": 4.1,
     "edr.stitch": 4.2,
     "edr.rates": 4.25,
+    "edr.pauses": 4.25,
+    "edr.polarity": 4.25,
+    "edr.breaths": 4.26,
     "edr.tables": 4.27,
     "edr.pipeline": 4.3,
     "edr.scoring": 4.4,

@@ -60,6 +60,12 @@ default, and then the record is bit-for-bit the one without the option):
   (rate/amplitude variability 0.005/0.02) and every respiratory modulation
   (RSA, amplitude, axis, baseline) multiplied by ``d``.
 
+Breathing events (off by default): the breathing amplitude ``a(t)`` is multiplied by
+:func:`breathing_envelope` — ``apnoea_depth`` throughout each ``(start_s, length_s)`` of
+``apnoea_episodes`` (0: apnoea, breathing stops; between 0 and 1: hypopnoea), and a deep breath
+``sigh_gain`` times the usual depth at each of ``sigh_times_s``. Breaths whose depth is at most
+:data:`NO_BREATH_DEPTH` are not breaths (not in ``breath_times``).
+
 The respiration and the heart rhythm are drawn before any artefact, so a
 seed gives the same breathing with and without them. :data:`SCENARIOS` names
 ICU-like option sets (:func:`simulate_scenario`); docs/design.md#7-simulation
@@ -73,6 +79,7 @@ lead plus the respiration).
 
 from __future__ import annotations
 
+from edr.simulate.events import NO_BREATH_DEPTH, breathing_envelope
 from edr.simulate.geometry import LEAD_DIRECTIONS
 from edr.simulate.parameters import SimulationParameters
 from edr.simulate.recording import simulate_recording
@@ -85,4 +92,5 @@ from edr.simulate.scenarios import (
 )
 
 __all__ = ["ANAESTHESIA_SCENARIOS", "FAILURE_SCENARIOS", "HEALTHY_SCENARIOS", "LEAD_DIRECTIONS",
-           "SCENARIOS", "SimulationParameters", "simulate_recording", "simulate_scenario"]
+           "NO_BREATH_DEPTH", "SCENARIOS", "SimulationParameters", "breathing_envelope",
+           "simulate_recording", "simulate_scenario"]

@@ -128,6 +128,15 @@ class SimulationParameters:
         unused. None (default): one mean rate.
     resp_rate_step_s : float, default 60
         How long each rate of ``resp_rate_schedule_hz`` is held (s).
+    apnoea_episodes : sequence of (float, float), optional
+        ``(start_s, length_s)`` of each breathing pause (:func:`edr.simulate.breathing_envelope`).
+    apnoea_depth : float in [0, 1), default 0
+        Breathing depth inside the episodes relative to normal: 0 is an apnoea, more a
+        hypopnoea.
+    sigh_times_s : sequence of float, optional
+        Times (s) of sighs: one breath ``sigh_gain`` times deeper.
+    sigh_gain : float in [1, 5], default 2.5
+        Depth of a sigh relative to a normal breath.
     """
 
     resp_rate_hz: float = 0.25
@@ -164,6 +173,10 @@ class SimulationParameters:
     ventilator_depth: float | None = None
     resp_rate_schedule_hz: Sequence[float] | None = None
     resp_rate_step_s: float = 60.0
+    apnoea_episodes: Sequence[tuple[float, float]] | None = None
+    apnoea_depth: float = 0.0
+    sigh_times_s: Sequence[float] | None = None
+    sigh_gain: float = 2.5
 
 
 def checked_options(opts):
@@ -220,12 +233,29 @@ def checked_options(opts):
         o.resp_rate_schedule_hz = np.array(rates)
     if o.ventilator_depth is not None:
         _apply_ventilator(o)
+    _check_events(o)
     o.leads, o.directions, o.lead_names = _checked_leads(o.leads)
     o.n = int(round(o.duration_s * o.fs))
     if o.n < 2:
         raise ValueError("duration_s * fs must give at least 2 samples, got "
                          f"duration_s={o.duration_s!r}, fs={o.fs!r}")
     return o
+
+
+def _check_events(o):
+    """Check the breathing events of ``o`` in place (tuples of floats; ``o.events`` is whether
+    any is set)."""
+    episodes = [] if o.apnoea_episodes is None else list(o.apnoea_episodes)
+    try:
+        o.apnoea_episodes = [(float(a), _check_pos(b, "apnoea_episodes length"))
+                             for a, b in episodes]
+    except (TypeError, ValueError) as exc:
+        raise ValueError("apnoea_episodes must be (start_s, length_s) pairs with positive "
+                         f"lengths, got {o.apnoea_episodes!r}") from exc
+    o.apnoea_depth = _check_range(o.apnoea_depth, "apnoea_depth", 0.0, 1.0)
+    o.sigh_times_s = [float(v) for v in (o.sigh_times_s or ())]
+    o.sigh_gain = _check_range(o.sigh_gain, "sigh_gain", 1.0, 5.0)
+    o.events = bool(o.apnoea_episodes or o.sigh_times_s)
 
 
 def _apply_ventilator(o):

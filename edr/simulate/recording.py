@@ -14,6 +14,7 @@ from edr.simulate.artefacts import (
     insert_ectopic_runs,
     morphology_state,
 )
+from edr.simulate.events import NO_BREATH_DEPTH, envelope
 from edr.simulate.geometry import render_plain_beats, render_varied_beats
 from edr.simulate.parameters import SimulationParameters, checked_options
 from edr.simulate.processes import smooth_noise
@@ -48,7 +49,8 @@ def simulate_recording(duration_s=300.0, fs=250.0, *, name="simulated", random_s
         ``ecg`` (the first lead, mV), ``leads`` (every lead), ``resp`` (the
         respiration ``r(t)`` driving the modulations, arbitrary units, positive
         = inspiration) at ``resp_fs = fs``, ``resp_channel = "RESP"`` and
-        ``breath_times`` (s, inspiration peaks).
+        ``breath_times`` (s, inspiration peaks; none where the breathing depth is at most
+        :data:`~edr.simulate.NO_BREATH_DEPTH`).
 
     Raises
     ------
@@ -79,7 +81,10 @@ def simulate_recording(duration_s=300.0, fs=250.0, *, name="simulated", random_s
         ecg = render_varied_beats(opts, beat_times, rr, r_beats, ectopic, morphology, beat_dirs)
     resp = _add_sample_rate_signals(rng, opts, ecg, t_slow, amp, phase, resp_slow)
     add_artefact_bursts(rng, opts, ecg, motion_starts, motion_lengths)
-    return _assemble_recording(opts, ecg, resp, _breath_times(phase, t_slow, opts.n / opts.fs))
+    breaths = _breath_times(phase, t_slow, opts.n / opts.fs)
+    if opts.events:
+        breaths = breaths[np.interp(breaths, t_slow, envelope(opts, t_slow)) > NO_BREATH_DEPTH]
+    return _assemble_recording(opts, ecg, resp, breaths)
 
 
 def _draw_respiration(rng, o, t_slow):
@@ -97,6 +102,8 @@ def _draw_respiration(rng, o, t_slow):
     phase += rng.uniform(0, 2 * np.pi)
     amp = 1.0 + o.resp_amplitude_variability * smooth_noise(rng, t_slow, 10.0)
     amp = np.maximum(amp, 0.2)
+    if o.events:
+        amp = amp * envelope(o, t_slow)
     return phase, amp, amp * np.sin(phase)
 
 

@@ -1,0 +1,405 @@
+"""Breath by breath: every end of inspiration of an EDR, its interval, quality and pauses.
+
+From an :class:`edr.pipeline.EDRResult` (the standardised EDR on its uniform grid, NaN where
+masked, and the judged rate windows), :func:`detect_breaths` finds
+
+* the **breaths**: the extrema of the EDR that mark ends of inspiration (the convention of
+  the MARSH annotations). Which extremum that is depends on how the lead's QRS changes with
+  inspiration, so it is read from the ECG per record (:func:`edr.polarity.inspiration_sign`:
+  the respiratory sinus arrhythmia where it is strong, the waveform's shape otherwise). A breath is
+  an extremum of that polarity whose prominence reaches :data:`PROMINENCE` (the EDR is
+  standardised, so in standard deviations) and :data:`RELATIVE_PROMINENCE` of the typical
+  breath's around it (:func:`breath_peaks`), and which is not closer than
+  :data:`MIN_CYCLE_FRACTION` of the local breathing period (:func:`local_period`, the fastest
+  spectral-peak rate of the rate windows covering it) to a more prominent one: the detector
+  follows the local rate;
+* each breath's **interval** to the previous one (NaN for the first breath of a stretch of
+  finite EDR: across a masked stretch there is no interval);
+* its **quality**: that of the rate window whose centre is nearest
+  (:meth:`edr.pipeline.EDRResult.grid_columns`, the panel agreement of :mod:`edr.rates`);
+  a breath where the rate is withheld (quality below :data:`edr.rates.QUALITY_THRESHOLD`, or
+  too many dropped beats) is kept but flagged ``low_quality``;
+* the **pauses** (:func:`edr.pauses.find_pauses`).
+
+Measurements behind the constants: ``docs/studies/breath_detection.md``.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.signal import find_peaks
+
+from edr._rowstats import row_percentile
+from edr.pauses import PAUSE_S, find_pauses
+from edr.polarity import RSA_MIN_BPM, inspiration_sign
+from edr.rates import rate_series, window_starts
+from edr.signal import SEGMENT_S
+
+__all__ = ["MIN_CYCLE_FRACTION", "POLARITIES", "PROMINENCE", "RELATIVE_PROMINENCE",
+           "TYPICAL_PERCENTILE", "TYPICAL_SPAN_S", "Breaths", "breath_peaks",
+           "detect_breaths", "finite_runs", "judged_around", "local_period"]
+
+PROMINENCE = 0.25
+"""Smallest prominence (standard deviations of the standardised EDR) of a breath's extremum."""
+
+RELATIVE_PROMINENCE = 0.5
+"""A breath's prominence is also at least this fraction of the typical prominence around it
+(:data:`TYPICAL_SPAN_S`): noise in a pause is not taken for breaths."""
+
+TYPICAL_SPAN_S = 120.0
+"""The typical prominence at a breath is the upper quartile (:data:`TYPICAL_PERCENTILE`) of the
+prominences of the candidate breaths within half this span (s) on either side."""
+
+TYPICAL_PERCENTILE = 75.0
+"""Percentile of the candidates' prominences that is the typical breath's: a full breath's
+depth even when up to three quarters of the candidates of the span are noise (a long pause)."""
+
+MIN_CYCLE_FRACTION = 0.5
+"""Two breaths closer than this fraction of the local breathing period are one: the less
+prominent goes."""
+
+POLARITIES = ("auto", "peaks", "troughs")
+"""How the end of inspiration is read: from the ECG (:func:`edr.polarity.inspiration_sign`), or
+the EDR's maxima or minima."""
+
+
+@dataclass(frozen=True)
+class Breaths:
+    """Breaths of one record: arrays of equal length, in time order.
+
+    Attributes
+    ----------
+    time : ndarray of float
+        End of inspiration (s, the EDR's time origin).
+    interval : ndarray of float
+        Time (s) since the previous breath; NaN for the first breath of a stretch of finite EDR.
+    quality : ndarray of float
+        Quality (0-1) of the rate window whose centre is nearest.
+    low_quality : ndarray of bool
+        The rate is withheld there: the breath is kept but not to be trusted.
+    after_gap : ndarray of bool
+        The previous breath lies across a masked stretch (no interval), or there is none.
+    after_pause : ndarray of bool
+        The interval before this breath is a pause (:attr:`pauses`).
+    pauses : ndarray, shape (k, 2)
+        Start and end (s) of every pause: good ECG, no breath (:func:`edr.pauses.find_pauses`).
+    withheld : ndarray, shape (m, 2)
+        Stretches (s) where no trustworthy breath can be reported: the EDR is masked or its rate
+        withheld. Pauses are not withheld stretches, though a pause may overlap one.
+    sign : int
+        +1 when ends of inspiration are the EDR's maxima, -1 its minima
+        (:func:`edr.polarity.inspiration_sign`).
+    """
+
+    time: np.ndarray
+    interval: np.ndarray
+    quality: np.ndarray
+    low_quality: np.ndarray
+    after_gap: np.ndarray
+    after_pause: np.ndarray
+    pauses: np.ndarray
+    withheld: np.ndarray
+    sign: int
+
+    def __len__(self) -> int:
+        return int(self.time.size)
+
+    COLUMNS = ("time_s", "interval_s", "quality", "low_quality", "after_gap", "after_pause")
+    """Columns of :meth:`to_frame` (and of the breath CSV)."""
+
+    def columns(self) -> dict:
+        """The breaths as :attr:`COLUMNS` → NumPy array."""
+        return dict(zip(self.COLUMNS, (self.time, self.interval, self.quality, self.low_quality,
+                                       self.after_gap, self.after_pause), strict=True))
+
+    def summary(self) -> dict:
+        """JSON-ready digest: counts (breaths, low-quality ones, pauses and their total length in
+        s), the polarity, and the median, standard deviation, coefficient of variation and
+        root mean square of successive differences (RMSSD) of the intervals that are trusted
+        (both breaths kept, not across a gap, not a pause); None where there are fewer than 2.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from edr.breaths import Breaths
+        >>> t = np.array([0.0, 4.0, 8.5, 12.5, 30.0, 34.0])
+        >>> iv = np.r_[np.nan, np.diff(t)]
+        >>> b = Breaths(t, iv, np.full(6, 0.9), np.zeros(6, bool), np.r_[True, np.zeros(5, bool)],
+        ...             np.array([0, 0, 0, 0, 1, 0], bool), np.array([[12.5, 30.0]]),
+        ...             np.empty((0, 2)), -1)
+        >>> s = b.summary()
+        >>> s["n_breaths"], s["n_pauses"], s["interval_median_s"], round(s["interval_rmssd_s"], 3)
+        (6, 1, 4.0, 0.5)
+        """
+        low = np.asarray(self.low_quality, dtype=bool)
+        trusted = np.isfinite(self.interval) & ~self.after_pause & ~low
+        trusted[1:] &= ~low[:-1]
+        iv = self.interval[trusted]
+        successive = np.diff(self.interval)[trusted[1:] & trusted[:-1]]
+        enough = iv.size >= 2
+        return {
+            "n_breaths": len(self), "n_low_quality": int(low.sum()),
+            "n_pauses": int(self.pauses.shape[0]),
+            "pause_s_total": float(np.sum(self.pauses[:, 1] - self.pauses[:, 0])),
+            "inspiration_sign": int(self.sign),
+            "interval_median_s": float(np.median(iv)) if enough else None,
+            "interval_sd_s": float(np.std(iv, ddof=1)) if enough else None,
+            "interval_cv": float(np.std(iv, ddof=1) / np.mean(iv)) if enough else None,
+            "interval_rmssd_s": float(np.sqrt(np.mean(successive ** 2)))
+            if successive.size else None,
+        }
+
+    def to_frame(self):
+        """The breaths as a :class:`pandas.DataFrame` with :attr:`COLUMNS`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from edr.breaths import Breaths
+        >>> b = Breaths(np.array([1.0, 5.0]), np.array([np.nan, 4.0]), np.array([0.9, 0.8]),
+        ...             np.zeros(2, bool), np.array([True, False]), np.zeros(2, bool),
+        ...             np.empty((0, 2)), np.empty((0, 2)), 1)
+        >>> b.to_frame()["interval_s"].tolist()
+        [nan, 4.0]
+        """
+        import pandas as pd
+
+        return pd.DataFrame(self.columns())
+
+
+def finite_runs(x) -> list[tuple[int, int]]:
+    """``(start, stop)`` index ranges of the runs of finite values of ``x``."""
+    ok = np.isfinite(np.asarray(x, dtype=float))
+    edges = np.diff(np.concatenate([[0], ok.astype(np.int8), [0]]))
+    return list(zip(np.flatnonzero(edges == 1).tolist(), np.flatnonzero(edges == -1).tolist(),
+                    strict=True))
+
+
+def local_period(x, fs: float, t0: float = 0.0) -> np.ndarray:
+    """Local breathing period (s) at every sample of ``x``: 60 over the fastest spectral-peak
+    rate (:func:`edr.rates.rate_series`) of the :data:`~edr.signal.SEGMENT_S` rate windows that
+    cover the sample (the nearest window with a rate when none covering it has one; NaN when no
+    window of ``x`` has a rate).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.breaths import local_period
+    >>> t = np.arange(0, 96, 0.25)
+    >>> p = local_period(np.sin(2 * np.pi * 0.25 * t), 4.0)
+    >>> bool(np.allclose(p, 4.0, atol=0.05))
+    True
+    """
+    x = np.asarray(x, dtype=float)
+    centres, bpm = rate_series(x, fs=fs, t0=t0)
+    period = np.full(x.size, np.nan)
+    ok = np.isfinite(bpm) & (bpm > 0)
+    if not ok.any():
+        return period
+    centres, bpm = centres[ok], bpm[ok]
+    win = int(round(SEGMENT_S * fs))
+    for a, rate in zip(window_starts(x.size, fs)[ok], bpm, strict=True):  # the fastest rate
+        period[a:a + win] = np.fmin(period[a:a + win], 60.0 / rate)  # of the windows covering
+    hole = np.flatnonzero(np.isnan(period))
+    if hole.size:
+        th = t0 + hole / fs
+        right = np.minimum(np.searchsorted(centres, th), centres.size - 1)
+        left = np.maximum(right - 1, 0)
+        near = np.where(np.abs(th - centres[left]) <= np.abs(th - centres[right]), left, right)
+        period[hole] = 60.0 / bpm[near]
+    return period
+
+
+def _spaced(peaks: np.ndarray, prominence: np.ndarray, min_gap: np.ndarray) -> np.ndarray:
+    """Boolean mask of the ``peaks`` kept when, from the most prominent down, a peak is dropped
+    if a kept one lies within its ``min_gap`` samples (what :func:`scipy.signal.find_peaks`'
+    ``distance`` does, with a distance per peak)."""
+    keep = np.zeros(peaks.size, dtype=bool)
+    kept: list[int] = []
+    for i in np.argsort(-prominence, kind="stable"):
+        p, gap = peaks[i], min_gap[i]
+        j = bisect_left(kept, p)
+        if (j < len(kept) and kept[j] - p < gap) or (j > 0 and p - kept[j - 1] < gap):
+            continue
+        insort(kept, p)
+        keep[i] = True
+    return keep
+
+
+def _refined(y: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Sub-sample positions of the maxima ``idx`` of ``y`` (parabola through three samples)."""
+    a, b, c = y[idx - 1], y[idx], y[idx + 1]
+    den = a - 2 * b + c
+    off = np.where(den < 0, 0.5 * (a - c) / np.where(den < 0, den, -1.0), 0.0)
+    return idx + np.clip(off, -0.5, 0.5)
+
+
+_TYPICAL_BLOCK = 4096  # peaks whose neighbourhoods are gathered at once
+
+
+def _typical(idx: np.ndarray, prominence: np.ndarray, half_span: float) -> np.ndarray:
+    """:data:`TYPICAL_PERCENTILE` of the ``prominence`` of the peaks within ``half_span`` samples
+    of each peak ``idx`` (each neighbourhood gathered into a NaN-padded row)."""
+    lo = np.searchsorted(idx, idx - half_span, side="left")
+    hi = np.searchsorted(idx, idx + half_span, side="right")
+    out = np.empty(idx.size)
+    padded = np.append(prominence.astype(float), np.nan)
+    for c in range(0, idx.size, _TYPICAL_BLOCK):
+        a, b = lo[c:c + _TYPICAL_BLOCK], hi[c:c + _TYPICAL_BLOCK]
+        cols = a[:, None] + np.arange(int((b - a).max()))[None, :]
+        rows = padded[np.where(cols < b[:, None], cols, prominence.size)]
+        out[c:c + _TYPICAL_BLOCK] = row_percentile(rows, TYPICAL_PERCENTILE)
+    return out
+
+
+def breath_peaks(x, fs: float, sign: int, period, *, prominence: float = PROMINENCE,
+                 relative: float = RELATIVE_PROMINENCE,
+                 min_cycle_fraction: float = MIN_CYCLE_FRACTION) -> np.ndarray:
+    """Positions (fractional samples) of the breaths of the EDR ``x``: in every run of finite
+    values, the maxima of ``sign * x`` with a prominence of at least ``prominence``
+    (:func:`scipy.signal.find_peaks`); thinned so that no two are closer than
+    ``min_cycle_fraction`` times the local ``period`` (s, per sample; NaN: no limit), the
+    more prominent kept; then those whose prominence is below ``relative`` times the typical
+    prominence of the remaining ones within :data:`TYPICAL_SPAN_S` / 2 (their
+    :data:`TYPICAL_PERCENTILE`) dropped; each refined by a parabola through its three
+    samples."""
+    x = np.asarray(x, dtype=float)
+    period = np.asarray(period, dtype=float)
+    out = []
+    for a, b in finite_runs(x):
+        y = sign * x[a:b]
+        idx, props = find_peaks(y, prominence=prominence)
+        if idx.size == 0:
+            continue
+        gap = np.nan_to_num(min_cycle_fraction * period[a + idx] * fs, nan=0.0)
+        keep = _spaced(idx, props["prominences"], gap)
+        idx, prom = idx[keep], props["prominences"][keep]
+        idx = idx[prom >= relative * _typical(idx, prom, 0.5 * TYPICAL_SPAN_S * fs)]
+        out.append(a + _refined(y, idx))
+    return np.concatenate(out) if out else np.empty(0)
+
+
+def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMINENCE,
+                   relative: float = RELATIVE_PROMINENCE, pause_s: float = PAUSE_S,
+                   rsa_min_bpm: float = RSA_MIN_BPM) -> Breaths:
+    """Every breath of an extracted EDR: its end of inspiration, interval, quality and pauses.
+
+    Parameters
+    ----------
+    result : EDRResult
+        From :func:`edr.pipeline.extract_edr` (``time``, ``waveform``, ``fs`` and the judged
+        rate windows through ``grid_columns()``).
+    polarity : {"auto", "peaks", "troughs"}, default "auto"
+        Which extrema of the EDR are ends of inspiration: read from the ECG
+        (:func:`edr.polarity.inspiration_sign`), or fixed.
+    prominence : float, default :data:`PROMINENCE`
+        Smallest prominence of a breath (standard deviations of the EDR).
+    relative : float, default :data:`RELATIVE_PROMINENCE`
+        Smallest prominence of a breath relative to the typical one around it
+        (:func:`breath_peaks`).
+    pause_s : float, default :data:`edr.pauses.PAUSE_S`
+        A pause is an interval between breaths of good ECG that exceeds the typical interval
+        around it by more than this (s) (:func:`edr.pauses.find_pauses`).
+    rsa_min_bpm : float, default :data:`edr.polarity.RSA_MIN_BPM`
+        With ``polarity="auto"``: the breathing-coherent heart-rate swing from which the
+        arrhythmia's sign decides the polarity.
+
+    Returns
+    -------
+    Breaths
+
+    Raises
+    ------
+    ValueError
+        An unknown ``polarity``, a ``prominence`` that is not positive, or a ``result`` whose
+        waveform and time differ in length.
+
+    See Also
+    --------
+    edr.evaluate.breaths.score_breaths : scoring against annotated breaths.
+
+    References
+    ----------
+    Schäfer A, Kratky KW. Estimation of breathing rate from respiratory sinus arrhythmia:
+    comparison of various methods. Ann Biomed Eng 36(3):476-485, 2008 (breath counting from
+    extrema with an amplitude threshold). Charlton PH et al. Breathing rate estimation from
+    the electrocardiogram and photoplethysmogram: a review. IEEE Rev Biomed Eng 11:2-20, 2018
+    (Table IV: time-domain breath detection).
+
+    Examples
+    --------
+    >>> from edr.breaths import detect_breaths
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=120.0, fs=250.0, random_state=0)
+    >>> b = detect_breaths(extract_edr(rec))
+    >>> 25 <= len(b) <= 35, list(b.to_frame().columns)[:3]
+    (True, ['time_s', 'interval_s', 'quality'])
+    """
+    if polarity not in POLARITIES:
+        raise ValueError(f"polarity must be one of {POLARITIES}, got {polarity!r}")
+    if not (np.isfinite(prominence) and prominence > 0):
+        raise ValueError(f"prominence must be a positive number, got {prominence!r}")
+    if not (np.isfinite(relative) and 0 <= relative < 1):
+        raise ValueError(f"relative must be in [0, 1), got {relative!r}")
+    t = np.asarray(result.time, dtype=float)
+    x = np.asarray(result.waveform, dtype=float)
+    if t.size != x.size:
+        raise ValueError(f"result.time ({t.size}) and result.waveform ({x.size}) differ in length")
+    fs = float(result.fs)
+    t0 = float(t[0]) if t.size else 0.0
+    sign = {"auto": None, "peaks": 1, "troughs": -1}[polarity] \
+        or inspiration_sign(result, rsa_min_bpm=rsa_min_bpm)
+    pos = breath_peaks(x, fs, sign, local_period(x, fs, t0), prominence=prominence,
+                       relative=relative)
+    return _breaths_at(result, pos, int(sign), pause_s)
+
+
+def _breaths_at(result, pos: np.ndarray, sign: int, pause_s: float) -> Breaths:
+    """The :class:`Breaths` at the fractional grid positions ``pos`` of ``result``'s EDR."""
+    t = np.asarray(result.time, dtype=float)
+    x = np.asarray(result.waveform, dtype=float)
+    k = np.clip(np.round(pos).astype(int), 0, max(x.size - 1, 0))
+    cols = result.grid_columns()
+    rate = np.asarray(cols["rate_bpm"], dtype=float)
+    time = (float(t[0]) if t.size else 0.0) + pos / float(result.fs)
+    run_of = np.searchsorted([b for _, b in finite_runs(x)], k, side="right")
+    after_gap = np.ones(time.size, dtype=bool)
+    after_gap[1:] = run_of[1:] != run_of[:-1]
+    interval = np.full(time.size, np.nan)
+    interval[1:] = np.diff(time)
+    interval[after_gap] = np.nan
+    pauses, after_pause = find_pauses(time, interval, judged_around(time, result),
+                                      pause_s=pause_s)
+    return Breaths(time=time, interval=interval,
+                   quality=np.nan_to_num(np.asarray(cols["quality"], dtype=float)[k], nan=0.0),
+                   low_quality=~np.isfinite(rate[k]), after_gap=after_gap,
+                   after_pause=after_pause, pauses=pauses,
+                   withheld=_stretches(t, ~(np.isfinite(x) & np.isfinite(rate)), result.fs),
+                   sign=sign)
+
+
+def judged_around(time, result) -> np.ndarray:
+    """Whether a rate window holding each of the times ``time`` (s) has a rate (not withheld):
+    the ECG shows consistent breathing around it. A breath that ends a long pause is judged by
+    the windows that reach past the pause, not only by the nearest one, which may be mostly
+    pause."""
+    time = np.asarray(time, dtype=float)
+    centres = np.asarray(result.rate_time, dtype=float)
+    given = centres[np.isfinite(np.asarray(result.rate_bpm, dtype=float))]
+    if given.size == 0 or time.size == 0:
+        return np.zeros(time.size, dtype=bool)
+    k = np.clip(np.searchsorted(given, time), 1, max(given.size - 1, 1))
+    near = np.minimum(np.abs(time - given[k - 1]),
+                      np.abs(time - given[np.minimum(k, given.size - 1)]))
+    return near < SEGMENT_S / 2
+
+
+def _stretches(t: np.ndarray, mask: np.ndarray, fs: float) -> np.ndarray:
+    """``(start, end)`` times (s) of the runs of ``mask`` on the grid ``t`` (each grid point
+    standing for ``1 / fs`` s)."""
+    runs = finite_runs(np.where(mask, 0.0, np.nan))
+    return np.array([[t[a], t[b - 1] + 1.0 / fs] for a, b in runs]).reshape(-1, 2)

@@ -1,0 +1,126 @@
+"""Breaths as a WFDB annotation file (``<record>.edrbr``) that ``wfdb.rdann`` reads.
+
+One annotation per breath (:class:`edr.breaths.Breaths`), at the sample of its end of
+inspiration (``round(time_s * fs)``), with the symbol ``"`` (a comment annotation, as the
+BIDMC and MARSH breath annotations use) and an ``aux_note`` of the form
+``q=0.93`` followed by the breath's flags that are set, space-separated: ``low_quality``,
+``after_gap`` (no interval: the previous breath lies across a masked stretch, or there is
+none), ``after_pause`` (the interval before it is a pause, from the previous breath to this
+one).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["BREATH_ANNOTATION_EXTENSION", "BREATH_SYMBOL", "breath_aux_notes",
+           "write_breath_annotations"]
+
+BREATH_ANNOTATION_EXTENSION = "edrbr"
+"""Extension of the breath annotation files written by :func:`write_breath_annotations`."""
+
+BREATH_SYMBOL = '"'
+"""WFDB annotation symbol of a breath."""
+
+_FLAGS = ("low_quality", "after_gap", "after_pause")
+
+
+def breath_aux_notes(breaths) -> list[str]:
+    """The ``aux_note`` of every breath: ``q=<quality, 2 decimals>`` and its set flags.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> from edr.io.annotations import breath_aux_notes
+    >>> b = SimpleNamespace(quality=np.array([0.93, 0.4]), low_quality=np.array([False, True]),
+    ...                     after_gap=np.array([True, False]),
+    ...                     after_pause=np.array([False, True]))
+    >>> breath_aux_notes(b)
+    ['q=0.93 after_gap', 'q=0.40 low_quality after_pause']
+    """
+    flags = [np.asarray(getattr(breaths, f), dtype=bool) for f in _FLAGS]
+    notes = []
+    for i, q in enumerate(np.asarray(breaths.quality, dtype=float)):
+        set_flags = [name for name, v in zip(_FLAGS, flags, strict=True) if v[i]]
+        notes.append(" ".join([f"q={q:.2f}", *set_flags]))
+    return notes
+
+
+def write_breath_annotations(path, breaths, fs: float, *,
+                             extension: str = BREATH_ANNOTATION_EXTENSION) -> Path:
+    """Write ``breaths`` as the WFDB annotation file ``<path>.<extension>``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The record's path without extension (``out/rec`` writes ``out/rec.edrbr``); its folder
+        must exist.
+    breaths : edr.breaths.Breaths
+        ``time`` (s from the record's start), ``quality`` and the flags.
+    fs : float
+        Sampling rate (Hz) the annotation samples count in (the ECG's, to sit beside its
+        record).
+    extension : str, default :data:`BREATH_ANNOTATION_EXTENSION`
+
+    Returns
+    -------
+    Path
+        The file written. ``wfdb.rdann(str(path), extension)`` reads it back: ``sample``,
+        ``symbol`` (:data:`BREATH_SYMBOL`), ``aux_note`` (:func:`breath_aux_notes`), ``fs``.
+
+    Raises
+    ------
+    ValueError
+        ``fs`` not a positive number, a negative or non-finite breath time, no breath (WFDB
+        cannot write an empty annotation file), or a record name or extension WFDB cannot
+        write.
+    FileNotFoundError
+        The folder of ``path`` does not exist.
+
+    Examples
+    --------
+    >>> import tempfile, os, numpy as np, wfdb
+    >>> from edr.breaths import Breaths
+    >>> from edr.io.annotations import write_breath_annotations
+    >>> b = Breaths(np.array([1.0, 5.0]), np.array([np.nan, 4.0]), np.array([0.9, 0.8]),
+    ...             np.zeros(2, bool), np.array([True, False]), np.zeros(2, bool),
+    ...             np.empty((0, 2)), np.empty((0, 2)), 1)
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = write_breath_annotations(os.path.join(folder, "rec"), b, 250.0)
+    >>> ann = wfdb.rdann(os.path.join(folder, "rec"), "edrbr")
+    >>> ann.sample.tolist(), ann.aux_note
+    ([250, 1250], ['q=0.90 after_gap', 'q=0.80'])
+    """
+    if not (np.isfinite(fs) and fs > 0):
+        raise ValueError(f"fs={fs!r} must be a positive number of Hz")
+    time = np.asarray(breaths.time, dtype=float)
+    if not np.all(np.isfinite(time)) or np.any(time < 0):
+        raise ValueError("breath times must be finite and not negative to be WFDB samples")
+    if time.size == 0:
+        raise ValueError("no breaths to write: a WFDB annotation file holds at least one "
+                         "annotation")
+    path = Path(path)
+    folder, name = path.parent, path.name
+    if not folder.is_dir():
+        raise FileNotFoundError(f"folder {folder} of the annotation file does not exist")
+    import wfdb
+
+    tmp_dir = Path(tempfile.mkdtemp(dir=folder, prefix=f".{name}."))
+    try:
+        try:
+            wfdb.wrann(name, extension, np.round(time * fs).astype(np.int64),
+                       symbol=[BREATH_SYMBOL] * time.size, aux_note=breath_aux_notes(breaths),
+                       fs=float(fs), write_dir=str(tmp_dir))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"cannot write WFDB annotations {name}.{extension}: {exc}") from exc
+        target = folder / f"{name}.{extension}"
+        os.replace(tmp_dir / f"{name}.{extension}", target)
+    finally:
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+    return target

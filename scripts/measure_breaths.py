@@ -1,0 +1,329 @@
+"""Breath-by-breath detection from the default EDR, measured against annotated breaths.
+
+``--part real`` (default): every BIDMC and MARSH record under ``EDR_DATA_DIR`` is extracted
+once with the default options (``edr.pipeline.extract_edr``; the results are cached outside
+the repository, ``--cache``) and its breaths detected (``edr.breaths.detect_breaths``) for
+every candidate of :data:`GRID` (smallest prominence, relative prominence, the heart-rate
+swing from which the arrhythmia decides the polarity). Scores
+(``edr.evaluate.breaths``): sensitivity, positive predictivity, F1 with a tolerance of ±1 s or
+a quarter of the local annotated interval, whichever is smaller (one-to-one), on the breaths
+kept (not ``low_quality``) against the annotated breaths outside the withheld stretches; the
+share of annotated breaths kept; the median breath-interval error.
+
+The 32 subjects (23 BIDMC patients: bidmc06-09, 20-23 and 38-39 are one patient each; 9 MARSH
+subjects) are held out in turn: the smallest prominence and the arrhythmia threshold with the
+best pooled F1 over the other subjects' records, averaged over the two databases (equal: the
+larger threshold), are applied to the held-out subject. The relative prominence is not tuned on
+these records (it is set by the pauses, ``--part simulated``); the in-sample tables show every
+candidate. Held-out figures
+are pooled per database. The polarity of the breaths (maxima or minima of the EDR,
+``edr.breaths.inspiration_sign``) is checked record by record against the better of the two
+fixed polarities. The method sees the ECG alone; the annotations only score.
+
+``--part simulated``: pauses on simulated records (``edr.simulate``): records of 8 minutes (2
+leads, 125 Hz) on the bases of :data:`SIM_BASES`, seeds ``0..--seeds-1``, each with apnoea
+episodes (depth 0), hypopnoea episodes (depth :data:`HYPOPNOEA_DEPTH`) or none (with sighs, and
+without), episodes of 10-60 s drawn by :func:`draw_episodes`. An episode is found when a pause
+overlaps it; a false pause overlaps none (per hour of breathing outside the episodes).
+
+Usage: ``EDR_DATA_DIR=/path/to/data python scripts/measure_breaths.py --part real
+--out scripts/output/measure_breaths_real.md`` (and ``--part simulated``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import pickle
+import tempfile
+from itertools import product
+
+import numpy as np
+from _shared import write_markdown
+
+from edr.breaths import POLARITIES, PROMINENCE, RELATIVE_PROMINENCE, detect_breaths
+from edr.evaluate.breaths import BreathScores, score_breaths, score_kept
+from edr.io import read_record
+from edr.pipeline import extract_edr
+from edr.polarity import RSA_MIN_BPM, coherent_rsa_bpm, inspiration_sign, shape_sign
+from edr.simulate import SCENARIOS, simulate_recording
+
+DEFAULT_CACHE = os.path.join(tempfile.gettempdir(), "edr-breaths-cache")
+"""Where the extracted EDRs are kept between runs (outside the repository)."""
+
+GRID = {"prominence": (0.25, 0.5, 1.0), "relative": (0.0, 0.2, 0.3, 0.4, 0.5),
+        "rsa_min_bpm": (1.0, 1.5, 2.0, 3.0, np.inf)}
+"""Candidates of the in-sample tables: the smallest prominence (SD of the EDR), the smallest
+prominence relative to the typical one (``edr.breaths.breath_peaks``) and the breathing-coherent
+heart-rate swing (bpm) from which the arrhythmia's sign gives the polarity
+(``edr.polarity.inspiration_sign``; inf: the waveform's shape alone)."""
+LOSO_CANDIDATES = tuple((p, RELATIVE_PROMINENCE, r) for p in GRID["prominence"]
+                        for r in GRID["rsa_min_bpm"])
+"""Candidates of the leave-one-subject-out choice: the smallest prominence and the arrhythmia
+threshold, at the default relative prominence."""
+
+SIM_BASES = ("healthy_rest", "paced_breathing", "deep_slow_breathing", "mixed_icu")
+"""Scenarios of ``edr.simulate.SCENARIOS`` the pauses are carved into."""
+HYPOPNOEA_DEPTH = 0.4
+"""Breathing depth during a simulated hypopnoea (relative to normal)."""
+EVENTS = ("apnoea", "hypopnoea", "sighs", "none")
+"""The simulated records' events: apnoea or hypopnoea episodes, three sighs, or none."""
+
+
+def record_paths(root: str) -> list[str]:
+    """The 30 BIDMC and 9 MARSH records under ``root``."""
+    return sorted(glob.glob(os.path.join(root, "bidmc", "bidmc??.hea"))) + \
+        sorted(glob.glob(os.path.join(root, "marsh", "m????.hea")))
+
+
+def subject(record: str) -> str:
+    if record.startswith("bidmc"):
+        n = int(record[5:])
+        return "p06" if 6 <= n <= 9 else "p20" if 20 <= n <= 23 else \
+            "p38" if n in (38, 39) else record
+    return record
+
+
+def database(record: str) -> str:
+    return "BIDMC" if record.startswith("bidmc") else "MARSH"
+
+
+def cached(key: str, cache_dir: str, make) -> dict:
+    """``make()`` computed once and kept in ``cache_dir/key.pkl`` (outside the repository)."""
+    file = os.path.join(cache_dir, f"{key}.pkl")
+    if os.path.isfile(file):
+        with open(file, "rb") as fh:
+            return pickle.load(fh)
+    item = make()
+    os.makedirs(cache_dir, exist_ok=True)
+    with open(file + ".tmp", "wb") as fh:
+        pickle.dump(item, fh)
+    os.replace(file + ".tmp", file)
+    return item
+
+
+def real_record(path: str, cache_dir: str) -> dict:
+    """The default EDR of the record at ``path`` and its annotated breaths (cached)."""
+    name = os.path.splitext(os.path.basename(path))[0]
+
+    def make():
+        rec = read_record(path)
+        return {"name": name, "result": extract_edr(rec), "breath_times": rec.breath_times}
+
+    return cached(name, cache_dir, make)
+
+
+def record_scores(item: dict) -> dict:
+    """Kept-breath scores of one record for every candidate of :data:`GRID`, and the polarity
+    check (F1 of all breaths with maxima and with minima, default prominences)."""
+    res, ref = item["result"], item["breath_times"]
+    out = {}
+    for prom, rel in product(GRID["prominence"], GRID["relative"]):
+        fixed = {p: detect_breaths(res, polarity=p, prominence=prom, relative=rel)
+                 for p in ("peaks", "troughs")}
+        for rsa in GRID["rsa_min_bpm"]:
+            sign = inspiration_sign(res, rsa_min_bpm=rsa)
+            out[(prom, rel, rsa)] = score_kept(fixed["peaks" if sign > 0 else "troughs"], ref)
+    fixed = {p: detect_breaths(res, polarity=p) for p in ("peaks", "troughs")}
+    return {"scores": out, "sign": inspiration_sign(res), "shape": shape_sign(res.waveform),
+            "rsa_bpm": coherent_rsa_bpm(res),
+            "fixed_f1": {p: score_breaths(b.time, ref).f1 for p, b in fixed.items()},
+            "fixed_kept": {p: score_kept(b, ref) for p, b in fixed.items()},
+            "default_f1": out[(PROMINENCE, RELATIVE_PROMINENCE, RSA_MIN_BPM)].f1}
+
+
+def objective(scores: dict, names, candidate) -> float:
+    """Pooled kept F1 of ``candidate`` over ``names``, averaged over the databases present."""
+    f1 = []
+    for db in ("BIDMC", "MARSH"):
+        sel = [scores[n]["scores"][candidate] for n in names if database(n) == db]
+        if sel:
+            f1.append(BreathScores.pooled(sel).f1)
+    return float(np.mean(f1))
+
+
+def loso(scores: dict):
+    """``(held-out scores per database, the candidate chosen per subject)``."""
+    names = sorted(scores)
+    candidates = LOSO_CANDIDATES
+    held, chosen = {"BIDMC": [], "MARSH": []}, {}
+    for subj in sorted({subject(n) for n in names}):
+        train = [n for n in names if subject(n) != subj]
+        best = max(candidates, key=lambda c: (round(objective(scores, train, c), 12), c[2]))
+        chosen[subj] = best
+        for n in names:
+            if subject(n) == subj:
+                held[database(n)].append(scores[n]["scores"][best])
+    return {db: BreathScores.pooled(v) for db, v in held.items()}, chosen
+
+
+def _fmt(s: BreathScores) -> str:
+    return (f"{s.f1:.3f} | {s.sensitivity:.3f} | {s.positive_predictivity:.3f} | "
+            f"{s.share_kept:.3f} | {s.interval_error_s:.2f}")
+
+
+def real_report(paths, cache_dir: str) -> list[str]:
+    """The Markdown lines of ``--part real``."""
+    scores = {}
+    for p in paths:
+        item = real_record(p, cache_dir)
+        scores[item["name"]] = record_scores(item)
+    held, chosen = loso(scores)
+    lines = ["# Breath detection on BIDMC and MARSH (default EDR)", "",
+             "`EDR_DATA_DIR=/path/to/data python scripts/measure_breaths.py --part real`", "",
+             "Leave-one-subject-out, pooled per database (kept breaths; tolerance ±1 s or a "
+             "quarter of the local annotated interval):", "",
+             "| database | F1 | sensitivity | pos. predictivity | share kept | "
+             "median interval error (s) |", "|---|---|---|---|---|---|"]
+    lines += [f"| {db} | {_fmt(s)} |" for db, s in held.items()]
+    counts: dict = {}
+    for c in chosen.values():
+        counts[c] = counts.get(c, 0) + 1
+    lines += ["", "Chosen (prominence, relative, arrhythmia threshold in bpm): "
+              + ", ".join(f"{c} in {k} folds" for c, k in sorted(counts.items())), ""]
+    lines += _grid_table(scores) + [""] + _polarity_table(scores)
+    return lines
+
+
+def _pooled_row(scores: dict, candidate) -> str:
+    pooled = {db: BreathScores.pooled([v["scores"][candidate] for n, v in scores.items()
+                                       if database(n) == db]) for db in ("BIDMC", "MARSH")}
+    return (f"{pooled['BIDMC'].f1:.3f} | {pooled['MARSH'].f1:.3f} | "
+            f"{pooled['BIDMC'].interval_error_s:.2f} | {pooled['MARSH'].interval_error_s:.2f} |")
+
+
+def _grid_table(scores: dict) -> list[str]:
+    head = "BIDMC F1 | MARSH F1 | BIDMC interval error (s) | MARSH interval error (s) |"
+    lines = [f"In-sample (pooled kept F1 per database), arrhythmia threshold {RSA_MIN_BPM:g} bpm:",
+             "", f"| prominence | relative | {head}", "|---|---|---|---|---|---|"]
+    lines += [f"| {p} | {r} | {_pooled_row(scores, (p, r, RSA_MIN_BPM))}"
+              for p, r in product(GRID["prominence"], GRID["relative"])]
+    lines += ["", f"In-sample, prominence {PROMINENCE:g} and relative {RELATIVE_PROMINENCE:g}, "
+              "by the heart-rate swing from which the arrhythmia decides the polarity (inf: the "
+              "waveform's shape alone):", "", f"| threshold (bpm) | {head}",
+              "|---|---|---|---|---|"]
+    lines += [f"| {r:g} | {_pooled_row(scores, (PROMINENCE, RELATIVE_PROMINENCE, r))}"
+              for r in GRID["rsa_min_bpm"]]
+    return lines
+
+
+def _polarity_table(scores: dict) -> list[str]:
+    lines = ["Polarity per record: F1 of all breaths with the EDR's maxima / minima as ends of "
+             "inspiration; the breathing-coherent heart-rate swing (bpm, + when the heart is "
+             "fastest at the maxima) and the shape's sign (skewness); the sign chosen "
+             "(defaults) and its kept F1:", "",
+             "| record | F1 maxima | F1 minima | heart-rate swing | shape | chosen | right | "
+             "kept F1 |", "|---|---|---|---|---|---|---|---|"]
+    right = {"BIDMC": [0, 0, 0], "MARSH": [0, 0, 0]}
+    for n in sorted(scores):
+        s = scores[n]
+        better = 1 if s["fixed_f1"]["peaks"] > s["fixed_f1"]["troughs"] else -1
+        ok = better == s["sign"]
+        right[database(n)][0] += ok
+        right[database(n)][1] += better == s["shape"]
+        right[database(n)][2] += 1
+        lines.append(f"| {n} | {s['fixed_f1']['peaks']:.2f} | {s['fixed_f1']['troughs']:.2f} | "
+                     f"{s['rsa_bpm']:+.2f} | {s['shape']:+d} | {s['sign']:+d} | "
+                     f"{'yes' if ok else 'no'} | {s['default_f1']:.2f} |")
+    lines += ["", "Polarity right (chosen; shape alone): "
+              + ", ".join(f"{db} {a}/{c}; {b}/{c}" for db, (a, b, c) in right.items()),
+              "", "Diagnostic, not a method: each record with the better of the two fixed "
+              "polarities (read from the annotations), default constants, kept breaths:", "",
+              "| database | F1 | sensitivity | pos. predictivity | share kept | "
+              "median interval error (s) |", "|---|---|---|---|---|---|"]
+    for db in ("BIDMC", "MARSH"):
+        best = [s["fixed_kept"][max(s["fixed_f1"], key=s["fixed_f1"].get)]
+                for n, s in scores.items() if database(n) == db]
+        lines.append(f"| {db} | {_fmt(BreathScores.pooled(best))} |")
+    return lines
+
+
+def draw_episodes(rng, duration_s: float, *, margin_s: float = 45.0, gap_s: float = 45.0):
+    """Non-overlapping ``(start_s, length_s)`` episodes of 10-60 s (uniform), at least
+    ``gap_s`` apart and ``margin_s`` from the record's ends, drawn until none fits."""
+    episodes, t = [], margin_s + rng.uniform(0, gap_s)
+    while True:
+        length = rng.uniform(10.0, 60.0)
+        if t + length > duration_s - margin_s:
+            return episodes
+        episodes.append((float(t), float(length)))
+        t += length + gap_s + rng.uniform(0, gap_s)
+
+
+def simulated_record(base: str, kind: str, seed: int, cache_dir: str) -> dict:
+    """A simulated 8-minute record of ``base`` with ``kind`` events ("apnoea", "hypopnoea",
+    "sighs", "none"), its EDR and the episodes (cached)."""
+    duration = 480.0
+    rng = np.random.default_rng([seed, EVENTS.index(kind)])
+    episodes = draw_episodes(rng, duration) if kind in ("apnoea", "hypopnoea") else []
+    sighs = sorted(rng.uniform(30, duration - 30, 3).tolist()) if kind == "sighs" else []
+
+    def make():
+        rec = simulate_recording(duration, 125.0, leads=("II", "V"), random_state=seed,
+                                 name=f"{base}-{kind}-{seed}", apnoea_episodes=episodes,
+                                 apnoea_depth=0.0 if kind == "apnoea" else HYPOPNOEA_DEPTH,
+                                 sigh_times_s=sighs, **SCENARIOS[base])
+        return {"result": extract_edr(rec), "breath_times": rec.breath_times,
+                "episodes": episodes, "duration_s": duration}
+
+    return cached(f"sim-{base}-{kind}-{seed}", cache_dir, make)
+
+
+def pause_counts(item: dict, **options) -> tuple[int, int, int, float]:
+    """``(episodes, found, false pauses, hours outside the episodes)`` of one simulated
+    record (``options`` of ``detect_breaths``)."""
+    b = detect_breaths(item["result"], **options)
+    ep = np.array(item["episodes"], dtype=float).reshape(-1, 2)
+    ep_end = ep[:, 0] + ep[:, 1]
+    overlap = (b.pauses[:, None, 0] < ep_end[None, :]) & (b.pauses[:, None, 1] > ep[None, :, 0])
+    found = int(overlap.any(axis=0).sum())
+    false = int((~overlap.any(axis=1)).sum())
+    return ep.shape[0], found, false, (item["duration_s"] - ep[:, 1].sum()) / 3600.0
+
+
+def simulated_report(seeds: int, cache_dir: str) -> list[str]:
+    """The Markdown lines of ``--part simulated``."""
+    lines = ["# Pauses on simulated records", "",
+             f"`python scripts/measure_breaths.py --part simulated --seeds {seeds}`", "",
+             f"8-minute records, 2 leads at 125 Hz, seeds 0-{seeds - 1}; episodes of 10-60 s; "
+             f"hypopnoea depth {HYPOPNOEA_DEPTH}.", "",
+             "| base | events | records | episodes | found | sensitivity | false pauses | "
+             "hours | false per hour | breath F1 | breath F1, better polarity |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for base, kind in product(SIM_BASES, EVENTS):
+        n_ep = n_found = n_false = 0
+        hours = 0.0
+        auto, better = [], []
+        for seed in range(seeds):
+            item = simulated_record(base, kind, seed, cache_dir)
+            e, f, fp, h = pause_counts(item)
+            n_ep, n_found, n_false, hours = n_ep + e, n_found + f, n_false + fp, hours + h
+            s = {p: score_breaths(detect_breaths(item["result"], polarity=p).time,
+                                  item["breath_times"]) for p in POLARITIES}
+            auto.append(s["auto"])
+            better.append(max(s["peaks"], s["troughs"], key=lambda v: v.f1))
+        sens = f"{n_found / n_ep:.2f}" if n_ep else "-"
+        lines.append(f"| {base} | {kind} | {seeds} | {n_ep} | {n_found} | {sens} | {n_false} | "
+                     f"{hours:.2f} | {n_false / hours:.2f} | {BreathScores.pooled(auto).f1:.3f} "
+                     f"| {BreathScores.pooled(better).f1:.3f} |")
+    return lines
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--part", choices=("real", "simulated"), default="real")
+    ap.add_argument("--cache", default=DEFAULT_CACHE,
+                    help="folder for the extracted EDRs (outside the repository)")
+    ap.add_argument("--seeds", type=int, default=10, help="simulated records per setting")
+    ap.add_argument("--out", default=None, help="Markdown output file")
+    args = ap.parse_args(argv)
+    if args.part == "real":
+        lines = real_report(record_paths(os.environ["EDR_DATA_DIR"]), args.cache)
+    else:
+        lines = simulated_report(args.seeds, args.cache)
+    return write_markdown(args.out, lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
