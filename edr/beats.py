@@ -60,8 +60,8 @@ from scipy import ndimage, signal
 
 from edr import zero_phase
 from edr.errors import SignalError
-from edr.io.recording import FS_MAX, FS_MIN
 from edr.medians import median
+from edr.names import check_fs
 from edr.quiet import ignored_warnings
 from edr.upsampling import neighbourhoods_upsampled
 
@@ -73,10 +73,6 @@ DEFAULT_DETECTOR = "neurokit"
 
 MIN_BEATS = 20
 """Fewest detected beats :func:`detect` accepts."""
-
-FS_RANGE = (FS_MIN, FS_MAX)
-"""Supported ECG sampling rates (Hz): the readers' limits, :data:`edr.io.recording.FS_MIN`
-and ``FS_MAX``."""
 
 CHUNK_S = 600.0
 """Longest stretch (s) handed to NeuroKit2 at once: longer unmasked stretches are
@@ -216,11 +212,7 @@ def _check_inputs(ecg, fs, upsample: int = 1, polarity: int | None = None):
     x = np.asarray(ecg, dtype=float)
     if x.ndim != 1:
         raise ValueError(f"ecg must be one-dimensional, got shape {x.shape}")
-    fs = float(fs)
-    if not (np.isfinite(fs) and FS_RANGE[0] <= fs <= FS_RANGE[1]):
-        raise SignalError(
-            f"fs={fs!r} Hz is outside the supported range {FS_RANGE[0]:g}-{FS_RANGE[1]:g} Hz"
-        )
+    fs = check_fs(fs)
     if int(upsample) < 1:
         raise ValueError(f"upsample must be an integer >= 1, got {upsample!r}")
     if polarity not in (None, 1, -1):

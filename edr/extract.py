@@ -61,6 +61,13 @@ from edr.argtypes import (
     sigma2_help,
 )
 from edr.errors import EDRError
+from edr.names import (
+    DEFAULT_METHOD,
+    DEFAULT_N_SUPPORT,
+    MAX_WINDOW_S,
+    MIN_WINDOW_S,
+    SOLVER_NAMES,
+)
 
 __all__ = ["build_parser", "main", "run_many"]
 
@@ -71,15 +78,6 @@ DEMO_DURATION_S = 300.0
 DEMO_FS = 250.0
 DEMO_DIR = Path("demo_output")
 
-#: The default ``--method`` (the pipeline's).
-DEFAULT_METHOD = "kpca_fusion"
-#: Valid ``--solver`` values.
-SOLVER_NAMES = ("dense", "fs2")
-#: ``--n-support`` default (the FS2 default of the methods).
-DEFAULT_N_SUPPORT = 200
-#: Shortest and longest ``--window`` (s), the pipeline's limits.
-MIN_WINDOW_S = 20.0
-MAX_WINDOW_S = 1800.0
 #: ``--plot`` suffixes that write the interactive HTML view (:mod:`edr.plots_html`).
 HTML_SUFFIXES = (".html", ".htm")
 #: Figure formats accepted by ``--plot``: static images, and the interactive HTML view.

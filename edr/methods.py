@@ -64,6 +64,8 @@ from edr.modulation import (
     robust_beat_matrix,
 )
 from edr.modulation import qrs_area as _qrs_area
+from edr.names import DEFAULT_N_SUPPORT, DEFAULT_SIGMA2
+from edr.names import SOLVER_NAMES as SOLVERS
 from edr.quiet import ignored_warnings
 from edr.signal import BAND_HZ, GRID_FS, MIN_BEATS, to_uniform_grid
 
@@ -88,11 +90,6 @@ __all__ = [
 
 NEUROKIT_VARIANTS = ("vangent2019", "soni2019", "charlton2016", "sarkar2015")
 ORIENTATIONS = ("beats", "positions")
-SOLVERS = ("dense", "fs2")
-"""Kernel PCA solvers: dense :class:`kpca.KernelPCA` of a window's beats, or one
-:class:`kpca.largescale.FixedSizeKernelPCA` (FS2 + Nyström) of the record's beats."""
-DEFAULT_N_SUPPORT = 200
-"""FS2 support vectors ``M`` when ``n_support=None`` (capped below the number of valid beats)."""
 FS2_TRAIN_ONS = ("all", "support")
 FS2_TRAIN_ON = "all"
 """Where the FS2 model takes its principal axis from (option ``train_on``, see
@@ -118,9 +115,6 @@ CLIPPED_BEATS_FRACTION = 0.5
 """Rail columns are dropped from the matrix when at least this fraction of the beats is clipped."""
 CLIPPED_COLUMN_FRACTION = 0.05
 """A column is at the rail when it is clipped in more than this fraction of the valid beats."""
-DEFAULT_SIGMA2 = "mdd-fast"
-"""The default kernel width criterion: MDD with the sequential stop and the coarse-to-fine grid
-(``docs/studies/fast_selection.md``); ``"mdd"`` is the paper's exact selection."""
 FUSION_COMPONENTS = 3
 """Leading kernel principal components that enter ``kpca_fusion``'s panel."""
 FUSION_BASELINE = "centred"

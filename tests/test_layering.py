@@ -2,7 +2,7 @@
 
 Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
 
-0. ``edr`` (package), ``edr.errors``, ``edr.quiet``
+0. ``edr`` (package), ``edr.errors``, ``edr.quiet``, ``edr.names``
 1. inputs and beats: ``edr.io.*``, ``edr.beats``, ``edr.modulation``, ``edr.simulate``
 2. signal steps and protocol constants: ``edr.signal``; series fusion:
    ``edr.fusion``
@@ -36,6 +36,7 @@ LAYERS = {
     "edr": 0,
     "edr.errors": 0,
     "edr.quiet": 0,
+    "edr.names": 0,
     "edr.zero_phase": 0,
     "edr.medians": 0,
     "edr.upsampling": 0,

@@ -59,10 +59,10 @@ def _split(s: str) -> list[str]:
 
 def build_parser(prog: str = "python -m edr.evaluate") -> argparse.ArgumentParser:
     """The command-line options of :func:`main` (every option with its help and valid values)."""
-    from edr.extract import CRITERION_NAMES, MAX_WINDOW_S, METHOD_NAMES, MIN_WINDOW_S
     from edr.io.datasets import load_manifest
+    from edr.names import MAX_WINDOW_S, METHOD_NAMES, MIN_WINDOW_S, sigma2_help
 
-    criteria = ", ".join(k if a is None else f"{k} = {a}" for k, a in CRITERION_NAMES.items())
+    criteria = sigma2_help()
     p = argparse.ArgumentParser(
         prog=prog,
         description="Score EDR methods on a database: every (record, method, sigma2 criterion, "

@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["edr.pipeline"]
+MODULES = ["edr.pipeline", "edr.names"]
 
 
 @pytest.mark.parametrize("name", MODULES)
