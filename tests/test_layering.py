@@ -228,12 +228,19 @@ def test_the_length_check_counts_from_def_to_last_line(tmp_path):
 
 #: Command-line helpers that are neither ``cli`` nor ``__main__`` modules.
 CLI_HELPERS = {"edr.argtypes"}
+#: Packages that are one command line as a whole (every module of them is command-line code).
+COMMAND_PACKAGES = ("edr.extract",)
+
+
+def _command_package(name: str) -> str | None:
+    return next((p for p in COMMAND_PACKAGES if name == p or name.startswith(p + ".")), None)
 
 
 def _is_cli_module(name: str, path: Path | None = None) -> bool:
-    """A command-line module: ``*.cli``, ``*.__main__``, a listed helper, or a module that runs
-    as a script (a module-level ``if __name__ == "__main__":``)."""
-    if name.rpartition(".")[2] in ("cli", "__main__") or name in CLI_HELPERS:
+    """A command-line module: ``*.cli``, ``*.__main__``, a listed helper, a module of a command
+    package, or a module that runs as a script (a module-level ``if __name__ == "__main__":``)."""
+    if (name.rpartition(".")[2] in ("cli", "__main__") or name in CLI_HELPERS
+            or _command_package(name)):
         return True
     if path is None:
         rel = Path(*name.split("."))
