@@ -8,7 +8,8 @@ value.
 
 from __future__ import annotations
 
-__all__ = ["EDRError", "RecordError", "ChannelError", "SignalError", "DataUnavailableError"]
+__all__ = ["EDRError", "RecordError", "ChannelError", "SignalError", "OutputError",
+           "DataUnavailableError"]
 
 
 class EDRError(Exception):
@@ -25,6 +26,11 @@ class ChannelError(RecordError):
 
 class SignalError(EDRError, ValueError):
     """The signal cannot give an EDR: too few beats, bad sampling rate, flat lead…"""
+
+
+class OutputError(EDRError, ValueError):
+    """An output cannot be written where it was asked for: a folder, an input file, a target
+    named twice, a folder that cannot be created or is not writable."""
 
 
 class DataUnavailableError(EDRError, RuntimeError):

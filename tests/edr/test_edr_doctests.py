@@ -7,7 +7,8 @@ import importlib
 
 import pytest
 
-MODULES = ["edr.pipeline", "edr.names"]
+MODULES = ["edr.pipeline", "edr.names", "edr.cli_core", "edr.jobs", "edr.io.targets",
+           "edr.io.paths"]
 
 
 @pytest.mark.parametrize("name", MODULES)

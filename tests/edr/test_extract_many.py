@@ -11,6 +11,7 @@ import pytest
 import wfdb
 
 from edr import extract
+from edr.io.targets import write_all_or_none
 from edr.simulate import simulate_recording
 
 
@@ -131,6 +132,6 @@ def test_an_output_folder_made_meanwhile_by_another_record_is_used(tmp_path, mon
 
     monkeypatch.setattr(Path, "mkdir", racing_mkdir)
     target = tmp_path / "many" / "a_edr.csv"
-    extract._write_all({"csv": target}, {"csv": lambda tmp: tmp.write_text("t\n")})
+    write_all_or_none({"csv": target}, {"csv": lambda tmp: tmp.write_text("t\n")})
     assert target.read_text() == "t\n"
     assert sorted(p.name for p in target.parent.iterdir()) == ["a_edr.csv"]
