@@ -80,6 +80,14 @@ def build_parser(prog: str = PROG) -> Parser:
         description="Extract the respiration from an ECG recording (WFDB, EDF or CSV).",
         epilog="Example: %(prog)s bidmc01.dat --plot bidmc01.png   |   %(prog)s --demo",
     )
+    _add_record_options(p)
+    _add_method_options(p)
+    _add_figure_and_demo_options(p)
+    return p
+
+
+def _add_record_options(p: Parser) -> None:
+    """The records and the CSV output."""
     p.add_argument("record", nargs="*", metavar="RECORD",
                    help="record file: WFDB (rec, rec.hea, rec.dat), EDF/EDF+/BDF (.edf, .bdf) or "
                         "CSV (.csv, .tsv, .txt); several records or glob patterns ('data/*.hea') "
@@ -93,6 +101,10 @@ def build_parser(prog: str = PROG) -> Parser:
     p.add_argument("--overwrite", action="store_true",
                    help="several records: recompute records whose outputs exist (default: skip "
                         "them, so an interrupted run resumes)")
+
+
+def _add_method_options(p: Parser) -> None:
+    """The method, its σ², the channels and leads, the windows and the solver."""
     p.add_argument("--method", default=DEFAULT_METHOD, metavar="NAME",
                    help=f"EDR method: {', '.join(METHOD_NAMES)} (default {DEFAULT_METHOD}: kernel "
                         "PCA components, R amplitude and QRS area fused by quality; kpca is the "
@@ -131,6 +143,10 @@ def build_parser(prog: str = PROG) -> Parser:
     p.add_argument("--n-support", type=n_support, metavar="M",
                    help=f"--solver fs2: number of support vectors (default {DEFAULT_N_SUPPORT}, "
                         "at most the valid beats - 1)")
+
+
+def _add_figure_and_demo_options(p: Parser) -> None:
+    """The figure and JSON outputs, the demo and the seed."""
     p.add_argument("--plot", metavar="OUT.png|OUT.html",
                    help="write the record figure: rate over the whole record with its quality "
                         "and the withheld or masked stretches, a representative minute of ECG "
@@ -147,7 +163,6 @@ def build_parser(prog: str = PROG) -> Parser:
     p.add_argument("--seed", type=integer, default=0, metavar="INT",
                    help="random seed of the method's sigma2 selection and of the --demo record "
                         "(default 0); the same seed gives the same output")
-    return p
 
 
 def _check_options(args) -> None:

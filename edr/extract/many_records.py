@@ -220,7 +220,8 @@ def _extract_rows(args, argv, jobs: list[Job], rows: list[dict]) -> bool:
             note(f"{row['record']}: {row['status']}"
                  + (f" ({row['seconds']:.2f} s)" if row["seconds"] else ""))
     except KeyboardInterrupt:  # the record after the last reported one was running
-        rows.append(_row(jobs[len(rows)].name, None, "interrupted", 0.0))
+        if len(rows) < len(jobs):
+            rows.append(_row(jobs[len(rows)].name, None, "interrupted", 0.0))
         return True
     return False
 
@@ -244,8 +245,9 @@ def run_many(args, records: Sequence[str], argv: Sequence[str],
         interrupted = _extract_rows(args, argv, jobs, rows)
     n_failed = sum(r["status"].startswith("failed") for r in rows)
     n_skipped = sum(r["status"].startswith("skipped") for r in rows)
+    n_interrupted = sum(r["status"] == "interrupted" for r in rows)
     lines = _table(rows)
-    lines.append(f"{len(rows)} record(s): {len(rows) - n_failed - n_skipped - interrupted} "
+    lines.append(f"{len(rows)} record(s): {len(rows) - n_failed - n_skipped - n_interrupted} "
                  f"extracted, {n_skipped} skipped, {n_failed} failed; outputs in {outdir}; "
                  f"{time.perf_counter() - t_all:.2f} s")
     print("\n".join(lines))
