@@ -1,11 +1,11 @@
 """The ``edr`` console script: ``edr extract | evaluate | report ...``.
 
-Each subcommand runs the ``main(argv, prog=...)`` of one module — the same
+Each subcommand runs the ``main(argv, prog=...)`` of one command-line module — the same
 function as the ``python -m`` entry point of ``edr.extract``, ``edr.evaluate``,
-``edr.evaluate.report`` or ``edr.stream`` (the ``cli`` module of the last three), with the
-same options — and returns its exit code. The module is imported only when asked for, so
-``edr extract`` does not pay for the evaluation machinery and a missing
-module gives one clear line.
+``edr.evaluate.report`` or ``edr.stream`` (their ``cli`` modules), with the same options and
+the same protocol (:mod:`edr.cli_core`) — and returns its exit code. The module is imported
+only when asked for, so ``edr extract`` does not pay for the evaluation machinery and a
+missing module gives one clear line.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ __all__ = ["COMMANDS", "main"]
 
 #: subcommand -> (module whose ``main(argv, prog=...)`` runs it, one-line description)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "extract": ("edr.extract", "extract the respiration from one recording (or --demo)"),
+    "extract": ("edr.extract.cli", "extract the respiration from one recording (or --demo)"),
     "evaluate": ("edr.evaluate.cli", "evaluate methods on a PhysioNet database (results CSV)"),
     "report": ("edr.evaluate.report.cli", "figures and a Markdown report from a results CSV"),
     "stream": ("edr.stream.cli", "real-time EDR from a replayed record, standard input or LSL"),

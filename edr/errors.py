@@ -8,9 +8,9 @@ value.
 
 from __future__ import annotations
 
-__all__ = ["EDRError", "RecordError", "ChannelError", "SignalError", "DataUnavailableError",
-           "VerificationError", "ArrayShapeError", "ArrayTypeError", "SamplingRateError",
-           "MissingSignalError", "UnitError", "ReferenceWarning"]
+__all__ = ["EDRError", "RecordError", "ChannelError", "SignalError", "OutputError",
+           "DataUnavailableError", "VerificationError", "ArrayShapeError", "ArrayTypeError",
+           "SamplingRateError", "MissingSignalError", "UnitError", "ReferenceWarning"]
 
 
 class EDRError(Exception):
@@ -27,6 +27,11 @@ class ChannelError(RecordError):
 
 class SignalError(EDRError, ValueError):
     """The signal cannot give an EDR: too few beats, bad sampling rate, flat lead…"""
+
+
+class OutputError(EDRError, ValueError):
+    """An output cannot be written where it was asked for: a folder, an input file, a target
+    named twice, a folder that cannot be created or is not writable."""
 
 
 class DataUnavailableError(EDRError, RuntimeError):

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from edr.methods import DEFAULT_SIGMA2, METHODS, KernelOptions, MethodSpec, check_solver, get_method
+from edr.names import DEFAULT_METHOD, MAX_WINDOW_S, MIN_WINDOW_S, check_window_s
 from edr.signal import BAND_HZ, GRID_FS
 
 __all__ = [
@@ -37,12 +38,6 @@ WHOLE_RECORD_MAX_S = 600.0
 """Records up to this duration (s) are analysed in one window by default."""
 DEFAULT_OVERLAP = 0.25
 """Fraction of a window shared with the next (``docs/design.md#edr-analysis-windows``)."""
-MIN_WINDOW_S = 20.0
-"""Shortest analysis window (s) accepted."""
-MAX_WINDOW_S = 1800.0
-"""Longest analysis window (s) accepted: the dense kernel matrix of a window grows with the
-square of its beats (``docs/design.md#edr-analysis-windows``); ``solver="fs2"`` fits one model
-to a longer record."""
 MAX_OVERLAP = 0.9
 """Largest window overlap fraction accepted."""
 FS_OUT_MAX = 100.0
@@ -52,8 +47,6 @@ LEAD_MODES = ("auto", "fuse", "multilead")
 DEFAULT_MULTI_LEAD = "fuse"
 """What ``lead=None`` means for a recording with several ECG leads
 (``docs/design.md#3-generalisation-to-unseen-patients``); with one lead it is that lead."""
-DEFAULT_METHOD = "kpca_fusion"
-"""The default EDR method (``docs/design.md#3-generalisation-to-unseen-patients``)."""
 
 
 @dataclass(frozen=True)
@@ -205,13 +198,4 @@ class EDROptions:
 
 
 def _checked_window(window_s) -> float | None:
-    if window_s is None:
-        return None
-    try:
-        value = float(window_s)
-    except (TypeError, ValueError):
-        value = float("nan")
-    if not MIN_WINDOW_S <= value <= MAX_WINDOW_S:
-        raise ValueError(f"window_s must be None or a number of seconds from {MIN_WINDOW_S:g} to "
-                         f"{MAX_WINDOW_S:g}, got {window_s!r}")
-    return value
+    return None if window_s is None else check_window_s(window_s)

@@ -6,7 +6,7 @@ FIR high-pass :func:`local_mean_removed`), the cubic-spline resampling of
 beat-sampled series, the constants of the rate windows (their rates: :mod:`edr.rates`) and
 the spectral concentration,
 and the limits every layer above shares (:data:`FS_RANGE`, :data:`MIN_BEATS`).
-It sits below :mod:`edr.methods` and imports only :mod:`edr.errors` and
+It sits below :mod:`edr.methods` and imports only :mod:`edr.errors`, :mod:`edr.names` and
 :mod:`edr.beats` (see ``docs/design.md#1-architecture-a-one-way-stack``);
 the evaluation protocol these steps implement is
 ``docs/design.md#5-evaluation-protocol-and-report``.
@@ -21,8 +21,9 @@ from scipy import fft as sp_fft
 from scipy import interpolate, signal
 
 from edr import zero_phase
-from edr.beats import FS_RANGE, MIN_BEATS
+from edr.beats import MIN_BEATS
 from edr.errors import SignalError
+from edr.names import FS_RANGE
 
 __all__ = [
     "BAND_HZ",
@@ -114,8 +115,9 @@ WELCH_BLOCK_SEGMENTS = 512
 """Segments per block of :func:`welch_in_blocks` (about 17 minutes of 4 s half-overlapping
 segments)."""
 
-# FS_RANGE — supported ECG sampling rates (Hz), and MIN_BEATS — fewest beats an analysis
-# needs, are those :func:`edr.beats.detect` enforces; re-exported here for the layers above.
+# FS_RANGE — supported ECG sampling rates (Hz, defined in :mod:`edr.names`), and MIN_BEATS —
+# fewest beats an analysis needs, are those :func:`edr.beats.detect` enforces; re-exported here
+# for the layers above.
 
 
 def as_series(x, name: str) -> np.ndarray:

@@ -21,8 +21,9 @@ from edr.beats import Beats, detect, signal_mask, true_runs
 from edr.errors import ChannelError, SignalError
 from edr.fusion import HEART_SERIES, carried_hz, fuse, panel_weights, standardised
 from edr.methods import MethodOutput, Segment, series_on_grid
+from edr.names import check_fs
 from edr.options import DEFAULT_OVERLAP, DEFAULT_WINDOW_S, WHOLE_RECORD_MAX_S, EDROptions
-from edr.signal import FS_RANGE, remove_mains
+from edr.signal import remove_mains
 from kpca._blas import blas_limited_to_one_thread
 
 __all__ = ["MASKED_STRETCH_S", "MIN_GRID_POINTS", "Window", "WindowAnalysis", "analyse_window",
@@ -169,11 +170,9 @@ def output_grid(duration_s: float, fs_out: float) -> np.ndarray:
 
 
 def check_rate(recording) -> float:
-    """``recording.fs`` as float; :class:`SignalError` outside :data:`edr.signal.FS_RANGE`."""
-    fs = float(recording.fs)
-    if not (FS_RANGE[0] <= fs <= FS_RANGE[1]):
-        raise SignalError(f"recording.fs={fs:g} Hz is outside {FS_RANGE[0]:g}-{FS_RANGE[1]:g} Hz")
-    return fs
+    """``recording.fs`` as float; :class:`SignalError` outside :data:`edr.names.FS_RANGE`
+    (:func:`edr.names.check_fs`)."""
+    return check_fs(recording.fs, f"recording {getattr(recording, 'name', '')!r}")
 
 
 def record_leads(recording, opts: EDROptions) -> dict:

@@ -31,3 +31,17 @@ def bidmc_dir(data_dir) -> Path:
     if not (d / "bidmc01.hea").exists():
         pytest.skip(f"BIDMC records absent under {d}")
     return d
+
+
+@pytest.fixture(scope="session")
+def dask_cluster():
+    """A real Dask ``LocalCluster`` of 2 worker processes (one thread each) on this machine.
+
+    Not skipped when Dask is missing: ``distributed`` is part of the ``test`` extra, so CI runs
+    the scale-out path for real.
+    """
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster:
+        yield cluster

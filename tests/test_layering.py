@@ -2,7 +2,8 @@
 
 Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
 
-0. ``edr`` (package), ``edr.errors``, ``edr.quiet``, ``edr._rowstats``
+0. ``edr`` (package), ``edr.errors``, ``edr.quiet``, ``edr.names``, ``edr.jobs``,
+   ``edr._rowstats``
 1. inputs and beats: ``edr.io.*``, ``edr.beats`` (mask, NeuroKit2 twins, alignment → flags,
    peaks → chunks → polarity → detection → the package), ``edr.modulation``, ``edr.simulate``
    (random processes, geometry, breathing events → artefacts, parameters → recording → scenarios
@@ -16,7 +17,7 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
    of an EDR, the polarity of inspiration, pauses), ``edr.tables`` (a result as pandas tables),
    ``edr.pipeline``; the scores against a reference that the consumers share: ``edr.scoring``
 5. consumers: ``edr.evaluate.*``, ``edr.record_figure``, ``edr.plots``, ``edr.plots_html``,
-   ``edr.extract``, ``edr.cli``, ``edr.stream``, ``edr.__main__``
+   ``edr.extract.*``, ``edr.cli_core``, ``edr.cli``, ``edr.stream``, ``edr.__main__``
 
 A module may import ``edr`` modules of its own layer or a lower one. Every
 import statement counts, including the lazy ones inside functions. The package ``edr`` itself
@@ -27,9 +28,11 @@ polarity → breaths → pipeline, and the
 module-level imports of ``edr`` have no cycle.
 
 Also: no function of ``edr`` or ``kpca`` is longer than 80 lines; no library module imports
-a command line (argparse, a ``cli`` or ``__main__`` module, a module run as a script); no
-``edr`` module builds a kernel or calls an eigen-solver (``kpca`` does). Each check has a test
-of its own on planted code.
+a command line (argparse, a ``cli`` or ``__main__`` module, a module run as a script, the
+command-line core ``edr.cli_core``, a module of a command package such as ``edr.extract``); no
+command line imports another command line (only the core and the modules of its own command);
+no ``edr`` module builds a kernel or calls an eigen-solver (``kpca`` does). Each check has a
+test of its own on planted code.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ LAYERS = {
     "edr": 0,
     "edr.errors": 0,
     "edr.quiet": 0,
+    "edr.names": 0,
+    "edr.jobs": 0,
     "edr.zero_phase": 0,
     "edr.medians": 0,
     "edr.upsampling": 0,
@@ -93,7 +98,7 @@ LAYERS = {
     "edr.plots": 5,
     "edr.plots_html": 5,
     "edr.record_figure": 5,
-    "edr.argtypes": 5,
+    "edr.cli_core": 5,
     "edr.extract": 5,
     "edr.cli": 5,
     "edr.stream": 5,
@@ -262,14 +267,21 @@ def test_the_length_check_counts_from_def_to_last_line(tmp_path):
 
 # --- library modules never import a command line ---------------------------------------------
 
-#: Command-line helpers that are neither ``cli`` nor ``__main__`` modules.
-CLI_HELPERS = {"edr.argtypes"}
+#: The command-line core every command line shares (neither a ``cli`` nor a ``__main__`` module).
+CLI_HELPERS = {"edr.cli_core"}
+#: Packages that are one command line as a whole (every module of them is command-line code).
+COMMAND_PACKAGES = ("edr.extract",)
+
+
+def _command_package(name: str) -> str | None:
+    return next((p for p in COMMAND_PACKAGES if name == p or name.startswith(p + ".")), None)
 
 
 def _is_cli_module(name: str, path: Path | None = None) -> bool:
-    """A command-line module: ``*.cli``, ``*.__main__``, a listed helper, or a module that runs
-    as a script (a module-level ``if __name__ == "__main__":``)."""
-    if name.rpartition(".")[2] in ("cli", "__main__") or name in CLI_HELPERS:
+    """A command-line module: ``*.cli``, ``*.__main__``, a listed helper, a module of a command
+    package, or a module that runs as a script (a module-level ``if __name__ == "__main__":``)."""
+    if (name.rpartition(".")[2] in ("cli", "__main__") or name in CLI_HELPERS
+            or _command_package(name)):
         return True
     if path is None:
         rel = Path(*name.split("."))
@@ -296,6 +308,60 @@ LIBRARY_FILES = [p for p in EDR_FILES + KPCA_FILES if not _is_cli_module(_module
 def test_library_modules_import_no_command_line(path):
     bad = _cli_imports(path)
     assert not bad, f"library module {_module_name(path)} imports a command line: {bad}"
+
+
+def _command(name: str) -> str:
+    """The command a command-line module belongs to: its command package, the package of a
+    ``cli`` or ``__main__`` module, or the module itself (a script)."""
+    package = _command_package(name)
+    if package:
+        return package
+    head, _, last = name.rpartition(".")
+    return head if last in ("cli", "__main__") else name
+
+
+def _other_command_imports(path: Path) -> list[str]:
+    """The imports by the command-line module ``path`` of another command's modules."""
+    me = _command(_module_name(path))
+    return [f"line {line}: {target}" for line, target in _imports(path)
+            if target.split(".")[0] in ("edr", "kpca") and _is_cli_module(target)
+            and target not in CLI_HELPERS and _command(target) != me]
+
+
+CLI_FILES = [p for p in EDR_FILES + KPCA_FILES if _is_cli_module(_module_name(p), p)]
+
+
+@pytest.mark.parametrize("path", CLI_FILES, ids=lambda p: _module_name(p))
+def test_command_lines_import_no_other_command_line(path):
+    bad = _other_command_imports(path)
+    assert not bad, f"command line {_module_name(path)} imports another command line: {bad}"
+
+
+def test_the_cli_check_sees_one_command_line_importing_another(tmp_path):
+    pkg = tmp_path / "edr"
+    for sub in ("tool", "other", "extract"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "cli_core.py").write_text("import argparse\n")
+    (pkg / "extract" / "work.py").write_text("X = 1\n")
+    (pkg / "other" / "cli.py").write_text("X = 1\n")
+    (pkg / "tool" / "__main__.py").write_text("from edr.tool.cli import main\n")
+    (pkg / "tool" / "cli.py").write_text(
+        "from edr.cli_core import Parser\nfrom edr.other.cli import X\n"
+        "def f():\n    from edr.extract import work\n")
+    (pkg / "extract" / "cli.py").write_text("from edr.extract.work import X\n")
+    global ROOT
+    old, ROOT = ROOT, tmp_path
+    try:
+        assert _is_cli_module("edr.extract.work") and _command("edr.extract.work") == "edr.extract"
+        assert _other_command_imports(pkg / "tool" / "cli.py") == [
+            "line 2: edr.other.cli", "line 4: edr.extract.work"]
+        assert _other_command_imports(pkg / "tool" / "__main__.py") == []
+        assert _other_command_imports(pkg / "extract" / "cli.py") == []
+        assert _cli_imports(pkg / "extract" / "work.py") == []
+    finally:
+        ROOT = old
 
 
 def test_the_cli_check_sees_argparse_and_cli_modules(tmp_path):

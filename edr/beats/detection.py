@@ -18,7 +18,7 @@ from edr.beats.flags import clipped_beats, rr_ectopic, running_median
 from edr.beats.mask import signal_mask, true_runs
 from edr.beats.polarity import inverted
 from edr.errors import SignalError
-from edr.io.recording import FS_MAX, FS_MIN
+from edr.names import FS_RANGE, check_fs
 
 __all__ = ["Beats", "DEFAULT_DETECTOR", "FS_RANGE", "MIN_BEATS", "detect"]
 
@@ -26,9 +26,6 @@ DEFAULT_DETECTOR = "neurokit"
 """Default NeuroKit2 R-peak detector: tied best on BIDMC (see :mod:`edr.beats`)."""
 MIN_BEATS = 20
 """Fewest detected beats :func:`detect` accepts."""
-FS_RANGE = (FS_MIN, FS_MAX)
-"""Supported ECG sampling rates (Hz): the readers' limits, :data:`edr.io.recording.FS_MIN`
-and ``FS_MAX``."""
 
 
 @dataclass
@@ -90,11 +87,7 @@ def _check_inputs(ecg, fs, upsample: int = 1, polarity: int | None = None):
     x = np.asarray(ecg, dtype=float)
     if x.ndim != 1:
         raise ValueError(f"ecg must be one-dimensional, got shape {x.shape}")
-    fs = float(fs)
-    if not (np.isfinite(fs) and FS_RANGE[0] <= fs <= FS_RANGE[1]):
-        raise SignalError(
-            f"fs={fs!r} Hz is outside the supported range {FS_RANGE[0]:g}-{FS_RANGE[1]:g} Hz"
-        )
+    fs = check_fs(fs)
     if int(upsample) < 1:
         raise ValueError(f"upsample must be an integer >= 1, got {upsample!r}")
     if polarity not in (None, 1, -1):

@@ -3,7 +3,7 @@
 ``python -m edr.evaluate --database bidmc --methods kpca,pca,r_amplitude
 --criteria mdd,shannon,kpa,rule-of-thumb -o results/`` scores every
 (record, method, criterion, lead) *task* with :func:`edr.pipeline.extract_edr`
-and :func:`edr.evaluate.metrics.score`, and keeps the per-window respiratory
+and :func:`edr.scoring.score`, and keeps the per-window respiratory
 rates (EDR and reference, the windows of the rate error) for the window-level
 agreement statistics of :mod:`edr.evaluate.agreement`.
 
@@ -20,8 +20,8 @@ task files at the end, sorted, so they do not depend on the completion order;
 its command line (:mod:`edr.evaluate.cli`) logs every run in ``batch.json`` (command
 line, code commit, counts).
 
-Parallelism: processes (:class:`concurrent.futures.ProcessPoolExecutor`) by
-default, ``jobs=1`` in-process, or a Dask distributed scheduler
+Parallelism and resumption: :func:`edr.jobs.run_jobs` runs the tasks in processes by
+default, ``jobs=1`` in-process, or on a Dask distributed scheduler
 (``scheduler="tcp://host:8786"``; Dask is imported only then). The writing is
 done by the driving process, so Dask workers need no access to ``out_dir``
 (they do need the records at the same path).
@@ -39,10 +39,10 @@ import time
 import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
-from edr.io.writers import atomic_path, write_json
+from edr.jobs import run_jobs
 
 __all__ = [
     "COLUMNS",
@@ -182,7 +182,7 @@ def _score(result, recording):
 
 
 def _window_rates(result, recording) -> dict:
-    """Per-window EDR and reference rates (lists) of :func:`edr.evaluate.metrics.window_rates`."""
+    """Per-window EDR and reference rates (lists) of :func:`edr.scoring.window_rates`."""
     from edr.scoring import window_rates
 
     centres, edr_bpm, ref_bpm = window_rates(result, recording)
@@ -240,11 +240,15 @@ def run_task(task: Task, options: dict | None = None) -> dict:
 
 def _write_json(path: Path, obj) -> None:
     """:func:`edr.io.writers.write_json` into a folder created on demand (NaN stored as null)."""
+    from edr.io.writers import write_json
+
     path.parent.mkdir(parents=True, exist_ok=True)
     write_json(path, obj)
 
 
 def _load_done(out_dir: Path, task: Task, options: dict, retry_errors: bool) -> dict | None:
+    """The stored result of ``task`` when a run with the same ``options`` finished it (and,
+    with ``retry_errors``, without an error), else None."""
     path = out_dir / task.relpath
     try:
         with open(path) as f:
@@ -258,18 +262,12 @@ def _load_done(out_dir: Path, task: Task, options: dict, retry_errors: bool) -> 
     return done
 
 
-def _executor(jobs: int | None, scheduler):
-    """(submit, as_completed, shutdown) for processes or a Dask scheduler."""
-    if scheduler is not None:
-        from dask.distributed import Client
-        from dask.distributed import as_completed as dask_completed
-
-        client = Client(scheduler)
-        return (lambda fn, *a: client.submit(fn, *a, pure=False), dask_completed, client.close)
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    pool = ProcessPoolExecutor(max_workers=jobs)
-    return pool.submit, as_completed, lambda: pool.shutdown(cancel_futures=True)
+def _error_text(outcome) -> str:
+    """The error of a task: its row's (``run_task`` records what the extraction raised), else
+    what the back-end raised for it (a worker that died)."""
+    if outcome.error is not None:
+        return f"{type(outcome.error).__name__}: {outcome.error}"
+    return outcome.value["row"]["error"]
 
 
 def run_batch(tasks: Iterable[Task], out_dir: str | Path, *, options: dict | None = None,
@@ -294,46 +292,48 @@ def run_batch(tasks: Iterable[Task], out_dir: str | Path, *, options: dict | Non
         tqdm progress bar on stderr.
     retry_errors : bool, default False
         Re-run tasks whose stored result is an error.
-    """
-    from tqdm.auto import tqdm
 
+    Returns
+    -------
+    BatchSummary
+        A task whose worker died (not stored, so the next run tries it again) counts as an
+        error too.
+
+    Raises
+    ------
+    ValueError
+        ``jobs`` is not a positive integer.
+    KeyboardInterrupt
+        After the tasks finished so far are stored (a new run resumes from them).
+
+    See Also
+    --------
+    edr.jobs.run_jobs : the runner (resumption, processes, Dask).
+    """
     out_dir = Path(out_dir)
     options = dict(options or {})
     if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
     tasks = list(tasks)
-    todo = [t for t in tasks if _load_done(out_dir, t, options, retry_errors) is None]
     out_dir.mkdir(parents=True, exist_ok=True)
-    bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), disable=not progress,
-               desc="edr evaluate", unit="task")
-    n_errors = 0
+    outcomes = run_jobs(
+        tasks, partial(run_task, options=options),
+        done=lambda task: _load_done(out_dir, task, options, retry_errors),
+        store=lambda task, res: _write_json(out_dir / task.relpath, {"task": asdict(task), **res}),
+        backend="serial" if jobs == 1 else "processes", workers=jobs, scheduler=scheduler,
+        progress={"desc": "edr evaluate", "unit": "task"} if progress else None)
+    n_run = 0
     errors = []
-
-    def store(task, res):
-        nonlocal n_errors
-        _write_json(out_dir / task.relpath, {"task": asdict(task), **res})
-        if res["row"]["error"]:
-            n_errors += 1
-            errors.append(f"{task.record} {task.method}/{task.criterion}/{task.lead}: "
-                          f"{res['row']['error']}")
-        bar.update(1)
-
-    try:
-        if todo and (jobs == 1 and scheduler is None):
-            for t in todo:
-                store(t, run_task(t, options))
-        elif todo:
-            submit, completed, shutdown = _executor(jobs, scheduler)
-            try:
-                futures = {submit(run_task, t, options): t for t in todo}
-                for fut in completed(futures):
-                    store(futures[fut], fut.result())
-            finally:
-                shutdown()
-    finally:
-        bar.close()
+    for outcome in outcomes:
+        if outcome.resumed:
+            continue
+        n_run += 1
+        error = _error_text(outcome)
+        if error:
+            task = outcome.job
+            errors.append(f"{task.record} {task.method}/{task.criterion}/{task.lead}: {error}")
     csv_path = assemble(out_dir, options=options)
-    return BatchSummary(csv_path, len(tasks), len(todo), len(tasks) - len(todo), n_errors, errors)
+    return BatchSummary(csv_path, len(tasks), n_run, len(tasks) - n_run, len(errors), errors)
 
 
 def _fmt(v) -> str:
@@ -345,6 +345,8 @@ def _fmt(v) -> str:
 
 
 def _write_csv(path: Path, header, rows) -> None:
+    from edr.io.writers import atomic_path
+
     with atomic_path(path) as tmp, open(tmp, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(header)

@@ -1,26 +1,44 @@
 """``python -m edr.evaluate`` / ``edr evaluate``: the command line of the batch evaluation
-(:mod:`edr.evaluate.batch` is the library it drives)."""
+(:mod:`edr.evaluate.batch` is the library it drives).
+
+Bad input (an option, a missing database folder or record, a missing ``distributed`` extra
+for ``--scheduler``) prints one line on stderr and exits with code 2: the protocol of every
+``edr`` command line (:mod:`edr.cli_core`). Errors of single tasks are not bad input: they
+are stored with their task, listed at the end and counted in ``batch.json``.
+"""
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from edr.errors import EDRError
-from edr.evaluate.batch import (
-    DEFAULT_LEAD,
-    BatchSummary,
-    list_records,
-    plan_tasks,
-    run_batch,
+from edr.cli_core import (
+    OptionError,
+    Parser,
+    check_choice,
+    check_method,
+    integer,
+    positive_integer,
+    run_command,
+    window_seconds,
 )
-from edr.io.writers import write_json
+from edr.evaluate.batch import DEFAULT_LEAD, BatchSummary, list_records, plan_tasks, run_batch
+from edr.names import (
+    MAX_WINDOW_S,
+    METHOD_NAMES,
+    MIN_WINDOW_S,
+    criterion_choices,
+    sigma2_help,
+)
 
 __all__ = ["build_parser", "main"]
+
+PROG = "python -m edr.evaluate"
+FLAGS = {"window_s": "--window-s", "random_state": "--random-state", "jobs": "--jobs"}
+"""Library parameter name -> the flag, for messages (:func:`edr.cli_core.one_line`)."""
 
 
 def _git_commit() -> str | None:
@@ -44,9 +62,11 @@ def _git_commit() -> str | None:
 def _log_run(out_dir: Path, argv, folder: Path, summary: BatchSummary, commit: str | None) -> None:
     """Append this run (command line, code commit at its start, counts) to
     ``out_dir/batch.json``."""
+    from edr.io.writers import write_json
+
     log = out_dir / "batch.json"
     runs = json.loads(log.read_text())["runs"] if log.exists() else []
-    runs.append({"argv": list(sys.argv[1:] if argv is None else argv), "data_dir": str(folder),
+    runs.append({"argv": list(argv), "data_dir": str(folder),
                  "git_commit": commit, "n_tasks": summary.n_tasks, "n_run": summary.n_run,
                  "n_errors": summary.n_errors,
                  "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
@@ -57,13 +77,12 @@ def _split(s: str) -> list[str]:
     return [x.strip() for x in s.split(",") if x.strip()]
 
 
-def build_parser(prog: str = "python -m edr.evaluate") -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> Parser:
     """The command-line options of :func:`main` (every option with its help and valid values)."""
-    from edr.extract import CRITERION_NAMES, MAX_WINDOW_S, METHOD_NAMES, MIN_WINDOW_S
     from edr.io.datasets import load_manifest
 
-    criteria = ", ".join(k if a is None else f"{k} = {a}" for k, a in CRITERION_NAMES.items())
-    p = argparse.ArgumentParser(
+    criteria = sigma2_help()
+    p = Parser(
         prog=prog,
         description="Score EDR methods on a database: every (record, method, sigma2 criterion, "
                     "lead) task, resumable (results per task under OUT/tasks), then OUT/"
@@ -93,15 +112,15 @@ def build_parser(prog: str = "python -m edr.evaluate") -> argparse.ArgumentParse
                    help="comma-separated record names (default: all)")
     p.add_argument("-o", "--out", required=True, metavar="FOLDER",
                    help="output folder (created; an existing one is resumed)")
-    p.add_argument("--jobs", type=int, default=None, metavar="N",
+    p.add_argument("--jobs", type=positive_integer, default=None, metavar="N",
                    help="worker processes (default: CPU count; 1 runs in this process)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="Dask distributed scheduler address (e.g. tcp://host:8786; needs the "
                         "'distributed' extra); default: local processes")
-    p.add_argument("--window-s", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--window-s", type=window_seconds, default=None, metavar="SECONDS",
                    help=f"analysis window, {MIN_WINDOW_S:g} to {MAX_WINDOW_S:g} s (default: the "
                         "pipeline's, the whole record up to 600 s, else 300 s windows)")
-    p.add_argument("--random-state", type=int, default=0, metavar="SEED",
+    p.add_argument("--random-state", type=integer, default=0, metavar="SEED",
                    help="random seed of the methods' sigma2 selection (default 0); part of each "
                         "task's identity, so a new seed runs every task again")
     p.add_argument("--retry-errors", action="store_true",
@@ -111,48 +130,67 @@ def build_parser(prog: str = "python -m edr.evaluate") -> argparse.ArgumentParse
     return p
 
 
-def _resolve_methods(spec: str) -> list[str]:
+def _methods(spec: str) -> list[str]:
+    """``--methods``: the names listed (each checked), or every method for ``all``."""
     if spec.strip() == "all":
-        from edr.methods import METHODS
-
-        return sorted(METHODS)
-    return _split(spec)
+        return sorted(METHOD_NAMES)
+    return [check_method(m, "--methods") for m in _split(spec)]
 
 
-def main(argv: Sequence[str] | None = None, *, prog: str = "python -m edr.evaluate") -> int:
-    """Command-line entry point; returns the exit code (2 on bad input, one line on stderr)."""
+def _criteria(spec: str) -> list[str]:
+    """``--criteria``: the σ² criterion names or aliases listed, each checked."""
+    return [check_choice("--criteria", "criterion", c, criterion_choices(), "criteria")
+            for c in _split(spec)]
+
+
+def _records(args) -> tuple[Path, dict[str, Path]]:
+    """``(folder, {name: path})`` of the records to evaluate (``--data-dir`` or ``--database``,
+    narrowed by ``--records``)."""
+    if args.data_dir:
+        folder = Path(args.data_dir)
+        records = list_records(folder)
+    else:
+        from edr.io.datasets import database_entry, locate_database
+
+        folder = Path(locate_database(args.database))
+        records = {r: folder / r for r in database_entry(args.database)["records"]}
+    if args.records:
+        wanted = _split(args.records)
+        missing = [r for r in wanted if r not in records]
+        if missing:
+            raise OptionError(f"--records: {missing[0]!r} not in {folder} (have "
+                              f"{', '.join(records)})")
+        records = {r: records[r] for r in wanted}
+    return folder, records
+
+
+def _evaluate(argv: list[str], prog: str) -> int:
     args = build_parser(prog).parse_args(argv)
+    methods, criteria = _methods(args.methods), _criteria(args.criteria)
     commit = _git_commit()
+    folder, records = _records(args)
+    tasks = plan_tasks(args.database, records, methods, criteria, _split(args.leads))
+    options = {"random_state": args.random_state}
+    if args.window_s is not None:
+        options["window_s"] = args.window_s
     try:
-        if args.data_dir:
-            folder = Path(args.data_dir)
-            records = list_records(folder)
-        else:
-            from edr.io.datasets import database_entry, locate_database
-
-            folder = Path(locate_database(args.database))
-            records = {r: folder / r for r in database_entry(args.database)["records"]}
-        if args.records:
-            wanted = _split(args.records)
-            missing = [r for r in wanted if r not in records]
-            if missing:
-                raise ValueError(f"--records: {missing[0]!r} not in {folder} (have "
-                                 f"{', '.join(records)})")
-            records = {r: records[r] for r in wanted}
-        tasks = plan_tasks(args.database, records, _resolve_methods(args.methods),
-                           _split(args.criteria), _split(args.leads))
-        options = {"random_state": args.random_state}
-        if args.window_s is not None:
-            options["window_s"] = args.window_s
         summary = run_batch(tasks, args.out, options=options, jobs=args.jobs,
-                            scheduler=args.scheduler,
-                            progress=not args.no_progress, retry_errors=args.retry_errors)
-    except (OSError, ValueError, ImportError, EDRError) as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
+                            scheduler=args.scheduler, progress=not args.no_progress,
+                            retry_errors=args.retry_errors)
+    except ImportError as exc:
+        if args.scheduler is None:
+            raise
+        raise OptionError(f"--scheduler needs Dask's distributed (pip install "
+                          f"'kpca-edr[distributed]'): {exc}") from exc
     _log_run(Path(args.out), argv, folder, summary, commit)
     print(f"{summary.n_tasks} tasks ({summary.n_run} run, {summary.n_skipped} resumed, "
           f"{summary.n_errors} errors) -> {summary.results_csv}", file=sys.stderr)
     for e in summary.errors[:20]:
         print(f"  error: {e}", file=sys.stderr)
     return 0
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
+    """Command-line entry point; returns the exit code (2 on bad input, one line on stderr;
+    :func:`edr.cli_core.run_command`)."""
+    return run_command(prog, lambda args: _evaluate(args, prog), argv, flags=FLAGS)

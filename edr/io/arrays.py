@@ -22,12 +22,12 @@ from edr.errors import (
     MissingSignalError,
     ReferenceWarning,
     SamplingRateError,
-    SignalError,
     UnitError,
 )
 from edr.io.channels import clean_name
-from edr.io.recording import VOLTAGE_UNITS, Recording, check_fs, to_millivolts
+from edr.io.recording import VOLTAGE_UNITS, Recording, to_millivolts
 from edr.io.reference import implausible_reason
+from edr.names import check_fs
 
 __all__ = ["ARBITRARY_UNITS", "DEFAULT_NAME", "as_recording", "default_lead_names",
            "recording_from_arrays"]
@@ -66,7 +66,7 @@ def recording_from_arrays(ecg, fs, *, lead_names: Sequence[str] | str | None = N
         first lead is the recording's selected lead. A DataFrame's columns are its leads.
         NaN or infinite samples are missing (the pipeline masks them).
     fs : float
-        Sampling rate of the leads (Hz), :data:`~edr.io.recording.FS_MIN` to ``FS_MAX``.
+        Sampling rate of the leads (Hz), :data:`~edr.names.FS_MIN` to :data:`~edr.names.FS_MAX`.
     lead_names : str or sequence of str, optional
         One name per lead. Default: the DataFrame's columns or the Series' name, else
         :func:`default_lead_names`. A name given twice is kept apart with a suffix.
@@ -190,12 +190,9 @@ def as_recording(recording, *, fs=None, lead_names=None, units=None, resp=None, 
 
 
 def _check_fs_range(fs: float, lead: str) -> None:
-    """:func:`~edr.io.recording.check_fs` of a rate given with arrays, as a
-    :class:`~edr.errors.SamplingRateError` naming the argument."""
-    try:
-        check_fs(fs, source="the array given (fs=...)", channel=lead)
-    except SignalError as exc:
-        raise SamplingRateError(str(exc)) from None
+    """:func:`edr.names.check_fs` of a rate given with arrays (a
+    :class:`~edr.errors.SamplingRateError` naming the argument)."""
+    check_fs(fs, f"lead {lead!r} of the array given (fs=...)")
 
 
 def _is_pandas(x) -> bool:

@@ -18,7 +18,8 @@ import numpy as np
 
 from edr.errors import RecordError
 from edr.io.channels import clean_name
-from edr.io.recording import FS_MAX, FS_MIN, Recording, assemble_recording
+from edr.io.recording import Recording, assemble_recording
+from edr.names import FS_MAX, FS_MIN
 
 __all__ = ["TIME_COLUMNS", "read_csv", "fs_from_time"]
 
@@ -87,7 +88,7 @@ def _check_time_unit(fs: float, column: str, path: Path) -> None:
     Raises
     ------
     RecordError
-        ``fs`` outside :data:`edr.io.recording.FS_MIN` - :data:`edr.io.recording.FS_MAX`.
+        ``fs`` outside :data:`edr.names.FS_MIN` - :data:`edr.names.FS_MAX`.
     """
     if FS_MIN <= fs <= FS_MAX:
         return

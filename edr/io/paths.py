@@ -17,7 +17,8 @@ from pathlib import Path
 
 from edr.errors import RecordError
 
-__all__ = ["EDF_SUFFIXES", "CSV_SUFFIXES", "record_kind", "resolve_record", "check_record_path"]
+__all__ = ["EDF_SUFFIXES", "CSV_SUFFIXES", "record_kind", "resolve_record", "check_record_path",
+           "record_name", "record_files"]
 
 #: Extensions read by the EDF reader (EDF, EDF+C, and 24-bit BDF).
 EDF_SUFFIXES = (".edf", ".bdf")
@@ -133,3 +134,41 @@ def check_record_path(path: str | Path) -> str:
     if not p.is_file():
         raise FileNotFoundError(f"{'EDF' if kind == 'edf' else 'CSV'} file not found: {p}")
     return kind
+
+
+def record_name(path: str | Path) -> str:
+    """The name :func:`edr.io.read_record` gives the record at ``path``: its WFDB base name, else
+    the file's stem.
+
+    Raises
+    ------
+    FileNotFoundError, RecordError
+        As :func:`resolve_record`, for a WFDB path.
+
+    Examples
+    --------
+    >>> from edr.io.paths import record_name
+    >>> record_name("data/bidmc01.hea"), record_name("holter.edf")
+    ('bidmc01', 'holter')
+    """
+    p = Path(path)
+    if record_kind(p) != "wfdb":
+        return p.stem
+    return p.with_suffix("").name if p.suffix.lower() == ".hea" else resolve_record(p).name
+
+
+def record_files(path: str | Path) -> list[Path]:
+    """The existing files the record at ``path`` is read from: the file itself and, for a WFDB
+    record, every ``<record>.*`` file beside its header (an output must not overwrite them).
+
+    Raises
+    ------
+    FileNotFoundError, RecordError
+        As :func:`resolve_record`, for a WFDB path.
+    """
+    p = Path(path)
+    files = [p]
+    if record_kind(p) == "wfdb":
+        base = resolve_record(p)
+        files += list(base.parent.glob(base.name + ".*"))
+    return [f for f in files if f.is_file()]

@@ -18,14 +18,9 @@ from scipy.signal import resample_poly
 
 from edr.errors import ReferenceWarning, SignalError
 from edr.io.channels import choose_ecg, choose_resp, clean_name, ecg_channels
+from edr.names import check_fs
 
-__all__ = ["Recording", "FS_MIN", "FS_MAX", "VOLTAGE_UNITS", "check_fs", "to_millivolts",
-           "assemble_recording"]
-
-#: Lowest ECG sampling rate accepted (Hz): below it the QRS complex is a few samples.
-FS_MIN = 100.0
-#: Highest ECG sampling rate accepted (Hz).
-FS_MAX = 10_000.0
+__all__ = ["Recording", "VOLTAGE_UNITS", "to_millivolts", "assemble_recording"]
 
 _MILLIVOLT_SCALE = {"mv": 1.0, "uv": 1e-3, "µv": 1e-3, "μv": 1e-3, "v": 1e3, "nv": 1e-6}
 #: Voltage units :func:`to_millivolts` converts (case-insensitive); any other unit is kept as is.
@@ -159,23 +154,6 @@ class Recording:
                    channels=list(channels), path=path, breath_source=breath_source)
 
 
-def check_fs(fs: float, *, source: str, channel: str) -> float:
-    """Return ``fs`` as float after checking FS_MIN <= fs <= FS_MAX.
-
-    Raises
-    ------
-    SignalError
-        The rate is outside [100 Hz, 10 kHz]; the message names file, channel and fs.
-    """
-    fs = float(fs)
-    if not (FS_MIN <= fs <= FS_MAX):
-        raise SignalError(
-            f"ECG channel {channel!r} of {source} is sampled at fs={fs:g} Hz; "
-            f"supported rates are {FS_MIN:g} Hz to {FS_MAX:g} Hz"
-        )
-    return fs
-
-
 def to_millivolts(x: np.ndarray, unit: str | None) -> np.ndarray:
     """Scale ``x`` from ``unit`` (mV, uV, V, nV) to mV; other or missing units are left as is."""
     scale = _MILLIVOLT_SCALE.get((unit or "").strip().lower(), 1.0)
@@ -253,7 +231,7 @@ def assemble_recording(
     """
     cleaned = [clean_name(n) for n in names]
     i_ecg = choose_ecg(cleaned, channel, source=source)
-    fs_ecg = check_fs(fs[i_ecg], source=source, channel=cleaned[i_ecg])
+    fs_ecg = check_fs(fs[i_ecg], f"ECG channel {cleaned[i_ecg]!r} of {source}")
     i_resp = choose_resp(cleaned, resp_channel, source=source)
     lead_idx = [i_ecg] + [i for i in ecg_channels(cleaned) if i not in (i_ecg, i_resp)]
     wanted = lead_idx + ([i_resp] if i_resp is not None and i_resp not in lead_idx else [])

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from edr.methods.segment import MATRIX_BASELINE
+from edr.names import DEFAULT_N_SUPPORT, DEFAULT_SIGMA2
+from edr.names import SOLVER_NAMES as SOLVERS
 from kpca.kernels import check_sigma2 as check_kernel_width
 
 __all__ = ["DEFAULT_N_SUPPORT", "DEFAULT_SIGMA2", "FS2_TRAIN_ON", "FS2_TRAIN_ONS", "KernelOptions",
@@ -21,20 +23,12 @@ __all__ = ["DEFAULT_N_SUPPORT", "DEFAULT_SIGMA2", "FS2_TRAIN_ON", "FS2_TRAIN_ONS
            "selection_quality"]
 
 ORIENTATIONS = ("beats", "positions")
-SOLVERS = ("dense", "fs2")
-"""Kernel PCA solvers: dense :class:`kpca.KernelPCA` of a window's beats, or one
-:class:`kpca.largescale.FixedSizeKernelPCA` (FS2 + Nyström) of the record's beats."""
-DEFAULT_N_SUPPORT = 200
-"""FS2 support vectors ``M`` when ``n_support=None`` (capped below the number of valid beats)."""
 FS2_TRAIN_ONS = ("all", "support")
 FS2_TRAIN_ON = "all"
 """Where the FS2 model takes its principal axis from (option ``train_on``, see
 :class:`kpca.largescale.FixedSizeKernelPCA`): ``"all"`` — PCA of the centred Nyström features of
 every beat; ``"support"`` — kernel PCA of the ``M`` support vectors alone
 (``docs/design.md#edr-fs2-principal-axis``)."""
-DEFAULT_SIGMA2 = "mdd-fast"
-"""The default kernel width criterion: MDD with the sequential stop and the coarse-to-fine grid
-(``docs/studies/fast_selection.md``); ``"mdd"`` is the paper's exact selection."""
 
 
 def check_sigma2(sigma2):

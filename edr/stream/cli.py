@@ -6,32 +6,37 @@ the columns of a CSV on standard input, the channels of a Lab Streaming Layer st
 its blocks into the engine, prints one line per update and writes the CSV
 ``time_s,edr,rate_bpm,quality`` (each EDR sample with the last rate reported when it was
 emitted) and optionally one row per rate window (``--rates``). Bad input: one line on stderr,
-exit code 2, no output file.
+exit code 2, no output file (the protocol of every ``edr`` command line, :mod:`edr.cli_core`).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import time as _time
 from collections.abc import Sequence
 from contextlib import ExitStack
+from pathlib import Path
 
 import numpy as np
 
-from edr.argtypes import (
-    CRITERION_NAMES,
-    DEFAULT_SIGMA2,
-    METHOD_NAMES,
-    canonical_criterion,
-    parse_positive,
-    parse_rate_hz,
-    parse_sigma2,
-    sigma2_help,
+from edr.cli_core import (
+    OptionError,
+    Parser,
+    check_method,
+    check_sigma2,
+    finite_number,
+    integer,
+    positive_number,
+    rate_hz,
+    run_command,
+    sigma2_value,
 )
-from edr.errors import EDRError, SignalError
+from edr.errors import SignalError
+from edr.io.paths import record_files
+from edr.io.targets import check_targets
+from edr.names import DEFAULT_METHOD, DEFAULT_SIGMA2, METHOD_NAMES, sigma2_help
 from edr.stream.engine import (
     DEFAULT_DELAY_S,
     DEFAULT_HOP_S,
@@ -46,19 +51,13 @@ __all__ = ["build_parser", "main"]
 PROG = "python -m edr.stream"
 BLOCK_S = 0.25
 """Replay and standard-input block length (s)."""
-
-
-class _OptionError(ValueError):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise _OptionError(message)
+FLAGS = {"lead": "--lead", "method": "--method", "sigma2": "--sigma2", "span_s": "--span",
+         "hop_s": "--hop", "delay_s": "--delay"}
+"""Engine parameter name -> the flag, for messages (:func:`edr.cli_core.one_line`)."""
 
 
 def _speed(text: str) -> float:
-    return math.inf if text.strip().lower() == "max" else parse_positive(text)
+    return math.inf if text.strip().lower() == "max" else positive_number(text)
 
 
 def _columns(text: str) -> list[int]:
@@ -72,9 +71,9 @@ def _columns(text: str) -> list[int]:
     return cols
 
 
-def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> Parser:
     """The argument parser of the ``stream`` command."""
-    p = _Parser(prog=prog, description="Real-time ECG-derived respiration, as the offline default "
+    p = Parser(prog=prog, description="Real-time ECG-derived respiration, as the offline default "
                 "(every ECG lead, kpca_fusion, the same quality and abstention) a few seconds "
                 "later: replay a record, read CSV rows from standard input ('-') or a Lab "
                 "Streaming Layer stream (--lsl).",
@@ -93,7 +92,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
                         "quality, reported_s (stream time of the update that reported it)")
     p.add_argument("--speed", type=_speed, default=math.inf, metavar="FACTOR|max",
                    help="replay speed: 1 = real time, max = as fast as possible (default)")
-    p.add_argument("--fs", type=parse_rate_hz, metavar="HZ",
+    p.add_argument("--fs", type=rate_hz, metavar="HZ",
                    help="sampling rate (Hz) of the standard-input samples (required with '-')")
     p.add_argument("--columns", type=_columns, metavar="I,J,...",
                    help="standard input or LSL: the columns / channels holding ECG (0-based, "
@@ -104,63 +103,52 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     p.add_argument("--lsl", metavar="NAME",
                    help="read the Lab Streaming Layer stream of this name (needs pylsl: pip "
                         "install 'kpca-edr[stream]')")
-    p.add_argument("--lsl-timeout", type=parse_positive, default=10.0, metavar="SECONDS",
+    p.add_argument("--lsl-timeout", type=positive_number, default=10.0, metavar="SECONDS",
                    help="seconds to wait for the LSL stream and, later, for data before the "
                         "stream counts as ended (default 10)")
-    p.add_argument("--method", default="kpca_fusion", metavar="NAME",
+    p.add_argument("--method", default=DEFAULT_METHOD, metavar="NAME",
                    help=f"EDR method, as edr extract: {', '.join(METHOD_NAMES)} (default "
-                        "kpca_fusion)")
-    p.add_argument("--sigma2", type=parse_sigma2, default=DEFAULT_SIGMA2, metavar="CRITERION|VALUE",
+                        f"{DEFAULT_METHOD})")
+    p.add_argument("--sigma2", type=sigma2_value, default=DEFAULT_SIGMA2, metavar="CRITERION|VALUE",
                    help=f"kernel width: a selection criterion ({sigma2_help()}), re-run on each "
                         f"lead at the start, when the span fills and every {RESELECT_S:g} s, or "
                         f"a fixed value > 0 (default {DEFAULT_SIGMA2})")
-    p.add_argument("--span", type=parse_positive, default=DEFAULT_SPAN_S, metavar="SECONDS",
+    p.add_argument("--span", type=positive_number, default=DEFAULT_SPAN_S, metavar="SECONDS",
                    help=f"analysis window: the last SECONDS of ECG the default method fits its "
                         "model on (every 30 s) and other methods analyse at every update (default "
                         f"{DEFAULT_SPAN_S:g}, at least {WARMUP_S:g})")
-    p.add_argument("--hop", type=parse_positive, default=DEFAULT_HOP_S, metavar="SECONDS",
+    p.add_argument("--hop", type=positive_number, default=DEFAULT_HOP_S, metavar="SECONDS",
                    help=f"stream time between updates (default {DEFAULT_HOP_S:g}; a divisor of 16 "
                         "makes every rate window end on an update)")
-    p.add_argument("--delay", type=float, default=DEFAULT_DELAY_S, metavar="SECONDS",
+    p.add_argument("--delay", type=finite_number, default=DEFAULT_DELAY_S, metavar="SECONDS",
                    help=f"EDR is emitted up to SECONDS before the stream's end (default "
                         f"{DEFAULT_DELAY_S:g}); an EDR sample is out within delay + hop. The "
                         "default method's filter reaches delay - 2 s into the ECG after a point: "
                         "a shorter delay filters less")
-    p.add_argument("--seed", type=int, default=0, help="random seed of the method (default 0)")
+    p.add_argument("--seed", type=integer, default=0, help="random seed of the method (default 0)")
     p.add_argument("--quiet", action="store_true", help="no live line per update")
     return p
 
 
 def _check_args(args) -> None:
     if (args.record is not None) + (args.lsl is not None) != 1:
-        raise _OptionError("give exactly one source: a RECORD, '-' (standard input) or --lsl NAME")
+        raise OptionError("give exactly one source: a RECORD, '-' (standard input) or --lsl NAME")
     if args.record == "-" and args.fs is None:
-        raise _OptionError("standard input needs --fs HZ (the sampling rate)")
+        raise OptionError("standard input needs --fs HZ (the sampling rate)")
     if args.record not in (None, "-") and args.fs is not None and not args.record.lower().endswith(
             (".csv", ".tsv", ".txt")):
-        raise _OptionError("--fs applies to standard input or CSV records only")
+        raise OptionError("--fs applies to standard input or CSV records only")
     if args.columns is not None and args.record not in (None, "-"):
-        raise _OptionError("--columns applies to standard input or --lsl; a record gives its ECG "
-                           "leads (choose one with --lead)")
-    if args.method not in METHOD_NAMES:
-        raise _OptionError(f"--method: unknown method {args.method!r}; valid methods are "
-                           f"{', '.join(METHOD_NAMES)}")
-    if isinstance(args.sigma2, str) and canonical_criterion(args.sigma2) is None:
-        names = sorted(set(CRITERION_NAMES) | {a for a in CRITERION_NAMES.values() if a})
-        raise _OptionError(f"--sigma2: {args.sigma2!r} is neither a number > 0 nor a criterion; "
-                           f"valid criteria are {', '.join(names)}")
-    for path, flag in ((args.output, "-o/--output"), (args.rates, "--rates")):
-        if path is None:
-            continue
-        out = os.path.abspath(path)
-        if os.path.isdir(out):
-            raise _OptionError(f"{flag} {path} is a folder")
-        if not os.path.isdir(os.path.dirname(out)):
-            raise _OptionError(f"{flag} {path}: folder does not exist")
-        if args.record not in (None, "-") and os.path.abspath(args.record) == out:
-            raise _OptionError(f"{flag} {path} is the input record")
-    if args.rates is not None and os.path.abspath(args.rates) == os.path.abspath(args.output):
-        raise _OptionError("-o/--output and --rates name the same file")
+        raise OptionError("--columns applies to standard input or --lsl; a record gives its ECG "
+                          "leads (choose one with --lead)")
+    check_method(args.method)
+    check_sigma2(args.sigma2)
+    targets = {flag: path for flag, path in (("-o/--output", args.output), ("--rates", args.rates))
+               if path is not None}
+    check_targets(targets, record_files(args.record) if args.record not in (None, "-") else ())
+    for flag, path in targets.items():  # the CSV is written as it streams: no folder is created
+        if not Path(path).absolute().parent.is_dir():
+            raise OptionError(f"{flag}: folder of {path!r} does not exist")
 
 
 def _record_source(args):
@@ -199,8 +187,8 @@ def _stdin_source(args, stream=None):
                 first = [float(p) for p in parts]
             except ValueError:
                 if lineno > 1:
-                    raise _OptionError(f"standard input line {lineno}: not numbers: "
-                                       f"{line.strip()!r}") from None
+                    raise OptionError(f"standard input line {lineno}: not numbers: "
+                                      f"{line.strip()!r}") from None
                 names = parts  # a header row
                 continue
             break
@@ -209,8 +197,8 @@ def _stdin_source(args, stream=None):
     n_cols = len(first)
     cols = args.columns if args.columns is not None else list(range(n_cols))
     if max(cols) >= n_cols:
-        raise _OptionError(f"standard input has {n_cols} column(s); --columns {max(cols)} is "
-                           "not there")
+        raise OptionError(f"standard input has {n_cols} column(s); --columns {max(cols)} is "
+                          "not there")
     names = [names[c] if names and c < len(names) and names[c] else f"ch{c}" for c in cols]
     block = max(int(round(args.fs * BLOCK_S)), 1)
 
@@ -223,8 +211,8 @@ def _stdin_source(args, stream=None):
             try:
                 row = [float(parts[c]) for c in cols]
             except (ValueError, IndexError):
-                raise _OptionError(f"standard input line {lineno}: expected {n_cols} numbers, got "
-                                   f"{line.strip()!r}") from None
+                raise OptionError(f"standard input line {lineno}: expected {n_cols} numbers, got "
+                                  f"{line.strip()!r}") from None
             buf.append(row)
             if len(buf) >= block:
                 yield np.asarray(buf)
@@ -240,21 +228,21 @@ def _lsl_source(args):
     try:
         import pylsl
     except Exception as exc:  # ImportError, or liblsl that cannot load (RuntimeError)
-        raise _OptionError(f"--lsl needs pylsl with a loadable liblsl (pip install "
-                           f"'kpca-edr[stream]'): {exc}") from None
+        raise OptionError(f"--lsl needs pylsl with a loadable liblsl (pip install "
+                          f"'kpca-edr[stream]'): {exc}") from None
     found = pylsl.resolve_byprop("name", args.lsl, 1, args.lsl_timeout)
     if not found:
-        raise _OptionError(f"no LSL stream named {args.lsl!r} found within {args.lsl_timeout:g} s")
+        raise OptionError(f"no LSL stream named {args.lsl!r} found within {args.lsl_timeout:g} s")
     info = found[0]
     fs = float(info.nominal_srate())
     if not fs > 0:
-        raise _OptionError(f"LSL stream {args.lsl!r} has an irregular rate; a nominal rate "
-                           "is needed")
+        raise OptionError(f"LSL stream {args.lsl!r} has an irregular rate; a nominal rate "
+                          "is needed")
     n_ch = info.channel_count()
     cols = args.columns if args.columns is not None else list(range(n_ch))
     if max(cols) >= n_ch:
-        raise _OptionError(f"LSL stream {args.lsl!r} has {n_ch} channel(s); --columns "
-                           f"{max(cols)} is not there")
+        raise OptionError(f"LSL stream {args.lsl!r} has {n_ch} channel(s); --columns "
+                          f"{max(cols)} is not there")
     inlet = pylsl.StreamInlet(info, max_buflen=60)
 
     def gen():
@@ -328,28 +316,14 @@ def run(args, out=None) -> int:
     return n_rows
 
 
+def _stream(argv: list[str], prog: str) -> int:
+    args = build_parser(prog).parse_args(argv)
+    _check_args(args)
+    run(args)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
     """Entry point: 0 ok, 2 bad input (one line on stderr, no output file), 1 internal error,
-    130 interrupted."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    try:
-        args = build_parser(prog).parse_args(argv)
-        _check_args(args)
-        run(args)
-    except (EDRError, OSError, ValueError) as exc:
-        msg = " ".join(str(exc).split()) or type(exc).__name__
-        if isinstance(exc, FileNotFoundError) and exc.filename and str(exc.filename) not in msg:
-            msg = f"{msg}: {exc.filename}"
-        print(f"{prog}: error: {msg}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
-    except Exception as exc:
-        if os.environ.get("EDR_DEBUG"):
-            raise
-        print(f"{prog}: internal error: {type(exc).__name__}: {' '.join(str(exc).split())} "
-              "(set EDR_DEBUG=1 for the traceback)", file=sys.stderr)
-        return 1
-    return 0
+    130 interrupted (:func:`edr.cli_core.run_command`)."""
+    return run_command(prog, lambda args: _stream(args, prog), argv, flags=FLAGS)

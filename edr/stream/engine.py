@@ -40,8 +40,9 @@ import numpy as np
 
 from edr.errors import SignalError
 from edr.methods import DEFAULT_SIGMA2
+from edr.names import check_fs
 from edr.options import DEFAULT_METHOD, DEFAULT_MULTI_LEAD, EDROptions
-from edr.signal import FS_RANGE, SEGMENT_S, mains_frequency, notch_mains
+from edr.signal import SEGMENT_S, mains_frequency, notch_mains
 from edr.stream.beats import BeatTracker
 from edr.stream.projected import ProjectedPath
 from edr.stream.projection import supports
@@ -179,9 +180,7 @@ class StreamingEDR:
                  hop_s: float = DEFAULT_HOP_S, delay_s: float = DEFAULT_DELAY_S,
                  reselect_s: float = RESELECT_S, fs_out: float | None = None,
                  random_state: int = 0, **method_options):
-        fs = float(fs)
-        if not (FS_RANGE[0] <= fs <= FS_RANGE[1]):
-            raise SignalError(f"fs={fs:g} Hz is outside {FS_RANGE[0]:g}-{FS_RANGE[1]:g} Hz")
+        fs = check_fs(fs)
         self.leads = [str(n) for n in leads]
         if not self.leads or len(set(self.leads)) != len(self.leads):
             raise ValueError(f"leads must be distinct names, got {list(leads)!r}")

@@ -266,26 +266,6 @@ def test_option_and_path_errors_come_before_the_heavy_imports(tmp_path):
     assert "--sigma2: 'banana'" in proc.stderr and "missing.dat" in proc.stderr
 
 
-def test_static_names_match_the_registries():
-    from edr.methods import DEFAULT_N_SUPPORT, METHODS, SOLVERS
-    from edr.options import MAX_WINDOW_S
-    from edr.pipeline import MIN_WINDOW_S
-    from kpca.selection import ALIASES, CRITERIA
-
-    assert set(extract.METHOD_NAMES) == set(METHODS)
-    assert tuple(extract.SOLVER_NAMES) == tuple(SOLVERS)
-    assert set(extract.CRITERION_NAMES) == set(CRITERIA)
-    assert {a: k for k, a in extract.CRITERION_NAMES.items() if a} == dict(ALIASES)
-    assert extract.DEFAULT_N_SUPPORT == DEFAULT_N_SUPPORT
-    assert extract.MIN_WINDOW_S == MIN_WINDOW_S
-    assert extract.MAX_WINDOW_S == MAX_WINDOW_S
-    from edr.methods import DEFAULT_SIGMA2
-    from edr.options import DEFAULT_METHOD
-
-    assert extract.DEFAULT_METHOD == DEFAULT_METHOD
-    assert extract.DEFAULT_SIGMA2 == DEFAULT_SIGMA2
-
-
 # --------------------------------------------------------------------------- property test
 _VALID: dict[str, bytes] = {}
 

@@ -156,16 +156,6 @@ def test_process_pool_matches_in_process(tmp_path, stand_ins):
     assert _rows(a.results_csv) == _rows(b.results_csv)
 
 
-def test_dask_scheduler_in_process(tmp_path, stand_ins):
-    distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster:
-        s = batch.run_batch(_tasks(), tmp_path / "d", scheduler=cluster.scheduler_address,
-                            progress=False)
-    ref = batch.run_batch(_tasks(), tmp_path / "ref", jobs=1, progress=False)
-    assert _rows(s.results_csv) == _rows(ref.results_csv)
-
-
 def test_run_batch_bad_jobs(tmp_path):
     with pytest.raises(ValueError, match="jobs must be a positive integer, got 0"):
         batch.run_batch([], tmp_path, jobs=0)
@@ -200,7 +190,7 @@ def simulated_db(tmp_path_factory):
     return folder
 
 
-def test_real_chain_cli_resumes_to_identical_results(simulated_db, tmp_path, monkeypatch):
+def test_real_chain_cli_resumes_to_identical_results(simulated_db, tmp_path, monkeypatch, capsys):
     """extract_edr + score on simulated records; a run interrupted after 2 tasks resumes
     identically."""
     argv = ["--data-dir", str(simulated_db), "--methods", "kpca,r_amplitude", "--criteria",
@@ -233,11 +223,30 @@ def test_real_chain_cli_resumes_to_identical_results(simulated_db, tmp_path, mon
         return real_extract(*a, **k)
 
     monkeypatch.setattr(batch, "_extract", killed_after_two)
-    with pytest.raises(KeyboardInterrupt):
-        cli.main(argv + ["-o", str(tmp_path / "resumed")])
+    capsys.readouterr()
+    assert cli.main(argv + ["-o", str(tmp_path / "resumed")]) == 130  # Ctrl-C: the protocol's code
+    assert capsys.readouterr().err == "python -m edr.evaluate: interrupted\n"
     monkeypatch.setattr(batch, "_extract", real_extract)
     assert cli.main(argv + ["-o", str(tmp_path / "resumed")]) == 0
     assert _rows(tmp_path / "resumed" / "results.csv") == rows
     (run,) = json.loads((tmp_path / "resumed" / "batch.json").read_text())["runs"]
     # the 2 finished tasks were kept
     assert (run["n_tasks"], run["n_run"], run["n_errors"]) == (4, 2, 0)
+
+
+def test_dask_cluster_of_two_processes_gives_the_local_results(simulated_db, tmp_path,
+                                                                dask_cluster):
+    """``--scheduler``: the real chain on a LocalCluster of 2 worker processes writes the
+    results of the in-process run (the ``seconds`` column apart)."""
+    pids = {w.process.pid for w in dask_cluster.workers.values()}
+    assert len(pids) == 2
+    argv = ["--data-dir", str(simulated_db), "--methods", "kpca,r_amplitude", "--criteria",
+            "rule-of-thumb", "--no-progress"]
+    assert cli.main(argv + ["--jobs", "1", "-o", str(tmp_path / "local")]) == 0
+    assert cli.main(argv + ["--scheduler", dask_cluster.scheduler_address,
+                            "-o", str(tmp_path / "dask")]) == 0
+    local = _rows(tmp_path / "local" / "results.csv")
+    dask = _rows(tmp_path / "dask" / "results.csv")
+    assert len(local) == 4 and all(r["error"] == "" for r in local) and dask == local
+    for name in ("window_rates.csv", "selection_curves.json"):
+        assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()

@@ -7,7 +7,8 @@ import importlib
 
 import pytest
 
-MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.io.arrays", "edr.io.recording",
+MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "edr.jobs",
+           "edr.io.targets", "edr.io.paths", "edr.io.arrays", "edr.io.recording",
            "edr.io.reference", "edr.io.wfdb_reader", "edr.io.channels", "edr.io.integrity",
            "edr.io.download", "edr.io.datasets"]
 

@@ -14,6 +14,7 @@ import pytest
 import wfdb
 
 from edr import cli, extract
+from edr.names import CRITERION_NAMES, METHOD_NAMES
 from edr.simulate import simulate_recording
 
 
@@ -251,7 +252,7 @@ def test_help_lists_the_valid_choices(monkeypatch):
     texts = {name: p.format_help() for name, p in _parsers().items()}
     for command in ("extract", "evaluate"):
         flat = " ".join(texts[command].split())
-        for key in (*extract.METHOD_NAMES, *extract.CRITERION_NAMES):
+        for key in (*METHOD_NAMES, *CRITERION_NAMES):
             assert key in flat, (command, key)
         assert "edr.methods" not in flat
     flat = " ".join(texts["extract"].split())

@@ -11,6 +11,7 @@ import pytest
 import wfdb
 
 from edr import extract
+from edr.io.targets import write_all_or_none
 from edr.simulate import simulate_recording
 
 
@@ -131,6 +132,28 @@ def test_an_output_folder_made_meanwhile_by_another_record_is_used(tmp_path, mon
 
     monkeypatch.setattr(Path, "mkdir", racing_mkdir)
     target = tmp_path / "many" / "a_edr.csv"
-    extract._write_all({"csv": target}, {"csv": lambda tmp: tmp.write_text("t\n")})
+    write_all_or_none({"csv": target}, {"csv": lambda tmp: tmp.write_text("t\n")})
     assert target.read_text() == "t\n"
     assert sorted(p.name for p in target.parent.iterdir()) == ["a_edr.csv"]
+
+
+def test_an_interrupted_run_reports_the_records_done_and_exits_130(records, capsys,
+                                                                   monkeypatch):
+    from edr.extract import many_records
+
+    tmp, (a, _, c) = records
+    real = many_records.extract_and_write
+
+    def ctrl_c_on_rec_c(one, *args, **kwargs):
+        if "rec_c" in one.record:
+            raise KeyboardInterrupt
+        return real(one, *args, **kwargs)
+
+    monkeypatch.setattr(many_records, "extract_and_write", ctrl_c_on_rec_c)
+    assert extract.main([str(a), str(c), "-o", "out/"]) == 130
+    out, err = capsys.readouterr()
+    rows = _table(out)
+    assert rows["rec_a"].endswith(" ok") and rows["rec_c"].endswith(" interrupted")
+    assert "2 record(s): 1 extracted, 0 skipped, 0 failed" in out
+    assert err.endswith("python -m edr.extract: interrupted\n")
+    assert sorted(p.name for p in (tmp / "out").iterdir()) == ["rec_a_edr.csv", "rec_a_edr.json"]

@@ -77,7 +77,7 @@ def test_csv_errors(tmp_path):
                        match=r"sampling rate given \(500 Hz, --fs\) disagrees with the 250 Hz of "
                              r"time column 'time'"):
         read_record(ok, fs=500)
-    with pytest.raises(SignalError, match=r"ECG channel 'II' of .*c\.csv is sampled at fs=50 Hz"):
+    with pytest.raises(SignalError, match=r"ECG channel 'II' of .*c\.csv: fs=50\.0 Hz is outside"):
         read_record(no_time, fs=50)
     noecg = _csv(tmp_path / "d.csv", ["t", "PLETH", "RESP"], zip(t, t, t, strict=False))
     with pytest.raises(ChannelError,

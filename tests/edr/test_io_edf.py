@@ -81,7 +81,7 @@ def test_edf_errors(tmp_path):
         read_record(tmp_path / "junk.edf")
     low = write_edf(tmp_path / "low.edf", _signals(fs_ecg=64.0))
     with pytest.raises(SignalError,
-                       match=r"ECG channel 'ECG II' of .*low\.edf is sampled at fs=64 Hz"):
+                       match=r"ECG channel 'ECG II' of .*low\.edf: fs=64\.0 Hz is outside"):
         read_record(low)
     with pytest.raises(ChannelError,
                        match=r"channel 'V1' not found in .*valid channels: ECG II, Resp chest"):

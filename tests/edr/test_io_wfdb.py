@@ -139,7 +139,7 @@ def test_unknown_channel_lists_valid_ones(tmp_path):
 def test_sampling_rate_out_of_range(tmp_path, fs):
     base, _ = _write(tmp_path, fs=fs, n=500)
     with pytest.raises(SignalError,
-                       match=rf"ECG channel 'II' of .*tiny\.hea is sampled at fs={fs:g} Hz"):
+                       match=rf"ECG channel 'II' of .*tiny\.hea: fs={fs!r} Hz is outside"):
         read_record(base)
 
 

@@ -1,21 +1,26 @@
 """``python -m edr.evaluate.report`` (also ``edr report``): the command line of
-:func:`edr.evaluate.report.write_report`."""
+:func:`edr.evaluate.report.write_report`.
+
+Bad input (an option, a missing or malformed results file) prints one line on stderr and exits
+with code 2: the protocol of every ``edr`` command line (:mod:`edr.cli_core`).
+"""
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 
-from edr.evaluate.report.write import write_report
-from edr.options import DEFAULT_METHOD
+from edr.cli_core import Parser, run_command
+from edr.names import DEFAULT_METHOD
 
 __all__ = ["build_parser", "main"]
 
+PROG = "python -m edr.evaluate.report"
 
-def build_parser(prog: str = "python -m edr.evaluate.report") -> argparse.ArgumentParser:
+
+def build_parser(prog: str = PROG) -> Parser:
     """The command-line options of :func:`main`."""
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog=prog,
         description="Markdown + PNG report of a batch evaluation: the headline table (median and "
                     "quartiles of MSC, |r| and rate error per configuration), box plots with "
@@ -40,16 +45,18 @@ def build_parser(prog: str = "python -m edr.evaluate.report") -> argparse.Argume
     return p
 
 
-def main(argv: Sequence[str] | None = None, *, prog: str = "python -m edr.evaluate.report") -> int:
-    """Command-line entry point; exit code 2 with one line on stderr on bad input."""
-    p = build_parser(prog)
-    args = p.parse_args(argv)
+def _report(argv: list[str], prog: str) -> int:
+    args = build_parser(prog).parse_args(argv)
     ba = ([c.strip() for c in args.bland_altman.split(",") if c.strip()]
           if args.bland_altman else None)
-    try:
-        md = write_report(args.results, args.out, reference=args.reference, bland_altman=ba)
-    except (OSError, ValueError) as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
+    from edr.evaluate.report.write import write_report
+
+    md = write_report(args.results, args.out, reference=args.reference, bland_altman=ba)
     print(f"report written to {md}", file=sys.stderr)
     return 0
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
+    """Command-line entry point; exit code 2 with one line on stderr on bad input
+    (:func:`edr.cli_core.run_command`)."""
+    return run_command(prog, lambda args: _report(args, prog), argv)

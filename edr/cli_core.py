@@ -1,0 +1,322 @@
+"""The command-line core: one parser, one error protocol and one set of option types for every
+``edr`` command line (``extract``, ``stream``, ``evaluate``, ``report``).
+
+The protocol (:func:`run_command`):
+
+* exit code 0 when done, 2 for bad input (an option, a file, a record, an output target: every
+  :class:`edr.errors.EDRError`, :class:`OSError` and :class:`ValueError`), 1 for an unexpected
+  internal error, 130 when interrupted (Ctrl-C);
+* bad input prints ONE line on stderr, ``<prog>: error: <message>``, with the library's
+  parameter names replaced by the command's flags (``window_s`` -> ``--window``); an internal
+  error prints ``<prog>: internal error: <type>: <message> (set EDR_DEBUG=1 for the
+  traceback)``, and with ``EDR_DEBUG=1`` the traceback instead; an interruption prints
+  ``<prog>: interrupted``;
+* a bad option is one of those lines too (:class:`Parser` raises :class:`OptionError` where
+  argparse would print its usage and exit), and every option type here words its error
+  ``must be ..., got '<text>'``;
+* one OpenBLAS thread unless the user chose otherwise (:func:`limit_blas_threads`).
+
+A command that writes its outputs incrementally (a live stream, one row at a time) reports a
+bad input line and goes on with :func:`error_line`, which gives the line and exit code
+:func:`run_command` would give, without ending the run.
+
+This module imports the standard library and :mod:`edr.names` only: ``--help`` and a bad
+option never import NumPy.
+
+See Also
+--------
+edr.names : the names and limits the option checks use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import sys
+from collections.abc import Callable, Mapping, Sequence
+
+from edr.errors import EDRError
+from edr.names import (
+    METHOD_NAMES,
+    canonical_criterion,
+    check_window_s,
+    criterion_choices,
+)
+
+__all__ = [
+    "BAD_INPUT",
+    "EXIT_BAD_INPUT",
+    "EXIT_INTERNAL_ERROR",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "OptionError",
+    "Parser",
+    "check_choice",
+    "check_method",
+    "check_sigma2",
+    "debugging",
+    "error_line",
+    "finite_number",
+    "integer",
+    "limit_blas_threads",
+    "n_support",
+    "one_line",
+    "positive_integer",
+    "positive_number",
+    "rate_hz",
+    "run_command",
+    "sigma2_value",
+    "window_seconds",
+]
+
+EXIT_OK = 0
+"""Done."""
+EXIT_INTERNAL_ERROR = 1
+"""An unexpected error: a bug, not bad input."""
+EXIT_BAD_INPUT = 2
+"""Bad input: an option, a file, a record or an output target."""
+EXIT_INTERRUPTED = 130
+"""Interrupted (Ctrl-C), as a shell reports SIGINT."""
+BAD_INPUT = (EDRError, OSError, ValueError)
+"""The exceptions that mean bad input (exit code :data:`EXIT_BAD_INPUT`)."""
+DEBUG_VARIABLE = "EDR_DEBUG"
+"""Environment variable that, set to anything non-empty, shows an internal error's traceback."""
+
+
+class OptionError(ValueError):
+    """A bad command-line option or combination of options."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An :class:`argparse.ArgumentParser` whose errors raise :class:`OptionError` (one line,
+    exit code 2 through :func:`run_command`) instead of printing the usage and exiting."""
+
+    def error(self, message):
+        raise OptionError(message)
+
+
+def limit_blas_threads() -> None:
+    """One OpenBLAS thread unless ``OPENBLAS_NUM_THREADS`` is set already (the user's choice wins).
+
+    The matrices of one record are small, the σ² draws run in threads of their own and a
+    threaded BLAS beside them oversubscribes the cores; the outputs do not change
+    (``docs/design.md``, "Start-up time"). Effective only before NumPy is first imported.
+    """
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def _flag_pattern(api_name: str) -> re.Pattern:
+    # a name with an underscore is replaced wherever it stands; a plain word only as "word="
+    if "_" in api_name:
+        return re.compile(rf"\b{re.escape(api_name)}\b=?")
+    return re.compile(rf"\b{re.escape(api_name)}=")
+
+
+def one_line(exc: BaseException, flags: Mapping[str, str] | None = None) -> str:
+    """The message of ``exc`` on one line, with the library's parameter names as flags.
+
+    Parameters
+    ----------
+    exc : BaseException
+    flags : mapping of str to str, optional
+        Library parameter name -> the command's flag, e.g. ``{"window_s": "--window"}``.
+
+    Returns
+    -------
+    str
+        Whitespace runs collapsed; a :class:`FileNotFoundError` names its file.
+
+    Examples
+    --------
+    >>> from edr.cli_core import one_line
+    >>> one_line(ValueError("window_s must be\\n  a number, or solver=fs2"),
+    ...          {"window_s": "--window", "solver": "--solver"})
+    '--window must be a number, or --solver fs2'
+    """
+    message = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, FileNotFoundError) and exc.filename and str(exc.filename) not in message:
+        message = f"{message}: {exc.filename}"
+    for api_name, flag in (flags or {}).items():  # "solver=fs2" -> "--solver fs2"
+        message = _flag_pattern(api_name).sub(
+            lambda m, flag=flag: flag + (" " if m.group().endswith("=") else ""), message)
+    return message
+
+
+def error_line(prog: str, exc: Exception, flags: Mapping[str, str] | None = None
+               ) -> tuple[int, str]:
+    """The exit code and the one stderr line of the protocol for ``exc``.
+
+    Parameters
+    ----------
+    prog : str
+        The command's name as typed, e.g. ``"python -m edr.extract"``.
+    exc : Exception
+    flags : mapping of str to str, optional
+        See :func:`one_line`.
+
+    Returns
+    -------
+    (int, str)
+        :data:`EXIT_BAD_INPUT` and ``"<prog>: error: ..."`` for :data:`BAD_INPUT`, else
+        :data:`EXIT_INTERNAL_ERROR` and ``"<prog>: internal error: ..."``.
+
+    Examples
+    --------
+    >>> from edr.cli_core import error_line
+    >>> error_line("edr x", ValueError("bad"))
+    (2, 'edr x: error: bad')
+    >>> error_line("edr x", KeyError("k"))[1]
+    "edr x: internal error: KeyError: 'k' (set EDR_DEBUG=1 for the traceback)"
+    """
+    if isinstance(exc, BAD_INPUT):
+        return EXIT_BAD_INPUT, f"{prog}: error: {one_line(exc, flags)}"
+    return EXIT_INTERNAL_ERROR, (f"{prog}: internal error: {type(exc).__name__}: "
+                                 f"{one_line(exc, flags)} (set {DEBUG_VARIABLE}=1 for the "
+                                 "traceback)")
+
+
+def debugging() -> bool:
+    """Whether ``EDR_DEBUG`` asks for tracebacks instead of one-line internal errors."""
+    return bool(os.environ.get(DEBUG_VARIABLE))
+
+
+def run_command(prog: str, command: Callable[[list[str]], int | None],
+                argv: Sequence[str] | None = None, *,
+                flags: Mapping[str, str] | None = None) -> int:
+    """Run ``command(argv)`` under the protocol of the module docstring; returns the exit code.
+
+    Parameters
+    ----------
+    prog : str
+        The command's name in its messages.
+    command : callable
+        Parses ``argv`` and does the work; returns an exit code (None means 0). Raises on bad
+        input. ``--help`` (SystemExit) passes through.
+    argv : sequence of str, optional
+        Default: ``sys.argv[1:]``.
+    flags : mapping of str to str, optional
+        Library parameter name -> flag, for the messages (:func:`one_line`).
+
+    Returns
+    -------
+    int
+        :data:`EXIT_OK`, :data:`EXIT_BAD_INPUT`, :data:`EXIT_INTERNAL_ERROR`,
+        :data:`EXIT_INTERRUPTED`, or the code ``command`` returned.
+
+    Examples
+    --------
+    >>> from edr.cli_core import Parser, run_command
+    >>> def command(argv):
+    ...     args = Parser(prog="demo").parse_args(argv)
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stderr(io.StringIO()) as err:
+    ...     code = run_command("demo", command, ["--frobnicate"])
+    >>> code, err.getvalue()
+    (2, 'demo: error: unrecognized arguments: --frobnicate\\n')
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    limit_blas_threads()
+    try:
+        code = command(argv)
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        if not isinstance(exc, BAD_INPUT) and debugging():
+            raise
+        code, line = error_line(prog, exc, flags)
+        print(line, file=sys.stderr)
+    return EXIT_OK if code is None else code
+
+
+# --- option types (argparse ``type=``) ----------------------------------------------------------
+
+def _typed(text: str, convert: Callable, valid: Callable, what: str):
+    try:
+        value = convert(text)
+    except (TypeError, ValueError):
+        value = None
+    if value is None or not valid(value):
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
+    return value
+
+
+def finite_number(text: str) -> float:
+    """Option type of a signed duration: a finite number."""
+    return _typed(text, float, math.isfinite, "a number")
+
+
+def positive_number(text: str) -> float:
+    """Option type of a duration or factor: a finite number > 0."""
+    return _typed(text, float, lambda v: math.isfinite(v) and v > 0, "a number > 0")
+
+
+def rate_hz(text: str) -> float:
+    """Option type of a sampling rate: a finite number of Hz > 0."""
+    return _typed(text, float, lambda v: math.isfinite(v) and v > 0, "a sampling rate in Hz > 0")
+
+
+def integer(text: str) -> int:
+    """Option type of a seed: an integer."""
+    return _typed(text, int, lambda v: True, "an integer")
+
+
+def positive_integer(text: str) -> int:
+    """Option type of a count such as ``--jobs``: an integer >= 1."""
+    return _typed(text, int, lambda v: v >= 1, "an integer >= 1")
+
+
+def n_support(text: str) -> int:
+    """Option type of ``--n-support``: an integer >= 2 (the beat count, its upper bound, is
+    checked by the pipeline)."""
+    return _typed(text, int, lambda v: v >= 2, "an integer >= 2")
+
+
+def window_seconds(text: str) -> float:
+    """Option type of an analysis window: :func:`edr.names.check_window_s`'s check."""
+    try:
+        return check_window_s(text, name="")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def sigma2_value(text: str) -> str | float:
+    """Option type of ``--sigma2``: a number > 0, else the text (a criterion name, checked by
+    :func:`check_sigma2` after parsing)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a criterion name or a number > 0, got {text!r}")
+    return value
+
+
+# --- choices --------------------------------------------------------------------------------------
+
+def check_choice(flag: str, what: str, value: str, valid: Sequence[str],
+                 plural: str | None = None) -> str:
+    """``value`` when it is in ``valid``, else :class:`OptionError` naming the flag and the
+    valid values (``"--method: unknown method 'x'; valid methods are a, b"``; ``plural``
+    defaults to ``what + "s"``)."""
+    if value not in valid:
+        raise OptionError(f"{flag}: unknown {what} {value!r}; valid {plural or what + 's'} are "
+                          f"{', '.join(valid)}")
+    return value
+
+
+def check_method(value: str, flag: str = "--method") -> str:
+    """``value`` when it names a method of :data:`edr.names.METHOD_NAMES`, else
+    :class:`OptionError`."""
+    return check_choice(flag, "method", value, METHOD_NAMES)
+
+
+def check_sigma2(value: str | float, flag: str = "--sigma2") -> str | float:
+    """``value`` when it is a number or a σ² criterion name or alias
+    (:data:`edr.names.CRITERION_NAMES`), else :class:`OptionError` listing the criteria."""
+    if isinstance(value, str) and canonical_criterion(value) is None:
+        raise OptionError(f"{flag}: {value!r} is neither a number > 0 nor a criterion; valid "
+                          f"criteria are {', '.join(criterion_choices())}")
+    return value

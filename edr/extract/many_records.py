@@ -1,0 +1,257 @@
+"""Several records in one ``extract`` process: ``python -m edr.extract a.dat b.dat 'data/*.hea'
+-o OUTDIR/``.
+
+Glob patterns the shell left alone are expanded here (:func:`expand_records`). Each record
+writes ``OUTDIR/<record>_edr.csv`` (the single-record default name) and
+``OUTDIR/<record>_edr.json``, all or none; a record whose outputs are complete is skipped unless
+``--overwrite`` (an interrupted run resumes); a failing record is reported in the table and the
+run goes on (exit code 2 if any failed). The records run through :func:`edr.jobs.run_jobs`,
+:data:`RECORDS_AHEAD` at a time in threads of this process, reported in the order given.
+"""
+
+from __future__ import annotations
+
+import copy
+import glob
+import json
+import math
+import os
+import re
+import sys
+import time
+from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
+from typing import NamedTuple
+
+from edr.cli_core import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, OptionError, debugging, one_line
+from edr.errors import EDRError
+from edr.extract import FLAGS
+from edr.extract.record import extract_and_write, prepare
+from edr.io.paths import record_kind, record_name, resolve_record
+from edr.io.targets import check_folder
+
+__all__ = ["RECORDS_AHEAD", "check_options", "expand_records", "run_many"]
+
+RECORDS_AHEAD = 2
+"""Records extracted at a time by :func:`run_many` (each in a thread of its own)."""
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+class Job(NamedTuple):
+    """One record of :func:`run_many`: its path, name and output targets."""
+
+    record: str
+    name: str
+    outputs: dict
+
+
+def _record_key(record: str) -> str:
+    """One key per record: a WFDB record's files (rec, rec.hea, rec.dat) share it."""
+    try:
+        p = resolve_record(record) if record_kind(record) == "wfdb" else Path(record)
+        return str(p.resolve())
+    except (EDRError, OSError):
+        return str(Path(record).resolve())
+
+
+def _matching_records(pattern: str) -> list[str]:
+    """The record files a glob pattern matches, sorted: folders and files that are no record
+    (an annotation file such as ``rec.breath``) left out."""
+    out = []
+    for m in sorted(glob.glob(pattern)):
+        if os.path.isdir(m):
+            continue
+        if record_kind(m) == "wfdb":
+            try:
+                resolve_record(m)
+            except (EDRError, OSError):
+                continue
+        out.append(m)
+    return out
+
+
+def expand_records(patterns: Sequence[str]) -> tuple[list[str], bool]:
+    """Glob patterns the shell left alone expanded (sorted); returns ``(records, any_glob)``.
+
+    A pattern matching no record is an option error. A WFDB record matched by several of its
+    files (``rec.hea``, ``rec.dat``) is kept once.
+    """
+    out: list[str] = []
+    any_glob = False
+    for pattern in patterns:
+        if not _GLOB_CHARS.search(pattern) or os.path.exists(pattern):
+            out.append(pattern)
+            continue
+        any_glob = True
+        if not glob.glob(pattern):
+            raise OptionError(f"no file matches {pattern!r}")
+        matches = _matching_records(pattern)
+        if not matches:
+            raise OptionError(f"no record file matches {pattern!r}")
+        out += matches
+    seen: set[str] = set()
+    unique = []
+    for r in out:
+        key = _record_key(r)
+        if key not in seen:
+            seen.add(key)
+            unique.append(r)
+    return unique, any_glob
+
+
+def check_options(args, records: Sequence[str]) -> None:
+    """The options that do not apply to several records: ``--demo``, ``--json``, ``--plot``."""
+    if args.demo:
+        raise OptionError("give either a record or --demo, not both (records "
+                          f"{', '.join(records[:3])} ...)")
+    for flag, value in (("--json", args.json), ("--plot", args.plot)):
+        if value:
+            raise OptionError(f"{flag} applies to one record; with several records each record "
+                              "gets OUTDIR/<record>_edr.csv and OUTDIR/<record>_edr.json")
+
+
+def _outdir(output: str | None) -> Path:
+    """``-o`` of the several-records form: a folder (existing, or created when writing)."""
+    if output is None:
+        return Path(".")
+    out = Path(output)
+    if out.exists() and not out.is_dir():
+        raise OptionError(f"-o/--output: with several records give a folder, {output!r} is a file")
+    if not out.exists() and not output.endswith(("/", os.sep)) and out.suffix.lower() == ".csv":
+        raise OptionError("-o/--output: with several records give a folder (e.g. "
+                          f"{str(out.with_suffix(''))}/), got {output!r}")
+    return check_folder("-o/--output", out)
+
+
+def _planned_jobs(records: Sequence[str], outdir: Path) -> list[Job]:
+    """The :class:`Job` of each record under ``outdir``; :class:`OptionError` when two records
+    would write the same outputs."""
+    jobs = []
+    names: dict[str, str] = {}
+    for record in records:
+        try:
+            name = record_name(record)
+        except (EDRError, OSError):
+            name = Path(record).stem
+        if name in names:
+            raise OptionError(f"records {names[name]!r} and {record!r} would both write "
+                              f"{str(outdir / (name + '_edr.csv'))!r}")
+        names[name] = record
+        jobs.append(Job(record, name, {"csv": outdir / f"{name}_edr.csv",
+                                       "json": outdir / f"{name}_edr.json"}))
+    return jobs
+
+
+def _complete(job: Job) -> dict | None:
+    """The JSON summary when every output of a record exists and is complete, else None."""
+    if not all(p.is_file() for p in job.outputs.values()):
+        return None
+    try:
+        summary = json.loads(job.outputs["json"].read_text())
+    except (OSError, ValueError):
+        return None
+    return summary if isinstance(summary, dict) and "result" in summary else None
+
+
+def _extract_one(args, argv, job: Job) -> dict:
+    """The JSON summary of one record (its CSV and JSON written, all or none)."""
+    one = copy.copy(args)
+    one.record, one.output, one.json, one.plot = (job.record, str(job.outputs["csv"]),
+                                                  str(job.outputs["json"]), None)
+    prepare(one)
+    return extract_and_write(one, argv, job.outputs, progress=False)[4]
+
+
+def _row(name: str, summary: dict | None, status: str, seconds: float) -> dict:
+    res = (summary or {}).get("result") or {}
+    return {"record": name, "duration_s": (summary or {}).get("duration_s"),
+            "beats": res.get("n_beats"),
+            "sigma2": res.get("sigma2"), "rate_bpm": res.get("rate_bpm_median"), "status": status,
+            "seconds": seconds}
+
+
+def _outcome_row(outcome) -> dict:
+    """The table row of one :class:`edr.jobs.JobOutcome`; an internal error is raised again
+    under ``EDR_DEBUG``."""
+    name = outcome.job.name
+    if outcome.resumed:
+        return _row(name, outcome.value, "skipped (outputs exist)", 0.0)
+    if outcome.error is None:
+        return _row(name, outcome.value, "ok", outcome.seconds)
+    exc = outcome.error
+    if isinstance(exc, (EDRError, OSError, ValueError)):
+        return _row(name, None, f"failed: {one_line(exc, FLAGS)}", outcome.seconds)
+    if debugging():
+        raise exc
+    return _row(name, None, f"failed: internal error: {type(exc).__name__}: "
+                            f"{one_line(exc, FLAGS)}", outcome.seconds)
+
+
+def _table(rows: list[dict]) -> list[str]:
+    def cell(v, spec):
+        return "-" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format(v,
+                                                                                               spec)
+
+    head = ("record", "duration_s", "beats", "sigma2", "rate_bpm", "time_s", "status")
+    body = [(r["record"], cell(r["duration_s"], ".1f"), cell(r["beats"], "d"),
+             cell(r["sigma2"], ".4g"),
+             cell(r["rate_bpm"], ".1f"), cell(r["seconds"], ".2f"), r["status"]) for r in rows]
+    widths = [max(len(head[i]), *(len(b[i]) for b in body)) for i in range(len(head) - 1)]
+    fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths)) + "  {}"
+    return [fmt.format(*head)] + [fmt.format(*b) for b in body]
+
+
+def _extract_rows(args, argv, jobs: list[Job], rows: list[dict]) -> bool:
+    """Extract ``jobs`` through :func:`edr.jobs.run_jobs`, appending a table row for each to
+    ``rows`` and a progress line on stderr; whether interrupted."""
+    from edr.jobs import note, run_jobs
+
+    outcomes = run_jobs(jobs, partial(_extract_one, args, argv),
+                        done=None if args.overwrite else _complete, backend="threads",
+                        workers=RECORDS_AHEAD, ahead=RECORDS_AHEAD, ordered=True,
+                        progress={"desc": "extract", "unit": "record", "file": sys.stderr,
+                                  "dynamic_ncols": True})
+    try:
+        for outcome in outcomes:
+            row = _outcome_row(outcome)
+            rows.append(row)
+            note(f"{row['record']}: {row['status']}"
+                 + (f" ({row['seconds']:.2f} s)" if row["seconds"] else ""))
+    except KeyboardInterrupt:  # the record after the last reported one was running
+        if len(rows) < len(jobs):
+            rows.append(_row(jobs[len(rows)].name, None, "interrupted", 0.0))
+        return True
+    return False
+
+
+def run_many(args, records: Sequence[str], argv: Sequence[str],
+             prog: str = "python -m edr.extract") -> int:
+    """Extract several records in one process; prints the summary table. Returns the exit code.
+
+    The options are checked already (:func:`check_options` and the command line's own checks).
+    """
+    outdir = _outdir(args.output)
+    jobs = _planned_jobs(records, outdir)
+
+    from kpca._blas import blas_limited_to_one_thread
+
+    rows: list[dict] = []
+    t_all = time.perf_counter()
+    # one BLAS limit around all records: a record's own limits then restore one thread, never
+    # the default, while another record runs
+    with blas_limited_to_one_thread():
+        interrupted = _extract_rows(args, argv, jobs, rows)
+    n_failed = sum(r["status"].startswith("failed") for r in rows)
+    n_skipped = sum(r["status"].startswith("skipped") for r in rows)
+    n_interrupted = sum(r["status"] == "interrupted" for r in rows)
+    lines = _table(rows)
+    lines.append(f"{len(rows)} record(s): {len(rows) - n_failed - n_skipped - n_interrupted} "
+                 f"extracted, {n_skipped} skipped, {n_failed} failed; outputs in {outdir}; "
+                 f"{time.perf_counter() - t_all:.2f} s")
+    print("\n".join(lines))
+    if interrupted:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_BAD_INPUT if n_failed else EXIT_OK

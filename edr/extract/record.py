@@ -1,0 +1,199 @@
+"""One record of the ``extract`` command: its output targets, then read, extract, score and
+write every output or none.
+
+:func:`prepare` is step 2 of :mod:`edr.extract.cli`'s order of work (the record path and every
+output target checked, nothing heavy imported); :func:`extract_and_write` is steps 3 and 4;
+:func:`run` does both and returns the summary lines.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from edr.cli_core import OptionError
+from edr.errors import EDRError
+from edr.extract.summary import json_summary, summary_lines
+from edr.io.paths import check_record_path, record_files, record_name
+from edr.io.targets import check_targets, write_all_or_none
+
+__all__ = ["DEMO_DIR", "DEMO_DURATION_S", "DEMO_FS", "HTML_SUFFIXES", "OUTPUT_FLAGS",
+           "PLOT_SUFFIXES", "PROGRESS_MIN_DURATION_S", "extract_and_write", "planned_outputs",
+           "prepare", "run"]
+
+#: Records at least this long (s) show a progress bar on stderr.
+PROGRESS_MIN_DURATION_S = 1800.0
+#: The ``--demo`` record: duration (s) and sampling rate (Hz).
+DEMO_DURATION_S = 300.0
+DEMO_FS = 250.0
+DEMO_DIR = Path("demo_output")
+#: ``--plot`` suffixes that write the interactive HTML view (:mod:`edr.plots_html`).
+HTML_SUFFIXES = (".html", ".htm")
+#: Figure formats accepted by ``--plot``: static images, and the interactive HTML view.
+PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff",
+                 *HTML_SUFFIXES)
+#: Output key -> the flag that names it.
+OUTPUT_FLAGS = {"csv": "-o/--output", "json": "--json", "plot": "--plot"}
+
+
+def planned_outputs(args) -> dict[str, Path]:
+    """The output targets of one invocation: ``{"csv": ..., "json": ..., "plot": ...}`` (the
+    ones asked for, and the CSV's default ``<record>_edr.csv``; every one for ``--demo``)."""
+    if args.demo:
+        csv = Path(args.output) if args.output else DEMO_DIR / "edr_demo.csv"
+        return {
+            "csv": csv,
+            "json": Path(args.json) if args.json else DEMO_DIR / "edr_demo.json",
+            "plot": Path(args.plot) if args.plot else DEMO_DIR / "edr_demo.png",
+        }
+    out = {"csv": Path(args.output) if args.output
+           else Path(f"{record_name(args.record)}_edr.csv")}
+    if args.json:
+        out["json"] = Path(args.json)
+    if args.plot:
+        out["plot"] = Path(args.plot)
+    return out
+
+
+def _check_plot_format(path: Path) -> None:
+    flag = OUTPUT_FLAGS["plot"]
+    if path.suffix.lower() not in PLOT_SUFFIXES:
+        raise OptionError(f"{flag}: cannot tell the figure format of {str(path)!r}; "
+                          f"use one of {', '.join(PLOT_SUFFIXES)}")
+    if path.suffix.lower() in HTML_SUFFIXES:
+        from edr.plots_html import require_plotly
+
+        try:
+            require_plotly()
+        except EDRError as exc:
+            raise OptionError(f"{flag}: {exc}") from exc
+
+
+def prepare(args) -> dict[str, Path]:
+    """The record path and every output target checked (no heavy import); returns the targets.
+
+    Raises on any problem (one-line message): a missing or unreadable record path
+    (:func:`edr.io.paths.check_record_path`), a figure format that is not known, a target that
+    cannot be written (:func:`edr.io.targets.check_targets`).
+    """
+    if not args.demo:
+        check_record_path(args.record)
+    outputs = planned_outputs(args)
+    if "plot" in outputs:
+        _check_plot_format(outputs["plot"])
+    check_targets({OUTPUT_FLAGS[k]: p for k, p in outputs.items()},
+                  [] if args.demo else record_files(args.record))
+    return outputs
+
+
+def _load(args):
+    if args.demo:
+        from edr.simulate import simulate_recording
+
+        rec = simulate_recording(DEMO_DURATION_S, DEMO_FS, random_state=args.seed, name="edr_demo")
+        if args.channel and args.channel != rec.ecg_channel:
+            raise OptionError(f"--channel: the demo record has only lead {rec.ecg_channel!r}, got "
+                              f"{args.channel!r}")
+        return rec
+    from edr.io import read_record
+
+    return read_record(args.record, args.channel, fs=args.fs, resp_channel=args.ref_channel)
+
+
+def _naming_file(exc: Exception, path: str | None) -> Exception:
+    """``exc`` with the record's file named first when its message does not name it."""
+    message = str(exc)
+    if not path or path in message:
+        return exc
+    try:
+        return type(exc)(f"{path}: {message}")
+    except TypeError:  # an exception class with another signature
+        return ValueError(f"{path}: {message}")
+
+
+def _extract(args, rec, progress: bool | None):
+    from edr.pipeline import extract_edr
+
+    if args.solver == "fs2" and progress is not False and sys.stderr.isatty():  # one model to fit
+        print(f"fitting one FS2 model over every beat of {rec.name} ({rec.duration_s:.0f} s); "
+              "this is the long step", file=sys.stderr, flush=True)
+    try:
+        return extract_edr(
+            rec,
+            method=args.method,
+            sigma2=args.sigma2,
+            lead=args.lead,
+            window_s=args.window,
+            random_state=args.seed,
+            progress=rec.duration_s >= PROGRESS_MIN_DURATION_S if progress is None else progress,
+            solver=args.solver,
+            n_support=args.n_support,
+        )
+    except (EDRError, ValueError) as exc:
+        raise _naming_file(exc, rec.path) from exc
+
+
+def _scores(rec, result):
+    """``(scores, None)`` against the record's reference, ``(None, why)`` when the comparison
+    failed (the EDR stands), ``(None, None)`` without a reference."""
+    if rec.resp is None:
+        return None, None
+    from edr.scoring import score
+
+    try:
+        return score(result, rec), None
+    except (EDRError, ValueError) as exc:
+        return None, str(exc).splitlines()[0]
+
+
+def _writers(rec, result, summary, outputs) -> dict:
+    """``{key: writer(tmp_path)}`` of every output asked for."""
+    from edr.io.writers import write_csv, write_json
+
+    cols = result.grid_columns()
+    writers = {"csv": lambda tmp: write_csv(tmp, cols["time_s"], cols["edr"],
+                                            rate_bpm=cols["rate_bpm"],
+                                            quality=cols["quality"])}
+    if "json" in outputs:
+        writers["json"] = lambda tmp: write_json(tmp, summary)
+    if "plot" in outputs:
+        def write_plot(tmp):
+            if tmp.suffix.lower() in HTML_SUFFIXES:
+                from edr.plots_html import write_record_html
+
+                write_record_html(rec, result, tmp)
+            else:
+                from edr.plots import plot_record
+
+                plot_record(rec, result, path=tmp)
+
+        writers["plot"] = write_plot
+    return writers
+
+
+def extract_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *,
+                      progress: bool | None = None):
+    """Read, extract, score and write all outputs (or none).
+
+    Returns ``(rec, result, scores, scores_error, summary)`` with ``summary`` the JSON summary
+    (:func:`edr.extract.summary.json_summary`).
+    """
+    rec = _load(args)
+    result = _extract(args, rec, progress)
+    scores, scores_error = _scores(rec, result)
+    # Everything is computed: write all outputs, or none.
+    summary = json_summary(rec, result, scores, outputs, argv)
+    write_all_or_none(outputs, _writers(rec, result, summary, outputs))
+    return rec, result, scores, scores_error, summary
+
+
+def run(args, argv: Sequence[str], outputs: dict[str, Path] | None = None) -> list[str]:
+    """Do the work of one invocation; returns the summary lines. Raises on bad input."""
+    t0 = time.perf_counter()
+    if outputs is None:
+        outputs = prepare(args)
+    rec, result, scores, scores_error, _ = extract_and_write(args, argv, outputs)
+    return summary_lines(rec, result, scores, scores_error, outputs,
+                         time.perf_counter() - t0, args.demo)

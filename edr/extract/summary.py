@@ -1,0 +1,110 @@
+"""What the ``extract`` command reports about one record: the lines it prints and the JSON
+summary it writes (``--json``; also the resumption record of :mod:`edr.extract.many_records`)."""
+
+from __future__ import annotations
+
+import math
+
+from edr.names import canonical_criterion, criterion_label
+
+__all__ = ["json_summary", "summary_lines"]
+
+
+def _fmt(x, spec=".2f") -> str:
+    return "n/a" if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x,
+                                                                                             spec)
+
+
+def _sigma2_text(result) -> str:
+    """How σ² was set: chosen by which criterion, fixed, or not used; per window too."""
+    import numpy as np
+
+    criterion = result.params.get("sigma2", None) if isinstance(result.params, dict) else None
+    if result.sigma2 is None:
+        text = "not used by this method"
+    elif isinstance(criterion, str):
+        # the canonical key, as in the JSON summary and the figure; the alias typed in brackets
+        key = str(getattr(result.selection, "criterion", None)
+                  or canonical_criterion(criterion) or criterion)
+        text = f"{result.sigma2:.4g} (chosen by {criterion_label(key)})"
+    else:
+        text = f"{result.sigma2:.4g} (fixed)"
+    if len(result.windows) > 1:
+        sig = [w.sigma2 for w in result.windows if w.sigma2 is not None]
+        if sig:
+            text += f"; {len(result.windows)} windows, median {float(np.median(sig)):.4g}"
+        else:
+            text += f"; {len(result.windows)} windows"
+    return text
+
+
+def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> list[str]:
+    """The lines ``extract`` prints for one record: record, lead, method and σ², beats, rate,
+    status, what was masked or skipped, the scores against the reference, outputs, time."""
+    import numpy as np
+
+    rate = np.asarray(result.rate_bpm, dtype=float)
+    rate = rate[np.isfinite(rate)]
+    source = rec.path or "simulated (edr.simulate)"
+    lines = [
+        f"record     {rec.name}  [{source}]  {rec.duration_s:.1f} s at {rec.fs:g} Hz",
+        f"lead       {result.lead}  (channels: {', '.join(rec.channels)})",
+        f"method     {result.method}, sigma2 = {_sigma2_text(result)}"
+        + (f", one FS2 model (M = {result.params['n_support']})" if result.params.get("solver")
+           == "fs2" else ""),
+        f"beats      {result.n_beats} used, {result.n_beats_dropped} dropped",
+        f"resp rate  median {_fmt(float(np.median(rate)) if rate.size else None, '.1f')} "
+        f"breaths/min, given for {rate.size}/{np.size(result.rate_bpm)} windows of 32 s (quality "
+        f">= {result.summary()['quality_threshold']:g})",
+        f"status     {result.status}",
+    ]
+    lines += _unused_lines(rec, result)
+    label = "vs truth " if demo else f"vs {rec.resp_channel}" if rec.resp_channel else "reference"
+    if scores is not None:
+        lines.append(f"{label:<10} MSC {scores.msc:.2f}, |r| {scores.corr:.2f}, "
+                     f"rate error {_fmt(scores.rate_error_bpm, '.2f')} breaths/min")
+    elif scores_error is not None:
+        lines.append(f"{label:<10} not scored: {scores_error}")
+    elif rec.resp is None:
+        lines.append(f"{label:<10} none found among the channels; name it with --ref-channel "
+                     "to score the EDR against it")
+    lines.append(f"outputs    {', '.join(str(p) for p in outputs.values())}")
+    lines.append(f"time       {seconds:.2f} s")
+    return lines
+
+
+def _unused_lines(rec, result) -> list[str]:
+    """Summary lines naming the stretches without a usable lead and the windows skipped."""
+    lines = []
+    if result.masked:
+        total = sum(b - a for a, b in result.masked)
+        lines.append(f"masked     {', '.join(f'{a:.1f}-{b:.1f} s' for a, b in result.masked)} "
+                     f"({total / rec.duration_s:.0%} of the record): every ECG lead flat or "
+                     "missing; no EDR and no rate there")
+    for w in result.windows:
+        status = str(w.quality.get("status", ""))
+        if status.startswith("skipped"):
+            lines.append(f"skipped    window {w.start_s:.1f}-{w.end_s:.1f} s: "
+                         f"{status.removeprefix('skipped: ')}")
+    return lines
+
+
+def json_summary(rec, result, scores, outputs, argv) -> dict:
+    """The JSON summary of one record: the record, the result's summary
+    (:meth:`edr.pipeline.EDRResult.summary`), the scores, the outputs and the command line."""
+    return {
+        "record": rec.name,
+        "path": rec.path,
+        "fs": rec.fs,
+        "duration_s": rec.duration_s,
+        "ecg_channel": rec.ecg_channel,
+        "channels": list(rec.channels),
+        "reference": rec.resp_channel,
+        "result": result.summary(),
+        "scores": None if scores is None else {
+            "msc": scores.msc, "corr": scores.corr, "rate_error_bpm": scores.rate_error_bpm,
+            "f_ref": scores.f_ref,
+        },
+        "outputs": {k: str(v) for k, v in outputs.items()},
+        "argv": list(argv),
+    }

@@ -1,0 +1,274 @@
+"""Many independent jobs, resumable: in this process, in local threads or processes, or on a
+Dask cluster, with a progress bar and each job's error kept with the job.
+
+:func:`run_jobs` is the one runner of the command lines that process many records
+(``python -m edr.extract a.dat b.dat ...``, ``python -m edr.evaluate``). A job is any picklable
+value; ``work(job)`` computes its result. Resumability is the caller's storage seen through two
+callables: ``done(job)`` returns the stored result of a job finished by an earlier run (or
+None), ``store(job, value)`` keeps a new result; the runner calls ``store`` in the driving
+process, so Dask workers need no access to the output folder. Every job is reported exactly
+once, as resumed or as run: a resumed run adds no duplicate.
+
+A job that raises does not stop the others: its :class:`JobOutcome` holds the exception (a
+worker that died or a result that cannot be sent back counts as that job's error too). An
+interruption (Ctrl-C) cancels the jobs not started, waits for those running and propagates.
+
+See Also
+--------
+edr.evaluate.batch.run_batch : the batch evaluation (processes or Dask).
+edr.extract.many_records : several records of one ``extract`` command line (threads).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+
+__all__ = ["BACKENDS", "JobOutcome", "note", "run_jobs"]
+
+BACKENDS = ("serial", "threads", "processes")
+"""Local back-ends of :func:`run_jobs`: this process, a thread pool, a process pool (a Dask
+scheduler is the other choice)."""
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """What became of one job.
+
+    Attributes
+    ----------
+    job : object
+        The job as given.
+    value : object
+        ``work(job)``, or the stored result (``done(job)``) of a resumed job; None on error.
+    error : Exception or None
+        What ``work(job)`` raised (or the back-end raised for it).
+    seconds : float
+        Time ``work(job)`` took where it ran; 0 for a resumed job.
+    resumed : bool
+        Whether the result came from an earlier run.
+    """
+
+    job: object
+    value: object = None
+    error: Exception | None = None
+    seconds: float = 0.0
+    resumed: bool = False
+
+
+def _attempt(work: Callable, job) -> tuple[object, Exception | None, float]:
+    """``(value, error, seconds)`` of ``work(job)``: runs where the job runs (a worker)."""
+    t0 = time.perf_counter()
+    try:
+        return work(job), None, time.perf_counter() - t0
+    except Exception as exc:
+        return None, exc, time.perf_counter() - t0
+
+
+class _Local:
+    """A :mod:`concurrent.futures` pool behind the interface :func:`run_jobs` uses."""
+
+    def __init__(self, backend: str, workers: int | None):
+        from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor if backend == "threads" else ProcessPoolExecutor
+        self.pool = pool(max_workers=workers)
+
+    def submit(self, fn, *args):
+        return self.pool.submit(fn, *args)
+
+    def wait_first(self, futures):
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        return wait(futures, return_when=FIRST_COMPLETED).done
+
+    def close(self):
+        """Cancel the jobs not started, wait for those running."""
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Dask:
+    """A Dask distributed client behind the interface :func:`run_jobs` uses."""
+
+    def __init__(self, scheduler):
+        from distributed import Client
+
+        self.client = Client(scheduler)
+        self.futures: list = []
+
+    def submit(self, fn, *args):
+        future = self.client.submit(fn, *args, pure=False)
+        self.futures.append(future)
+        return future
+
+    def wait_first(self, futures):
+        from distributed import wait
+
+        return wait(list(futures), return_when="FIRST_COMPLETED").done
+
+    def close(self):
+        """Cancel the jobs not finished, close the client (the cluster stays up)."""
+        self.client.cancel([f for f in self.futures if not f.done()])
+        self.client.close()
+
+
+def _outcome(job, future) -> JobOutcome:
+    try:
+        value, error, seconds = future.result()
+    except Exception as exc:  # the worker died, or the result could not be sent back
+        value, error, seconds = None, exc, 0.0
+    return JobOutcome(job, value, error, seconds)
+
+
+def _in_order(runner, todo, work, ahead) -> Iterator[JobOutcome]:
+    """Outcomes in the order of ``todo`` (``(job, stored)`` pairs), at most ``ahead`` jobs
+    running; a resumed job is reported when its turn comes."""
+    queue: deque = deque()
+    running = 0
+    todo = iter(todo)
+    exhausted = False
+    while queue or not exhausted:
+        while not exhausted and running < ahead:
+            item = next(todo, None)
+            if item is None:
+                exhausted = True
+                break
+            job, stored = item
+            if stored is not None:
+                queue.append((job, stored, None))
+            else:
+                queue.append((job, None, runner.submit(_attempt, work, job)))
+                running += 1
+        if not queue:
+            break
+        job, stored, future = queue.popleft()
+        if future is None:
+            yield JobOutcome(job, stored, resumed=True)
+        else:
+            running -= 1
+            yield _outcome(job, future)
+
+
+def _as_completed(runner, todo, work, ahead) -> Iterator[JobOutcome]:
+    """Resumed outcomes first, then each run job's as it completes, at most ``ahead`` running."""
+    waiting = deque()
+    for job, stored in todo:
+        if stored is not None:
+            yield JobOutcome(job, stored, resumed=True)
+        else:
+            waiting.append(job)
+    running: dict = {}
+    while waiting or running:
+        while waiting and len(running) < ahead:
+            job = waiting.popleft()
+            running[runner.submit(_attempt, work, job)] = job
+        for future in runner.wait_first(running):
+            yield _outcome(running.pop(future), future)
+
+
+def _serial(todo, work) -> Iterator[JobOutcome]:
+    for job, stored in todo:
+        if stored is not None:
+            yield JobOutcome(job, stored, resumed=True)
+        else:
+            value, error, seconds = _attempt(work, job)
+            yield JobOutcome(job, value, error, seconds)
+
+
+def note(text: str) -> None:
+    """Print ``text`` on stderr above the progress bar of :func:`run_jobs` (if one shows)."""
+    from tqdm.auto import tqdm
+
+    tqdm.write(text, file=sys.stderr)
+
+
+def run_jobs(jobs: Iterable, work: Callable, *, done: Callable | None = None,
+             store: Callable | None = None, backend: str = "serial",
+             workers: int | None = None, scheduler=None, ahead: int | None = None,
+             ordered: bool = False, progress: Mapping | None = None) -> Iterator[JobOutcome]:
+    """Run ``work(job)`` for every job not done yet; yield one :class:`JobOutcome` per job.
+
+    Parameters
+    ----------
+    jobs : iterable
+        The jobs (picklable for processes and Dask).
+    work : callable
+        ``work(job) -> value``; a module-level function for processes and Dask.
+    done : callable, optional
+        ``done(job)``: the stored result of a job an earlier run finished, or None. Called for
+        every job before any work starts.
+    store : callable, optional
+        ``store(job, value)``: keep a new result; called in this process, in completion order,
+        for every job that did not raise, before its outcome is yielded.
+    backend : {"serial", "threads", "processes"}, default "serial"
+        Where the jobs run when ``scheduler`` is None (:data:`BACKENDS`).
+    workers : int, optional
+        Threads or processes (default: the pool's, from the CPU count).
+    scheduler : str or object, optional
+        A Dask distributed scheduler address (``"tcp://host:8786"``) or anything
+        ``distributed.Client`` accepts: the jobs run there (needs the ``distributed`` extra).
+    ahead : int, optional
+        At most this many jobs submitted and not yet reported (memory: each holds a record);
+        default: all.
+    ordered : bool, default False
+        Yield in the order of ``jobs`` (else in completion order, resumed jobs first).
+    progress : mapping, optional
+        Keyword arguments of a ``tqdm`` progress bar (``desc``, ``unit``, ``file``, ...) over
+        every job; None shows none.
+
+    Yields
+    ------
+    JobOutcome
+        Exactly one per job.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``backend``, or ``workers`` / ``ahead`` below 1.
+    ImportError
+        ``scheduler`` given without Dask's ``distributed`` installed.
+
+    Examples
+    --------
+    >>> import math
+    >>> from edr.jobs import run_jobs
+    >>> [(o.job, o.value, type(o.error).__name__) for o in run_jobs([4, -1, 9], math.sqrt,
+    ...                                                             done={9: 3.0}.get)]
+    [(4, 2.0, 'NoneType'), (-1, None, 'ValueError'), (9, 3.0, 'NoneType')]
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    for name, value in (("workers", workers), ("ahead", ahead)):
+        if value is not None and (not isinstance(value, int) or value < 1):
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    jobs = list(jobs)
+    todo = [(job, None if done is None else done(job)) for job in jobs]
+    return _run(todo, work, store, backend, workers, scheduler, ahead, ordered, progress)
+
+
+def _run(todo, work, store, backend, workers, scheduler, ahead, ordered, progress):
+    from tqdm.auto import tqdm
+
+    n_resumed = sum(stored is not None for _, stored in todo)
+    bar = tqdm(total=len(todo), initial=n_resumed, disable=progress is None, **(progress or {}))
+    runner = None
+    try:
+        if scheduler is None and backend == "serial":
+            outcomes = _serial(todo, work)
+        else:
+            runner = _Dask(scheduler) if scheduler is not None else _Local(backend, workers)
+            walk = _in_order if ordered else _as_completed
+            outcomes = walk(runner, todo, work, ahead or len(todo) or 1)
+        for outcome in outcomes:
+            if not outcome.resumed:
+                if outcome.error is None and store is not None:
+                    store(outcome.job, outcome.value)
+                bar.update(1)
+            yield outcome
+    finally:
+        if runner is not None:
+            runner.close()
+        bar.close()

@@ -1,0 +1,147 @@
+"""One protocol for every command line (:mod:`edr.cli_core`): ``python -m edr.extract``,
+``edr stream``, ``python -m edr.evaluate`` and ``python -m edr.evaluate.report`` give the same
+exit code and the same shape of one-line message for the same kind of bad option, internal
+error and interruption."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from edr import cli_core
+from edr.evaluate import cli as evaluate_cli
+from edr.evaluate.report import cli as report_cli
+from edr.extract import cli as extract_cli
+from edr.stream import cli as stream_cli
+
+#: command -> (module, the function its main runs, prog, a valid argv prefix for option cases)
+COMMANDS = {
+    "extract": (extract_cli, "_extract", "python -m edr.extract", ["x.dat"]),
+    "stream": (stream_cli, "_stream", "python -m edr.stream", ["x.dat", "-o", "o.csv"]),
+    "evaluate": (evaluate_cli, "_evaluate", "python -m edr.evaluate", ["-o", "out"]),
+    "report": (report_cli, "_report", "python -m edr.evaluate.report", ["r.csv", "-o", "out"]),
+}
+
+#: kind of bad option -> (the options added, the message after "<prog>: error: ")
+KINDS = {
+    "unknown flag": (["--frobnicate"], r"unrecognized arguments: --frobnicate"),
+    "bad number": ({"extract": ["--seed", "one"], "stream": ["--seed", "one"],
+                    "evaluate": ["--random-state", "one"]},
+                   r"argument --(seed|random-state): must be an integer, got 'one'"),
+    "missing required": (None, r"(the following arguments are required: \S.*"
+                               r"|a record file is required \(or --demo\))"),
+    "bad choice": ({"extract": ["--method", "magic"], "stream": ["--method", "magic"],
+                    "evaluate": ["--methods", "magic"]},
+                   r"--methods?: unknown method 'magic'; valid methods are kpca, kpca_fusion, .*"),
+}
+
+CASES = [(command, kind) for kind, (extra, _) in KINDS.items() for command in COMMANDS
+         if not isinstance(extra, dict) or command in extra]  # report has no number nor choice
+
+
+def _argv(command, kind) -> list[str]:
+    extra = KINDS[kind][0]
+    if extra is None:  # the required arguments left out
+        return {"extract": [], "stream": ["x.dat"], "evaluate": [], "report": []}[command]
+    if isinstance(extra, dict):
+        extra = extra[command]
+    return COMMANDS[command][3] + extra
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_every_command_and_kind_is_covered():
+    assert {c for c, _ in CASES} == set(COMMANDS)
+    assert {k for _, k in CASES} == set(KINDS)
+    assert len(CASES) == 14
+
+
+@pytest.mark.parametrize(("command", "kind"), CASES)
+def test_same_kind_of_bad_option_same_exit_code_and_message(command, kind, workdir, capsys):
+    module, _, prog, _ = COMMANDS[command]
+    code = module.main(_argv(command, kind))
+    out, err = capsys.readouterr()
+    assert code == cli_core.EXIT_BAD_INPUT == 2
+    assert out == "" and err.endswith("\n") and err.count("\n") == 1, err
+    assert re.fullmatch(rf"{re.escape(prog)}: error: {KINDS[kind][1]}\n", err), err
+    assert list(workdir.iterdir()) == []  # nothing written
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_internal_error_and_interruption_same_protocol(command, workdir, capsys, monkeypatch):
+    module, body, prog, _ = COMMANDS[command]
+
+    def bug(argv, prog):
+        raise KeyError("surprise")
+
+    monkeypatch.setattr(module, body, bug)
+    monkeypatch.delenv(cli_core.DEBUG_VARIABLE, raising=False)
+    assert module.main([]) == 1
+    assert capsys.readouterr().err == (f"{prog}: internal error: KeyError: 'surprise' "
+                                       "(set EDR_DEBUG=1 for the traceback)\n")
+    monkeypatch.setenv(cli_core.DEBUG_VARIABLE, "1")
+    with pytest.raises(KeyError, match="surprise"):  # the traceback, not a line
+        module.main([])
+
+    def interrupted(argv, prog):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(module, body, interrupted)
+    assert module.main([]) == 130
+    assert capsys.readouterr().err == f"{prog}: interrupted\n"
+
+
+def test_every_command_limits_blas_to_one_thread_unless_the_user_chose(monkeypatch):
+    seen = []
+
+    def records(argv, prog):
+        seen.append(os.environ.get("OPENBLAS_NUM_THREADS"))
+        return 0
+
+    for module, body, _, _ in COMMANDS.values():
+        monkeypatch.setattr(module, body, records)
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+        assert module.main([]) == 0
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
+        assert module.main([]) == 0
+    assert seen == ["1", "3"] * len(COMMANDS)
+
+
+def test_one_line_names_the_flag_and_the_file():
+    flags = {"window_s": "--window", "lead": "--lead"}
+    assert cli_core.one_line(ValueError("window_s=5 is\n too short; lead='V9' or lead=II"),
+                             flags) == "--window 5 is too short; --lead 'V9' or --lead II"
+    assert cli_core.one_line(ValueError("the leading lead is fine"), flags) == (
+        "the leading lead is fine")  # a plain word is a flag only as "word="
+    missing = FileNotFoundError(2, "No such file or directory", "rec.dat")
+    assert cli_core.one_line(missing).endswith("No such file or directory: 'rec.dat'")
+    assert cli_core.one_line(FileNotFoundError("gone")) == "gone"
+    assert cli_core.one_line(ValueError()) == "ValueError"
+
+
+@pytest.mark.parametrize(("parse", "text", "value"), [
+    (cli_core.positive_number, "2.5", 2.5), (cli_core.rate_hz, "250", 250.0),
+    (cli_core.integer, "-3", -3), (cli_core.positive_integer, "4", 4),
+    (cli_core.n_support, "2", 2), (cli_core.window_seconds, "20", 20.0),
+    (cli_core.finite_number, "-1.5", -1.5), (cli_core.sigma2_value, "mdd", "mdd"),
+    (cli_core.sigma2_value, "0.5", 0.5),
+])
+def test_option_types_accept(parse, text, value):
+    assert parse(text) == value
+
+
+@pytest.mark.parametrize(("parse", "text"), [
+    (cli_core.positive_number, "0"), (cli_core.positive_number, "inf"),
+    (cli_core.rate_hz, "-250"), (cli_core.integer, "1.5"), (cli_core.positive_integer, "0"),
+    (cli_core.n_support, "1"), (cli_core.window_seconds, "19"), (cli_core.window_seconds, "x"),
+    (cli_core.finite_number, "nan"), (cli_core.sigma2_value, "-1"),
+])
+def test_option_types_reject_with_the_text(parse, text):
+    with pytest.raises(Exception, match=rf"^must be .*, got '{re.escape(text)}'"):
+        parse(text)

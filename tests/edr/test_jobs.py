@@ -1,0 +1,153 @@
+"""edr.jobs.run_jobs, the one runner of many records: every back-end gives the results of a plain
+loop (the reference), each job once, errors kept per job, resumption without duplicates."""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+
+import pytest
+
+from edr.jobs import JobOutcome, run_jobs
+
+JOBS = [4.0, 9.0, -1.0, 2.25, 16.0, -4.0, 0.0]
+
+
+def _reference(jobs):
+    """The obviously-correct loop: job -> (value, error type name)."""
+    out = {}
+    for job in jobs:
+        try:
+            out[job] = (math.sqrt(job), None)
+        except ValueError as exc:
+            out[job] = (None, type(exc).__name__)
+    return out
+
+
+def _as_dict(outcomes: list[JobOutcome]):
+    return {o.job: (o.value, None if o.error is None else type(o.error).__name__)
+            for o in outcomes}
+
+
+@pytest.mark.parametrize("backend", ["serial", "threads", "processes"])
+@pytest.mark.parametrize("ordered", [False, True])
+def test_every_backend_gives_the_loop_s_results(backend, ordered):
+    outcomes = list(run_jobs(JOBS, math.sqrt, backend=backend, workers=2, ordered=ordered))
+    assert sorted(o.job for o in outcomes) == sorted(JOBS)  # each job exactly once
+    assert _as_dict(outcomes) == _reference(JOBS)
+    assert all(o.seconds >= 0 and not o.resumed for o in outcomes)
+    if ordered or backend == "serial":
+        assert [o.job for o in outcomes] == JOBS
+
+
+def test_dask_cluster_gives_the_loop_s_results(dask_cluster):
+    outcomes = list(run_jobs(JOBS, math.sqrt, scheduler=dask_cluster.scheduler_address))
+    assert sorted(o.job for o in outcomes) == sorted(JOBS)
+    assert _as_dict(outcomes) == _reference(JOBS)
+
+
+def _slow_first(job):
+    """Earlier jobs take longer, so they complete last."""
+    time.sleep(0.05 * (5 - job))
+    return job * 10
+
+
+def test_ordered_keeps_the_order_given_and_ahead_bounds_the_jobs_in_flight():
+    running, peak, lock = [0], [0], threading.Lock()
+
+    def work(job):
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        try:
+            return _slow_first(job)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    jobs = list(range(6))
+    ordered = list(run_jobs(jobs, work, backend="threads", workers=4, ahead=2, ordered=True))
+    assert [o.job for o in ordered] == jobs and [o.value for o in ordered] == [j * 10 for j in jobs]
+    assert peak[0] == 2
+    done_first = [o.job for o in run_jobs(jobs, _slow_first, backend="threads", workers=6)]
+    assert done_first[0] == 5 and sorted(done_first) == jobs  # completion order
+
+
+def test_resumed_jobs_are_not_run_and_store_runs_in_the_driver():
+    stored, ran = {}, []
+    lock = threading.Lock()
+
+    def work(job):
+        with lock:
+            ran.append(job)
+        return math.sqrt(job)
+
+    def store(job, value):
+        assert threading.current_thread() is threading.main_thread()
+        stored[job] = value
+
+    previous = {4.0: 2.0, 16.0: 4.0}
+    outcomes = list(run_jobs(JOBS, work, done=previous.get, store=store, backend="threads",
+                             workers=3))
+    assert sorted(ran) == sorted(j for j in JOBS if j not in previous)
+    assert {o.job for o in outcomes if o.resumed} == set(previous)
+    assert all(o.value == previous[o.job] and o.seconds == 0 for o in outcomes if o.resumed)
+    # stored: every job run without an error, once; a failing job is not stored
+    assert stored == {j: math.sqrt(j) for j in JOBS if j not in previous and j >= 0}
+    assert _as_dict(outcomes) == _reference(JOBS)
+
+
+def test_an_interrupted_run_resumes_without_duplicates():
+    stored = {}
+
+    def dies_at_the_fourth(job):
+        if job == JOBS[3]:
+            raise KeyboardInterrupt
+        return math.sqrt(job)
+
+    seen = []
+    with pytest.raises(KeyboardInterrupt):
+        for o in run_jobs(JOBS, dies_at_the_fourth, store=stored.__setitem__):
+            seen.append(o.job)
+    assert seen == JOBS[:3] and set(stored) == {4.0, 9.0}  # -1 failed: not stored
+    again = list(run_jobs(JOBS, math.sqrt, done=stored.get, store=stored.__setitem__))
+    assert sorted(o.job for o in again) == sorted(JOBS)  # once each: resumed or run
+    assert [o.job for o in again if o.resumed] == [4.0, 9.0]
+    assert _as_dict(again) == _reference(JOBS)
+
+
+def test_an_interruption_in_the_driver_cancels_the_jobs_not_started():
+    started = []
+
+    def work(job):
+        started.append(job)
+        time.sleep(0.05)
+        return job
+
+    def store(job, value):
+        raise KeyboardInterrupt  # Ctrl-C while the first result is being kept
+
+    with pytest.raises(KeyboardInterrupt):
+        list(run_jobs(range(20), work, store=store, backend="threads", workers=1))
+    time.sleep(0.2)
+    assert len(started) < 20  # the queue was cancelled, the running job finished
+
+
+def _unpicklable(job):
+    return threading.Lock()
+
+
+def test_a_result_that_cannot_come_back_is_that_job_s_error():
+    (outcome,) = run_jobs([1], _unpicklable, backend="processes", workers=1)
+    assert outcome.value is None and "pickle" in str(outcome.error)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="backend must be one of serial, threads, processes"):
+        run_jobs([], math.sqrt, backend="gpu")
+    with pytest.raises(ValueError, match="workers must be a positive integer, got 0"):
+        run_jobs([], math.sqrt, workers=0)
+    with pytest.raises(ValueError, match="ahead must be a positive integer, got 0"):
+        run_jobs([], math.sqrt, ahead=0)
+    assert list(run_jobs([], math.sqrt, backend="processes")) == []
