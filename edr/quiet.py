@@ -13,7 +13,7 @@ import threading
 import warnings
 from contextlib import contextmanager
 
-__all__ = ["ignored_warnings"]
+__all__ = ["ignored_warnings", "recorded_warnings"]
 
 _LOCK = threading.RLock()
 
@@ -28,3 +28,30 @@ def ignored_warnings():
     with _LOCK, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         yield
+
+
+@contextmanager
+def recorded_warnings(category: type[Warning]):
+    """Context manager: the warnings of ``category`` raised inside the block are collected in
+    the list it yields (each once, not shown); other warnings are shown as usual after the
+    block. One block at a time per process, like :func:`ignored_warnings`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from edr.quiet import recorded_warnings
+    >>> with recorded_warnings(UserWarning) as caught:
+    ...     warnings.warn("reference not used", UserWarning)
+    >>> [str(w.message) for w in caught]
+    ['reference not used']
+    """
+    kept: list[warnings.WarningMessage] = []
+    with _LOCK:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always", category)
+            yield kept
+        for w in seen:
+            if issubclass(w.category, category):
+                kept.append(w)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

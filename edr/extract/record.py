@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from edr.cli_core import OptionError
-from edr.errors import EDRError
+from edr.errors import EDRError, ReferenceWarning
 from edr.extract.summary import json_summary, summary_lines
 from edr.io.paths import check_record_path, record_files, record_name
 from edr.io.targets import check_targets, write_all_or_none
+from edr.quiet import recorded_warnings
 
 __all__ = ["DEMO_DIR", "DEMO_DURATION_S", "DEMO_FS", "HTML_SUFFIXES", "OUTPUT_FLAGS",
            "PLOT_SUFFIXES", "PROGRESS_MIN_DURATION_S", "extract_and_write", "planned_outputs",
@@ -89,6 +90,8 @@ def prepare(args) -> dict[str, Path]:
 
 
 def _load(args):
+    """``(recording, notes)``: the record (or the demo), and one line per reference that was
+    found but not used (printed on stderr as warnings; the EDR needs no reference)."""
     if args.demo:
         from edr.simulate import simulate_recording
 
@@ -96,10 +99,15 @@ def _load(args):
         if args.channel and args.channel != rec.ecg_channel:
             raise OptionError(f"--channel: the demo record has only lead {rec.ecg_channel!r}, got "
                               f"{args.channel!r}")
-        return rec
+        return rec, []
     from edr.io import read_record
 
-    return read_record(args.record, args.channel, fs=args.fs, resp_channel=args.ref_channel)
+    with recorded_warnings(ReferenceWarning) as caught:
+        rec = read_record(args.record, args.channel, fs=args.fs, resp_channel=args.ref_channel)
+    notes = [" ".join(str(w.message).split()) for w in caught]
+    for note in notes:  # the EDR needs no reference: one line each, and the run goes on
+        print(f"warning: {note}", file=sys.stderr, flush=True)
+    return rec, notes
 
 
 def _naming_file(exc: Exception, path: str | None) -> Exception:
@@ -180,11 +188,11 @@ def extract_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *,
     Returns ``(rec, result, scores, scores_error, summary)`` with ``summary`` the JSON summary
     (:func:`edr.extract.summary.json_summary`).
     """
-    rec = _load(args)
+    rec, notes = _load(args)
     result = _extract(args, rec, progress)
     scores, scores_error = _scores(rec, result)
     # Everything is computed: write all outputs, or none.
-    summary = json_summary(rec, result, scores, outputs, argv)
+    summary = json_summary(rec, result, scores, outputs, argv, reference_notes=notes)
     write_all_or_none(outputs, _writers(rec, result, summary, outputs))
     return rec, result, scores, scores_error, summary
 

@@ -7,7 +7,11 @@ import math
 
 from edr.names import canonical_criterion, criterion_label
 
-__all__ = ["json_summary", "summary_lines"]
+__all__ = ["SCORES_EXPLAINED", "json_summary", "summary_lines"]
+
+#: One line under the scores: what each measures, and why MSC sits below |r| on a good EDR.
+SCORES_EXPLAINED = ("           (|r| is led by the strong breathing peak; MSC averages the coherence "
+                    "over the rate +-0.1 Hz, weak bins as much, so it sits below |r|)")
 
 
 def _fmt(x, spec=".2f") -> str:
@@ -59,10 +63,13 @@ def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> 
         f"status     {result.status}",
     ]
     lines += _unused_lines(rec, result)
+    if rec.breath_source and not demo:
+        lines.append(f"breaths    {rec.breath_source} (the reference rates)")
     label = "vs truth " if demo else f"vs {rec.resp_channel}" if rec.resp_channel else "reference"
     if scores is not None:
         lines.append(f"{label:<10} MSC {scores.msc:.2f}, |r| {scores.corr:.2f}, "
                      f"rate error {_fmt(scores.rate_error_bpm, '.2f')} breaths/min")
+        lines.append(SCORES_EXPLAINED)
     elif scores_error is not None:
         lines.append(f"{label:<10} not scored: {scores_error}")
     elif rec.resp is None:
@@ -89,8 +96,9 @@ def _unused_lines(rec, result) -> list[str]:
     return lines
 
 
-def json_summary(rec, result, scores, outputs, argv) -> dict:
-    """The JSON summary of one record: the record, the result's summary
+def json_summary(rec, result, scores, outputs, argv, *, reference_notes=()) -> dict:
+    """The JSON summary of one record: the record, its references (the respiration channel, the
+    breath annotations chosen, the references found but not used and why), the result's summary
     (:meth:`edr.pipeline.EDRResult.summary`), the scores, the outputs and the command line."""
     return {
         "record": rec.name,
@@ -100,6 +108,8 @@ def json_summary(rec, result, scores, outputs, argv) -> dict:
         "ecg_channel": rec.ecg_channel,
         "channels": list(rec.channels),
         "reference": rec.resp_channel,
+        "breath_reference": rec.breath_source,
+        "references_not_used": list(reference_notes),
         "result": result.summary(),
         "scores": None if scores is None else {
             "msc": scores.msc, "corr": scores.corr, "rate_error_bpm": scores.rate_error_bpm,

@@ -90,7 +90,9 @@ def test_demo_runs_without_data_and_compares_with_the_truth(workdir, capsys):
     assert code == 0, err
     for suffix in ("csv", "json", "png"):
         assert (workdir / "demo_output" / f"edr_demo.{suffix}").stat().st_size > 0
-    assert "vs truth" in out
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("vs truth"))
+    assert "MSC" in lines[at + 1] and "|r|" in lines[at + 1]  # the scores explained in one line
     scores = json.loads((workdir / "demo_output/edr_demo.json").read_text())["scores"]
     # the synthetic respiration is strong and known: the EDR must find it
     assert scores["corr"] > 0.7 and scores["rate_error_bpm"] < 1.0
