@@ -10,8 +10,8 @@ from edr.names import canonical_criterion, criterion_label
 __all__ = ["SCORES_EXPLAINED", "json_summary", "summary_lines"]
 
 #: One line under the scores: what each measures, and why MSC sits below |r| on a good EDR.
-SCORES_EXPLAINED = ("           (|r| is led by the strong breathing peak; MSC averages the coherence "
-                    "over the rate +-0.1 Hz, weak bins as much, so it sits below |r|)")
+SCORES_EXPLAINED = (" " * 11 + "(|r| is led by the strong breathing peak; MSC averages the "
+                    "coherence over the rate +-0.1 Hz, weak bins as much, so it sits below |r|)")
 
 
 def _fmt(x, spec=".2f") -> str:
