@@ -7,7 +7,9 @@ import importlib
 
 import pytest
 
-MODULES = ["edr.pipeline", "edr.io.integrity", "edr.io.download", "edr.io.datasets"]
+MODULES = ["edr.pipeline", "edr.io.integrity", "edr.io.download", "edr.io.datasets",
+           "edr.stream.faults", "edr.stream.timestamps", "edr.stream.csv_rows",
+           "edr.stream.sources", "edr.stream.sinks", "edr.stream.stopping", "edr.stream.session"]
 
 
 @pytest.mark.parametrize("name", MODULES)
