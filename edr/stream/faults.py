@@ -141,8 +141,8 @@ class FaultLedger:
         """Count the NaN samples and the flat runs of ``block`` (shape ``(n, n_leads)``), the
         samples that follow those observed before, and print the warnings that are due."""
         x = np.asarray(block, dtype=float).reshape(-1, len(self.leads))
-        for j, name in enumerate(self.leads):
-            self.nan_samples[name] += int(np.count_nonzero(np.isnan(x[:, j])))
+        for name, n in zip(self.leads, np.isnan(x).sum(axis=0).tolist(), strict=True):
+            self.nan_samples[name] += n
         flat = self._flat.push(x)
         for j, name in enumerate(self.leads):
             if flat[j]:
@@ -224,23 +224,32 @@ class FlatRuns:
         counted as NaN samples).
         """
         x = np.asarray(block, dtype=float)
-        out = np.zeros(self.last.size, dtype=np.int64)
-        if x.shape[0] == 0:
-            return out
-        for j in range(self.last.size):
-            v = x[:, j]
-            change = np.ones(v.size, dtype=bool)
-            change[1:] = ~(v[1:] == v[:-1])
-            change[0] = not (v[0] == self.last[j] and np.isfinite(v[0]))
-            change |= ~np.isfinite(v)
-            starts = np.flatnonzero(change)
-            bounds = np.append(starts, v.size)
-            lengths = np.diff(bounds)
-            lead = starts[0] if starts.size else v.size  # samples continuing the carried run
-            carried = self.run[j]
-            total = int(self._flagged(carried + lead) - self._flagged(carried)) if lead else 0
-            total += int(self._flagged(lengths).sum())
-            self.run[j] = lengths[-1] if starts.size else carried + v.size
-            self.last[j] = v[-1]
-            out[j] = total
+        n = x.shape[0]
+        if n == 0:
+            return np.zeros(self.last.size, dtype=np.int64)
+        finite = np.isfinite(x)
+        cont = np.empty(x.shape, dtype=bool)  # sample i continues the run of sample i - 1
+        cont[0] = (x[0] == self.last) & finite[0]
+        cont[1:] = (x[1:] == x[:-1]) & finite[1:]
+        if n >= self.min_run:  # a run may start and reach the minimum inside the block
+            return np.array([self._push_lead(j, x[:, j], cont[:, j])
+                             for j in range(self.last.size)], dtype=np.int64)
+        broken = ~cont
+        whole = ~broken.any(axis=0)  # the carried run goes on through the block
+        lead = np.where(whole, n, broken.argmax(axis=0))
+        out = self._flagged(self.run + lead) - self._flagged(self.run)
+        start_last = n - 1 - broken[::-1].argmax(axis=0)  # the block's last run starts here
+        self.run = np.where(whole, self.run + n, n - start_last)
+        self.last = x[-1].copy()
         return out
+
+    def _push_lead(self, j: int, v: np.ndarray, cont: np.ndarray) -> int:
+        starts = np.flatnonzero(~cont)
+        lengths = np.diff(np.append(starts, v.size))
+        lead = starts[0] if starts.size else v.size  # samples continuing the carried run
+        carried = self.run[j]
+        total = int(self._flagged(carried + lead) - self._flagged(carried)) if lead else 0
+        total += int(self._flagged(lengths).sum())
+        self.run[j] = lengths[-1] if starts.size else carried + v.size
+        self.last[j] = v[-1]
+        return total
