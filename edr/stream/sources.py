@@ -63,7 +63,15 @@ def paced(x: np.ndarray, fs: float, speed: float = math.inf,
           stop: StopFlag | None = None) -> Iterator[np.ndarray]:
     """Blocks of :data:`BLOCK_S` of ``x`` (shape ``(n, n_leads)``), each given no earlier than
     its time divided by ``speed`` after the first (``inf``: at once); ends early when ``stop``
-    is set."""
+    is set.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.stream.sources import paced
+    >>> [b.shape for b in paced(np.zeros((10, 2)), 16.0)]  # blocks of 0.25 s: 4 samples
+    [(4, 2), (4, 2), (2, 2)]
+    """
     stop = StopFlag() if stop is None else stop
     block = _block_size(fs)
     t0 = time.monotonic()
@@ -174,6 +182,20 @@ def open_stdin(stream, fs: float, *, columns: Sequence[int] | None = None,
         A column of ``columns`` is beyond the input's columns.
     Stopped
         ``stop`` was set before a row of numbers arrived.
+
+    See Also
+    --------
+    edr.stream.csv_rows.read_layout, edr.stream.csv_rows.CsvRows
+
+    Examples
+    --------
+    >>> import io
+    >>> from edr.stream.sources import open_stdin
+    >>> source = open_stdin(io.StringIO("II,V1\\n0.1,0.2\\nabc\\n0.3,0.4\\n"), 250.0)
+    >>> source.names, next(source.blocks).tolist()
+    (['II', 'V1'], [[0.1, 0.2], [nan, nan], [0.3, 0.4]])
+    >>> source.ledger.counts["unparsable"]
+    1
     """
     stop = StopFlag() if stop is None else stop
     lines = text_lines(stream, stop)
@@ -222,6 +244,23 @@ def lsl_blocks(inlet, columns: Sequence[int], fs: float, ledger: FaultLedger, *,
     Yields
     ------
     ndarray, shape (n, len(columns))
+
+    See Also
+    --------
+    open_lsl : the stream found by name, its inlet read by this function.
+
+    Examples
+    --------
+    >>> from edr.stream.faults import FaultLedger
+    >>> from edr.stream.sources import lsl_blocks
+    >>> class Inlet:  # two chunks 0.1 s apart in time, then silence
+    ...     chunks = [([[1.0], [2.0]], [0.00, 0.01]), ([[3.0]], [0.11])]
+    ...     def pull_chunk(self, timeout, max_samples):
+    ...         return self.chunks.pop(0) if self.chunks else ([], [])
+    >>> ledger = FaultLedger(100.0, ["ch0"])
+    >>> rows = list(lsl_blocks(Inlet(), [0], 100.0, ledger, timeout=0.05))
+    >>> [r[:, 0].tolist() for r in rows], ledger.counts["gap"], ledger.gap_samples
+    ([[1.0, 2.0], [nan, nan, nan, nan, nan, nan, nan, nan, nan, 3.0]], 1, 9)
     """
     stop = StopFlag() if stop is None else stop
     clock, idle, n_out = TimestampGaps(fs), time.monotonic(), 0

@@ -84,6 +84,17 @@ def stop_on_signals(flag: StopFlag, signals=("SIGINT", "SIGTERM")) -> Iterator[S
     ------
     StopFlag
         ``flag``.
+
+    Examples
+    --------
+    >>> import os, signal
+    >>> from edr.stream.stopping import StopFlag, stop_on_signals
+    >>> with stop_on_signals(StopFlag()) as flag:
+    ...     os.kill(os.getpid(), signal.SIGTERM)  # the handler sets the flag, nothing else
+    ...     flag.wait(5.0)
+    True
+    >>> flag.reason
+    'SIGTERM'
     """
     previous = {}
 
