@@ -188,6 +188,15 @@ def _live_line(u) -> str:
     return f"t={u.time_s:9.1f} s  {u.edr.size} EDR samples"
 
 
+def _stdin_fd(args) -> int | None:
+    if args.record != "-":
+        return None
+    try:
+        return sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None  # an in-memory stream (tests)
+
+
 def _warn(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
@@ -213,7 +222,7 @@ def run(args, out=None) -> int:
                               span_s=args.span, hop_s=args.hop, delay_s=args.delay,
                               random_state=args.seed, **kw)
         live = None if args.quiet else (lambda u: print(_live_line(u), file=out, flush=True))
-        with StreamOutputs(args.output, args.rates) as outputs:
+        with StreamOutputs(args.output, args.rates, input_fd=_stdin_fd(args)) as outputs:
             report = run_stream(source, stream, outputs, stop=stop, on_update=live)
     if report.rows == 0 and not stop.is_set():
         raise SignalError(f"the stream ({report.seconds:.1f} s at fs={source.fs:g} Hz) gave no "

@@ -35,11 +35,21 @@ class StreamOutputs:
         The EDR CSV (:data:`EDR_HEADER`).
     rates : str or Path, optional
         The rate CSV (:data:`RATES_HEADER`).
+    input_fd : int, optional
+        File descriptor of the input (standard input): an output that is the same file is
+        refused, before anything is truncated.
 
     Attributes
     ----------
     rows, rate_windows, withheld : int
         EDR rows and rate windows written; rate windows without a rate.
+
+    Raises
+    ------
+    ValueError
+        On entry: an output is the input's file.
+    OSError
+        On entry: an output cannot be created.
 
     Notes
     -----
@@ -66,13 +76,19 @@ class StreamOutputs:
     (2, 1)
     """
 
-    def __init__(self, output, rates=None):
+    def __init__(self, output, rates=None, *, input_fd: int | None = None):
         self.paths = [Path(output)] + ([Path(rates)] if rates is not None else [])
+        self.input_fd = input_fd
         self.rows = self.rate_windows = self.withheld = 0
         self._rate, self._quality = math.nan, math.nan
         self._files: list = []
 
     def __enter__(self) -> StreamOutputs:
+        if self.input_fd is not None:
+            source = os.fstat(self.input_fd)
+            for path in self.paths:
+                if path.exists() and os.path.samestat(source, path.stat()):
+                    raise ValueError(f"{path} is the input: standard input reads it")
         try:
             for path, header in zip(self.paths, (EDR_HEADER, RATES_HEADER), strict=False):
                 f = open(path, "w")  # noqa: SIM115 - closed in __exit__

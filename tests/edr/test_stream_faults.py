@@ -471,3 +471,15 @@ def test_outputs_are_on_disk_at_every_update_and_absent_when_nothing_was_emitted
     with StreamOutputs(tmp_path / "none.csv", tmp_path / "none_r.csv"):
         pass
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o.csv", "r.csv"]
+
+
+def test_standard_input_s_own_file_is_refused_as_an_output(tmp_path, monkeypatch, capsys):
+    data = tmp_path / "ecg.csv"
+    data.write_text("".join(f"{v:.4f}\n" for v in np.sin(np.arange(5000) / 10)))
+    before = data.read_bytes()
+    with open(data) as f:
+        monkeypatch.setattr("sys.stdin", f)
+        assert main(["-", "--fs", f"{FS:g}", "-o", str(data)]) == 2
+    err = capsys.readouterr().err
+    assert "is the input" in err and len(err.splitlines()) == 1
+    assert data.read_bytes() == before
