@@ -132,24 +132,33 @@ def test_a_faulty_three_minutes_stream_to_the_end(one_lead, tmp_path):
 
 def test_kill_9_keeps_every_row_emitted(one_lead, tmp_path):
     """``kill -9`` after 9 s of a 10x real-time feed: out.csv under its own name, holding the
-    rows of every update the process reported."""
+    rows of every update the process reported. The feed's clock starts once the process runs
+    (it created out.csv on its first rows): the import time is not the stream's."""
     lines, clean = one_lead
     out = tmp_path / "out.csv"
     proc = _stream_process("-o", str(out))
-    t0 = time.monotonic()
+    ready = threading.Event()
 
     def feed():
         step = int(FS / 10)  # 0.1 s of ECG every 10 ms
         try:
-            for i in range(0, len(lines), step):
+            proc.stdin.write(("\n".join(lines[:step]) + "\n").encode())
+            proc.stdin.flush()
+            ready.wait(120)
+            t0 = time.monotonic()
+            for i in range(step, len(lines), step):
                 proc.stdin.write(("\n".join(lines[i:i + step]) + "\n").encode())
                 proc.stdin.flush()
-                time.sleep(max(0.0, t0 + (i + step) / FS / 10 - time.monotonic()))
+                time.sleep(max(0.0, t0 + i / FS / 10 - time.monotonic()))
         except (BrokenPipeError, ValueError):
             pass  # killed
 
     th = threading.Thread(target=feed, daemon=True)
     th.start()
+    deadline = time.monotonic() + 120
+    while not out.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    ready.set()
     time.sleep(9.0)
     proc.kill()
     proc.wait(10)
