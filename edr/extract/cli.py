@@ -97,7 +97,8 @@ def _add_record_options(p: Parser) -> None:
                    help="EDR as CSV time_s,edr,rate_bpm,quality on the 4 Hz grid; rate_bpm is "
                         "empty (nan) where the quality is too low to give a rate (default: "
                         "<record>_edr.csv in the current directory); with several records a folder "
-                        "(default: the current directory)")
+                        "(default: the current directory). A record's outputs are written once "
+                        "complete, all or none (edr stream writes as it runs)")
     p.add_argument("--overwrite", action="store_true",
                    help="several records: recompute records whose outputs exist (default: skip "
                         "them, so an interrupted run resumes)")

@@ -1,12 +1,16 @@
 """``python -m edr.stream`` (also ``edr stream``): real-time EDR from a record, standard input or
 an LSL stream, through :class:`edr.stream.StreamingEDR`.
 
-A thin layer: it parses the options, opens the source (every ECG channel of a replayed record,
-the columns of a CSV on standard input, the channels of a Lab Streaming Layer stream), pushes
-its blocks into the engine, prints one line per update and writes the CSV
-``time_s,edr,rate_bpm,quality`` (each EDR sample with the last rate reported when it was
-emitted) and optionally one row per rate window (``--rates``). Bad input: one line on stderr,
-exit code 2, no output file (the protocol of every ``edr`` command line, :mod:`edr.cli_core`).
+A thin layer: it parses the options, opens the source (:mod:`edr.stream.sources`: every ECG
+channel of a replayed record, the columns of a CSV on standard input, the channels of a Lab
+Streaming Layer stream) and runs it (:func:`edr.stream.session.run_stream`): one line per update,
+the CSV ``time_s,edr,rate_bpm,quality`` (each EDR sample with the last rate reported when it was
+emitted) and optionally one row per rate window (``--rates``), written under their names as the
+stream runs (:mod:`edr.stream.sinks`). A bad option or source: one line on stderr, exit code 2,
+no output file (the protocol of every ``edr`` command line, :mod:`edr.cli_core`). Faults of a
+live input (bad lines, NaN, flat or missing leads, timestamp gaps) are masked gaps, warned about
+and counted in the summary line on stderr, never the end; the stream ends at the end of its input
+or on SIGINT/SIGTERM (exit 0, every row written).
 """
 
 from __future__ import annotations
@@ -14,9 +18,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import time as _time
 from collections.abc import Sequence
-from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +43,7 @@ from edr.stream.engine import (
     DEFAULT_DELAY_S,
     DEFAULT_HOP_S,
     DEFAULT_SPAN_S,
+    MAX_UNUSABLE_SHARE,
     RESELECT_S,
     WARMUP_S,
     StreamingEDR,
@@ -49,8 +52,6 @@ from edr.stream.engine import (
 __all__ = ["build_parser", "main"]
 
 PROG = "python -m edr.stream"
-BLOCK_S = 0.25
-"""Replay and standard-input block length (s)."""
 FLAGS = {"lead": "--lead", "method": "--method", "sigma2": "--sigma2", "span_s": "--span",
          "hop_s": "--hop", "delay_s": "--delay"}
 """Engine parameter name -> the flag, for messages (:func:`edr.cli_core.one_line`)."""
@@ -86,7 +87,10 @@ def build_parser(prog: str = PROG) -> Parser:
     p.add_argument("-o", "--output", required=True, metavar="OUT.csv",
                    help="EDR as CSV time_s,edr,rate_bpm,quality on the 4 Hz grid; rate_bpm and "
                         "quality are those of the last rate window reported when the sample was "
-                        "emitted (nan where the quality is too low to give a rate)")
+                        "emitted (nan where the quality is too low to give a rate). Written "
+                        "under this name as the stream runs and flushed at every update, as "
+                        "--rates: a killed stream keeps its rows (edr extract, offline, writes "
+                        "all its outputs or none)")
     p.add_argument("--rates", metavar="RATES.csv",
                    help="also write one row per 32 s rate window: time_s (its centre), rate_bpm, "
                         "quality, reported_s (stream time of the update that reported it)")
@@ -151,169 +155,69 @@ def _check_args(args) -> None:
             raise OptionError(f"{flag}: folder of {path!r} does not exist")
 
 
-def _record_source(args):
-    """(fs, channel names, iterator of (n, channels) blocks) of a record replayed at
-    ``args.speed``."""
-    from edr.io import check_record_path, read_record
+def _open_source(args, stop, warn):
+    """The source the options name (:mod:`edr.stream.sources`)."""
+    from edr.stream.sources import open_lsl, open_record, open_stdin
 
-    check_record_path(args.record)
-    rec = read_record(args.record, fs=args.fs)
-    leads = dict(rec.leads or {rec.ecg_channel: rec.ecg})
-    names = [rec.ecg_channel] + [n for n in leads if n != rec.ecg_channel]
-    x = np.column_stack([np.asarray(leads[n], dtype=float) for n in names])
-    return rec.fs, names, _paced(x, rec.fs, args.speed)
-
-
-def _paced(x, fs: float, speed: float):
-    block = max(int(round(fs * BLOCK_S)), 1)
-    t0 = _time.monotonic()
-    for i in range(0, x.shape[0], block):
-        if math.isfinite(speed):
-            wait = t0 + i / fs / speed - _time.monotonic()
-            if wait > 0:
-                _time.sleep(wait)
-        yield x[i:i + block]
-
-
-def _stdin_source(args, stream=None):
-    """(fs, channel names, iterator of blocks) of CSV rows on standard input."""
-    stream = sys.stdin if stream is None else stream
-    lines = enumerate(stream, 1)
-    names, first = None, None
-    for lineno, line in lines:
-        parts = [p.strip() for p in line.replace(";", ",").split(",")]
-        if line.strip():
-            try:
-                first = [float(p) for p in parts]
-            except ValueError:
-                if lineno > 1:
-                    raise OptionError(f"standard input line {lineno}: not numbers: "
-                                      f"{line.strip()!r}") from None
-                names = parts  # a header row
-                continue
-            break
-    if first is None:
-        raise SignalError("standard input holds no samples")
-    n_cols = len(first)
-    cols = args.columns if args.columns is not None else list(range(n_cols))
-    if max(cols) >= n_cols:
-        raise OptionError(f"standard input has {n_cols} column(s); --columns {max(cols)} is "
-                          "not there")
-    names = [names[c] if names and c < len(names) and names[c] else f"ch{c}" for c in cols]
-    block = max(int(round(args.fs * BLOCK_S)), 1)
-
-    def gen():
-        buf = [[first[c] for c in cols]]
-        for lineno, line in lines:
-            if not line.strip():
-                continue
-            parts = line.replace(";", ",").split(",")
-            try:
-                row = [float(parts[c]) for c in cols]
-            except (ValueError, IndexError):
-                raise OptionError(f"standard input line {lineno}: expected {n_cols} numbers, got "
-                                  f"{line.strip()!r}") from None
-            buf.append(row)
-            if len(buf) >= block:
-                yield np.asarray(buf)
-                buf = []
-        if buf:
-            yield np.asarray(buf)
-    return args.fs, names, gen()
-
-
-def _lsl_source(args):
-    """(fs, channel names, iterator of blocks) of an LSL stream; ends after ``--lsl-timeout``
-    seconds without data."""
-    try:
-        import pylsl
-    except Exception as exc:  # ImportError, or liblsl that cannot load (RuntimeError)
-        raise OptionError(f"--lsl needs pylsl with a loadable liblsl (pip install "
-                          f"'kpca-edr[stream]'): {exc}") from None
-    found = pylsl.resolve_byprop("name", args.lsl, 1, args.lsl_timeout)
-    if not found:
-        raise OptionError(f"no LSL stream named {args.lsl!r} found within {args.lsl_timeout:g} s")
-    info = found[0]
-    fs = float(info.nominal_srate())
-    if not fs > 0:
-        raise OptionError(f"LSL stream {args.lsl!r} has an irregular rate; a nominal rate "
-                          "is needed")
-    n_ch = info.channel_count()
-    cols = args.columns if args.columns is not None else list(range(n_ch))
-    if max(cols) >= n_ch:
-        raise OptionError(f"LSL stream {args.lsl!r} has {n_ch} channel(s); --columns "
-                          f"{max(cols)} is not there")
-    inlet = pylsl.StreamInlet(info, max_buflen=60)
-
-    def gen():
-        idle = _time.monotonic()
-        while True:
-            data, _ = inlet.pull_chunk(timeout=0.2, max_samples=4096)
-            if data:
-                idle = _time.monotonic()
-                yield np.asarray(data, dtype=float)[:, cols]
-            elif _time.monotonic() - idle > args.lsl_timeout:
-                return  # the outlet stopped sending: end of stream
-    return fs, [f"ch{c}" for c in cols], gen()
+    if args.lsl is not None:
+        return open_lsl(args.lsl, columns=args.columns, timeout=args.lsl_timeout, stop=stop,
+                        warn=warn)
+    if args.record == "-":
+        return open_stdin(sys.stdin, args.fs, columns=args.columns, stop=stop, warn=warn)
+    return open_record(args.record, fs=args.fs, speed=args.speed, stop=stop, warn=warn)
 
 
 def _live_line(u) -> str:
     if u.rate_bpm.size:
         rate, q = u.rate_bpm[-1], u.quality[-1]
         text = "  --  " if not np.isfinite(rate) else f"{rate:6.1f}"
-        return f"t={u.time_s:9.1f} s  rate={text} bpm  quality={q:.2f}"
+        why = (f"  ({u.unusable[-1]:.0%} of its ECG unusable)"
+               if u.unusable.size and u.unusable[-1] > MAX_UNUSABLE_SHARE else "")
+        return f"t={u.time_s:9.1f} s  rate={text} bpm  quality={q:.2f}{why}"
     return f"t={u.time_s:9.1f} s  {u.edr.size} EDR samples"
 
 
+def _stdin_fd(args) -> int | None:
+    if args.record != "-":
+        return None
+    try:
+        return sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None  # an in-memory stream (tests)
+
+
+def _warn(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def run(args, out=None) -> int:
-    """Stream the source through :class:`StreamingEDR`; returns the number of EDR rows."""
-    from edr.io.writers import atomic_path
+    """Stream the source through :class:`StreamingEDR` into the outputs, written as it runs
+    (:mod:`edr.stream.session`); SIGINT and SIGTERM end it as the end of the input does.
+    Returns the number of EDR rows."""
+    from edr.methods import get_method
+    from edr.stream.session import run_stream
+    from edr.stream.sinks import StreamOutputs
+    from edr.stream.stopping import StopFlag, Stopped, stop_on_signals
 
     out = sys.stdout if out is None else out
-    if args.lsl is not None:
-        fs, names, blocks = _lsl_source(args)
-    elif args.record == "-":
-        fs, names, blocks = _stdin_source(args)
-    else:
-        fs, names, blocks = _record_source(args)
-    from edr.methods import get_method
-
-    kw = {"sigma2": args.sigma2} if get_method(args.method).uses_sigma2 else {}
-    stream = StreamingEDR(fs, leads=names, method=args.method, lead=args.lead, span_s=args.span,
-                          hop_s=args.hop, delay_s=args.delay, random_state=args.seed, **kw)
-    n_rows = 0
-    rate, quality = math.nan, math.nan
-    with ExitStack() as files:
-        f = files.enter_context(open(files.enter_context(atomic_path(args.output)), "w"))
-        fr = (files.enter_context(open(files.enter_context(atomic_path(args.rates)), "w"))
-              if args.rates else None)
-        f.write("time_s,edr,rate_bpm,quality\n")
-        if fr:
-            fr.write("time_s,rate_bpm,quality,reported_s\n")
-
-        def emit(updates):
-            nonlocal n_rows, rate, quality
-            for u in updates:
-                for t, v in zip(u.edr_time, u.edr, strict=True):
-                    f.write(f"{t:.6f},{v:.9g},{rate:.6g},{quality:.4f}\n")
-                n_rows += u.edr.size
-                for t, b, q in zip(u.rate_time, u.rate_bpm, u.quality, strict=True):
-                    if fr:
-                        fr.write(f"{t:.3f},{b:.6g},{q:.4f},{u.time_s:.3f}\n")
-                    rate, quality = b, q
-                if not args.quiet:
-                    print(_live_line(u), file=out, flush=True)
-
+    with stop_on_signals(StopFlag()) as stop:
         try:
-            for block in blocks:
-                emit(stream.push(block))
-        except KeyboardInterrupt:  # the end of a live stream: keep what was received
-            pass
-        emit(stream.flush())
-        if n_rows == 0:
-            raise SignalError(f"the stream ({stream.n_samples / fs:.1f} s at fs={fs:g} Hz) gave no "
-                              f"EDR: at least {WARMUP_S:g} s of ECG with enough beats are needed")
-    return n_rows
+            source = _open_source(args, stop, _warn)
+        except Stopped as exc:
+            _warn(f"summary: no ECG read; ended by {exc}")
+            return 0
+        kw = {"sigma2": args.sigma2} if get_method(args.method).uses_sigma2 else {}
+        stream = StreamingEDR(source.fs, leads=source.names, method=args.method, lead=args.lead,
+                              span_s=args.span, hop_s=args.hop, delay_s=args.delay,
+                              random_state=args.seed, **kw)
+        live = None if args.quiet else (lambda u: print(_live_line(u), file=out, flush=True))
+        with StreamOutputs(args.output, args.rates, input_fd=_stdin_fd(args)) as outputs:
+            report = run_stream(source, stream, outputs, stop=stop, on_update=live)
+    if report.rows == 0 and not stop.is_set():
+        raise SignalError(f"the stream ({report.seconds:.1f} s at fs={source.fs:g} Hz) gave no "
+                          f"EDR: at least {WARMUP_S:g} s of ECG with enough beats are needed")
+    _warn(report.line())
+    return report.rows
 
 
 def _stream(argv: list[str], prog: str) -> int:

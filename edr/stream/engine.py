@@ -17,7 +17,10 @@ Both emit the grid points up to ``delay_s`` before the stream's end (NaN farther
 (every 16 s, :func:`edr.rates.rate_series`'s windows) at the first update at or after its end,
 judged as offline (:func:`edr.rates.judged_rates`) and withheld below
 :data:`edr.rates.QUALITY_THRESHOLD` or when more than :data:`edr.rates.MAX_DROPPED_SHARE` of the
-beats were dropped.
+beats were dropped. A live input's faults reach the engine as NaN samples (and flat runs), masked
+as offline (:func:`edr.beats.signal_mask`); a rate window more than :data:`MAX_UNUSABLE_SHARE` of
+whose ECG is masked in every analysed lead gets no rate and quality 0, its share given in
+:attr:`StreamUpdate.unusable`: the stream reports the limit and goes on.
 
 Kernel widths and mains lines: each lead's σ² is selected by the criterion, and its mains line
 found (:func:`edr.signal.mains_frequency`), at the first update, when the span first fills and
@@ -38,6 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from edr.beats import signal_mask
 from edr.errors import SignalError
 from edr.methods import DEFAULT_SIGMA2
 from edr.names import check_fs
@@ -49,8 +53,8 @@ from edr.stream.projection import supports
 from edr.stream.windowed import WindowedPath
 from edr.windows import Window, analyse_window
 
-__all__ = ["DEFAULT_DELAY_S", "DEFAULT_HOP_S", "DEFAULT_SPAN_S", "RESELECT_S", "WARMUP_S",
-           "StreamUpdate", "StreamingEDR"]
+__all__ = ["DEFAULT_DELAY_S", "DEFAULT_HOP_S", "DEFAULT_SPAN_S", "MAX_UNUSABLE_SHARE",
+           "RESELECT_S", "WARMUP_S", "StreamUpdate", "StreamingEDR"]
 
 DEFAULT_SPAN_S = 240.0
 """Analysis window (s): the ring buffer of ECG each update analyses."""
@@ -67,6 +71,9 @@ RESELECT_S = 240.0
 """Stream time (s) between two σ² selections (and mains-line searches) once the span has
 filled: one per :data:`DEFAULT_SPAN_S`, each on beats none of the previous selection saw
 (chosen by leave-one-subject-out: ``docs/studies/stream_projection.md``)."""
+MAX_UNUSABLE_SHARE = 0.5
+"""A rate window more than this share of whose ECG is unusable (NaN or flat in every analysed
+lead) gets no rate and quality 0."""
 
 @dataclass(frozen=True)
 class StreamUpdate:
@@ -87,6 +94,9 @@ class StreamUpdate:
         Whether the kernel widths were selected at this update.
     status : str
         "ok", or why the update's window gave no analysis (its EDR is then masked).
+    unusable : ndarray
+        Per rate window, the share (0-1) of its ECG masked (NaN or flat) in every analysed
+        lead; above :data:`MAX_UNUSABLE_SHARE` its rate is withheld and its quality 0.
     """
 
     time_s: float
@@ -98,6 +108,7 @@ class StreamUpdate:
     sigma2: dict = field(default_factory=dict)
     reselected: bool = False
     status: str = "ok"
+    unusable: np.ndarray = field(default_factory=lambda: np.empty(0))
 
 
 class _Ring:
@@ -263,8 +274,32 @@ class StreamingEDR:
     def _update(self, final: bool) -> StreamUpdate:
         edr_time, edr, rt, rb, rq, reselected, status = self._path.update(final)
         self.n_updates += 1
+        unusable = self.unusable_share(rt)
+        if np.any(unusable > MAX_UNUSABLE_SHARE):
+            withheld = unusable > MAX_UNUSABLE_SHARE
+            rb, rq = np.where(withheld, np.nan, rb), np.where(withheld, 0.0, rq)
         return StreamUpdate(self.n_samples / self.fs, edr_time, edr, rt, rb, rq,
-                            dict(self.sigma2), reselected, status)
+                            dict(self.sigma2), reselected, status, unusable)
+
+    def unusable_share(self, centres) -> np.ndarray:
+        """Per rate window centred at ``centres`` (s), the share of its samples still in the ring
+        buffer that are masked (:func:`edr.beats.signal_mask`) in every analysed lead (0 for a
+        window no longer in the buffer)."""
+        centres = np.asarray(centres, dtype=float)
+        out = np.zeros(centres.size)
+        if not centres.size:
+            return out
+        first = self.n_samples - min(self.n_samples, self.ring.cap)
+        a = max(int(round((centres.min() - SEGMENT_S / 2) * self.fs)) - int(self.fs), first)
+        span = self.ring.last(self.n_samples - a)
+        rows = [self.leads.index(name) for name in self.analysed]
+        masked = np.logical_and.reduce([signal_mask(span[i], self.fs) for i in rows])
+        for j, c in enumerate(centres):
+            lo = max(int(round((c - SEGMENT_S / 2) * self.fs)) - a, 0)
+            hi = max(int(round((c + SEGMENT_S / 2) * self.fs)) - a, lo)
+            part = masked[lo:hi]
+            out[j] = part.mean() if part.size else 0.0
+        return out
 
     # ------------------------------------------------------------------ for the paths
     @property

@@ -10,7 +10,9 @@ import pytest
 MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "edr.jobs",
            "edr.io.targets", "edr.io.paths", "edr.io.arrays", "edr.io.recording",
            "edr.io.reference", "edr.io.wfdb_reader", "edr.io.channels", "edr.io.integrity",
-           "edr.io.download", "edr.io.datasets"]
+           "edr.io.download", "edr.io.datasets", "edr.stream.faults", "edr.stream.timestamps",
+           "edr.stream.csv_rows", "edr.stream.sources", "edr.stream.sinks", "edr.stream.stopping",
+           "edr.stream.session"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -330,15 +330,14 @@ def test_cli_bad_input(argv, needle, csv_record, tmp_path, capsys):
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
-def test_cli_stdin_bad_values(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr("sys.stdin", io.StringIO("0.1,0.2\n0.2,0.3\nabc,1\n"))
+def test_cli_stdin_too_short_or_empty(tmp_path, monkeypatch, capsys):
+    """A stream that ends before its first EDR: exit 2, no file (a bad line is no error: the
+    fault-injection suite, test_stream_faults.py)."""
     out = tmp_path / "o.csv"
-    assert main(["-", "--fs", "125", "-o", str(out)]) == 2
-    err = capsys.readouterr().err
-    assert "line 3" in err and "'abc,1'" in err and not out.exists()
-    monkeypatch.setattr("sys.stdin", io.StringIO("0.1\n" * 500))
-    assert main(["-", "--fs", "125", "-o", str(out)]) == 2
-    assert "gave no EDR" in capsys.readouterr().err and not out.exists()
+    for text, needle in (("0.1\n" * 500, "gave no EDR"), ("time\n\n", "holds no samples")):
+        monkeypatch.setattr("sys.stdin", io.StringIO(text))
+        assert main(["-", "--fs", "125", "-o", str(out)]) == 2
+        assert needle in capsys.readouterr().err and not out.exists()
     assert list(tmp_path.iterdir()) == []
 
 
@@ -362,8 +361,10 @@ def test_cli_lsl_two_channel_outlet(csv_record, tmp_path, capsys):
         deadline = time.monotonic() + 10
         while not outlet.have_consumers() and time.monotonic() < deadline:
             time.sleep(0.02)
-        for i in range(0, x.shape[0], 500):  # faster than real time
-            outlet.push_chunk(x[i:i + 500].tolist())
+        t0 = pylsl.local_clock()
+        for i in range(0, x.shape[0], 500):  # faster than real time, each sample stamped with
+            chunk = x[i:i + 500]  # its sampling time (the stream fills timestamp gaps)
+            outlet.push_chunk(chunk.tolist(), t0 + (i + len(chunk) - 1) / FS)
             time.sleep(0.01)
 
     th = threading.Thread(target=send, daemon=True)

@@ -1,0 +1,204 @@
+"""Rows of ECG samples from CSV text lines as a live link delivers them, faults included.
+
+The layout comes from the first lines: an optional header row (a first non-blank line that is not
+all numbers) names the columns, and the column count is the most common one among the first
+:data:`LAYOUT_ROWS` rows of numbers (a link joined mid-line starts with a partial row). After
+that every line is one sample instant, whatever it holds:
+
+=================================  ========================================================
+line                               row (one value per selected column)
+=================================  ========================================================
+numbers, the layout's count        the numbers; ``nan``/``inf`` become NaN (``non_finite``)
+a field that is not a number       NaN for that column (``unparsable``)
+fewer fields (a lead vanished)     NaN for the selected columns it lacks (``missing``)
+more fields                        NaN for every column (``columns``)
+blank                              NaN for every column (``blank``)
+no newline at the end of input     NaN for every column (``truncated``)
+=================================  ========================================================
+
+Each fault is noted in a :class:`edr.stream.faults.FaultLedger`; the NaN samples are masked by
+the engine as offline.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from edr.errors import SignalError
+from edr.stream.faults import FaultLedger
+
+__all__ = ["LAYOUT_ROWS", "CsvRows", "Layout", "read_layout"]
+
+LAYOUT_ROWS = 5
+"""Rows of numbers the column count is judged on (the most common count wins)."""
+NAN = math.nan
+
+
+def _fields(text: str) -> list[str]:
+    return (text.replace(";", ",") if ";" in text else text).split(",")
+
+
+def _numbers(fields: Sequence[str]) -> list[float] | None:
+    try:
+        return [float(f) for f in fields]
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The columns of a CSV input: ``n_cols`` fields a row, the selected ``columns`` (0-based)
+    and their ``names`` (the header's, else ``ch<i>``)."""
+
+    n_cols: int
+    columns: list[int]
+    names: list[str]
+
+
+def read_layout(lines: Iterable, columns: Sequence[int] | None = None, *,
+                what: str = "standard input") -> tuple[Layout, list]:
+    """The layout of a CSV input from its first lines.
+
+    Parameters
+    ----------
+    lines : iterable of (int, str, bool)
+        ``(line number, text without the newline, complete)``; read up to the
+        :data:`LAYOUT_ROWS`-th row of numbers.
+    columns : sequence of int, optional
+        The columns holding ECG (default: all).
+    what : str
+        The input's name in messages.
+
+    Returns
+    -------
+    layout : Layout
+    taken : list
+        The lines read after the header, still to be turned into rows.
+
+    Raises
+    ------
+    SignalError
+        The input ends before a row of numbers.
+    ValueError
+        A selected column is beyond the column count.
+
+    Examples
+    --------
+    >>> from edr.stream.csv_rows import read_layout
+    >>> lines = [(1, "time,II,V2", True), (2, "2,0.3", True), (3, "0.0,0.1,0.2", True),
+    ...          (4, "0.004,0.1,0.3", True)]
+    >>> layout, taken = read_layout(lines, [1, 2])
+    >>> layout
+    Layout(n_cols=3, columns=[1, 2], names=['II', 'V2'])
+    >>> [n for n, _, _ in taken]
+    [2, 3, 4]
+    """
+    header, taken, counts = None, [], []
+    for item in lines:
+        _, text, complete = item
+        if header is None and not taken:
+            if not text.strip():
+                continue  # blank lines before anything: no sample lost
+            fields = [f.strip() for f in _fields(text.strip())]
+            if complete and _numbers(fields) is None:
+                header = fields
+                continue
+        taken.append(item)
+        if complete and _numbers(_fields(text.strip())) is not None:
+            counts.append(len(_fields(text.strip())))
+            if len(counts) >= LAYOUT_ROWS:
+                break
+    if not counts:
+        raise SignalError(f"{what} holds no samples")
+    tally = Counter(counts)
+    n_cols = max(tally, key=lambda c: (tally[c], c))
+    cols = list(range(n_cols)) if columns is None else [int(c) for c in columns]
+    if max(cols) >= n_cols:
+        raise ValueError(f"{what} has {n_cols} column(s); column {max(cols)} is not there")
+    names = [header[c] if header and c < len(header) and header[c] else f"ch{c}" for c in cols]
+    if len(set(names)) != len(names):
+        names = [f"ch{c}" for c in cols]
+    return Layout(n_cols, cols, names), taken
+
+
+class CsvRows:
+    """One row of samples per line, after :func:`read_layout`; faults noted in ``ledger``.
+
+    Parameters
+    ----------
+    layout : Layout
+    ledger : FaultLedger
+        Its leads are ``layout.names``.
+    what : str
+        The input's name in the ledger's details.
+
+    Attributes
+    ----------
+    n_rows : int
+        Rows given so far (the sample index of the next one).
+
+    Examples
+    --------
+    >>> from edr.stream.csv_rows import CsvRows, Layout
+    >>> from edr.stream.faults import FaultLedger
+    >>> ledger = FaultLedger(250.0, ["ch0", "ch1"])
+    >>> rows = CsvRows(Layout(2, [0, 1], ["ch0", "ch1"]), ledger)
+    >>> [rows.row(i, text) for i, text in enumerate(["0.1,0.2", "abc,0.3", "0.4", "nan,1", ""])]
+    [[0.1, 0.2], [nan, 0.3], [0.4, nan], [nan, 1.0], [nan, nan]]
+    >>> {k: n for k, n in ledger.counts.items() if n}
+    {'unparsable': 1, 'blank': 1, 'non_finite': 1, 'missing': 1}
+    """
+
+    def __init__(self, layout: Layout, ledger: FaultLedger, what: str = "standard input"):
+        self.n_cols, self.columns = layout.n_cols, list(layout.columns)
+        self.ledger, self.what = ledger, what
+        self.n_rows = 0
+
+    def row(self, lineno: int, text: str, complete: bool = True) -> list[float]:
+        """The samples of one line (NaN where faulty; see the module docstring)."""
+        self.n_rows += 1
+        if complete:
+            fields = _fields(text)
+            if len(fields) == self.n_cols:
+                try:
+                    row = [float(fields[c]) for c in self.columns]
+                    if math.isfinite(sum(row)):
+                        return row
+                except ValueError:
+                    pass
+        return self._faulty(lineno, text, complete)
+
+    def _note(self, kind: str, lineno: int, text: str, n: int = 1) -> None:
+        self.ledger.note(kind, self.n_rows - 1, f"{self.what} line {lineno}: {text[:40]!r}", n)
+
+    def _faulty(self, lineno: int, text: str, complete: bool) -> list[float]:
+        stripped = text.strip()
+        nothing = [NAN] * len(self.columns)
+        fields = _fields(stripped)
+        kind = ("truncated" if not complete else "blank" if not stripped
+                else "columns" if len(fields) > self.n_cols else None)
+        if kind is not None:
+            self._note(kind, lineno, stripped)
+            return nothing
+        row, faults = [], Counter()
+        for c in self.columns:
+            if c >= len(fields):
+                row.append(NAN)
+                faults["missing"] += 1
+                continue
+            try:
+                v = float(fields[c])
+            except ValueError:
+                row.append(NAN)
+                faults["unparsable"] = 1  # a line
+                continue
+            if not math.isfinite(v):
+                faults["non_finite"] += 1
+                v = NAN
+            row.append(v)
+        for kind, n in faults.items():
+            self._note(kind, lineno, stripped, n)
+        return row

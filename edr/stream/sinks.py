@@ -1,0 +1,136 @@
+"""The stream's CSV outputs, written as it runs: what is emitted is kept.
+
+Unlike the offline command line (all outputs or none, each written to a temporary file and
+renamed when complete: :mod:`edr.io.writers`), a stream writes under the final names from the
+start: the header first, then the rows of every update, flushed to the operating system at the
+end of the update. ``tail -f`` follows the files; a process killed outright (``kill -9``, a
+crash) leaves every row of the updates before the last one, and a power loss what the
+operating system had written. A stream that emitted no row leaves no file.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+from edr.stream.engine import StreamUpdate
+
+__all__ = ["EDR_HEADER", "RATES_HEADER", "StreamOutputs"]
+
+EDR_HEADER = "time_s,edr,rate_bpm,quality"
+"""Columns of the EDR output: each grid point's EDR with the last rate reported when it was
+emitted (NaN where withheld)."""
+RATES_HEADER = "time_s,rate_bpm,quality,reported_s"
+"""Columns of the rate output: one row per rate window (its centre), with the stream time of
+the update that reported it."""
+
+
+class StreamOutputs:
+    """The EDR CSV (and optionally the rate CSV) of one stream, appended update by update.
+
+    Parameters
+    ----------
+    output : str or Path
+        The EDR CSV (:data:`EDR_HEADER`).
+    rates : str or Path, optional
+        The rate CSV (:data:`RATES_HEADER`).
+    input_fd : int, optional
+        File descriptor of the input (standard input): an output that is the same file is
+        refused, before anything is truncated.
+
+    Attributes
+    ----------
+    rows, rate_windows, withheld : int
+        EDR rows and rate windows written; rate windows without a rate.
+
+    Raises
+    ------
+    ValueError
+        On entry: an output is the input's file.
+    OSError
+        On entry: an output cannot be created.
+
+    Notes
+    -----
+    Used as a context manager: the files are created (truncated) on entry, the headers written
+    and flushed; on exit they are closed, or removed when no EDR row was written (they then hold
+    the headers only).
+
+    Examples
+    --------
+    >>> import tempfile, numpy as np
+    >>> from pathlib import Path
+    >>> from edr.stream.engine import StreamUpdate
+    >>> from edr.stream.sinks import StreamOutputs
+    >>> out = Path(tempfile.mkdtemp()) / "live.csv"
+    >>> u = StreamUpdate(34.0, np.array([0.0, 0.25]), np.array([0.5, np.nan]),
+    ...                  np.array([16.0]), np.array([15.2]), np.array([0.9]))
+    >>> with StreamOutputs(out) as sink:
+    ...     sink.write(u)
+    ...     print(out.read_text(), end="")  # on disk before the stream ends
+    time_s,edr,rate_bpm,quality
+    0.000000,0.5,nan,nan
+    0.250000,nan,nan,nan
+    >>> sink.rows, sink.rate_windows
+    (2, 1)
+    """
+
+    def __init__(self, output, rates=None, *, input_fd: int | None = None):
+        self.paths = [Path(output)] + ([Path(rates)] if rates is not None else [])
+        self.input_fd = input_fd
+        self.rows = self.rate_windows = self.withheld = 0
+        self._rate, self._quality = math.nan, math.nan
+        self._files: list = []
+
+    def __enter__(self) -> StreamOutputs:
+        if self.input_fd is not None:
+            source = os.fstat(self.input_fd)
+            for path in self.paths:
+                if path.exists() and os.path.samestat(source, path.stat()):
+                    raise ValueError(f"{path} is the input: standard input reads it")
+        try:
+            for path, header in zip(self.paths, (EDR_HEADER, RATES_HEADER), strict=False):
+                f = open(path, "w")  # noqa: SIM115 - closed in __exit__
+                self._files.append(f)
+                f.write(header + "\n")
+                f.flush()
+        except BaseException:
+            self._close(remove=True)
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._close(remove=self.rows == 0)
+
+    def _close(self, remove: bool) -> None:
+        for f in self._files:
+            f.close()
+            if remove:
+                Path(f.name).unlink(missing_ok=True)
+        self._files = []
+
+    def write(self, update: StreamUpdate) -> None:
+        """Append the update's EDR samples (with the last rate reported before it) and rate
+        windows, then flush both files."""
+        rate, quality = self._rate, self._quality
+        f = self._files[0]
+        f.write("".join(f"{t:.6f},{v:.9g},{rate:.6g},{quality:.4f}\n"
+                        for t, v in zip(update.edr_time, update.edr, strict=True)))
+        self.rows += update.edr.size
+        windows = list(zip(update.rate_time, update.rate_bpm, update.quality, strict=True))
+        if len(self._files) > 1:
+            self._files[1].write("".join(f"{t:.3f},{b:.6g},{q:.4f},{update.time_s:.3f}\n"
+                                         for t, b, q in windows))
+        for _, b, q in windows:
+            self._rate, self._quality = b, q
+            self.rate_windows += 1
+            self.withheld += not math.isfinite(b)
+        for fh in self._files:
+            fh.flush()
+
+    def fsync(self) -> None:
+        """Ask the operating system to put what was written on disk (at the stream's end)."""
+        for f in self._files:
+            f.flush()
+            os.fsync(f.fileno())
