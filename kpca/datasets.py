@@ -13,27 +13,18 @@ i.e. the total variance of the clean pattern over the total noise variance.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from numpy.typing import ArrayLike
 
-from kpca._validation import check_random_state
+from kpca._validation import (
+    check_count,
+    check_finite,
+    check_nonnegative,
+    check_positive,
+    check_random_state,
+)
 
 __all__ = ["semicircles", "square", "two_rings", "gaussian_clusters", "embed"]
-
-
-def _check_count(value, name, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {name}={value!r}")
-    return int(value)
-
-
-def _check_scale(value, name):
-    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
-            or not np.isfinite(value) or value <= 0):
-        raise ValueError(f"{name} must be a finite positive number; got {name}={value!r}")
-    return float(value)
 
 
 def _add_noise(clean, noise, snr_db, rng):
@@ -43,16 +34,11 @@ def _add_noise(clean, noise, snr_db, rng):
             f"give exactly one of noise and snr_db; got noise={noise!r}, snr_db={snr_db!r}"
         )
     if snr_db is not None:
-        if (isinstance(snr_db, bool) or not isinstance(snr_db, numbers.Real)
-                or not np.isfinite(snr_db)):
-            raise ValueError(f"snr_db must be a finite number; got snr_db={snr_db!r}")
+        check_finite(snr_db, "snr_db")
         power = clean.var(axis=0).sum()
         std = np.sqrt(power / (clean.shape[1] * 10.0 ** (snr_db / 10.0)))
     else:
-        if (isinstance(noise, bool) or not isinstance(noise, numbers.Real)
-                or not np.isfinite(noise) or noise < 0):
-            raise ValueError(f"noise must be a finite number >= 0; got noise={noise!r}")
-        std = float(noise)
+        std = check_nonnegative(noise, "noise")
     return clean + std * rng.standard_normal(clean.shape)
 
 
@@ -78,7 +64,7 @@ def embed(points: ArrayLike, n_features: int) -> np.ndarray:
     """
     points = np.asarray(points, dtype=np.float64)
     p = points.shape[1]
-    n_features = _check_count(n_features, "n_features", p)
+    n_features = check_count(n_features, "n_features", p)
     if n_features % p:
         raise ValueError(
             f"n_features must be a multiple of the original dimension {p}; "
@@ -128,8 +114,8 @@ def semicircles(n_samples: int = 500, *, noise: float | None = None,
     >>> noisy.shape, clean.shape
     ((100, 2), (100, 2))
     """
-    n = _check_count(n_samples, "n_samples", 2)
-    r = _check_scale(radius, "radius")
+    n = check_count(n_samples, "n_samples", 2)
+    r = check_positive(radius, "radius")
     rng = check_random_state(random_state)
     n_up = (n + 1) // 2
     t = rng.uniform(0.0, np.pi, n)
@@ -169,8 +155,8 @@ def square(n_samples: int = 500, *, noise: float | None = None, snr_db: float | 
     -------
     noisy, clean : ndarray, shape (n_samples, 2)
     """
-    n = _check_count(n_samples, "n_samples")
-    a = _check_scale(side, "side")
+    n = check_count(n_samples, "n_samples", 1)
+    a = check_positive(side, "side")
     rng = check_random_state(random_state)
     s = rng.uniform(0.0, 4.0, n)  # arc-length parameter in units of the side
     edge = np.minimum(s.astype(int), 3)
@@ -208,8 +194,8 @@ def two_rings(n_samples: int = 3000, *, noise: float | None = None,
     -------
     noisy, clean : ndarray, shape (n_samples, 3)
     """
-    n = _check_count(n_samples, "n_samples", 2)
-    r = _check_scale(radius, "radius")
+    n = check_count(n_samples, "n_samples", 2)
+    r = check_positive(radius, "radius")
     rng = check_random_state(random_state)
     n1 = (n + 1) // 2
     t = rng.uniform(0.0, 2.0 * np.pi, n)
@@ -251,12 +237,12 @@ def gaussian_clusters(n_per_cluster: int = 100, *, sigma: float = 0.1, n_cluster
     noisy, clean : ndarray, shape (n_clusters * n_per_cluster, n_features)
         Rows grouped by cluster; ``clean`` holds each row's centre.
     """
-    m = _check_count(n_per_cluster, "n_per_cluster")
-    s = _check_scale(sigma, "sigma")
+    m = check_count(n_per_cluster, "n_per_cluster", 1)
+    s = check_positive(sigma, "sigma")
     rng = check_random_state(random_state)
     if centers is None:
-        k = _check_count(n_clusters, "n_clusters")
-        d = _check_count(n_features, "n_features")
+        k = check_count(n_clusters, "n_clusters", 1)
+        d = check_count(n_features, "n_features", 1)
         centers = rng.uniform(-1.0, 1.0, (k, d))
     else:
         centers = np.asarray(centers, dtype=np.float64)

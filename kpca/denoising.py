@@ -11,12 +11,10 @@ de-noised as a vector, overlaps averaged back into the image.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from numpy.typing import ArrayLike
 
-from kpca._validation import check_array, check_n_components
+from kpca._validation import check_array, check_choice, check_count, check_n_components
 
 __all__ = [
     "SOLVERS",
@@ -96,8 +94,7 @@ def denoise(X: ArrayLike, n_components: int, sigma2: float | str, *, solver: str
     >>> bool(mse(X_clean, X_hat) < mse(X_clean, X))
     True
     """
-    if solver not in SOLVERS:
-        raise ValueError(f"unknown solver={solver!r}; valid keys: {sorted(SOLVERS)}")
+    check_choice(solver, "solver", SOLVERS)
     X = check_array(X, "X")
     train = X if fit_on is None else check_array(fit_on, "fit_on", n_features=X.shape[1])
     model = SOLVERS[solver](n_components, sigma2, random_state, **options).fit(train)
@@ -141,10 +138,7 @@ def linear_pca_denoise(X: ArrayLike, n_components: int, *,
 
 
 def _check_window(patch_size, step):
-    for name, v in (("patch_size", patch_size), ("step", step)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-            raise ValueError(f"{name} must be a positive integer; got {name}={v!r}")
-    return int(patch_size), int(step)
+    return check_count(patch_size, "patch_size", 1), check_count(step, "step", 1)
 
 
 def _grid(length, patch_size, step):

@@ -43,7 +43,15 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
-from kpca._validation import check_n_components, check_positive, check_random_state
+from kpca._signs import column_signs
+from kpca._validation import (
+    check_choice,
+    check_count,
+    check_n_components,
+    check_nonnegative,
+    check_positive,
+    check_random_state,
+)
 from kpca.base import KPCATransformer
 
 __all__ = ["GeneralizedHebbianPCA", "ModulatedHebbOjaPCA", "SCHEDULES", "mmho_pass",
@@ -82,7 +90,7 @@ def _gha_pass(W, X, order, gains):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _mmho_pass(W, X, order, gains, alpha):  # pragma: no cover - compiled
+def _mmho_loop(W, X, order, gains, alpha):  # pragma: no cover - compiled
     """One pass of Eq. (7) (Jankovic et al.) over ``X[order]``, in place."""
     r, d = W.shape
     y = np.empty(r)
@@ -142,7 +150,7 @@ def mmho_pass(W: np.ndarray, X: ArrayLike, gains: ArrayLike, *,
             f"X must have shape (n, {W.shape[1]}) and gains shape (n,); got X.shape={X.shape}, "
             f"gains.shape={gains.shape}"
         )
-    _mmho_pass(W, X, np.arange(X.shape[0]), gains, float(alpha))
+    _mmho_loop(W, X, np.arange(X.shape[0]), gains, float(alpha))
     return W
 
 
@@ -215,15 +223,10 @@ class _HebbianPCA(KPCATransformer):
         return 1.0
 
     def _check_params(self, n_features):
-        if self.schedule not in SCHEDULES:
-            raise ValueError(
-                f"schedule must be one of {sorted(SCHEDULES)}; got schedule={self.schedule!r}"
-            )
+        check_choice(self.schedule, "schedule", SCHEDULES)
         r = check_n_components(self.n_components, n_features)
         eta0 = check_positive(self.eta0, "eta0")
-        if (isinstance(self.n_passes, bool) or not isinstance(self.n_passes, (int, np.integer))
-                or self.n_passes < 1):
-            raise ValueError(f"n_passes must be a positive integer; got n_passes={self.n_passes!r}")
+        check_count(self.n_passes, "n_passes", 1)
         return r, eta0
 
     def fit(self, X, y=None):
@@ -263,8 +266,7 @@ class _HebbianPCA(KPCATransformer):
                 )
         self.weights_ = W
         comps = W / np.linalg.norm(W, axis=1, keepdims=True)
-        idx = np.argmax(np.abs(comps), axis=1)
-        comps *= np.sign(comps[np.arange(r), idx])[:, None]
+        comps *= column_signs(comps.T)[:, None]
         self.explained_variance_ = np.var(Xc @ comps.T, axis=0, ddof=1)
         self.n_components_ = r
         self.components_ = comps
@@ -411,9 +413,7 @@ class ModulatedHebbOjaPCA(_HebbianPCA):
         self.random_state = random_state
 
     def _check_params(self, n_features):
-        alpha = self.alpha
-        if isinstance(alpha, bool) or not np.isfinite(alpha) or alpha < 0:
-            raise ValueError(f"alpha must be a finite number >= 0; got alpha={alpha!r}")
+        check_nonnegative(self.alpha, "alpha")
         return super()._check_params(n_features)
 
     def _gain_unit(self, Xc):
@@ -421,4 +421,4 @@ class ModulatedHebbOjaPCA(_HebbianPCA):
         return 1.0 / total**2 if total > 0 else 1.0
 
     def _pass(self, W, X, order, gains):
-        _mmho_pass(W, X, order, gains, float(self.alpha))
+        _mmho_loop(W, X, order, gains, float(self.alpha))

@@ -26,9 +26,16 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from kpca._validation import check_array, check_sigma2
+from kpca._validation import check_array, check_count, check_nonnegative, check_sigma2
 
-__all__ = ["PreimageResult", "expansion_coefficients", "fixed_point_preimage"]
+__all__ = ["PREIMAGE_MAX_ITER", "PREIMAGE_TOL", "PreimageResult", "expansion_coefficients",
+           "fixed_point_preimage"]
+
+#: Default relative step tolerance of the fixed-point iteration (the ``preimage_tol`` of every
+#: estimator): stop when ``||z_{t+1} - z_t|| <= tol * (1 + ||z_t||)``.
+PREIMAGE_TOL = 1e-9
+#: Default iteration cap per start of the fixed-point iteration (``preimage_max_iter``).
+PREIMAGE_MAX_ITER = 500
 
 # The denominator sum_i gamma~_i k(z, x_i) = (phi(z) . P_q phi(x)) "vanishes" when
 # it is not positive or smaller than this fraction of sum_i |gamma~_i k(z, x_i)|
@@ -102,7 +109,8 @@ def _restart_order(gamma_tilde, n_starts):
 
 
 def fixed_point_preimage(gamma_tilde: ArrayLike, X_fit: ArrayLike, sigma2: float, *,
-                         z0: ArrayLike | None = None, tol: float = 1e-9, max_iter: int = 500,
+                         z0: ArrayLike | None = None, tol: float = PREIMAGE_TOL,
+                         max_iter: int = PREIMAGE_MAX_ITER,
                          max_restarts: int = 10) -> PreimageResult:
     """Approximate RBF pre-images by the fixed-point iteration of Mika et al. (1999).
 
@@ -209,14 +217,10 @@ def _checked_preimage_inputs(gamma_tilde, X_fit, sigma2, tol, max_iter, max_rest
     if not np.isfinite(gamma_tilde).all():
         raise ValueError("gamma_tilde must contain only finite values")
     sigma2 = check_sigma2(sigma2)
-    tol = float(tol)
-    if not np.isfinite(tol) or tol < 0:
-        raise ValueError(f"tol must be a finite number >= 0; got tol={tol!r}")
-    if int(max_iter) < 1:
-        raise ValueError(f"max_iter must be >= 1; got max_iter={max_iter!r}")
-    if int(max_restarts) < 0:
-        raise ValueError(f"max_restarts must be >= 0; got max_restarts={max_restarts!r}")
-    return gamma_tilde, X_fit, sigma2, tol, int(max_iter), int(max_restarts)
+    tol = check_nonnegative(tol, "tol")
+    max_iter = check_count(max_iter, "max_iter", 1)
+    max_restarts = check_count(max_restarts, "max_restarts", 0)
+    return gamma_tilde, X_fit, sigma2, tol, max_iter, max_restarts
 
 
 def _starting_points(gamma_tilde, X_fit, z0, max_restarts):

@@ -47,7 +47,14 @@ import warnings
 import numpy as np
 from sklearn.exceptions import DataConversionWarning
 
-from kpca._validation import check_positive, check_sigma2
+from kpca._validation import (
+    check_choice,
+    check_count,
+    check_nonnegative,
+    check_positive,
+    check_positive_values,
+    check_sigma2,
+)
 from kpca.base import KPCARegressor
 from kpca.kernels import rbf_kernel
 
@@ -82,8 +89,7 @@ def universal_threshold(n: int, delta: float = 0.0) -> float:
         ``delta = 0`` is the critical level used by CHT, HTU and BHT;
         ``delta = 1`` gives Donoho-Johnstone's ``2 log n``.
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 3:
-        raise ValueError(f"n must be an integer >= 3; got n={n!r}")
+    check_count(n, "n", 3)
     return 2.0 * np.log(n) + (delta - 1.0) * np.log(np.log(n))
 
 
@@ -233,13 +239,9 @@ class OrthogonalShrinkageRegression(_GaussianBasis):
         self.eig_tol = eig_tol
 
     def _fit_coef(self, x, y):
-        if self.method not in THRESHOLDS:
-            raise ValueError(
-                f"method must be one of {sorted(THRESHOLDS)}; got method={self.method!r}"
-            )
+        check_choice(self.method, "method", THRESHOLDS)
         lam = check_positive(self.lam, "lam")
-        if not np.isfinite(self.eig_tol) or self.eig_tol < 0:
-            raise ValueError(f"eig_tol must be a finite number >= 0; got eig_tol={self.eig_tol!r}")
+        check_nonnegative(self.eig_tol, "eig_tol")
         X, G = self._design(x)
         n = X.shape[0]
         y = _check_targets(self, y, n)
@@ -323,9 +325,7 @@ class LeaveOneOutRidgeRegression(_GaussianBasis):
         self.lams = lams
 
     def _fit_coef(self, x, y):
-        lams = LOOCV_GRID if self.lams is None else np.atleast_1d(np.asarray(self.lams, float))
-        if lams.size == 0 or not np.all(np.isfinite(lams)) or np.any(lams <= 0):
-            raise ValueError(f"lams must be finite positive numbers; got lams={self.lams!r}")
+        lams = LOOCV_GRID if self.lams is None else check_positive_values(self.lams, "lams")
         X, G = self._design(x)
         y = _check_targets(self, y, X.shape[0])
         mu, Q = np.linalg.eigh(G)  # G symmetric: G^T G = Q diag(mu^2) Q^T

@@ -61,6 +61,7 @@ from scipy.spatial.distance import cdist
 from kpca._blas import single_threaded_blas
 from kpca._validation import (
     check_array,
+    check_count,
     check_n_components,
     check_random_state,
     check_sigma2,
@@ -248,10 +249,7 @@ def fs2_support_vectors(X: ArrayLike, n_support: int, sigma2: float, *,
     N = X.shape[0]
     M = check_n_support(n_support, N)
     sigma2 = check_sigma2(sigma2)
-    if max_iter is None:
-        max_iter = 10 * M
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
-        raise ValueError(f"max_iter must be a non-negative integer; got max_iter={max_iter!r}")
+    max_iter = 10 * M if max_iter is None else check_count(max_iter, "max_iter", 0)
     support = kmeans_support_vectors(X, M, random_state=random_state)
     initial = support.copy()
 

@@ -26,6 +26,7 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
+from kpca._signs import column_signs
 from kpca._validation import check_array, check_n_components, check_positive, check_sigma2
 
 __all__ = ["ICFResult", "ReducedEigen", "incomplete_cholesky", "reduced_eigenproblem"]
@@ -178,8 +179,7 @@ def reduced_eigenproblem(G: ArrayLike, n_components: int) -> ReducedEigen:
     norms[norms == 0] = 1.0
     alphas /= norms
     rho /= norms
-    signs = np.sign(alphas[np.argmax(np.abs(alphas), axis=0), np.arange(n_components)])
-    signs[signs == 0] = 1.0
+    signs = column_signs(alphas)
     return ReducedEigen(
         eigenvalues=lam, alphas=alphas * signs, rho=rho * signs, U=U, singular_values=s, Vt=Vt
     )

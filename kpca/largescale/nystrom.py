@@ -33,6 +33,7 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
+from kpca._signs import column_signs
 from kpca._validation import check_array, check_n_components, check_sigma2
 from kpca.kernels import rbf_kernel
 from kpca.largescale._blocks import row_block, row_slices
@@ -104,8 +105,7 @@ def pca_of_features(F: ArrayLike, n_components: int
     U, s, Vt = scipy.linalg.svd(Fc, full_matrices=False)
     k = n_components
     U, s, V = U[:, :k], s[:k], Vt[:k].T
-    signs = np.sign(U[np.argmax(np.abs(U), axis=0), np.arange(k)])
-    signs[signs == 0] = 1.0
+    signs = column_signs(U)
     return mean, V * signs, s**2, U * signs
 
 
@@ -177,8 +177,7 @@ def pca_of_feature_rows(features: Callable[[slice], np.ndarray], n_rows: int, n_
     for rows in row_slices(n_rows):
         alphas[rows] = (features(rows) - mean) @ V
     alphas /= np.sqrt(lam)
-    signs = np.sign(alphas[np.argmax(np.abs(alphas), axis=0), np.arange(k)])
-    signs[signs == 0] = 1.0
+    signs = column_signs(alphas)
     return mean, V * signs, lam, alphas * signs
 
 

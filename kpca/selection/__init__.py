@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpca._validation import check_n_components
+from kpca._validation import check_choice, check_n_components
 from kpca.kernels import center_kernel, rbf_kernel
 from kpca.selection import heuristics
 from kpca.selection._common import check_data, seed_of
@@ -48,11 +48,7 @@ _COMPONENT_RULES = {"guttman-kaiser": guttman_kaiser, "scree": scree}
 
 
 def _check_component_rule(component_rule):
-    if component_rule not in _COMPONENT_RULES:
-        raise ValueError(
-            f"component_rule must be one of {sorted(_COMPONENT_RULES)}; got "
-            f"component_rule={component_rule!r}"
-        )
+    check_choice(component_rule, "component_rule", _COMPONENT_RULES)
 
 
 def _heuristic(key, width):

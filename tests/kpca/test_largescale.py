@@ -211,7 +211,7 @@ def test_bad_eta(toy, eta):
 def test_more_support_vectors_than_points(toy):
     with pytest.raises(ValueError, match=r"n_support must be <= n_samples=300.*n_support=301"):
         FixedSizeKernelPCA(1, 0.5, n_support=301).fit(toy)
-    with pytest.raises(ValueError, match="n_support must be >= 1"):
+    with pytest.raises(ValueError, match="n_support must be an int >= 1"):
         fs2_support_vectors(toy, 0, 0.5)
 
 
