@@ -45,7 +45,7 @@ import numpy as np
 from kpca._blas import single_threaded_blas
 from kpca._validation import check_count, check_n_components
 from kpca.kernels import squared_distances
-from kpca.pearson import SortedPearsonSampler
+from kpca.pearson import SortedPearsonSampler, in_pearson_region
 from kpca.selection._adaptive import adaptive_noise_levels, check_strategy
 from kpca.selection._common import (
     check_data,
@@ -60,8 +60,13 @@ from kpca.selection._null import null_spectra, percentile95
 from kpca.selection._spectrum import SpectrumPlan, unpack_full
 from kpca.selection.result import SelectionResult
 
-__all__ = ["distance_moments", "noise_distance_matrix", "noise_distances_packed", "noise_sampler",
-           "select_mdd", "select_mdd_fast"]
+__all__ = ["MIN_TRAINING_POINTS", "N_DRAWS", "distance_moments", "noise_distance_matrix",
+           "noise_distances_packed", "noise_sampler", "select_mdd", "select_mdd_fast"]
+
+#: Monte-Carlo noise matrices per width, ``q = 100`` in Varon et al. (2015, §IV)
+N_DRAWS = 100
+#: Fewest training points (rows of the noise distance matrices) MDD accepts
+MIN_TRAINING_POINTS = 5
 
 
 def _n_train(n_train, n):
@@ -73,8 +78,9 @@ def _n_train(n_train, n):
         nt = int(round(float(n_train) * n))
     else:
         raise ValueError(f"n_train must be an int or a fraction in (0, 1]; got n_train={n_train!r}")
-    if not 5 <= nt <= n:
-        raise ValueError(f"n_train must give between 5 and n_samples={n} training points; got "
+    if not MIN_TRAINING_POINTS <= nt <= n:
+        raise ValueError(f"n_train must give between {MIN_TRAINING_POINTS} and n_samples={n} "
+                         "training points; got "
                          f"n_train={n_train!r}")
     return nt
 
@@ -171,7 +177,7 @@ def noise_distance_matrix(n, moments, rng, *, sampler=None):
 
 
 @single_threaded_blas
-def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=100, n_train=0.5,
+def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=N_DRAWS, n_train=0.5,
                n_eigenvalues=None, n_jobs=None, stop="fixed", search="full"):
     """Kernel width (and number of components) by MDD (Varon et al. 2015, §IV).
 
@@ -255,7 +261,7 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
 
 def _check_pearson_region(mom):
     """Raise ``ValueError`` unless the distance moments lie in the Pearson region."""
-    if not (mom["std"] > 0 and mom["kurtosis"] > mom["skew"] ** 2 + 1.0):
+    if not (mom["std"] > 0 and in_pearson_region(mom["skew"], mom["kurtosis"])):
         raise ValueError(
             "the distance distribution has moments outside the Pearson region (kurtosis <= skew**2 "
             f"+ 1): mean={mom['mean']:.6g}, std={mom['std']:.6g}, skew={mom['skew']:.6g}, "
@@ -293,7 +299,7 @@ def _distance_histograms(r, mom, sampler, nt, rng):
             "noise": np.histogram(one, bins=edges, density=True)[0]}
 
 
-def select_mdd_fast(X, *, n_components=None, grid=None, random_state=None, n_draws=100,
+def select_mdd_fast(X, *, n_components=None, grid=None, random_state=None, n_draws=N_DRAWS,
                     stop="sequential", search="coarse-to-fine", **options):
     """MDD (:func:`select_mdd`) with the sequential stop and the coarse-to-fine search.
 
