@@ -203,10 +203,24 @@ def test_the_checker_sees_lazy_and_relative_imports(tmp_path):
 # --- function length ------------------------------------------------------------------------
 
 MAX_FUNCTION_LINES = 80
+#: ``kpca``'s own limit, counted without the docstring (``edr`` keeps 80 with it for now)
+MAX_KPCA_FUNCTION_LINES = 60
 
-def _long_functions(path: Path, limit: int = MAX_FUNCTION_LINES) -> list[tuple[str, int]]:
+
+def _docstring_lines(func) -> int:
+    """Lines of the docstring of ``func`` (0 without one)."""
+    first = func.body[0]
+    if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        return first.end_lineno - first.lineno + 1
+    return 0
+
+
+def _long_functions(path: Path, limit: int = MAX_FUNCTION_LINES, *,
+                    count_docstring: bool = True) -> list[tuple[str, int]]:
     """(qualified name, lines from the ``def`` line to the last body line) of every function
-    of ``path`` longer than ``limit`` lines; methods and nested functions included."""
+    of ``path`` longer than ``limit`` lines; methods and nested functions included. With
+    ``count_docstring=False`` the docstring's lines are left out of the count."""
     tree = ast.parse(path.read_text(), filename=str(path))
     module = _module_name(path)
     out = []
@@ -217,6 +231,8 @@ def _long_functions(path: Path, limit: int = MAX_FUNCTION_LINES) -> list[tuple[s
                 name = f"{prefix}.{child.name}"
                 if not isinstance(child, ast.ClassDef):
                     n_lines = child.end_lineno - child.lineno + 1
+                    if not count_docstring:
+                        n_lines -= _docstring_lines(child)
                     if n_lines > limit:
                         out.append((name, n_lines))
                 visit(child, name)
@@ -229,6 +245,33 @@ def test_no_function_over_80_lines():
     long = [f"{name} ({n} lines)" for path in EDR_FILES + KPCA_FILES
             for name, n in _long_functions(path)]
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines: {long}"
+
+
+def test_no_kpca_function_over_60_lines_without_its_docstring():
+    long = [f"{name} ({n} lines)" for path in KPCA_FILES
+            for name, n in _long_functions(path, MAX_KPCA_FUNCTION_LINES, count_docstring=False)]
+    assert not long, (f"kpca functions over {MAX_KPCA_FUNCTION_LINES} lines (docstrings not "
+                      f"counted): {long}")
+
+
+def test_the_kpca_length_check_leaves_out_the_docstring(tmp_path):
+    pkg = tmp_path / "kpca"
+    pkg.mkdir()
+    doc = '    """One line.\n\n    More.\n    """\n'
+    body = "".join(f"    x{i} = {i}\n" for i in range(59))
+    # 60 lines without the 4-line docstring fit, one more line does not; a function without a
+    # docstring counts all its lines
+    (pkg / "m.py").write_text(f"def fits():\n{doc}{body}\n\ndef long():\n{doc}{body}    y = 0\n"
+                              f"\n\ndef bare():\n{body}    y = 0\n")
+    global ROOT
+    old, ROOT = ROOT, tmp_path
+    try:
+        assert _long_functions(pkg / "m.py", 60, count_docstring=False) == [
+            ("kpca.m.long", 61), ("kpca.m.bare", 61)]
+        assert _long_functions(pkg / "m.py", 60) == [
+            ("kpca.m.fits", 64), ("kpca.m.long", 65), ("kpca.m.bare", 61)]
+    finally:
+        ROOT = old
 
 
 def test_the_length_check_counts_from_def_to_last_line(tmp_path):
