@@ -139,6 +139,28 @@ def mmho_pass(W: np.ndarray, X: ArrayLike, gains: ArrayLike, *,
     ndarray, shape (r, d)
         ``W`` itself. Entries become ``inf``/``nan`` if the gains are too large
         for the data; the caller checks.
+
+    See Also
+    --------
+    ModulatedHebbOjaPCA : the estimator that runs it.
+    mmho_mean_update : the averaged update.
+
+    References
+    ----------
+    .. [1] M. Jankovic et al., "Modified Modulated Hebb-Oja learning rule," Neural Information
+       Processing (ICONIP 2007), LNCS 4984, Springer, 2008. Eq. (7), for neuron ``k``: ``w_k(i+1) =
+       w_k(i) + gamma(i) O_k(i) [(1 + alpha) ||x(i)||^2 - IP(i)] - alpha gamma(i) O_k(i) A_k(i)``
+       (our reading of the scrambled print, module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.hebbian import mmho_pass
+    >>> X = np.random.default_rng(0).normal(size=(2000, 2)) * [1.0, 0.3]
+    >>> W = np.array([[0.3, 0.3]])
+    >>> w = mmho_pass(W, X, np.full(2000, 0.01))[0]
+    >>> np.round(np.abs(w), 1)  # the leading unit eigenvector
+    array([1., 0.])
     """
     if not (isinstance(W, np.ndarray) and W.dtype == np.float64 and W.ndim == 2
             and W.flags.c_contiguous):
@@ -187,6 +209,25 @@ def mmho_mean_update(W: ArrayLike, cov: ArrayLike, *, alpha: float = 0.5,
     -------
     ndarray, shape (r, d)
         The expected update per unit gain.
+
+    See Also
+    --------
+    mmho_pass : the stochastic update it averages.
+
+    References
+    ----------
+    .. [1] M. Jankovic et al., "Modified Modulated Hebb-Oja learning rule," Neural Information
+       Processing (ICONIP 2007), LNCS 4984, Springer, 2008. Eq. (7): the update averaged over the
+       inputs (our derivation, module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.hebbian import mmho_mean_update
+    >>> C = np.diag([3.0, 1.0, 0.5])
+    >>> W = np.eye(2, 3)  # the leading unit eigenvectors: a fixed point for Gaussian inputs
+    >>> bool(np.allclose(mmho_mean_update(W, C), 0.0))
+    True
     """
     W = np.atleast_2d(np.asarray(W, dtype=np.float64))
     C = np.asarray(cov, dtype=np.float64)
@@ -317,6 +358,20 @@ class GeneralizedHebbianPCA(_HebbianPCA):
     n_features_in_ : int
         ``d``.
 
+    See Also
+    --------
+    ModulatedHebbOjaPCA : the MMHO rule, local to each neuron.
+    kpca.iterative.KernelHebbianPCA : its kernel generalisation (KHA).
+
+    References
+    ----------
+    .. [1] N. N. Schraudolph, S. Günter and S. V. N. Vishwanathan, "Fast iterative kernel PCA,"
+       Advances in Neural Information Processing Systems 19, MIT Press, 2007. Eq. (2): the GHA
+       update, and the ``1/t`` gain decay of KHA/t.
+    .. [2] T. D. Sanger, "Optimal unsupervised learning in a single-layer linear feedforward neural
+       network," Neural Netw. 2(6), 459-473, 1989. The generalized Hebbian algorithm (no equation
+       numbers: not in the project's collection).
+
     Examples
     --------
     >>> import numpy as np
@@ -386,6 +441,18 @@ class ModulatedHebbOjaPCA(_HebbianPCA):
     of the averaged update (:func:`mmho_mean_update`); for strongly
     non-Gaussian sources behind a non-orthogonal mixture the fixed point lies
     slightly off the eigenvectors.
+
+    See Also
+    --------
+    GeneralizedHebbianPCA : Sanger's rule.
+    mmho_pass : one pass of the rule.
+    mmho_mean_update : its averaged update.
+
+    References
+    ----------
+    .. [1] M. Jankovic et al., "Modified Modulated Hebb-Oja learning rule," Neural Information
+       Processing (ICONIP 2007), LNCS 4984, Springer, 2008. Eq. (7): the MMHO rule; Fig. 4: its
+       circuit (input energy, partial powers, output power).
 
     Examples
     --------

@@ -173,6 +173,32 @@ def excess_reconstruction_error(A: np.ndarray, Kc: np.ndarray, e_min: float) -> 
         Centred kernel matrix.
     e_min : float
         ``min_A E(A) = sqrt(sum_{i>r} lambda_i^2)`` from an eigendecomposition.
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    KernelHebbianPCA : records it after each pass in ``excess_error_``.
+
+    References
+    ----------
+    .. [1] N. N. Schraudolph, S. Günter and S. V. N. Vishwanathan, "Fast iterative kernel PCA,"
+       Advances in Neural Information Processing Systems 19, MIT Press, 2007. Eq. (22): ``E(A) =
+       ||K' - (A K')^T (A K')||_F`` and the excess error ``E(A) / E_min - 1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca import center_kernel, rbf_kernel
+    >>> from kpca.iterative import excess_reconstruction_error
+    >>> Kc = center_kernel(rbf_kernel(np.random.default_rng(0).normal(size=(20, 2)), sigma2=1.0))
+    >>> lam, U = np.linalg.eigh(Kc)
+    >>> A = (U[:, -2:] / np.sqrt(lam[-2:])).T  # the exact leading 2 components
+    >>> e_min = np.sqrt(np.sum(lam[:-2] ** 2))
+    >>> abs(excess_reconstruction_error(A, Kc, e_min)) < 1e-8
+    True
     """
     AK = A @ Kc
     return float(np.linalg.norm(Kc - AK.T @ AK) / e_min - 1.0)
@@ -228,6 +254,22 @@ class KernelHebbianPCA(KPCATransformer):
         Training data.
     n_features_in_ : int
         ``d``.
+
+    See Also
+    --------
+    kpca.KernelPCA : the same components by an eigendecomposition.
+    kpca.hebbian.GeneralizedHebbianPCA : the linear rule (GHA) KHA generalises.
+    excess_reconstruction_error : Eq. (22).
+
+    References
+    ----------
+    .. [1] N. N. Schraudolph, S. Günter and S. V. N. Vishwanathan, "Fast iterative kernel PCA,"
+       Advances in Neural Information Processing Systems 19, MIT Press, 2007. KHA, Eqs. (7)-(10);
+       KHA/t; KHA/et, Eqs. (11)-(13); KHA-SMD, Eqs. (15)-(21) and Algorithm 1; the centred kernel,
+       Eq. (5); the excess error, Eq. (22).
+    .. [2] K. I. Kim, M. O. Franz and B. Schölkopf, "Iterative kernel principal component analysis
+       for image modeling," IEEE Trans. Pattern Anal. Mach. Intell. 27(9), 1351-1366, 2005. The
+       kernel Hebbian algorithm (no equation numbers: not in the project's collection).
 
     Examples
     --------

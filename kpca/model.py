@@ -152,6 +152,16 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
     selection_ : SelectionResult or None
         Result of the model-selection criterion, when one was used.
 
+    See Also
+    --------
+    kpca.selection.select : the model-selection criteria behind a string ``sigma2``.
+    kpca.largescale.FixedSizeKernelPCA : low-rank kernel PCA for many points (FS2 + Nyström).
+    kpca.largescale.IncompleteCholeskyKernelPCA : low-rank kernel PCA from an incomplete Cholesky
+        factor.
+    kpca.iterative.KernelHebbianPCA : the leading components by an iterative rule.
+    kpca.preimage.fixed_point_preimage : the pre-images of :meth:`inverse_transform`.
+    kpca.denoise : fit and de-noise in one call.
+
     Notes
     -----
     Scores are projections onto the unit-norm feature-space axes,
@@ -161,6 +171,19 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
     rounding error of the centred kernel; at most ``N - 1`` components of a
     centred kernel carry variance), get zero scores in :meth:`transform` and
     :meth:`fit_transform` alike.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. The
+       centred kernel eigenproblem, Eqs. (4)-(6), the out-of-sample scores, Eq. (7), the RBF kernel
+       of Eq. (12).
+    .. [2] K. W. Jørgensen and L. K. Hansen, "Model selection for Gaussian kernel PCA denoising,"
+       IEEE Trans. Neural Netw. Learn. Syst. 23(1), 163-168, 2012. The unit-norm axes and scores,
+       Eqs. (1)-(2), and the centring term of the pre-image, Eq. (5).
+    .. [3] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. The fixed-point pre-image iteration, Eq. (10).
 
     Examples
     --------

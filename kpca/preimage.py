@@ -56,6 +56,22 @@ class PreimageResult(NamedTuple):
         True where ``||z_{t+1} - z_t|| <= tol * (1 + ||z_t||)`` was reached.
     n_restarts : ndarray of int, shape (m,)
         Restarts caused by a vanishing denominator.
+
+    See Also
+    --------
+    fixed_point_preimage : returns it.
+
+    References
+    ----------
+    .. [1] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. Eq. (10) and Sec. 3: the iteration and its restarts.
+
+    Examples
+    --------
+    >>> from kpca.preimage import PreimageResult
+    >>> PreimageResult._fields
+    ('z', 'n_iter', 'converged', 'n_restarts')
     """
 
     z: np.ndarray
@@ -86,6 +102,29 @@ def expansion_coefficients(scores: ArrayLike, alphas: ArrayLike,
         with ``a = alphas / sqrt(eigenvalues)``, then
         ``gamma~_i = gamma_i + (1/N)(1 - sum_j gamma_j)`` so that
         ``sum_i gamma~_i phi(x_i) = sum_k beta_k v_k + mean_i phi(x_i)``.
+
+    See Also
+    --------
+    fixed_point_preimage : the pre-image of the expansion.
+
+    References
+    ----------
+    .. [1] K. W. Jørgensen and L. K. Hansen, "Model selection for Gaussian kernel PCA denoising,"
+       IEEE Trans. Neural Netw. Learn. Syst. 23(1), 163-168, 2012. Eq. (5): ``gamma_i = sum_k
+       beta_k alpha_ki`` and ``gamma~_i``; Eqs. (1)-(3): the unit-norm axes and the projection
+       ``P_q phi(x)``.
+    .. [2] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. Eq. (4): the projection onto the leading axes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.preimage import expansion_coefficients
+    >>> alphas = np.array([[0.6], [-0.8], [0.0]])
+    >>> g = expansion_coefficients([[2.0]], alphas, [4.0])  # beta = 2, lambda = 4
+    >>> np.round(g, 3), round(float(g.sum()), 12)  # the mean's weight 1/N each, total 1
+    (array([[ 1. , -0.4,  0.4]]), 1.0)
     """
     scores = np.atleast_2d(np.asarray(scores, dtype=np.float64))
     alphas = np.asarray(alphas, dtype=np.float64)
@@ -150,6 +189,32 @@ def fixed_point_preimage(gamma_tilde: ArrayLike, X_fit: ArrayLike, sigma2: float
     -------
     PreimageResult
         ``(z, n_iter, converged, n_restarts)``.
+
+    See Also
+    --------
+    expansion_coefficients : the weights ``gamma~`` of a kernel PCA projection.
+    kpca.KernelPCA.inverse_transform : pre-images of scores.
+    kpca.KernelPCA.denoise : pre-images of projections of patterns.
+
+    References
+    ----------
+    .. [1] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. Eq. (10), the fixed-point iteration for Gaussian kernels, from the
+       extremum condition of Eq. (9); Sec. 3: restarts when the denominator vanishes; Sec. 4: the
+       noisy pattern as the starting point for de-noising.
+    .. [2] K. W. Jørgensen and L. K. Hansen, "Model selection for Gaussian kernel PCA denoising,"
+       IEEE Trans. Neural Netw. Learn. Syst. 23(1), 163-168, 2012. Eq. (5): the same iteration with
+       the centring-corrected weights ``gamma~``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.preimage import fixed_point_preimage
+    >>> X_fit = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    >>> res = fixed_point_preimage([[1.0, 0.0, 0.0]], X_fit, 0.5)  # phi(x_0) itself
+    >>> res.z, bool(res.converged[0])
+    (array([[0., 0.]]), True)
     """
     gamma_tilde, X_fit, sigma2, tol, max_iter, max_restarts = _checked_preimage_inputs(
         gamma_tilde, X_fit, sigma2, tol, max_iter, max_restarts)

@@ -88,6 +88,34 @@ def universal_threshold(n: int, delta: float = 0.0) -> float:
     delta : float
         ``delta = 0`` is the critical level used by CHT, HTU and BHT;
         ``delta = 1`` gives Donoho-Johnstone's ``2 log n``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not an int ``>= 3``.
+
+    See Also
+    --------
+    OrthogonalShrinkageRegression : thresholds its components at this level.
+
+    References
+    ----------
+    .. [1] K. Hagiwara, "Orthogonal shrinkage methods for nonparametric regression under Gaussian
+       noise," Neural Information Processing (ICONIP 2007), LNCS 4984, Springer, 2008, 537-546.
+       ``C_{n,delta}`` defined before Eq. (17); ``delta = 0`` in the rules of Sec. 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.shrinkage import universal_threshold
+    >>> round(float(universal_threshold(100)), 4)  # 2 log n - log log n
+    7.6832
+    >>> bool(np.isclose(universal_threshold(100, delta=1.0), 2 * np.log(100)))
+    True
     """
     check_count(n, "n", 3)
     return 2.0 * np.log(n) + (delta - 1.0) * np.log(np.log(n))
@@ -210,6 +238,20 @@ class OrthogonalShrinkageRegression(_GaussianBasis):
         Training inputs (the basis centres).
     n_features_in_ : int
 
+    See Also
+    --------
+    LeaveOneOutRidgeRegression : the paper's baseline, the raw estimate with ``lam`` by
+        leave-one-out.
+    universal_threshold : the level ``C_{n,0}``.
+
+    References
+    ----------
+    .. [1] K. Hagiwara, "Orthogonal shrinkage methods for nonparametric regression under Gaussian
+       noise," Neural Information Processing (ICONIP 2007), LNCS 4984, Springer, 2008, 537-546. The
+       Gaussian-basis machine, Eq. (2); the ridge estimate, Eq. (6); the orthogonal components,
+       Eqs. (8) and (11)-(12); hard thresholding, Eq. (16), with the CHT, HTU and BHT levels of
+       Sec. 3; the noise variance, Eq. (21).
+
     Examples
     --------
     >>> import numpy as np
@@ -307,6 +349,19 @@ class LeaveOneOutRidgeRegression(_GaussianBasis):
         ``w_lam = F_lam^{-1} G^T y`` at ``lam_``.
     X_fit_ : ndarray, shape (n, d)
     n_features_in_ : int
+
+    See Also
+    --------
+    OrthogonalShrinkageRegression : the shrinkage estimates it is compared with.
+
+    References
+    ----------
+    .. [1] K. Hagiwara, "Orthogonal shrinkage methods for nonparametric regression under Gaussian
+       noise," Neural Information Processing (ICONIP 2007), LNCS 4984, Springer, 2008, 537-546. Eq.
+       (6): the regularised estimate; Sec. 4.2: the grid of ``lam``.
+    .. [2] P. Craven and G. Wahba, "Smoothing noisy data with spline functions," Numer. Math. 31,
+       377-403, 1979. The leave-one-out residual of a linear smoother (no equation numbers: not in
+       the project's collection).
 
     Examples
     --------

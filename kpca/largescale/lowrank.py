@@ -27,7 +27,7 @@ from kpca.base import KPCATransformer, ReconstructionScoreMixin
 from kpca.kernels import rbf_kernel
 from kpca.largescale._blocks import row_slices
 
-__all__ = ["LowRankKernelPCA", "N_VALIDATION", "check_n_validation"]
+__all__ = ["LowRankKernelPCA", "N_VALIDATION"]
 
 #: Default size of the validation set of the model selection (Varon et al. 2015, Sec. VI-A:
 #: ``N_v = 1000`` on the square and two-rings toys), capped at the points left.
@@ -81,6 +81,31 @@ class LowRankKernelPCA(ReconstructionScoreMixin, KPCATransformer):
     ``f_mean`` and the principal axes ``W`` (``r x n_components``) in that
     feature space. ``transform`` works on
     :data:`~kpca.largescale._blocks.ROW_BLOCK` rows at a time.
+
+    See Also
+    --------
+    FixedSizeKernelPCA : FS2 support vectors and the Nyström map.
+    IncompleteCholeskyKernelPCA : the pivots of an incomplete Cholesky factor.
+    kpca.preimage.fixed_point_preimage : the pre-images of :meth:`inverse_transform`.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Sec. V
+       and Fig. 8: large-scale kernel PCA, the selection on the training set with a validation set
+       from the remaining points; Eq. (7): the scores.
+    .. [2] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. Eq. (10): the fixed-point pre-image.
+
+    Examples
+    --------
+    >>> from kpca.largescale import FixedSizeKernelPCA, IncompleteCholeskyKernelPCA
+    >>> from kpca.largescale.lowrank import LowRankKernelPCA
+    >>> issubclass(FixedSizeKernelPCA, LowRankKernelPCA)
+    True
+    >>> issubclass(IncompleteCholeskyKernelPCA, LowRankKernelPCA)
+    True
     """
 
     _fitted_attribute = "_W"

@@ -104,6 +104,27 @@ class FixedSizeKernelPCA(LowRankKernelPCA):
     feature_names_in_ : ndarray of str
         Column names of a ``DataFrame`` ``X`` (only then).
 
+    See Also
+    --------
+    IncompleteCholeskyKernelPCA : the other low-rank estimator.
+    kpca.KernelPCA : dense kernel PCA of all points.
+    fs2_support_vectors : the support vectors.
+    mdd_on_split : the selection of Fig. 8.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Sec.
+       V-1 (FS2: k-means start, Rényi entropy ascent, Eqs. (9)-(10)), Fig. 8 (selection on the
+       support vectors with a validation set), Eq. (7) (the out-of-sample scores), Eq. (20) (the
+       rule of thumb).
+    .. [2] J. A. K. Suykens, T. Van Gestel, J. De Brabanter, B. De Moor and J. Vandewalle, *Least
+       Squares Support Vector Machines*, World Scientific, 2002. The fixed-size kernel methods in
+       the primal (no equation numbers: not in the project's collection).
+    .. [3] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. Eq. (10): the fixed-point pre-images.
+
     Examples
     --------
     >>> from kpca.datasets import semicircles
@@ -289,6 +310,23 @@ class IncompleteCholeskyKernelPCA(LowRankKernelPCA):
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Column names of a ``DataFrame`` ``X`` (only then).
+
+    See Also
+    --------
+    FixedSizeKernelPCA : the other low-rank estimator.
+    kpca.KernelPCA : dense kernel PCA.
+    incomplete_cholesky : the factor.
+    reduced_eigenproblem : Eqs. (16)-(19).
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Sec.
+       V-2 (ICF), Eqs. (16)-(19) and Remark 2, Fig. 8 (ICF + MDD), Eq. (20) (the rule of thumb of
+       Sec. VI-A).
+    .. [2] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. Eq. (10): the fixed-point pre-images.
 
     Examples
     --------

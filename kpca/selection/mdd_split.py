@@ -71,6 +71,28 @@ def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=N_DRAW
     kpca.selection.SelectionResult
         ``criterion="varon2015"``; ``details`` holds the moments, ``n_train``
         and ``n_validation``.
+
+    See Also
+    --------
+    select_mdd : MDD with its own random split.
+    kpca.largescale.FixedSizeKernelPCA : runs it on the support vectors.
+    kpca.largescale.IncompleteCholeskyKernelPCA : runs it on the pivots with the spectrum of Eq.
+        (19).
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Fig. 8
+       (the large-scale pipeline), §IV, Eqs. (12)-(15), and the reduced spectrum of Eq. (19).
+
+    Examples
+    --------
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.selection import mdd_on_split
+    >>> X, _ = semicircles(150, noise=0.1, random_state=0)
+    >>> res = mdd_on_split(X[:40], X[40:], n_draws=5, random_state=0)
+    >>> res.details["n_train"], res.details["n_validation"]
+    (40, 110)
     """
     Xt = check_array(X_train, "X_train", min_samples=MIN_TRAINING_POINTS)
     Xv = check_array(X_val, "X_val", n_features=Xt.shape[1])

@@ -48,6 +48,33 @@ def kernel_entropy(K_offdiag, *, estimator="histogram", bins=BINS):
     estimator : {"histogram", "kde"}
     bins : int
         Histogram bins on ``[0, 1]`` (``"histogram"``) or evaluation points (``"kde"``).
+
+    Returns
+    -------
+    float
+        ``-inf`` for constant values with ``"kde"``.
+
+    See Also
+    --------
+    select_shannon : the width maximising it.
+
+    References
+    ----------
+    .. [1] D. Widjaja, C. Varon, A. C. Dorado, J. A. K. Suykens and S. Van Huffel, "Application of
+       kernel principal component analysis for single-lead ECG-derived respiration," IEEE Trans.
+       Biomed. Eng. 59(4), 1169-1176, 2012. The width of maximal Shannon entropy of the kernel
+       matrix (the paper's text is not in the project's collection; the estimators are this
+       package's reading, module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.selection.shannon import kernel_entropy
+    >>> values = (np.arange(2560) + 0.5) / 2560  # 10 values in each of the 256 bins
+    >>> round(kernel_entropy(values), 3), round(float(np.log(256)), 3)
+    (5.545, 5.545)
+    >>> kernel_entropy(np.full(100, 0.3)) == 0  # all in one bin
+    True
     """
     check_choice(estimator, "estimator", ESTIMATORS)
     v = np.asarray(K_offdiag, dtype=np.float64).ravel()
@@ -109,6 +136,30 @@ def select_shannon(X, *, n_components=None, grid=None, random_state=None,
     -------
     SelectionResult
         ``curve`` holds the entropy per ``sigma2``.
+
+    See Also
+    --------
+    kernel_entropy : the entropy of one kernel.
+    select_mdd : MDD, which Varon et al. (2015) combine with it for ``n_c``.
+
+    References
+    ----------
+    .. [1] D. Widjaja, C. Varon, A. C. Dorado, J. A. K. Suykens and S. Van Huffel, "Application of
+       kernel principal component analysis for single-lead ECG-derived respiration," IEEE Trans.
+       Biomed. Eng. 59(4), 1169-1176, 2012. Maximal Shannon entropy of the kernel matrix (no
+       equation numbers: the paper's text is not in the project's collection).
+    .. [2] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. §VI:
+       the Shannon criterion compared with MDD, its ``n_c`` chosen by MDD.
+
+    Examples
+    --------
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.selection import select_shannon
+    >>> X, _ = semicircles(100, noise=0.1, random_state=0)
+    >>> res = select_shannon(X)
+    >>> res.criterion, float(res.curve.max()) == float(res.curve[res.index])
+    ('widjaja2012', True)
     """
     check_choice(estimator, "estimator", ESTIMATORS)
     bins = check_count(bins, "bins", 2)
