@@ -21,7 +21,8 @@ import statement counts, including the lazy ones inside functions. Within the
 pipeline layer the order is options → windows → stitch → pipeline, and the
 module-level imports of ``edr`` have no cycle.
 
-Also: no function of ``edr`` or ``kpca`` is longer than 80 lines; no library module imports
+Also: no function of ``edr`` is longer than 80 lines (``kpca``: 60 without the docstring, and
+no ``kpca`` module over 500 lines); no library module imports
 a command line (argparse, a ``cli`` or ``__main__`` module, a module run as a script); no
 ``edr`` module builds a kernel or calls an eigen-solver (``kpca`` does). Each check has a test
 of its own on planted code.
@@ -242,8 +243,8 @@ def _long_functions(path: Path, limit: int = MAX_FUNCTION_LINES, *,
 
 
 def test_no_function_over_80_lines():
-    long = [f"{name} ({n} lines)" for path in EDR_FILES + KPCA_FILES
-            for name, n in _long_functions(path)]
+    # edr's limit, docstrings counted; kpca has its own (below)
+    long = [f"{name} ({n} lines)" for path in EDR_FILES for name, n in _long_functions(path)]
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines: {long}"
 
 
@@ -252,6 +253,37 @@ def test_no_kpca_function_over_60_lines_without_its_docstring():
             for name, n in _long_functions(path, MAX_KPCA_FUNCTION_LINES, count_docstring=False)]
     assert not long, (f"kpca functions over {MAX_KPCA_FUNCTION_LINES} lines (docstrings not "
                       f"counted): {long}")
+
+
+#: ``kpca``'s module limit
+MAX_KPCA_MODULE_LINES = 500
+#: modules over it for now: ``kpca/kernels.py``, whose compiled kernels are being reworked on
+#: another branch (split it once that has landed)
+KPCA_MODULES_OVER_THE_LIMIT = {"kpca/kernels.py"}
+
+
+def _long_modules(paths, limit: int) -> dict[str, int]:
+    """{path from the root: its line count} of the modules longer than ``limit`` lines."""
+    return {p.relative_to(ROOT).as_posix(): n for p in paths
+            if (n := len(p.read_text().splitlines())) > limit}
+
+
+def test_no_kpca_module_over_500_lines():
+    long = _long_modules(KPCA_FILES, MAX_KPCA_MODULE_LINES)
+    assert set(long) <= KPCA_MODULES_OVER_THE_LIMIT, f"kpca modules over 500 lines: {long}"
+
+
+def test_the_module_length_check_counts_lines(tmp_path):
+    (tmp_path / "kpca").mkdir()
+    (tmp_path / "kpca" / "fits.py").write_text("x = 1\n" * 500)
+    (tmp_path / "kpca" / "long.py").write_text("x = 1\n" * 501)
+    global ROOT
+    old, ROOT = ROOT, tmp_path
+    try:
+        assert _long_modules(sorted((tmp_path / "kpca").glob("*.py")), 500) == {
+            "kpca/long.py": 501}
+    finally:
+        ROOT = old
 
 
 def test_the_kpca_length_check_leaves_out_the_docstring(tmp_path):

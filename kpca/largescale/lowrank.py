@@ -50,7 +50,7 @@ _RESERVED_OPTIONS = RESERVED_SELECTION_OPTIONS + ("grid", "data_spectra")
 
 
 def _run_criterion(X_train, X_val, criterion, n_components, grid, random_state, options,
-            data_spectra=None):
+                   data_spectra=None):
     """Model selection on the training set (+ validation set for MDD), Fig. 8.
 
     ``criterion`` is a canonical key of :data:`kpca.selection.CRITERIA`. MDD
