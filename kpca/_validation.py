@@ -14,9 +14,13 @@ import numpy as np
 __all__ = [
     "InputTypeError",
     "check_array",
+    "check_choice",
     "check_count",
+    "check_finite",
     "check_n_components",
+    "check_nonnegative",
     "check_positive",
+    "check_positive_values",
     "check_random_state",
     "check_selection_options",
     "check_sigma2",
@@ -153,11 +157,7 @@ def check_n_components(n_components, n_samples, name="n_components", *, optional
         if n is not None and n > n_samples:
             raise ValueError(f"{name} must be <= {n_samples} here; got {name}={n}")
         return n
-    if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral):
-        raise ValueError(f"{name} must be a positive integer; got {name}={n_components!r}")
-    n = int(n_components)
-    if n < 1:
-        raise ValueError(f"{name} must be >= 1; got {name}={n}")
+    n = check_count(n_components, name, 1)
     if n > n_samples:
         raise ValueError(f"{name} must be <= n_samples={n_samples}{bound_note}; got {name}={n}")
     return n
@@ -186,6 +186,51 @@ def check_count(value, name, minimum, *, optional=False):
     return int(value)
 
 
+def _real(value):
+    """``value`` as a float if it is a real number (not a bool, a string or an array), else
+    None."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    return float(value)
+
+
+def check_finite(value, name):
+    """Validate a finite real number.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        ``"{name} must be a finite number; got {name}=..."`` for anything but a finite real
+        number (a bool, a string or an array included).
+    """
+    v = _real(value)
+    if v is None or not np.isfinite(v):
+        raise ValueError(f"{name} must be a finite number; got {name}={value!r}")
+    return v
+
+
+def check_nonnegative(value, name):
+    """Validate a finite real number ``>= 0`` (a tolerance, a noise level, a weight).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        ``"{name} must be a finite number >= 0; got {name}=..."``.
+    """
+    v = _real(value)
+    if v is None or not np.isfinite(v) or v < 0.0:
+        raise ValueError(f"{name} must be a finite number >= 0; got {name}={value!r}")
+    return v
+
+
 def check_positive(value, name):
     """Validate a finite, strictly positive real number (e.g. ``sigma2``).
 
@@ -196,14 +241,60 @@ def check_positive(value, name):
     Raises
     ------
     ValueError
-        If ``value`` is not a real number, not finite, or ``<= 0``.
+        ``"{name} must be a finite positive number; got {name}=..."`` if ``value`` is not a
+        real number, not finite, or ``<= 0``.
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a finite positive number; got {name}={value!r}")
-    v = float(value)
-    if not np.isfinite(v) or v <= 0.0:
+    v = _real(value)
+    if v is None or not np.isfinite(v) or v <= 0.0:
         raise ValueError(f"{name} must be a finite positive number; got {name}={value!r}")
     return v
+
+
+def check_positive_values(values, name):
+    """Validate a non-empty sequence of finite, strictly positive numbers (e.g. a ``sigma2``
+    grid).
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        The values as a flat float64 array, in the given order.
+
+    Raises
+    ------
+    ValueError
+        ``"{name} must be a non-empty sequence of finite positive numbers; got {name}=..."``.
+    """
+    try:
+        arr = np.asarray(values, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        arr = np.empty(0)
+    if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(
+            f"{name} must be a non-empty sequence of finite positive numbers; got {name}={values!r}"
+        )
+    return arr
+
+
+def check_choice(value, name, choices):
+    """Validate that ``value`` is one of ``choices`` (the keys of a registry).
+
+    Returns
+    -------
+    object
+        ``value``.
+
+    Raises
+    ------
+    ValueError
+        ``"{name} must be one of [...]; got {name}=..."`` (the choices sorted).
+    """
+    try:
+        known = value in choices
+    except TypeError:  # unhashable
+        known = False
+    if not known:
+        raise ValueError(f"{name} must be one of {sorted(choices)}; got {name}={value!r}")
+    return value
 
 
 def check_sigma2(sigma2, name="sigma2"):
@@ -232,9 +323,9 @@ def check_sigma2(sigma2, name="sigma2"):
 
     References
     ----------
-    .. [1] C. Varon, A. Caicedo, D. Testelmans, B. Buyse and S. Van Huffel, "A novel algorithm
-       for the automatic detection of sleep apnea from single-lead ECG," IEEE Trans. Biomed.
-       Eng. 62(9), 2015: the kernel width of Eq. (12).
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model
+       selection in kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11),
+       2015: the RBF kernel width ``sigma^2`` of Eq. (12).
 
     Examples
     --------

@@ -65,6 +65,11 @@ class NotFittedError(_SklearnNotFittedError, RuntimeError):
     ``ValueError`` and ``AttributeError``) and of ``RuntimeError``, which
     ``kpca`` raised in 0.1.0.
 
+    See Also
+    --------
+    kpca.base.KPCAEstimator : the base whose fitted check raises it.
+    sklearn.exceptions.NotFittedError : scikit-learn's exception, its parent.
+
     Examples
     --------
     >>> import sklearn.exceptions
@@ -80,6 +85,12 @@ class KPCAEstimator(BaseEstimator):
     Subclasses store their keyword arguments unchanged in ``__init__``,
     validate them in ``fit`` and set :attr:`_fitted_attribute` (the attribute
     whose presence means "fitted").
+
+    See Also
+    --------
+    KPCATransformer : the base of the transformers.
+    KPCARegressor : the base of the regressors.
+    sklearn.base.BaseEstimator : the parameter protocol it inherits.
 
     Examples
     --------
@@ -151,6 +162,12 @@ class KPCATransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KPCAEst
     Output feature names are the lower-cased class name and the component
     index (``"kernelpca0"``, ``"kernelpca1"``, ...).
 
+    See Also
+    --------
+    KPCAEstimator : the parameter, input and fitted checks.
+    kpca.KernelPCA : a transformer built on it.
+    kpca.largescale.FixedSizeKernelPCA : another.
+
     Examples
     --------
     >>> import numpy as np
@@ -194,6 +211,11 @@ class ReconstructionScoreMixin:
 
 class KPCARegressor(RegressorMixin, KPCAEstimator):
     """Base of the ``kpca`` regressors: ``fit(X, y)``, ``predict``, ``score`` (R²).
+
+    See Also
+    --------
+    KPCAEstimator : the parameter, input and fitted checks.
+    kpca.shrinkage.OrthogonalShrinkageRegression : a regressor built on it.
 
     Examples
     --------

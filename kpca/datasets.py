@@ -13,27 +13,18 @@ i.e. the total variance of the clean pattern over the total noise variance.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from numpy.typing import ArrayLike
 
-from kpca._validation import check_random_state
+from kpca._validation import (
+    check_count,
+    check_finite,
+    check_nonnegative,
+    check_positive,
+    check_random_state,
+)
 
 __all__ = ["semicircles", "square", "two_rings", "gaussian_clusters", "embed"]
-
-
-def _check_count(value, name, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {name}={value!r}")
-    return int(value)
-
-
-def _check_scale(value, name):
-    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
-            or not np.isfinite(value) or value <= 0):
-        raise ValueError(f"{name} must be a finite positive number; got {name}={value!r}")
-    return float(value)
 
 
 def _add_noise(clean, noise, snr_db, rng):
@@ -43,23 +34,18 @@ def _add_noise(clean, noise, snr_db, rng):
             f"give exactly one of noise and snr_db; got noise={noise!r}, snr_db={snr_db!r}"
         )
     if snr_db is not None:
-        if (isinstance(snr_db, bool) or not isinstance(snr_db, numbers.Real)
-                or not np.isfinite(snr_db)):
-            raise ValueError(f"snr_db must be a finite number; got snr_db={snr_db!r}")
+        check_finite(snr_db, "snr_db")
         power = clean.var(axis=0).sum()
         std = np.sqrt(power / (clean.shape[1] * 10.0 ** (snr_db / 10.0)))
     else:
-        if (isinstance(noise, bool) or not isinstance(noise, numbers.Real)
-                or not np.isfinite(noise) or noise < 0):
-            raise ValueError(f"noise must be a finite number >= 0; got noise={noise!r}")
-        std = float(noise)
+        std = check_nonnegative(noise, "noise")
     return clean + std * rng.standard_normal(clean.shape)
 
 
 def embed(points: ArrayLike, n_features: int) -> np.ndarray:
     """Embed 2-D (or p-D) points isometrically in ``n_features`` dimensions.
 
-    Following Jørgensen & Hansen (2012, Sec. IV-A: "the two dimensions were
+    Following Jørgensen & Hansen (2012, Sec. III-A: "the two dimensions were
     both rotated to occupy 25 dimensions generating a d = 50 dimensional data
     set"), original coordinate ``j`` is spread evenly over its own block of
     ``n_features / p`` output dimensions: ``E[:, j]`` has entries
@@ -75,10 +61,29 @@ def embed(points: ArrayLike, n_features: int) -> np.ndarray:
     Returns
     -------
     ndarray, shape (n, n_features)
+
+    See Also
+    --------
+    semicircles : embeds its arcs with ``n_features > 2``.
+
+    References
+    ----------
+    .. [1] K. W. Jørgensen and L. K. Hansen, "Model selection for Gaussian kernel PCA denoising,"
+       IEEE Trans. Neural Netw. Learn. Syst. 23(1), 163-168, 2012. Sec. III-A: the semicircles
+       rotated to occupy 25 dimensions each, ``d = 50``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.datasets import embed
+    >>> P = np.array([[0.0, 0.0], [3.0, 4.0]])
+    >>> E = embed(P, 50)
+    >>> E.shape, round(float(np.linalg.norm(E[1] - E[0])), 12)  # distances kept
+    ((2, 50), 5.0)
     """
     points = np.asarray(points, dtype=np.float64)
     p = points.shape[1]
-    n_features = _check_count(n_features, "n_features", p)
+    n_features = check_count(n_features, "n_features", p)
     if n_features % p:
         raise ValueError(
             f"n_features must be a multiple of the original dimension {p}; "
@@ -97,7 +102,7 @@ def semicircles(n_samples: int = 500, *, noise: float | None = None,
 
     Upper arc: ``radius (cos t, sin t)``; lower arc:
     ``radius (1 - cos t, 1/2 - sin t)``, ``t ~ U[0, pi]`` (the 2-D toy of
-    Varon et al. 2015, Sec. VI-A, and of Jørgensen & Hansen 2012, Sec. IV-A,
+    Varon et al. 2015, Sec. VI-A, and of Jørgensen & Hansen 2012, Sec. III-A,
     whose radius is not stated). With ``n_features > 2`` the clean arcs are
     embedded by :func:`embed` (d = 50 in Jørgensen & Hansen 2012) and noise is
     added in all dimensions.
@@ -121,6 +126,21 @@ def semicircles(n_samples: int = 500, *, noise: float | None = None,
     -------
     noisy, clean : ndarray, shape (n_samples, n_features)
 
+    See Also
+    --------
+    square : the closed square.
+    two_rings : two interlocked rings in 3-D.
+    embed : the embedding in more dimensions.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Sec.
+       VI-A: the two semicircles (``N = 500``, SNR 10).
+    .. [2] K. W. Jørgensen and L. K. Hansen, "Model selection for Gaussian kernel PCA denoising,"
+       IEEE Trans. Neural Netw. Learn. Syst. 23(1), 163-168, 2012. Sec. III-A: two equally
+       populated, non-intersecting semicircles, in 2-D rotated to ``d = 50``.
+
     Examples
     --------
     >>> from kpca.datasets import semicircles
@@ -128,8 +148,8 @@ def semicircles(n_samples: int = 500, *, noise: float | None = None,
     >>> noisy.shape, clean.shape
     ((100, 2), (100, 2))
     """
-    n = _check_count(n_samples, "n_samples", 2)
-    r = _check_scale(radius, "radius")
+    n = check_count(n_samples, "n_samples", 2)
+    r = check_positive(radius, "radius")
     rng = check_random_state(random_state)
     n_up = (n + 1) // 2
     t = rng.uniform(0.0, np.pi, n)
@@ -168,9 +188,30 @@ def square(n_samples: int = 500, *, noise: float | None = None, snr_db: float | 
     Returns
     -------
     noisy, clean : ndarray, shape (n_samples, 2)
+
+    See Also
+    --------
+    semicircles : two open arcs.
+    two_rings : two rings in 3-D.
+
+    References
+    ----------
+    .. [1] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. Sec. 4, Fig. 1: de-noising a square in the plane.
+    .. [2] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Sec.
+       VI-A: the square of 2000 points.
+
+    Examples
+    --------
+    >>> from kpca.datasets import square
+    >>> noisy, clean = square(200, noise=0.05, random_state=0)
+    >>> noisy.shape, float(abs(clean).max())  # the outline of [-1, 1]^2
+    ((200, 2), 1.0)
     """
-    n = _check_count(n_samples, "n_samples")
-    a = _check_scale(side, "side")
+    n = check_count(n_samples, "n_samples", 1)
+    a = check_positive(side, "side")
     rng = check_random_state(random_state)
     s = rng.uniform(0.0, 4.0, n)  # arc-length parameter in units of the side
     edge = np.minimum(s.astype(int), 3)
@@ -207,9 +248,27 @@ def two_rings(n_samples: int = 3000, *, noise: float | None = None,
     Returns
     -------
     noisy, clean : ndarray, shape (n_samples, 3)
+
+    See Also
+    --------
+    semicircles : two arcs in the plane.
+    square : the closed square.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Sec.
+       VI-A: two rings of 3000 points in a 3-D space.
+
+    Examples
+    --------
+    >>> from kpca.datasets import two_rings
+    >>> noisy, clean = two_rings(300, snr_db=10.0, random_state=0)
+    >>> noisy.shape, clean.shape
+    ((300, 3), (300, 3))
     """
-    n = _check_count(n_samples, "n_samples", 2)
-    r = _check_scale(radius, "radius")
+    n = check_count(n_samples, "n_samples", 2)
+    r = check_positive(radius, "radius")
     rng = check_random_state(random_state)
     n1 = (n + 1) // 2
     t = rng.uniform(0.0, 2.0 * np.pi, n)
@@ -250,13 +309,33 @@ def gaussian_clusters(n_per_cluster: int = 100, *, sigma: float = 0.1, n_cluster
     -------
     noisy, clean : ndarray, shape (n_clusters * n_per_cluster, n_features)
         Rows grouped by cluster; ``clean`` holds each row's centre.
+
+    See Also
+    --------
+    semicircles : a curved toy.
+
+    References
+    ----------
+    .. [1] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. Sec. 4, Table 1: eleven Gaussians in ``R^10`` with centres uniform in
+       ``[-1, 1]^10``, 100 training and 33 test points each.
+
+    Examples
+    --------
+    >>> from kpca.datasets import gaussian_clusters
+    >>> train, centres = gaussian_clusters(100, sigma=0.1, random_state=0)
+    >>> test, test_centres = gaussian_clusters(33, sigma=0.1, centers=centres[::100],
+    ...                                        random_state=1)
+    >>> train.shape, test.shape
+    ((1100, 10), (363, 10))
     """
-    m = _check_count(n_per_cluster, "n_per_cluster")
-    s = _check_scale(sigma, "sigma")
+    m = check_count(n_per_cluster, "n_per_cluster", 1)
+    s = check_positive(sigma, "sigma")
     rng = check_random_state(random_state)
     if centers is None:
-        k = _check_count(n_clusters, "n_clusters")
-        d = _check_count(n_features, "n_features")
+        k = check_count(n_clusters, "n_clusters", 1)
+        d = check_count(n_features, "n_features", 1)
         centers = rng.uniform(-1.0, 1.0, (k, d))
     else:
         centers = np.asarray(centers, dtype=np.float64)

@@ -11,12 +11,10 @@ de-noised as a vector, overlaps averaged back into the image.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from numpy.typing import ArrayLike
 
-from kpca._validation import check_array, check_n_components
+from kpca._validation import check_array, check_choice, check_count, check_n_components
 
 __all__ = [
     "SOLVERS",
@@ -86,6 +84,22 @@ def denoise(X: ArrayLike, n_components: int, sigma2: float | str, *, solver: str
     ndarray, shape (m, d)
         Pre-images, started from the noisy patterns.
 
+    See Also
+    --------
+    kpca.KernelPCA.denoise : the same with a fitted model.
+    linear_pca_denoise : the linear baseline.
+    kpca.preimage.fixed_point_preimage : the pre-images.
+
+    References
+    ----------
+    .. [1] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. Kernel PCA de-noising: projection onto the leading axes, Eq. (4), and
+       the fixed-point pre-image, Eq. (10), started from the noisy pattern (Sec. 4).
+    .. [2] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Sec.
+       V: the large-scale solvers (FS2, ICF).
+
     Examples
     --------
     >>> from kpca import denoise
@@ -96,8 +110,7 @@ def denoise(X: ArrayLike, n_components: int, sigma2: float | str, *, solver: str
     >>> bool(mse(X_clean, X_hat) < mse(X_clean, X))
     True
     """
-    if solver not in SOLVERS:
-        raise ValueError(f"unknown solver={solver!r}; valid keys: {sorted(SOLVERS)}")
+    check_choice(solver, "solver", SOLVERS)
     X = check_array(X, "X")
     train = X if fit_on is None else check_array(fit_on, "fit_on", n_features=X.shape[1])
     model = SOLVERS[solver](n_components, sigma2, random_state, **options).fit(train)
@@ -120,6 +133,16 @@ def linear_pca_denoise(X: ArrayLike, n_components: int, *,
     -------
     ndarray, shape (m, d)
 
+    See Also
+    --------
+    denoise : kernel PCA de-noising.
+
+    References
+    ----------
+    .. [1] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. Sec. 4 and Table 1: kernel PCA de-noising compared with linear PCA.
+
     Examples
     --------
     >>> import numpy as np
@@ -141,10 +164,7 @@ def linear_pca_denoise(X: ArrayLike, n_components: int, *,
 
 
 def _check_window(patch_size, step):
-    for name, v in (("patch_size", patch_size), ("step", step)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-            raise ValueError(f"{name} must be a positive integer; got {name}={v!r}")
-    return int(patch_size), int(step)
+    return check_count(patch_size, "patch_size", 1), check_count(step, "step", 1)
 
 
 def _grid(length, patch_size, step):
@@ -172,6 +192,29 @@ def extract_patches(image: ArrayLike, patch_size: int, step: int) -> np.ndarray:
     -------
     ndarray, shape (n_patches, patch_size**2)
         Row-major flattened windows, in raster order of their origins.
+
+    See Also
+    --------
+    reassemble_patches : the inverse: windows averaged back into an image.
+
+    References
+    ----------
+    .. [1] N. N. Schraudolph, S. Günter and S. V. N. Vishwanathan, "Fast iterative kernel PCA,"
+       Advances in Neural Information Processing Systems 19, MIT Press, 2007. Sec. 5.2: overlapping
+       11 x 11 windows every 2 pixels.
+    .. [2] K. I. Kim, M. O. Franz and B. Schölkopf, "Iterative kernel principal component analysis
+       for image modeling," IEEE Trans. Pattern Anal. Mach. Intell. 27(9), 1351-1366, 2005. The
+       multipatch set-up (no equation numbers: not in the project's collection).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.denoising import extract_patches
+    >>> extract_patches(np.arange(16.0).reshape(4, 4), 2, 2)
+    array([[ 0.,  1.,  4.,  5.],
+           [ 2.,  3.,  6.,  7.],
+           [ 8.,  9., 12., 13.],
+           [10., 11., 14., 15.]])
     """
     img = np.asarray(image, dtype=np.float64)
     if img.ndim != 2:
@@ -200,6 +243,19 @@ def reassemble_patches(patches: ArrayLike, image_shape: tuple[int, int], patch_s
     -------
     ndarray, shape (h, w)
         Each pixel is the mean of its values over all windows covering it.
+
+    See Also
+    --------
+    extract_patches : the windows.
+
+    References
+    ----------
+    .. [1] N. N. Schraudolph, S. Günter and S. V. N. Vishwanathan, "Fast iterative kernel PCA,"
+       Advances in Neural Information Processing Systems 19, MIT Press, 2007. Sec. 5.2: multipatch
+       image de-noising, overlapping reconstructions averaged.
+    .. [2] K. I. Kim, M. O. Franz and B. Schölkopf, "Iterative kernel principal component analysis
+       for image modeling," IEEE Trans. Pattern Anal. Mach. Intell. 27(9), 1351-1366, 2005. The
+       multipatch set-up (no equation numbers: not in the project's collection).
 
     Examples
     --------
@@ -232,7 +288,28 @@ def reassemble_patches(patches: ArrayLike, image_shape: tuple[int, int], patch_s
 
 
 def mse(clean: ArrayLike, estimate: ArrayLike) -> float:
-    """Mean squared error over all entries."""
+    """Mean squared error over all entries.
+
+    Parameters
+    ----------
+    clean, estimate : array_like
+        Arrays of one shape.
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    snr_db : the same error as a signal-to-noise ratio.
+    denoising_scorer : its negative, as a scorer.
+
+    Examples
+    --------
+    >>> from kpca.denoising import mse
+    >>> mse([[0.0, 1.0]], [[1.0, 1.0]])
+    0.5
+    """
     clean, estimate = np.asarray(clean, dtype=np.float64), np.asarray(estimate, dtype=np.float64)
     return float(np.mean((clean - estimate) ** 2))
 
@@ -243,6 +320,34 @@ def snr_db(clean: ArrayLike, estimate: ArrayLike) -> float:
     The same definition as the noise level of :mod:`kpca.datasets` (total
     signal variance over total error power), so the SNR of the noisy input and
     of a de-noised output are directly comparable.
+
+    Parameters
+    ----------
+    clean, estimate : array_like
+        Arrays of one shape.
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    mse : the error power.
+
+    References
+    ----------
+    .. [1] K. W. Jørgensen and L. K. Hansen, "Model selection for Gaussian kernel PCA denoising,"
+       IEEE Trans. Neural Netw. Learn. Syst. 23(1), 163-168, 2012. Eq. (8): ``SNR(dB) = 10
+       log10(<S^2> / sigma_res^2)``, here with the variance of the clean data in place of its mean
+       square (the two agree for zero-mean data).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.denoising import snr_db
+    >>> clean = np.array([[1.0], [-1.0]])
+    >>> round(snr_db(clean, clean + 0.1), 6)  # variance 1, error power 0.01
+    20.0
     """
     clean = np.asarray(clean, dtype=np.float64)
     return float(10.0 * np.log10(np.var(clean) / mse(clean, estimate)))
@@ -275,6 +380,18 @@ def denoising_scorer(estimator, X: ArrayLike, y: ArrayLike) -> float:
     -------
     float
         Negative mean squared error (greater is better).
+
+    See Also
+    --------
+    kpca.KernelPCA.score : the negative reconstruction error of the noisy data itself, without
+        clean references.
+    mse : the error it negates.
+
+    References
+    ----------
+    .. [1] K. W. Jørgensen and L. K. Hansen, "Model selection for Gaussian kernel PCA denoising,"
+       IEEE Trans. Neural Netw. Learn. Syst. 23(1), 163-168, 2012. Sec. III: de-noising scored
+       against the clean patterns (there by the SNR of Eq. (8)).
 
     Examples
     --------

@@ -43,7 +43,15 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
-from kpca._validation import check_n_components, check_positive, check_random_state
+from kpca._signs import column_signs
+from kpca._validation import (
+    check_choice,
+    check_count,
+    check_n_components,
+    check_nonnegative,
+    check_positive,
+    check_random_state,
+)
 from kpca.base import KPCATransformer
 
 __all__ = ["GeneralizedHebbianPCA", "ModulatedHebbOjaPCA", "SCHEDULES", "mmho_pass",
@@ -82,7 +90,7 @@ def _gha_pass(W, X, order, gains):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _mmho_pass(W, X, order, gains, alpha):  # pragma: no cover - compiled
+def _mmho_loop(W, X, order, gains, alpha):  # pragma: no cover - compiled
     """One pass of Eq. (7) (Jankovic et al.) over ``X[order]``, in place."""
     r, d = W.shape
     y = np.empty(r)
@@ -131,6 +139,28 @@ def mmho_pass(W: np.ndarray, X: ArrayLike, gains: ArrayLike, *,
     ndarray, shape (r, d)
         ``W`` itself. Entries become ``inf``/``nan`` if the gains are too large
         for the data; the caller checks.
+
+    See Also
+    --------
+    ModulatedHebbOjaPCA : the estimator that runs it.
+    mmho_mean_update : the averaged update.
+
+    References
+    ----------
+    .. [1] M. Jankovic et al., "Modified Modulated Hebb-Oja learning rule," Neural Information
+       Processing (ICONIP 2007), LNCS 4984, Springer, 2008. Eq. (7), for neuron ``k``: ``w_k(i+1) =
+       w_k(i) + gamma(i) O_k(i) [(1 + alpha) ||x(i)||^2 - IP(i)] - alpha gamma(i) O_k(i) A_k(i)``
+       (our reading of the scrambled print, module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.hebbian import mmho_pass
+    >>> X = np.random.default_rng(0).normal(size=(2000, 2)) * [1.0, 0.3]
+    >>> W = np.array([[0.3, 0.3]])
+    >>> w = mmho_pass(W, X, np.full(2000, 0.01))[0]
+    >>> np.round(np.abs(w), 1)  # the leading unit eigenvector
+    array([1., 0.])
     """
     if not (isinstance(W, np.ndarray) and W.dtype == np.float64 and W.ndim == 2
             and W.flags.c_contiguous):
@@ -142,7 +172,7 @@ def mmho_pass(W: np.ndarray, X: ArrayLike, gains: ArrayLike, *,
             f"X must have shape (n, {W.shape[1]}) and gains shape (n,); got X.shape={X.shape}, "
             f"gains.shape={gains.shape}"
         )
-    _mmho_pass(W, X, np.arange(X.shape[0]), gains, float(alpha))
+    _mmho_loop(W, X, np.arange(X.shape[0]), gains, float(alpha))
     return W
 
 
@@ -179,6 +209,25 @@ def mmho_mean_update(W: ArrayLike, cov: ArrayLike, *, alpha: float = 0.5,
     -------
     ndarray, shape (r, d)
         The expected update per unit gain.
+
+    See Also
+    --------
+    mmho_pass : the stochastic update it averages.
+
+    References
+    ----------
+    .. [1] M. Jankovic et al., "Modified Modulated Hebb-Oja learning rule," Neural Information
+       Processing (ICONIP 2007), LNCS 4984, Springer, 2008. Eq. (7): the update averaged over the
+       inputs (our derivation, module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.hebbian import mmho_mean_update
+    >>> C = np.diag([3.0, 1.0, 0.5])
+    >>> W = np.eye(2, 3)  # the leading unit eigenvectors: a fixed point for Gaussian inputs
+    >>> bool(np.allclose(mmho_mean_update(W, C), 0.0))
+    True
     """
     W = np.atleast_2d(np.asarray(W, dtype=np.float64))
     C = np.asarray(cov, dtype=np.float64)
@@ -215,15 +264,10 @@ class _HebbianPCA(KPCATransformer):
         return 1.0
 
     def _check_params(self, n_features):
-        if self.schedule not in SCHEDULES:
-            raise ValueError(
-                f"schedule must be one of {sorted(SCHEDULES)}; got schedule={self.schedule!r}"
-            )
+        check_choice(self.schedule, "schedule", SCHEDULES)
         r = check_n_components(self.n_components, n_features)
         eta0 = check_positive(self.eta0, "eta0")
-        if (isinstance(self.n_passes, bool) or not isinstance(self.n_passes, (int, np.integer))
-                or self.n_passes < 1):
-            raise ValueError(f"n_passes must be a positive integer; got n_passes={self.n_passes!r}")
+        check_count(self.n_passes, "n_passes", 1)
         return r, eta0
 
     def fit(self, X, y=None):
@@ -263,8 +307,7 @@ class _HebbianPCA(KPCATransformer):
                 )
         self.weights_ = W
         comps = W / np.linalg.norm(W, axis=1, keepdims=True)
-        idx = np.argmax(np.abs(comps), axis=1)
-        comps *= np.sign(comps[np.arange(r), idx])[:, None]
+        comps *= column_signs(comps.T)[:, None]
         self.explained_variance_ = np.var(Xc @ comps.T, axis=0, ddof=1)
         self.n_components_ = r
         self.components_ = comps
@@ -314,6 +357,20 @@ class GeneralizedHebbianPCA(_HebbianPCA):
         ``r``.
     n_features_in_ : int
         ``d``.
+
+    See Also
+    --------
+    ModulatedHebbOjaPCA : the MMHO rule, local to each neuron.
+    kpca.iterative.KernelHebbianPCA : its kernel generalisation (KHA).
+
+    References
+    ----------
+    .. [1] N. N. Schraudolph, S. Günter and S. V. N. Vishwanathan, "Fast iterative kernel PCA,"
+       Advances in Neural Information Processing Systems 19, MIT Press, 2007. Eq. (2): the GHA
+       update, and the ``1/t`` gain decay of KHA/t.
+    .. [2] T. D. Sanger, "Optimal unsupervised learning in a single-layer linear feedforward neural
+       network," Neural Netw. 2(6), 459-473, 1989. The generalized Hebbian algorithm (no equation
+       numbers: not in the project's collection).
 
     Examples
     --------
@@ -385,6 +442,18 @@ class ModulatedHebbOjaPCA(_HebbianPCA):
     non-Gaussian sources behind a non-orthogonal mixture the fixed point lies
     slightly off the eigenvectors.
 
+    See Also
+    --------
+    GeneralizedHebbianPCA : Sanger's rule.
+    mmho_pass : one pass of the rule.
+    mmho_mean_update : its averaged update.
+
+    References
+    ----------
+    .. [1] M. Jankovic et al., "Modified Modulated Hebb-Oja learning rule," Neural Information
+       Processing (ICONIP 2007), LNCS 4984, Springer, 2008. Eq. (7): the MMHO rule; Fig. 4: its
+       circuit (input energy, partial powers, output power).
+
     Examples
     --------
     >>> import numpy as np
@@ -411,9 +480,7 @@ class ModulatedHebbOjaPCA(_HebbianPCA):
         self.random_state = random_state
 
     def _check_params(self, n_features):
-        alpha = self.alpha
-        if isinstance(alpha, bool) or not np.isfinite(alpha) or alpha < 0:
-            raise ValueError(f"alpha must be a finite number >= 0; got alpha={alpha!r}")
+        check_nonnegative(self.alpha, "alpha")
         return super()._check_params(n_features)
 
     def _gain_unit(self, Xc):
@@ -421,4 +488,4 @@ class ModulatedHebbOjaPCA(_HebbianPCA):
         return 1.0 / total**2 if total > 0 else 1.0
 
     def _pass(self, W, X, order, gains):
-        _mmho_pass(W, X, order, gains, float(self.alpha))
+        _mmho_loop(W, X, order, gains, float(self.alpha))

@@ -27,7 +27,16 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from kpca._validation import check_count, check_random_state
+from kpca._signs import column_signs
+from kpca._validation import (
+    check_choice,
+    check_count,
+    check_n_components,
+    check_nonnegative,
+    check_positive,
+    check_random_state,
+    check_sigma2,
+)
 from kpca.base import KPCATransformer
 from kpca.kernels import center_kernel, center_test_kernel, rbf_kernel
 
@@ -136,6 +145,18 @@ def _kha_smd_pass(A, B, AK, rho, Kc, order, eta, mu, zeta):  # pragma: no cover 
                 AK[i, c] += gain[i] * GK[i, c]
 
 
+def _minimal_error(Kc, r):
+    """``E_min = sqrt(sum_{i>r} lambda_i^2)``, the reconstruction error of the exact leading
+    ``r`` components (the denominator of Eq. (22))."""
+    w = np.linalg.eigvalsh(Kc)[::-1]
+    e_min = float(np.sqrt(np.sum(w[r:] ** 2)))
+    if e_min <= 0:
+        raise ValueError(
+            f"n_components={r} already reconstructs the kernel exactly; excess error undefined"
+        )
+    return e_min
+
+
 def _eigenvalue_estimates(A, AK):
     """Eq. (13): ``lambda_i = ||[A K']_i|| / ||A_i||``."""
     return np.linalg.norm(AK, axis=1) / np.linalg.norm(A, axis=1)
@@ -152,6 +173,32 @@ def excess_reconstruction_error(A: np.ndarray, Kc: np.ndarray, e_min: float) -> 
         Centred kernel matrix.
     e_min : float
         ``min_A E(A) = sqrt(sum_{i>r} lambda_i^2)`` from an eigendecomposition.
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    KernelHebbianPCA : records it after each pass in ``excess_error_``.
+
+    References
+    ----------
+    .. [1] N. N. Schraudolph, S. Günter and S. V. N. Vishwanathan, "Fast iterative kernel PCA,"
+       Advances in Neural Information Processing Systems 19, MIT Press, 2007. Eq. (22): ``E(A) =
+       ||K' - (A K')^T (A K')||_F`` and the excess error ``E(A) / E_min - 1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca import center_kernel, rbf_kernel
+    >>> from kpca.iterative import excess_reconstruction_error
+    >>> Kc = center_kernel(rbf_kernel(np.random.default_rng(0).normal(size=(20, 2)), sigma2=1.0))
+    >>> lam, U = np.linalg.eigh(Kc)
+    >>> A = (U[:, -2:] / np.sqrt(lam[-2:])).T  # the exact leading 2 components
+    >>> e_min = np.sqrt(np.sum(lam[:-2] ** 2))
+    >>> abs(excess_reconstruction_error(A, Kc, e_min)) < 1e-8
+    True
     """
     AK = A @ Kc
     return float(np.linalg.norm(Kc - AK.T @ AK) / e_min - 1.0)
@@ -208,6 +255,22 @@ class KernelHebbianPCA(KPCATransformer):
     n_features_in_ : int
         ``d``.
 
+    See Also
+    --------
+    kpca.KernelPCA : the same components by an eigendecomposition.
+    kpca.hebbian.GeneralizedHebbianPCA : the linear rule (GHA) KHA generalises.
+    excess_reconstruction_error : Eq. (22).
+
+    References
+    ----------
+    .. [1] N. N. Schraudolph, S. Günter and S. V. N. Vishwanathan, "Fast iterative kernel PCA,"
+       Advances in Neural Information Processing Systems 19, MIT Press, 2007. KHA, Eqs. (7)-(10);
+       KHA/t; KHA/et, Eqs. (11)-(13); KHA-SMD, Eqs. (15)-(21) and Algorithm 1; the centred kernel,
+       Eq. (5); the excess error, Eq. (22).
+    .. [2] K. I. Kim, M. O. Franz and B. Schölkopf, "Iterative kernel principal component analysis
+       for image modeling," IEEE Trans. Pattern Anal. Mach. Intell. 27(9), 1351-1366, 2005. The
+       kernel Hebbian algorithm (no equation numbers: not in the project's collection).
+
     Examples
     --------
     >>> import numpy as np
@@ -241,20 +304,11 @@ class KernelHebbianPCA(KPCATransformer):
 
     # ------------------------------------------------------------------ #
     def _check_params(self, n_samples):
-        if self.gain not in GAINS:
-            raise ValueError(f"gain must be one of {sorted(GAINS)}; got gain={self.gain!r}")
-        r = self.n_components
-        if not isinstance(r, (int, np.integer)) or r < 1 or r > n_samples:
-            raise ValueError(
-                f"n_components must be an integer in [1, n_samples={n_samples}]; "
-                f"got n_components={r!r}"
-            )
-        for name in ("eta0", "sigma2"):
-            v = getattr(self, name)
-            if not np.isfinite(v) or v <= 0:
-                raise ValueError(f"{name} must be a finite positive number; got {name}={v!r}")
-        if not np.isfinite(self.mu) or self.mu < 0:
-            raise ValueError(f"mu must be a finite non-negative number; got mu={self.mu!r}")
+        check_choice(self.gain, "gain", GAINS)
+        check_n_components(self.n_components, n_samples)
+        check_positive(self.eta0, "eta0")
+        check_sigma2(self.sigma2)
+        check_nonnegative(self.mu, "mu")
         if not 0.0 <= self.zeta <= 1.0:
             raise ValueError(f"zeta must lie in [0, 1]; got zeta={self.zeta!r}")
         check_count(self.n_passes, "n_passes", 1)
@@ -283,17 +337,27 @@ class KernelHebbianPCA(KPCATransformer):
         Kc = center_kernel(K, copy=False)
 
         A = rng.normal(scale=1.0 / np.sqrt(r * l), size=(r, l))
-        e_min = None
-        if self.track_error:
-            w = np.linalg.eigvalsh(Kc)[::-1]
-            e_min = float(np.sqrt(np.sum(w[r:] ** 2)))
-            if e_min <= 0:
-                raise ValueError(
-                    f"n_components={r} already reconstructs the kernel exactly; "
-                    "excess error undefined"
-                )
+        e_min = _minimal_error(Kc, r) if self.track_error else None
         self.excess_error_ = []
+        self._train(A, Kc, rng, e_min)
+
+        AK = A @ Kc
+        self.eigenvalues_ = _eigenvalue_estimates(A, AK)
+        alphas = (A / np.linalg.norm(A, axis=1, keepdims=True)).T
+        self._signs = column_signs(alphas)
+        self.alphas_ = alphas * self._signs
+        self.X_fit_ = X
+        self.sigma2_ = float(self.sigma2)
+        self.n_components_ = r
+        self.coef_ = A
+        return self
+
+    def _train(self, A, Kc, rng, e_min):
+        """``n_passes`` passes of the gain schedule over the data, updating ``A`` in place
+        (Algorithm 1 for ``"kha-smd"``) and recording Eq. (22) after each pass."""
+        r, l = A.shape
         smd = self.gain == "kha-smd"
+        B = AK = rho = None  # the SMD state
         if smd:
             B = np.zeros((r, l))
             AK = A @ Kc
@@ -301,18 +365,7 @@ class KernelHebbianPCA(KPCATransformer):
         t = 0
         for _ in range(int(self.n_passes)):
             order = rng.permutation(l)
-            if self.gain == "kha":
-                gains = np.full(r, float(self.eta0))
-            elif self.gain == "kha/t":
-                gains = np.full(r, self.eta0 * l / (t + l))
-            else:
-                # (a)-(b): eigenvalue estimates (13) and gains (12), once per pass.
-                lam = _eigenvalue_estimates(A, AK if smd else A @ Kc)
-                gains = np.linalg.norm(lam) * l * self.eta0 / (lam * (t + l))
-            if not np.all(np.isfinite(gains)):
-                raise FloatingPointError(
-                    f"gain={self.gain!r} produced non-finite gains at t={t}; lower eta0={self.eta0}"
-                )
+            gains = self._gains(A, Kc, AK if smd else None, t)
             if smd:
                 _kha_smd_pass(A, B, AK, rho, Kc, order, gains, float(self.mu), float(self.zeta))
             else:
@@ -326,17 +379,23 @@ class KernelHebbianPCA(KPCATransformer):
             if self.track_error:
                 self.excess_error_.append(excess_reconstruction_error(A, Kc, e_min))
 
-        AK = A @ Kc
-        self.eigenvalues_ = _eigenvalue_estimates(A, AK)
-        alphas = (A / np.linalg.norm(A, axis=1, keepdims=True)).T
-        idx = np.argmax(np.abs(alphas), axis=0)
-        self._signs = np.sign(alphas[idx, np.arange(r)])
-        self.alphas_ = alphas * self._signs
-        self.X_fit_ = X
-        self.sigma2_ = float(self.sigma2)
-        self.n_components_ = r
-        self.coef_ = A
-        return self
+    def _gains(self, A, Kc, AK, t):
+        """Per-component gains at step ``t`` (``AK``: ``A K'`` when maintained, by KHA-SMD):
+        constant (Eq. (10)), ``eta0 l / (t + l)``, or Eq. (12) with the estimates of Eq. (13)
+        (steps (a)-(b) of Algorithm 1, once per pass)."""
+        r, l = A.shape
+        if self.gain == "kha":
+            gains = np.full(r, float(self.eta0))
+        elif self.gain == "kha/t":
+            gains = np.full(r, self.eta0 * l / (t + l))
+        else:
+            lam = _eigenvalue_estimates(A, A @ Kc if AK is None else AK)
+            gains = np.linalg.norm(lam) * l * self.eta0 / (lam * (t + l))
+        if not np.all(np.isfinite(gains)):
+            raise FloatingPointError(
+                f"gain={self.gain!r} produced non-finite gains at t={t}; lower eta0={self.eta0}"
+            )
+        return gains
 
     def transform(self, X):
         """Scores ``y = W phi'(x) = A k'(x)`` (Eq. (7)) with Eq. (7) centring.

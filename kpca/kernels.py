@@ -78,12 +78,35 @@ def _matrix_entries(K, *args, **kwargs):
     return np.size(K)
 
 def sigma2_to_gamma(sigma2: float) -> float:
-    """scikit-learn's ``gamma`` for a kernel width ``sigma2`` (``gamma = 1/(2 sigma2)``)."""
+    """scikit-learn's ``gamma`` for a kernel width ``sigma2`` (``gamma = 1/(2 sigma2)``).
+
+    See Also
+    --------
+    gamma_to_sigma2 : the inverse.
+    rbf_kernel : the kernel of width ``sigma2``.
+
+    Examples
+    --------
+    >>> from kpca.kernels import sigma2_to_gamma
+    >>> sigma2_to_gamma(0.5)
+    1.0
+    """
     return 1.0 / (2.0 * float(sigma2))
 
 
 def gamma_to_sigma2(gamma: float) -> float:
-    """Kernel width ``sigma2`` for scikit-learn's ``gamma`` (``sigma2 = 1/(2 gamma)``)."""
+    """Kernel width ``sigma2`` for scikit-learn's ``gamma`` (``sigma2 = 1/(2 gamma)``).
+
+    See Also
+    --------
+    sigma2_to_gamma : the inverse.
+
+    Examples
+    --------
+    >>> from kpca.kernels import gamma_to_sigma2
+    >>> gamma_to_sigma2(0.25)
+    2.0
+    """
     return 1.0 / (2.0 * float(gamma))
 
 
@@ -175,6 +198,19 @@ def squared_distances(X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
     For ``d < 16`` the distances are summed directly (exact); for larger ``d``
     the Gram-matrix identity ``|x|^2 + |y|^2 - 2 x.y`` is used with a BLAS
     product and clipped at zero. Compiled with Numba.
+
+    See Also
+    --------
+    rbf_kernel : the kernel of these distances.
+    rbf_from_squared_distances : the kernel of given distances.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.kernels import squared_distances
+    >>> squared_distances(np.array([[0.0, 0.0], [3.0, 4.0]]))
+    array([[ 0., 25.],
+           [25.,  0.]])
     """
     X = _as_2d_float(X, "X")
     same = Y is None
@@ -268,6 +304,28 @@ def rbf_from_squared_distances(D2: ArrayLike, sigma2: float, *,
         Kernel width (Varon et al. 2015, Eq. (12)).
     copy : bool
         If False and ``D2`` is a C-contiguous float64 array, overwrite it.
+
+    Returns
+    -------
+    ndarray, shape (n, m)
+
+    See Also
+    --------
+    squared_distances : the distances.
+    rbf_kernel : distances and kernel in one pass.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Eq.
+       (12): the RBF kernel of a distance matrix (there the noise distances ``r_hat``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.kernels import rbf_from_squared_distances
+    >>> rbf_from_squared_distances(np.array([[0.0, 2.0]]), 1.0)  # exp(-2 / 2)
+    array([[1.        , 0.36787944]])
     """
     s = check_sigma2(sigma2)
     D2 = np.asarray(D2, dtype=np.float64)
@@ -400,6 +458,19 @@ def rbf_kernel(X: ArrayLike, Y: ArrayLike | None = None, *, sigma2: float) -> np
     are exactly symmetric); for ``d >= 16`` with ``Y=None`` only the upper
     triangle is computed and mirrored.
 
+    See Also
+    --------
+    squared_distances : the distances.
+    rbf_project : the kernel times coefficients, never stored.
+    center_kernel : the centred kernel.
+    sigma2_to_gamma : scikit-learn's ``gamma``.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Eq.
+       (12): ``exp(-r^2 / (2 sigma^2))``, the width ``sigma2`` of the whole package.
+
     Examples
     --------
     >>> import numpy as np
@@ -464,6 +535,26 @@ def rbf_project(X: ArrayLike, Y: ArrayLike, C: ArrayLike, *, sigma2: float) -> n
     agrees with ``rbf_kernel(X, Y) @ C`` to rounding. For ``d >= 16`` the
     kernel is built by :func:`rbf_kernel` in blocks of rows (about 2^20
     entries each) and multiplied by BLAS.
+
+    See Also
+    --------
+    rbf_kernel : the kernel itself.
+    kpca.KernelPCA.transform : its out-of-sample scores use it.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Eq.
+       (7): the score of a point, ``sum_i alpha_i k(x, x_i)`` up to the centring.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.kernels import rbf_kernel, rbf_project
+    >>> rng = np.random.default_rng(0)
+    >>> X, Y, C = rng.normal(size=(4, 2)), rng.normal(size=(6, 2)), rng.normal(size=(6, 3))
+    >>> bool(np.allclose(rbf_project(X, Y, C, sigma2=1.0), rbf_kernel(X, Y, sigma2=1.0) @ C))
+    True
     """
     scale = 1.0 / (2.0 * check_sigma2(sigma2))
     X = _as_2d_float(X, "X")
@@ -512,6 +603,19 @@ def center_kernel(K: ArrayLike, *, copy: bool = True) -> np.ndarray:
     -------
     ndarray, shape (N, N)
 
+    See Also
+    --------
+    center_test_kernel : a test kernel centred against the training set.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Eqs.
+       (5)-(6): the centred kernel matrix and the centring matrix ``M_c``.
+    .. [2] N. N. Schraudolph, S. Günter and S. V. N. Vishwanathan, "Fast iterative kernel PCA,"
+       Advances in Neural Information Processing Systems 19, MIT Press, 2007. Eq. (5): ``K' = K -
+       MK - (MK)^T + MKM``, computed from one row of means.
+
     Examples
     --------
     >>> import numpy as np
@@ -553,6 +657,29 @@ def center_test_kernel(K_test: ArrayLike, K_fit_col_mean: ArrayLike,
     Returns
     -------
     ndarray, shape (m, N)
+
+    See Also
+    --------
+    center_kernel : the training kernel centred.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Eq.
+       (7): the centred kernel of the out-of-sample scores.
+    .. [2] K. W. Jørgensen and L. K. Hansen, "Model selection for Gaussian kernel PCA denoising,"
+       IEEE Trans. Neural Netw. Learn. Syst. 23(1), 163-168, 2012. Eq. (3): the centred test kernel
+       row ``k~_x``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.kernels import center_kernel, center_test_kernel, rbf_kernel
+    >>> X = np.random.default_rng(0).normal(size=(5, 2))
+    >>> K = rbf_kernel(X, sigma2=1.0)
+    >>> Kc = center_test_kernel(K, K.mean(axis=0), K.mean())  # the training points as test points
+    >>> bool(np.allclose(Kc, center_kernel(K)))
+    True
     """
     K_test = np.asarray(K_test, dtype=np.float64)
     out = np.array(K_test, order="C", copy=True)

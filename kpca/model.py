@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
 from kpca._lanczos import lanczos_centered_top
+from kpca._signs import column_signs
 from kpca._validation import (
     check_array,
+    check_choice,
+    check_count,
     check_n_components,
+    check_nonnegative,
     check_random_state,
     check_selection_options,
     check_sigma2,
 )
 from kpca.base import KPCATransformer, ReconstructionScoreMixin
 from kpca.kernels import center_kernel, center_test_kernel, rbf_kernel, rbf_project
-from kpca.preimage import expansion_coefficients, fixed_point_preimage
+from kpca.preimage import (
+    PREIMAGE_MAX_ITER,
+    PREIMAGE_TOL,
+    expansion_coefficients,
+    fixed_point_preimage,
+)
 
 __all__ = ["KernelPCA"]
 
-_SOLVERS = ("auto", "dense", "arpack", "lanczos")
+_EIGEN_SOLVERS = ("auto", "dense", "arpack", "lanczos")
 
 # "lanczos": relative residual tolerance when ``tol`` is 0 (eigenvalues then agree with
 # LAPACK to ~1e-15 relative in benchmarks/RESULTS.md#block-lanczos-eigen_solverlanczos).
@@ -60,14 +67,6 @@ def _resolved(eigenvalues, n_samples):
     lam = np.asarray(eigenvalues, dtype=np.float64)
     top = float(lam.max()) if lam.size else 0.0
     return lam > n_samples * np.finfo(np.float64).eps * max(1.0, top)
-
-
-def _deterministic_signs(vectors):
-    """Flip each column so that its largest-magnitude entry is positive."""
-    idx = np.argmax(np.abs(vectors), axis=0)
-    signs = np.sign(vectors[idx, np.arange(vectors.shape[1])])
-    signs[signs == 0] = 1.0
-    return vectors * signs
 
 
 class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
@@ -153,6 +152,16 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
     selection_ : SelectionResult or None
         Result of the model-selection criterion, when one was used.
 
+    See Also
+    --------
+    kpca.selection.select : the model-selection criteria behind a string ``sigma2``.
+    kpca.largescale.FixedSizeKernelPCA : low-rank kernel PCA for many points (FS2 + Nyström).
+    kpca.largescale.IncompleteCholeskyKernelPCA : low-rank kernel PCA from an incomplete Cholesky
+        factor.
+    kpca.iterative.KernelHebbianPCA : the leading components by an iterative rule.
+    kpca.preimage.fixed_point_preimage : the pre-images of :meth:`inverse_transform`.
+    kpca.denoise : fit and de-noise in one call.
+
     Notes
     -----
     Scores are projections onto the unit-norm feature-space axes,
@@ -162,6 +171,19 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
     rounding error of the centred kernel; at most ``N - 1`` components of a
     centred kernel carry variance), get zero scores in :meth:`transform` and
     :meth:`fit_transform` alike.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. The
+       centred kernel eigenproblem, Eqs. (4)-(6), the out-of-sample scores, Eq. (7), the RBF kernel
+       of Eq. (12).
+    .. [2] K. W. Jørgensen and L. K. Hansen, "Model selection for Gaussian kernel PCA denoising,"
+       IEEE Trans. Neural Netw. Learn. Syst. 23(1), 163-168, 2012. The unit-norm axes and scores,
+       Eqs. (1)-(2), and the centring term of the pre-image, Eq. (5).
+    .. [3] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. The fixed-point pre-image iteration, Eq. (10).
 
     Examples
     --------
@@ -196,8 +218,8 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
         eigen_solver="auto",
         tol=0.0,
         max_iter=None,
-        preimage_tol=1e-9,
-        preimage_max_iter=500,
+        preimage_tol=PREIMAGE_TOL,
+        preimage_max_iter=PREIMAGE_MAX_ITER,
         random_state=None,
         selection_options=None,
     ):
@@ -255,23 +277,11 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
         return sigma2, n_sel, result
 
     def _check_scalar_params(self):
-        if self.eigen_solver not in _SOLVERS:
-            raise ValueError(
-                f"eigen_solver must be one of {sorted(_SOLVERS)}; "
-                f"got eigen_solver={self.eigen_solver!r}"
-            )
-        for name in ("tol", "preimage_tol"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not 0 <= v < np.inf:
-                raise ValueError(f"{name} must be a finite number >= 0; got {name}={v!r}")
-        v = self.max_iter
-        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1):
-            raise ValueError(f"max_iter must be None or a positive integer; got max_iter={v!r}")
-        v = self.preimage_max_iter
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-            raise ValueError(
-                f"preimage_max_iter must be a positive integer; got preimage_max_iter={v!r}"
-            )
+        check_choice(self.eigen_solver, "eigen_solver", _EIGEN_SOLVERS)
+        check_nonnegative(self.tol, "tol")
+        check_nonnegative(self.preimage_tol, "preimage_tol")
+        check_count(self.max_iter, "max_iter", 1, optional=True)
+        check_count(self.preimage_max_iter, "preimage_max_iter", 1)
 
     def _solver(self, n_samples, n_components):
         solver = self.eigen_solver
@@ -311,7 +321,8 @@ class KernelPCA(ReconstructionScoreMixin, KPCATransformer):
                 Kc, k=n_components, which="LA", v0=v0, tol=float(self.tol), maxiter=self.max_iter
             )
         order = np.argsort(lam)[::-1]
-        return lam[order], _deterministic_signs(vec[:, order])
+        vec = vec[:, order]
+        return lam[order], vec * column_signs(vec)
 
     def fit(self, X, y=None):
         """Fit kernel PCA on ``X``.

@@ -26,9 +26,16 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from kpca._validation import check_array, check_sigma2
+from kpca._validation import check_array, check_count, check_nonnegative, check_sigma2
 
-__all__ = ["PreimageResult", "expansion_coefficients", "fixed_point_preimage"]
+__all__ = ["PREIMAGE_MAX_ITER", "PREIMAGE_TOL", "PreimageResult", "expansion_coefficients",
+           "fixed_point_preimage"]
+
+#: Default relative step tolerance of the fixed-point iteration (the ``preimage_tol`` of every
+#: estimator): stop when ``||z_{t+1} - z_t|| <= tol * (1 + ||z_t||)``.
+PREIMAGE_TOL = 1e-9
+#: Default iteration cap per start of the fixed-point iteration (``preimage_max_iter``).
+PREIMAGE_MAX_ITER = 500
 
 # The denominator sum_i gamma~_i k(z, x_i) = (phi(z) . P_q phi(x)) "vanishes" when
 # it is not positive or smaller than this fraction of sum_i |gamma~_i k(z, x_i)|
@@ -49,6 +56,22 @@ class PreimageResult(NamedTuple):
         True where ``||z_{t+1} - z_t|| <= tol * (1 + ||z_t||)`` was reached.
     n_restarts : ndarray of int, shape (m,)
         Restarts caused by a vanishing denominator.
+
+    See Also
+    --------
+    fixed_point_preimage : returns it.
+
+    References
+    ----------
+    .. [1] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. Eq. (10) and Sec. 3: the iteration and its restarts.
+
+    Examples
+    --------
+    >>> from kpca.preimage import PreimageResult
+    >>> PreimageResult._fields
+    ('z', 'n_iter', 'converged', 'n_restarts')
     """
 
     z: np.ndarray
@@ -79,6 +102,29 @@ def expansion_coefficients(scores: ArrayLike, alphas: ArrayLike,
         with ``a = alphas / sqrt(eigenvalues)``, then
         ``gamma~_i = gamma_i + (1/N)(1 - sum_j gamma_j)`` so that
         ``sum_i gamma~_i phi(x_i) = sum_k beta_k v_k + mean_i phi(x_i)``.
+
+    See Also
+    --------
+    fixed_point_preimage : the pre-image of the expansion.
+
+    References
+    ----------
+    .. [1] K. W. Jørgensen and L. K. Hansen, "Model selection for Gaussian kernel PCA denoising,"
+       IEEE Trans. Neural Netw. Learn. Syst. 23(1), 163-168, 2012. Eq. (5): ``gamma_i = sum_k
+       beta_k alpha_ki`` and ``gamma~_i``; Eqs. (1)-(3): the unit-norm axes and the projection
+       ``P_q phi(x)``.
+    .. [2] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. Eq. (4): the projection onto the leading axes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.preimage import expansion_coefficients
+    >>> alphas = np.array([[0.6], [-0.8], [0.0]])
+    >>> g = expansion_coefficients([[2.0]], alphas, [4.0])  # beta = 2, lambda = 4
+    >>> np.round(g, 3), round(float(g.sum()), 12)  # the mean's weight 1/N each, total 1
+    (array([[ 1. , -0.4,  0.4]]), 1.0)
     """
     scores = np.atleast_2d(np.asarray(scores, dtype=np.float64))
     alphas = np.asarray(alphas, dtype=np.float64)
@@ -102,7 +148,8 @@ def _restart_order(gamma_tilde, n_starts):
 
 
 def fixed_point_preimage(gamma_tilde: ArrayLike, X_fit: ArrayLike, sigma2: float, *,
-                         z0: ArrayLike | None = None, tol: float = 1e-9, max_iter: int = 500,
+                         z0: ArrayLike | None = None, tol: float = PREIMAGE_TOL,
+                         max_iter: int = PREIMAGE_MAX_ITER,
                          max_restarts: int = 10) -> PreimageResult:
     """Approximate RBF pre-images by the fixed-point iteration of Mika et al. (1999).
 
@@ -142,6 +189,32 @@ def fixed_point_preimage(gamma_tilde: ArrayLike, X_fit: ArrayLike, sigma2: float
     -------
     PreimageResult
         ``(z, n_iter, converged, n_restarts)``.
+
+    See Also
+    --------
+    expansion_coefficients : the weights ``gamma~`` of a kernel PCA projection.
+    kpca.KernelPCA.inverse_transform : pre-images of scores.
+    kpca.KernelPCA.denoise : pre-images of projections of patterns.
+
+    References
+    ----------
+    .. [1] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. Eq. (10), the fixed-point iteration for Gaussian kernels, from the
+       extremum condition of Eq. (9); Sec. 3: restarts when the denominator vanishes; Sec. 4: the
+       noisy pattern as the starting point for de-noising.
+    .. [2] K. W. Jørgensen and L. K. Hansen, "Model selection for Gaussian kernel PCA denoising,"
+       IEEE Trans. Neural Netw. Learn. Syst. 23(1), 163-168, 2012. Eq. (5): the same iteration with
+       the centring-corrected weights ``gamma~``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.preimage import fixed_point_preimage
+    >>> X_fit = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    >>> res = fixed_point_preimage([[1.0, 0.0, 0.0]], X_fit, 0.5)  # phi(x_0) itself
+    >>> res.z, bool(res.converged[0])
+    (array([[0., 0.]]), True)
     """
     gamma_tilde, X_fit, sigma2, tol, max_iter, max_restarts = _checked_preimage_inputs(
         gamma_tilde, X_fit, sigma2, tol, max_iter, max_restarts)
@@ -209,14 +282,10 @@ def _checked_preimage_inputs(gamma_tilde, X_fit, sigma2, tol, max_iter, max_rest
     if not np.isfinite(gamma_tilde).all():
         raise ValueError("gamma_tilde must contain only finite values")
     sigma2 = check_sigma2(sigma2)
-    tol = float(tol)
-    if not np.isfinite(tol) or tol < 0:
-        raise ValueError(f"tol must be a finite number >= 0; got tol={tol!r}")
-    if int(max_iter) < 1:
-        raise ValueError(f"max_iter must be >= 1; got max_iter={max_iter!r}")
-    if int(max_restarts) < 0:
-        raise ValueError(f"max_restarts must be >= 0; got max_restarts={max_restarts!r}")
-    return gamma_tilde, X_fit, sigma2, tol, int(max_iter), int(max_restarts)
+    tol = check_nonnegative(tol, "tol")
+    max_iter = check_count(max_iter, "max_iter", 1)
+    max_restarts = check_count(max_restarts, "max_restarts", 0)
+    return gamma_tilde, X_fit, sigma2, tol, max_iter, max_restarts
 
 
 def _starting_points(gamma_tilde, X_fit, z0, max_restarts):

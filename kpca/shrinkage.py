@@ -47,7 +47,14 @@ import warnings
 import numpy as np
 from sklearn.exceptions import DataConversionWarning
 
-from kpca._validation import check_positive, check_sigma2
+from kpca._validation import (
+    check_choice,
+    check_count,
+    check_nonnegative,
+    check_positive,
+    check_positive_values,
+    check_sigma2,
+)
 from kpca.base import KPCARegressor
 from kpca.kernels import rbf_kernel
 
@@ -81,9 +88,36 @@ def universal_threshold(n: int, delta: float = 0.0) -> float:
     delta : float
         ``delta = 0`` is the critical level used by CHT, HTU and BHT;
         ``delta = 1`` gives Donoho-Johnstone's ``2 log n``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not an int ``>= 3``.
+
+    See Also
+    --------
+    OrthogonalShrinkageRegression : thresholds its components at this level.
+
+    References
+    ----------
+    .. [1] K. Hagiwara, "Orthogonal shrinkage methods for nonparametric regression under Gaussian
+       noise," Neural Information Processing (ICONIP 2007), LNCS 4984, Springer, 2008, 537-546.
+       ``C_{n,delta}`` defined before Eq. (17); ``delta = 0`` in the rules of Sec. 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.shrinkage import universal_threshold
+    >>> round(float(universal_threshold(100)), 4)  # 2 log n - log log n
+    7.6832
+    >>> bool(np.isclose(universal_threshold(100, delta=1.0), 2 * np.log(100)))
+    True
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 3:
-        raise ValueError(f"n must be an integer >= 3; got n={n!r}")
+    check_count(n, "n", 3)
     return 2.0 * np.log(n) + (delta - 1.0) * np.log(np.log(n))
 
 
@@ -204,6 +238,20 @@ class OrthogonalShrinkageRegression(_GaussianBasis):
         Training inputs (the basis centres).
     n_features_in_ : int
 
+    See Also
+    --------
+    LeaveOneOutRidgeRegression : the paper's baseline, the raw estimate with ``lam`` by
+        leave-one-out.
+    universal_threshold : the level ``C_{n,0}``.
+
+    References
+    ----------
+    .. [1] K. Hagiwara, "Orthogonal shrinkage methods for nonparametric regression under Gaussian
+       noise," Neural Information Processing (ICONIP 2007), LNCS 4984, Springer, 2008, 537-546. The
+       Gaussian-basis machine, Eq. (2); the ridge estimate, Eq. (6); the orthogonal components,
+       Eqs. (8) and (11)-(12); hard thresholding, Eq. (16), with the CHT, HTU and BHT levels of
+       Sec. 3; the noise variance, Eq. (21).
+
     Examples
     --------
     >>> import numpy as np
@@ -233,13 +281,9 @@ class OrthogonalShrinkageRegression(_GaussianBasis):
         self.eig_tol = eig_tol
 
     def _fit_coef(self, x, y):
-        if self.method not in THRESHOLDS:
-            raise ValueError(
-                f"method must be one of {sorted(THRESHOLDS)}; got method={self.method!r}"
-            )
+        check_choice(self.method, "method", THRESHOLDS)
         lam = check_positive(self.lam, "lam")
-        if not np.isfinite(self.eig_tol) or self.eig_tol < 0:
-            raise ValueError(f"eig_tol must be a finite number >= 0; got eig_tol={self.eig_tol!r}")
+        check_nonnegative(self.eig_tol, "eig_tol")
         X, G = self._design(x)
         n = X.shape[0]
         y = _check_targets(self, y, n)
@@ -306,6 +350,19 @@ class LeaveOneOutRidgeRegression(_GaussianBasis):
     X_fit_ : ndarray, shape (n, d)
     n_features_in_ : int
 
+    See Also
+    --------
+    OrthogonalShrinkageRegression : the shrinkage estimates it is compared with.
+
+    References
+    ----------
+    .. [1] K. Hagiwara, "Orthogonal shrinkage methods for nonparametric regression under Gaussian
+       noise," Neural Information Processing (ICONIP 2007), LNCS 4984, Springer, 2008, 537-546. Eq.
+       (6): the regularised estimate; Sec. 4.2: the grid of ``lam``.
+    .. [2] P. Craven and G. Wahba, "Smoothing noisy data with spline functions," Numer. Math. 31,
+       377-403, 1979. The leave-one-out residual of a linear smoother (no equation numbers: not in
+       the project's collection).
+
     Examples
     --------
     >>> import numpy as np
@@ -323,9 +380,7 @@ class LeaveOneOutRidgeRegression(_GaussianBasis):
         self.lams = lams
 
     def _fit_coef(self, x, y):
-        lams = LOOCV_GRID if self.lams is None else np.atleast_1d(np.asarray(self.lams, float))
-        if lams.size == 0 or not np.all(np.isfinite(lams)) or np.any(lams <= 0):
-            raise ValueError(f"lams must be finite positive numbers; got lams={self.lams!r}")
+        lams = LOOCV_GRID if self.lams is None else check_positive_values(self.lams, "lams")
         X, G = self._design(x)
         y = _check_targets(self, y, X.shape[0])
         mu, Q = np.linalg.eigh(G)  # G symmetric: G^T G = Q diag(mu^2) Q^T

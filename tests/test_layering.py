@@ -27,12 +27,12 @@ Within the pipeline layer the order is options → windows → stitch → rates,
 polarity → breaths → pipeline, and the
 module-level imports of ``edr`` have no cycle.
 
-Also: no function of ``edr`` or ``kpca`` is longer than 80 lines; no library module imports
-a command line (argparse, a ``cli`` or ``__main__`` module, a module run as a script, the
-command-line core ``edr.cli_core``, a module of a command package such as ``edr.extract``); no
-command line imports another command line (only the core and the modules of its own command);
-no ``edr`` module builds a kernel or calls an eigen-solver (``kpca`` does). Each check has a
-test of its own on planted code.
+Also: no function of ``edr`` is longer than 80 lines (``kpca``: 60 without the docstring, and
+no ``kpca`` module over 500 lines); no library module imports a command line (argparse, a ``cli``
+or ``__main__`` module, a module run as a script, the command-line core ``edr.cli_core``, a module
+of a command package such as ``edr.extract``); no command line imports another command line (only
+the core and the modules of its own command); no ``edr`` module builds a kernel or calls an
+eigen-solver (``kpca`` does). Each check has a test of its own on planted code.
 """
 
 from __future__ import annotations
@@ -219,10 +219,24 @@ def test_the_checker_sees_lazy_and_relative_imports(tmp_path):
 # --- function length ------------------------------------------------------------------------
 
 MAX_FUNCTION_LINES = 80
+#: ``kpca``'s own limit, counted without the docstring (``edr`` keeps 80 with it for now)
+MAX_KPCA_FUNCTION_LINES = 60
 
-def _long_functions(path: Path, limit: int = MAX_FUNCTION_LINES) -> list[tuple[str, int]]:
+
+def _docstring_lines(func) -> int:
+    """Lines of the docstring of ``func`` (0 without one)."""
+    first = func.body[0]
+    if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        return first.end_lineno - first.lineno + 1
+    return 0
+
+
+def _long_functions(path: Path, limit: int = MAX_FUNCTION_LINES, *,
+                    count_docstring: bool = True) -> list[tuple[str, int]]:
     """(qualified name, lines from the ``def`` line to the last body line) of every function
-    of ``path`` longer than ``limit`` lines; methods and nested functions included."""
+    of ``path`` longer than ``limit`` lines; methods and nested functions included. With
+    ``count_docstring=False`` the docstring's lines are left out of the count."""
     tree = ast.parse(path.read_text(), filename=str(path))
     module = _module_name(path)
     out = []
@@ -233,6 +247,8 @@ def _long_functions(path: Path, limit: int = MAX_FUNCTION_LINES) -> list[tuple[s
                 name = f"{prefix}.{child.name}"
                 if not isinstance(child, ast.ClassDef):
                     n_lines = child.end_lineno - child.lineno + 1
+                    if not count_docstring:
+                        n_lines -= _docstring_lines(child)
                     if n_lines > limit:
                         out.append((name, n_lines))
                 visit(child, name)
@@ -242,9 +258,67 @@ def _long_functions(path: Path, limit: int = MAX_FUNCTION_LINES) -> list[tuple[s
 
 
 def test_no_function_over_80_lines():
-    long = [f"{name} ({n} lines)" for path in EDR_FILES + KPCA_FILES
-            for name, n in _long_functions(path)]
+    # edr's limit, docstrings counted; kpca has its own (below)
+    long = [f"{name} ({n} lines)" for path in EDR_FILES for name, n in _long_functions(path)]
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines: {long}"
+
+
+def test_no_kpca_function_over_60_lines_without_its_docstring():
+    long = [f"{name} ({n} lines)" for path in KPCA_FILES
+            for name, n in _long_functions(path, MAX_KPCA_FUNCTION_LINES, count_docstring=False)]
+    assert not long, (f"kpca functions over {MAX_KPCA_FUNCTION_LINES} lines (docstrings not "
+                      f"counted): {long}")
+
+
+#: ``kpca``'s module limit
+MAX_KPCA_MODULE_LINES = 500
+#: modules over it for now: ``kpca/kernels.py``, whose compiled kernels are being reworked on
+#: another branch (split it once that has landed)
+KPCA_MODULES_OVER_THE_LIMIT = {"kpca/kernels.py"}
+
+
+def _long_modules(paths, limit: int) -> dict[str, int]:
+    """{path from the root: its line count} of the modules longer than ``limit`` lines."""
+    return {p.relative_to(ROOT).as_posix(): n for p in paths
+            if (n := len(p.read_text().splitlines())) > limit}
+
+
+def test_no_kpca_module_over_500_lines():
+    long = _long_modules(KPCA_FILES, MAX_KPCA_MODULE_LINES)
+    assert set(long) <= KPCA_MODULES_OVER_THE_LIMIT, f"kpca modules over 500 lines: {long}"
+
+
+def test_the_module_length_check_counts_lines(tmp_path):
+    (tmp_path / "kpca").mkdir()
+    (tmp_path / "kpca" / "fits.py").write_text("x = 1\n" * 500)
+    (tmp_path / "kpca" / "long.py").write_text("x = 1\n" * 501)
+    global ROOT
+    old, ROOT = ROOT, tmp_path
+    try:
+        assert _long_modules(sorted((tmp_path / "kpca").glob("*.py")), 500) == {
+            "kpca/long.py": 501}
+    finally:
+        ROOT = old
+
+
+def test_the_kpca_length_check_leaves_out_the_docstring(tmp_path):
+    pkg = tmp_path / "kpca"
+    pkg.mkdir()
+    doc = '    """One line.\n\n    More.\n    """\n'
+    body = "".join(f"    x{i} = {i}\n" for i in range(59))
+    # 60 lines without the 4-line docstring fit, one more line does not; a function without a
+    # docstring counts all its lines
+    (pkg / "m.py").write_text(f"def fits():\n{doc}{body}\n\ndef long():\n{doc}{body}    y = 0\n"
+                              f"\n\ndef bare():\n{body}    y = 0\n")
+    global ROOT
+    old, ROOT = ROOT, tmp_path
+    try:
+        assert _long_functions(pkg / "m.py", 60, count_docstring=False) == [
+            ("kpca.m.long", 61), ("kpca.m.bare", 61)]
+        assert _long_functions(pkg / "m.py", 60) == [
+            ("kpca.m.fits", 64), ("kpca.m.long", 65), ("kpca.m.bare", 61)]
+    finally:
+        ROOT = old
 
 
 def test_the_length_check_counts_from_def_to_last_line(tmp_path):

@@ -61,6 +61,7 @@ from scipy.spatial.distance import cdist
 from kpca._blas import single_threaded_blas
 from kpca._validation import (
     check_array,
+    check_count,
     check_n_components,
     check_random_state,
     check_sigma2,
@@ -86,6 +87,25 @@ class FS2Result(NamedTuple):
     converged : bool
         True if the search stopped because no swap raised ``H_R`` (False if it
         hit ``max_iter``).
+
+    See Also
+    --------
+    fs2_support_vectors : returns it.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Sec.
+       V-1 (FS2) and the quadratic Rényi entropy of Eqs. (9)-(10).
+
+    Examples
+    --------
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.largescale import fs2_support_vectors
+    >>> X, _ = semicircles(200, noise=0.1, random_state=0)
+    >>> res = fs2_support_vectors(X, 20, 0.3, random_state=0)
+    >>> res.support.shape, bool(res.entropy[-1] >= res.entropy[0])
+    ((20,), True)
     """
 
     support: np.ndarray
@@ -106,6 +126,23 @@ def renyi_entropy(K: ArrayLike) -> float:
     -------
     float
         ``H_R = -log( (1/M^2) 1^T Omega 1 )``.
+
+    See Also
+    --------
+    fs2_support_vectors : maximises it over the support set.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Eqs.
+       (9)-(10): ``H_R`` and its estimate from the kernel matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.largescale import renyi_entropy
+    >>> bool(renyi_entropy(np.eye(4)) == np.log(4))  # four far-apart points
+    True
     """
     K = np.asarray(K, dtype=np.float64)
     if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
@@ -183,6 +220,26 @@ def kmeans_support_vectors(X: ArrayLike, n_support: int, *,
     Returns
     -------
     ndarray of int, shape (n_support,)
+
+    See Also
+    --------
+    fs2_support_vectors : starts from these support vectors.
+    scipy.cluster.vq.kmeans2 : the k-means re-implemented here draw for draw.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Sec.
+       V-1 and Remark 1: the initial support vectors from the centroids of k-means clusters.
+
+    Examples
+    --------
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.largescale import kmeans_support_vectors
+    >>> X, _ = semicircles(200, noise=0.1, random_state=0)
+    >>> sv = kmeans_support_vectors(X, 10, random_state=0)
+    >>> sv.shape, len(set(sv.tolist()))
+    ((10,), 10)
     """
     X = check_array(X, "X")
     N = X.shape[0]
@@ -243,15 +300,37 @@ def fs2_support_vectors(X: ArrayLike, n_support: int, sigma2: float, *,
     Returns
     -------
     FS2Result
+
+    See Also
+    --------
+    kmeans_support_vectors : the k-means start.
+    renyi_entropy : the entropy it ascends.
+    FixedSizeKernelPCA : kernel PCA on the support vectors.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Sec.
+       V-1: FS2, the fixed-size method with a k-means start and the replacement of the most similar
+       support vector, maximising the quadratic Rényi entropy of Eqs. (9)-(10).
+    .. [2] J. A. K. Suykens, T. Van Gestel, J. De Brabanter, B. De Moor and J. Vandewalle, *Least
+       Squares Support Vector Machines*, World Scientific, 2002. The fixed-size method (no equation
+       numbers: the book is not in the project's collection).
+
+    Examples
+    --------
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.largescale import fs2_support_vectors
+    >>> X, _ = semicircles(200, noise=0.1, random_state=0)
+    >>> res = fs2_support_vectors(X, 20, 0.3, random_state=0)
+    >>> bool(all(res.entropy[1:] > res.entropy[:-1])), res.converged
+    (True, True)
     """
     X = check_array(X, "X")
     N = X.shape[0]
     M = check_n_support(n_support, N)
     sigma2 = check_sigma2(sigma2)
-    if max_iter is None:
-        max_iter = 10 * M
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
-        raise ValueError(f"max_iter must be a non-negative integer; got max_iter={max_iter!r}")
+    max_iter = 10 * M if max_iter is None else check_count(max_iter, "max_iter", 0)
     support = kmeans_support_vectors(X, M, random_state=random_state)
     initial = support.copy()
 

@@ -26,6 +26,7 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
+from kpca._signs import column_signs
 from kpca._validation import check_array, check_n_components, check_positive, check_sigma2
 
 __all__ = ["ICFResult", "ReducedEigen", "incomplete_cholesky", "reduced_eigenproblem"]
@@ -42,6 +43,25 @@ class ICFResult(NamedTuple):
         Row indices of the pivots, in the order chosen.
     residual_trace : ndarray, shape (Q + 1,)
         ``tr(Omega - G_q G_q^T)`` after ``q = 0, ..., Q`` pivots.
+
+    See Also
+    --------
+    incomplete_cholesky : returns it.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Sec.
+       V-2: the incomplete Cholesky factor ``G`` with ``Omega ~= G G^T``.
+
+    Examples
+    --------
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.largescale import incomplete_cholesky
+    >>> X, _ = semicircles(200, noise=0.1, random_state=0)
+    >>> res = incomplete_cholesky(X, 0.3, 1e-2)
+    >>> res.G.shape[1] == res.pivots.size, bool(res.residual_trace[-1] < 1e-2)
+    (True, True)
     """
 
     G: np.ndarray
@@ -66,6 +86,25 @@ class ReducedEigen(NamedTuple):
     singular_values : ndarray, shape (Q,)
     Vt : ndarray, shape (Q, Q)
         ``G = U diag(singular_values) Vt`` (Eq. (16)).
+
+    See Also
+    --------
+    reduced_eigenproblem : returns it.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Eqs.
+       (16)-(19): the SVD of the factor, the reduced eigenproblem and its eigenvectors ``rho``.
+
+    Examples
+    --------
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.largescale import incomplete_cholesky, reduced_eigenproblem
+    >>> X, _ = semicircles(200, noise=0.1, random_state=0)
+    >>> red = reduced_eigenproblem(incomplete_cholesky(X, 0.3, 1e-2).G, 3)
+    >>> red.alphas.shape, bool((red.eigenvalues[:-1] >= red.eigenvalues[1:]).all())
+    ((200, 3), True)
     """
 
     eigenvalues: np.ndarray
@@ -95,6 +134,34 @@ def incomplete_cholesky(X: ArrayLike, sigma2: float, eta: float, *,
     -------
     ICFResult
         ``(G, pivots, residual_trace)``.
+
+    See Also
+    --------
+    reduced_eigenproblem : kernel PCA from the factor.
+    IncompleteCholeskyKernelPCA : the estimator built on both.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Sec.
+       V-2: the factor with ``||Omega - G G^T|| <= eta`` (here the trace of the remainder, which
+       bounds its norm).
+    .. [2] G. H. Golub and C. F. Van Loan, *Matrix Computations*, 3rd ed., Johns Hopkins University
+       Press, 1996. Pivoted Cholesky factorisation.
+    .. [3] F. R. Bach and M. I. Jordan, "Kernel independent component analysis," J. Mach. Learn.
+       Res. 3, 1-48, 2002. The incomplete Cholesky factorisation of kernel matrices (no equation
+       numbers: not in the project's collection).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca import rbf_kernel
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.largescale import incomplete_cholesky
+    >>> X, _ = semicircles(200, noise=0.1, random_state=0)
+    >>> res = incomplete_cholesky(X, 0.3, 1e-6)
+    >>> bool(np.abs(rbf_kernel(X, sigma2=0.3) - res.G @ res.G.T).max() < 1e-6)
+    True
     """
     X = check_array(X, "X")
     N = X.shape[0]
@@ -161,6 +228,29 @@ def reduced_eigenproblem(G: ArrayLike, n_components: int) -> ReducedEigen:
     Returns
     -------
     ReducedEigen
+
+    See Also
+    --------
+    incomplete_cholesky : the factor.
+    kpca.KernelPCA : the dense eigenproblem it approximates.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Eqs.
+       (16)-(19) and Remark 2 (``alpha ~= U rho``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca import KernelPCA
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.largescale import incomplete_cholesky, reduced_eigenproblem
+    >>> X, _ = semicircles(200, noise=0.1, random_state=0)
+    >>> red = reduced_eigenproblem(incomplete_cholesky(X, 0.3, 1e-10).G, 3)
+    >>> dense = KernelPCA(3, 0.3, eigen_solver="dense").fit(X)
+    >>> bool(np.allclose(red.eigenvalues, dense.eigenvalues_, rtol=1e-8))
+    True
     """
     G = check_array(G, "G")
     N, Q = G.shape
@@ -178,8 +268,7 @@ def reduced_eigenproblem(G: ArrayLike, n_components: int) -> ReducedEigen:
     norms[norms == 0] = 1.0
     alphas /= norms
     rho /= norms
-    signs = np.sign(alphas[np.argmax(np.abs(alphas), axis=0), np.arange(n_components)])
-    signs[signs == 0] = 1.0
+    signs = column_signs(alphas)
     return ReducedEigen(
         eigenvalues=lam, alphas=alphas * signs, rho=rho * signs, U=U, singular_values=s, Vt=Vt
     )

@@ -13,184 +13,25 @@ pivots) with a validation set drawn from the remaining points.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.linalg
 
-from kpca._validation import (
-    RESERVED_SELECTION_OPTIONS,
-    check_array,
-    check_n_components,
-    check_positive,
-    check_random_state,
-    check_selection_options,
-    check_sigma2,
-)
-from kpca.base import KPCATransformer, ReconstructionScoreMixin
+from kpca._validation import check_choice, check_n_components, check_positive, check_sigma2
 from kpca.kernels import rbf_kernel
-from kpca.largescale._blocks import row_slices
 from kpca.largescale.fs2 import check_n_support, fs2_support_vectors
 from kpca.largescale.icf import incomplete_cholesky, reduced_eigenproblem
+from kpca.largescale.lowrank import N_VALIDATION, LowRankKernelPCA, check_n_validation
 from kpca.largescale.nystrom import nystrom_map, pca_of_feature_rows
+from kpca.preimage import PREIMAGE_MAX_ITER, PREIMAGE_TOL
+from kpca.selection.mdd import MIN_TRAINING_POINTS
 
-__all__ = ["FixedSizeKernelPCA", "IncompleteCholeskyKernelPCA"]
+__all__ = ["FixedSizeKernelPCA", "IncompleteCholeskyKernelPCA", "TRAINING_SETS"]
 
-
-def _check_n_validation(n_validation, n_available):
-    if isinstance(n_validation, bool) or not isinstance(n_validation, numbers.Integral):
-        raise ValueError(
-            f"n_validation must be a positive integer; got n_validation={n_validation!r}"
-        )
-    if not 1 <= n_validation <= n_available:
-        raise ValueError(
-            f"n_validation must be in [1, {n_available}] (points left after the training "
-            f"set); got n_validation={n_validation}"
-        )
-    return int(n_validation)
+#: ``train_on`` values of :class:`FixedSizeKernelPCA`
+TRAINING_SETS = ("support", "all")
 
 
-#: ``selection_options`` keys the large-scale estimators set themselves
-_RESERVED_OPTIONS = RESERVED_SELECTION_OPTIONS + ("grid", "data_spectra")
-
-
-def _select(X_train, X_val, criterion, n_components, grid, random_state, options,
-            data_spectra=None):
-    """Model selection on the training set (+ validation set for MDD), Fig. 8.
-
-    ``criterion`` is a canonical key of :data:`kpca.selection.CRITERIA`. MDD
-    (``"varon2015"``, and ``"varon2015-fast"``: the split procedure has no shortcuts) runs on
-    the given split
-    (:func:`~kpca.selection.mdd_on_split`, with ``data_spectra`` as its data
-    spectrum when given); any other criterion of :func:`kpca.selection.select`
-    runs on the training set alone.
-    """
-    n_components = None if n_components == "auto" else n_components
-    if criterion in ("varon2015", "varon2015-fast"):
-        from kpca.selection import mdd_on_split
-
-        return mdd_on_split(X_train, X_val, grid=grid, n_components=n_components,
-                            random_state=random_state, data_spectra=data_spectra,
-                            **(options or {}))
-    from kpca.selection import select
-
-    return select(X_train, criterion, n_components=n_components, grid=grid,
-                  random_state=random_state, **(options or {}))
-
-
-class _LowRankKernelPCA(ReconstructionScoreMixin, KPCATransformer):
-    """Shared transform / pre-image machinery of the low-rank estimators.
-
-    A fitted model holds the basis points ``basis_`` (``M x d``), the map
-    ``T`` (``M x r``) with features ``f(x) = T^T k_B(x)``, the training mean
-    ``f_mean`` and the principal axes ``W`` (``r x n_components``) in that
-    feature space. ``transform`` works on
-    :data:`~kpca.largescale._blocks.ROW_BLOCK` rows at a time.
-    """
-
-    _fitted_attribute = "_W"
-
-    def __init__(self, n_components, sigma2, *, n_validation, selection_options, preimage_tol,
-                 preimage_max_iter, random_state):
-        self.n_components = n_components
-        self.sigma2 = sigma2
-        self.n_validation = n_validation
-        self.selection_options = selection_options
-        self.preimage_tol = preimage_tol
-        self.preimage_max_iter = preimage_max_iter
-        self.random_state = random_state
-
-    def _check_selection(self, n_limit, selects):
-        """Validate ``n_components`` (an int: at most ``n_limit``) and ``selection_options``.
-
-        ``selects``: whether this fit runs a criterion. Returns the random generator.
-        """
-        if self.n_components != "auto":
-            check_n_components(self.n_components, n_limit)
-        check_selection_options(
-            self.selection_options, _RESERVED_OPTIONS,
-            unused_reason=None if selects else self._NO_SELECTION,
-        )
-        return check_random_state(self.random_state)
-
-    def _select_on_split(self, X, train, n_val, criterion, n_components, grid, rng,
-                         data_spectra=None):
-        """Draw ``n_val`` validation rows of ``X`` outside ``train`` and run the criterion.
-
-        Sets ``validation_`` and ``selection_``; returns ``max(1, n_c)`` (no component above
-        the noise, Eq. (14) giving 0: the leading one is kept).
-        """
-        rest = np.setdiff1d(np.arange(X.shape[0]), train)
-        n_val = _check_n_validation(n_val, rest.size)
-        self.validation_ = np.sort(rng.choice(rest, size=n_val, replace=False))
-        self.selection_ = _select(self.basis_, X[self.validation_], criterion, n_components,
-                                  grid, rng, self.selection_options, data_spectra=data_spectra)
-        return max(1, self.selection_.n_components)
-
-    def _features(self, X):
-        return rbf_kernel(X, self.basis_, sigma2=self.sigma2_) @ self._T
-
-    def transform(self, X):
-        """Scores of ``X`` on the unit-norm feature-space axes (out-of-sample extension).
-
-        Parameters
-        ----------
-        X : array_like, shape (m, d)
-
-        Returns
-        -------
-        ndarray, shape (m, n_c)
-        """
-        self._check_fitted("transform")
-        X = self._validate_X(X, reset=False)
-        Z = np.empty((X.shape[0], self._W.shape[1]))
-        for rows in row_slices(X.shape[0]):
-            Z[rows] = (self._features(X[rows]) - self._f_mean) @ self._W
-        return Z
-
-    def fit_transform(self, X, y=None):
-        """``fit(X)`` then ``transform(X)``."""
-        return self.fit(X, y).transform(X)
-
-    def _expansion(self, Z):
-        # Feature-space point f_mean + W z, written over the basis images.
-        return (self._f_mean + Z @ self._W.T) @ self._T.T
-
-    def inverse_transform(self, Z, *, z0=None):
-        """Fixed-point pre-images of scores ``Z`` (Mika et al. 1999, Eq. (10)).
-
-        Parameters
-        ----------
-        Z : array_like, shape (m, n_c)
-        z0 : array_like, shape (m, d), optional
-            Starting points (default: the basis point with the largest weight).
-
-        Returns
-        -------
-        ndarray, shape (m, d)
-        """
-        from kpca.preimage import fixed_point_preimage
-
-        self._check_fitted("inverse_transform")
-        Z = check_array(Z, "Z", n_features=self._W.shape[1])
-        res = fixed_point_preimage(
-            self._expansion(Z),
-            self.basis_,
-            self.sigma2_,
-            z0=z0,
-            tol=self.preimage_tol,
-            max_iter=self.preimage_max_iter,
-        )
-        return res.z
-
-    def denoise(self, X):
-        """Project ``X`` on the leading axes and return the pre-images (start: ``X``)."""
-        self._check_fitted("denoise")
-        X = self._validate_X(X, reset=False)
-        return self.inverse_transform(self.transform(X), z0=X)
-
-
-class FixedSizeKernelPCA(_LowRankKernelPCA):
+class FixedSizeKernelPCA(LowRankKernelPCA):
     """Fixed-size kernel PCA with FS2 support vectors (Varon et al. 2015, Sec. V-1).
 
     ``fit`` selects ``n_support`` support vectors by FS2 (k-means start, Rényi
@@ -263,6 +104,27 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
     feature_names_in_ : ndarray of str
         Column names of a ``DataFrame`` ``X`` (only then).
 
+    See Also
+    --------
+    IncompleteCholeskyKernelPCA : the other low-rank estimator.
+    kpca.KernelPCA : dense kernel PCA of all points.
+    fs2_support_vectors : the support vectors.
+    mdd_on_split : the selection of Fig. 8.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Sec.
+       V-1 (FS2: k-means start, Rényi entropy ascent, Eqs. (9)-(10)), Fig. 8 (selection on the
+       support vectors with a validation set), Eq. (7) (the out-of-sample scores), Eq. (20) (the
+       rule of thumb).
+    .. [2] J. A. K. Suykens, T. Van Gestel, J. De Brabanter, B. De Moor and J. Vandewalle, *Least
+       Squares Support Vector Machines*, World Scientific, 2002. The fixed-size kernel methods in
+       the primal (no equation numbers: not in the project's collection).
+    .. [3] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. Eq. (10): the fixed-point pre-images.
+
     Examples
     --------
     >>> from kpca.datasets import semicircles
@@ -287,8 +149,8 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
         n_validation=None,
         grid=None,
         selection_options=None,
-        preimage_tol=1e-9,
-        preimage_max_iter=500,
+        preimage_tol=PREIMAGE_TOL,
+        preimage_max_iter=PREIMAGE_MAX_ITER,
         random_state=None,
     ):
         super().__init__(n_components, sigma2, n_validation=n_validation,
@@ -324,29 +186,12 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
         X = self._validate_X(X, reset=True, min_samples=2)
         N = X.shape[0]
         M = check_n_support(self.n_support, N)
-        if self.train_on not in ("support", "all"):
-            raise ValueError(
-                f"train_on must be 'support' or 'all'; got train_on={self.train_on!r}"
-            )
+        check_choice(self.train_on, "train_on", TRAINING_SETS)
+        criterion = self._criterion()
         by_criterion = isinstance(self.sigma2, str)
-        if by_criterion:
-            from kpca.selection import resolve_criterion
-
-            criterion = resolve_criterion(self.sigma2)
-        else:
-            check_sigma2(self.sigma2)
-            criterion = "varon2015"
         rng = self._check_selection(M, by_criterion or self.n_components == "auto")
-
-        if self.support_sigma2 is not None:
-            sv_sigma2 = check_sigma2(self.support_sigma2, "support_sigma2")
-        elif by_criterion:
-            from kpca.selection import rule_of_thumb_sigma2
-
-            sv_sigma2 = rule_of_thumb_sigma2(X)
-        else:
-            sv_sigma2 = float(self.sigma2)
-        fs2 = fs2_support_vectors(X, M, sv_sigma2, max_iter=self.max_iter, random_state=rng)
+        fs2 = fs2_support_vectors(X, M, self._support_sigma2(X), max_iter=self.max_iter,
+                                  random_state=rng)
         self.support_ = fs2.support
         self.basis_ = X[fs2.support].copy()
         self.entropy_ = fs2.entropy
@@ -354,12 +199,39 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
         self.selection_, self.validation_ = None, None
         sigma2, n_components = self.sigma2, self.n_components
         if by_criterion or n_components == "auto":
-            n_val = min(1000, N - M) if self.n_validation is None else self.n_validation
+            n_val = min(N_VALIDATION, N - M) if self.n_validation is None else self.n_validation
             grid = self.grid if by_criterion else [float(sigma2)]
             n_components = self._select_on_split(X, fs2.support, n_val, criterion, n_components,
                                                  grid, rng)
             sigma2 = self.selection_.sigma2
         self.sigma2_ = float(sigma2)
+        self._fit_axes(X, n_components)
+        return self
+
+    def _criterion(self):
+        """The canonical key of the criterion that chooses ``sigma2`` (a string ``sigma2``) or
+        only ``n_components`` (MDD, a numeric ``sigma2`` being checked here)."""
+        if isinstance(self.sigma2, str):
+            from kpca.selection import resolve_criterion
+
+            return resolve_criterion(self.sigma2)
+        check_sigma2(self.sigma2)
+        return "varon2015"
+
+    def _support_sigma2(self, X):
+        """Kernel width of the Rényi entropy during FS2 (``support_sigma2``, else the numeric
+        ``sigma2``, else the rule of thumb of Eq. (20))."""
+        if self.support_sigma2 is not None:
+            return check_sigma2(self.support_sigma2, "support_sigma2")
+        if isinstance(self.sigma2, str):
+            from kpca.selection import rule_of_thumb_sigma2
+
+            return rule_of_thumb_sigma2(X)
+        return float(self.sigma2)
+
+    def _fit_axes(self, X, n_components):
+        """The Nyström map of the support vectors at ``sigma2_`` and the principal axes of the
+        features of the training rows (the support vectors, or all of ``X``)."""
         self._T = nystrom_map(rbf_kernel(self.basis_, sigma2=self.sigma2_))
         rows = self.basis_ if self.train_on == "support" else X
         self.n_components_ = check_n_components(
@@ -368,10 +240,9 @@ class FixedSizeKernelPCA(_LowRankKernelPCA):
         self._f_mean, self._W, self.eigenvalues_, self.alphas_ = pca_of_feature_rows(
             lambda block: self._features(rows[block]), rows.shape[0], self.n_components_
         )
-        return self
 
 
-class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
+class IncompleteCholeskyKernelPCA(LowRankKernelPCA):
     """Kernel PCA from a pivoted incomplete Cholesky factor (Varon et al. 2015, Sec. V-2).
 
     ``fit`` factorises the RBF kernel of the ``N`` training points as
@@ -440,6 +311,23 @@ class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
     feature_names_in_ : ndarray of str
         Column names of a ``DataFrame`` ``X`` (only then).
 
+    See Also
+    --------
+    FixedSizeKernelPCA : the other low-rank estimator.
+    kpca.KernelPCA : dense kernel PCA.
+    incomplete_cholesky : the factor.
+    reduced_eigenproblem : Eqs. (16)-(19).
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Sec.
+       V-2 (ICF), Eqs. (16)-(19) and Remark 2, Fig. 8 (ICF + MDD), Eq. (20) (the rule of thumb of
+       Sec. VI-A).
+    .. [2] S. Mika, B. Schölkopf, A. Smola, K.-R. Müller, M. Scholz and G. Rätsch, "Kernel PCA and
+       de-noising in feature spaces," Advances in Neural Information Processing Systems 11, MIT
+       Press, 1999, 536-542. Eq. (10): the fixed-point pre-images.
+
     Examples
     --------
     >>> import numpy as np
@@ -464,8 +352,8 @@ class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
         criterion="mdd",
         n_validation=None,
         selection_options=None,
-        preimage_tol=1e-9,
-        preimage_max_iter=500,
+        preimage_tol=PREIMAGE_TOL,
+        preimage_max_iter=PREIMAGE_MAX_ITER,
         random_state=None,
     ):
         super().__init__(n_components, sigma2, n_validation=n_validation,
@@ -490,18 +378,7 @@ class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
         """
         X = self._validate_X(X, reset=True, min_samples=2)
         N = X.shape[0]
-        if isinstance(self.sigma2, str):
-            from kpca.selection import ALIASES, rule_of_thumb_sigma2
-
-            name = self.sigma2.strip().lower()
-            if ALIASES.get(name, name) != "rule-of-thumb":
-                raise ValueError(
-                    "sigma2 must be a positive number or 'rule-of-thumb' for ICF (the factor "
-                    f"depends on sigma2, Sec. V-2); got sigma2={self.sigma2!r}"
-                )
-            sigma2 = float(rule_of_thumb_sigma2(X))
-        else:
-            sigma2 = check_sigma2(self.sigma2)
+        sigma2 = self._icf_sigma2(X)
         check_positive(self.eta, "eta")
         auto = self.n_components == "auto"
         if auto:
@@ -519,31 +396,54 @@ class IncompleteCholeskyKernelPCA(_LowRankKernelPCA):
 
         self.selection_, self.validation_ = None, None
         n_components = self.n_components
-        if auto and Q < 5:
-            raise ValueError(
-                f"n_components='auto' needs at least 5 pivots for the selection; got Q={Q} "
-                f"(lower eta={self.eta} or raise max_rank)"
-            )
-        if not auto and int(n_components) > Q:
-            raise ValueError(
-                f"n_components must be <= the number of pivots Q={Q} (raise it by lowering "
-                f"eta={self.eta}); got n_components={n_components}"
-            )
+        self._check_pivot_count(Q, auto)
         # All Q eigenpairs when selecting: the criterion needs the whole spectrum of Eq. (19).
         red = reduced_eigenproblem(G, Q if auto else int(n_components))
         if auto:
-            n_val = 1000 if self.n_validation is None else self.n_validation
             # Q is only known now: the size is capped at the non-pivot count.
-            n_val = min(_check_n_validation(n_val, N), N - Q)
+            n_val = (min(N_VALIDATION, N - Q) if self.n_validation is None
+                     else min(check_n_validation(self.n_validation, N), N - Q))
             n_components = self._select_on_split(X, piv, n_val, criterion, None, [sigma2], rng,
                                                  data_spectra=red.eigenvalues)
         k = self.n_components_ = int(n_components)
         self.eigenvalues_, self.alphas_ = red.eigenvalues[:k], red.alphas[:, :k]
-        # g(x) = L^{-1} k_P(x), L = G[piv] lower triangular: T = L^{-T}.
+        self._fit_axes(G, piv)
+        return self
+
+    def _icf_sigma2(self, X):
+        """The kernel width: a checked number, or the rule of thumb of Eq. (20) for
+        ``"rule-of-thumb"`` (no criterion: the factor depends on ``sigma2``, Sec. V-2)."""
+        if not isinstance(self.sigma2, str):
+            return check_sigma2(self.sigma2)
+        from kpca.selection import ALIASES, rule_of_thumb_sigma2
+
+        name = self.sigma2.strip().lower()
+        if ALIASES.get(name, name) != "rule-of-thumb":
+            raise ValueError(
+                "sigma2 must be a positive number or 'rule-of-thumb' for ICF (the factor "
+                f"depends on sigma2, Sec. V-2); got sigma2={self.sigma2!r}"
+            )
+        return float(rule_of_thumb_sigma2(X))
+
+    def _check_pivot_count(self, Q, auto):
+        """Enough pivots ``Q`` for the selection (``auto``) or for ``n_components``."""
+        if auto and Q < MIN_TRAINING_POINTS:
+            raise ValueError(
+                f"n_components='auto' needs at least {MIN_TRAINING_POINTS} pivots for the "
+                f"selection; got Q={Q} (lower eta={self.eta} or raise max_rank)"
+            )
+        if not auto and int(self.n_components) > Q:
+            raise ValueError(
+                f"n_components must be <= the number of pivots Q={Q} (raise it by lowering "
+                f"eta={self.eta}); got n_components={self.n_components}"
+            )
+
+    def _fit_axes(self, G, piv):
+        """The map ``g(x) = L^{-1} k_P(x)`` (``L = G[piv]`` lower triangular: ``T = L^{-T}``),
+        the training mean of ``g`` and the axes in ``g``-space of the eigenvectors of Eq. (19),
+        ``v_l = G_c^T alpha_l / sqrt(lambda_l)``."""
         L = G[piv]
-        self._T = scipy.linalg.solve_triangular(L, np.eye(Q), lower=True).T
+        self._T = scipy.linalg.solve_triangular(L, np.eye(piv.size), lower=True).T
         self._f_mean = G.mean(axis=0)
-        # Axes in g-space of the paper's eigenvectors: v_l = G_c^T alpha_l / sqrt(lambda_l).
         lam = np.where(self.eigenvalues_ > 0, self.eigenvalues_, np.inf)
         self._W = ((G - self._f_mean).T @ self.alphas_) / np.sqrt(lam)
-        return self

@@ -33,6 +33,7 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
+from kpca._signs import column_signs
 from kpca._validation import check_array, check_n_components, check_sigma2
 from kpca.kernels import rbf_kernel
 from kpca.largescale._blocks import row_block, row_slices
@@ -54,6 +55,26 @@ class NystromEigen(NamedTuple):
         Approximate unit-norm eigenvectors (largest-magnitude entry positive).
     rank : int
         Rank ``r`` of the Nyström map (basis size after dropping null directions).
+
+    See Also
+    --------
+    nystrom_kpca : returns it.
+
+    References
+    ----------
+    .. [1] C. K. I. Williams and M. Seeger, "Using the Nyström method to speed up kernel machines,"
+       Advances in Neural Information Processing Systems 13, MIT Press, 2001. The Nyström
+       approximation (no equation numbers: not in the project's collection).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.largescale import nystrom_kpca
+    >>> X, _ = semicircles(200, noise=0.1, random_state=0)
+    >>> res = nystrom_kpca(X, np.arange(0, 200, 10), 0.3, 2)
+    >>> res.eigenvectors.shape, res.rank
+    ((200, 2), 20)
     """
 
     eigenvalues: np.ndarray
@@ -73,6 +94,30 @@ def nystrom_map(K_bb: ArrayLike) -> np.ndarray:
     -------
     ndarray, shape (M, r)
         ``r`` = number of eigenvalues above ``1e-10`` times the largest.
+
+    See Also
+    --------
+    nystrom_kpca : kernel PCA of all points in the features it defines.
+
+    References
+    ----------
+    .. [1] C. K. I. Williams and M. Seeger, "Using the Nyström method to speed up kernel machines,"
+       Advances in Neural Information Processing Systems 13, MIT Press, 2001. The Nyström extension
+       ``K(X, B) K(B, B)^{-1/2}`` (no equation numbers: not in the project's collection).
+    .. [2] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Sec.
+       V: the low-rank approximation of the kernel matrix from ``M`` basis points.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca import rbf_kernel
+    >>> from kpca.largescale import nystrom_map
+    >>> B = np.random.default_rng(0).normal(size=(5, 2))
+    >>> K = rbf_kernel(B, sigma2=1.0)
+    >>> T = nystrom_map(K)
+    >>> bool(np.allclose(T.T @ K @ T, np.eye(T.shape[1])))
+    True
     """
     lam, E = scipy.linalg.eigh(np.asarray(K_bb, dtype=np.float64))
     keep = lam > _RCOND * lam[-1]
@@ -98,14 +143,33 @@ def pca_of_features(F: ArrayLike, n_components: int
     alphas : ndarray, shape (n, n_components)
         Unit-norm eigenvectors of ``M_c F F^T M_c`` (left singular vectors),
         largest-magnitude entry positive; ``axes`` carries the same sign.
+
+    See Also
+    --------
+    pca_of_feature_rows : the same for ``F`` given in row blocks.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Eqs.
+       (4)-(6): the eigenproblem of the centred kernel, here of ``F F^T``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.largescale import pca_of_features
+    >>> F = np.random.default_rng(0).normal(size=(30, 4))
+    >>> mean, axes, lam, alphas = pca_of_features(F, 2)
+    >>> Fc = F - F.mean(axis=0)
+    >>> bool(np.allclose(lam, np.linalg.eigvalsh(Fc @ Fc.T)[::-1][:2]))
+    True
     """
     mean = F.mean(axis=0)
     Fc = F - mean
     U, s, Vt = scipy.linalg.svd(Fc, full_matrices=False)
     k = n_components
     U, s, V = U[:, :k], s[:k], Vt[:k].T
-    signs = np.sign(U[np.argmax(np.abs(U), axis=0), np.arange(k)])
-    signs[signs == 0] = 1.0
+    signs = column_signs(U)
     return mean, V * signs, s**2, U * signs
 
 
@@ -147,6 +211,28 @@ def pca_of_feature_rows(features: Callable[[slice], np.ndarray], n_rows: int, n_
         In the blocked case, if a requested eigenvalue is not above ``1e-10``
         times the largest (its ``alphas`` column would be rounding noise;
         the SVD's is an arbitrary null vector): ask for fewer components.
+
+    See Also
+    --------
+    pca_of_features : the same for ``F`` in one array.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Eqs.
+       (4)-(6): the eigenproblem of the centred kernel ``F F^T``.
+    .. [2] T. F. Chan, G. H. Golub and R. J. LeVeque, "Algorithms for computing the sample
+       variance: analysis and recommendations," Amer. Statist. 37(3), 242-247, 1983. The pairwise
+       update of the centred scatter (no equation numbers: not in the project's collection).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.largescale.nystrom import pca_of_feature_rows, pca_of_features
+    >>> F = np.random.default_rng(0).normal(size=(30, 4))
+    >>> lam_rows = pca_of_feature_rows(lambda rows: F[rows], 30, 2)[2]
+    >>> bool(np.allclose(lam_rows, pca_of_features(F, 2)[2]))
+    True
     """
     if n_rows <= row_block():
         return pca_of_features(features(slice(0, n_rows)), n_components)
@@ -177,8 +263,7 @@ def pca_of_feature_rows(features: Callable[[slice], np.ndarray], n_rows: int, n_
     for rows in row_slices(n_rows):
         alphas[rows] = (features(rows) - mean) @ V
     alphas /= np.sqrt(lam)
-    signs = np.sign(alphas[np.argmax(np.abs(alphas), axis=0), np.arange(k)])
-    signs[signs == 0] = 1.0
+    signs = column_signs(alphas)
     return mean, V * signs, lam, alphas * signs
 
 
@@ -206,6 +291,32 @@ def nystrom_kpca(X: ArrayLike, support: ArrayLike, sigma2: float,
     Returns
     -------
     NystromEigen
+
+    See Also
+    --------
+    nystrom_map : the map ``T``.
+    FixedSizeKernelPCA : the estimator (``train_on='all'``).
+
+    References
+    ----------
+    .. [1] C. K. I. Williams and M. Seeger, "Using the Nyström method to speed up kernel machines,"
+       Advances in Neural Information Processing Systems 13, MIT Press, 2001. The Nyström method
+       (no equation numbers: not in the project's collection).
+    .. [2] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Sec.
+       V: kernel PCA of ``N`` points from ``M`` support vectors; Eqs. (4)-(6).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca import KernelPCA
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.largescale import nystrom_kpca
+    >>> X, _ = semicircles(100, noise=0.1, random_state=0)
+    >>> approx = nystrom_kpca(X, np.arange(100), 0.3, 3)  # every point a support vector: exact
+    >>> dense = KernelPCA(3, 0.3, eigen_solver="dense").fit(X)
+    >>> bool(np.allclose(approx.eigenvalues, dense.eigenvalues_))
+    True
     """
     X = check_array(X, "X")
     sigma2 = check_sigma2(sigma2)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpca._validation import check_n_components
+from kpca._validation import check_choice, check_n_components
 from kpca.kernels import center_kernel, rbf_kernel
 from kpca.selection import heuristics
 from kpca.selection._common import check_data, seed_of
@@ -48,11 +48,7 @@ _COMPONENT_RULES = {"guttman-kaiser": guttman_kaiser, "scree": scree}
 
 
 def _check_component_rule(component_rule):
-    if component_rule not in _COMPONENT_RULES:
-        raise ValueError(
-            f"component_rule must be one of {sorted(_COMPONENT_RULES)}; got "
-            f"component_rule={component_rule!r}"
-        )
+    check_choice(component_rule, "component_rule", _COMPONENT_RULES)
 
 
 def _heuristic(key, width):
@@ -126,6 +122,17 @@ def resolve_criterion(criterion):
     ------
     ValueError
         Not a str, or an unknown criterion (the message lists the valid keys).
+
+    See Also
+    --------
+    select : runs the criterion a key or alias names.
+    CRITERIA, ALIASES : the registry and its aliases.
+
+    Examples
+    --------
+    >>> from kpca.selection import resolve_criterion
+    >>> resolve_criterion(" MDD"), resolve_criterion("kpa"), resolve_criterion("rot")
+    ('varon2015', 'jorgensen2012', 'rule-of-thumb')
     """
     if not isinstance(criterion, str):
         raise ValueError(f"criterion must be a str; got criterion={criterion!r}")
@@ -169,6 +176,27 @@ def select(X, criterion="mdd", *, n_components=None, grid=None, random_state=Non
     ------
     ValueError
         Unknown criterion (the message lists the valid keys), bad data or options.
+
+    See Also
+    --------
+    select_mdd : MDD, Varon et al. (2015).
+    select_kpa : kernel parallel analysis, Jørgensen & Hansen (2012).
+    select_shannon : maximal Shannon entropy of the kernel, Widjaja et al. (2012).
+    rule_of_thumb_sigma2 : Eq. (20) of Varon et al. (2015).
+    kpca.KernelPCA : runs it for a string ``sigma2`` or ``n_components='auto'``.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. MDD,
+       §IV, Eqs. (11)-(15); the rule of thumb, Eq. (20).
+    .. [2] K. W. Jørgensen and L. K. Hansen, "Model selection for Gaussian kernel PCA denoising,"
+       IEEE Trans. Neural Netw. Learn. Syst. 23(1), 163-168, 2012. kPA, Algorithm 1 and Eqs.
+       (6)-(7); the distance heuristics and the Guttman-Kaiser and scree rules, §III-B.
+    .. [3] D. Widjaja, C. Varon, A. C. Dorado, J. A. K. Suykens and S. Van Huffel, "Application of
+       kernel principal component analysis for single-lead ECG-derived respiration," IEEE Trans.
+       Biomed. Eng. 59(4), 1169-1176, 2012. The Shannon entropy of the kernel matrix (this paper's
+       text is not in the project's collection: no equation numbers).
 
     Examples
     --------

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kpca._validation import check_choice
 from kpca.selection._common import excess_curve
 from kpca.selection._null import null_spectra, percentile95
 from kpca.selection._spectrum import SpectrumPlan
@@ -52,11 +53,7 @@ COARSE_STEP = 3
 
 def check_strategy(stop, search):
     """Validated ``(stop, search)``."""
-    if stop not in STOPS:
-        raise ValueError(f"stop must be one of {STOPS}; got stop={stop!r}")
-    if search not in SEARCHES:
-        raise ValueError(f"search must be one of {SEARCHES}; got search={search!r}")
-    return stop, search
+    return check_choice(stop, "stop", STOPS), check_choice(search, "search", SEARCHES)
 
 
 def coarse_positions(n_grid, step=COARSE_STEP):

@@ -7,7 +7,12 @@ import warnings
 
 import numpy as np
 
-from kpca._validation import check_array, check_count, check_random_state
+from kpca._validation import (
+    check_array,
+    check_count,
+    check_positive_values,
+    check_random_state,
+)
 from kpca.selection.result import SelectionWarning
 
 MIN_SAMPLES = 10
@@ -81,11 +86,7 @@ def check_grid(grid, X):
     """Sorted, validated ``sigma2`` grid (the default one when ``grid`` is None)."""
     if grid is None:
         return default_grid(X)
-    g = np.asarray(grid, dtype=np.float64).ravel()
-    if g.size == 0 or not np.all(np.isfinite(g)) or np.any(g <= 0):
-        raise ValueError("grid must be a non-empty sequence of finite positive sigma2 values; got "
-                         f"grid={grid!r}")
-    return np.unique(g)
+    return np.unique(check_positive_values(grid, "grid"))
 
 
 def check_n_eigenvalues(n_components, n_eigenvalues, n):

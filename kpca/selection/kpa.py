@@ -65,6 +65,30 @@ def select_kpa(X, *, n_components=None, grid=None, random_state=None, n_permutat
     -------
     SelectionResult
         ``curve`` = ``E``; ``noise_spectra`` = ``T``; ``details["n_permutations"]``.
+
+    See Also
+    --------
+    select : the entry point for every criterion.
+    select_mdd : MDD: noise from the distance distribution instead of permutations.
+
+    References
+    ----------
+    .. [1] K. W. Jørgensen and L. K. Hansen, "Model selection for Gaussian kernel PCA denoising,"
+       IEEE Trans. Neural Netw. Learn. Syst. 23(1), 163-168, 2012. Algorithm 1: the thresholds
+       ``T_i`` (95th percentiles of the permuted data's eigenvalues), ``q(sigma)`` of Eq. (6) and
+       the energy ``E(sigma)`` of Eq. (7).
+    .. [2] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. §III:
+       why permutations overestimate the noise in low dimensions.
+
+    Examples
+    --------
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.selection import select_kpa
+    >>> X, _ = semicircles(100, noise=0.1, random_state=0)
+    >>> res = select_kpa(X, n_permutations=5, random_state=0)
+    >>> res.criterion, res.noise_spectra.shape == res.data_spectra.shape
+    ('jorgensen2012', True)
     """
     t0 = time.perf_counter()
     n_permutations = check_count(n_permutations, "n_permutations", 2)

@@ -45,7 +45,7 @@ import numpy as np
 from kpca._blas import single_threaded_blas
 from kpca._validation import check_count, check_n_components
 from kpca.kernels import squared_distances
-from kpca.pearson import SortedPearsonSampler
+from kpca.pearson import SortedPearsonSampler, in_pearson_region
 from kpca.selection._adaptive import adaptive_noise_levels, check_strategy
 from kpca.selection._common import (
     check_data,
@@ -60,8 +60,13 @@ from kpca.selection._null import null_spectra, percentile95
 from kpca.selection._spectrum import SpectrumPlan, unpack_full
 from kpca.selection.result import SelectionResult
 
-__all__ = ["distance_moments", "noise_distance_matrix", "noise_distances_packed", "noise_sampler",
-           "select_mdd", "select_mdd_fast"]
+__all__ = ["MIN_TRAINING_POINTS", "N_DRAWS", "distance_moments", "noise_distance_matrix",
+           "noise_distances_packed", "noise_sampler", "select_mdd", "select_mdd_fast"]
+
+#: Monte-Carlo noise matrices per width, ``q = 100`` in Varon et al. (2015, §IV)
+N_DRAWS = 100
+#: Fewest training points (rows of the noise distance matrices) MDD accepts
+MIN_TRAINING_POINTS = 5
 
 
 def _n_train(n_train, n):
@@ -73,8 +78,9 @@ def _n_train(n_train, n):
         nt = int(round(float(n_train) * n))
     else:
         raise ValueError(f"n_train must be an int or a fraction in (0, 1]; got n_train={n_train!r}")
-    if not 5 <= nt <= n:
-        raise ValueError(f"n_train must give between 5 and n_samples={n} training points; got "
+    if not MIN_TRAINING_POINTS <= nt <= n:
+        raise ValueError(f"n_train must give between {MIN_TRAINING_POINTS} and n_samples={n} "
+                         "training points; got "
                          f"n_train={n_train!r}")
     return nt
 
@@ -117,6 +123,25 @@ def distance_moments(X_train, X_all, train_index=None):
         The distances ``r_ij`` (ordered pairs, self-pairs excluded).
     moments : dict
         ``mean``, ``std``, ``skew``, ``kurtosis`` (non-excess), ``r_max``.
+
+    See Also
+    --------
+    noise_sampler : the Pearson distribution with these moments.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. §IV:
+       the four moments of the training-to-all distances and their maximum ``r_max``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.selection.mdd import distance_moments
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> r, mom = distance_moments(X[:10], X, np.arange(10))
+    >>> r.size, sorted(mom)
+    (390, ['kurtosis', 'mean', 'r_max', 'skew', 'std'])
     """
     D = np.sqrt(np.maximum(squared_distances(X_train, X_all), 0.0))
     mask = np.ones(D.shape, dtype=bool)
@@ -136,7 +161,30 @@ def distance_moments(X_train, X_all, train_index=None):
 def noise_sampler(moments):
     """The Pearson distribution with the four distance moments, truncated to ``[0, r_max]``
     (§IV), as a :class:`~kpca.pearson.SortedPearsonSampler` (its tables are built once and
-    shared by all Monte-Carlo draws)."""
+    shared by all Monte-Carlo draws).
+
+    See Also
+    --------
+    distance_moments : the moments.
+    noise_distances_packed : one noise matrix's draws.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. §IV
+       and footnote 3: the noise distances drawn from the Pearson system with the data's four
+       distance moments, ``0 <= r_hat <= r_max``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.selection.mdd import distance_moments, noise_sampler
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> _, mom = distance_moments(X[:10], X, np.arange(10))
+    >>> draws = noise_sampler(mom).draw(45, 0)
+    >>> bool(draws.min() >= 0 and draws.max() <= mom["r_max"])
+    True
+    """
     return SortedPearsonSampler(moments["mean"], moments["std"], moments["skew"],
                                 moments["kurtosis"],
                                 truncate=(0.0, moments["r_max"]))
@@ -148,7 +196,29 @@ def noise_distances_packed(n, moments, rng, *, sampler=None):
     (Appendix of Varon et al. 2015), as :func:`~kpca.selection._spectrum.pack_lower` stores it.
     The draws come sorted (:class:`~kpca.pearson.SortedPearsonSampler`, the order statistics of
     ``n (n - 1) / 2`` independent draws), so no sort is needed; pass ``sampler`` (from
-    :func:`noise_sampler`) to reuse its tables."""
+    :func:`noise_sampler`) to reuse its tables.
+
+    See Also
+    --------
+    noise_distance_matrix : the same draws as a full matrix.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015.
+       Appendix: the sorted draws written column by column into the lower triangle, so that Eq.
+       (21), hence the triangle inequality of Eq. (11), holds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.selection.mdd import distance_moments, noise_distances_packed
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> _, mom = distance_moments(X[:10], X, np.arange(10))
+    >>> d = noise_distances_packed(10, mom, np.random.default_rng(1))
+    >>> d.shape, bool(np.all(np.diff(d) <= 0))
+    ((45,), True)
+    """
     if sampler is None:
         sampler = noise_sampler(moments)
     return sampler.draw(n * (n - 1) // 2, rng)[::-1].copy()
@@ -164,6 +234,27 @@ def noise_distance_matrix(n, moments, rng, *, sampler=None):
     -------
     ndarray, shape (n, n)
         Symmetric, zero diagonal, satisfying Eq. (21).
+
+    See Also
+    --------
+    noise_distances_packed : its lower triangle, packed.
+    select_mdd : uses the packed form.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015.
+       Appendix, Eq. (21), and the metric conditions of Eq. (11).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kpca.selection.mdd import distance_moments, noise_distance_matrix
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> _, mom = distance_moments(X[:10], X, np.arange(10))
+    >>> R = noise_distance_matrix(10, mom, np.random.default_rng(1))
+    >>> bool(np.allclose(R, R.T) and np.all(np.diag(R) == 0))
+    True
     """
     R = np.empty((n, n))
     unpack_full(noise_distances_packed(n, moments, rng, sampler=sampler), n, R)
@@ -171,7 +262,7 @@ def noise_distance_matrix(n, moments, rng, *, sampler=None):
 
 
 @single_threaded_blas
-def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=100, n_train=0.5,
+def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=N_DRAWS, n_train=0.5,
                n_eigenvalues=None, n_jobs=None, stop="fixed", search="full"):
     """Kernel width (and number of components) by MDD (Varon et al. 2015, §IV).
 
@@ -219,6 +310,30 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
     ValueError
         Bad parameters, or distance moments outside the Pearson region
         (``kurtosis <= skew**2 + 1``, e.g. all distances equal).
+
+    See Also
+    --------
+    select_mdd_fast : the same criterion with the sequential stop and the coarse-to-fine search.
+    mdd_on_split : MDD on a given training/validation split (Fig. 8).
+    select_kpa : kernel parallel analysis.
+    select : the entry point for every criterion.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. §IV:
+       the distance moments, the Pearson noise distances truncated to ``[0, r_max]`` (footnote 3),
+       the noise kernel of Eq. (12) and its spectrum, Eq. (13), ``n_c`` by Eq. (14) and ``I_s`` of
+       Eq. (15); the noise matrix of the Appendix, Eq. (21); the default grid around Eq. (20).
+
+    Examples
+    --------
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.selection import select_mdd
+    >>> X, _ = semicircles(100, noise=0.1, random_state=0)
+    >>> res = select_mdd(X, n_draws=5, random_state=0)
+    >>> res.criterion, res.n_components >= 1, res.details["pearson_type"] in range(8)
+    ('varon2015', True, True)
     """
     t0 = time.perf_counter()
     n_draws = check_count(n_draws, "n_draws", 2)
@@ -255,7 +370,7 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=10
 
 def _check_pearson_region(mom):
     """Raise ``ValueError`` unless the distance moments lie in the Pearson region."""
-    if not (mom["std"] > 0 and mom["kurtosis"] > mom["skew"] ** 2 + 1.0):
+    if not (mom["std"] > 0 and in_pearson_region(mom["skew"], mom["kurtosis"])):
         raise ValueError(
             "the distance distribution has moments outside the Pearson region (kurtosis <= skew**2 "
             f"+ 1): mean={mom['mean']:.6g}, std={mom['std']:.6g}, skew={mom['skew']:.6g}, "
@@ -293,12 +408,32 @@ def _distance_histograms(r, mom, sampler, nt, rng):
             "noise": np.histogram(one, bins=edges, density=True)[0]}
 
 
-def select_mdd_fast(X, *, n_components=None, grid=None, random_state=None, n_draws=100,
+def select_mdd_fast(X, *, n_components=None, grid=None, random_state=None, n_draws=N_DRAWS,
                     stop="sequential", search="coarse-to-fine", **options):
     """MDD (:func:`select_mdd`) with the sequential stop and the coarse-to-fine search.
 
     The same criterion; ``n_draws`` is the cap of the draws.  The result's ``criterion`` is
     ``"varon2015-fast"``.  See :func:`select_mdd` for the parameters.
+
+    See Also
+    --------
+    select_mdd : the parameters; the paper's procedure with ``stop='fixed', search='full'``.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. §IV,
+       Eqs. (12)-(15): the criterion (the sequential stop and the coarse-to-fine search are not in
+       the paper).
+
+    Examples
+    --------
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.selection import select_mdd_fast
+    >>> X, _ = semicircles(100, noise=0.1, random_state=0)
+    >>> res = select_mdd_fast(X, n_draws=20, random_state=0)
+    >>> res.criterion, res.details["n_draws"] <= 20
+    ('varon2015-fast', True)
     """
     res = select_mdd(X, n_components=n_components, grid=grid, random_state=random_state,
                      n_draws=n_draws, stop=stop, search=search, **options)

@@ -25,15 +25,20 @@ import numpy as np
 from kpca._blas import single_threaded_blas
 from kpca._validation import check_array, check_count, check_random_state
 from kpca.kernels import squared_distances
-from kpca.selection._common import check_grid, excess_curve, pick
-from kpca.selection.mdd import distance_moments, noise_distance_matrix
+from kpca.selection._common import check_grid, excess_curve, pick, seed_of
+from kpca.selection.mdd import (
+    MIN_TRAINING_POINTS,
+    N_DRAWS,
+    distance_moments,
+    noise_distance_matrix,
+)
 from kpca.selection.result import SelectionResult
 
 __all__ = ["mdd_on_split"]
 
 
 @single_threaded_blas
-def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=100,
+def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=N_DRAWS,
                  random_state=None, data_spectra=None):
     """MDD model selection with a fixed training set and validation set.
 
@@ -66,8 +71,30 @@ def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=100,
     kpca.selection.SelectionResult
         ``criterion="varon2015"``; ``details`` holds the moments, ``n_train``
         and ``n_validation``.
+
+    See Also
+    --------
+    select_mdd : MDD with its own random split.
+    kpca.largescale.FixedSizeKernelPCA : runs it on the support vectors.
+    kpca.largescale.IncompleteCholeskyKernelPCA : runs it on the pivots with the spectrum of Eq.
+        (19).
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. Fig. 8
+       (the large-scale pipeline), §IV, Eqs. (12)-(15), and the reduced spectrum of Eq. (19).
+
+    Examples
+    --------
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.selection import mdd_on_split
+    >>> X, _ = semicircles(150, noise=0.1, random_state=0)
+    >>> res = mdd_on_split(X[:40], X[40:], n_draws=5, random_state=0)
+    >>> res.details["n_train"], res.details["n_validation"]
+    (40, 110)
     """
-    Xt = check_array(X_train, "X_train", min_samples=5)
+    Xt = check_array(X_train, "X_train", min_samples=MIN_TRAINING_POINTS)
     Xv = check_array(X_val, "X_val", n_features=Xt.shape[1])
     n_draws = check_count(n_draws, "n_draws", 2)
     rng = check_random_state(random_state)
@@ -94,7 +121,7 @@ def mdd_on_split(X_train, X_val, *, grid=None, n_components=None, n_draws=100,
     return SelectionResult(
         criterion="varon2015", sigma2=sigma2, n_components=n_sel, grid=grid, curve=curve,
         n_components_grid=nc_grid, data_spectra=lam, noise_spectra=tau,
-        random_state=random_state if isinstance(random_state, int) else None, details=details,
+        random_state=seed_of(random_state), details=details,
     )
 
 

@@ -10,7 +10,21 @@ __all__ = ["SelectionResult", "SelectionWarning"]
 
 
 class SelectionWarning(UserWarning):
-    """A criterion found no grid value with a positive score and fell back (see ``details``)."""
+    """A criterion found no grid value with a positive score and fell back (see ``details``).
+
+    See Also
+    --------
+    SelectionResult : its ``details["fallback"]`` says what the criterion fell back to.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from kpca.selection import SelectionWarning
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", SelectionWarning)  # make a fallback an error
+    ...     issubclass(SelectionWarning, UserWarning)
+    True
+    """
 
 
 @dataclass(frozen=True)
@@ -50,6 +64,30 @@ class SelectionResult:
     details : dict
         Criterion-specific extras (moments and Pearson type for MDD, the
         training indices, the fallback reason, timings, ...).
+
+    See Also
+    --------
+    kpca.selection.select : returns it for every criterion.
+    kpca.KernelPCA : keeps it as ``selection_`` when a criterion chose its model.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. MDD:
+       ``n_c`` of Eq. (14), ``I_s`` of Eq. (15), the noise levels ``tau_hat_i`` of Eq. (13); Figs.
+       7(c, d) and 9.
+    .. [2] K. W. Jørgensen and L. K. Hansen, "Model selection for Gaussian kernel PCA denoising,"
+       IEEE Trans. Neural Netw. Learn. Syst. 23(1), 163-168, 2012. kPA: ``q`` of Eq. (6), the
+       energy ``E`` of Eq. (7), the thresholds ``T_i`` of Algorithm 1.
+
+    Examples
+    --------
+    >>> from kpca.datasets import semicircles
+    >>> from kpca.selection import select
+    >>> X, _ = semicircles(120, noise=0.1, random_state=0)
+    >>> res = select(X, "kpa", random_state=0, n_permutations=5)
+    >>> res.criterion, res.grid.shape == res.curve.shape, bool(res.sigma2 == res.grid[res.index])
+    ('jorgensen2012', True, True)
     """
 
     criterion: str

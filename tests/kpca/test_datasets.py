@@ -89,8 +89,8 @@ def test_gaussian_clusters_as_in_mika_table1():
 @pytest.mark.parametrize(
     "call, match",
     [
-        (lambda: ds.square(0), r"n_samples must be an integer >= 1; got n_samples=0"),
-        (lambda: ds.semicircles(1), r"n_samples must be an integer >= 2; got n_samples=1"),
+        (lambda: ds.square(0), r"n_samples must be an int >= 1; got n_samples=0"),
+        (lambda: ds.semicircles(1), r"n_samples must be an int >= 2; got n_samples=1"),
         (lambda: ds.square(10, noise=-1.0), r"noise must be a finite number >= 0; got noise=-1.0"),
         (lambda: ds.square(10, noise=0.1, snr_db=3.0), r"exactly one of noise and snr_db"),
         (lambda: ds.square(10, snr_db=np.nan), r"snr_db must be a finite number; got snr_db=nan"),

@@ -21,7 +21,9 @@ MODULES = sorted(
 
 
 def test_every_module_is_listed():
-    assert "kpca.model" in MODULES and "kpca.largescale.model" in MODULES
+    assert {"kpca.model", "kpca.largescale.model", "kpca.largescale.lowrank", "kpca.pearson",
+            "kpca.pearson.system", "kpca.pearson.draws", "kpca.pearson.sorted_draws",
+            "kpca._signs"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -72,11 +72,11 @@ def test_reproducible_with_seed():
 @pytest.mark.parametrize(
     "kw,match",
     [
-        ({"n_components": 0}, "n_components must be >= 1; got n_components=0"),
+        ({"n_components": 0}, "n_components must be an int >= 1; got n_components=0"),
         ({"n_components": 9}, "n_components must be <= n_samples=5; got n_components=9"),
         ({"eta0": 0.0}, "eta0 must be a finite positive number; got eta0=0.0"),
         ({"schedule": "exp"}, r"schedule must be one of \['1/t', 'constant'\]; got schedule='exp'"),
-        ({"n_passes": 0}, "n_passes must be a positive integer; got n_passes=0"),
+        ({"n_passes": 0}, "n_passes must be an int >= 1; got n_passes=0"),
     ],
 )
 def test_bad_parameters(kw, match):

@@ -211,7 +211,7 @@ def test_bad_eta(toy, eta):
 def test_more_support_vectors_than_points(toy):
     with pytest.raises(ValueError, match=r"n_support must be <= n_samples=300.*n_support=301"):
         FixedSizeKernelPCA(1, 0.5, n_support=301).fit(toy)
-    with pytest.raises(ValueError, match="n_support must be >= 1"):
+    with pytest.raises(ValueError, match="n_support must be an int >= 1"):
         fs2_support_vectors(toy, 0, 0.5)
 
 
@@ -351,3 +351,14 @@ def test_mdd_on_split_with_given_data_spectrum(toy):
 def test_icf_auto_needs_enough_pivots(toy):
     with pytest.raises(ValueError, match=r"needs at least 5 pivots.*got Q=2"):
         IncompleteCholeskyKernelPCA("auto", 0.5, max_rank=2).fit(toy)
+
+
+def test_icf_auto_default_validation_set_is_capped_at_the_non_pivots(toy):
+    # Fewer than 1000 points: the default validation set is every non-pivot (as FS2's is every
+    # non-support point), not an error about 1000 > N.
+    model = IncompleteCholeskyKernelPCA("auto", 0.3, selection_options={"n_draws": 5},
+                                        random_state=0).fit(toy)
+    assert model.validation_.size == toy.shape[0] - model.pivots_.size
+    assert model.selection_.details["n_validation"] == model.validation_.size
+    with pytest.raises(ValueError, match=r"n_validation must be in \[1, 300\]"):
+        IncompleteCholeskyKernelPCA("auto", 0.3, n_validation=301).fit(toy)

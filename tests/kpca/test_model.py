@@ -376,7 +376,7 @@ def test_fit_rejects_bad_X(X, match):
     "kwargs, match",
     [
         (dict(n_components=11), r"n_components must be <= n_samples=10; got n_components=11"),
-        (dict(n_components=0), r"n_components must be >= 1; got n_components=0"),
+        (dict(n_components=0), r"n_components must be an int >= 1; got n_components=0"),
         (
             dict(n_components="many"),
             r"n_components must be a positive integer or 'auto'; got n_components='many'",
@@ -388,7 +388,7 @@ def test_fit_rejects_bad_X(X, match):
         (dict(eigen_solver="arpack", tol=-1.0), r"tol must be a finite number >= 0; got tol=-1.0"),
         (
             dict(eigen_solver="arpack", max_iter=0),
-            r"max_iter must be None or a positive integer; got max_iter=0",
+            r"max_iter must be None or an int >= 1; got max_iter=0",
         ),
         (
             dict(preimage_tol=-1e-3),
@@ -396,7 +396,7 @@ def test_fit_rejects_bad_X(X, match):
         ),
         (
             dict(preimage_max_iter=0),
-            r"preimage_max_iter must be a positive integer; got preimage_max_iter=0",
+            r"preimage_max_iter must be an int >= 1; got preimage_max_iter=0",
         ),
         (dict(random_state="x"), r"random_state='x'"),
     ],

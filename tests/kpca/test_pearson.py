@@ -2,15 +2,16 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-import kpca.pearson as kpca_pearson
+import kpca.pearson.sorted_draws as kpca_pearson
 from kpca.pearson import (
     SortedPearsonSampler,
-    _type4_shape,
+    in_pearson_region,
     pearson_parameters,
     pearson_type,
     pearsrnd,
     pearsrnd_sorted,
 )
+from kpca.pearson.system import type4_shape
 
 # inverse gamma with alpha = 11 lies exactly on the type V line: skew 1.5, kurtosis 432/56
 TYPE_V = (1.5, 432.0 / 56.0)
@@ -55,7 +56,7 @@ def test_sample_moments_match_targets(ptype, sign):
 def _type4_cdf(p):
     """CDF of the type IV density (1 + t^2)^-m exp(-nu arctan t), t = (x - lam)/a, by
     cumulative quadrature in theta = arctan t (bounded interval), fine grid."""
-    m, nu, a, lam = _type4_shape(p)
+    m, nu, a, lam = type4_shape(p)
     theta = np.linspace(-np.pi / 2, np.pi / 2, 200_001)
     g = np.cos(theta) ** (2 * m - 2) * np.exp(-nu * theta)
     c = integrate.cumulative_trapezoid(g, theta, initial=0.0)
@@ -99,8 +100,18 @@ def test_bad_input():
         pearsrnd(0, 1, 0.0, 3.0, 10, truncate=(1.0, 1.0))
     with pytest.raises(ValueError, match="too little probability mass"):
         pearsrnd(0, 1, 0.0, 3.0, 10, random_state=0, truncate=(50.0, 51.0))
-    with pytest.raises(ValueError, match="skew and kurtosis must be finite"):
+    with pytest.raises(ValueError, match="skew must be a finite number; got skew=nan"):
         pearson_type(np.nan, 3.0)
+    with pytest.raises(ValueError, match="kurtosis must be a finite number; got kurtosis=inf"):
+        pearson_type(0.0, np.inf)
+    with pytest.raises(ValueError, match="mu must be a finite number; got mu=nan"):
+        pearsrnd(np.nan, 1.0, 0.0, 3.0, 10)
+
+
+def test_pearson_region_is_kurtosis_above_skew_squared_plus_one():
+    assert in_pearson_region(0.0, 1.0 + 1e-12) and in_pearson_region(-2.0, 5.5)
+    assert not in_pearson_region(0.0, 1.0) and not in_pearson_region(2.0, 5.0)
+    assert not in_pearson_region(np.nan, 3.0) and not in_pearson_region(0.0, np.nan)
 
 
 # --- sorted draws (order statistics through the tabulated exact quantile) -------------------

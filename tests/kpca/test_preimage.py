@@ -126,8 +126,8 @@ def test_restarts_stop_when_candidates_run_out():
         ),
         (dict(sigma2=0.0), r"sigma2 must be a finite positive number; got sigma2=0.0"),
         (dict(tol=-1.0), r"tol must be a finite number >= 0; got tol=-1.0"),
-        (dict(max_iter=0), r"max_iter must be >= 1; got max_iter=0"),
-        (dict(max_restarts=-1), r"max_restarts must be >= 0; got max_restarts=-1"),
+        (dict(max_iter=0), r"max_iter must be an int >= 1; got max_iter=0"),
+        (dict(max_restarts=-1), r"max_restarts must be an int >= 0; got max_restarts=-1"),
         (
             dict(z0=np.zeros((2, 2))),
             r"z0 must have 1 rows \(one per pattern\); got z0.shape=\(2, 2\)",

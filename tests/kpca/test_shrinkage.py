@@ -34,7 +34,7 @@ def test_universal_threshold():
     n = 200
     assert universal_threshold(n) == pytest.approx(2 * np.log(n) - np.log(np.log(n)))
     assert universal_threshold(n, delta=1.0) == pytest.approx(2 * np.log(n))
-    with pytest.raises(ValueError, match="n must be an integer >= 3; got n=2"):
+    with pytest.raises(ValueError, match="n must be an int >= 3; got n=2"):
         universal_threshold(2)
 
 
@@ -156,7 +156,7 @@ def test_bad_data():
         OrthogonalShrinkageRegression().fit(np.r_[np.inf, x[1:]], y)
     with pytest.raises(ValueError, match=r"X must have at least 3 sample\(s\)"):
         OrthogonalShrinkageRegression().fit(x[:2], y[:2])
-    with pytest.raises(ValueError, match="lams must be finite positive numbers"):
+    with pytest.raises(ValueError, match="lams must be a non-empty sequence of finite positive"):
         LeaveOneOutRidgeRegression(lams=[1.0, -1.0]).fit(x, y)
     with pytest.raises(NotFittedError, match="not fitted"):
         OrthogonalShrinkageRegression().predict(x)

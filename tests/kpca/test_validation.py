@@ -3,9 +3,13 @@ import pytest
 
 from kpca._validation import (
     check_array,
+    check_choice,
     check_count,
+    check_finite,
     check_n_components,
+    check_nonnegative,
     check_positive,
+    check_positive_values,
     check_random_state,
 )
 
@@ -47,10 +51,10 @@ def test_check_n_components():
         ValueError, match=r"n_components must be <= n_samples=5; got n_components=7"
     ):
         check_n_components(7, 5)
-    with pytest.raises(ValueError, match=r"n_components must be >= 1; got n_components=0"):
+    with pytest.raises(ValueError, match=r"n_components must be an int >= 1; got n_components=0"):
         check_n_components(0, 5)
     with pytest.raises(
-        ValueError, match=r"n_components must be a positive integer; got n_components=2.5"
+        ValueError, match=r"n_components must be an int >= 1; got n_components=2.5"
     ):
         check_n_components(2.5, 5)
     with pytest.raises(ValueError, match=r"got n_components=True"):
@@ -87,3 +91,46 @@ def test_check_count():
     for bad in (1, True, 2.0, "3", None):
         with pytest.raises(ValueError, match=r"q must be an int >= 2; got q="):
             check_count(bad, "q", 2)
+
+
+@pytest.mark.parametrize(
+    "check, good, bad, message",
+    [
+        (check_finite, [-2, 0.0, np.float32(1.5)], [np.nan, np.inf, "1", True, None, [1.0]],
+         r"x must be a finite number; got x="),
+        (check_nonnegative, [0, 0.0, 3.5], [-1e-300, np.nan, np.inf, "1", False, None],
+         r"x must be a finite number >= 0; got x="),
+        (check_positive, [1e-300, 2, np.float64(3.0)], [0.0, -1.0, np.inf, "2", True, None],
+         r"x must be a finite positive number; got x="),
+    ],
+)
+def test_number_checks(check, good, bad, message):
+    for value in good:
+        out = check(value, "x")
+        assert type(out) is float and out == float(value)
+    for value in bad:
+        with pytest.raises(ValueError, match=message):
+            check(value, "x")
+
+
+def test_number_checks_keep_the_given_value_in_the_message():
+    with pytest.raises(ValueError, match=r"got alpha=-1$"):
+        check_nonnegative(-1, "alpha")
+
+
+def test_check_positive_values():
+    out = check_positive_values([[0.5], [2]], "grid")
+    assert out.dtype == np.float64 and out.tolist() == [0.5, 2.0]
+    assert check_positive_values(3, "lams").tolist() == [3.0]
+    for bad in ([], [1.0, 0.0], [1.0, np.nan], [1.0, np.inf], ["a"], None):
+        with pytest.raises(ValueError, match=r"grid must be a non-empty sequence of finite "
+                                             r"positive numbers; got grid="):
+            check_positive_values(bad, "grid")
+
+
+def test_check_choice():
+    assert check_choice("b", "mode", {"a": 1, "b": 2}) == "b"
+    assert check_choice("x", "mode", ("x", "y")) == "x"
+    for bad in ("c", None, ["a"], 1):
+        with pytest.raises(ValueError, match=r"mode must be one of \['a', 'b'\]; got mode="):
+            check_choice(bad, "mode", {"b": 2, "a": 1})
