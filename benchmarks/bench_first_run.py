@@ -14,7 +14,8 @@ both. This script reproduces that in a temporary folder:
    install TMP/src`` with ``--no-editable``) with the machine's pip configuration (index,
    ``--find-links``, cache: printed), untimed;
 3. in ``TMP/work``, with ``MPLCONFIGDIR=TMP/mpl`` (empty: a user new to Matplotlib) and without
-   ``NUMBA_CACHE_DIR``, ``PYTHONPATH`` or ``MPLBACKEND``, times ``python -m edr.extract --demo``
+   ``NUMBA_CACHE_DIR``, ``PYTHONPATH``, ``MPLBACKEND`` or ``PYTHONDONTWRITEBYTECODE`` (nor does
+   the install see the last), times ``python -m edr.extract --demo``
    the first time and ``--repeat`` times after (wall and CPU of the process, children
    included);
 4. removes the Numba cache files written by step 3 and times the README's ``kpca`` example
@@ -56,7 +57,13 @@ KPCA_EXAMPLE = (
     "model = kpca.KernelPCA(n_components='auto', sigma2='mdd', random_state=0).fit(X)\n"
     "print(f'sigma2 {model.sigma2_:.4g}, {model.n_components_} components')\n"
 )
-_SCRUBBED = ("NUMBA_CACHE_DIR", "PYTHONPATH", "MPLBACKEND", "MPLCONFIGDIR", "VIRTUAL_ENV")
+_SCRUBBED = ("NUMBA_CACHE_DIR", "PYTHONPATH", "MPLBACKEND", "MPLCONFIGDIR", "VIRTUAL_ENV",
+             "PYTHONDONTWRITEBYTECODE")
+
+
+def _user_env() -> dict:
+    """This process's environment without the variables a new user's shell would not have."""
+    return {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
 
 
 def _copy_tree(dest: Path, commit: str | None) -> int:
@@ -110,7 +117,7 @@ def _install(tmp: Path, commit: str | None, editable: bool,
     target = ["-e", str(src)] if editable else [str(src)]
     t0 = time.perf_counter()
     done = subprocess.run([str(python), "-m", "pip", "install", "-q", *pip_args, *target],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=_user_env())
     if done.returncode != 0:
         raise SystemExit(f"error: pip install failed:\n{done.stdout}\n{done.stderr}")
     config = subprocess.run([str(python), "-m", "pip", "config", "list"], capture_output=True,
@@ -165,7 +172,7 @@ def main(argv=None) -> int:
             folder = tmp / f"tree{len(trees)}"
             python, package, note = _install(folder, commit, not args.no_editable,
                                              shlex.split(args.pip_args))
-            env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
+            env = _user_env()
             env["MPLCONFIGDIR"] = str(folder / "mpl")
             (folder / "work").mkdir()
             trees.append(dict(name=name, python=python, package=package, note=note, env=env,
