@@ -106,6 +106,28 @@ def _numba_cache_files(tree: Path) -> list[Path]:
     return [p for p in tree.rglob("*") if p.suffix in (".nbi", ".nbc")]
 
 
+def _no_paths(args: list[str]) -> list[str]:
+    """The arguments with absolute paths cut to their file names (no machine's path in a report
+    that is committed)."""
+    return [Path(a).name if os.path.isabs(a) else a for a in args]
+
+
+def _pip_sources(config_list: str) -> str:
+    """Where ``pip config list`` says packages come from, without naming hosts or folders: PyPI
+    unless an index is set, and how many local folders or remote URLs each setting holds."""
+    parts = []
+    for line in config_list.splitlines():
+        key, _, value = line.partition("=")
+        setting = key.rsplit(".", 1)[-1]
+        if setting in ("index-url", "extra-index-url", "find-links", "no-index"):
+            urls = value.strip("'\"").split()
+            local = sum(u.startswith(("file:", "/")) for u in urls)
+            parts.append(f"{setting}: {local} local folder(s), {len(urls) - local} remote URL(s)"
+                         if setting != "no-index" else "no-index")
+    return "; ".join(["PyPI"] + parts if not any(p.startswith("index-url") for p in parts)
+                     else parts)
+
+
 def _install(tmp: Path, commit: str | None, editable: bool,
              pip_args: list[str]) -> tuple[Path, Path, str]:
     """A fresh venv in ``tmp`` with the package installed; (its python, the package's folder, a
@@ -120,15 +142,16 @@ def _install(tmp: Path, commit: str | None, editable: bool,
                           capture_output=True, text=True, env=_user_env())
     if done.returncode != 0:
         raise SystemExit(f"error: pip install failed:\n{done.stdout}\n{done.stderr}")
-    config = subprocess.run([str(python), "-m", "pip", "config", "list"], capture_output=True,
-                            text=True).stdout.strip().replace("\n", "; ")
+    config = _pip_sources(subprocess.run([str(python), "-m", "pip", "config", "list"],
+                                         capture_output=True, text=True).stdout)
     package = subprocess.run([str(python), "-c", "import edr, os; print(os.path.dirname("
                               "os.path.dirname(edr.__file__)))"], capture_output=True, text=True,
                              cwd=tmp, check=True).stdout.strip()
-    how = "pip install -e" if editable else "pip install"
-    note = (f"{n_files} files of {commit or 'the working tree'} copied; `{how} "
-            f"SRC {shlex.join(pip_args)}` in a new venv took {time.perf_counter() - t0:.0f} s "
-            f"(untimed below); pip configuration: {config or 'none'}")
+    command = shlex.join(["pip", "install", *(["-e"] if editable else []), "SRC",
+                          *_no_paths(pip_args)])
+    note = (f"{n_files} files of {commit or 'the working tree'} copied; `{command}` in a new venv "
+            f"took {time.perf_counter() - t0:.0f} s "
+            f"(untimed below); where pip looked: {config}")
     return python, Path(package), note
 
 
@@ -188,7 +211,7 @@ def main(argv=None) -> int:
     report = [
         "# First run of the README's command in a fresh virtual environment",
         "",
-        f"`python benchmarks/bench_first_run.py {shlex.join(given)}` on"
+        f"`python benchmarks/bench_first_run.py {shlex.join(_no_paths(given))}` on"
         f" {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, {platform.machine()}.",
         *[f"- {t['name']}: {t['note']}; the demo runs wrote {t['n_cache']} Numba cache files "

@@ -23,7 +23,7 @@ touched as little as possible:
   to 1 ulp (faster than NumPy's on CPUs without AVX-512, where NumPy's
   float64 ``exp`` is scalar; ``docs/design.md#4-kpca-core-decisions``).
 
-All functions release the GIL, so independent matrices run in threads.
+The compiled functions release the GIL, so independent matrices run in threads.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def unpack_full(d2p, n, out, diag=0.0):  # pragma: no cover - compiled
     p = 0
     for j in range(n):
         out[j, j] = diag
-        for i in range(j + 1, n):  # element by element: a slice copy costs seconds to compile
+        for i in range(j + 1, n):  # no slice copy: cheaper to compile (docs/studies/first_run.md)
             out[j, i] = d2p[p]
             p += 1
     B = 32
