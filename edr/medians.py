@@ -3,35 +3,29 @@
 :func:`numpy.median` costs the same whatever the size of a small array (argument handling, a
 partition, a NaN check and a mean of the middle values); the robust beat matrix and the QRS
 baselines take a few of them for a few dozen beats at every update of a stream
-(``docs/studies/stream_projection.md``). :func:`median` sorts each row in
-compiled code and takes the same middle value (the mean of the two middle values, ``(a + b) / 2``,
-for an even count; NaN when a value is NaN): the same numbers as NumPy's
-(``tests/edr/test_medians.py``).
+(``docs/studies/stream_projection.md``). :func:`median` sorts the rows in one
+:func:`numpy.sort` call and takes the same middle value (the mean of the two middle values,
+``(a + b) / 2``, for an even count; NaN when a value is NaN): the same numbers as NumPy's
+(``tests/edr/test_medians.py``). A compiled loop saved ~15 µs a call on a few dozen values,
+lost on larger arrays and cost seconds to compile on a first run
+(``docs/studies/first_run.md``).
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 __all__ = ["median"]
 
 
-@numba.njit(cache=True, nogil=True)
-def _row_medians(A, out):  # pragma: no cover - compiled
-    """``out[i]``: the median of row ``A[i]`` (NaN for an empty row or one holding NaN)."""
+def _row_medians(A: np.ndarray) -> np.ndarray:
+    """The median of each row of ``A`` (NaN for an empty row or one holding NaN)."""
     n = A.shape[1]
-    buf = np.empty(n)
-    for i in range(A.shape[0]):
-        for j in range(n):
-            buf[j] = A[i, j]
-        buf.sort()  # NaN sorts last
-        if n == 0 or buf[n - 1] != buf[n - 1]:
-            out[i] = np.nan
-        elif n % 2:
-            out[i] = buf[n // 2]
-        else:
-            out[i] = (buf[n // 2 - 1] + buf[n // 2]) / 2.0
+    if n == 0:
+        return np.full(A.shape[0], np.nan)
+    s = np.sort(A, axis=1)  # NaN sorts last
+    middle = s[:, n // 2] if n % 2 else (s[:, n // 2 - 1] + s[:, n // 2]) / 2.0
+    return np.where(s[:, n - 1] != s[:, n - 1], np.nan, middle)
 
 
 def median(a, axis: int | None = None):
@@ -53,12 +47,7 @@ def median(a, axis: int | None = None):
     if axis is None or a.ndim == 1:
         if axis not in (None, 0, -1):
             raise ValueError(f"axis {axis!r} is out of range for a one-dimensional array")
-        out = np.empty(1)
-        _row_medians(a.reshape(1, -1), out)
-        return float(out[0])
+        return float(_row_medians(a.reshape(1, -1))[0])
     if axis not in (0, 1, -1):
         raise ValueError(f"axis must be None, 0, 1 or -1, got {axis!r}")
-    rows = a.T if axis == 0 else a
-    out = np.empty(rows.shape[0])
-    _row_medians(rows, out)
-    return out
+    return _row_medians(a.T if axis == 0 else a)

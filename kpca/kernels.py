@@ -20,7 +20,7 @@ Every compiled (Numba) function here has a plain NumPy twin in the tests
 
 from __future__ import annotations
 
-import functools
+import types
 
 import numba
 import numpy as np
@@ -42,40 +42,31 @@ __all__ = [
 
 
 
-#: Below this many output entries the compiled kernels run on one thread. Numba's thread pool
-#: and OpenBLAS's then contend for the same cores around every BLAS call: on 2 cores,
+#: Below this many output entries the compiled kernels run their serial version. Numba's thread
+#: pool and OpenBLAS's then contend for the same cores around every BLAS call: on 2 cores,
 #: KernelPCA fit+transform at N = 500 took 52 ms with parallel kernels and 15 ms serial
 #: (scikit-learn 32 ms); from N ~ 1000 on, parallel kernels win.
 SERIAL_MAX_ENTRIES = 1_000_000
 
 
-def _serial_when_small(entries):
-    """Run the wrapped function with one Numba thread when ``entries(*args) <
-    SERIAL_MAX_ENTRIES``."""
+class _SerialOrParallel:
+    """One loop (``numba.prange`` for its outer loop) compiled twice, each version on its first
+    call and cached on disk: serial and GIL-free for problems below :data:`SERIAL_MAX_ENTRIES`
+    output entries, parallel above. The two give the same numbers (each output entry is
+    computed by the same code). A parallel loop costs several times a serial one to compile,
+    and small problems never need it (``docs/studies/first_run.md``)."""
 
-    def decorate(func):
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            if entries(*args, **kwargs) >= SERIAL_MAX_ENTRIES:
-                return func(*args, **kwargs)
-            previous = numba.get_num_threads()
-            numba.set_num_threads(1)
-            try:
-                return func(*args, **kwargs)
-            finally:
-                numba.set_num_threads(previous)
+    def __init__(self, func):
+        twin = types.FunctionType(func.__code__, func.__globals__, func.__name__ + "_parallel",
+                                  func.__defaults__, func.__closure__)
+        twin.__qualname__ = func.__qualname__ + "_parallel"  # its own on-disk cache files
+        self.serial = numba.njit(cache=True, nogil=True)(func)
+        self.parallel = numba.njit(parallel=True, cache=True)(twin)
 
-        return wrapper
+    def for_size(self, entries: int):
+        """The version for a problem of ``entries`` output entries."""
+        return self.parallel if entries >= SERIAL_MAX_ENTRIES else self.serial
 
-    return decorate
-
-
-def _pairwise_entries(X, Y=None, *args, **kwargs):
-    return len(X) * (len(X) if Y is None else len(Y))
-
-
-def _matrix_entries(K, *args, **kwargs):
-    return np.size(K)
 
 def sigma2_to_gamma(sigma2: float) -> float:
     """scikit-learn's ``gamma`` for a kernel width ``sigma2`` (``gamma = 1/(2 sigma2)``).
@@ -113,7 +104,7 @@ def gamma_to_sigma2(gamma: float) -> float:
 # --------------------------------------------------------------------------- #
 # Squared Euclidean distances
 # --------------------------------------------------------------------------- #
-@numba.njit(parallel=True, fastmath=False, cache=True)
+@_SerialOrParallel
 def _sqdist_cross(X, Y, out):  # pragma: no cover - compiled
     n, d = X.shape
     m = Y.shape[0]
@@ -136,7 +127,7 @@ def _sqdist_cross(X, Y, out):  # pragma: no cover - compiled
             out[i, j] = v if v > 0.0 else 0.0
 
 
-@numba.njit(parallel=True, cache=True)
+@_SerialOrParallel
 def _sqdist_self_exact(X, out):  # pragma: no cover - compiled
     # Direct differences: exact to rounding, used for small d where the
     # Gram-matrix trick loses relative precision for nearby points.
@@ -152,7 +143,7 @@ def _sqdist_self_exact(X, out):  # pragma: no cover - compiled
             out[j, i] = s
 
 
-@numba.njit(parallel=True, cache=True)
+@_SerialOrParallel
 def _sqdist_cross_exact(X, Y, out):  # pragma: no cover - compiled
     n, d = X.shape
     m = Y.shape[0]
@@ -177,7 +168,6 @@ def _as_2d_float(X, name):
     return np.ascontiguousarray(X)
 
 
-@_serial_when_small(_pairwise_entries)
 def squared_distances(X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
     """Pairwise squared Euclidean distances ``||x_i - y_j||^2``.
 
@@ -223,13 +213,13 @@ def squared_distances(X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
     out = np.empty((n, Y.shape[0]))
     if d < _GRAM_MIN_FEATURES:
         if same:
-            _sqdist_self_exact(X, out)
+            _sqdist_self_exact.for_size(out.size)(X, out)
         else:
-            _sqdist_cross_exact(X, Y, out)
+            _sqdist_cross_exact.for_size(out.size)(X, Y, out)
         return out
     np.matmul(X, Y.T, out=out)
     out *= -2.0
-    _sqdist_cross(X, Y, out)
+    _sqdist_cross.for_size(out.size)(X, Y, out)
     if same:
         # Symmetrise and zero the diagonal exactly.
         out = 0.5 * (out + out.T)
@@ -283,7 +273,7 @@ def _exp_scaled(x, scale, out):  # pragma: no cover - compiled
 # --------------------------------------------------------------------------- #
 # RBF kernel
 # --------------------------------------------------------------------------- #
-@numba.njit(parallel=True, cache=True)
+@_SerialOrParallel
 def _exp_scaled_inplace(D2, scale):  # pragma: no cover - compiled
     n, m = D2.shape
     for i in numba.prange(n):
@@ -291,7 +281,6 @@ def _exp_scaled_inplace(D2, scale):  # pragma: no cover - compiled
             D2[i, j] = np.exp(-D2[i, j] * scale)
 
 
-@_serial_when_small(_matrix_entries)
 def rbf_from_squared_distances(D2: ArrayLike, sigma2: float, *,
                                copy: bool = True) -> np.ndarray:
     """RBF kernel ``exp(-D2 / (2 sigma2))`` from precomputed squared distances.
@@ -330,7 +319,7 @@ def rbf_from_squared_distances(D2: ArrayLike, sigma2: float, *,
     s = check_sigma2(sigma2)
     D2 = np.asarray(D2, dtype=np.float64)
     K = np.array(D2, order="C", copy=True) if copy or not D2.flags.c_contiguous else D2
-    _exp_scaled_inplace(K, 1.0 / (2.0 * s))
+    _exp_scaled_inplace.for_size(K.size)(K, 1.0 / (2.0 * s))
     return K
 
 
@@ -342,7 +331,7 @@ def rbf_from_squared_distances(D2: ArrayLike, sigma2: float, *,
 _MIRROR_TILE = 64
 
 
-@numba.njit(parallel=True, cache=True)
+@_SerialOrParallel
 def _mirror_upper(K):  # pragma: no cover - compiled
     n = K.shape[0]
     nb = (n + _MIRROR_TILE - 1) // _MIRROR_TILE
@@ -356,7 +345,7 @@ def _mirror_upper(K):  # pragma: no cover - compiled
                     K[i, j] = K[j, i]
 
 
-@numba.njit(parallel=True, cache=True)
+@_SerialOrParallel
 def _rbf_self_gram(G, sq, scale):  # pragma: no cover - compiled
     # G holds X X^T on entry; the upper triangle becomes the kernel.
     n = G.shape[0]
@@ -372,7 +361,7 @@ def _rbf_self_gram(G, sq, scale):  # pragma: no cover - compiled
                 G[i, j] = np.exp(-(v if v > 0.0 else 0.0) * scale)
 
 
-@numba.njit(parallel=True, cache=True)
+@_SerialOrParallel
 def _rbf_cross_gram(G, xx, yy, scale):  # pragma: no cover - compiled
     # G holds X Y^T on entry.
     n, m = G.shape
@@ -399,7 +388,7 @@ def _sqdist_row(x, YT, d2):  # pragma: no cover - compiled
             d2[j] += t * t
 
 
-@numba.njit(parallel=True, cache=True)
+@_SerialOrParallel
 def _rbf_rows_exact(X, YT, scale, K):  # pragma: no cover - compiled
     n = X.shape[0]
     for c in numba.prange((n + _ROW_CHUNK - 1) // _ROW_CHUNK):
@@ -419,7 +408,7 @@ def _row_times_columns(row, CT, out):  # pragma: no cover - compiled
         out[c] = s
 
 
-@numba.njit(parallel=True, cache=True)
+@_SerialOrParallel
 def _rbf_project_exact(X, YT, scale, CT, out):  # pragma: no cover - compiled
     n = X.shape[0]
     for c in numba.prange((n + _ROW_CHUNK - 1) // _ROW_CHUNK):
@@ -431,7 +420,6 @@ def _rbf_project_exact(X, YT, scale, CT, out):  # pragma: no cover - compiled
             _row_times_columns(row, CT, out[i])
 
 
-@_serial_when_small(_pairwise_entries)
 def rbf_kernel(X: ArrayLike, Y: ArrayLike | None = None, *, sigma2: float) -> np.ndarray:
     """RBF kernel matrix ``k(x, y) = exp(-||x - y||^2 / (2 sigma2))``.
 
@@ -487,22 +475,29 @@ def rbf_kernel(X: ArrayLike, Y: ArrayLike | None = None, *, sigma2: float) -> np
         raise ValueError(
             f"X and Y must have the same number of features; got {X.shape[1]} and {Y.shape[1]}"
         )
+    return _rbf(X, None if same else Y, scale)
+
+
+def _rbf(X: np.ndarray, Y: np.ndarray | None, scale: float) -> np.ndarray:
+    """:func:`rbf_kernel` of checked C-contiguous float arrays, ``scale = 1 / (2 sigma2)``."""
     gram = X.shape[1] >= _GRAM_MIN_FEATURES
-    if same:
+    entries = X.shape[0] * (X.shape[0] if Y is None else Y.shape[0])
+    if Y is None:
         if gram:
             K = X @ X.T
-            _rbf_self_gram(K, np.einsum("ij,ij->i", X, X), scale)
-            _mirror_upper(K)
+            _rbf_self_gram.for_size(entries)(K, np.einsum("ij,ij->i", X, X), scale)
+            _mirror_upper.for_size(entries)(K)
         else:
             K = np.empty((X.shape[0], X.shape[0]))
-            _rbf_rows_exact(X, np.ascontiguousarray(X.T), scale, K)
+            _rbf_rows_exact.for_size(entries)(X, np.ascontiguousarray(X.T), scale, K)
         return K
     if gram:
         K = X @ Y.T
-        _rbf_cross_gram(K, np.einsum("ij,ij->i", X, X), np.einsum("ij,ij->i", Y, Y), scale)
+        _rbf_cross_gram.for_size(entries)(K, np.einsum("ij,ij->i", X, X),
+                                          np.einsum("ij,ij->i", Y, Y), scale)
     else:
         K = np.empty((X.shape[0], Y.shape[0]))
-        _rbf_rows_exact(X, np.ascontiguousarray(Y.T), scale, K)
+        _rbf_rows_exact.for_size(entries)(X, np.ascontiguousarray(Y.T), scale, K)
     return K
 
 
@@ -510,7 +505,6 @@ def rbf_kernel(X: ArrayLike, Y: ArrayLike | None = None, *, sigma2: float) -> np
 _PROJECT_BLOCK_ENTRIES = 1 << 20
 
 
-@_serial_when_small(_pairwise_entries)
 def rbf_project(X: ArrayLike, Y: ArrayLike, C: ArrayLike, *, sigma2: float) -> np.ndarray:
     """``rbf_kernel(X, Y, sigma2=sigma2) @ C`` without storing the kernel matrix.
 
@@ -567,19 +561,19 @@ def rbf_project(X: ArrayLike, Y: ArrayLike, C: ArrayLike, *, sigma2: float) -> n
         )
     out = np.empty((X.shape[0], C.shape[1]))
     if X.shape[1] < _GRAM_MIN_FEATURES:
-        _rbf_project_exact(X, np.ascontiguousarray(Y.T), scale, np.ascontiguousarray(C.T), out)
+        _rbf_project_exact.for_size(X.shape[0] * Y.shape[0])(
+            X, np.ascontiguousarray(Y.T), scale, np.ascontiguousarray(C.T), out)
         return out
     block = max(1, _PROJECT_BLOCK_ENTRIES // max(1, Y.shape[0]))
-    build = rbf_kernel.__wrapped__  # the thread count is already set for the whole call
     for s in range(0, X.shape[0], block):
-        np.matmul(build(X[s : s + block], Y, sigma2=sigma2), C, out=out[s : s + block])
+        np.matmul(_rbf(X[s : s + block], Y, scale), C, out=out[s : s + block])
     return out
 
 
 # --------------------------------------------------------------------------- #
 # Centering
 # --------------------------------------------------------------------------- #
-@numba.njit(parallel=True, cache=True)
+@_SerialOrParallel
 def _center_inplace(K, col_mean, row_mean, total):  # pragma: no cover - compiled
     n, m = K.shape
     for i in numba.prange(n):
@@ -587,7 +581,6 @@ def _center_inplace(K, col_mean, row_mean, total):  # pragma: no cover - compile
             K[i, j] = K[i, j] - row_mean[i] - col_mean[j] + total
 
 
-@_serial_when_small(_matrix_entries)
 def center_kernel(K: ArrayLike, *, copy: bool = True) -> np.ndarray:
     """Centre a training kernel matrix: ``Omega_c = M_c Omega M_c``.
 
@@ -630,11 +623,10 @@ def center_kernel(K: ArrayLike, *, copy: bool = True) -> np.ndarray:
     out = np.array(K, order="C", copy=True) if copy or not K.flags.c_contiguous else K
     col_mean = out.mean(axis=0)
     row_mean = out.mean(axis=1)
-    _center_inplace(out, col_mean, row_mean, col_mean.mean())
+    _center_inplace.for_size(out.size)(out, col_mean, row_mean, col_mean.mean())
     return out
 
 
-@_serial_when_small(_matrix_entries)
 def center_test_kernel(K_test: ArrayLike, K_fit_col_mean: ArrayLike,
                        K_fit_total: float) -> np.ndarray:
     """Centre a test kernel against the training set (Varon et al. 2015, Eq. (7)).
@@ -684,5 +676,6 @@ def center_test_kernel(K_test: ArrayLike, K_fit_col_mean: ArrayLike,
     K_test = np.asarray(K_test, dtype=np.float64)
     out = np.array(K_test, order="C", copy=True)
     row_mean = out.mean(axis=1)
-    _center_inplace(out, np.asarray(K_fit_col_mean, dtype=np.float64), row_mean, float(K_fit_total))
+    _center_inplace.for_size(out.size)(out, np.asarray(K_fit_col_mean, dtype=np.float64), row_mean,
+                                       float(K_fit_total))
     return out

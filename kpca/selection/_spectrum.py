@@ -23,7 +23,7 @@ touched as little as possible:
   to 1 ulp (faster than NumPy's on CPUs without AVX-512, where NumPy's
   float64 ``exp`` is scalar; ``docs/design.md#4-kpca-core-decisions``).
 
-All functions release the GIL, so independent matrices run in threads.
+The compiled functions release the GIL, so independent matrices run in threads.
 """
 
 from __future__ import annotations
@@ -79,9 +79,9 @@ def unpack_full(d2p, n, out, diag=0.0):  # pragma: no cover - compiled
     p = 0
     for j in range(n):
         out[j, j] = diag
-        m = n - j - 1
-        out[j, j + 1:] = d2p[p : p + m]
-        p += m
+        for i in range(j + 1, n):  # no slice copy: cheaper to compile (docs/studies/first_run.md)
+            out[j, i] = d2p[p]
+            p += 1
     B = 32
     for ib in range(0, n, B):
         for jb in range(ib, n, B):
@@ -174,7 +174,8 @@ def _lanczos_top(K, k, v0, rtol, max_steps, ritz_out,
             v[i] = np.sin(1.0 + i)
         v -= v.mean()
         nv = np.sqrt(np.sum(v * v))
-    V[0] = v / nv
+    for i in range(n):
+        V[0, i] = v[i] / nv
     theta = np.zeros(k)
     check_every = 1 if k <= 2 else max(2, k // 3)  # the tridiagonal eigensolve is O(steps^3)
     for j in range(m):
@@ -262,17 +263,13 @@ def _square_inplace(K):  # pragma: no cover - compiled
         flat[i] = flat[i] * flat[i]
 
 
-@numba.njit(cache=True, nogil=True)
-def _chain_spectra(roots, parent, slot, k, rtol, max_steps, warm, has_warm,
-                   out):  # pragma: no cover
+def _chain_spectra(roots, parent, slot, k, rtol, max_steps, warm, has_warm, out):
     """Leading eigenvalues (Lanczos) along the grid; ``roots[slot[g]]`` holds exp(-gamma_g D2) for
-    chain roots and is
-    squared in place for the other widths.  ``warm[g]`` (if ``has_warm[g]``) starts Lanczos at
-    width ``g``; on return it holds the new Ritz vector and ``has_warm`` is set."""
-    n_grid = parent.size
-    n = roots.shape[1]
-    ritz = np.zeros(n)
-    for g in range(n_grid):
+    chain roots and is squared in place for the other widths.  ``warm[g]`` (if ``has_warm[g]``)
+    starts Lanczos at width ``g``; on return it holds the new Ritz vector and ``has_warm`` is set.
+    A loop over a few dozen widths: the work is in :func:`_lanczos_top`."""
+    ritz = np.zeros(roots.shape[1])
+    for g in range(parent.size):
         K = roots[slot[g]]
         square = parent[g] >= 0
         if has_warm[g]:
@@ -281,15 +278,10 @@ def _chain_spectra(roots, parent, slot, k, rtol, max_steps, warm, has_warm,
             v0 = warm[g - 1].copy()
         else:  # deterministic cold start: one power step from the constant vector
             if square:
-                _square_inplace(K)
+                np.multiply(K, K, out=K)
                 square = False
-            v0 = np.zeros(n)
-            for i in range(n):
-                for j in range(n):
-                    v0[i] += K[i, j]
-        th = _lanczos_top(K, k, v0, rtol, max_steps, ritz, square)
-        for t in range(k):
-            out[g, t] = th[t]
+            v0 = np.cumsum(K, axis=1)[:, -1].copy()  # the row sums, added in order
+        out[g, :k] = _lanczos_top(K, k, v0, rtol, max_steps, ritz, square)
         warm[g] = ritz
         has_warm[g] = True
 

@@ -144,3 +144,25 @@ def test_rbf_project_rejects_mismatched_shapes():
         kk.rbf_project(X, Y, np.ones((5, 1)), sigma2=1.0)
     with pytest.raises(ValueError, match="shapes do not match"):
         kk.rbf_project(X, np.ones((4, 3)), np.ones((4, 1)), sigma2=1.0)
+
+
+@pytest.mark.parametrize("d", [3, 20])
+def test_parallel_versions_give_the_serial_numbers(monkeypatch, d):
+    # small problems run the serial compiled loops, large ones the parallel twins of the same
+    # loops: every output entry is the same computation, so the results are bit-identical
+    rng = np.random.default_rng(d)
+    X, Y = rng.normal(size=(41, d)), rng.normal(size=(29, d))
+    C = rng.normal(size=(29, 3))
+
+    def every_kernel():
+        K = kk.rbf_kernel(X, sigma2=0.8 * d)
+        return [kk.squared_distances(X), kk.squared_distances(X, Y), K,
+                kk.rbf_kernel(X, Y, sigma2=0.8 * d), kk.rbf_project(X, Y, C, sigma2=0.8 * d),
+                kk.rbf_from_squared_distances(kk.squared_distances(X, Y), 0.8 * d),
+                kk.center_kernel(K), kk.center_test_kernel(K[:5], K.mean(axis=0), K.mean())]
+
+    serial = every_kernel()
+    monkeypatch.setattr(kk, "SERIAL_MAX_ENTRIES", 0)
+    assert kk._center_inplace.for_size(1) is kk._center_inplace.parallel
+    for got, expect in zip(every_kernel(), serial, strict=True):
+        assert np.array_equal(got, expect)

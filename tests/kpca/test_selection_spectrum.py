@@ -9,6 +9,7 @@ from kpca.selection._spectrum import (
     centered_rbf_spectra,
     pack_lower,
     square_parents,
+    unpack_full,
     unpack_lower,
 )
 
@@ -122,3 +123,12 @@ def test_spectra_survive_an_invariant_krylov_subspace():
     for g, row in zip(grid, got, strict=False):
         ref = scipy.linalg.eigvalsh(H @ np.exp(-D2 / (2 * g)) @ H)[::-1][:3]
         np.testing.assert_allclose(row, ref, rtol=1e-7)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 33, 70])
+def test_unpack_full_is_unpack_lower(n):
+    # the compiled unpacking (row copies, blocked mirror) against the NumPy one, bit for bit
+    packed = np.random.default_rng(n).random(n * (n - 1) // 2)
+    out = np.full((n, n), np.nan)
+    unpack_full(packed, n, out, 1.0)
+    assert np.array_equal(out, unpack_lower(packed, n, diag=1.0))
