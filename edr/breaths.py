@@ -349,8 +349,7 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
         Smallest prominence of a breath (standard deviations of the EDR).
     relative : float, default :data:`RELATIVE_PROMINENCE`
         Smallest prominence of a breath relative to the typical one around it
-        (:func:`breath_peaks`). Pauses are found between the breaths of at least
-        :data:`PAUSE_RELATIVE` (or ``relative`` when larger).
+        (:func:`breath_peaks`); pauses: :data:`PAUSE_RELATIVE` (``relative`` when larger).
     pause_s : float, default :data:`edr.pauses.PAUSE_S`
         A pause is an interval between breaths of good ECG that exceeds the typical interval
         around it by more than this (s) (:func:`edr.pauses.find_pauses`).
@@ -396,14 +395,7 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
     >>> 25 <= len(b) <= 35, list(b.to_frame().columns)[:3]
     (True, ['time_s', 'interval_s', 'quality'])
     """
-    if polarity not in POLARITIES:
-        raise ValueError(f"polarity must be one of {POLARITIES}, got {polarity!r}")
-    if not (np.isfinite(prominence) and prominence > 0):
-        raise ValueError(f"prominence must be a positive number, got {prominence!r}")
-    if not (np.isfinite(relative) and 0 <= relative < 1):
-        raise ValueError(f"relative must be in [0, 1), got {relative!r}")
-    if not 0 <= min_quality <= 1:
-        raise ValueError(f"min_quality must be in [0, 1], got {min_quality!r}")
+    _check_options(polarity, prominence, relative, min_quality)
     t = np.asarray(result.time, dtype=float)
     x = np.asarray(result.waveform, dtype=float)
     if t.size != x.size:
@@ -418,6 +410,18 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
     return _breaths_at(result, pos[keep], depth[keep] >= max(relative, PAUSE_RELATIVE),
                        decided if polarity == "auto" else None, decided.sign, pause_s,
                        min_quality)
+
+
+def _check_options(polarity, prominence, relative, min_quality) -> None:
+    """The ``ValueError`` of :func:`detect_breaths` for a bad option."""
+    if polarity not in POLARITIES:
+        raise ValueError(f"polarity must be one of {POLARITIES}, got {polarity!r}")
+    if not (np.isfinite(prominence) and prominence > 0):
+        raise ValueError(f"prominence must be a positive number, got {prominence!r}")
+    if not (np.isfinite(relative) and 0 <= relative < 1):
+        raise ValueError(f"relative must be in [0, 1), got {relative!r}")
+    if not 0 <= min_quality <= 1:
+        raise ValueError(f"min_quality must be in [0, 1], got {min_quality!r}")
 
 
 def _runs_and_intervals(result, time: np.ndarray, pos: np.ndarray):
