@@ -5,9 +5,10 @@ masked, and the judged rate windows), :func:`detect_breaths` finds
 
 * the **breaths**: the extrema of the EDR that mark ends of inspiration (the convention of
   the MARSH annotations). Which extremum that is depends on how the lead's QRS changes with
-  inspiration, so it is read from the ECG per record (:func:`edr.polarity.inspiration_sign`:
-  the respiratory sinus arrhythmia where it is strong, the waveform's shape otherwise). A breath is
-  an extremum of that polarity whose prominence reaches :data:`PROMINENCE` (the EDR is
+  inspiration, so it is read from the ECG per record (:func:`edr.polarity.decide_polarity`:
+  the respiratory sinus arrhythmia where it is coherent and strong, the waveform's shape where
+  its test is significant; otherwise every breath is marked ``uncertain_polarity``). A breath
+  is an extremum of that polarity whose prominence reaches :data:`PROMINENCE` (the EDR is
   standardised, so in standard deviations) and :data:`RELATIVE_PROMINENCE` of the typical
   breath's around it (:func:`breath_peaks`), and which is not closer than
   :data:`MIN_CYCLE_FRACTION` of the local breathing period (:func:`local_period`, the fastest
@@ -17,9 +18,13 @@ masked, and the judged rate windows), :func:`detect_breaths` finds
   finite EDR: across a masked stretch there is no interval);
 * its **quality**: that of the rate window whose centre is nearest
   (:meth:`edr.pipeline.EDRResult.grid_columns`, the panel agreement of :mod:`edr.rates`);
-  a breath where the rate is withheld (quality below :data:`edr.rates.QUALITY_THRESHOLD`, or
-  too many dropped beats) is kept but flagged ``low_quality``;
-* the **pauses** (:func:`edr.pauses.find_pauses`).
+  a breath where the rate is withheld is kept but flagged ``low_quality``, unless the rate
+  was withheld only for a panel agreement between :data:`BREATH_MIN_QUALITY` and
+  :data:`edr.rates.QUALITY_THRESHOLD` (the agreement of the rates is not the correctness of
+  the breaths: measured);
+* the **pauses** (:func:`edr.pauses.find_pauses`) between the full breaths, those of at least
+  :data:`PAUSE_RELATIVE` of the typical depth; a shallower breath inside a pause is not
+  reported (a pause is a stretch without a breath).
 
 Measurements behind the constants: ``docs/studies/breath_detection.md``.
 """
@@ -34,20 +39,25 @@ from scipy.signal import find_peaks
 
 from edr._rowstats import row_percentile
 from edr.pauses import PAUSE_S, find_pauses
-from edr.polarity import RSA_MIN_BPM, inspiration_sign
-from edr.rates import rate_series, window_starts
+from edr.polarity import RSA_MIN_BPM, Polarity, decide_polarity
+from edr.rates import QUALITY_THRESHOLD, rate_series, window_starts
 from edr.signal import SEGMENT_S
 
-__all__ = ["MIN_CYCLE_FRACTION", "POLARITIES", "PROMINENCE", "RELATIVE_PROMINENCE",
+__all__ = ["BREATH_MIN_QUALITY", "MIN_CYCLE_FRACTION", "PAUSE_RELATIVE", "POLARITIES", "PROMINENCE",
+           "RELATIVE_PROMINENCE",
            "TYPICAL_PERCENTILE", "TYPICAL_SPAN_S", "Breaths", "breath_peaks",
            "detect_breaths", "finite_runs", "judged_around", "local_period"]
 
 PROMINENCE = 0.25
 """Smallest prominence (standard deviations of the standardised EDR) of a breath's extremum."""
 
-RELATIVE_PROMINENCE = 0.5
+RELATIVE_PROMINENCE = 0.2
 """A breath's prominence is also at least this fraction of the typical prominence around it
-(:data:`TYPICAL_SPAN_S`): noise in a pause is not taken for breaths."""
+(:data:`TYPICAL_SPAN_S`)."""
+
+PAUSE_RELATIVE = 0.5
+"""Pauses are the gaps between the full breaths, those whose prominence is at least this
+fraction of the typical one: noise in a pause is not taken for breaths."""
 
 TYPICAL_SPAN_S = 120.0
 """The typical prominence at a breath is the upper quartile (:data:`TYPICAL_PERCENTILE`) of the
@@ -56,6 +66,11 @@ prominences of the candidate breaths within half this span (s) on either side.""
 TYPICAL_PERCENTILE = 75.0
 """Percentile of the candidates' prominences that is the typical breath's: a full breath's
 depth even when up to three quarters of the candidates of the span are noise (a long pause)."""
+
+BREATH_MIN_QUALITY = 0.5
+"""A breath in a rate window whose rate was withheld only for low panel agreement (quality
+below :data:`edr.rates.QUALITY_THRESHOLD`) is flagged ``low_quality`` only when the quality
+is also below this."""
 
 MIN_CYCLE_FRACTION = 0.5
 """Two breaths closer than this fraction of the local breathing period are one: the less
@@ -79,7 +94,8 @@ class Breaths:
     quality : ndarray of float
         Quality (0-1) of the rate window whose centre is nearest.
     low_quality : ndarray of bool
-        The rate is withheld there: the breath is kept but not to be trusted.
+        The rate is withheld there (for a quality below ``min_quality`` of
+        :func:`detect_breaths`, dropped beats, ...): the breath is kept but not to be trusted.
     after_gap : ndarray of bool
         The previous breath lies across a masked stretch (no interval), or there is none.
     after_pause : ndarray of bool
@@ -87,11 +103,18 @@ class Breaths:
     pauses : ndarray, shape (k, 2)
         Start and end (s) of every pause: good ECG, no breath (:func:`edr.pauses.find_pauses`).
     withheld : ndarray, shape (m, 2)
-        Stretches (s) where no trustworthy breath can be reported: the EDR is masked or its rate
-        withheld. Pauses are not withheld stretches, though a pause may overlap one.
+        Stretches (s) where no trustworthy breath can be reported: the EDR is masked or its
+        breaths would be ``low_quality``. Pauses are not withheld stretches, though a pause may
+        overlap one.
     sign : int
         +1 when ends of inspiration are the EDR's maxima, -1 its minima
-        (:func:`edr.polarity.inspiration_sign`).
+        (:func:`edr.polarity.decide_polarity`).
+    uncertain_polarity : ndarray of bool, optional
+        No significant evidence decided which extrema end inspiration: the breath is kept
+        (its interval does not depend on it) but its time may be half a breath off. All False
+        when not given.
+    polarity : edr.polarity.Polarity or None
+        The decision and its evidence (None when the polarity was fixed by the caller).
     """
 
     time: np.ndarray
@@ -103,23 +126,34 @@ class Breaths:
     pauses: np.ndarray
     withheld: np.ndarray
     sign: int
+    uncertain_polarity: np.ndarray | None = None
+    polarity: Polarity | None = None
+
+    def __post_init__(self):
+        flag = np.zeros(np.size(self.time), dtype=bool) if self.uncertain_polarity is None \
+            else np.asarray(self.uncertain_polarity, dtype=bool)
+        object.__setattr__(self, "uncertain_polarity", flag)
 
     def __len__(self) -> int:
         return int(self.time.size)
 
-    COLUMNS = ("time_s", "interval_s", "quality", "low_quality", "after_gap", "after_pause")
+    COLUMNS = ("time_s", "interval_s", "quality", "low_quality", "after_gap", "after_pause",
+               "uncertain_polarity")
     """Columns of :meth:`to_frame` (and of the breath CSV)."""
 
     def columns(self) -> dict:
         """The breaths as :attr:`COLUMNS` → NumPy array."""
         return dict(zip(self.COLUMNS, (self.time, self.interval, self.quality, self.low_quality,
-                                       self.after_gap, self.after_pause), strict=True))
+                                       self.after_gap, self.after_pause,
+                                       self.uncertain_polarity), strict=True))
 
     def summary(self) -> dict:
         """JSON-ready digest: counts (breaths, low-quality ones, pauses and their total length in
-        s), the polarity, and the median, standard deviation, coefficient of variation and
-        root mean square of successive differences (RMSSD) of the intervals that are trusted
-        (both breaths kept, not across a gap, not a pause); None where there are fewer than 2.
+        s), the polarity (its sign, whether a significant evidence decided it and which:
+        :class:`edr.polarity.Polarity`), and the median, standard deviation, coefficient of
+        variation and root mean square of successive differences (RMSSD) of the intervals that
+        are trusted (both breaths kept, not across a gap, not a pause); None where there are
+        fewer than 2. The intervals do not depend on the polarity.
 
         Examples
         --------
@@ -145,6 +179,8 @@ class Breaths:
             "n_pauses": int(self.pauses.shape[0]),
             "pause_s_total": float(np.sum(self.pauses[:, 1] - self.pauses[:, 0])),
             "inspiration_sign": int(self.sign),
+            "polarity_confident": bool(not self.uncertain_polarity.any()),
+            "polarity_source": None if self.polarity is None else self.polarity.source,
             "interval_median_s": float(np.median(iv)) if enough else None,
             "interval_sd_s": float(np.std(iv, ddof=1)) if enough else None,
             "interval_cv": float(np.std(iv, ddof=1) / np.mean(iv)) if enough else None,
@@ -266,9 +302,19 @@ def breath_peaks(x, fs: float, sign: int, period, *, prominence: float = PROMINE
     prominence of the remaining ones within :data:`TYPICAL_SPAN_S` / 2 (their
     :data:`TYPICAL_PERCENTILE`) dropped; each refined by a parabola through its three
     samples."""
+    pos, depth = breath_candidates(x, fs, sign, period, prominence=prominence,
+                                   min_cycle_fraction=min_cycle_fraction)
+    return pos[depth >= relative]
+
+
+def breath_candidates(x, fs: float, sign: int, period, *, prominence: float = PROMINENCE,
+                      min_cycle_fraction: float = MIN_CYCLE_FRACTION):
+    """``(positions, depth)`` of the candidate breaths of :func:`breath_peaks` before the
+    relative threshold: fractional sample positions and each one's prominence over the
+    typical prominence around it (:func:`breath_peaks` keeps ``depth >= relative``)."""
     x = np.asarray(x, dtype=float)
     period = np.asarray(period, dtype=float)
-    out = []
+    pos, depth = [], []
     for a, b in finite_runs(x):
         y = sign * x[a:b]
         idx, props = find_peaks(y, prominence=prominence)
@@ -277,35 +323,44 @@ def breath_peaks(x, fs: float, sign: int, period, *, prominence: float = PROMINE
         gap = np.nan_to_num(min_cycle_fraction * period[a + idx] * fs, nan=0.0)
         keep = _spaced(idx, props["prominences"], gap)
         idx, prom = idx[keep], props["prominences"][keep]
-        idx = idx[prom >= relative * _typical(idx, prom, 0.5 * TYPICAL_SPAN_S * fs)]
-        out.append(a + _refined(y, idx))
-    return np.concatenate(out) if out else np.empty(0)
+        depth.append(prom / _typical(idx, prom, 0.5 * TYPICAL_SPAN_S * fs))
+        pos.append(a + _refined(y, idx))
+    if not pos:
+        return np.empty(0), np.empty(0)
+    return np.concatenate(pos), np.concatenate(depth)
 
 
 def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMINENCE,
                    relative: float = RELATIVE_PROMINENCE, pause_s: float = PAUSE_S,
-                   rsa_min_bpm: float = RSA_MIN_BPM) -> Breaths:
+                   rsa_min_bpm: float = RSA_MIN_BPM,
+                   min_quality: float = BREATH_MIN_QUALITY) -> Breaths:
     """Every breath of an extracted EDR: its end of inspiration, interval, quality and pauses.
 
     Parameters
     ----------
     result : EDRResult
-        From :func:`edr.pipeline.extract_edr` (``time``, ``waveform``, ``fs`` and the judged
-        rate windows through ``grid_columns()``).
+        From :func:`edr.pipeline.extract_edr` (``time``, ``waveform``, ``fs``, ``beat_times``
+        and the judged rate windows through ``grid_columns()``).
     polarity : {"auto", "peaks", "troughs"}, default "auto"
         Which extrema of the EDR are ends of inspiration: read from the ECG
-        (:func:`edr.polarity.inspiration_sign`), or fixed.
+        (:func:`edr.polarity.decide_polarity`; breaths of a record whose polarity no
+        significant evidence decides are marked ``uncertain_polarity``), or fixed.
     prominence : float, default :data:`PROMINENCE`
         Smallest prominence of a breath (standard deviations of the EDR).
     relative : float, default :data:`RELATIVE_PROMINENCE`
         Smallest prominence of a breath relative to the typical one around it
-        (:func:`breath_peaks`).
+        (:func:`breath_peaks`); pauses: :data:`PAUSE_RELATIVE` (``relative`` when larger).
     pause_s : float, default :data:`edr.pauses.PAUSE_S`
         A pause is an interval between breaths of good ECG that exceeds the typical interval
         around it by more than this (s) (:func:`edr.pauses.find_pauses`).
     rsa_min_bpm : float, default :data:`edr.polarity.RSA_MIN_BPM`
-        With ``polarity="auto"``: the breathing-coherent heart-rate swing from which the
-        arrhythmia's sign decides the polarity.
+        With ``polarity="auto"``: the coherent heart-rate swing from which the arrhythmia's
+        sign decides the polarity.
+    min_quality : float, default :data:`BREATH_MIN_QUALITY`
+        Where the rate is withheld only for a quality below
+        :data:`edr.rates.QUALITY_THRESHOLD`, breaths of at least this quality are not flagged
+        ``low_quality`` (:data:`edr.rates.QUALITY_THRESHOLD`: every breath where the rate is
+        withheld is flagged).
 
     Returns
     -------
@@ -314,8 +369,9 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
     Raises
     ------
     ValueError
-        An unknown ``polarity``, a ``prominence`` that is not positive, or a ``result`` whose
-        waveform and time differ in length.
+        An unknown ``polarity``, a ``prominence`` that is not positive, a ``relative`` outside
+        [0, 1), a ``min_quality`` outside [0, 1], or a ``result`` whose waveform and time differ
+        in length.
 
     See Also
     --------
@@ -339,47 +395,77 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
     >>> 25 <= len(b) <= 35, list(b.to_frame().columns)[:3]
     (True, ['time_s', 'interval_s', 'quality'])
     """
+    _check_options(polarity, prominence, relative, min_quality)
+    t = np.asarray(result.time, dtype=float)
+    x = np.asarray(result.waveform, dtype=float)
+    if t.size != x.size:
+        raise ValueError(f"result.time ({t.size}) and result.waveform ({x.size}) differ in length")
+    fs = float(result.fs)
+    decided = decide_polarity(result, rsa_min_bpm=rsa_min_bpm) if polarity == "auto" else \
+        Polarity(1 if polarity == "peaks" else -1, True, "given")
+    pos, depth = breath_candidates(x, fs, decided.sign, local_period(x, fs, float(t[0]) if t.size
+                                                                      else 0.0),
+                                   prominence=prominence)
+    keep = depth >= relative
+    return _breaths_at(result, pos[keep], depth[keep] >= max(relative, PAUSE_RELATIVE),
+                       decided if polarity == "auto" else None, decided.sign, pause_s,
+                       min_quality)
+
+
+def _check_options(polarity, prominence, relative, min_quality) -> None:
+    """The ``ValueError`` of :func:`detect_breaths` for a bad option."""
     if polarity not in POLARITIES:
         raise ValueError(f"polarity must be one of {POLARITIES}, got {polarity!r}")
     if not (np.isfinite(prominence) and prominence > 0):
         raise ValueError(f"prominence must be a positive number, got {prominence!r}")
     if not (np.isfinite(relative) and 0 <= relative < 1):
         raise ValueError(f"relative must be in [0, 1), got {relative!r}")
-    t = np.asarray(result.time, dtype=float)
-    x = np.asarray(result.waveform, dtype=float)
-    if t.size != x.size:
-        raise ValueError(f"result.time ({t.size}) and result.waveform ({x.size}) differ in length")
-    fs = float(result.fs)
-    t0 = float(t[0]) if t.size else 0.0
-    sign = {"auto": None, "peaks": 1, "troughs": -1}[polarity] \
-        or inspiration_sign(result, rsa_min_bpm=rsa_min_bpm)
-    pos = breath_peaks(x, fs, sign, local_period(x, fs, t0), prominence=prominence,
-                       relative=relative)
-    return _breaths_at(result, pos, int(sign), pause_s)
+    if not 0 <= min_quality <= 1:
+        raise ValueError(f"min_quality must be in [0, 1], got {min_quality!r}")
 
 
-def _breaths_at(result, pos: np.ndarray, sign: int, pause_s: float) -> Breaths:
-    """The :class:`Breaths` at the fractional grid positions ``pos`` of ``result``'s EDR."""
-    t = np.asarray(result.time, dtype=float)
+def _runs_and_intervals(result, time: np.ndarray, pos: np.ndarray):
+    """``(after_gap, interval)`` of breaths at ``time`` (grid positions ``pos``)."""
     x = np.asarray(result.waveform, dtype=float)
     k = np.clip(np.round(pos).astype(int), 0, max(x.size - 1, 0))
-    cols = result.grid_columns()
-    rate = np.asarray(cols["rate_bpm"], dtype=float)
-    time = (float(t[0]) if t.size else 0.0) + pos / float(result.fs)
     run_of = np.searchsorted([b for _, b in finite_runs(x)], k, side="right")
     after_gap = np.ones(time.size, dtype=bool)
     after_gap[1:] = run_of[1:] != run_of[:-1]
     interval = np.full(time.size, np.nan)
     interval[1:] = np.diff(time)
     interval[after_gap] = np.nan
-    pauses, after_pause = find_pauses(time, interval, judged_around(time, result),
-                                      pause_s=pause_s)
+    return after_gap, interval
+
+
+def _breaths_at(result, pos: np.ndarray, full: np.ndarray, decided, sign: int,
+                pause_s: float, min_quality: float) -> Breaths:
+    """The :class:`Breaths` at the fractional grid positions ``pos`` of ``result``'s EDR, the
+    pauses found between the ``full`` ones (a shallower breath inside a pause is dropped),
+    flagged by ``min_quality`` (:data:`BREATH_MIN_QUALITY`)."""
+    t = np.asarray(result.time, dtype=float)
+    x = np.asarray(result.waveform, dtype=float)
+    t0 = float(t[0]) if t.size else 0.0
+    fs = float(result.fs)
+    full_time = t0 + pos[full] / fs
+    _, full_interval = _runs_and_intervals(result, full_time, pos[full])
+    pauses, _ = find_pauses(full_time, full_interval, judged_around(full_time, result),
+                            pause_s=pause_s)
+    time = t0 + pos / fs
+    inside = ((time[:, None] > pauses[None, :, 0]) & (time[:, None] < pauses[None, :, 1])).any(1)
+    pos, time = pos[~inside], time[~inside]
+    after_gap, interval = _runs_and_intervals(result, time, pos)
+    k = np.clip(np.round(pos).astype(int), 0, max(x.size - 1, 0))
+    cols = result.grid_columns()
+    quality = np.nan_to_num(np.asarray(cols["quality"], dtype=float), nan=0.0)
+    untrusted = ~np.isfinite(np.asarray(cols["rate_bpm"], dtype=float)) & \
+        ~((quality >= min_quality) & (quality < QUALITY_THRESHOLD))
+    uncertain = decided is not None and not decided.confident
     return Breaths(time=time, interval=interval,
-                   quality=np.nan_to_num(np.asarray(cols["quality"], dtype=float)[k], nan=0.0),
-                   low_quality=~np.isfinite(rate[k]), after_gap=after_gap,
-                   after_pause=after_pause, pauses=pauses,
-                   withheld=_stretches(t, ~(np.isfinite(x) & np.isfinite(rate)), result.fs),
-                   sign=sign)
+                   quality=quality[k], low_quality=untrusted[k], after_gap=after_gap,
+                   after_pause=np.isin(time, pauses[:, 1]), pauses=pauses,
+                   withheld=_stretches(t, ~np.isfinite(x) | untrusted, fs),
+                   sign=int(sign), uncertain_polarity=np.full(time.size, uncertain),
+                   polarity=decided)
 
 
 def judged_around(time, result) -> np.ndarray:

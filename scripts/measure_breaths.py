@@ -3,22 +3,24 @@
 ``--part real`` (default): every BIDMC and MARSH record under ``EDR_DATA_DIR`` is extracted
 once with the default options (``edr.pipeline.extract_edr``; the results are cached outside
 the repository, ``--cache``) and its breaths detected (``edr.breaths.detect_breaths``) for
-every candidate of :data:`GRID` (smallest prominence, relative prominence, the heart-rate
-swing from which the arrhythmia decides the polarity). Scores
+every candidate of :data:`GRID` (smallest prominence, relative prominence, the coherent
+heart-rate swing from which the arrhythmia decides the polarity). Scores
 (``edr.evaluate.breaths``): sensitivity, positive predictivity, F1 with a tolerance of ±1 s or
 a quarter of the local annotated interval, whichever is smaller (one-to-one), on the breaths
-kept (not ``low_quality``) against the annotated breaths outside the withheld stretches; the
-share of annotated breaths kept; the median breath-interval error.
+kept (not ``low_quality``, of a record whose polarity is decided) against the annotated breaths
+outside the withheld stretches; the share of annotated breaths kept; the median breath-interval
+error.
 
 The 32 subjects (23 BIDMC patients: bidmc06-09, 20-23 and 38-39 are one patient each; 9 MARSH
-subjects) are held out in turn: the smallest prominence and the arrhythmia threshold with the
-best pooled F1 over the other subjects' records, averaged over the two databases (equal: the
-larger threshold), are applied to the held-out subject. The relative prominence is not tuned on
-these records (it is set by the pauses, ``--part simulated``); the in-sample tables show every
-candidate. Held-out figures
-are pooled per database. The polarity of the breaths (maxima or minima of the EDR,
-``edr.breaths.inspiration_sign``) is checked record by record against the better of the two
-fixed polarities. The method sees the ECG alone; the annotations only score.
+subjects) are held out in turn: the candidate with the best pooled kept F1 over the other
+subjects' records, averaged over the two databases, is applied to the held-out subject; among
+equal candidates the middle one (sorted by prominence, relative prominence, threshold: the
+largest margin to both sides). The significance level of the polarity's tests
+(``edr.polarity.POLARITY_ALPHA``) is stated, not tuned. Held-out figures are pooled per
+database. The polarity (``edr.polarity.decide_polarity``) is checked record by record against
+the better of the two fixed polarities, and the precision of the breaths kept and flagged
+(``low_quality``, by quality) with the better polarity. The method sees the ECG alone; the
+annotations only score.
 
 ``--part simulated``: pauses on simulated records (``edr.simulate``): records of 8 minutes (2
 leads, 125 Hz) on the bases of :data:`SIM_BASES`, seeds ``0..--seeds-1``, each with apnoea
@@ -42,26 +44,37 @@ from itertools import product
 import numpy as np
 from _shared import write_markdown
 
-from edr.breaths import POLARITIES, PROMINENCE, RELATIVE_PROMINENCE, detect_breaths
-from edr.evaluate.breaths import BreathScores, score_breaths, score_kept
+from edr.breaths import (
+    BREATH_MIN_QUALITY,
+    POLARITIES,
+    PROMINENCE,
+    RELATIVE_PROMINENCE,
+    detect_breaths,
+)
+from edr.evaluate.breaths import BreathScores, match_breaths, score_breaths, score_kept
 from edr.io import read_record
 from edr.pipeline import extract_edr
-from edr.polarity import RSA_MIN_BPM, coherent_rsa_bpm, inspiration_sign, shape_sign
+from edr.polarity import POLARITY_ALPHA, RSA_MIN_BPM, coherence_threshold, decide_polarity
+from edr.rates import QUALITY_THRESHOLD
 from edr.simulate import SCENARIOS, simulate_recording
 
 DEFAULT_CACHE = os.path.join(tempfile.gettempdir(), "edr-breaths-cache")
 """Where the extracted EDRs are kept between runs (outside the repository)."""
 
 GRID = {"prominence": (0.25, 0.5, 1.0), "relative": (0.0, 0.2, 0.3, 0.4, 0.5),
-        "rsa_min_bpm": (1.0, 1.5, 2.0, 3.0, np.inf)}
-"""Candidates of the in-sample tables: the smallest prominence (SD of the EDR), the smallest
-prominence relative to the typical one (``edr.breaths.breath_peaks``) and the breathing-coherent
-heart-rate swing (bpm) from which the arrhythmia's sign gives the polarity
-(``edr.polarity.inspiration_sign``; inf: the waveform's shape alone)."""
-LOSO_CANDIDATES = tuple((p, RELATIVE_PROMINENCE, r) for p in GRID["prominence"]
-                        for r in GRID["rsa_min_bpm"])
-"""Candidates of the leave-one-subject-out choice: the smallest prominence and the arrhythmia
-threshold, at the default relative prominence."""
+        "rsa_min_bpm": (0.5, 1.0, 1.5, 2.0, 3.0, np.inf),
+        "min_quality": (0.0, 0.3, 0.5, QUALITY_THRESHOLD)}
+"""Candidates: the smallest prominence (SD of the EDR), the smallest prominence relative to
+the typical one (``edr.breaths.breath_peaks``; pauses are found between the breaths of at
+least ``edr.breaths.PAUSE_RELATIVE``) and the coherent heart-rate swing (bpm) from which the
+arrhythmia's sign gives the polarity (``edr.polarity.decide_polarity``; inf: the shape
+alone), and the quality below which a breath where the rate is withheld for low agreement is
+flagged (``edr.breaths.BREATH_MIN_QUALITY``; ``edr.rates.QUALITY_THRESHOLD``: every such
+breath)."""
+CANDIDATES = tuple(product(*GRID.values()))
+"""Every candidate of :data:`GRID` as ``(prominence, relative, threshold, min_quality)``."""
+DEFAULT = (PROMINENCE, RELATIVE_PROMINENCE, RSA_MIN_BPM, BREATH_MIN_QUALITY)
+"""The defaults of ``edr.breaths`` and ``edr.polarity``."""
 
 SIM_BASES = ("healthy_rest", "paced_breathing", "deep_slow_breathing", "mixed_icu")
 """Scenarios of ``edr.simulate.SCENARIOS`` the pauses are carved into."""
@@ -69,6 +82,8 @@ HYPOPNOEA_DEPTH = 0.4
 """Breathing depth during a simulated hypopnoea (relative to normal)."""
 EVENTS = ("apnoea", "hypopnoea", "sighs", "none")
 """The simulated records' events: apnoea or hypopnoea episodes, three sighs, or none."""
+QUALITY_BINS = (0.0, 0.5, 0.65, 0.8, 0.9, 1.0)
+"""Edges of the quality classes of the precision table."""
 
 
 def record_paths(root: str) -> list[str]:
@@ -114,23 +129,32 @@ def real_record(path: str, cache_dir: str) -> dict:
     return cached(name, cache_dir, make)
 
 
+def _uncertain(n_annotated: int) -> BreathScores:
+    """The kept scores of a record whose polarity is uncertain: nothing kept."""
+    return BreathScores(0, 0, 0, np.empty(0), n_annotated)
+
+
 def record_scores(item: dict) -> dict:
-    """Kept-breath scores of one record for every candidate of :data:`GRID`, and the polarity
-    check (F1 of all breaths with maxima and with minima, default prominences)."""
+    """Kept-breath scores of one record for every candidate of :data:`GRID` (the breaths of
+    either fixed polarity, taken as the decision says), the polarity decisions, the F1 of all
+    breaths with maxima and with minima, and the breaths' match flags with the better one."""
     res, ref = item["result"], item["breath_times"]
+    decisions = {r: decide_polarity(res, rsa_min_bpm=r) for r in GRID["rsa_min_bpm"]}
     out = {}
-    for prom, rel in product(GRID["prominence"], GRID["relative"]):
-        fixed = {p: detect_breaths(res, polarity=p, prominence=prom, relative=rel)
-                 for p in ("peaks", "troughs")}
-        for rsa in GRID["rsa_min_bpm"]:
-            sign = inspiration_sign(res, rsa_min_bpm=rsa)
-            out[(prom, rel, rsa)] = score_kept(fixed["peaks" if sign > 0 else "troughs"], ref)
+    for prom, rel, q in product(GRID["prominence"], GRID["relative"], GRID["min_quality"]):
+        kept = {p: score_kept(detect_breaths(res, polarity=p, prominence=prom, relative=rel,
+                                             min_quality=q), ref) for p in ("peaks", "troughs")}
+        for r, d in decisions.items():
+            out[(prom, rel, r, q)] = kept["peaks" if d.sign > 0 else "troughs"] \
+                if d.confident else _uncertain(kept["peaks"].n_annotated)
     fixed = {p: detect_breaths(res, polarity=p) for p in ("peaks", "troughs")}
-    return {"scores": out, "sign": inspiration_sign(res), "shape": shape_sign(res.waveform),
-            "rsa_bpm": coherent_rsa_bpm(res),
-            "fixed_f1": {p: score_breaths(b.time, ref).f1 for p, b in fixed.items()},
+    f1 = {p: score_breaths(b.time, ref).f1 for p, b in fixed.items()}
+    better = detect_breaths(res, polarity=max(f1, key=f1.get), min_quality=QUALITY_THRESHOLD)
+    matched = np.zeros(len(better), dtype=bool)
+    matched[match_breaths(better.time, ref)[1]] = True
+    return {"scores": out, "polarity": decisions[RSA_MIN_BPM], "fixed_f1": f1,
             "fixed_kept": {p: score_kept(b, ref) for p, b in fixed.items()},
-            "default_f1": out[(PROMINENCE, RELATIVE_PROMINENCE, RSA_MIN_BPM)].f1}
+            "quality": better.quality, "low_quality": better.low_quality, "matched": matched}
 
 
 def objective(scores: dict, names, candidate) -> float:
@@ -143,14 +167,20 @@ def objective(scores: dict, names, candidate) -> float:
     return float(np.mean(f1))
 
 
+def choose(scores: dict, names) -> tuple:
+    """The candidate of the best objective over ``names``; among equal ones the middle one."""
+    value = {c: round(objective(scores, names, c), 12) for c in CANDIDATES}
+    best = max(value.values())
+    tied = sorted(c for c in CANDIDATES if value[c] == best)
+    return tied[(len(tied) - 1) // 2]
+
+
 def loso(scores: dict):
     """``(held-out scores per database, the candidate chosen per subject)``."""
     names = sorted(scores)
-    candidates = LOSO_CANDIDATES
     held, chosen = {"BIDMC": [], "MARSH": []}, {}
     for subj in sorted({subject(n) for n in names}):
-        train = [n for n in names if subject(n) != subj]
-        best = max(candidates, key=lambda c: (round(objective(scores, train, c), 12), c[2]))
+        best = choose(scores, [n for n in names if subject(n) != subj])
         chosen[subj] = best
         for n in names:
             if subject(n) == subj:
@@ -163,6 +193,10 @@ def _fmt(s: BreathScores) -> str:
             f"{s.share_kept:.3f} | {s.interval_error_s:.2f}")
 
 
+_SCORE_HEAD = ["| database | F1 | sensitivity | pos. predictivity | share kept | "
+               "median interval error (s) |", "|---|---|---|---|---|---|"]
+
+
 def real_report(paths, cache_dir: str) -> list[str]:
     """The Markdown lines of ``--part real``."""
     scores = {}
@@ -173,69 +207,107 @@ def real_report(paths, cache_dir: str) -> list[str]:
     lines = ["# Breath detection on BIDMC and MARSH (default EDR)", "",
              "`EDR_DATA_DIR=/path/to/data python scripts/measure_breaths.py --part real`", "",
              "Leave-one-subject-out, pooled per database (kept breaths; tolerance ±1 s or a "
-             "quarter of the local annotated interval):", "",
-             "| database | F1 | sensitivity | pos. predictivity | share kept | "
-             "median interval error (s) |", "|---|---|---|---|---|---|"]
+             "quarter of the local annotated interval; records whose polarity is uncertain are "
+             f"not kept; significance level {POLARITY_ALPHA:g}):", ""] + _SCORE_HEAD
     lines += [f"| {db} | {_fmt(s)} |" for db, s in held.items()]
     counts: dict = {}
     for c in chosen.values():
         counts[c] = counts.get(c, 0) + 1
-    lines += ["", "Chosen (prominence, relative, arrhythmia threshold in bpm): "
-              + ", ".join(f"{c} in {k} folds" for c, k in sorted(counts.items())), ""]
-    lines += _grid_table(scores) + [""] + _polarity_table(scores)
-    return lines
+    lines += ["", "Chosen (prominence, relative, arrhythmia threshold in bpm, breath quality): "
+              + ", ".join(f"{c} in {k} folds" for c, k in sorted(counts.items())), "",
+              "In-sample with the defaults " + str(DEFAULT) + ":", ""] + _SCORE_HEAD
+    for db in ("BIDMC", "MARSH"):
+        pooled = BreathScores.pooled(v["scores"][DEFAULT] for n, v in scores.items()
+                                     if database(n) == db)
+        lines.append(f"| {db} | {_fmt(pooled)} |")
+    lines += [""] + _grid_table(scores) + [""] + _polarity_table(scores) + [""]
+    return lines + _quality_table(scores)
 
 
 def _pooled_row(scores: dict, candidate) -> str:
     pooled = {db: BreathScores.pooled([v["scores"][candidate] for n, v in scores.items()
                                        if database(n) == db]) for db in ("BIDMC", "MARSH")}
-    return (f"{pooled['BIDMC'].f1:.3f} | {pooled['MARSH'].f1:.3f} | "
-            f"{pooled['BIDMC'].interval_error_s:.2f} | {pooled['MARSH'].interval_error_s:.2f} |")
+    return " | ".join(f"{pooled[db].f1:.3f} | {pooled[db].share_kept:.3f}"
+                      for db in ("BIDMC", "MARSH")) + " |"
 
 
 def _grid_table(scores: dict) -> list[str]:
-    head = "BIDMC F1 | MARSH F1 | BIDMC interval error (s) | MARSH interval error (s) |"
-    lines = [f"In-sample (pooled kept F1 per database), arrhythmia threshold {RSA_MIN_BPM:g} bpm:",
-             "", f"| prominence | relative | {head}", "|---|---|---|---|---|---|"]
-    lines += [f"| {p} | {r} | {_pooled_row(scores, (p, r, RSA_MIN_BPM))}"
+    head = "BIDMC F1 | BIDMC kept | MARSH F1 | MARSH kept |"
+    p0, r0, t0, q0 = DEFAULT
+    lines = [f"In-sample (pooled kept F1 and share kept per database), the other constants at "
+             f"their defaults {DEFAULT}:", "", f"| prominence | relative | {head}",
+             "|---|---|---|---|---|---|"]
+    lines += [f"| {p} | {r} | {_pooled_row(scores, (p, r, t0, q0))}"
               for p, r in product(GRID["prominence"], GRID["relative"])]
-    lines += ["", f"In-sample, prominence {PROMINENCE:g} and relative {RELATIVE_PROMINENCE:g}, "
-              "by the heart-rate swing from which the arrhythmia decides the polarity (inf: the "
-              "waveform's shape alone):", "", f"| threshold (bpm) | {head}",
-              "|---|---|---|---|---|"]
-    lines += [f"| {r:g} | {_pooled_row(scores, (PROMINENCE, RELATIVE_PROMINENCE, r))}"
-              for r in GRID["rsa_min_bpm"]]
+    lines += ["", "By the coherent heart-rate swing from which the arrhythmia decides the "
+              "polarity (inf: the waveform's shape alone):", "",
+              f"| threshold (bpm) | {head}", "|---|---|---|---|---|"]
+    lines += [f"| {t:g} | {_pooled_row(scores, (p0, r0, t, q0))}" for t in GRID["rsa_min_bpm"]]
+    lines += ["", "By the breath quality below which a breath where the rate is withheld for "
+              f"low agreement is flagged ({QUALITY_THRESHOLD:g}: every one):", "",
+              f"| breath quality | {head}", "|---|---|---|---|---|"]
+    lines += [f"| {q:g} | {_pooled_row(scores, (p0, r0, t0, q))}" for q in GRID["min_quality"]]
     return lines
 
 
+def _polarity_row(n: str, s: dict) -> tuple[str, int]:
+    """A row of the polarity table and whether the decision is right (1), wrong (-1) or
+    uncertain (0)."""
+    d = s["polarity"]
+    better = 1 if s["fixed_f1"]["peaks"] > s["fixed_f1"]["troughs"] else -1
+    verdict = 0 if not d.confident else (1 if d.sign == better else -1)
+    rsa, shape = d.rsa, d.shape
+    row = (f"| {n} | {s['fixed_f1']['peaks']:.2f} | {s['fixed_f1']['troughs']:.2f} | "
+           f"{rsa.swing_bpm:+.2f} | {rsa.coherence:.2f} ({coherence_threshold(rsa.n_segments):.2f})"
+           f" | {rsa.phase_deg:+.0f} | {shape.skewness:+.3f} | {shape.p_value:.3g} | "
+           f"{d.sign:+d} | {d.source} | {('uncertain', 'yes', 'no')[[0, 1, -1].index(verdict)]} |")
+    return row, verdict
+
+
 def _polarity_table(scores: dict) -> list[str]:
-    lines = ["Polarity per record: F1 of all breaths with the EDR's maxima / minima as ends of "
-             "inspiration; the breathing-coherent heart-rate swing (bpm, + when the heart is "
-             "fastest at the maxima) and the shape's sign (skewness); the sign chosen "
-             "(defaults) and its kept F1:", "",
-             "| record | F1 maxima | F1 minima | heart-rate swing | shape | chosen | right | "
-             "kept F1 |", "|---|---|---|---|---|---|---|---|"]
-    right = {"BIDMC": [0, 0, 0], "MARSH": [0, 0, 0]}
+    lines = ["Polarity per record (defaults): F1 of all breaths with the EDR's maxima / minima "
+             "as ends of inspiration; the heart-rate swing in phase with the EDR at the "
+             "breathing frequency (bpm, + when the heart is fastest at the maxima), its "
+             "coherence (significance threshold) and phase (degrees); the mean skewness of the "
+             "EDR's 32 s windows and its t test's p-value; the sign chosen, by which evidence, "
+             "and whether it is the better one:", "",
+             "| record | F1 maxima | F1 minima | swing | coherence | phase | skewness | p | "
+             "chosen | by | right |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    tally = {(db, src): [0, 0, 0] for db in ("BIDMC", "MARSH")
+             for src in ("arrhythmia", "shape", "none")}
     for n in sorted(scores):
-        s = scores[n]
-        better = 1 if s["fixed_f1"]["peaks"] > s["fixed_f1"]["troughs"] else -1
-        ok = better == s["sign"]
-        right[database(n)][0] += ok
-        right[database(n)][1] += better == s["shape"]
-        right[database(n)][2] += 1
-        lines.append(f"| {n} | {s['fixed_f1']['peaks']:.2f} | {s['fixed_f1']['troughs']:.2f} | "
-                     f"{s['rsa_bpm']:+.2f} | {s['shape']:+d} | {s['sign']:+d} | "
-                     f"{'yes' if ok else 'no'} | {s['default_f1']:.2f} |")
-    lines += ["", "Polarity right (chosen; shape alone): "
-              + ", ".join(f"{db} {a}/{c}; {b}/{c}" for db, (a, b, c) in right.items()),
-              "", "Diagnostic, not a method: each record with the better of the two fixed "
-              "polarities (read from the annotations), default constants, kept breaths:", "",
-              "| database | F1 | sensitivity | pos. predictivity | share kept | "
-              "median interval error (s) |", "|---|---|---|---|---|---|"]
+        row, verdict = _polarity_row(n, scores[n])
+        lines.append(row)
+        tally[(database(n), scores[n]["polarity"].source)][[1, -1, 0].index(verdict)] += 1
+    lines += ["", "Decisions (right / wrong / uncertain) by evidence: " + "; ".join(
+        f"{db} {src} {a}/{b}/{c}" for (db, src), (a, b, c) in tally.items() if a + b + c),
+        "", "Diagnostic, not a method: each record with the better of the two fixed "
+        "polarities (read from the annotations), default constants, kept breaths:", ""]
+    lines += _SCORE_HEAD
     for db in ("BIDMC", "MARSH"):
         best = [s["fixed_kept"][max(s["fixed_f1"], key=s["fixed_f1"].get)]
                 for n, s in scores.items() if database(n) == db]
         lines.append(f"| {db} | {_fmt(BreathScores.pooled(best))} |")
+    return lines
+
+
+def _quality_table(scores: dict) -> list[str]:
+    """Precision of the breaths (better polarity) kept and flagged, and by quality class."""
+    lines = ["Is the per-breath quality honest? Precision (matched / detected) of the breaths "
+             "detected with each record's better polarity, all records pooled:", "",
+             "| database | breaths | class | share of breaths | precision |",
+             "|---|---|---|---|---|"]
+    for db in ("BIDMC", "MARSH"):
+        sel = [s for n, s in scores.items() if database(n) == db]
+        q = np.concatenate([s["quality"] for s in sel])
+        low = np.concatenate([s["low_quality"] for s in sel])
+        hit = np.concatenate([s["matched"] for s in sel])
+        classes = [("kept", ~low), ("low_quality", low)]
+        classes += [(f"quality {a:g}-{b:g}", (q >= a) & ((q < b) | (b == QUALITY_BINS[-1])))
+                    for a, b in zip(QUALITY_BINS[:-1], QUALITY_BINS[1:], strict=True)]
+        for name, m in classes:
+            prec = f"{hit[m].mean():.3f}" if m.any() else "-"
+            lines.append(f"| {db} | {q.size} | {name} | {m.mean():.3f} | {prec} |")
     return lines
 
 

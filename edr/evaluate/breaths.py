@@ -17,8 +17,8 @@ The protocol (``docs/studies/breath_detection.md``):
   (:func:`interval_errors`).
 
 :func:`score_kept` scores the breaths a detector keeps (:class:`edr.breaths.Breaths` not
-``low_quality``) against the annotated breaths outside its withheld stretches, and states the
-share kept.
+``low_quality``, of a record whose polarity is decided) against the annotated breaths outside
+its withheld stretches, and states the share kept.
 """
 
 from __future__ import annotations
@@ -231,7 +231,8 @@ def in_stretches(t, stretches) -> np.ndarray:
 def score_kept(breaths, reference, **tolerance) -> BreathScores:
     """:func:`score_breaths` of the breaths ``breaths`` keeps (not ``low_quality``) against the
     annotated breaths outside its ``withheld`` stretches; ``share_kept`` is the share of the
-    annotated breaths scored.
+    annotated breaths scored. A record whose polarity is uncertain (any breath marked
+    ``uncertain_polarity``: the polarity is one per record) keeps none of its breaths.
 
     Parameters
     ----------
@@ -240,8 +241,23 @@ def score_kept(breaths, reference, **tolerance) -> BreathScores:
         Annotated breath times (s, the EDR's time origin), increasing.
     **tolerance
         ``max_tolerance_s`` and ``fraction`` of :func:`tolerances`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.breaths import Breaths
+    >>> from edr.evaluate.breaths import score_kept
+    >>> t = np.array([1.0, 5.0, 9.0])
+    >>> b = Breaths(t, np.r_[np.nan, 4.0, 4.0], np.ones(3), np.array([False, False, True]),
+    ...             np.r_[True, False, False], np.zeros(3, bool), np.empty((0, 2)),
+    ...             np.array([[8.0, 10.0]]), 1)
+    >>> s = score_kept(b, [1.1, 5.2, 9.0])
+    >>> s.n_reference, s.n_matched, round(s.share_kept, 3)
+    (2, 2, 0.667)
     """
     ref = _times(reference, "reference")
+    if np.any(getattr(breaths, "uncertain_polarity", False)):
+        return BreathScores(0, 0, 0, np.empty(0), ref.size)
     kept_ref = ref[~in_stretches(ref, breaths.withheld)]
     det = np.asarray(breaths.time, dtype=float)[~np.asarray(breaths.low_quality, dtype=bool)]
     s = score_breaths(det, kept_ref, **tolerance)

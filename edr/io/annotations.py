@@ -6,7 +6,7 @@ BIDMC and MARSH breath annotations use) and an ``aux_note`` of the form
 ``q=0.93`` followed by the breath's flags that are set, space-separated: ``low_quality``,
 ``after_gap`` (no interval: the previous breath lies across a masked stretch, or there is
 none), ``after_pause`` (the interval before it is a pause, from the previous breath to this
-one).
+one), ``uncertain_polarity`` (no significant evidence told which extrema end inspiration).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ BREATH_ANNOTATION_EXTENSION = "edrbr"
 BREATH_SYMBOL = '"'
 """WFDB annotation symbol of a breath."""
 
-_FLAGS = ("low_quality", "after_gap", "after_pause")
+_FLAGS = ("low_quality", "after_gap", "after_pause", "uncertain_polarity")
 
 
 def breath_aux_notes(breaths) -> list[str]:
@@ -44,9 +44,11 @@ def breath_aux_notes(breaths) -> list[str]:
     >>> breath_aux_notes(b)
     ['q=0.93 after_gap', 'q=0.40 low_quality after_pause']
     """
-    flags = [np.asarray(getattr(breaths, f), dtype=bool) for f in _FLAGS]
+    quality = np.asarray(breaths.quality, dtype=float)
+    flags = [np.asarray(getattr(breaths, f, np.zeros(quality.size, bool)), dtype=bool)
+             for f in _FLAGS]
     notes = []
-    for i, q in enumerate(np.asarray(breaths.quality, dtype=float)):
+    for i, q in enumerate(quality):
         set_flags = [name for name, v in zip(_FLAGS, flags, strict=True) if v[i]]
         notes.append(" ".join([f"q={q:.2f}", *set_flags]))
     return notes

@@ -14,9 +14,8 @@ from edr.breaths import (
     finite_runs,
     local_period,
 )
-from edr.evaluate.breaths import score_breaths
+from edr.evaluate.breaths import score_breaths, score_kept
 from edr.pipeline import EDRResult
-from edr.polarity import shape_sign
 from edr.rates import rate_series
 
 FS = 4.0
@@ -167,10 +166,8 @@ def test_local_period_follows_the_rate():
     assert np.all(p[(t >= 112) & (t < 120)] < 3)  # the fastest rate of the windows covering
 
 
-def test_shape_sign_and_bad_arguments():
+def test_bad_arguments():
     x, _ = breathing([12] * 3)
-    assert shape_sign(x) == 1 and shape_sign(-x) == -1
-    assert shape_sign([np.nan, 1.0]) == 1
     res = result_of(x)
     with pytest.raises(ValueError, match="polarity"):
         detect_breaths(res, polarity="maxima")
@@ -180,3 +177,47 @@ def test_shape_sign_and_bad_arguments():
         detect_breaths(res, relative=1.0)
     empty = detect_breaths(result_of(np.full(400, np.nan)))
     assert len(empty) == 0 and empty.withheld.tolist() == [[0.0, 100.0]]
+
+
+def test_uncertain_polarity_is_kept_but_marked_and_not_scored():
+    t = np.arange(0.0, 240.0, 1 / FS)
+    x = np.sqrt(2) * np.sin(2 * np.pi * t / 4)  # symmetric breathing, no heart rate
+    b = detect_breaths(result_of(x))
+    assert len(b) > 50 and b.uncertain_polarity.all() and b.polarity.source == "none"
+    s = b.summary()
+    assert s["polarity_confident"] is False and s["interval_median_s"] == pytest.approx(4.0)
+    kept = score_kept(b, t[1::16] + 0.25)  # whichever the truth, nothing is kept
+    assert (kept.n_reference, kept.n_detected, kept.share_kept) == (0, 0, 0.0)
+    fixed = detect_breaths(result_of(x), polarity="peaks")
+    assert not fixed.uncertain_polarity.any() and fixed.polarity is None
+    assert "uncertain_polarity" in b.to_frame().columns
+
+
+def test_shallow_breaths_are_listed_but_do_not_end_a_pause():
+    x, ends = breathing([15] * 6, noise=0.0)
+    t = np.arange(x.size) / FS
+    quiet = (t > 150) & (t < 190)
+    x[quiet] = x[~quiet].min() + 0.35 * (x.max() - x.min()) * 0.5 * (
+        1 - np.cos(2 * np.pi * (t[quiet] - 150) / 8))  # shallow ripples (~35 % deep) in a pause
+    shallow = (t > 60) & (t < 68)
+    x[shallow] = x[~shallow].min() + 0.35 * (x[shallow] - x[~shallow].min())  # two shallow ones
+    b = detect_breaths(result_of(x), relative=0.2)
+    assert b.pauses.shape == (1, 2) and 145 < b.pauses[0, 0] < 151 and 189 < b.pauses[0, 1] < 196
+    assert not np.any((b.time > b.pauses[0, 0]) & (b.time < b.pauses[0, 1]))
+    assert np.sum((b.time > 60) & (b.time < 68)) == 2  # outside a pause they are breaths
+    strict = detect_breaths(result_of(x), relative=0.5)
+    assert np.sum((strict.time > 60) & (strict.time < 68)) == 0
+    np.testing.assert_allclose(strict.pauses, b.pauses)
+
+
+def test_breaths_where_only_the_agreement_is_low_are_flagged_below_min_quality():
+    x, ends = breathing([15] * 6)
+    res = result_of(x, quality=lambda c: np.where(c < 180, 0.9, 0.55))  # rate withheld < 0.65
+    res.rate_bpm = np.where(res.rate_quality >= 0.65, res.rate_bpm, np.nan)
+    late = detect_breaths(res, min_quality=0.5).time > 200
+    assert not detect_breaths(res, min_quality=0.5).low_quality.any() and late.any()
+    flagged = detect_breaths(res, min_quality=0.65)
+    assert flagged.low_quality[flagged.time > 200].all()
+    assert any(a <= 200 for a, e in flagged.withheld)
+    with pytest.raises(ValueError, match="min_quality"):
+        detect_breaths(res, min_quality=1.5)
