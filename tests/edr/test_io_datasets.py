@@ -99,13 +99,6 @@ def test_manifest_entries_are_complete():
     assert database_entry("BIDMC")["name"] == "bidmc"
 
 
-def test_repo_root_manifest_is_the_packaged_one():
-    root = Path(edr.__file__).resolve().parents[1] / "data_manifest.yaml"
-    if not root.exists():
-        pytest.skip("not a source checkout")
-    assert root.resolve() == (Path(edr.__file__).parent / "io" / "data_manifest.yaml").resolve()
-
-
 @pytest.mark.realdata
 def test_manifest_checksums_match_the_data_readme(data_dir):
     readme = (data_dir / "README.md").read_text()
