@@ -8,11 +8,9 @@ from __future__ import annotations
 import hashlib
 import re
 import urllib.error
-from pathlib import Path
 
 import pytest
 
-import edr
 from edr.errors import DataUnavailableError, VerificationError
 from edr.io import download, read_record
 from edr.io.datasets import (
