@@ -14,6 +14,8 @@
 * **Links**: every ``design.md#anchor`` written anywhere in the code, tests, scripts and
   documents, and every Markdown link between the documents, points at a file and a heading that
   exist (GitHub's anchors); every "design.md, section N" or "design.md §N" at a numbered section.
+* **Studies**: design.md links to every report of ``docs/studies/`` and to
+  ``docs/tuned_constants.md``.
 * design.md has at most 400 lines.
 
 Each check also runs on planted text, where it must fail.
@@ -169,6 +171,15 @@ def broken_links(path: Path, text: str) -> list[str]:
     return bad
 
 
+def unlisted_studies(design: str, root: Path = ROOT) -> list[str]:
+    """The reports of ``docs/studies/`` (and ``tuned_constants.md``) design.md does not link to."""
+    docs = root / "docs"
+    wanted = [*sorted((docs / "studies").glob("*.md")), docs / "tuned_constants.md"]
+    links = {target.partition("#")[0] for target in re.findall(r"\]\(([^)\s]+)\)", design)}
+    return [p.relative_to(docs).as_posix() for p in wanted
+            if p.relative_to(docs).as_posix() not in links]
+
+
 def _searched_files() -> list[Path]:
     files = [ROOT / f for f in SEARCHED_FILES]
     for folder in SEARCHED:
@@ -188,6 +199,11 @@ def test_the_map_names_every_module_and_only_modules_that_exist():
 def test_design_names_only_paths_and_names_that_exist():
     stale = stale_names(DESIGN.read_text())
     assert not stale, f"docs/design.md names what does not exist: {stale}"
+
+
+def test_design_lists_every_study():
+    missing = unlisted_studies(DESIGN.read_text())
+    assert not missing, f"docs/design.md does not link to: {missing}"
 
 
 def test_design_is_at_most_400_lines():
@@ -257,3 +273,12 @@ def test_the_reference_checks_see_a_renamed_heading_and_a_missing_file(tmp_path)
     assert broken_links(doc, "[a](studies/s.md#one-two-three) [b](https://x.org/#y)") == []
     assert broken_links(doc, "[a](studies/s.md#one) [c](studies/t.md)") == [
         "studies/s.md#one", "studies/t.md"]
+
+
+def test_the_study_check_sees_an_unlisted_report(tmp_path):
+    (tmp_path / "docs" / "studies").mkdir(parents=True)
+    for name in ("studies/a.md", "studies/b.md", "tuned_constants.md"):
+        (tmp_path / "docs" / name).write_text("# x\n")
+    design = "[a](studies/a.md#x) and [t](tuned_constants.md)"
+    assert unlisted_studies(design, tmp_path) == ["studies/b.md"]
+    assert unlisted_studies(design + " [b](studies/b.md)", tmp_path) == []
