@@ -27,7 +27,7 @@ prints Eq. (7) with its glyphs scrambled; this is the one reading that uses
 every surviving token (four ``+``: ``i+1``, ``w_k(i) +``, ``1 + alpha`` and the
 partial sum) and the circuit of the paper's Fig. 4 (input energy ``S``,
 partial powers ``A_k``, output power ``IP = A_N``); the derivation and the
-rejected readings are in ``docs/design.md``.
+rejected readings are in ``docs/studies/paper_reproductions.md``.
 
 :func:`mmho_mean_update` is the averaged (mean-flow) MMHO update, exact for
 inputs that are a linear mixture of independent zero-mean sources (Gaussian
