@@ -23,11 +23,11 @@
 
 Usage::
 
-    EDR_DATA_DIR=../shared/data python benchmarks/bench_edr.py
+    EDR_DATA_DIR=/path/to/data python benchmarks/bench_edr.py
     python benchmarks/bench_edr.py --skip-day            # only the 8-minute record
     python benchmarks/bench_edr.py --hours 2 --profile   # shorter day, cProfile top functions
     python benchmarks/bench_edr.py --skip-record --largescale --n-support 200  # + one FS2 model
-    python benchmarks/bench_edr.py --skip-day --guard --guard-cache scratch/guard  # + accuracy guard
+    python benchmarks/bench_edr.py --skip-day --guard --guard-cache GUARD_DIR  # + accuracy guard
 
 The first call of each kind is reported separately ("cold": imports, Numba
 compilation); the timed figures are the median of ``--repeat`` warm runs.
@@ -70,6 +70,17 @@ def _timed(fn, repeat):
         warm.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
     return out, cold, statistics.median(warm), warm, statistics.median(cpu)
+
+
+def nk_minimal_chain(ecg, fs):
+    """NeuroKit2's shortest EDR chain, the peer of every speed figure: ``ecg_clean`` ->
+    ``ecg_peaks`` -> ``ecg_rate`` -> ``ecg_rsp`` on one ECG lead; its EDR."""
+    import neurokit2 as nk
+
+    clean = nk.ecg_clean(ecg, sampling_rate=fs)
+    _, info = nk.ecg_peaks(clean, sampling_rate=fs)
+    rate = nk.ecg_rate(info["ECG_R_Peaks"], sampling_rate=fs, desired_length=len(ecg))
+    return nk.ecg_rsp(rate, sampling_rate=fs)
 
 
 def _stage_split(record_path):
@@ -215,10 +226,7 @@ def bench_record(record_path, repeat, q):
     ecg, fs = rec.ecg, rec.fs
 
     def peer_minimal():  # the shortest NeuroKit2 EDR chain
-        clean = nk.ecg_clean(ecg, sampling_rate=fs)
-        _, info = nk.ecg_peaks(clean, sampling_rate=fs)
-        rate = nk.ecg_rate(info["ECG_R_Peaks"], sampling_rate=fs, desired_length=len(ecg))
-        return nk.ecg_rsp(rate, sampling_rate=fs)
+        return nk_minimal_chain(ecg, fs)
 
     def peer_process():  # the documented NeuroKit2 route
         signals, _ = nk.ecg_process(ecg, sampling_rate=fs)
@@ -291,22 +299,26 @@ def _run_child(path, window_s, profile, n_support=None):
     return json.loads(proc.stdout.strip().splitlines()[-1]), wall
 
 
-def bench_day(hours, fs, window_s, profile, largescale_m=None):
+def write_day(folder, hours, fs):
+    """Simulate a ``hours``-long one-lead record at ``fs`` Hz (``edr.simulate``, seed 0) and write
+    it as WFDB format 16 record ``day`` in ``folder``; its path (without extension)."""
     import numpy as np
     import wfdb
 
     from edr.simulate import simulate_recording
 
+    t0 = time.perf_counter()
+    rec = simulate_recording(hours * 3600.0, fs, random_state=0, name="day")
+    t_sim = time.perf_counter() - t0
+    wfdb.wrsamp("day", fs=fs, units=["mV"], sig_name=["II"],
+                p_signal=rec.ecg[:, None].astype(np.float64), fmt=["16"], write_dir=str(folder))
+    print(f"[day] simulated {hours:g} h at {fs:g} Hz in {t_sim:.1f} s, written as WFDB format 16")
+    return os.path.join(folder, "day")
+
+
+def bench_day(hours, fs, window_s, profile, largescale_m=None):
     with tempfile.TemporaryDirectory(prefix="edr_bench_") as tmp:
-        t0 = time.perf_counter()
-        rec = simulate_recording(hours * 3600.0, fs, random_state=0, name="day")
-        t_sim = time.perf_counter() - t0
-        wfdb.wrsamp("day", fs=fs, units=["mV"], sig_name=["II"],
-                    p_signal=rec.ecg[:, None].astype(np.float64),
-                    fmt=["16"], write_dir=tmp)
-        del rec
-        print(f"[day] simulated {hours:g} h at {fs:g} Hz in {t_sim:.1f} s, written as WFDB format "
-              "16")
+        write_day(tmp, hours, fs)
         out, wall = _run_child(os.path.join(tmp, "day"), window_s, profile)
         one = None if largescale_m is None else _run_child(os.path.join(tmp, "day"),
                                                            window_s, profile,
