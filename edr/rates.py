@@ -345,3 +345,15 @@ class RateSpan:
         seg = wa.segment
         return cls(int(idx[0]), int(idx[-1]), window.core, wa.panel, wa.weights,
                    seg.beat_times[seg.valid])
+
+    @classmethod
+    def on_stretch(cls, first: int, n: int, panel: dict, weights: dict, segment,
+                   fs_out: float) -> RateSpan:
+        """The span of a stream's rate stretch (a grid series whose index 0 is time 0, as a
+        stream passes it to :func:`judged_rates`): the ``n`` points of ``panel`` (on
+        ``segment``'s grid) from the stretch's index ``first`` on, no core, and the valid beats
+        of ``segment`` moved onto the stretch's time, so the stream's rates are limited as the
+        offline ones (:func:`edr.signal.carried_bpm`)."""
+        seg_t0 = float(segment.grid[0]) - first / fs_out  # segment time of the stretch's index 0
+        return cls(first, first + n - 1, (-np.inf, np.inf), panel, weights,
+                   segment.beat_times[segment.valid] - seg_t0)
