@@ -151,11 +151,11 @@ def _largest(rows, n: int = 15) -> list[str]:
              f"{np.mean(err) - 1.96 * np.std(err):+.1f}…{np.mean(err) + 1.96 * np.std(err):+.1f});"
              f" rates above half the heart rate: {above}, within {2 * NYQUIST_MARGIN_BPM:g} bpm of "
              f"it or above: {near}.", "",
-             "| record | window centre (s) | stream rate | reference | error | half the heart "
+             "| record | window centre | stream rate | reference | error | half the heart "
              "rate |", "|---|---|---|---|---|---|"]
     for i in np.argsort(-np.abs(err), kind="stable")[:n]:
         name, t, e, f, h = w[i]
-        lines.append(f"| {name} | {t:.0f} | {e:.1f} | {f:.1f} | {e - f:+.1f} | {h:.1f} |")
+        lines.append(f"| {name} | {t:.0f} s | {e:.1f} | {f:.1f} | {e - f:+.1f} | {h:.1f} |")
     return lines
 
 
