@@ -17,6 +17,7 @@ import pytest
 
 from edr import rates
 from edr.rates import RateSpan, judged_rates, rate_quality
+from edr.signal import NYQUIST_MARGIN_BPM
 from edr.simulate import simulate_recording
 from edr.stream import StreamingEDR
 
@@ -134,6 +135,6 @@ def test_the_limit_leaves_a_normal_records_rates_alone(monkeypatch, method):
     limit = np.concatenate(limits)
     assert limit.size >= bpm.size and np.all(limit > 25.0)
     given = np.isfinite(bpm)
-    assert given.mean() >= 0.9 and np.nanmax(bpm) < np.min(limit) - 3.75
+    assert given.mean() >= 0.9 and np.nanmax(bpm) < np.min(limit) - NYQUIST_MARGIN_BPM
     np.testing.assert_array_equal(bpm, free_bpm)
     np.testing.assert_array_equal(quality, free_quality)
