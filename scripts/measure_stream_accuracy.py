@@ -77,7 +77,9 @@ def offline_scores(rec, cache: Path) -> dict:
 
     path = cache / f"offline_{rec.name}.json"
     if path.is_file():
-        return json.loads(path.read_text())
+        kept = json.loads(path.read_text())
+        if "half_hr" in kept:  # (older caches lack the heart rate: computed again)
+            return kept
     c0 = time.process_time()
     res = extract_edr(rec)
     cpu = time.process_time() - c0
@@ -136,9 +138,11 @@ def _largest(rows, n: int = 15) -> list[str]:
     ``n`` largest errors (record, centre, stream rate, reference, half the heart rate)."""
     from edr.signal import NYQUIST_MARGIN_BPM
 
-    w = [(r["record"], t, e, f, h) for r in rows for t, e, f, h in
+    w = [(r["record"], t, e, f, h) for r in rows if "windows" in r for t, e, f, h in
          zip(*(r["windows"][k] for k in ("time", "edr", "ref", "half_hr")), strict=False)
          if e is not None and f is not None and np.isfinite(e) and np.isfinite(f)]
+    if not w:  # (stream rows cached before the windows were kept)
+        return []
     err = np.array([e - f for _, _, e, f, _ in w])
     half = np.array([h for *_, h in w], dtype=float)
     rate = np.array([e for _, _, e, _, _ in w])
