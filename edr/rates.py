@@ -345,3 +345,52 @@ class RateSpan:
         seg = wa.segment
         return cls(int(idx[0]), int(idx[-1]), window.core, wa.panel, wa.weights,
                    seg.beat_times[seg.valid])
+
+    @classmethod
+    def on_stretch(cls, first: int, n: int, panel: dict, weights: dict, segment,
+                   fs_out: float) -> RateSpan:
+        """The span of a stream's rate stretch, its beats on the stretch's time.
+
+        A stream judges the rate windows of a stretch of its EDR (a grid series whose index 0 is
+        time 0, as it passes it to :func:`judged_rates`) by the panel of one analysis. The span
+        holds the panel's ``n`` points from the stretch's index ``first`` on, no core, and the
+        valid beats of ``segment`` moved onto the stretch's time, so the stream's rates are
+        searched below what its beats carry and judged near that limit exactly as offline
+        (:func:`edr.signal.carried_bpm`, :func:`near_carried`).
+
+        Parameters
+        ----------
+        first : int
+            Index in the stretch of the panel's first point (``segment.grid[0]``).
+        n : int
+            Number of the panel's points.
+        panel, weights : dict
+            The analysis' evidence panel (each series on ``segment``'s grid) and its weights.
+        segment : edr.methods.Segment
+            The segment whose beats the panel's series are sampled at (``grid``,
+            ``beat_times``, ``valid``; its own time axis).
+        fs_out : float
+            Grid rate (Hz).
+
+        Returns
+        -------
+        RateSpan
+
+        See Also
+        --------
+        RateSpan.of : the span of an offline analysis window (record time throughout).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from types import SimpleNamespace
+        >>> seg = SimpleNamespace(grid=100.0 + np.arange(8) / 4.0,
+        ...                       beat_times=np.array([100.2, 101.0, 101.8]),
+        ...                       valid=np.array([True, False, True]))
+        >>> span = RateSpan.on_stretch(4, 8, {}, {}, seg, 4.0)  # seg.grid[0] is the stretch's 1 s
+        >>> span.first, span.last, span.beat_times
+        (4, 11, array([1.2, 2.8]))
+        """
+        seg_t0 = float(segment.grid[0]) - first / fs_out  # segment time of the stretch's index 0
+        return cls(first, first + n - 1, (-np.inf, np.inf), panel, weights,
+                   segment.beat_times[segment.valid] - seg_t0)

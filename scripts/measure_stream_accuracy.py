@@ -7,7 +7,9 @@ the stream reported for the 32 s rate windows are scored exactly like the offlin
 (MSC against the band-passed reference; rate error against the breath annotations, over the
 rate windows where the extraction gave a rate). CPU seconds are process time of the stream
 alone. The offline scores and the stream's are cached (``--cache``), keyed by record (and the
-stream's options).
+stream's options). The stream's window rates are kept with the reference's and half the local
+heart rate (of the offline extraction's beats, :func:`edr.signal.carried_bpm` without its margin):
+the largest window errors and the rates near half the heart rate are listed.
 
 Usage::
 
@@ -70,24 +72,31 @@ def stream_record(rec, **options):
 
 def offline_scores(rec, cache: Path) -> dict:
     from edr.pipeline import extract_edr
+    from edr.rates import window_starts
     from edr.scoring import score
+    from edr.signal import NYQUIST_MARGIN_BPM, SEGMENT_S, carried_bpm
 
     path = cache / f"offline_{rec.name}.json"
     if path.is_file():
-        return json.loads(path.read_text())
+        kept = json.loads(path.read_text())
+        if "half_hr" in kept:  # (older caches lack the heart rate: computed again)
+            return kept
     c0 = time.process_time()
     res = extract_edr(rec)
     cpu = time.process_time() - c0
     sc = score(res, rec)
+    beats = np.unique(np.round(np.asarray(res.beat_times, dtype=float), 2))
+    starts = res.time[0] + window_starts(res.time.size, res.fs) / res.fs
+    half_hr = carried_bpm(beats, starts, SEGMENT_S) + NYQUIST_MARGIN_BPM
     out = {"msc": sc.msc, "rate": sc.rate_error_bpm, "cpu_s": cpu,
-           "coverage": float(np.isfinite(res.rate_bpm).mean())}
+           "coverage": float(np.isfinite(res.rate_bpm).mean()), "half_hr": half_hr.tolist()}
     path.write_text(json.dumps(out))
     return out
 
 
 def one(path, args, cache: Path) -> dict:
     from edr.io import read_record
-    from edr.scoring import score
+    from edr.scoring import score, window_rates
 
     settings = "".join(f"_{name}{value:g}" for name, value in sorted(args.set))
     key = cache / (f"stream_{path.stem}_span{args.span:g}_hop{args.hop:g}_delay{args.delay:g}"
@@ -101,16 +110,20 @@ def one(path, args, cache: Path) -> dict:
     n_grid = int(np.floor(rec.ecg.size / rec.fs * s.fs_out + 1e-9))
     res = _Streamed(ups, n_grid, s.fs_out)
     sc = score(res, rec)
+    centres, edr_bpm, ref_bpm = window_rates(res, rec)
     row = {"record": rec.name, "leads": len(rec.leads), "msc_off": off["msc"],
            "msc_stream": sc.msc, "rate_off": off["rate"], "rate_stream": sc.rate_error_bpm,
            "cov_off": off["coverage"], "cov_stream": float(np.isfinite(res.rate_bpm).mean()),
-           "cpu_s": cpu, "duration_s": rec.ecg.size / rec.fs, "selections": s.n_selections}
+           "cpu_s": cpu, "duration_s": rec.ecg.size / rec.fs, "selections": s.n_selections,
+           "windows": {"time": centres.tolist(), "edr": edr_bpm.tolist(), "ref": ref_bpm.tolist(),
+                       "half_hr": off["half_hr"][:centres.size]}}
     key.write_text(json.dumps(row))
     return row
 
 
 def _table(rows, label) -> list[str]:
-    col = {k: np.array([r[k] for r in rows], dtype=float) for k in rows[0] if k != "record"}
+    col = {k: np.array([r[k] for r in rows], dtype=float) for k in rows[0]
+           if k not in ("record", "windows")}
     m_off, m_st = np.median(col["msc_off"]), np.median(col["msc_stream"])
     r_off, r_st = np.nanmedian(col["rate_off"]), np.nanmedian(col["rate_stream"])
     return [f"| {label} ({len(rows)}) | {median_iqr(col['msc_off'])} | "
@@ -119,6 +132,36 @@ def _table(rows, label) -> list[str]:
             f"**{r_st - r_off:+.2f}** | {np.median(col['cov_off']):.2f} / "
             f"{np.median(col['cov_stream']):.2f} | "
             f"{np.median(col['duration_s'] / col['cpu_s']):.0f} |"]
+
+
+def _largest(rows, n: int = 15) -> list[str]:
+    """The window-error lines: counts over every window with a rate and a reference, and the
+    ``n`` largest errors (record, centre, stream rate, reference, half the heart rate)."""
+    from edr.signal import NYQUIST_MARGIN_BPM
+
+    w = [(r["record"], t, e, f, h) for r in rows if "windows" in r for t, e, f, h in
+         zip(*(r["windows"][k] for k in ("time", "edr", "ref", "half_hr")), strict=False)
+         if e is not None and f is not None and np.isfinite(e) and np.isfinite(f)]
+    if not w:  # (stream rows cached before the windows were kept)
+        return []
+    err = np.array([e - f for _, _, e, f, _ in w])
+    half = np.array([h for *_, h in w], dtype=float)
+    rate = np.array([e for _, _, e, _, _ in w])
+    with np.errstate(invalid="ignore"):
+        near = int(np.sum(rate > half - 2 * NYQUIST_MARGIN_BPM))
+        above = int(np.sum(rate > half))
+    lines = ["", f"Window rates (stream, with a reference): {err.size}; off by more than 5 bpm: "
+             f"{int(np.sum(np.abs(err) > 5))}, by more than 2 bpm: {int(np.sum(np.abs(err) > 2))};"
+             f" bias {np.mean(err):+.2f} bpm (limits of agreement "
+             f"{np.mean(err) - 1.96 * np.std(err):+.1f}…{np.mean(err) + 1.96 * np.std(err):+.1f});"
+             f" rates above half the heart rate: {above}, within {2 * NYQUIST_MARGIN_BPM:g} bpm of "
+             f"it or above: {near}.", "",
+             "| record | window centre | stream rate | reference | error | half the heart "
+             "rate |", "|---|---|---|---|---|---|"]
+    for i in np.argsort(-np.abs(err), kind="stable")[:n]:
+        name, t, e, f, h = w[i]
+        lines.append(f"| {name} | {t:.0f} s | {e:.1f} | {f:.1f} | {e - f:+.1f} | {h:.1f} |")
+    return lines
 
 
 def _setting(text: str) -> tuple[str, float]:
@@ -204,6 +247,7 @@ def main(argv=None) -> int:
     lines += [f"| {r['record']} | {r['leads']} | {r['msc_off']:.3f} | {r['msc_stream']:.3f} | "
               f"{r['rate_off']:.2f} | {r['rate_stream']:.2f} | {r['cov_off']:.2f} | "
               f"{r['cov_stream']:.2f} | {r['selections']} |" for r in rows]
+    lines += _largest(rows)
     return write_markdown(args.output, lines)
 
 

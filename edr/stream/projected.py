@@ -12,8 +12,9 @@ the span, the sign and shift that agree with the previous model's output over th
 R amplitude's sign for the first model, or when the two models disagree;
 :meth:`edr.stream.projection.Projector.refreshed`). Right after a refit the emitted points
 cross-fade from the previous model's values to the new one's. Rates are judged as offline
-(:func:`edr.rates.judged_rates`) from the band-passed sum of the last :data:`RATES_STRETCH_S` and
-its panel.
+(:func:`edr.rates.judged_rates`) from the band-passed sum of the last :data:`RATES_STRETCH_S`, its
+panel and the beats of the model's lead there: no rate above what the beats carry
+(:meth:`edr.rates.RateSpan.on_stretch`, :func:`edr.signal.carried_bpm`).
 """
 
 from __future__ import annotations
@@ -249,12 +250,12 @@ class ProjectedPath:
         wave = bp[g0 - ks:int(starts[-1]) - ks + win]
         total = sum(self.model.weights[n] for n in panel)
         weights = {n: self.model.weights[n] / total for n in panel}
-        a = ks - g0
-        span = RateSpan(a, a + raw.size - 1, (-math.inf, math.inf),
-                        {n: standardised(v, self.fs_out) for n, v in panel.items()}, weights)
+        seg = segments.get(self.model.anchor) or next(iter(segments.values()))
+        span = RateSpan.on_stretch(ks - g0, raw.size,
+                                   {n: standardised(v, self.fs_out) for n, v in panel.items()},
+                                   weights, seg, self.fs_out)
         rates = judged_rates(wave, np.arange(wave.size) / self.fs_out, [span], self.fs_out)
         bpm = rates.rate_bpm[:count]
-        seg = segments.get(self.model.anchor) or next(iter(segments.values()))
         if (~seg.valid).sum() > MAX_DROPPED_SHARE * seg.valid.size:
             bpm = np.full(count, np.nan)
         return centres, bpm, rates.quality[:count]

@@ -9,15 +9,14 @@ take the new window's values, which see the most ECG after them (a raised-cosine
 the previous window's over the :data:`FADE_S` after the emission point keeps the series
 continuous); the trailing :data:`BANDPASS_S` seconds are band-passed as offline
 (:func:`edr.stitch.masked_bandpass`) and the grid points up to the delay are emitted. Each rate
-window is judged by the panel of the update at its end (:func:`edr.rates.judged_rates`). The
-default method streams by projection instead (:mod:`edr.stream.projected`): a window's values
-near its end carry its band-pass's edge transient, which the emission delay cannot outwait
-(``docs/design.md#8-streaming``).
+window is judged by the panel of the update at its end (:func:`edr.rates.judged_rates`), its rate
+searched below what the update's beats carry, as offline
+(:meth:`edr.rates.RateSpan.on_stretch`). The default method streams by projection instead
+(:mod:`edr.stream.projected`): a window's values near its end carry its band-pass's edge
+transient, which the emission delay cannot outwait (``docs/design.md#8-streaming``).
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -173,11 +172,10 @@ class WindowedPath:
         wave = bp[g0 - kb:int(starts[-1]) - kb + win]
         idx = np.flatnonzero(wa.grid_mask)
         a = k0 + int(idx[0]) - g0  # the panel's first point in ``wave``'s indices
-        span = RateSpan(a, a + idx.size - 1, (-math.inf, math.inf),
-                        wa.panel, wa.weights)
+        seg = wa.segment
+        span = RateSpan.on_stretch(a, idx.size, wa.panel, wa.weights, seg, fs_out)
         rates = judged_rates(wave, np.arange(wave.size) / fs_out, [span], fs_out)
         bpm = rates.rate_bpm[:count]
-        seg = wa.segment
         if (~seg.valid).sum() > MAX_DROPPED_SHARE * seg.valid.size:
             bpm = np.full(count, np.nan)
         return centres, bpm, rates.quality[:count]

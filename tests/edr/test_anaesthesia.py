@@ -15,9 +15,11 @@ import warnings
 import numpy as np
 import pytest
 
+from edr.fusion import HEART_SERIES
 from edr.pipeline import extract_edr
 from edr.scoring import score, window_rates
 from edr.simulate import ANAESTHESIA_SCENARIOS, SCENARIOS, simulate_scenario
+from edr.stream import StreamingEDR
 
 FS = 300.0
 DURATION_S = 300.0
@@ -73,3 +75,24 @@ def test_the_edr_does_not_depend_on_the_ecg_units():
     small = extract_edr(_recording("child_ventilated", 0, units=1e-3))
     np.testing.assert_allclose(small.waveform, res.waveform, rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(small.rate_bpm, res.rate_bpm)
+
+
+def test_the_stream_gives_the_heart_rate_no_weight_where_it_does_not_breathe():
+    """The stream's fusion models (one per refit) keep the heart rate out of a ventilated child's
+    fusion, and its rates follow the ventilator as offline."""
+    rec, res, _ = _extracted("child_ventilated", 0)
+    s = StreamingEDR(FS, leads=["II"])
+    x = rec.ecg[:, None]
+    rates, weights = [], []
+    for i in range(0, x.shape[0], int(FS)):
+        rates += [u.rate_bpm for u in s.push(x[i:i + int(FS)])]
+        model = s._path.model  # the projected default's fusion model of the last refit
+        if model is not None:
+            weights.append(sum(model.weights.get(h, 0.0) for h in HEART_SERIES))
+    rates += [u.rate_bpm for u in s.flush()]
+    assert len(weights) > 200 and max(weights) < 0.02, max(weights)
+    bpm = np.concatenate(rates)
+    _, _, ref_bpm = window_rates(res, rec)
+    given = np.isfinite(bpm)
+    assert bpm.size == ref_bpm.size and given.mean() >= 0.9
+    assert np.mean(np.abs(bpm[given] - ref_bpm[given]) <= 2.0) >= 0.9
