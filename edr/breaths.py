@@ -395,7 +395,7 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
     >>> 25 <= len(b) <= 35, list(b.to_frame().columns)[:3]
     (True, ['time_s', 'interval_s', 'quality'])
     """
-    _check_options(polarity, prominence, relative, min_quality)
+    _check_breath_options(polarity, prominence, relative, min_quality)
     t = np.asarray(result.time, dtype=float)
     x = np.asarray(result.waveform, dtype=float)
     if t.size != x.size:
@@ -412,7 +412,7 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
                        min_quality)
 
 
-def _check_options(polarity, prominence, relative, min_quality) -> None:
+def _check_breath_options(polarity, prominence, relative, min_quality) -> None:
     """The ``ValueError`` of :func:`detect_breaths` for a bad option."""
     if polarity not in POLARITIES:
         raise ValueError(f"polarity must be one of {POLARITIES}, got {polarity!r}")

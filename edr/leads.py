@@ -107,7 +107,7 @@ class LeadQuality:
                 for k, v in asdict(self).items()}
 
 
-def _score(q: LeadQuality) -> float:
+def _lead_score(q: LeadQuality) -> float:
     if not q.usable:
         return 0.0
     v = getattr(q, SCORE_RULE)
@@ -161,7 +161,7 @@ def lead_quality(x, fs: float, *, lead: str = "", beats: Beats | None = None, ed
         q.usable, q.reason = False, f"{100 * masked:.0f} % of the samples are NaN or flat"
     elif q.valid_fraction < MIN_VALID_FRACTION:
         q.usable, q.reason = False, f"only {100 * q.valid_fraction:.0f} % of the beats are valid"
-    q.score = _score(q)
+    q.score = _lead_score(q)
     return q
 
 
@@ -236,7 +236,7 @@ def assess_leads(leads: dict, fs: float, *, beats: dict | None = None, edrs: dic
         t = beats[name].times
         hits = np.sum([_matched(t, beats[o].times, MATCH_TOL_S)[0] for o in others], axis=0)
         out[name].agreement = float(np.mean(hits * 2 > len(others) - 1e-9)) if t.size else 0.0
-        out[name].score = _score(out[name])
+        out[name].score = _lead_score(out[name])
     return out
 
 

@@ -5,7 +5,7 @@ The one home of the rate computations the pipeline, the stream and the evaluatio
 * the rate windows — :data:`edr.signal.SEGMENT_S` long every :data:`edr.signal.RATE_STEP_S`
   (:func:`window_starts`) — and their spectral-peak rates (:func:`spectral_peak_rates`,
   :func:`rate_series`);
-* the quality of a rate (:func:`rate_quality`, :func:`agreement`), in the spirit of the
+* the quality of a rate (:func:`rate_quality`, :func:`panel_agreement`), in the spirit of the
   "smart fusion" of Karlen et al. (2013): the weighted share of a panel of series that may
   carry the breathing whose own spectral-peak rate lies within :data:`AGREEMENT_BPM` of the
   EDR's. Where the ECG carries no consistent breathing the series disagree, the quality is
@@ -46,7 +46,7 @@ from edr.signal import (
 from edr.windows import Window, WindowAnalysis
 
 __all__ = ["AGREEMENT_BPM", "MAX_DROPPED_SHARE", "QUALITY_THRESHOLD", "JudgedRates", "RateSpan",
-           "agreement", "judged_rates", "near_carried", "rate_quality", "rate_series",
+           "judged_rates", "near_carried", "panel_agreement", "rate_quality", "rate_series",
            "spectral_peak_rates", "window_starts"]
 
 AGREEMENT_BPM = 2.0
@@ -218,17 +218,17 @@ def _judged(edr, starts, panel, panel_starts, weights, fs, tilt, limit):
     rates = {name: spectral_peak_rates(np.asarray(v, dtype=float), panel_starts, fs, tilt=tilt,
                                        max_bpm=limit)
              for name, v in panel.items()}
-    quality = agreement(rate, rates, weights)
+    quality = panel_agreement(rate, rates, weights)
     if limit is not None:
         near = near_carried(rate, limit)
         if near.any():
             morphology = {k: r for k, r in rates.items()
                           if k.rsplit("/", 1)[-1] not in HEART_SERIES}
-            quality[near] = agreement(rate, morphology, weights)[near]
+            quality[near] = panel_agreement(rate, morphology, weights)[near]
     return rate, quality
 
 
-def agreement(rate, panel_rates: Mapping[str, np.ndarray],
+def panel_agreement(rate, panel_rates: Mapping[str, np.ndarray],
               weights: Mapping[str, float]) -> np.ndarray:
     """Quality of :func:`rate_quality` from the rates: the weighted share (0-1) of the panel
     whose rate (``panel_rates[name]``, same windows as ``rate``) is within

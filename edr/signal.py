@@ -23,6 +23,7 @@ from scipy import interpolate, signal
 from edr import zero_phase
 from edr.beats import MIN_BEATS
 from edr.errors import SignalError
+from edr.io.arrays import as_series
 from edr.names import FS_RANGE
 
 __all__ = [
@@ -118,14 +119,6 @@ segments)."""
 # FS_RANGE — supported ECG sampling rates (Hz, defined in :mod:`edr.names`), and MIN_BEATS —
 # fewest beats an analysis needs, are those :func:`edr.beats.detect` enforces; re-exported here
 # for the layers above.
-
-
-def as_series(x, name: str) -> np.ndarray:
-    """``x`` as a one-dimensional float array; ``ValueError`` naming ``name`` otherwise."""
-    a = np.asarray(x, dtype=float)
-    if a.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}")
-    return a
 
 
 def positive_rate(fs: float, name: str = "fs") -> float:

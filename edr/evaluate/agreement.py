@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from edr.io.arrays import as_series
+
 __all__ = ["LOA_Z", "WITHIN_BPM", "Agreement", "agreement", "paired_windows"]
 
 LOA_Z = 1.96
@@ -69,13 +71,6 @@ class Agreement:
     within_2bpm: float
 
 
-def _vector(x, name: str) -> np.ndarray:
-    a = np.asarray(x, dtype=float)
-    if a.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}")
-    return a
-
-
 def paired_windows(edr_bpm, ref_bpm) -> tuple[np.ndarray, np.ndarray, int]:
     """The windows with both rates, and the count of windows with a reference rate.
 
@@ -96,8 +91,8 @@ def paired_windows(edr_bpm, ref_bpm) -> tuple[np.ndarray, np.ndarray, int]:
     ValueError
         The arrays are not 1-D or differ in length.
     """
-    edr = _vector(edr_bpm, "edr_bpm")
-    ref = _vector(ref_bpm, "ref_bpm")
+    edr = as_series(edr_bpm, "edr_bpm")
+    ref = as_series(ref_bpm, "ref_bpm")
     if edr.shape != ref.shape:
         raise ValueError(f"edr_bpm and ref_bpm must have the same length, got {edr.size} and "
                          f"{ref.size}")

@@ -34,7 +34,7 @@ __all__ = [
 
 # Imported on first use (PEP 562), so that ``import edr.io`` and the path checks of
 # :mod:`edr.io.paths` do not load NumPy, SciPy, wfdb or YAML.
-_LAZY = {
+_LAZY_IO = {
     "Recording": "edr.io.recording",
     "recording_from_arrays": "edr.io.arrays",
     "as_recording": "edr.io.arrays",
@@ -48,8 +48,8 @@ _LAZY = {
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
+    if name in _LAZY_IO:
+        value = getattr(importlib.import_module(_LAZY_IO[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -59,7 +59,7 @@ def fs_from_time(t: np.ndarray, *, source: str, column: str) -> float:
     return float(fs)
 
 
-def _text_lines(path: Path) -> tuple[str, list[str]]:
+def _header_and_rows(path: Path) -> tuple[str, list[str]]:
     """The header line and the non-blank data lines of a UTF-8 text file (a byte-order mark is
     dropped).
 
@@ -135,7 +135,7 @@ def _decimal_points(rows: list[str], path: Path) -> list[str]:
     return out
 
 
-_MISSING = {"", "nan", "na", "n/a", "null", "none", "-"}
+_MISSING_TOKENS = {"", "nan", "na", "n/a", "null", "none", "-"}
 
 
 def _check_numbers(data: np.ndarray, rows: list[str], delimiter: str, names: list[str],
@@ -146,7 +146,7 @@ def _check_numbers(data: np.ndarray, rows: list[str], delimiter: str, names: lis
     for r in bad_rows[:1000]:
         fields = next(csv.reader([rows[r]], delimiter=delimiter))
         for c, text in enumerate(fields[: len(names)]):
-            if np.isnan(data[r, c]) and text.strip().lower() not in _MISSING:
+            if np.isnan(data[r, c]) and text.strip().lower() not in _MISSING_TOKENS:
                 raise RecordError(
                     f"CSV file {path}: data row {r + 1}, column {names[c]!r}: "
                     f"{text.strip()[:40]!r} is not a number"
@@ -175,7 +175,7 @@ def read_csv(
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"CSV file not found: {path}")
-    first, rows = _text_lines(path)
+    first, rows = _header_and_rows(path)
     delimiter = _delimiter(first)
     if delimiter != "," and any("," in row for row in rows):
         rows = _decimal_points(rows, path)

@@ -47,7 +47,7 @@ from edr.io.integrity import (
     Expected,
     mismatch,
     parse_sha256_lines,
-    read_record,
+    read_verified_record,
     sha256_file,
     verified_entry,
     write_record,
@@ -177,7 +177,7 @@ def cache_dir(entry: Mapping) -> Path:
     return Path(root) / f"{entry['slug']}-{entry['version']}"
 
 
-def _complete(folder: Path, entry: Mapping) -> bool:
+def _has_files(folder: Path, entry: Mapping) -> bool:
     return folder.is_dir() and all((folder / f).is_file() for f in required_files(entry))
 
 
@@ -196,7 +196,7 @@ def _cache_problem(entry: Mapping, folder: Path) -> str | None:
     else what the first one that does not is."""
     if not folder.is_dir():
         return "no cache folder"
-    record = read_record(folder)
+    record = read_verified_record(folder)
     known = _known_digests(entry, folder, record)
     updated, problem = dict(record), None
     for name in dict.fromkeys([*required_files(entry), *sorted(record)]):
@@ -283,7 +283,7 @@ def locate_database(
     entry = database_entry(name, manifest)
     searched = _user_folders(entry, data_dir)
     for folder in searched:
-        if _complete(folder, entry):
+        if _has_files(folder, entry):
             return folder
     target = cache_dir(entry)
     searched.append(target)
@@ -342,7 +342,7 @@ def verify_database(folder: str | Path, name: str, *,
     """
     entry = database_entry(name, manifest)
     folder = Path(folder)
-    record = read_record(folder)
+    record = read_verified_record(folder)
     known = _known_digests(entry, folder, record)
     problems = {}
     for fname in dict.fromkeys([*required_files(entry), *sorted(record)]):

@@ -22,10 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
+from edr.io.arrays import as_series
+
 __all__ = ["atomic_path", "temporary_path", "new_file_mode", "write_csv", "write_wfdb",
            "write_json", "to_jsonable"]
 
-_RECORD_NAME = re.compile(r"^[-\w]+$")
+_RECORD_NAME_PATTERN = re.compile(r"^[-\w]+$")
 
 
 def new_file_mode(path: str | Path | None = None) -> int:
@@ -81,13 +83,6 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         raise
 
 
-def _vector(x, name: str) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {x.shape}")
-    return x
-
-
 def write_csv(path: str | Path, time_s, edr, **columns) -> Path:
     """Write ``time_s,edr[,<column>...]`` rows (header included) atomically; NaN is written as
     ``nan``.
@@ -99,8 +94,8 @@ def write_csv(path: str | Path, time_s, edr, **columns) -> Path:
     ValueError
         The columns are not 1-D arrays of the length of ``time_s``.
     """
-    cols = {"time_s": _vector(time_s, "time_s"), "edr": _vector(edr, "edr")}
-    cols.update({name: _vector(v, name) for name, v in columns.items()})
+    cols = {"time_s": as_series(time_s, "time_s"), "edr": as_series(edr, "edr")}
+    cols.update({name: as_series(v, name) for name, v in columns.items()})
     n = cols["time_s"].size
     for name, v in cols.items():
         if v.size != n:
@@ -145,11 +140,11 @@ def write_wfdb(
     -------
     (header_path, data_path)
     """
-    if not _RECORD_NAME.match(record_name or ""):
+    if not _RECORD_NAME_PATTERN.match(record_name or ""):
         raise ValueError(f"record_name {record_name!r} may only hold letters, digits, '_' and '-'")
     if not (np.isfinite(fs) and fs > 0):
         raise ValueError(f"fs={fs!r} must be a positive number of Hz")
-    y = _vector(edr, "edr")
+    y = as_series(edr, "edr")
     out_dir = Path(path_or_dir)
     if not out_dir.is_dir():
         out_dir = out_dir.parent

@@ -17,8 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from edr.evaluate.agreement import Agreement, agreement
+from edr.evaluate.batch import DEFAULT_LEAD
+from edr.options import LEAD_MODES
 
-__all__ = ["LEAD_MODES", "METRICS", "Metric", "ResultsTable", "config_column", "config_order",
+__all__ = ["CONFIG_LEADS", "METRICS", "Metric", "ResultsTable", "config_column", "config_order",
            "lead_choice", "load_results", "load_window_rates", "parse_float", "window_agreement"]
 
 
@@ -79,7 +81,7 @@ class ResultsTable:
 
 
 #: Lead labels that are configurations; any other lead label names one ECG lead.
-LEAD_MODES = ("default", "auto", "fuse", "multilead")
+CONFIG_LEADS = (DEFAULT_LEAD, *LEAD_MODES)
 
 
 def parse_float(s: str) -> float:
@@ -115,8 +117,8 @@ def load_results(path: str | Path) -> ResultsTable:
     missing = sorted(need - set(fields))
     if missing:
         raise ValueError(f"results file {path} lacks column(s) {missing}; has {fields}")
-    single = [r for r in rows if r["lead"] not in LEAD_MODES]
-    rows = [r for r in rows if r["lead"] in LEAD_MODES]
+    single = [r for r in rows if r["lead"] not in CONFIG_LEADS]
+    rows = [r for r in rows if r["lead"] in CONFIG_LEADS]
     if not rows:
         raise ValueError(f"results file {path} has no rows")
     several_leads = len({r["lead"] for r in rows}) > 1
