@@ -64,7 +64,18 @@ MAX_DROPPED_SHARE = 1 / 3
 
 def window_starts(n: int, fs: float) -> np.ndarray:
     """Sample indices where the :data:`~edr.signal.SEGMENT_S` rate windows (every
-    :data:`~edr.signal.RATE_STEP_S`) of an ``n``-sample series start."""
+    :data:`~edr.signal.RATE_STEP_S`) of an ``n``-sample series start.
+
+    See Also
+    --------
+    rate_series : the rates of these windows.
+
+    Examples
+    --------
+    >>> from edr.rates import window_starts
+    >>> window_starts(480, 4.0)  # 32 s windows every 16 s of a 120 s series at 4 Hz
+    array([  0,  64, 128, 192, 256, 320])
+    """
     win = int(round(SEGMENT_S * fs))
     step = int(round(RATE_STEP_S * fs))
     if n < win:
@@ -90,6 +101,20 @@ def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TI
     there); NaN for a window with none. Default: no limit.
 
     All windows are transformed at once (the same values as one by one).
+
+    See Also
+    --------
+    rate_series : the same over every rate window.
+    edr.signal.carried_bpm : a ``max_bpm`` per window.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
+    >>> x = np.sin(2 * np.pi * 0.25 * t)  # 15 breaths/min
+    >>> from edr.rates import spectral_peak_rates
+    >>> spectral_peak_rates(x, [0, 64], 4.0)
+    array([15., 15.])
     """
     fs = positive_rate(fs)
     x = as_series(x, "x")
@@ -153,6 +178,29 @@ def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0, tilt: float = RATE_T
         points within :data:`~edr.signal.RATE_BAND_BPM`, chosen among its local maxima by
         ``f**tilt`` times their power (NaN for a window with a non-finite sample or no power),
         :func:`spectral_peak_rates`.
+
+    See Also
+    --------
+    spectral_peak_rates, window_starts, rate_quality
+
+    References
+    ----------
+    .. [1] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
+       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
+       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. Rates of 32 s windows of the
+       respiratory signal, scored per window.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
+    >>> x = np.sin(2 * np.pi * 0.25 * t)  # 15 breaths/min
+    >>> from edr.rates import rate_series
+    >>> centres, bpm = rate_series(x, fs=4.0)
+    >>> centres
+    array([16., 32., 48., 64., 80., 96.])
+    >>> bpm
+    array([15., 15., 15., 15., 15., 15.])
     """
     fs = positive_rate(fs)
     x = as_series(x, "x")
@@ -190,6 +238,29 @@ def rate_quality(edr, panel: Mapping[str, np.ndarray], weights: Mapping[str, flo
     quality : ndarray
         Weighted share (0-1) of the panel whose rate is within :data:`AGREEMENT_BPM`
         of ``rate_bpm``; 0 where the EDR has no rate.
+
+    See Also
+    --------
+    panel_agreement : the quality from the panel's rates.
+    judged_rates : the same for a stitched EDR.
+    edr.fusion.panel_weights : the weights.
+
+    References
+    ----------
+    .. [1] W. Karlen, S. Raman, J. M. Ansermino and G. A. Dumont, "Multiparameter respiratory rate
+       estimation from the photoplethysmogram," IEEE Trans. Biomed. Eng. 60(7), 1946-1953, 2013. The
+       "smart fusion": a rate is kept where the estimates of several respiratory modulations agree.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
+    >>> x = np.sin(2 * np.pi * 0.25 * t)  # 15 breaths/min
+    >>> from edr.rates import rate_quality
+    >>> noise = np.random.default_rng(0).standard_normal(t.size)
+    >>> _, bpm, quality = rate_quality(x, {"a": x, "b": noise}, {"a": 0.5, "b": 0.5}, fs=4.0)
+    >>> bpm[0], quality[0]  # half the panel (by weight) agrees
+    (np.float64(15.0), np.float64(0.5))
     """
     edr = as_series(edr, "edr")
     fs = positive_rate(fs)
@@ -204,7 +275,19 @@ def near_carried(rate, limit) -> np.ndarray:
     """Where ``rate`` lies within :data:`edr.signal.NYQUIST_MARGIN_BPM` of the ``limit`` of
     :func:`edr.signal.carried_bpm`: close enough to half the beat rate that a beat-to-beat
     alternation of a heart rate that varies within the window could still put a peak there
-    (False where either is NaN)."""
+    (False where either is NaN).
+
+    See Also
+    --------
+    edr.signal.carried_bpm : the limit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.rates import near_carried
+    >>> near_carried([20.0, 34.0, np.nan], [36.0, 36.0, 36.0])
+    array([False,  True, False])
+    """
     with np.errstate(invalid="ignore"):
         return np.asarray(rate, dtype=float) > np.asarray(limit, dtype=float) - NYQUIST_MARGIN_BPM
 
@@ -232,7 +315,26 @@ def panel_agreement(rate, panel_rates: Mapping[str, np.ndarray],
               weights: Mapping[str, float]) -> np.ndarray:
     """Quality of :func:`rate_quality` from the rates: the weighted share (0-1) of the panel
     whose rate (``panel_rates[name]``, same windows as ``rate``) is within
-    :data:`AGREEMENT_BPM` of ``rate``; 0 where ``rate`` is NaN or the weights sum to 0."""
+    :data:`AGREEMENT_BPM` of ``rate``; 0 where ``rate`` is NaN or the weights sum to 0.
+
+    See Also
+    --------
+    rate_quality
+
+    References
+    ----------
+    .. [1] W. Karlen, S. Raman, J. M. Ansermino and G. A. Dumont, "Multiparameter respiratory rate
+       estimation from the photoplethysmogram," IEEE Trans. Biomed. Eng. 60(7), 1946-1953, 2013. The
+       agreement of several rate estimates as their quality.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.rates import panel_agreement
+    >>> panel = {"a": np.array([15.5, 20.0]), "b": np.array([14.0, np.nan])}
+    >>> panel_agreement([15.0, 15.0], panel, {"a": 1.0, "b": 1.0})
+    array([1., 0.])
+    """
     rate = np.asarray(rate, dtype=float)
     total = float(sum(weights.values()))
     quality = np.zeros(rate.size)
@@ -249,7 +351,21 @@ def panel_agreement(rate, panel_rates: Mapping[str, np.ndarray],
 @dataclass(frozen=True)
 class JudgedRates:
     """Rates per 32 s window: centres ``time`` (s), ``rate_bpm`` (NaN where withheld or
-    masked), the unjudged spectral-peak ``raw_bpm`` and the ``quality`` (0-1)."""
+    masked), the unjudged spectral-peak ``raw_bpm`` and the ``quality`` (0-1).
+
+    See Also
+    --------
+    judged_rates : what returns it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.rates import JudgedRates
+    >>> r = JudgedRates(np.array([16.0, 32.0]), np.array([15.0, np.nan]), np.array([15.0, 9.0]),
+    ...                 np.array([0.9, 0.2]))
+    >>> r.rate_bpm.tolist(), r.raw_bpm.tolist()
+    ([15.0, nan], [15.0, 9.0])
+    """
 
     time: np.ndarray
     rate_bpm: np.ndarray
@@ -299,6 +415,29 @@ def judged_rates(waveform, grid, spans, fs_out: float,
     Returns
     -------
     JudgedRates
+
+    See Also
+    --------
+    rate_quality : the same judgement for one series and its panel.
+    RateSpan : an analysed window's evidence.
+
+    References
+    ----------
+    .. [1] W. Karlen, S. Raman, J. M. Ansermino and G. A. Dumont, "Multiparameter respiratory rate
+       estimation from the photoplethysmogram," IEEE Trans. Biomed. Eng. 60(7), 1946-1953, 2013.
+       Rates kept where several estimates agree.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
+    >>> x = np.sin(2 * np.pi * 0.25 * t)  # 15 breaths/min
+    >>> from edr.rates import RateSpan, judged_rates
+    >>> noise = np.random.default_rng(0).standard_normal(t.size)
+    >>> span = RateSpan(0, t.size - 1, (0.0, 120.0), {"a": x, "b": noise}, {"a": 0.8, "b": 0.2})
+    >>> rates = judged_rates(x, t, [span], 4.0)
+    >>> rates.rate_bpm, rates.quality[0]
+    (array([15., 15., 15., 15., 15., 15.]), np.float64(0.8))
     """
     waveform = np.asarray(waveform, dtype=float)
     t0 = float(grid[0]) if np.size(grid) else 0.0
@@ -329,7 +468,20 @@ class RateSpan:
     grid points, its core (s), its evidence panel (:attr:`edr.windows.WindowAnalysis.panel`),
     the panel's weights (:attr:`edr.windows.WindowAnalysis.weights`) and the times of the beats
     its series are sampled at (the valid beats, on the grid's time axis; None: rates not
-    limited)."""
+    limited).
+
+    See Also
+    --------
+    judged_rates
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.rates import RateSpan
+    >>> span = RateSpan(0, 479, (0.0, 120.0), {"edr": np.zeros(480)}, {"edr": 1.0})
+    >>> span.beat_times is None  # rates not limited by the beats
+    True
+    """
 
     first: int
     last: int
