@@ -38,6 +38,21 @@ def mains_frequency(x, fs: float) -> float | None:
     Welch power (4 s segments) at the line against the median power 1-3 Hz either side; the
     line counts when it stands :data:`MAINS_MIN_DB` above it. NaN samples are left out (set to
     the median); lines at or above ``0.45 fs`` are not searched.
+
+    See Also
+    --------
+    remove_mains, notch_mains
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fs = 250.0
+    >>> t = np.arange(int(30 * fs)) / fs
+    >>> hum = 0.5 * np.sin(2 * np.pi * 50.0 * t)
+    >>> ecg = 0.05 * np.random.default_rng(0).standard_normal(t.size) + hum
+    >>> from edr.mains import mains_frequency
+    >>> mains_frequency(ecg, fs), mains_frequency(ecg - hum, fs)
+    (50.0, None)
     """
     x = np.asarray(x, dtype=float)
     ok = np.isfinite(x)
@@ -74,13 +89,44 @@ def remove_mains(x, fs: float) -> np.ndarray:
     ``Q =`` :data:`MAINS_NOTCH_Q`, applied forward and backward). Without a line ``x`` is
     returned unchanged (the same array). NaN samples stay NaN. Measurements:
     ``docs/studies/beyond_the_icu.md``.
+
+    See Also
+    --------
+    mains_frequency, notch_mains
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fs = 250.0
+    >>> t = np.arange(int(30 * fs)) / fs
+    >>> hum = 0.5 * np.sin(2 * np.pi * 50.0 * t)
+    >>> ecg = 0.05 * np.random.default_rng(0).standard_normal(t.size) + hum
+    >>> from edr.mains import remove_mains
+    >>> round(float(np.std(ecg)), 2), round(float(np.std(remove_mains(ecg, fs))), 2)
+    (0.36, 0.05)
     """
     return notch_mains(x, fs, mains_frequency(x, fs))
 
 
 def notch_mains(x, fs: float, line: float | None) -> np.ndarray:
     """``x`` with the mains ``line`` (Hz) and its harmonics below ``0.45 fs`` notched out, as
-    :func:`remove_mains` does once it has found the line; ``x`` itself when ``line`` is None."""
+    :func:`remove_mains` does once it has found the line; ``x`` itself when ``line`` is None.
+
+    See Also
+    --------
+    remove_mains
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fs = 250.0
+    >>> t = np.arange(int(30 * fs)) / fs
+    >>> hum = 0.5 * np.sin(2 * np.pi * 50.0 * t)
+    >>> ecg = 0.05 * np.random.default_rng(0).standard_normal(t.size) + hum
+    >>> from edr.mains import notch_mains
+    >>> notch_mains(ecg, fs, None) is ecg, round(float(np.std(notch_mains(ecg, fs, 50.0))), 2)
+    (True, 0.05)
+    """
     x = np.asarray(x, dtype=float)
     if line is None:
         return x

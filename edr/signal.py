@@ -102,7 +102,18 @@ segments)."""
 
 
 def positive_rate(fs: float, name: str = "fs") -> float:
-    """``fs`` as a positive finite float (Hz); ``ValueError`` naming ``name`` otherwise."""
+    """``fs`` as a positive finite float (Hz); ``ValueError`` naming ``name`` otherwise.
+
+    See Also
+    --------
+    edr.names.check_fs : the supported ECG rates.
+
+    Examples
+    --------
+    >>> from edr.signal import positive_rate
+    >>> positive_rate(250)
+    250.0
+    """
     fs = float(fs)
     if not np.isfinite(fs) or fs <= 0:
         raise ValueError(f"{name} must be a positive finite rate in Hz, got {fs!r}")
@@ -130,9 +141,14 @@ def carried_bpm(beat_times, starts_s, length_s: float = SEGMENT_S) -> np.ndarray
         window (a stretch without beats lowers the rate as it lowers the sampling), at least 0;
         0 for a window with fewer than two beats.
 
+    See Also
+    --------
+    edr.rates.near_carried, edr.fusion.carried_hz
+
     Examples
     --------
     >>> import numpy as np
+    >>> from edr.signal import carried_bpm
     >>> beats = np.arange(0, 64, 0.8)  # 75 beats/min
     >>> carried_bpm(beats, [0.0, 16.0])  # 37.5 - 3.75
     array([33.75, 33.75])
@@ -180,6 +196,21 @@ def to_uniform_grid(t, x, *, fs: float = GRID_FS, t_start: float | None = None,
         Fewer than 4 finite samples.
     ValueError
         Bad shapes, ``fs``, non-increasing ``t`` or ``t_end < t_start``.
+
+    See Also
+    --------
+    edr.methods.series_on_grid : a method's beat series onto its window's grid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.signal import to_uniform_grid
+    >>> beats = np.arange(0.0, 10.0, 0.8)
+    >>> t_grid, x_grid = to_uniform_grid(beats, np.sin(2 * np.pi * 0.2 * beats), fs=4.0)
+    >>> t_grid[:3], t_grid.size
+    (array([0.  , 0.25, 0.5 ]), 39)
+    >>> bool(np.allclose(x_grid, np.sin(2 * np.pi * 0.2 * t_grid), atol=0.03))
+    True
     """
     fs = positive_rate(fs)
     t = as_series(t, "t")
@@ -209,7 +240,18 @@ def to_uniform_grid(t, x, *, fs: float = GRID_FS, t_start: float | None = None,
 def butter_sos(order: int, band, btype: str, fs: float) -> np.ndarray:
     """``scipy.signal.butter(order, band, btype=btype, fs=fs, output="sos")``, designed once per
     set of arguments (``band`` a float or a tuple; the array returned is read-only: SciPy's
-    filters need a writeable copy)."""
+    filters need a writeable copy).
+
+    See Also
+    --------
+    bandpass
+
+    Examples
+    --------
+    >>> from edr.signal import butter_sos
+    >>> butter_sos(2, (0.05, 1.0), "bandpass", 4.0).shape
+    (2, 6)
+    """
     sos = signal.butter(order, band, btype=btype, fs=fs, output="sos")
     sos.flags.writeable = False
     return sos
@@ -232,6 +274,20 @@ def bandpass(x, *, fs: float = GRID_FS, low: float = BAND_HZ[0], high: float = B
     ndarray
         Filtered series (``scipy.signal.sosfiltfilt`` of ``x`` minus its mean, as
         :func:`edr.zero_phase.sosfiltfilt` runs it), same length.
+
+    See Also
+    --------
+    butter_sos, edr.fusion.band_passed
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0
+    >>> b = np.sin(2 * np.pi * 0.25 * t)
+    >>> from edr.signal import bandpass
+    >>> y = bandpass(b + 0.5 + 0.01 * t)  # offset and drift removed
+    >>> bool(abs(y.mean()) < 0.02 and np.corrcoef(y, b)[0, 1] > 0.99)
+    True
     """
     fs = positive_rate(fs)
     x = as_series(x, "x")
@@ -248,7 +304,20 @@ def bandpass(x, *, fs: float = GRID_FS, low: float = BAND_HZ[0], high: float = B
 def local_mean_removed(x: np.ndarray, half_n: int) -> np.ndarray:
     """``x`` minus its Hann-weighted mean over the ``half_n`` points either side (a zero-phase FIR
     high-pass with no gain at 0 Hz; about 0.8 at ``fs / (2.6 half_n)``), on the points with
-    ``half_n`` neighbours on both sides: the output is ``2 half_n`` points shorter."""
+    ``half_n`` neighbours on both sides: the output is ``2 half_n`` points shorter.
+
+    See Also
+    --------
+    bandpass
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.signal import local_mean_removed
+    >>> y = local_mean_removed(np.arange(10.0), 2)  # a straight line has no local deviation
+    >>> y.size, bool(np.allclose(y, 0.0))
+    (6, True)
+    """
     if x.size <= 2 * half_n:
         return x[:0]
     w = np.hanning(2 * half_n + 3)[1:-1]
@@ -297,6 +366,20 @@ def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
 
     ``x`` one-dimensional: a float. Two-dimensional: the concentration of each row, as an array
     (the rows' spectra computed at once).
+
+    See Also
+    --------
+    edr.fusion.local_concentration, welch_in_blocks
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0
+    >>> b = np.sin(2 * np.pi * 0.25 * t)
+    >>> from edr.signal import spectral_concentration
+    >>> noise = np.random.default_rng(0).standard_normal(t.size)
+    >>> round(spectral_concentration(b), 2), round(spectral_concentration(noise), 2)
+    (1.0, 0.13)
     """
     x = np.asarray(x, dtype=float)
     rows = np.atleast_2d(x)
@@ -334,7 +417,22 @@ def welch_in_blocks(x, fs: float, nperseg: int, *, fill: float | None = None,
     none), computed over blocks of at most ``block_segments`` consecutive segments whose
     periodograms are averaged with their segment counts: the same average of the same segments
     without a record-sized copy or segment array (a 24-hour record at 250 Hz is 173 MB per
-    float64 copy; ``welch`` holds several at once)."""
+    float64 copy; ``welch`` holds several at once).
+
+    See Also
+    --------
+    scipy.signal.welch, spectral_concentration
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0
+    >>> b = np.sin(2 * np.pi * 0.25 * t)
+    >>> from edr.signal import welch_in_blocks
+    >>> f, p = welch_in_blocks(b, 4.0, 64)
+    >>> f.shape, f[np.argmax(p)]
+    ((33,), np.float64(0.25))
+    """
     x = np.asarray(x, dtype=float)
     step = nperseg - nperseg // 2
     n_seg = max((x.size - nperseg) // step + 1, 1)
