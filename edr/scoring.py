@@ -24,13 +24,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import interpolate, signal
+from scipy import interpolate
 
 from edr import zero_phase
 from edr.errors import RecordError, SignalError
 from edr.rates import rate_series, window_starts
 from edr.signal import (
-    BAND_HZ,
     FILTER_ORDER,
     GRID_FS,
     SEGMENT_S,
@@ -39,6 +38,7 @@ from edr.signal import (
     butter_sos,
     positive_rate,
 )
+from edr.similarity import MSC_HALF_WIDTH_HZ, correlation, msc
 
 __all__ = [
     "MSC_HALF_WIDTH_HZ",
@@ -54,9 +54,6 @@ __all__ = [
     "score",
     "window_rates",
 ]
-
-MSC_HALF_WIDTH_HZ = 0.1
-"""Half-width (Hz) of the band around ``f_ref`` over which the coherence is averaged."""
 
 REFERENCE_LOWPASS = 0.4
 """Cut-off of the reference's anti-alias low-pass, as a fraction of the grid rate."""
@@ -144,67 +141,6 @@ def band_passed_reference(result, recording) -> np.ndarray:
     t_grid = as_series(result.time, "result.time")
     fs = positive_rate(result.fs, "result.fs")
     return bandpass(reference_on_grid(recording.resp, recording.resp_fs, t_grid), fs=fs)
-
-
-def correlation(edr, ref) -> float:
-    """``|Pearson r|`` at zero lag over the samples where both are finite."""
-    edr = as_series(edr, "edr")
-    ref = as_series(ref, "ref")
-    if edr.shape != ref.shape:
-        raise ValueError(f"edr and ref must have the same length, got {edr.size} and "
-                             f"{ref.size}")
-    ok = np.isfinite(edr) & np.isfinite(ref)
-    if ok.sum() < 3:
-        raise SignalError(f"only {int(ok.sum())} samples where edr and ref are both finite")
-    a, b = edr[ok] - edr[ok].mean(), ref[ok] - ref[ok].mean()
-    den = np.sqrt(np.dot(a, a) * np.dot(b, b))
-    return float(abs(np.dot(a, b)) / den) if den > 0 else 0.0
-
-
-def _welch_kwargs(fs: float, n: int) -> dict:
-    nperseg = int(round(SEGMENT_S * fs))
-    if n < nperseg:
-        raise SignalError(
-            f"series has {n} samples ({n / fs:.1f} s); the protocol needs at least one "
-            f"{SEGMENT_S:.0f} s segment ({nperseg} samples at fs={fs} Hz)"
-        )
-    return dict(fs=fs, window="hann", nperseg=nperseg, noverlap=nperseg // 2, detrend="constant")
-
-
-def msc(edr, ref, *, fs: float = GRID_FS):
-    """Mean magnitude-squared coherence over ``f_ref ± MSC_HALF_WIDTH_HZ``.
-
-    Parameters
-    ----------
-    edr, ref : array_like, shape (n,)
-        Band-passed series on the same uniform grid, at least one :data:`~edr.signal.SEGMENT_S`
-        segment long.
-    fs : float, default :data:`~edr.signal.GRID_FS`
-        Grid rate in Hz.
-
-    Returns
-    -------
-    msc_value : float
-        Mean of ``scipy.signal.coherence`` (Welch, Hann, :data:`~edr.signal.SEGMENT_S` segments, 50
-        % overlap) over the bins with ``|f - f_ref| <= 0.1 Hz``.
-    f_ref : float
-        Frequency (Hz) of the Welch PSD peak of ``ref`` within :data:`~edr.signal.BAND_HZ`.
-    """
-    fs = positive_rate(fs)
-    edr = as_series(edr, "edr")
-    ref = as_series(ref, "ref")
-    if edr.shape != ref.shape:
-        raise ValueError(f"edr and ref must have the same length, got {edr.size} and "
-                             f"{ref.size}")
-    if not (np.all(np.isfinite(edr)) and np.all(np.isfinite(ref))):
-        raise SignalError("edr and ref must be finite for the coherence")
-    kw = _welch_kwargs(fs, edr.size)
-    f, p_ref = signal.welch(ref, **kw)
-    band = (f >= BAND_HZ[0]) & (f <= min(BAND_HZ[1], fs / 2))
-    f_ref = float(f[band][np.argmax(p_ref[band])])
-    f, cxy = signal.coherence(edr, ref, **kw)
-    near = np.abs(f - f_ref) <= MSC_HALF_WIDTH_HZ + 1e-12
-    return float(np.mean(cxy[near])), f_ref
 
 
 def breath_rate_series(breath_times, window_starts_s, *, window_s: float = SEGMENT_S,
