@@ -74,6 +74,21 @@ class Scores:
         window has both rates.
     f_ref : float
         Welch peak frequency of the reference (Hz).
+
+    See Also
+    --------
+    score
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> res = extract_edr(rec)
+    >>> from edr.scoring import score
+    >>> s = score(res, rec)
+    >>> s.f_ref, bool(s.msc > 0.8 and s.corr > 0.9 and s.rate_error_bpm < 0.5)
+    (0.25, True)
     """
 
     msc: float
@@ -98,6 +113,20 @@ def reference_on_grid(resp, resp_fs: float, t_grid):
         Its sampling rate in Hz.
     t_grid : array_like
         Uniform grid times in s (same time origin as the reference).
+
+    See Also
+    --------
+    band_passed_reference
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> res = extract_edr(rec)
+    >>> from edr.scoring import reference_on_grid
+    >>> reference_on_grid(rec.resp, rec.resp_fs, res.time).shape
+    (240,)
     """
     resp_fs = positive_rate(resp_fs, "resp_fs")
     resp = as_series(resp, "resp")
@@ -137,6 +166,16 @@ def band_passed_reference(result, recording) -> np.ndarray:
     See Also
     --------
     score : scores the result against this reference.
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> res = extract_edr(rec)
+    >>> from edr.scoring import band_passed_reference
+    >>> band_passed_reference(res, rec).shape == res.waveform.shape
+    True
     """
     t_grid = as_series(result.time, "result.time")
     fs = positive_rate(result.fs, "result.fs")
@@ -162,6 +201,24 @@ def breath_rate_series(breath_times, window_starts_s, *, window_s: float = SEGME
         Window length in s.
     min_breaths : int, default 3
         Fewest annotated breaths for a rate.
+
+    See Also
+    --------
+    rate_error, edr.rates.rate_series
+
+    References
+    ----------
+    .. [1] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
+       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
+       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. The reference rate of a window from
+       its breaths.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.scoring import breath_rate_series
+    >>> breath_rate_series(np.arange(0.0, 120.0, 4.0), [0.0, 16.0])  # a breath every 4 s
+    array([15., 15.])
     """
     b = np.sort(as_series(breath_times, "breath_times"))
     b = b[np.isfinite(b)]
@@ -180,6 +237,21 @@ def edr_rates(result):
     ``result.rate_bpm`` when the result carries one rate per protocol window
     (the pipeline's rates, NaN where it abstained), else the spectral-peak
     rates of ``result.waveform`` (:func:`edr.rates.rate_series`).
+
+    See Also
+    --------
+    window_rates
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> res = extract_edr(rec)
+    >>> from edr.scoring import edr_rates
+    >>> centres, bpm = edr_rates(res)
+    >>> centres
+    array([16., 32.])
     """
     edr = as_series(result.waveform, "result.waveform")
     fs = positive_rate(result.fs, "result.fs")
@@ -199,6 +271,28 @@ def window_rates(result, recording, ref=None):
     else from its band-passed reference waveform on the result's grid (``ref``, computed when
     not given) by the EDR's spectral-peak rule. These are the windows of :func:`rate_error` and
     of the window-level agreement.
+
+    See Also
+    --------
+    edr_rates, rate_error
+
+    References
+    ----------
+    .. [1] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
+       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
+       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. Rates compared window by window.
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> res = extract_edr(rec)
+    >>> from edr.scoring import window_rates
+    >>> centres, edr_bpm, ref_bpm = window_rates(res, rec)
+    >>> import numpy as np
+    >>> bool(np.all(np.abs(edr_bpm - ref_bpm) < 0.5))
+    True
     """
     centres, edr_bpm = edr_rates(result)
     t_grid = as_series(result.time, "result.time")
@@ -241,6 +335,25 @@ def rate_error(edr, ref=None, *, fs: float = GRID_FS, breath_times=None, t_grid=
     float
         Median over windows with both rates finite of ``|rate_edr - rate_ref|``;
         NaN when no window qualifies.
+
+    See Also
+    --------
+    window_rates, breath_rate_series
+
+    References
+    ----------
+    .. [1] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
+       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
+       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. The rate error of 32 s windows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0
+    >>> b = np.sin(2 * np.pi * 0.25 * t)
+    >>> from edr.scoring import rate_error
+    >>> rate_error(b, breath_times=np.arange(0.5, 120.0, 4.0), t_grid=t)
+    0.0
     """
     fs = positive_rate(fs)
     edr = as_series(edr, "edr")
@@ -287,6 +400,32 @@ def score(result, recording) -> Scores:
     Returns
     -------
     Scores
+
+    See Also
+    --------
+    Scores, edr.evaluate.agreement.agreement : agreement over many records.
+
+    References
+    ----------
+    .. [1] D. Widjaja, C. Varon, A. C. Dorado, J. A. K. Suykens and S. Van Huffel, "Application of
+       kernel principal component analysis for single-lead ECG-derived respiration," IEEE Trans.
+       Biomed. Eng. 59(4), 1169-1176, 2012. MSC and correlation.
+    .. [2] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. MSC and
+       correlation for the EDR, Sec. VI-C.
+    .. [3] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
+       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
+       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. The rate error.
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> res = extract_edr(rec)
+    >>> from edr.scoring import score
+    >>> score(res, rec).f_ref
+    0.25
     """
     if getattr(recording, "resp", None) is None or getattr(recording, "resp_fs", None) is None:
         name = getattr(recording, "name", "?")

@@ -18,7 +18,30 @@ MSC_HALF_WIDTH_HZ = 0.1
 
 
 def correlation(edr, ref) -> float:
-    """``|Pearson r|`` at zero lag over the samples where both are finite."""
+    """``|Pearson r|`` at zero lag over the samples where both are finite.
+
+    See Also
+    --------
+    msc
+
+    References
+    ----------
+    .. [1] D. Widjaja, C. Varon, A. C. Dorado, J. A. K. Suykens and S. Van Huffel, "Application of
+       kernel principal component analysis for single-lead ECG-derived respiration," IEEE Trans.
+       Biomed. Eng. 59(4), 1169-1176, 2012. MSC and correlation between the EDR and the respiration.
+    .. [2] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. The
+       same measures for the EDR application, Sec. VI-C.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0
+    >>> b = np.sin(2 * np.pi * 0.25 * t)
+    >>> from edr.similarity import correlation
+    >>> correlation(-b, b)  # the sign does not count
+    1.0
+    """
     edr = as_series(edr, "edr")
     ref = as_series(ref, "ref")
     if edr.shape != ref.shape:
@@ -60,6 +83,29 @@ def msc(edr, ref, *, fs: float = GRID_FS):
         % overlap) over the bins with ``|f - f_ref| <= 0.1 Hz``.
     f_ref : float
         Frequency (Hz) of the Welch PSD peak of ``ref`` within :data:`~edr.signal.BAND_HZ`.
+
+    See Also
+    --------
+    correlation, scipy.signal.coherence
+
+    References
+    ----------
+    .. [1] D. Widjaja, C. Varon, A. C. Dorado, J. A. K. Suykens and S. Van Huffel, "Application of
+       kernel principal component analysis for single-lead ECG-derived respiration," IEEE Trans.
+       Biomed. Eng. 59(4), 1169-1176, 2012. MSC and correlation between the EDR and the respiration.
+    .. [2] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. The
+       same measures for the EDR application, Sec. VI-C.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0
+    >>> b = np.sin(2 * np.pi * 0.25 * t)
+    >>> from edr.similarity import msc
+    >>> value, f_ref = msc(b + 0.3 * np.random.default_rng(0).standard_normal(t.size), b)
+    >>> round(value, 2), f_ref
+    (0.45, 0.25)
     """
     fs = positive_rate(fs)
     edr = as_series(edr, "edr")

@@ -14,7 +14,8 @@ MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "ed
            "edr.stream.csv_rows", "edr.stream.sources", "edr.stream.sinks", "edr.stream.stopping",
            "edr.stream.session", "edr.methods", "edr.methods.kernel_methods", "edr.methods.classic",
            "edr.methods.fused", "edr.methods.grid", "edr.rates", "edr.fusion",
-           "edr.signal", "edr.mains", "edr.leads", "edr.scoring"]
+           "edr.signal", "edr.mains", "edr.leads", "edr.scoring",
+           "edr.similarity"]
 
 
 @pytest.mark.parametrize("name", MODULES)
