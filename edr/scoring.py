@@ -403,7 +403,8 @@ def score(result, recording) -> Scores:
 
     See Also
     --------
-    Scores, edr.evaluate.agreement.agreement : agreement over many records.
+    Scores : what it returns.
+    edr.evaluate.agreement.agreement : the agreement of rates over many records.
 
     References
     ----------
