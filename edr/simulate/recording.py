@@ -56,6 +56,30 @@ def simulate_recording(duration_s=300.0, fs=250.0, *, name="simulated", random_s
     ------
     ValueError
         A parameter out of range (the message names it), or an unknown lead.
+
+    See Also
+    --------
+    SimulationParameters : every option.
+    simulate_scenario : named sets of options.
+    edr.pipeline.extract_edr : the EDR of the record.
+
+    References
+    ----------
+    .. [1] P. E. McSharry, G. D. Clifford, L. Tarassenko and L. A. Smith, "A dynamical model for
+       generating synthetic electrocardiogram signals," IEEE Trans. Biomed. Eng. 50(3), 289-294,
+       2003. Beats as sums of Gaussian waves (ECGSYN).
+    .. [2] R. Sameni, G. D. Clifford, C. Jutten and M. B. Shamsollahi, "Multichannel ECG and noise
+       modeling: application to maternal and fetal ECG signals," EURASIP J. Adv. Signal Process.
+       2007, 043407, 2007. The waves as vectors of the cardiac dipole, a lead as its projection.
+
+    Examples
+    --------
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0, leads=("II", "V2"))
+    >>> rec.fs, rec.ecg.shape, list(rec.leads), rec.resp_channel
+    (250.0, (15000,), ['II', 'V2'], 'RESP')
+    >>> rec.breath_times[:3].round(2)  # inspiration peaks, 15 breaths/min by default
+    array([ 2.1 ,  6.1 , 10.07])
     """
     chosen = SimulationParameters(**parameters)
     opts = checked_options({"duration_s": duration_s, "fs": fs, "name": name,

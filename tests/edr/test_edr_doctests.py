@@ -15,7 +15,9 @@ MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "ed
            "edr.stream.session", "edr.methods", "edr.methods.kernel_methods", "edr.methods.classic",
            "edr.methods.fused", "edr.methods.grid", "edr.rates", "edr.fusion",
            "edr.signal", "edr.mains", "edr.leads", "edr.scoring",
-           "edr.similarity", "edr.evaluate.agreement", "edr.evaluate.stats", "edr.evaluate.breaths"]
+           "edr.similarity", "edr.evaluate.agreement", "edr.evaluate.stats", "edr.evaluate.breaths",
+           "edr.simulate.recording", "edr.simulate.scenarios", "edr.simulate.parameters",
+           "edr.simulate.events"]
 
 
 @pytest.mark.parametrize("name", MODULES)
