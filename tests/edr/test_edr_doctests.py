@@ -17,7 +17,7 @@ MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "ed
            "edr.signal", "edr.mains", "edr.leads", "edr.scoring",
            "edr.similarity", "edr.evaluate.agreement", "edr.evaluate.stats", "edr.evaluate.breaths",
            "edr.simulate.recording", "edr.simulate.scenarios", "edr.simulate.parameters",
-           "edr.simulate.events"]
+           "edr.simulate.events", "edr.beats.detection", "edr.beats.mask", "edr.beats.polarity"]
 
 
 @pytest.mark.parametrize("name", MODULES)
