@@ -42,6 +42,17 @@ def fs_from_time(t: np.ndarray, *, source: str, column: str) -> float:
     ------
     RecordError
         Fewer than two times, NaN times, or a non-uniform axis (the worst step is named).
+
+    See Also
+    --------
+    read_csv
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.io.csv_reader import fs_from_time
+    >>> round(fs_from_time(np.arange(10) / 250.0, source="rec.csv", column="time_s"), 6)
+    250.0
     """
     if t.size < 2 or not np.all(np.isfinite(t)):
         raise RecordError(f"time column {column!r} of {source} needs at least 2 finite values")
@@ -171,6 +182,26 @@ def read_csv(
         and no ``fs``, a non-uniform time column, a time column giving no ECG sampling rate
         (the message names the unit that would give one), or ``fs`` disagreeing with the time
         column.
+
+    See Also
+    --------
+    edr.io.read_record : any format, by the file's suffix.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=30.0, fs=250.0, random_state=0)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name)
+    >>> rows = "".join(f"{i / 250:.3f},{v:.4f}\\n" for i, v in enumerate(rec.ecg))
+    >>> _ = (folder / "rec.csv").write_text("time_s,ECG\\n" + rows)
+    >>> from edr.io.csv_reader import read_csv
+    >>> r = read_csv(folder / "rec.csv")
+    >>> r.fs, r.ecg_channel, r.ecg.shape
+    (250.0, 'ECG', (7500,))
+    >>> tmp.cleanup()
     """
     path = Path(path)
     if not path.is_file():

@@ -17,7 +17,8 @@ MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "ed
            "edr.signal", "edr.mains", "edr.leads", "edr.scoring",
            "edr.similarity", "edr.evaluate.agreement", "edr.evaluate.stats", "edr.evaluate.breaths",
            "edr.simulate.recording", "edr.simulate.scenarios", "edr.simulate.parameters",
-           "edr.simulate.events", "edr.beats.detection", "edr.beats.mask", "edr.beats.polarity"]
+           "edr.simulate.events", "edr.beats.detection", "edr.beats.mask", "edr.beats.polarity",
+           "edr.io", "edr.io.edf_reader", "edr.io.csv_reader", "edr.io.writers"]
 
 
 @pytest.mark.parametrize("name", MODULES)
