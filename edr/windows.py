@@ -110,6 +110,18 @@ def plan_windows(duration_s: float, window_s: float | None, overlap: float = DEF
     otherwise :data:`~edr.options.DEFAULT_WINDOW_S`. Windows start every
     ``window_s * (1 - overlap)``; the last one ends at ``duration_s`` (it may
     overlap its predecessor more).
+
+    See Also
+    --------
+    edr.options.EDROptions : ``window_s`` and ``overlap``.
+
+    Examples
+    --------
+    >>> from edr.windows import plan_windows
+    >>> plan_windows(480.0, None)  # up to 10 minutes: one window
+    [(0.0, 480.0)]
+    >>> plan_windows(100.0, 40.0, 0.25)
+    [(0.0, 40.0), (30.0, 70.0), (60.0, 100.0)]
     """
     if window_s is None:
         if duration_s <= WHOLE_RECORD_MAX_S:

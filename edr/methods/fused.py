@@ -58,6 +58,23 @@ class KernelFit:
     scales : dict
         Per panel series: the standard deviation of its band-passed grid values over the
         segment (the divisor :func:`edr.fusion.standardised` applied).
+
+    See Also
+    --------
+    kpca_fusion_edr, fusion_beat_series
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.beats import detect
+    >>> from edr.methods import Segment
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> seg = Segment(rec.ecg, rec.fs, 0.0, detect(rec.ecg, rec.fs), np.arange(240) / 4.0)
+    >>> from edr.methods import kpca_fusion_edr
+    >>> fit = kpca_fusion_edr(seg, random_state=0).model
+    >>> fit.baseline, fit.rsa, sorted(fit.scales)[:2]
+    ('centred', True, ['kpca_1', 'kpca_2'])
     """
 
     model: object
