@@ -79,7 +79,18 @@ def _packaged_manifest() -> dict:
 
 def load_manifest(path: str | Path | None = None) -> dict:
     """The database manifest: the packaged ``edr/io/data_manifest.yaml``, or the YAML at
-    ``path``."""
+    ``path``.
+
+    See Also
+    --------
+    locate_database, record_paths
+
+    Examples
+    --------
+    >>> from edr.io import load_manifest
+    >>> "bidmc" in load_manifest()["databases"]
+    True
+    """
     if path is None:
         return _packaged_manifest()
     return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
@@ -312,6 +323,23 @@ def record_paths(
 
     Each path can be passed to :func:`edr.io.read_record`. The folder is found
     (or downloaded) by :func:`locate_database`.
+
+    See Also
+    --------
+    locate_database : the folder.
+    edr.io.read_record : reads each path.
+
+    References
+    ----------
+    .. [1] A. L. Goldberger et al., "PhysioBank, PhysioToolkit, and PhysioNet: components of a new
+       research resource for complex physiologic signals," Circulation 101(23), e215-e220, 2000.
+       PhysioNet, where the databases are published.
+
+    Examples
+    --------
+    >>> from edr.io import load_manifest
+    >>> "bidmc" in load_manifest()["databases"]  # record_paths("bidmc") lists its records
+    True
     """
     entry = database_entry(name, manifest)
     folder = locate_database(name, data_dir=data_dir, download=download, manifest=manifest)

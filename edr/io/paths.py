@@ -123,6 +123,18 @@ def check_record_path(path: str | Path) -> str:
         No such file (for WFDB: no such record).
     RecordError
         A folder, or a file that is not a signal file of its WFDB record.
+
+    See Also
+    --------
+    record_kind, edr.io.read_record
+
+    Examples
+    --------
+    >>> from edr.io import check_record_path
+    >>> check_record_path("no_such_record.hea")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: WFDB header not found: no_such_record.hea
     """
     p = Path(path)
     kind = record_kind(p)
