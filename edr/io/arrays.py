@@ -43,7 +43,22 @@ _NUMERIC_KINDS = "iuf"
 
 
 def as_series(x, name: str) -> np.ndarray:
-    """``x`` as a one-dimensional float array; ``ValueError`` naming ``name`` otherwise."""
+    """``x`` as a one-dimensional float array; ``ValueError`` naming ``name`` otherwise.
+
+    See Also
+    --------
+    edr.signal : its users re-export it.
+
+    Examples
+    --------
+    >>> from edr.io.arrays import as_series
+    >>> as_series([1, 2, 3], "x")
+    array([1., 2., 3.])
+    >>> as_series([[1, 2]], "x")
+    Traceback (most recent call last):
+    ...
+    ValueError: x must be one-dimensional, got shape (1, 2)
+    """
     a = np.asarray(x, dtype=float)
     if a.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}")
