@@ -24,7 +24,7 @@ import statement counts, including the lazy ones inside functions. The package `
 is the one exception: it re-exports the entry points (``extract_edr``, ``read_record``, ...)
 by name on first use (PEP 562), as ``kpca`` does, and imports nothing of its own at import.
 Within the pipeline layer the order is options → windows → stitch → rates, pauses,
-polarity → breaths → pipeline, and the
+polarity → breath_extrema → breaths → pipeline, and the
 module-level imports of ``edr`` have no cycle.
 
 Also: no function of ``edr`` or ``kpca`` is longer than 60 lines without its docstring, and no
@@ -92,6 +92,7 @@ LAYERS = {
     "edr.rates": 4.25,
     "edr.pauses": 4.25,
     "edr.polarity": 4.25,
+    "edr.breath_extrema": 4.255,
     "edr.breaths": 4.26,
     "edr.tables": 4.27,
     "edr.pipeline": 4.3,
