@@ -38,7 +38,19 @@ prominent goes."""
 
 
 def finite_runs(x) -> list[tuple[int, int]]:
-    """``(start, stop)`` index ranges of the runs of finite values of ``x``."""
+    """``(start, stop)`` index ranges of the runs of finite values of ``x``.
+
+    See Also
+    --------
+    breath_candidates
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.breaths import finite_runs
+    >>> finite_runs([1.0, np.nan, 2.0, 3.0])
+    [(0, 1), (2, 4)]
+    """
     ok = np.isfinite(np.asarray(x, dtype=float))
     edges = np.diff(np.concatenate([[0], ok.astype(np.int8), [0]]))
     return list(zip(np.flatnonzero(edges == 1).tolist(), np.flatnonzero(edges == -1).tolist(),
@@ -50,6 +62,10 @@ def local_period(x, fs: float, t0: float = 0.0) -> np.ndarray:
     rate (:func:`edr.rates.rate_series`) of the :data:`~edr.signal.SEGMENT_S` rate windows that
     cover the sample (the nearest window with a rate when none covering it has one; NaN when no
     window of ``x`` has a rate).
+
+    See Also
+    --------
+    edr.rates.rate_series : the rates it reads.
 
     Examples
     --------
@@ -132,7 +148,31 @@ def breath_peaks(x, fs: float, sign: int, period, *, prominence: float = PROMINE
     more prominent kept; then those whose prominence is below ``relative`` times the typical
     prominence of the remaining ones within :data:`TYPICAL_SPAN_S` / 2 (their
     :data:`TYPICAL_PERCENTILE`) dropped; each refined by a parabola through its three
-    samples."""
+    samples.
+
+    See Also
+    --------
+    breath_candidates, edr.breaths.detect_breaths
+
+    References
+    ----------
+    .. [1] P. H. Charlton, D. A. Birrenkott, T. Bonnici, M. A. F. Pimentel, A. E. W. Johnson, J.
+       Alastruey, L. Tarassenko, P. J. Watkinson, R. Beale and D. A. Clifton, "Breathing rate
+       estimation from the electrocardiogram and photoplethysmogram: a review," IEEE Rev. Biomed.
+       Eng. 11, 2-20, 2018. Time-domain breath detection from the extrema of a respiratory signal
+       (Table IV).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.breaths import local_period
+    >>> t = np.arange(0, 96, 0.25)
+    >>> x = np.sin(2 * np.pi * 0.25 * t)  # a breath every 4 s on the 4 Hz grid
+    >>> from edr.breaths import breath_peaks
+    >>> peaks = breath_peaks(x, 4.0, 1, local_period(x, 4.0))
+    >>> peaks[:4], peaks.size  # samples: the maxima at 1 s, 5 s, 9 s, 13 s
+    (array([ 4., 20., 36., 52.]), 24)
+    """
     pos, depth = breath_candidates(x, fs, sign, period, prominence=prominence,
                                    min_cycle_fraction=min_cycle_fraction)
     return pos[depth >= relative]
@@ -142,7 +182,23 @@ def breath_candidates(x, fs: float, sign: int, period, *, prominence: float = PR
                       min_cycle_fraction: float = MIN_CYCLE_FRACTION):
     """``(positions, depth)`` of the candidate breaths of :func:`breath_peaks` before the
     relative threshold: fractional sample positions and each one's prominence over the
-    typical prominence around it (:func:`breath_peaks` keeps ``depth >= relative``)."""
+    typical prominence around it (:func:`breath_peaks` keeps ``depth >= relative``).
+
+    See Also
+    --------
+    breath_peaks
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.breaths import local_period
+    >>> t = np.arange(0, 96, 0.25)
+    >>> x = np.sin(2 * np.pi * 0.25 * t)  # a breath every 4 s on the 4 Hz grid
+    >>> from edr.breath_extrema import breath_candidates
+    >>> pos, depth = breath_candidates(x, 4.0, 1, local_period(x, 4.0))
+    >>> pos.size, depth[1]
+    (24, np.float64(1.0))
+    """
     x = np.asarray(x, dtype=float)
     period = np.asarray(period, dtype=float)
     pos, depth = [], []

@@ -104,6 +104,21 @@ class Breaths:
         when not given.
     polarity : edr.polarity.Polarity or None
         The decision and its evidence (None when the polarity was fixed by the caller).
+
+    See Also
+    --------
+    detect_breaths : what returns it.
+    edr.evaluate.breaths.score_kept : scores it against annotated breaths.
+
+    Examples
+    --------
+    >>> from edr.breaths import detect_breaths
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> res = extract_edr(simulate_recording(duration_s=60.0, fs=250.0, random_state=0))
+    >>> breaths = detect_breaths(res)
+    >>> breaths.time[:3].round(2), list(breaths.columns())[:3]
+    (array([ 4.08,  8.13, 12.04]), ['time_s', 'interval_s', 'quality'])
     """
 
     time: np.ndarray
@@ -337,7 +352,22 @@ def judged_around(time, result) -> np.ndarray:
     """Whether a rate window holding each of the times ``time`` (s) has a rate (not withheld):
     the ECG shows consistent breathing around it. A breath that ends a long pause is judged by
     the windows that reach past the pause, not only by the nearest one, which may be mostly
-    pause."""
+    pause.
+
+    See Also
+    --------
+    detect_breaths : flags the breaths outside such windows ``low_quality``.
+
+    Examples
+    --------
+    >>> from edr.breaths import detect_breaths
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> res = extract_edr(simulate_recording(duration_s=60.0, fs=250.0, random_state=0))
+    >>> from edr.breaths import judged_around
+    >>> judged_around([10.0, 30.0], res)
+    array([ True,  True])
+    """
     time = np.asarray(time, dtype=float)
     centres = np.asarray(result.rate_time, dtype=float)
     given = centres[np.isfinite(np.asarray(result.rate_bpm, dtype=float))]
