@@ -24,7 +24,7 @@ __all__ = ["HTML_INSTALL", "html_figure", "require_plotly", "write_record_html"]
 #: The command that installs the optional dependency of this module.
 HTML_INSTALL = 'pip install "kpca-edr[html]"'
 _NO_PLOTLY = (f"the interactive HTML view needs Plotly, which is not installed; install it with: "
-            f"{HTML_INSTALL} (or: pip install plotly), or write a static figure: --plot rec.png")
+              f"{HTML_INSTALL} (or: pip install plotly), or write a static figure: --plot rec.png")
 #: Plotly marker symbols for the Matplotlib markers of :data:`BEAT_FATES`.
 _SYMBOLS = {"o": "circle-open", "^": "triangle-up", "x": "x-thin-open"}
 #: Panel rows: overview, quality, ECG, EDR, scores + σ² (relative heights).

@@ -312,7 +312,7 @@ def _judged(edr, starts, panel, panel_starts, weights, fs, tilt, limit):
 
 
 def panel_agreement(rate, panel_rates: Mapping[str, np.ndarray],
-              weights: Mapping[str, float]) -> np.ndarray:
+                    weights: Mapping[str, float]) -> np.ndarray:
     """Quality of :func:`rate_quality` from the rates: the weighted share (0-1) of the panel
     whose rate (``panel_rates[name]``, same windows as ``rate``) is within
     :data:`AGREEMENT_BPM` of ``rate``; 0 where ``rate`` is NaN or the weights sum to 0.

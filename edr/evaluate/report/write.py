@@ -112,7 +112,7 @@ def _selection_figures(curves: list[dict], out: Path) -> dict:
 
 
 def _write_window_agreement(table: ResultsTable, ref: str, rates_path: Path, out: Path,
-                      bland_altman: Sequence[str] | None) -> tuple[dict[str, Agreement], str]:
+                            bland_altman: Sequence[str] | None) -> tuple[dict[str, Agreement], str]:
     """Window-rate agreement per configuration and its Markdown section (empty without
     ``rates_path``); plots the Bland–Altman figure when the reference has window rates.
 
