@@ -89,7 +89,7 @@ def _stage_split(record_path):
 
     Stages, summed over the leads: reading (``edr.io.read_record``); mains (the leads as the
     pipeline takes them, ``edr.windows.record_leads``: every ECG lead, its mains line found and
-    notched out, :func:`edr.signal.remove_mains`); cleaning
+    notched out, :func:`edr.mains.remove_mains`); cleaning
     (``nk.ecg_clean``, the filter ``edr.beats.detect`` runs first); detection
     (``detect(align=False)`` minus cleaning: polarity, peaks, template correlation, RR flags);
     alignment (``detect()`` minus ``detect(align=False)``: sub-sample shifts on the 10x

@@ -23,7 +23,7 @@ import importlib
 from edr.errors import EDRError, RecordError, SignalError
 
 #: public name -> defining module (imported lazily)
-_LAZY = {
+_LAZY_EDR = {
     "EDRResult": "edr.pipeline",
     "extract_edr": "edr.pipeline",
     "read_record": "edr.io",
@@ -41,12 +41,12 @@ def __getattr__(name):
         from kpca._version import __version__
 
         return __version__
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
+    if name in _LAZY_EDR:
+        value = getattr(importlib.import_module(_LAZY_EDR[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'edr' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY) | {"__version__"})
+    return sorted(set(globals()) | set(_LAZY_EDR) | {"__version__"})

@@ -31,16 +31,24 @@ Measurements behind the constants: ``docs/studies/breath_detection.md``.
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.signal import find_peaks
 
-from edr._rowstats import row_percentile
+from edr.breath_extrema import (
+    MIN_CYCLE_FRACTION,
+    PROMINENCE,
+    RELATIVE_PROMINENCE,
+    TYPICAL_PERCENTILE,
+    TYPICAL_SPAN_S,
+    breath_candidates,
+    breath_peaks,
+    finite_runs,
+    local_period,
+)
 from edr.pauses import PAUSE_S, find_pauses
 from edr.polarity import RSA_MIN_BPM, Polarity, decide_polarity
-from edr.rates import QUALITY_THRESHOLD, rate_series, window_starts
+from edr.rates import QUALITY_THRESHOLD
 from edr.signal import SEGMENT_S
 
 __all__ = ["BREATH_MIN_QUALITY", "MIN_CYCLE_FRACTION", "PAUSE_RELATIVE", "POLARITIES", "PROMINENCE",
@@ -48,33 +56,14 @@ __all__ = ["BREATH_MIN_QUALITY", "MIN_CYCLE_FRACTION", "PAUSE_RELATIVE", "POLARI
            "TYPICAL_PERCENTILE", "TYPICAL_SPAN_S", "Breaths", "breath_peaks",
            "detect_breaths", "finite_runs", "judged_around", "local_period"]
 
-PROMINENCE = 0.25
-"""Smallest prominence (standard deviations of the standardised EDR) of a breath's extremum."""
-
-RELATIVE_PROMINENCE = 0.2
-"""A breath's prominence is also at least this fraction of the typical prominence around it
-(:data:`TYPICAL_SPAN_S`)."""
-
 PAUSE_RELATIVE = 0.5
 """Pauses are the gaps between the full breaths, those whose prominence is at least this
 fraction of the typical one: noise in a pause is not taken for breaths."""
-
-TYPICAL_SPAN_S = 120.0
-"""The typical prominence at a breath is the upper quartile (:data:`TYPICAL_PERCENTILE`) of the
-prominences of the candidate breaths within half this span (s) on either side."""
-
-TYPICAL_PERCENTILE = 75.0
-"""Percentile of the candidates' prominences that is the typical breath's: a full breath's
-depth even when up to three quarters of the candidates of the span are noise (a long pause)."""
 
 BREATH_MIN_QUALITY = 0.5
 """A breath in a rate window whose rate was withheld only for low panel agreement (quality
 below :data:`edr.rates.QUALITY_THRESHOLD`) is flagged ``low_quality`` only when the quality
 is also below this."""
-
-MIN_CYCLE_FRACTION = 0.5
-"""Two breaths closer than this fraction of the local breathing period are one: the less
-prominent goes."""
 
 POLARITIES = ("auto", "peaks", "troughs")
 """How the end of inspiration is read: from the ECG (:func:`edr.polarity.inspiration_sign`), or
@@ -115,6 +104,21 @@ class Breaths:
         when not given.
     polarity : edr.polarity.Polarity or None
         The decision and its evidence (None when the polarity was fixed by the caller).
+
+    See Also
+    --------
+    detect_breaths : what returns it.
+    edr.evaluate.breaths.score_kept : scores it against annotated breaths.
+
+    Examples
+    --------
+    >>> from edr.breaths import detect_breaths
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> res = extract_edr(simulate_recording(duration_s=60.0, fs=250.0, random_state=0))
+    >>> breaths = detect_breaths(res)
+    >>> breaths.time[:3].round(2), list(breaths.columns())[:3]
+    (array([ 4.08,  8.13, 12.04]), ['time_s', 'interval_s', 'quality'])
     """
 
     time: np.ndarray
@@ -206,130 +210,6 @@ class Breaths:
         return pd.DataFrame(self.columns())
 
 
-def finite_runs(x) -> list[tuple[int, int]]:
-    """``(start, stop)`` index ranges of the runs of finite values of ``x``."""
-    ok = np.isfinite(np.asarray(x, dtype=float))
-    edges = np.diff(np.concatenate([[0], ok.astype(np.int8), [0]]))
-    return list(zip(np.flatnonzero(edges == 1).tolist(), np.flatnonzero(edges == -1).tolist(),
-                    strict=True))
-
-
-def local_period(x, fs: float, t0: float = 0.0) -> np.ndarray:
-    """Local breathing period (s) at every sample of ``x``: 60 over the fastest spectral-peak
-    rate (:func:`edr.rates.rate_series`) of the :data:`~edr.signal.SEGMENT_S` rate windows that
-    cover the sample (the nearest window with a rate when none covering it has one; NaN when no
-    window of ``x`` has a rate).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from edr.breaths import local_period
-    >>> t = np.arange(0, 96, 0.25)
-    >>> p = local_period(np.sin(2 * np.pi * 0.25 * t), 4.0)
-    >>> bool(np.allclose(p, 4.0, atol=0.05))
-    True
-    """
-    x = np.asarray(x, dtype=float)
-    centres, bpm = rate_series(x, fs=fs, t0=t0)
-    period = np.full(x.size, np.nan)
-    ok = np.isfinite(bpm) & (bpm > 0)
-    if not ok.any():
-        return period
-    centres, bpm = centres[ok], bpm[ok]
-    win = int(round(SEGMENT_S * fs))
-    for a, rate in zip(window_starts(x.size, fs)[ok], bpm, strict=True):  # the fastest rate
-        period[a:a + win] = np.fmin(period[a:a + win], 60.0 / rate)  # of the windows covering
-    hole = np.flatnonzero(np.isnan(period))
-    if hole.size:
-        th = t0 + hole / fs
-        right = np.minimum(np.searchsorted(centres, th), centres.size - 1)
-        left = np.maximum(right - 1, 0)
-        near = np.where(np.abs(th - centres[left]) <= np.abs(th - centres[right]), left, right)
-        period[hole] = 60.0 / bpm[near]
-    return period
-
-
-def _spaced(peaks: np.ndarray, prominence: np.ndarray, min_gap: np.ndarray) -> np.ndarray:
-    """Boolean mask of the ``peaks`` kept when, from the most prominent down, a peak is dropped
-    if a kept one lies within its ``min_gap`` samples (what :func:`scipy.signal.find_peaks`'
-    ``distance`` does, with a distance per peak)."""
-    keep = np.zeros(peaks.size, dtype=bool)
-    kept: list[int] = []
-    for i in np.argsort(-prominence, kind="stable"):
-        p, gap = peaks[i], min_gap[i]
-        j = bisect_left(kept, p)
-        if (j < len(kept) and kept[j] - p < gap) or (j > 0 and p - kept[j - 1] < gap):
-            continue
-        insort(kept, p)
-        keep[i] = True
-    return keep
-
-
-def _refined(y: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Sub-sample positions of the maxima ``idx`` of ``y`` (parabola through three samples)."""
-    a, b, c = y[idx - 1], y[idx], y[idx + 1]
-    den = a - 2 * b + c
-    off = np.where(den < 0, 0.5 * (a - c) / np.where(den < 0, den, -1.0), 0.0)
-    return idx + np.clip(off, -0.5, 0.5)
-
-
-_TYPICAL_BLOCK = 4096  # peaks whose neighbourhoods are gathered at once
-
-
-def _typical(idx: np.ndarray, prominence: np.ndarray, half_span: float) -> np.ndarray:
-    """:data:`TYPICAL_PERCENTILE` of the ``prominence`` of the peaks within ``half_span`` samples
-    of each peak ``idx`` (each neighbourhood gathered into a NaN-padded row)."""
-    lo = np.searchsorted(idx, idx - half_span, side="left")
-    hi = np.searchsorted(idx, idx + half_span, side="right")
-    out = np.empty(idx.size)
-    padded = np.append(prominence.astype(float), np.nan)
-    for c in range(0, idx.size, _TYPICAL_BLOCK):
-        a, b = lo[c:c + _TYPICAL_BLOCK], hi[c:c + _TYPICAL_BLOCK]
-        cols = a[:, None] + np.arange(int((b - a).max()))[None, :]
-        rows = padded[np.where(cols < b[:, None], cols, prominence.size)]
-        out[c:c + _TYPICAL_BLOCK] = row_percentile(rows, TYPICAL_PERCENTILE)
-    return out
-
-
-def breath_peaks(x, fs: float, sign: int, period, *, prominence: float = PROMINENCE,
-                 relative: float = RELATIVE_PROMINENCE,
-                 min_cycle_fraction: float = MIN_CYCLE_FRACTION) -> np.ndarray:
-    """Positions (fractional samples) of the breaths of the EDR ``x``: in every run of finite
-    values, the maxima of ``sign * x`` with a prominence of at least ``prominence``
-    (:func:`scipy.signal.find_peaks`); thinned so that no two are closer than
-    ``min_cycle_fraction`` times the local ``period`` (s, per sample; NaN: no limit), the
-    more prominent kept; then those whose prominence is below ``relative`` times the typical
-    prominence of the remaining ones within :data:`TYPICAL_SPAN_S` / 2 (their
-    :data:`TYPICAL_PERCENTILE`) dropped; each refined by a parabola through its three
-    samples."""
-    pos, depth = breath_candidates(x, fs, sign, period, prominence=prominence,
-                                   min_cycle_fraction=min_cycle_fraction)
-    return pos[depth >= relative]
-
-
-def breath_candidates(x, fs: float, sign: int, period, *, prominence: float = PROMINENCE,
-                      min_cycle_fraction: float = MIN_CYCLE_FRACTION):
-    """``(positions, depth)`` of the candidate breaths of :func:`breath_peaks` before the
-    relative threshold: fractional sample positions and each one's prominence over the
-    typical prominence around it (:func:`breath_peaks` keeps ``depth >= relative``)."""
-    x = np.asarray(x, dtype=float)
-    period = np.asarray(period, dtype=float)
-    pos, depth = [], []
-    for a, b in finite_runs(x):
-        y = sign * x[a:b]
-        idx, props = find_peaks(y, prominence=prominence)
-        if idx.size == 0:
-            continue
-        gap = np.nan_to_num(min_cycle_fraction * period[a + idx] * fs, nan=0.0)
-        keep = _spaced(idx, props["prominences"], gap)
-        idx, prom = idx[keep], props["prominences"][keep]
-        depth.append(prom / _typical(idx, prom, 0.5 * TYPICAL_SPAN_S * fs))
-        pos.append(a + _refined(y, idx))
-    if not pos:
-        return np.empty(0), np.empty(0)
-    return np.concatenate(pos), np.concatenate(depth)
-
-
 def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMINENCE,
                    relative: float = RELATIVE_PROMINENCE, pause_s: float = PAUSE_S,
                    rsa_min_bpm: float = RSA_MIN_BPM,
@@ -395,7 +275,7 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
     >>> 25 <= len(b) <= 35, list(b.to_frame().columns)[:3]
     (True, ['time_s', 'interval_s', 'quality'])
     """
-    _check_options(polarity, prominence, relative, min_quality)
+    _check_breath_options(polarity, prominence, relative, min_quality)
     t = np.asarray(result.time, dtype=float)
     x = np.asarray(result.waveform, dtype=float)
     if t.size != x.size:
@@ -412,7 +292,7 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
                        min_quality)
 
 
-def _check_options(polarity, prominence, relative, min_quality) -> None:
+def _check_breath_options(polarity, prominence, relative, min_quality) -> None:
     """The ``ValueError`` of :func:`detect_breaths` for a bad option."""
     if polarity not in POLARITIES:
         raise ValueError(f"polarity must be one of {POLARITIES}, got {polarity!r}")
@@ -472,7 +352,22 @@ def judged_around(time, result) -> np.ndarray:
     """Whether a rate window holding each of the times ``time`` (s) has a rate (not withheld):
     the ECG shows consistent breathing around it. A breath that ends a long pause is judged by
     the windows that reach past the pause, not only by the nearest one, which may be mostly
-    pause."""
+    pause.
+
+    See Also
+    --------
+    detect_breaths : flags the breaths outside such windows ``low_quality``.
+
+    Examples
+    --------
+    >>> from edr.breaths import detect_breaths
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> res = extract_edr(simulate_recording(duration_s=60.0, fs=250.0, random_state=0))
+    >>> from edr.breaths import judged_around
+    >>> judged_around([10.0, 30.0], res)
+    array([ True,  True])
+    """
     time = np.asarray(time, dtype=float)
     centres = np.asarray(result.rate_time, dtype=float)
     given = centres[np.isfinite(np.asarray(result.rate_bpm, dtype=float))]

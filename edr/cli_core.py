@@ -55,7 +55,7 @@ __all__ = [
     "Parser",
     "check_choice",
     "check_method",
-    "check_sigma2",
+    "check_sigma2_option",
     "debugging",
     "error_line",
     "finite_number",
@@ -284,7 +284,7 @@ def window_seconds(text: str) -> float:
 
 def sigma2_value(text: str) -> str | float:
     """Option type of ``--sigma2``: a number > 0, else the text (a criterion name, checked by
-    :func:`check_sigma2` after parsing)."""
+    :func:`check_sigma2_option` after parsing)."""
     try:
         value = float(text)
     except ValueError:
@@ -313,7 +313,7 @@ def check_method(value: str, flag: str = "--method") -> str:
     return check_choice(flag, "method", value, METHOD_NAMES)
 
 
-def check_sigma2(value: str | float, flag: str = "--sigma2") -> str | float:
+def check_sigma2_option(value: str | float, flag: str = "--sigma2") -> str | float:
     """``value`` when it is a number or a σ² criterion name or alias
     (:data:`edr.names.CRITERION_NAMES`), else :class:`OptionError` listing the criteria."""
     if isinstance(value, str) and canonical_criterion(value) is None:

@@ -90,6 +90,21 @@ class Fusion:
         +1 or -1 per input: the sign it entered the average with.
     lags : dict
         Shift (grid samples) per input: it entered the average as ``x[n - lag]``.
+
+    See Also
+    --------
+    fuse : what returns it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
+    >>> b = np.sin(2 * np.pi * 0.25 * t)  # breathing at 15 breaths/min
+    >>> noise = np.random.default_rng(0).standard_normal(t.size)
+    >>> from edr.fusion import fuse
+    >>> f = fuse({"r": b, "area": -b + 0.1 * noise, "noise": noise})
+    >>> f.best, f.signs["area"], round(f.weights["noise"], 2)
+    ('r', -1.0, 0.0)
     """
 
     series: np.ndarray
@@ -100,13 +115,43 @@ class Fusion:
 
 
 def band_passed(x, fs: float = GRID_FS) -> np.ndarray:
-    """``x`` band-passed (:func:`edr.signal.bandpass`; demeaned when too short)."""
+    """``x`` band-passed (:func:`edr.signal.bandpass`; demeaned when too short).
+
+    See Also
+    --------
+    edr.signal.bandpass, standardised
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
+    >>> b = np.sin(2 * np.pi * 0.25 * t)  # breathing at 15 breaths/min
+    >>> noise = np.random.default_rng(0).standard_normal(t.size)
+    >>> from edr.fusion import band_passed
+    >>> band_passed(b).shape, band_passed(b[:8]).tolist() == (b[:8] - b[:8].mean()).tolist()
+    ((480,), True)
+    """
     x = np.asarray(x, dtype=float)
     return bandpass(x, fs=fs) if x.size >= _MIN_BANDPASS_POINTS else x - x.mean()
 
 
 def standardised(x, fs: float = GRID_FS) -> np.ndarray:
-    """:func:`band_passed` ``x`` over its standard deviation."""
+    """:func:`band_passed` ``x`` over its standard deviation.
+
+    See Also
+    --------
+    band_passed
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
+    >>> b = np.sin(2 * np.pi * 0.25 * t)  # breathing at 15 breaths/min
+    >>> noise = np.random.default_rng(0).standard_normal(t.size)
+    >>> from edr.fusion import standardised
+    >>> round(float(standardised(3.0 * b).std()), 6)
+    1.0
+    """
     y = band_passed(x, fs)
     sd = y.std()
     return y / sd if sd > 0 else y
@@ -119,7 +164,22 @@ def local_concentration(x, fs: float = GRID_FS, *, band=WEIGHT_BAND_HZ,
     no longer than one stretch.
 
     ``x`` one-dimensional: a float. Two-dimensional (series of one grid as rows): each row's, as
-    an array (every stretch of every row in one call of ``spectral_concentration``)."""
+    an array (every stretch of every row in one call of ``spectral_concentration``).
+
+    See Also
+    --------
+    edr.signal.spectral_concentration, panel_weights
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
+    >>> b = np.sin(2 * np.pi * 0.25 * t)  # breathing at 15 breaths/min
+    >>> noise = np.random.default_rng(0).standard_normal(t.size)
+    >>> from edr.fusion import local_concentration
+    >>> round(local_concentration(b), 2), round(local_concentration(noise), 2)
+    (1.0, 0.16)
+    """
     x = np.asarray(x, dtype=float)
     rows = np.atleast_2d(x)
     n = rows.shape[1] if local_s is None else int(round(local_s * fs))
@@ -146,6 +206,32 @@ def panel_weights(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
     series' agreement with the others, ``sum_j b_j |r_kj| / sum_j b_j`` over the other series
     ``j`` (``b_j`` their base weights, ``r_kj`` the Pearson correlation): a series that shares
     its oscillation with no other member weighs little. Equal weights when all are 0.
+
+    See Also
+    --------
+    fuse : the weighted average.
+    local_concentration : the base weight.
+
+    References
+    ----------
+    .. [1] W. Karlen, S. Raman, J. M. Ansermino and G. A. Dumont, "Multiparameter respiratory rate
+       estimation from the photoplethysmogram," IEEE Trans. Biomed. Eng. 60(7), 1946-1953, 2013.
+       Fusion of several respiratory modulations ("smart fusion").
+    .. [2] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
+       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
+       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. Fusion of respiratory features of
+       the ECG.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
+    >>> b = np.sin(2 * np.pi * 0.25 * t)  # breathing at 15 breaths/min
+    >>> noise = np.random.default_rng(0).standard_normal(t.size)
+    >>> from edr.fusion import panel_weights
+    >>> w = panel_weights({"r": b, "area": -b, "noise": noise})
+    >>> {k: round(v, 2) for k, v in w.items()}
+    {'r': 0.5, 'area': 0.5, 'noise': 0.0}
     """
     if not panel:
         raise ValueError("the panel holds no series")
@@ -175,7 +261,19 @@ def panel_weights(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
 def carried_hz(beat_times) -> float | None:
     """The fastest rhythm (Hz) a series sampled at ``beat_times`` carries over their whole span
     (:func:`edr.signal.carried_bpm` of one window holding every beat); None for fewer than two
-    beats."""
+    beats.
+
+    See Also
+    --------
+    edr.signal.carried_bpm, carried_band
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.fusion import carried_hz
+    >>> carried_hz(np.arange(0.0, 60.0, 1.0))  # one beat a second
+    0.4375
+    """
     t = np.asarray(beat_times, dtype=float)
     if t.size < 2:
         return None
@@ -184,7 +282,18 @@ def carried_hz(beat_times) -> float | None:
 
 def carried_band(band, max_hz: float | None) -> tuple:
     """``band`` (Hz) with its upper edge lowered to ``max_hz`` when that is lower (None: as is;
-    a limit at or below the lower edge leaves the lower edge alone, an empty band)."""
+    a limit at or below the lower edge leaves the lower edge alone, an empty band).
+
+    See Also
+    --------
+    carried_hz
+
+    Examples
+    --------
+    >>> from edr.fusion import carried_band
+    >>> carried_band((0.1, 0.7), 0.45), carried_band((0.1, 0.7), None)
+    ((0.1, 0.45), (0.1, 0.7))
+    """
     if max_hz is None or not max_hz < band[1]:
         return tuple(band)
     return band[0], max(float(max_hz), band[0])
@@ -222,6 +331,35 @@ def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
     Returns
     -------
     Fusion
+
+    See Also
+    --------
+    panel_weights : the weights.
+    aligned_sum : the alignment and the average.
+    edr.leads.fuse_edrs : the fusion of several leads' EDRs.
+
+    References
+    ----------
+    .. [1] W. Karlen, S. Raman, J. M. Ansermino and G. A. Dumont, "Multiparameter respiratory rate
+       estimation from the photoplethysmogram," IEEE Trans. Biomed. Eng. 60(7), 1946-1953, 2013.
+       Fusion of several respiratory modulations ("smart fusion").
+    .. [2] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
+       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
+       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. Fusion of respiratory features of
+       the ECG.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
+    >>> b = np.sin(2 * np.pi * 0.25 * t)  # breathing at 15 breaths/min
+    >>> noise = np.random.default_rng(0).standard_normal(t.size)
+    >>> from edr.fusion import fuse
+    >>> f = fuse({"r": b, "area": -b + 0.1 * noise, "noise": noise})
+    >>> f.best, f.signs["area"], {k: round(w, 2) for k, w in f.weights.items()}
+    ('r', -1.0, {'r': 0.51, 'area': 0.49, 'noise': 0.0})
+    >>> bool(np.corrcoef(f.series, b)[0, 1] > 0.99)
+    True
     """
     if not (np.isfinite(max_lag_s) and max_lag_s >= 0):
         raise ValueError(f"max_lag_s must be a finite number >= 0, got {max_lag_s!r}")
@@ -246,6 +384,21 @@ def aligned_sum(panel: Mapping[str, np.ndarray], weights: Mapping[str, float], a
     series : ndarray
     signs, lags : dict
         ``s_k`` and ``l_k`` per weighted series.
+
+    See Also
+    --------
+    fuse, shifted
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
+    >>> b = np.sin(2 * np.pi * 0.25 * t)  # breathing at 15 breaths/min
+    >>> noise = np.random.default_rng(0).standard_normal(t.size)
+    >>> from edr.fusion import aligned_sum, shifted
+    >>> s, signs, lags = aligned_sum({"a": b, "b": shifted(-b, 2)}, {"a": 0.5, "b": 0.5}, "a", 4)
+    >>> signs, lags
+    ({'a': 1.0, 'b': -1.0}, {'a': 0, 'b': -2})
     """
     ref = np.asarray(panel[anchor], dtype=float)
     max_lag = min(max_lag, max(ref.size - 1, 0))
@@ -266,7 +419,19 @@ def aligned_sum(panel: Mapping[str, np.ndarray], weights: Mapping[str, float], a
 
 
 def shifted(x: np.ndarray, lag: int) -> np.ndarray:
-    """``x`` delayed by ``lag`` samples (advanced when negative), its edge samples held."""
+    """``x`` delayed by ``lag`` samples (advanced when negative), its edge samples held.
+
+    See Also
+    --------
+    aligned_sum
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.fusion import shifted
+    >>> shifted(np.array([1.0, 2.0, 3.0, 4.0]), 1), shifted(np.array([1.0, 2.0, 3.0, 4.0]), -1)
+    (array([1., 1., 2., 3.]), array([2., 3., 4., 4.]))
+    """
     if lag == 0:
         return x
     out = np.empty_like(x)

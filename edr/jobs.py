@@ -246,10 +246,10 @@ def run_jobs(jobs: Iterable, work: Callable, *, done: Callable | None = None,
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     jobs = list(jobs)
     todo = [(job, None if done is None else done(job)) for job in jobs]
-    return _run(todo, work, store, backend, workers, scheduler, ahead, ordered, progress)
+    return _run_todo(todo, work, store, backend, workers, scheduler, ahead, ordered, progress)
 
 
-def _run(todo, work, store, backend, workers, scheduler, ahead, ordered, progress):
+def _run_todo(todo, work, store, backend, workers, scheduler, ahead, ordered, progress):
     from tqdm.auto import tqdm
 
     n_resumed = sum(stored is not None for _, stored in todo)

@@ -86,6 +86,17 @@ class LeadQuality:
 
     ``score`` is 0 for an unusable lead, else the :data:`SCORE_RULE` indicator
     (NaN indicators count as 0).
+
+    See Also
+    --------
+    lead_quality, assess_leads
+
+    Examples
+    --------
+    >>> from edr.leads import LeadQuality
+    >>> q = LeadQuality("V5", False, "flat line")
+    >>> q.usable, q.score
+    (False, 0.0)
     """
 
     lead: str
@@ -107,7 +118,7 @@ class LeadQuality:
                 for k, v in asdict(self).items()}
 
 
-def _score(q: LeadQuality) -> float:
+def _lead_score(q: LeadQuality) -> float:
     if not q.usable:
         return 0.0
     v = getattr(q, SCORE_RULE)
@@ -139,6 +150,19 @@ def lead_quality(x, fs: float, *, lead: str = "", beats: Beats | None = None, ed
     -------
     LeadQuality
         ``agreement`` stays NaN (it needs the other leads: :func:`assess_leads`).
+
+    See Also
+    --------
+    assess_leads : every lead, with their agreement.
+
+    Examples
+    --------
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0, leads=("II", "V2"))
+    >>> from edr.leads import lead_quality
+    >>> q = lead_quality(rec.ecg, rec.fs, lead="II")
+    >>> q.usable, q.masked_fraction, q.agreement  # agreement needs the other leads
+    (True, 0.0, nan)
     """
     x = np.asarray(x, dtype=float)
     masked = float(signal_mask(x, fs).mean()) if x.size else 1.0
@@ -161,7 +185,7 @@ def lead_quality(x, fs: float, *, lead: str = "", beats: Beats | None = None, ed
         q.usable, q.reason = False, f"{100 * masked:.0f} % of the samples are NaN or flat"
     elif q.valid_fraction < MIN_VALID_FRACTION:
         q.usable, q.reason = False, f"only {100 * q.valid_fraction:.0f} % of the beats are valid"
-    q.score = _score(q)
+    q.score = _lead_score(q)
     return q
 
 
@@ -218,6 +242,19 @@ def assess_leads(leads: dict, fs: float, *, beats: dict | None = None, edrs: dic
     -------
     dict of str to LeadQuality
         In the order of ``leads``.
+
+    See Also
+    --------
+    lead_quality, choose_lead, fuse_edrs
+
+    Examples
+    --------
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0, leads=("II", "V2"))
+    >>> from edr.leads import assess_leads
+    >>> quality = assess_leads(rec.leads, rec.fs)
+    >>> {name: q.usable for name, q in quality.items()}
+    {'II': True, 'V2': True}
     """
     beats = dict(beats or {})
     edrs, margins, eigenvalues = dict(edrs or {}), dict(margins or {}), dict(eigenvalues or {})
@@ -236,7 +273,7 @@ def assess_leads(leads: dict, fs: float, *, beats: dict | None = None, edrs: dic
         t = beats[name].times
         hits = np.sum([_matched(t, beats[o].times, MATCH_TOL_S)[0] for o in others], axis=0)
         out[name].agreement = float(np.mean(hits * 2 > len(others) - 1e-9)) if t.size else 0.0
-        out[name].score = _score(out[name])
+        out[name].score = _lead_score(out[name])
     return out
 
 
@@ -247,6 +284,17 @@ def choose_lead(quality: dict[str, LeadQuality]) -> str:
     ------
     SignalError
         No lead is usable (the message lists each lead's reason).
+
+    See Also
+    --------
+    assess_leads
+
+    Examples
+    --------
+    >>> from edr.leads import LeadQuality, choose_lead
+    >>> choose_lead({"II": LeadQuality("II", True, "", score=0.8),
+    ...              "V2": LeadQuality("V2", True, "", score=0.4)})
+    'II'
     """
     usable = {n: q for n, q in quality.items() if q.usable}
     if not usable:
@@ -272,6 +320,20 @@ def fuse_edrs(edrs: dict, quality: dict[str, LeadQuality]) -> np.ndarray:
         ``sum_l w_l s_l z_l / sum_l w_l`` with ``z_l`` the standardised EDR
         of lead ``l`` and ``s_l = ±1`` the sign of its inner product with the
         best lead's ``z``; the best lead keeps its sign.
+
+    See Also
+    --------
+    edr.fusion.aligned_sum : the weighted, aligned average it uses.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.leads import LeadQuality, fuse_edrs
+    >>> quality = {"II": LeadQuality("II", True, "", score=0.8),
+    ...            "V2": LeadQuality("V2", True, "", score=0.4)}
+    >>> b = np.sin(2 * np.pi * 0.25 * np.arange(240) / 4.0)
+    >>> bool(np.corrcoef(fuse_edrs({"II": b, "V2": -b}, quality), b)[0, 1] > 0.99)  # V2 flipped
+    True
     """
     names = [n for n in edrs if n in quality and quality[n].usable]
     if not names:
@@ -306,6 +368,22 @@ def joint_beats(beats: dict[str, Beats], quality: dict[str, LeadQuality]):
     offsets : dict of str to float
         Per joined lead, its R position minus the reference's (samples);
         0 for the reference.
+
+    See Also
+    --------
+    multilead_matrix, multilead_kpca
+
+    Examples
+    --------
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0, leads=("II", "V2"))
+    >>> from edr.beats import detect
+    >>> from edr.leads import assess_leads, joint_beats
+    >>> quality = assess_leads(rec.leads, rec.fs)
+    >>> beats = {name: detect(x, rec.fs) for name, x in rec.leads.items()}
+    >>> joint, offsets = joint_beats(beats, quality)
+    >>> int(joint.valid.sum()), offsets["II"]
+    (69, 0.0)
     """
     ref = choose_lead(quality)
     rb = beats[ref]
@@ -338,6 +416,20 @@ def multilead_matrix(leads: dict, fs: float, beats: Beats, offsets: dict, *,
     -------
     ndarray, shape (n_beats, n_leads * window)
         All beats (mask with ``beats.valid``).
+
+    See Also
+    --------
+    joint_beats, multilead_kpca
+
+    Examples
+    --------
+    >>> from edr.beats import detect
+    >>> from edr.leads import multilead_matrix
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0, leads=("II", "V2"))
+    >>> beats = detect(rec.leads["II"], rec.fs)
+    >>> multilead_matrix(rec.leads, rec.fs, beats, {"II": 0.0, "V2": 10.6}).shape  # 2 x 17 samples
+    (69, 34)
     """
     blocks = []
     for n in offsets:
@@ -370,6 +462,31 @@ def multilead_kpca(leads: dict, fs: float, beats: Beats, offsets: dict, *, sigma
     ------
     SignalError
         Fewer than :data:`edr.signal.MIN_BEATS` beats valid in every joined lead.
+
+    See Also
+    --------
+    multilead_matrix, edr.methods.kpca_edr : the single-lead method.
+
+    References
+    ----------
+    .. [1] D. Widjaja, C. Varon, A. C. Dorado, J. A. K. Suykens and S. Van Huffel, "Application of
+       kernel principal component analysis for single-lead ECG-derived respiration," IEEE Trans.
+       Biomed. Eng. 59(4), 1169-1176, 2012. Kernel PCA of the QRS windows, the first component as
+       the respiration.
+
+    Examples
+    --------
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0, leads=("II", "V2"))
+    >>> from edr.beats import detect
+    >>> from edr.leads import assess_leads, joint_beats
+    >>> quality = assess_leads(rec.leads, rec.fs)
+    >>> beats = {name: detect(x, rec.fs) for name, x in rec.leads.items()}
+    >>> joint, offsets = joint_beats(beats, quality)
+    >>> from edr.leads import multilead_kpca
+    >>> times, values, model = multilead_kpca(rec.leads, rec.fs, joint, offsets, sigma2=1.0)
+    >>> times.shape == values.shape == (69,), model.n_components
+    (True, 1)
     """
     from kpca import KernelPCA
 

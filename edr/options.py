@@ -102,6 +102,22 @@ class EDROptions:
         ``lead="multilead"``, ``lead="multilead"`` with a method without kernel.
     TypeError
         Options the method does not take; selection options with a fixed ``sigma2``.
+
+    See Also
+    --------
+    edr.pipeline.extract_edr : takes these options by name.
+    edr.methods.KernelOptions : the kernel methods' options.
+
+    Examples
+    --------
+    >>> from edr.options import EDROptions
+    >>> o = EDROptions()
+    >>> o.method, o.sigma2, o.window_s, o.overlap, o.fs_out
+    ('kpca_fusion', 'mdd-fast', None, 0.25, 4.0)
+    >>> EDROptions(overlap=0.95)
+    Traceback (most recent call last):
+    ...
+    ValueError: overlap must be a fraction in [0, 0.9], got 0.95
     """
 
     method: str = DEFAULT_METHOD

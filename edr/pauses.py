@@ -32,6 +32,10 @@ def typical_intervals(interval, *, context: int = CONTEXT_BREATHS) -> np.ndarray
     """For every interval, the median of the finite intervals among the ``context`` before and
     the ``context`` after it (NaN when there is none).
 
+    See Also
+    --------
+    find_pauses
+
     Examples
     --------
     >>> import numpy as np
@@ -74,6 +78,10 @@ def find_pauses(time, interval, good, *, pause_s: float = PAUSE_S):
     ------
     ValueError
         Arrays of different lengths, or a ``pause_s`` that is not positive.
+
+    See Also
+    --------
+    typical_intervals, edr.breaths.detect_breaths : the breaths whose intervals it reads.
 
     Examples
     --------

@@ -83,6 +83,19 @@ class WindowInfo:
         ``spectral_concentration`` of the window's EDR, the selection
         ``criterion`` and ``margin`` (``lambda_1 - tau_1`` for MDD) when
         available, and method-specific figures.
+
+    See Also
+    --------
+    EDRResult : its ``windows``, one per analysis window.
+    edr.tables.window_frame : the windows as a table.
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> info = extract_edr(simulate_recording(duration_s=60.0, fs=250.0, random_state=0)).windows[0]
+    >>> info.start_s, info.end_s, info.quality["status"]
+    (0.0, 60.0, 'ok')
     """
 
     start_s: float
@@ -134,6 +147,23 @@ class EDRResult(ResultTables):
         Stretches (s) in which every lead analysed is flat or missing for at least
         :data:`edr.windows.MASKED_STRETCH_S`: no window covers them, the waveform and the
         rates there are NaN.
+
+    See Also
+    --------
+    extract_edr : what returns it.
+    edr.tables : its pandas tables.
+    edr.scoring.score : its scores against a reference respiration.
+    edr.breaths.detect_breaths : its breaths.
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> res = extract_edr(simulate_recording(duration_s=60.0, fs=250.0, random_state=0))
+    >>> res.status, res.fs, res.waveform.shape == res.time.shape, len(res.windows)
+    ('ok', 4.0, True, 1)
+    >>> res.rate_time.shape == res.rate_bpm.shape == res.rate_quality.shape
+    True
     """
 
     time: np.ndarray
@@ -262,6 +292,22 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, fs=None, lead_names=None, u
     See Also
     --------
     edr.io.read_record, edr.io.arrays.recording_from_arrays, edr.tables
+
+    References
+    ----------
+    .. [1] D. Widjaja, C. Varon, A. C. Dorado, J. A. K. Suykens and S. Van Huffel, "Application of
+       kernel principal component analysis for single-lead ECG-derived respiration," IEEE Trans.
+       Biomed. Eng. 59(4), 1169-1176, 2012. Kernel PCA of the QRS windows for single-lead EDR (the
+       ``kpca`` method).
+    .. [2] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. The
+       kernel PCA model, Eqs. (4)-(7) and (12), and the MDD selection of σ², Sec. IV, Eqs. (11)-(15)
+       (``sigma2="mdd"``; ``"mdd-fast"`` is this package's faster variant), applied to EDR in Sec.
+       VI-C.
+    .. [3] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
+       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
+       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. Rates from 32 s windows and the
+       fusion of several respiratory features.
 
     Examples
     --------

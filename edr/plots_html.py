@@ -23,8 +23,8 @@ __all__ = ["HTML_INSTALL", "html_figure", "require_plotly", "write_record_html"]
 
 #: The command that installs the optional dependency of this module.
 HTML_INSTALL = 'pip install "kpca-edr[html]"'
-_MISSING = (f"the interactive HTML view needs Plotly, which is not installed; install it with: "
-            f"{HTML_INSTALL} (or: pip install plotly), or write a static figure: --plot rec.png")
+_NO_PLOTLY = (f"the interactive HTML view needs Plotly, which is not installed; install it with: "
+              f"{HTML_INSTALL} (or: pip install plotly), or write a static figure: --plot rec.png")
 #: Plotly marker symbols for the Matplotlib markers of :data:`BEAT_FATES`.
 _SYMBOLS = {"o": "circle-open", "^": "triangle-up", "x": "x-thin-open"}
 #: Panel rows: overview, quality, ECG, EDR, scores + σ² (relative heights).
@@ -35,7 +35,7 @@ def require_plotly() -> None:
     """Raise :class:`edr.errors.EDRError` naming the install command when Plotly is not
     installed (found without importing it, so the check is instant)."""
     if importlib.util.find_spec("plotly") is None:
-        raise EDRError(_MISSING)
+        raise EDRError(_NO_PLOTLY)
 
 
 def _plotly():
@@ -44,7 +44,7 @@ def _plotly():
         import plotly.graph_objects as go
         from plotly.subplots import make_subplots
     except ImportError as exc:
-        raise EDRError(_MISSING) from exc
+        raise EDRError(_NO_PLOTLY) from exc
     return go, make_subplots
 
 

@@ -5,7 +5,7 @@ The one home of the rate computations the pipeline, the stream and the evaluatio
 * the rate windows — :data:`edr.signal.SEGMENT_S` long every :data:`edr.signal.RATE_STEP_S`
   (:func:`window_starts`) — and their spectral-peak rates (:func:`spectral_peak_rates`,
   :func:`rate_series`);
-* the quality of a rate (:func:`rate_quality`, :func:`agreement`), in the spirit of the
+* the quality of a rate (:func:`rate_quality`, :func:`panel_agreement`), in the spirit of the
   "smart fusion" of Karlen et al. (2013): the weighted share of a panel of series that may
   carry the breathing whose own spectral-peak rate lies within :data:`AGREEMENT_BPM` of the
   EDR's. Where the ECG carries no consistent breathing the series disagree, the quality is
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from edr.fusion import HEART_SERIES
+from edr.rate_spans import RateSpan
 from edr.signal import (
     GRID_FS,
     NYQUIST_MARGIN_BPM,
@@ -43,10 +44,10 @@ from edr.signal import (
     carried_bpm,
     positive_rate,
 )
-from edr.windows import Window, WindowAnalysis
+from edr.windows import Window
 
 __all__ = ["AGREEMENT_BPM", "MAX_DROPPED_SHARE", "QUALITY_THRESHOLD", "JudgedRates", "RateSpan",
-           "agreement", "judged_rates", "near_carried", "rate_quality", "rate_series",
+           "judged_rates", "near_carried", "panel_agreement", "rate_quality", "rate_series",
            "spectral_peak_rates", "window_starts"]
 
 AGREEMENT_BPM = 2.0
@@ -64,7 +65,18 @@ MAX_DROPPED_SHARE = 1 / 3
 
 def window_starts(n: int, fs: float) -> np.ndarray:
     """Sample indices where the :data:`~edr.signal.SEGMENT_S` rate windows (every
-    :data:`~edr.signal.RATE_STEP_S`) of an ``n``-sample series start."""
+    :data:`~edr.signal.RATE_STEP_S`) of an ``n``-sample series start.
+
+    See Also
+    --------
+    rate_series : the rates of these windows.
+
+    Examples
+    --------
+    >>> from edr.rates import window_starts
+    >>> window_starts(480, 4.0)  # 32 s windows every 16 s of a 120 s series at 4 Hz
+    array([  0,  64, 128, 192, 256, 320])
+    """
     win = int(round(SEGMENT_S * fs))
     step = int(round(RATE_STEP_S * fs))
     if n < win:
@@ -90,6 +102,20 @@ def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TI
     there); NaN for a window with none. Default: no limit.
 
     All windows are transformed at once (the same values as one by one).
+
+    See Also
+    --------
+    rate_series : the same over every rate window.
+    edr.signal.carried_bpm : a ``max_bpm`` per window.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
+    >>> x = np.sin(2 * np.pi * 0.25 * t)  # 15 breaths/min
+    >>> from edr.rates import spectral_peak_rates
+    >>> spectral_peak_rates(x, [0, 64], 4.0)
+    array([15., 15.])
     """
     fs = positive_rate(fs)
     x = as_series(x, "x")
@@ -153,6 +179,29 @@ def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0, tilt: float = RATE_T
         points within :data:`~edr.signal.RATE_BAND_BPM`, chosen among its local maxima by
         ``f**tilt`` times their power (NaN for a window with a non-finite sample or no power),
         :func:`spectral_peak_rates`.
+
+    See Also
+    --------
+    spectral_peak_rates, window_starts, rate_quality
+
+    References
+    ----------
+    .. [1] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
+       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
+       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. Rates of 32 s windows of the
+       respiratory signal, scored per window.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
+    >>> x = np.sin(2 * np.pi * 0.25 * t)  # 15 breaths/min
+    >>> from edr.rates import rate_series
+    >>> centres, bpm = rate_series(x, fs=4.0)
+    >>> centres
+    array([16., 32., 48., 64., 80., 96.])
+    >>> bpm
+    array([15., 15., 15., 15., 15., 15.])
     """
     fs = positive_rate(fs)
     x = as_series(x, "x")
@@ -190,6 +239,29 @@ def rate_quality(edr, panel: Mapping[str, np.ndarray], weights: Mapping[str, flo
     quality : ndarray
         Weighted share (0-1) of the panel whose rate is within :data:`AGREEMENT_BPM`
         of ``rate_bpm``; 0 where the EDR has no rate.
+
+    See Also
+    --------
+    panel_agreement : the quality from the panel's rates.
+    judged_rates : the same for a stitched EDR.
+    edr.fusion.panel_weights : the weights.
+
+    References
+    ----------
+    .. [1] W. Karlen, S. Raman, J. M. Ansermino and G. A. Dumont, "Multiparameter respiratory rate
+       estimation from the photoplethysmogram," IEEE Trans. Biomed. Eng. 60(7), 1946-1953, 2013. The
+       "smart fusion": a rate is kept where the estimates of several respiratory modulations agree.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
+    >>> x = np.sin(2 * np.pi * 0.25 * t)  # 15 breaths/min
+    >>> from edr.rates import rate_quality
+    >>> noise = np.random.default_rng(0).standard_normal(t.size)
+    >>> _, bpm, quality = rate_quality(x, {"a": x, "b": noise}, {"a": 0.5, "b": 0.5}, fs=4.0)
+    >>> bpm[0], quality[0]  # half the panel (by weight) agrees
+    (np.float64(15.0), np.float64(0.5))
     """
     edr = as_series(edr, "edr")
     fs = positive_rate(fs)
@@ -204,7 +276,19 @@ def near_carried(rate, limit) -> np.ndarray:
     """Where ``rate`` lies within :data:`edr.signal.NYQUIST_MARGIN_BPM` of the ``limit`` of
     :func:`edr.signal.carried_bpm`: close enough to half the beat rate that a beat-to-beat
     alternation of a heart rate that varies within the window could still put a peak there
-    (False where either is NaN)."""
+    (False where either is NaN).
+
+    See Also
+    --------
+    edr.signal.carried_bpm : the limit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.rates import near_carried
+    >>> near_carried([20.0, 34.0, np.nan], [36.0, 36.0, 36.0])
+    array([False,  True, False])
+    """
     with np.errstate(invalid="ignore"):
         return np.asarray(rate, dtype=float) > np.asarray(limit, dtype=float) - NYQUIST_MARGIN_BPM
 
@@ -218,21 +302,40 @@ def _judged(edr, starts, panel, panel_starts, weights, fs, tilt, limit):
     rates = {name: spectral_peak_rates(np.asarray(v, dtype=float), panel_starts, fs, tilt=tilt,
                                        max_bpm=limit)
              for name, v in panel.items()}
-    quality = agreement(rate, rates, weights)
+    quality = panel_agreement(rate, rates, weights)
     if limit is not None:
         near = near_carried(rate, limit)
         if near.any():
             morphology = {k: r for k, r in rates.items()
                           if k.rsplit("/", 1)[-1] not in HEART_SERIES}
-            quality[near] = agreement(rate, morphology, weights)[near]
+            quality[near] = panel_agreement(rate, morphology, weights)[near]
     return rate, quality
 
 
-def agreement(rate, panel_rates: Mapping[str, np.ndarray],
-              weights: Mapping[str, float]) -> np.ndarray:
+def panel_agreement(rate, panel_rates: Mapping[str, np.ndarray],
+                    weights: Mapping[str, float]) -> np.ndarray:
     """Quality of :func:`rate_quality` from the rates: the weighted share (0-1) of the panel
     whose rate (``panel_rates[name]``, same windows as ``rate``) is within
-    :data:`AGREEMENT_BPM` of ``rate``; 0 where ``rate`` is NaN or the weights sum to 0."""
+    :data:`AGREEMENT_BPM` of ``rate``; 0 where ``rate`` is NaN or the weights sum to 0.
+
+    See Also
+    --------
+    rate_quality
+
+    References
+    ----------
+    .. [1] W. Karlen, S. Raman, J. M. Ansermino and G. A. Dumont, "Multiparameter respiratory rate
+       estimation from the photoplethysmogram," IEEE Trans. Biomed. Eng. 60(7), 1946-1953, 2013. The
+       agreement of several rate estimates as their quality.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.rates import panel_agreement
+    >>> panel = {"a": np.array([15.5, 20.0]), "b": np.array([14.0, np.nan])}
+    >>> panel_agreement([15.0, 15.0], panel, {"a": 1.0, "b": 1.0})
+    array([1., 0.])
+    """
     rate = np.asarray(rate, dtype=float)
     total = float(sum(weights.values()))
     quality = np.zeros(rate.size)
@@ -249,7 +352,21 @@ def agreement(rate, panel_rates: Mapping[str, np.ndarray],
 @dataclass(frozen=True)
 class JudgedRates:
     """Rates per 32 s window: centres ``time`` (s), ``rate_bpm`` (NaN where withheld or
-    masked), the unjudged spectral-peak ``raw_bpm`` and the ``quality`` (0-1)."""
+    masked), the unjudged spectral-peak ``raw_bpm`` and the ``quality`` (0-1).
+
+    See Also
+    --------
+    judged_rates : what returns it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.rates import JudgedRates
+    >>> r = JudgedRates(np.array([16.0, 32.0]), np.array([15.0, np.nan]), np.array([15.0, 9.0]),
+    ...                 np.array([0.9, 0.2]))
+    >>> r.rate_bpm.tolist(), r.raw_bpm.tolist()
+    ([15.0, nan], [15.0, 9.0])
+    """
 
     time: np.ndarray
     rate_bpm: np.ndarray
@@ -299,6 +416,29 @@ def judged_rates(waveform, grid, spans, fs_out: float,
     Returns
     -------
     JudgedRates
+
+    See Also
+    --------
+    rate_quality : the same judgement for one series and its panel.
+    RateSpan : an analysed window's evidence.
+
+    References
+    ----------
+    .. [1] W. Karlen, S. Raman, J. M. Ansermino and G. A. Dumont, "Multiparameter respiratory rate
+       estimation from the photoplethysmogram," IEEE Trans. Biomed. Eng. 60(7), 1946-1953, 2013.
+       Rates kept where several estimates agree.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
+    >>> x = np.sin(2 * np.pi * 0.25 * t)  # 15 breaths/min
+    >>> from edr.rates import RateSpan, judged_rates
+    >>> noise = np.random.default_rng(0).standard_normal(t.size)
+    >>> span = RateSpan(0, t.size - 1, (0.0, 120.0), {"a": x, "b": noise}, {"a": 0.8, "b": 0.2})
+    >>> rates = judged_rates(x, t, [span], 4.0)
+    >>> rates.rate_bpm, rates.quality[0]
+    (array([15., 15., 15., 15., 15., 15.]), np.float64(0.8))
     """
     waveform = np.asarray(waveform, dtype=float)
     t0 = float(grid[0]) if np.size(grid) else 0.0
@@ -320,77 +460,3 @@ def judged_rates(waveform, grid, spans, fs_out: float,
                                              sp.weights, fs_out, tilt, limit)
     rate = np.where(quality >= threshold, raw, np.nan)
     return JudgedRates(time, rate, raw, quality)
-
-
-@dataclass(frozen=True)
-class RateSpan:
-    """What :func:`judged_rates` needs of one analysed window, so that the window's analysis
-    (its QRS matrices, beats, model) need not be kept: the first and last indices of its output
-    grid points, its core (s), its evidence panel (:attr:`edr.windows.WindowAnalysis.panel`),
-    the panel's weights (:attr:`edr.windows.WindowAnalysis.weights`) and the times of the beats
-    its series are sampled at (the valid beats, on the grid's time axis; None: rates not
-    limited)."""
-
-    first: int
-    last: int
-    core: tuple
-    panel: dict
-    weights: dict
-    beat_times: np.ndarray | None = None
-
-    @classmethod
-    def of(cls, window: Window, wa: WindowAnalysis) -> RateSpan:
-        """The span of ``window`` analysed as ``wa``."""
-        idx = np.flatnonzero(wa.grid_mask)
-        seg = wa.segment
-        return cls(int(idx[0]), int(idx[-1]), window.core, wa.panel, wa.weights,
-                   seg.beat_times[seg.valid])
-
-    @classmethod
-    def on_stretch(cls, first: int, n: int, panel: dict, weights: dict, segment,
-                   fs_out: float) -> RateSpan:
-        """The span of a stream's rate stretch, its beats on the stretch's time.
-
-        A stream judges the rate windows of a stretch of its EDR (a grid series whose index 0 is
-        time 0, as it passes it to :func:`judged_rates`) by the panel of one analysis. The span
-        holds the panel's ``n`` points from the stretch's index ``first`` on, no core, and the
-        valid beats of ``segment`` moved onto the stretch's time, so the stream's rates are
-        searched below what its beats carry and judged near that limit exactly as offline
-        (:func:`edr.signal.carried_bpm`, :func:`near_carried`).
-
-        Parameters
-        ----------
-        first : int
-            Index in the stretch of the panel's first point (``segment.grid[0]``).
-        n : int
-            Number of the panel's points.
-        panel, weights : dict
-            The analysis' evidence panel (each series on ``segment``'s grid) and its weights.
-        segment : edr.methods.Segment
-            The segment whose beats the panel's series are sampled at (``grid``,
-            ``beat_times``, ``valid``; its own time axis).
-        fs_out : float
-            Grid rate (Hz).
-
-        Returns
-        -------
-        RateSpan
-
-        See Also
-        --------
-        RateSpan.of : the span of an offline analysis window (record time throughout).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from types import SimpleNamespace
-        >>> seg = SimpleNamespace(grid=100.0 + np.arange(8) / 4.0,
-        ...                       beat_times=np.array([100.2, 101.0, 101.8]),
-        ...                       valid=np.array([True, False, True]))
-        >>> span = RateSpan.on_stretch(4, 8, {}, {}, seg, 4.0)  # seg.grid[0] is the stretch's 1 s
-        >>> span.first, span.last, span.beat_times
-        (4, 11, array([1.2, 2.8]))
-        """
-        seg_t0 = float(segment.grid[0]) - first / fs_out  # segment time of the stretch's index 0
-        return cls(first, first + n - 1, (-np.inf, np.inf), panel, weights,
-                   segment.beat_times[segment.valid] - seg_t0)

@@ -34,9 +34,9 @@ import numpy as np
 
 from edr.beats import detect
 from edr.errors import EDRError
+from edr.mains import remove_mains
 from edr.rates import QUALITY_THRESHOLD
 from edr.scoring import band_passed_reference, score, window_rates
-from edr.signal import remove_mains
 
 __all__ = ["BEAT_FATES", "COLOURS", "MAX_POINTS", "MINUTE_S", "RecordFigure", "Series",
            "Sigma2Panel", "beat_fates", "envelope", "record_figure", "representative_minute"]

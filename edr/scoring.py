@@ -24,13 +24,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import interpolate, signal
+from scipy import interpolate
 
 from edr import zero_phase
 from edr.errors import RecordError, SignalError
 from edr.rates import rate_series, window_starts
 from edr.signal import (
-    BAND_HZ,
     FILTER_ORDER,
     GRID_FS,
     SEGMENT_S,
@@ -39,6 +38,7 @@ from edr.signal import (
     butter_sos,
     positive_rate,
 )
+from edr.similarity import MSC_HALF_WIDTH_HZ, correlation, msc
 
 __all__ = [
     "MSC_HALF_WIDTH_HZ",
@@ -54,9 +54,6 @@ __all__ = [
     "score",
     "window_rates",
 ]
-
-MSC_HALF_WIDTH_HZ = 0.1
-"""Half-width (Hz) of the band around ``f_ref`` over which the coherence is averaged."""
 
 REFERENCE_LOWPASS = 0.4
 """Cut-off of the reference's anti-alias low-pass, as a fraction of the grid rate."""
@@ -77,6 +74,21 @@ class Scores:
         window has both rates.
     f_ref : float
         Welch peak frequency of the reference (Hz).
+
+    See Also
+    --------
+    score
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> res = extract_edr(rec)
+    >>> from edr.scoring import score
+    >>> s = score(res, rec)
+    >>> s.f_ref, bool(s.msc > 0.8 and s.corr > 0.9 and s.rate_error_bpm < 0.5)
+    (0.25, True)
     """
 
     msc: float
@@ -101,6 +113,20 @@ def reference_on_grid(resp, resp_fs: float, t_grid):
         Its sampling rate in Hz.
     t_grid : array_like
         Uniform grid times in s (same time origin as the reference).
+
+    See Also
+    --------
+    band_passed_reference
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> res = extract_edr(rec)
+    >>> from edr.scoring import reference_on_grid
+    >>> reference_on_grid(rec.resp, rec.resp_fs, res.time).shape
+    (240,)
     """
     resp_fs = positive_rate(resp_fs, "resp_fs")
     resp = as_series(resp, "resp")
@@ -140,71 +166,20 @@ def band_passed_reference(result, recording) -> np.ndarray:
     See Also
     --------
     score : scores the result against this reference.
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> res = extract_edr(rec)
+    >>> from edr.scoring import band_passed_reference
+    >>> band_passed_reference(res, rec).shape == res.waveform.shape
+    True
     """
     t_grid = as_series(result.time, "result.time")
     fs = positive_rate(result.fs, "result.fs")
     return bandpass(reference_on_grid(recording.resp, recording.resp_fs, t_grid), fs=fs)
-
-
-def correlation(edr, ref) -> float:
-    """``|Pearson r|`` at zero lag over the samples where both are finite."""
-    edr = as_series(edr, "edr")
-    ref = as_series(ref, "ref")
-    if edr.shape != ref.shape:
-        raise ValueError(f"edr and ref must have the same length, got {edr.size} and "
-                             f"{ref.size}")
-    ok = np.isfinite(edr) & np.isfinite(ref)
-    if ok.sum() < 3:
-        raise SignalError(f"only {int(ok.sum())} samples where edr and ref are both finite")
-    a, b = edr[ok] - edr[ok].mean(), ref[ok] - ref[ok].mean()
-    den = np.sqrt(np.dot(a, a) * np.dot(b, b))
-    return float(abs(np.dot(a, b)) / den) if den > 0 else 0.0
-
-
-def _welch_kwargs(fs: float, n: int) -> dict:
-    nperseg = int(round(SEGMENT_S * fs))
-    if n < nperseg:
-        raise SignalError(
-            f"series has {n} samples ({n / fs:.1f} s); the protocol needs at least one "
-            f"{SEGMENT_S:.0f} s segment ({nperseg} samples at fs={fs} Hz)"
-        )
-    return dict(fs=fs, window="hann", nperseg=nperseg, noverlap=nperseg // 2, detrend="constant")
-
-
-def msc(edr, ref, *, fs: float = GRID_FS):
-    """Mean magnitude-squared coherence over ``f_ref ± MSC_HALF_WIDTH_HZ``.
-
-    Parameters
-    ----------
-    edr, ref : array_like, shape (n,)
-        Band-passed series on the same uniform grid, at least one :data:`~edr.signal.SEGMENT_S`
-        segment long.
-    fs : float, default :data:`~edr.signal.GRID_FS`
-        Grid rate in Hz.
-
-    Returns
-    -------
-    msc_value : float
-        Mean of ``scipy.signal.coherence`` (Welch, Hann, :data:`~edr.signal.SEGMENT_S` segments, 50
-        % overlap) over the bins with ``|f - f_ref| <= 0.1 Hz``.
-    f_ref : float
-        Frequency (Hz) of the Welch PSD peak of ``ref`` within :data:`~edr.signal.BAND_HZ`.
-    """
-    fs = positive_rate(fs)
-    edr = as_series(edr, "edr")
-    ref = as_series(ref, "ref")
-    if edr.shape != ref.shape:
-        raise ValueError(f"edr and ref must have the same length, got {edr.size} and "
-                             f"{ref.size}")
-    if not (np.all(np.isfinite(edr)) and np.all(np.isfinite(ref))):
-        raise SignalError("edr and ref must be finite for the coherence")
-    kw = _welch_kwargs(fs, edr.size)
-    f, p_ref = signal.welch(ref, **kw)
-    band = (f >= BAND_HZ[0]) & (f <= min(BAND_HZ[1], fs / 2))
-    f_ref = float(f[band][np.argmax(p_ref[band])])
-    f, cxy = signal.coherence(edr, ref, **kw)
-    near = np.abs(f - f_ref) <= MSC_HALF_WIDTH_HZ + 1e-12
-    return float(np.mean(cxy[near])), f_ref
 
 
 def breath_rate_series(breath_times, window_starts_s, *, window_s: float = SEGMENT_S,
@@ -226,6 +201,24 @@ def breath_rate_series(breath_times, window_starts_s, *, window_s: float = SEGME
         Window length in s.
     min_breaths : int, default 3
         Fewest annotated breaths for a rate.
+
+    See Also
+    --------
+    rate_error, edr.rates.rate_series
+
+    References
+    ----------
+    .. [1] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
+       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
+       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. The reference rate of a window from
+       its breaths.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.scoring import breath_rate_series
+    >>> breath_rate_series(np.arange(0.0, 120.0, 4.0), [0.0, 16.0])  # a breath every 4 s
+    array([15., 15.])
     """
     b = np.sort(as_series(breath_times, "breath_times"))
     b = b[np.isfinite(b)]
@@ -244,6 +237,21 @@ def edr_rates(result):
     ``result.rate_bpm`` when the result carries one rate per protocol window
     (the pipeline's rates, NaN where it abstained), else the spectral-peak
     rates of ``result.waveform`` (:func:`edr.rates.rate_series`).
+
+    See Also
+    --------
+    window_rates
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> res = extract_edr(rec)
+    >>> from edr.scoring import edr_rates
+    >>> centres, bpm = edr_rates(res)
+    >>> centres
+    array([16., 32.])
     """
     edr = as_series(result.waveform, "result.waveform")
     fs = positive_rate(result.fs, "result.fs")
@@ -263,6 +271,28 @@ def window_rates(result, recording, ref=None):
     else from its band-passed reference waveform on the result's grid (``ref``, computed when
     not given) by the EDR's spectral-peak rule. These are the windows of :func:`rate_error` and
     of the window-level agreement.
+
+    See Also
+    --------
+    edr_rates, rate_error
+
+    References
+    ----------
+    .. [1] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
+       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
+       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. Rates compared window by window.
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> res = extract_edr(rec)
+    >>> from edr.scoring import window_rates
+    >>> centres, edr_bpm, ref_bpm = window_rates(res, rec)
+    >>> import numpy as np
+    >>> bool(np.all(np.abs(edr_bpm - ref_bpm) < 0.5))
+    True
     """
     centres, edr_bpm = edr_rates(result)
     t_grid = as_series(result.time, "result.time")
@@ -305,6 +335,25 @@ def rate_error(edr, ref=None, *, fs: float = GRID_FS, breath_times=None, t_grid=
     float
         Median over windows with both rates finite of ``|rate_edr - rate_ref|``;
         NaN when no window qualifies.
+
+    See Also
+    --------
+    window_rates, breath_rate_series
+
+    References
+    ----------
+    .. [1] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
+       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
+       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. The rate error of 32 s windows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0
+    >>> b = np.sin(2 * np.pi * 0.25 * t)
+    >>> from edr.scoring import rate_error
+    >>> rate_error(b, breath_times=np.arange(0.5, 120.0, 4.0), t_grid=t)
+    0.0
     """
     fs = positive_rate(fs)
     edr = as_series(edr, "edr")
@@ -351,6 +400,33 @@ def score(result, recording) -> Scores:
     Returns
     -------
     Scores
+
+    See Also
+    --------
+    Scores : what it returns.
+    edr.evaluate.agreement.agreement : the agreement of rates over many records.
+
+    References
+    ----------
+    .. [1] D. Widjaja, C. Varon, A. C. Dorado, J. A. K. Suykens and S. Van Huffel, "Application of
+       kernel principal component analysis for single-lead ECG-derived respiration," IEEE Trans.
+       Biomed. Eng. 59(4), 1169-1176, 2012. MSC and correlation.
+    .. [2] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. MSC and
+       correlation for the EDR, Sec. VI-C.
+    .. [3] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
+       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
+       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. The rate error.
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> res = extract_edr(rec)
+    >>> from edr.scoring import score
+    >>> score(res, rec).f_ref
+    0.25
     """
     if getattr(recording, "resp", None) is None or getattr(recording, "resp_fs", None) is None:
         name = getattr(recording, "name", "?")

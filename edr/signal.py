@@ -23,6 +23,7 @@ from scipy import interpolate, signal
 from edr import zero_phase
 from edr.beats import MIN_BEATS
 from edr.errors import SignalError
+from edr.io.arrays import as_series
 from edr.names import FS_RANGE
 
 __all__ = [
@@ -38,16 +39,10 @@ __all__ = [
     "NYQUIST_MARGIN_BPM",
     "SEGMENT_S",
     "CONCENTRATION_HALF_WIDTH_HZ",
-    "MAINS_HZ",
-    "MAINS_MIN_DB",
-    "MAINS_NOTCH_Q",
     "WELCH_BLOCK_SEGMENTS",
     "as_series",
     "butter_sos",
     "carried_bpm",
-    "mains_frequency",
-    "notch_mains",
-    "remove_mains",
     "bandpass",
     "local_mean_removed",
     "positive_rate",
@@ -97,20 +92,6 @@ reaches this far below it, and a rhythm ``f`` closer to the limit cannot be told
 CONCENTRATION_HALF_WIDTH_HZ = 0.05
 """Half-width (Hz) around the in-band peak counted by :func:`spectral_concentration`."""
 
-MAINS_HZ = (50.0, 60.0)
-"""Mains frequencies (Hz) :func:`mains_frequency` looks for."""
-
-MAINS_MIN_DB = 10.0
-"""A mains line counts when its Welch power stands this many dB above the median of its
-neighbours (1-3 Hz either side): a line of that size aliases into the beat-sampled series."""
-
-MAINS_NOTCH_Q = 30.0
-"""Quality factor of the notches (-3 dB width ``f0 / Q``: 1.7 Hz at 50 Hz)."""
-
-_MAINS_MAX_FRACTION = 0.45
-"""Notches are placed only at harmonics below this fraction of ``fs``: at the Nyquist rate a
-sampled line is a constant alternation that a notch cannot isolate."""
-
 WELCH_BLOCK_SEGMENTS = 512
 """Segments per block of :func:`welch_in_blocks` (about 17 minutes of 4 s half-overlapping
 segments)."""
@@ -120,16 +101,19 @@ segments)."""
 # for the layers above.
 
 
-def as_series(x, name: str) -> np.ndarray:
-    """``x`` as a one-dimensional float array; ``ValueError`` naming ``name`` otherwise."""
-    a = np.asarray(x, dtype=float)
-    if a.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}")
-    return a
-
-
 def positive_rate(fs: float, name: str = "fs") -> float:
-    """``fs`` as a positive finite float (Hz); ``ValueError`` naming ``name`` otherwise."""
+    """``fs`` as a positive finite float (Hz); ``ValueError`` naming ``name`` otherwise.
+
+    See Also
+    --------
+    edr.names.check_fs : the supported ECG rates.
+
+    Examples
+    --------
+    >>> from edr.signal import positive_rate
+    >>> positive_rate(250)
+    250.0
+    """
     fs = float(fs)
     if not np.isfinite(fs) or fs <= 0:
         raise ValueError(f"{name} must be a positive finite rate in Hz, got {fs!r}")
@@ -157,9 +141,14 @@ def carried_bpm(beat_times, starts_s, length_s: float = SEGMENT_S) -> np.ndarray
         window (a stretch without beats lowers the rate as it lowers the sampling), at least 0;
         0 for a window with fewer than two beats.
 
+    See Also
+    --------
+    edr.rates.near_carried, edr.fusion.carried_hz
+
     Examples
     --------
     >>> import numpy as np
+    >>> from edr.signal import carried_bpm
     >>> beats = np.arange(0, 64, 0.8)  # 75 beats/min
     >>> carried_bpm(beats, [0.0, 16.0])  # 37.5 - 3.75
     array([33.75, 33.75])
@@ -207,6 +196,21 @@ def to_uniform_grid(t, x, *, fs: float = GRID_FS, t_start: float | None = None,
         Fewer than 4 finite samples.
     ValueError
         Bad shapes, ``fs``, non-increasing ``t`` or ``t_end < t_start``.
+
+    See Also
+    --------
+    edr.methods.series_on_grid : a method's beat series onto its window's grid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.signal import to_uniform_grid
+    >>> beats = np.arange(0.0, 10.0, 0.8)
+    >>> t_grid, x_grid = to_uniform_grid(beats, np.sin(2 * np.pi * 0.2 * beats), fs=4.0)
+    >>> t_grid[:3], t_grid.size
+    (array([0.  , 0.25, 0.5 ]), 39)
+    >>> bool(np.allclose(x_grid, np.sin(2 * np.pi * 0.2 * t_grid), atol=0.03))
+    True
     """
     fs = positive_rate(fs)
     t = as_series(t, "t")
@@ -236,7 +240,18 @@ def to_uniform_grid(t, x, *, fs: float = GRID_FS, t_start: float | None = None,
 def butter_sos(order: int, band, btype: str, fs: float) -> np.ndarray:
     """``scipy.signal.butter(order, band, btype=btype, fs=fs, output="sos")``, designed once per
     set of arguments (``band`` a float or a tuple; the array returned is read-only: SciPy's
-    filters need a writeable copy)."""
+    filters need a writeable copy).
+
+    See Also
+    --------
+    bandpass
+
+    Examples
+    --------
+    >>> from edr.signal import butter_sos
+    >>> butter_sos(2, (0.05, 1.0), "bandpass", 4.0).shape
+    (2, 6)
+    """
     sos = signal.butter(order, band, btype=btype, fs=fs, output="sos")
     sos.flags.writeable = False
     return sos
@@ -259,6 +274,20 @@ def bandpass(x, *, fs: float = GRID_FS, low: float = BAND_HZ[0], high: float = B
     ndarray
         Filtered series (``scipy.signal.sosfiltfilt`` of ``x`` minus its mean, as
         :func:`edr.zero_phase.sosfiltfilt` runs it), same length.
+
+    See Also
+    --------
+    butter_sos, edr.fusion.band_passed
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0
+    >>> b = np.sin(2 * np.pi * 0.25 * t)
+    >>> from edr.signal import bandpass
+    >>> y = bandpass(b + 0.5 + 0.01 * t)  # offset and drift removed
+    >>> bool(abs(y.mean()) < 0.02 and np.corrcoef(y, b)[0, 1] > 0.99)
+    True
     """
     fs = positive_rate(fs)
     x = as_series(x, "x")
@@ -275,7 +304,20 @@ def bandpass(x, *, fs: float = GRID_FS, low: float = BAND_HZ[0], high: float = B
 def local_mean_removed(x: np.ndarray, half_n: int) -> np.ndarray:
     """``x`` minus its Hann-weighted mean over the ``half_n`` points either side (a zero-phase FIR
     high-pass with no gain at 0 Hz; about 0.8 at ``fs / (2.6 half_n)``), on the points with
-    ``half_n`` neighbours on both sides: the output is ``2 half_n`` points shorter."""
+    ``half_n`` neighbours on both sides: the output is ``2 half_n`` points shorter.
+
+    See Also
+    --------
+    bandpass
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.signal import local_mean_removed
+    >>> y = local_mean_removed(np.arange(10.0), 2)  # a straight line has no local deviation
+    >>> y.size, bool(np.allclose(y, 0.0))
+    (6, True)
+    """
     if x.size <= 2 * half_n:
         return x[:0]
     w = np.hanning(2 * half_n + 3)[1:-1]
@@ -324,6 +366,20 @@ def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
 
     ``x`` one-dimensional: a float. Two-dimensional: the concentration of each row, as an array
     (the rows' spectra computed at once).
+
+    See Also
+    --------
+    edr.fusion.local_concentration, welch_in_blocks
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0
+    >>> b = np.sin(2 * np.pi * 0.25 * t)
+    >>> from edr.signal import spectral_concentration
+    >>> noise = np.random.default_rng(0).standard_normal(t.size)
+    >>> round(spectral_concentration(b), 2), round(spectral_concentration(noise), 2)
+    (1.0, 0.13)
     """
     x = np.asarray(x, dtype=float)
     rows = np.atleast_2d(x)
@@ -361,7 +417,22 @@ def welch_in_blocks(x, fs: float, nperseg: int, *, fill: float | None = None,
     none), computed over blocks of at most ``block_segments`` consecutive segments whose
     periodograms are averaged with their segment counts: the same average of the same segments
     without a record-sized copy or segment array (a 24-hour record at 250 Hz is 173 MB per
-    float64 copy; ``welch`` holds several at once)."""
+    float64 copy; ``welch`` holds several at once).
+
+    See Also
+    --------
+    scipy.signal.welch, spectral_concentration
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0
+    >>> b = np.sin(2 * np.pi * 0.25 * t)
+    >>> from edr.signal import welch_in_blocks
+    >>> f, p = welch_in_blocks(b, 4.0, 64)
+    >>> f.shape, f[np.argmax(p)]
+    ((33,), np.float64(0.25))
+    """
     x = np.asarray(x, dtype=float)
     step = nperseg - nperseg // 2
     n_seg = max((x.size - nperseg) // step + 1, 1)
@@ -378,65 +449,3 @@ def welch_in_blocks(x, fs: float, nperseg: int, *, fill: float | None = None,
             return f, p
         total = total + m * p
     return f, total / n_seg
-
-
-def mains_frequency(x, fs: float) -> float | None:
-    """The mains line (one of :data:`MAINS_HZ`) that stands out of ``x``'s spectrum, or None.
-
-    Welch power (4 s segments) at the line against the median power 1-3 Hz either side; the
-    line counts when it stands :data:`MAINS_MIN_DB` above it. NaN samples are left out (set to
-    the median); lines at or above ``0.45 fs`` are not searched.
-    """
-    x = np.asarray(x, dtype=float)
-    ok = np.isfinite(x)
-    n_ok = int(ok.sum())
-    if n_ok < 8 * fs:
-        return None
-    if n_ok == x.size:
-        fill, mean = None, x.mean()
-    else:
-        fill = float(np.median(x[ok]))
-        mean = (np.sum(x, where=ok) + (x.size - n_ok) * fill) / x.size
-    f, p = welch_in_blocks(x, fs, int(round(4 * fs)), fill=fill, offset=mean)
-    best, best_db = None, MAINS_MIN_DB
-    for line in MAINS_HZ:
-        if line >= _MAINS_MAX_FRACTION * fs:
-            continue
-        k = int(np.argmin(np.abs(f - line)))
-        near = (np.abs(f - line) >= 1.0) & (np.abs(f - line) <= 3.0)
-        floor = np.median(p[near])
-        db = 10 * np.log10(p[k] / floor) if floor > 0 and p[k] > 0 else 0.0
-        if db > best_db:
-            best, best_db = line, db
-    return best
-
-
-def remove_mains(x, fs: float) -> np.ndarray:
-    """``x`` with its mains line and the line's harmonics notched out, when it has one.
-
-    Mains interference is no part of the heart's morphology, but sampled once per beat it
-    aliases to a slow, narrow-band oscillation of the beat series (for a 50 Hz line and a
-    heart rate ``f_h``, at ``|50 - round(50 / f_h) f_h|``) that can look more respiratory than
-    the breathing itself. :func:`mains_frequency` decides whether a line is present; each
-    harmonic below ``0.45 fs`` then gets a zero-phase IIR notch (``scipy.signal.iirnotch``,
-    ``Q =`` :data:`MAINS_NOTCH_Q`, applied forward and backward). Without a line ``x`` is
-    returned unchanged (the same array). NaN samples stay NaN. Measurements:
-    ``docs/studies/beyond_the_icu.md``.
-    """
-    return notch_mains(x, fs, mains_frequency(x, fs))
-
-
-def notch_mains(x, fs: float, line: float | None) -> np.ndarray:
-    """``x`` with the mains ``line`` (Hz) and its harmonics below ``0.45 fs`` notched out, as
-    :func:`remove_mains` does once it has found the line; ``x`` itself when ``line`` is None."""
-    x = np.asarray(x, dtype=float)
-    if line is None:
-        return x
-    ok = np.isfinite(x)
-    y = np.where(ok, x, np.median(x[ok]))
-    h = 1
-    while h * line < _MAINS_MAX_FRACTION * fs:
-        b, a = signal.iirnotch(h * line, MAINS_NOTCH_Q, fs)
-        y = zero_phase.filtfilt(b, a, y)
-        h += 1
-    return np.where(ok, y, np.nan)

@@ -63,7 +63,7 @@ def ramp_weights(t, a, b, prev_end, next_start):
     return w
 
 
-def _standardised(v, mu, sd):
+def _zscored(v, mu, sd):
     return (v - mu) / sd
 
 
@@ -126,7 +126,7 @@ class Stitcher:
         seg, out = wa.segment, wa.output
         if out.kind == "beats":
             vt = np.asarray(out.times)
-            vv = sign * _standardised(np.asarray(out.values), mu, sd)
+            vv = sign * _zscored(np.asarray(out.values), mu, sd)
             m = (vt >= core_a) & (vt < core_b)
             self._beats.append((vt[m], vv[m]))
         else:
@@ -182,7 +182,7 @@ def standardised_window(wa: WindowAnalysis, tg: np.ndarray):
     ok = near_used_beats(tg, seg.beat_times[seg.valid])
     mu, sd = (wa.series[ok].mean(), wa.series[ok].std()) if ok.any() else (0.0, 1.0)
     sd = sd if sd > 0 else 1.0
-    return _standardised(wa.series, mu, sd), ok, mu, sd
+    return _zscored(wa.series, mu, sd), ok, mu, sd
 
 
 def window_sign(z, written, shared, seg, tg, use_reference: bool) -> float:

@@ -20,10 +20,10 @@ import numpy as np
 from edr.beats import Beats, detect, signal_mask, true_runs
 from edr.errors import ChannelError, SignalError
 from edr.fusion import HEART_SERIES, carried_hz, fuse, panel_weights, standardised
+from edr.mains import remove_mains
 from edr.methods import MethodOutput, Segment, series_on_grid
 from edr.names import check_fs
 from edr.options import DEFAULT_OVERLAP, DEFAULT_WINDOW_S, WHOLE_RECORD_MAX_S, EDROptions
-from edr.signal import remove_mains
 from kpca._blas import blas_limited_to_one_thread
 
 __all__ = ["MASKED_STRETCH_S", "MIN_GRID_POINTS", "Window", "WindowAnalysis", "analyse_window",
@@ -110,6 +110,18 @@ def plan_windows(duration_s: float, window_s: float | None, overlap: float = DEF
     otherwise :data:`~edr.options.DEFAULT_WINDOW_S`. Windows start every
     ``window_s * (1 - overlap)``; the last one ends at ``duration_s`` (it may
     overlap its predecessor more).
+
+    See Also
+    --------
+    edr.options.EDROptions : ``window_s`` and ``overlap``.
+
+    Examples
+    --------
+    >>> from edr.windows import plan_windows
+    >>> plan_windows(480.0, None)  # up to 10 minutes: one window
+    [(0.0, 480.0)]
+    >>> plan_windows(100.0, 40.0, 0.25)
+    [(0.0, 40.0), (30.0, 70.0), (60.0, 100.0)]
     """
     if window_s is None:
         if duration_s <= WHOLE_RECORD_MAX_S:
@@ -177,7 +189,7 @@ def check_rate(recording) -> float:
 
 def record_leads(recording, opts: EDROptions) -> dict:
     """``{name: samples}``: the requested lead, or every ECG lead for a multi-lead mode, each
-    with its mains line removed (:func:`edr.signal.remove_mains`).
+    with its mains line removed (:func:`edr.mains.remove_mains`).
 
     For a mode the recording's selected lead comes first (ties go to it).
 

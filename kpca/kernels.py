@@ -14,18 +14,30 @@ Mappings to other libraries:
 * scikit-learn's ``rbf_kernel`` / ``KernelPCA(kernel="rbf", gamma=...)`` uses
   ``exp(-gamma ||x - y||^2)``, so ``gamma = 1 / (2 * sigma2)``.
 
-Every compiled (Numba) function here has a plain NumPy twin in the tests
-(``tests/kpca/kernel_references.py``); the tests check the two against each other.
+The compiled (Numba) loops these functions call live in :mod:`kpca._kernel_loops` (cached on
+disk; :data:`SERIAL_MAX_ENTRIES` chooses their serial or parallel version); each has a plain
+NumPy twin in the tests (``tests/kpca/kernel_references.py``), and the tests check the two
+against each other.
 """
 
 from __future__ import annotations
 
-import types
-
-import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
+from kpca._kernel_loops import (
+    SERIAL_MAX_ENTRIES,
+    _center_inplace,
+    _exp_scaled_inplace,
+    _mirror_upper,
+    _rbf_cross_gram,
+    _rbf_project_exact,
+    _rbf_rows_exact,
+    _rbf_self_gram,
+    _sqdist_cross,
+    _sqdist_cross_exact,
+    _sqdist_self_exact,
+)
 from kpca._validation import check_sigma2
 
 __all__ = [
@@ -38,34 +50,9 @@ __all__ = [
     "sigma2_to_gamma",
     "gamma_to_sigma2",
     "check_sigma2",
+    "SERIAL_MAX_ENTRIES",
 ]
 
-
-
-#: Below this many output entries the compiled kernels run their serial version. Numba's thread
-#: pool and OpenBLAS's then contend for the same cores around every BLAS call: on 2 cores,
-#: KernelPCA fit+transform at N = 500 took 52 ms with parallel kernels and 15 ms serial
-#: (scikit-learn 32 ms); from N ~ 1000 on, parallel kernels win.
-SERIAL_MAX_ENTRIES = 1_000_000
-
-
-class _SerialOrParallel:
-    """One loop (``numba.prange`` for its outer loop) compiled twice, each version on its first
-    call and cached on disk: serial and GIL-free for problems below :data:`SERIAL_MAX_ENTRIES`
-    output entries, parallel above. The two give the same numbers (each output entry is
-    computed by the same code). A parallel loop costs several times a serial one to compile,
-    and small problems never need it (``docs/studies/first_run.md``)."""
-
-    def __init__(self, func):
-        twin = types.FunctionType(func.__code__, func.__globals__, func.__name__ + "_parallel",
-                                  func.__defaults__, func.__closure__)
-        twin.__qualname__ = func.__qualname__ + "_parallel"  # its own on-disk cache files
-        self.serial = numba.njit(cache=True, nogil=True)(func)
-        self.parallel = numba.njit(parallel=True, cache=True)(twin)
-
-    def for_size(self, entries: int):
-        """The version for a problem of ``entries`` output entries."""
-        return self.parallel if entries >= SERIAL_MAX_ENTRIES else self.serial
 
 
 def sigma2_to_gamma(sigma2: float) -> float:
@@ -99,61 +86,6 @@ def gamma_to_sigma2(gamma: float) -> float:
     2.0
     """
     return 1.0 / (2.0 * float(gamma))
-
-
-# --------------------------------------------------------------------------- #
-# Squared Euclidean distances
-# --------------------------------------------------------------------------- #
-@_SerialOrParallel
-def _sqdist_cross(X, Y, out):  # pragma: no cover - compiled
-    n, d = X.shape
-    m = Y.shape[0]
-    xx = np.empty(n)
-    yy = np.empty(m)
-    for i in range(n):
-        s = 0.0
-        for k in range(d):
-            s += X[i, k] * X[i, k]
-        xx[i] = s
-    for j in range(m):
-        s = 0.0
-        for k in range(d):
-            s += Y[j, k] * Y[j, k]
-        yy[j] = s
-    # out already holds -2 X Y^T (from BLAS); add the norms and clip at zero.
-    for i in numba.prange(n):
-        for j in range(m):
-            v = out[i, j] + xx[i] + yy[j]
-            out[i, j] = v if v > 0.0 else 0.0
-
-
-@_SerialOrParallel
-def _sqdist_self_exact(X, out):  # pragma: no cover - compiled
-    # Direct differences: exact to rounding, used for small d where the
-    # Gram-matrix trick loses relative precision for nearby points.
-    n, d = X.shape
-    for i in numba.prange(n):
-        out[i, i] = 0.0
-        for j in range(i + 1, n):
-            s = 0.0
-            for k in range(d):
-                t = X[i, k] - X[j, k]
-                s += t * t
-            out[i, j] = s
-            out[j, i] = s
-
-
-@_SerialOrParallel
-def _sqdist_cross_exact(X, Y, out):  # pragma: no cover - compiled
-    n, d = X.shape
-    m = Y.shape[0]
-    for i in numba.prange(n):
-        for j in range(m):
-            s = 0.0
-            for k in range(d):
-                t = X[i, k] - Y[j, k]
-                s += t * t
-            out[i, j] = s
 
 
 # Above this feature count the BLAS Gram-matrix route is faster than direct
@@ -227,60 +159,6 @@ def squared_distances(X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
     return out
 
 
-# --------------------------------------------------------------------------- #
-# A vectorisable exp
-# --------------------------------------------------------------------------- #
-# NumPy's and LLVM's float64 exp are scalar on CPUs without AVX-512 (~9 ns per value);
-# this one runs at ~1.5 ns in loops the compiler vectorises
-# (docs/design.md#4-kpca-core-decisions).
-_LOG2E = 1.4426950408889634
-_LN2_HI = 6.93147180369123816490e-01  # ln 2 split so that k * _LN2_HI is exact for |k| < 2**21
-_LN2_LO = 1.90821492927058770002e-10
-_ROUND = 6755399441055744.0  # 1.5 * 2**52: x + _ROUND rounds x to an integer held in the low bits
-_ROUND_BITS = int(np.array([_ROUND]).view(np.int64)[0])
-
-
-@numba.njit(cache=True, nogil=True, fastmath={"contract", "nnan", "ninf", "nsz"})
-def _exp_scaled(x, scale, out):  # pragma: no cover - compiled
-    """``out = exp(scale * x)`` for ``scale * x <= 0`` (positive products are treated as 0;
-    below -708 the result is 0), to 1 ulp, in loops the compiler vectorises (no
-    re-association, so the rounding trick holds).  ``out`` must not overlap ``x``.
-
-    Cody-Waite reduction ``y = k ln 2 + r``, ``|r| <= ln 2 / 2``, a degree-13 Taylor polynomial
-    for ``exp(r)`` (truncation error ``(ln 2 / 2)^14 / 14! < 1e-17``), and ``2^k`` added to the
-    exponent bits.
-    """
-    n = x.size
-    t = np.empty(n)
-    for i in range(n):
-        y = scale * x[i]
-        under = y < -708.0
-        y = min(max(y, -708.0), 0.0)
-        ti = y * _LOG2E + _ROUND
-        k = ti - _ROUND
-        r = (y - k * _LN2_HI) - k * _LN2_LO
-        p = 1.0 + r * (1.0 + r * (1 / 2 + r * (1 / 6 + r * (1 / 24 + r * (1 / 120 + r * (
-            1 / 720 + r * (1 / 5040 + r * (1 / 40320 + r * (1 / 362880 + r * (1 / 3628800 + r * (
-                1 / 39916800 + r * (1 / 479001600 + r * (1 / 6227020800)))))))))))))
-        out[i] = 0.0 if under else p
-        t[i] = _ROUND if under else ti  # k = 0 keeps the +0.0 bits
-    bits = out.view(np.int64)
-    tbits = t.view(np.int64)
-    for i in range(n):
-        bits[i] += (tbits[i] - _ROUND_BITS) << 52
-
-
-# --------------------------------------------------------------------------- #
-# RBF kernel
-# --------------------------------------------------------------------------- #
-@_SerialOrParallel
-def _exp_scaled_inplace(D2, scale):  # pragma: no cover - compiled
-    n, m = D2.shape
-    for i in numba.prange(n):
-        for j in range(m):
-            D2[i, j] = np.exp(-D2[i, j] * scale)
-
-
 def rbf_from_squared_distances(D2: ArrayLike, sigma2: float, *,
                                copy: bool = True) -> np.ndarray:
     """RBF kernel ``exp(-D2 / (2 sigma2))`` from precomputed squared distances.
@@ -321,103 +199,6 @@ def rbf_from_squared_distances(D2: ArrayLike, sigma2: float, *,
     K = np.array(D2, order="C", copy=True) if copy or not D2.flags.c_contiguous else D2
     _exp_scaled_inplace.for_size(K.size)(K, 1.0 / (2.0 * s))
     return K
-
-
-# Fused Gram-matrix kernels (d >= 16): distance, clipping and exp in one pass over the output
-# (the separate passes dominated the build time; benchmarks/bench_kpca.py). For the symmetric
-# case only the upper triangle is evaluated and then mirrored, which halves the exp calls and
-# makes the result exactly symmetric with a unit diagonal. Rows are processed in pairs
-# (i, n-1-i) so that both threads get the same amount of triangle.
-_MIRROR_TILE = 64
-
-
-@_SerialOrParallel
-def _mirror_upper(K):  # pragma: no cover - compiled
-    n = K.shape[0]
-    nb = (n + _MIRROR_TILE - 1) // _MIRROR_TILE
-    for bi in numba.prange(nb):
-        i0 = bi * _MIRROR_TILE
-        i1 = min(i0 + _MIRROR_TILE, n)
-        for bj in range(bi + 1):
-            j0 = bj * _MIRROR_TILE
-            for i in range(i0, i1):
-                for j in range(j0, min(j0 + _MIRROR_TILE, i)):
-                    K[i, j] = K[j, i]
-
-
-@_SerialOrParallel
-def _rbf_self_gram(G, sq, scale):  # pragma: no cover - compiled
-    # G holds X X^T on entry; the upper triangle becomes the kernel.
-    n = G.shape[0]
-    for p in numba.prange((n + 1) // 2):
-        q = np.int64(p)  # prange indices are unsigned; keep the arithmetic in int64
-        for r in range(2):
-            i = q if r == 0 else n - 1 - q
-            if r == 1 and i == q:
-                break
-            G[i, i] = 1.0
-            for j in range(i + 1, n):
-                v = sq[i] + sq[j] - 2.0 * G[i, j]
-                G[i, j] = np.exp(-(v if v > 0.0 else 0.0) * scale)
-
-
-@_SerialOrParallel
-def _rbf_cross_gram(G, xx, yy, scale):  # pragma: no cover - compiled
-    # G holds X Y^T on entry.
-    n, m = G.shape
-    for i in numba.prange(n):
-        for j in range(m):
-            v = xx[i] + yy[j] - 2.0 * G[i, j]
-            G[i, j] = np.exp(-(v if v > 0.0 else 0.0) * scale)
-
-
-# Direct-difference kernels (d < 16): each row's squared distances are summed over the
-# features in the same order as in ``_sqdist_cross_exact`` but vectorised along the row (``YT``
-# is ``Y`` transposed), then exponentiated by ``_exp_scaled``. Rows go to the threads in chunks
-# of ``_ROW_CHUNK`` so that the row buffers are allocated once per chunk.
-_ROW_CHUNK = 16
-
-
-@numba.njit(cache=True, nogil=True)
-def _sqdist_row(x, YT, d2):  # pragma: no cover - compiled
-    d2[:] = 0.0
-    for k in range(YT.shape[0]):
-        xk = x[k]
-        for j in range(YT.shape[1]):
-            t = xk - YT[k, j]
-            d2[j] += t * t
-
-
-@_SerialOrParallel
-def _rbf_rows_exact(X, YT, scale, K):  # pragma: no cover - compiled
-    n = X.shape[0]
-    for c in numba.prange((n + _ROW_CHUNK - 1) // _ROW_CHUNK):
-        d2 = np.empty(YT.shape[1])
-        for i in range(c * _ROW_CHUNK, min((c + 1) * _ROW_CHUNK, n)):
-            _sqdist_row(X[i], YT, d2)
-            _exp_scaled(d2, -scale, K[i])
-
-
-@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "nsz"})
-def _row_times_columns(row, CT, out):  # pragma: no cover - compiled
-    # out[c] = row . CT[c]; re-association lets the compiler vectorise the sums.
-    for c in range(CT.shape[0]):
-        s = 0.0
-        for j in range(row.size):
-            s += row[j] * CT[c, j]
-        out[c] = s
-
-
-@_SerialOrParallel
-def _rbf_project_exact(X, YT, scale, CT, out):  # pragma: no cover - compiled
-    n = X.shape[0]
-    for c in numba.prange((n + _ROW_CHUNK - 1) // _ROW_CHUNK):
-        d2 = np.empty(YT.shape[1])
-        row = np.empty(YT.shape[1])
-        for i in range(c * _ROW_CHUNK, min((c + 1) * _ROW_CHUNK, n)):
-            _sqdist_row(X[i], YT, d2)
-            _exp_scaled(d2, -scale, row)
-            _row_times_columns(row, CT, out[i])
 
 
 def rbf_kernel(X: ArrayLike, Y: ArrayLike | None = None, *, sigma2: float) -> np.ndarray:
@@ -573,14 +354,6 @@ def rbf_project(X: ArrayLike, Y: ArrayLike, C: ArrayLike, *, sigma2: float) -> n
 # --------------------------------------------------------------------------- #
 # Centering
 # --------------------------------------------------------------------------- #
-@_SerialOrParallel
-def _center_inplace(K, col_mean, row_mean, total):  # pragma: no cover - compiled
-    n, m = K.shape
-    for i in numba.prange(n):
-        for j in range(m):
-            K[i, j] = K[i, j] - row_mean[i] - col_mean[j] + total
-
-
 def center_kernel(K: ArrayLike, *, copy: bool = True) -> np.ndarray:
     """Centre a training kernel matrix: ``Omega_c = M_c Omega M_c``.
 

@@ -189,7 +189,8 @@ def main(argv=None) -> int:
     p.add_argument("--hop", type=float, default=None, help="update period s")
     p.add_argument("--delay", type=float, default=None, help="emission delay s")
     p.add_argument("--reselect", type=float, default=None, help="sigma2 reselection period s")
-    p.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "edr-stream-accuracy"), help="folder of the cached offline scores")
+    p.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "edr-stream-accuracy"),
+                   help="folder of the cached offline scores")
     p.add_argument("--set", type=_setting, action="append", default=[], metavar="MODULE.NAME=X",
                    help="set a numeric constant of an edr.stream module for this run, e.g. "
                         "edr.stream.beats.POLARITY_S=40 (repeatable)")

@@ -1,10 +1,10 @@
 """No file of the repository names a path of one machine.
 
 A command written with one user's home folder, or a results file recording the scratch folder
-of one run, works on one machine only: commands name their data through ``EDR_DATA_DIR`` (or a relative folder) and
-write into relative or temporary folders chosen at run time. Every text file of the checkout is
-searched (the files git tracks when the checkout is a git repository, else every file outside
-the virtual environments and build folders).
+of one run, works on one machine only: commands name their data through ``EDR_DATA_DIR`` (or a
+relative folder) and write into relative or temporary folders chosen at run time. Every text
+file of the checkout is searched (the files git tracks when the checkout is a git repository,
+else every file outside the virtual environments and build folders).
 """
 
 from __future__ import annotations

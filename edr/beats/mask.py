@@ -11,7 +11,19 @@ _MASK_BLOCK = 1 << 20
 
 
 def true_runs(mask: np.ndarray):
-    """Start and stop indices (half-open) of the True runs of a boolean array."""
+    """Start and stop indices (half-open) of the True runs of a boolean array.
+
+    See Also
+    --------
+    signal_mask
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.beats import true_runs
+    >>> true_runs(np.array([False, True, True, False, True]))  # starts, ends (excluded)
+    (array([1, 4]), array([3, 5]))
+    """
     edge = np.zeros(1, dtype=np.int8)  # int8 throughout: a whole-day mask stays 1 byte a sample
     d = np.diff(np.concatenate([edge, mask.astype(np.int8, copy=False), edge]))
     return np.flatnonzero(d == 1), np.flatnonzero(d == -1)
@@ -35,6 +47,20 @@ def signal_mask(ecg, fs: float, *, flat_s: float = 1.0) -> np.ndarray:
     -------
     ndarray of bool
         True where the sample is masked.
+
+    See Also
+    --------
+    true_runs, detect
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.beats import signal_mask
+    >>> x = np.random.default_rng(0).standard_normal(2500)  # 10 s at 250 Hz
+    >>> x[100:200] = np.nan
+    >>> x[1000:1500] = 0.3  # 2 s flat: a loose electrode
+    >>> int(signal_mask(x, 250.0).sum())
+    600
     """
     x = np.asarray(ecg, dtype=float)
     bad = ~np.isfinite(x)

@@ -44,13 +44,46 @@ def inversion_values(ecg, fs: float) -> np.ndarray:
     stretch of a lead (NeuroKit2's inversion rule on the cleaned lead), ``v[j]`` for the 2 s
     window starting at sample ``j``; the lead is inverted when their median is negative
     (:func:`inverted_by`). Values kept from several stretches judge a longer one, as a stream
-    does."""
+    does.
+
+    See Also
+    --------
+    inverted_by
+
+    References
+    ----------
+    .. [1] D. Makowski, T. Pham, Z. J. Lau, J. C. Brammer, F. Lespinasse, H. Pham, C. Schölzel and
+       S. H. A. Chen, "NeuroKit2: A Python toolbox for neurophysiological signal processing,"
+       Behav. Res. Methods 53(4), 1689-1696, 2021. The rule of ``ecg_invert``.
+
+    Examples
+    --------
+    >>> from edr.beats import detect
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> from edr.beats.polarity import inversion_values, inverted_by
+    >>> v = inversion_values(rec.ecg, rec.fs)
+    >>> inverted_by(v), inverted_by(inversion_values(-rec.ecg, rec.fs))
+    (False, True)
+    """
     return _window_values(clean_ecg(np.asarray(ecg, dtype=float), float(fs), "neurokit"), float(fs))
 
 
 def inverted_by(values: np.ndarray) -> bool:
     """NeuroKit2's inversion verdict on window values of :func:`inversion_values`: the median
-    is negative."""
+    is negative.
+
+    See Also
+    --------
+    inversion_values
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.beats.polarity import inverted_by
+    >>> inverted_by(np.array([-1.0, -2.0, 0.5]))
+    True
+    """
     return bool(np.median(values) < 0)
 
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from edr.io.arrays import as_series
+
 __all__ = ["LOA_Z", "WITHIN_BPM", "Agreement", "agreement", "paired_windows"]
 
 LOA_Z = 1.96
@@ -56,6 +58,18 @@ class Agreement:
         Mean absolute error and root-mean-square error.
     within_2bpm : float
         Share of paired windows with ``|edr - ref| <= 2``.
+
+    See Also
+    --------
+    agreement : what returns it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.evaluate.agreement import agreement
+    >>> a = agreement([15.0, 16.0, np.nan, 14.0], [15.5, 15.0, 12.0, 14.0])
+    >>> a.n_windows, a.n_paired, a.coverage, a.mae
+    (4, 3, 0.75, 0.5)
     """
 
     n_windows: int
@@ -67,13 +81,6 @@ class Agreement:
     mae: float
     rmse: float
     within_2bpm: float
-
-
-def _vector(x, name: str) -> np.ndarray:
-    a = np.asarray(x, dtype=float)
-    if a.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}")
-    return a
 
 
 def paired_windows(edr_bpm, ref_bpm) -> tuple[np.ndarray, np.ndarray, int]:
@@ -95,9 +102,20 @@ def paired_windows(edr_bpm, ref_bpm) -> tuple[np.ndarray, np.ndarray, int]:
     ------
     ValueError
         The arrays are not 1-D or differ in length.
+
+    See Also
+    --------
+    agreement
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.evaluate.agreement import paired_windows
+    >>> paired_windows([15.0, np.nan, 14.0], [15.5, 12.0, np.nan])
+    (array([15.]), array([15.5]), 2)
     """
-    edr = _vector(edr_bpm, "edr_bpm")
-    ref = _vector(ref_bpm, "ref_bpm")
+    edr = as_series(edr_bpm, "edr_bpm")
+    ref = as_series(ref_bpm, "ref_bpm")
     if edr.shape != ref.shape:
         raise ValueError(f"edr_bpm and ref_bpm must have the same length, got {edr.size} and "
                          f"{ref.size}")
@@ -117,6 +135,28 @@ def agreement(edr_bpm, ref_bpm) -> Agreement:
     Returns
     -------
     Agreement
+
+    See Also
+    --------
+    paired_windows, edr.scoring.window_rates : the rates of one record.
+
+    References
+    ----------
+    .. [1] J. M. Bland and D. G. Altman, "Statistical methods for assessing agreement between two
+       methods of clinical measurement," Lancet 327(8476), 307-310, 1986. Bias and 95 % limits of
+       agreement.
+    .. [2] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
+       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
+       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. Window-level rate errors
+       pooled over records.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.evaluate.agreement import agreement
+    >>> a = agreement([15.0, 16.0, np.nan, 14.0], [15.5, 15.0, 12.0, 14.0])
+    >>> round(a.bias, 3), round(a.loa_low, 2), round(a.loa_high, 2), a.within_2bpm
+    (0.167, -1.33, 1.66, 1.0)
     """
     edr, ref, n_windows = paired_windows(edr_bpm, ref_bpm)
     e = edr - ref

@@ -15,7 +15,7 @@ as null). A restarted run skips every task whose file exists with the same
 options, so an interrupted run loses at most the tasks in flight.
 ``results.csv`` (one row per task, columns :data:`COLUMNS`),
 ``window_rates.csv`` (one row per window of a successful task, columns
-:data:`WINDOW_COLUMNS`) and ``selection_curves.json`` are assembled from the
+:data:`RATE_WINDOW_COLUMNS`) and ``selection_curves.json`` are assembled from the
 task files at the end, sorted, so they do not depend on the completion order;
 its command line (:mod:`edr.evaluate.cli`) logs every run in ``batch.json`` (command
 line, code commit, counts).
@@ -46,7 +46,7 @@ from edr.jobs import run_jobs
 
 __all__ = [
     "COLUMNS",
-    "WINDOW_COLUMNS",
+    "RATE_WINDOW_COLUMNS",
     "NO_CRITERION",
     "DEFAULT_LEAD",
     "Task",
@@ -67,13 +67,13 @@ COLUMNS = ("record", "database", "method", "criterion", "lead", "used_lead", "ms
 #: Columns of ``window_rates.csv``: one row per 32 s rate window (16 s step) of a successful
 #: task; ``t_s`` is the window centre, rates in breaths/min, empty where missing (the EDR
 #: rate when the method gave none; the reference rate when the window has too few breaths).
-WINDOW_COLUMNS = ("record", "method", "criterion", "lead", "t_s", "edr_bpm", "ref_bpm")
+RATE_WINDOW_COLUMNS = ("record", "method", "criterion", "lead", "t_s", "edr_bpm", "ref_bpm")
 #: Criterion label of methods without a kernel parameter.
 NO_CRITERION = "none"
 #: Lead label for "the recording's selected lead" (``lead=None`` in ``extract_edr``).
 DEFAULT_LEAD = "default"
 
-_METRICS = ("msc", "corr", "rate_error_bpm", "f_ref")
+_SCORE_COLUMNS = ("msc", "corr", "rate_error_bpm", "f_ref")
 
 
 @dataclass(frozen=True)
@@ -169,19 +169,19 @@ def _read(path: str):
     return read_record(path)
 
 
-def _extract(recording, method, **kwargs):
+def _run_extract_edr(recording, method, **kwargs):
     from edr.pipeline import extract_edr
 
     return extract_edr(recording, method, **kwargs)
 
 
-def _score(result, recording):
+def _run_score(result, recording):
     from edr.scoring import score
 
     return score(result, recording)
 
 
-def _window_rates(result, recording) -> dict:
+def _window_rate_lists(result, recording) -> dict:
     """Per-window EDR and reference rates (lists) of :func:`edr.scoring.window_rates`."""
     from edr.scoring import window_rates
 
@@ -212,15 +212,15 @@ def run_task(task: Task, options: dict | None = None) -> dict:
     if task.lead != DEFAULT_LEAD:
         kwargs["lead"] = task.lead
     row = {k: getattr(task, k) for k in ("record", "database", "method", "criterion", "lead")}
-    row.update({k: float("nan") for k in (*_METRICS, "sigma2", "seconds")})
+    row.update({k: float("nan") for k in (*_SCORE_COLUMNS, "sigma2", "seconds")})
     row.update(n_beats=0, used_lead="", error="")
     selection = windows = None
     t0 = time.perf_counter()
     try:
         recording = _read(task.path)
-        result = _extract(recording, task.method, **kwargs)
-        scores = _score(result, recording)
-        windows = _window_rates(result, recording)
+        result = _run_extract_edr(recording, task.method, **kwargs)
+        scores = _run_score(result, recording)
+        windows = _window_rate_lists(result, recording)
         row.update(msc=_num(scores.msc), corr=_num(scores.corr),
                    rate_error_bpm=_num(scores.rate_error_bpm), f_ref=_num(scores.f_ref),
                    sigma2=_num(result.sigma2), n_beats=int(result.n_beats),
@@ -238,7 +238,7 @@ def run_task(task: Task, options: dict | None = None) -> dict:
     return {"row": row, "selection": selection, "windows": windows, "options": options}
 
 
-def _write_json(path: Path, obj) -> None:
+def _write_json_making_folder(path: Path, obj) -> None:
     """:func:`edr.io.writers.write_json` into a folder created on demand (NaN stored as null)."""
     from edr.io.writers import write_json
 
@@ -319,7 +319,8 @@ def run_batch(tasks: Iterable[Task], out_dir: str | Path, *, options: dict | Non
     outcomes = run_jobs(
         tasks, partial(run_task, options=options),
         done=lambda task: _load_done(out_dir, task, options, retry_errors),
-        store=lambda task, res: _write_json(out_dir / task.relpath, {"task": asdict(task), **res}),
+        store=lambda task, res: _write_json_making_folder(out_dir / task.relpath,
+                                                          {"task": asdict(task), **res}),
         backend="serial" if jobs == 1 else "processes", workers=jobs, scheduler=scheduler,
         progress={"desc": "edr evaluate", "unit": "task"} if progress else None)
     n_run = 0
@@ -336,7 +337,7 @@ def run_batch(tasks: Iterable[Task], out_dir: str | Path, *, options: dict | Non
     return BatchSummary(csv_path, len(tasks), n_run, len(tasks) - n_run, len(errors), errors)
 
 
-def _fmt(v) -> str:
+def _csv_cell(v) -> str:
     if v is None:  # NaN as stored in a task file
         return ""
     if isinstance(v, float):
@@ -344,13 +345,13 @@ def _fmt(v) -> str:
     return str(v)
 
 
-def _write_csv(path: Path, header, rows) -> None:
+def _write_rows(path: Path, header, rows) -> None:
     from edr.io.writers import atomic_path
 
     with atomic_path(path) as tmp, open(tmp, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(header)
-        w.writerows([_fmt(v) for v in r] for r in rows)
+        w.writerows([_csv_cell(v) for v in r] for r in rows)
 
 
 def assemble(out_dir: str | Path, *, options: dict | None = None) -> Path:
@@ -394,7 +395,7 @@ def assemble(out_dir: str | Path, *, options: dict | None = None) -> Path:
     curves.sort(key=key)
     windows.sort(key=lambda w: (*w[:4], w[4]))
     csv_path = out_dir / "results.csv"
-    _write_csv(csv_path, COLUMNS, ([r.get(c, "") for c in COLUMNS] for r in rows))
-    _write_csv(out_dir / "window_rates.csv", WINDOW_COLUMNS, windows)
-    _write_json(out_dir / "selection_curves.json", curves)
+    _write_rows(csv_path, COLUMNS, ([r.get(c, "") for c in COLUMNS] for r in rows))
+    _write_rows(out_dir / "window_rates.csv", RATE_WINDOW_COLUMNS, windows)
+    _write_json_making_folder(out_dir / "selection_curves.json", curves)
     return csv_path

@@ -63,6 +63,10 @@ def tolerances(reference, *, max_tolerance_s: float = MAX_TOLERANCE_S,
         ``fraction`` outside (0, 0.5) (neighbouring windows could overlap), a non-positive
         ``max_tolerance_s``, or times that are not finite and increasing.
 
+    See Also
+    --------
+    match_breaths : the matching these windows accept.
+
     Examples
     --------
     >>> from edr.evaluate.breaths import tolerances
@@ -100,6 +104,10 @@ def match_breaths(detected, reference, *, max_tolerance_s: float = MAX_TOLERANCE
         breath inside its window (windows do not overlap, so no detected breath is claimed
         twice and the number of pairs is the largest possible).
 
+    See Also
+    --------
+    tolerances, score_breaths
+
     Examples
     --------
     >>> from edr.evaluate.breaths import match_breaths
@@ -124,6 +132,10 @@ def match_breaths(detected, reference, *, max_tolerance_s: float = MAX_TOLERANCE
 def interval_errors(detected, reference, ref_idx, det_idx) -> np.ndarray:
     """``|detected interval - annotated interval|`` (s) for every two consecutive annotated
     breaths matched (:func:`match_breaths`) to two consecutive detected breaths.
+
+    See Also
+    --------
+    match_breaths : the pairs.
 
     Examples
     --------
@@ -151,6 +163,19 @@ class BreathScores:
         Every breath-interval error (s) (:func:`interval_errors`).
     n_annotated : int or None
         Every annotated breath, scored or not (None: ``n_reference``).
+
+    See Also
+    --------
+    score_breaths, score_kept
+
+    Examples
+    --------
+    >>> from edr.evaluate.breaths import score_breaths
+    >>> s = score_breaths([0.1, 4.2, 7.9, 13.0], [0.0, 4.0, 8.0, 12.0])
+    >>> s.n_matched, s.sensitivity, s.positive_predictivity, s.f1
+    (4, 1.0, 1.0, 1.0)
+    >>> s.interval_errors
+    array([0.1, 0.3, 1.1])
     """
 
     n_reference: int
@@ -207,6 +232,11 @@ def score_breaths(detected, reference, *, max_tolerance_s: float = MAX_TOLERANCE
     ValueError
         Times that are not finite and increasing, a bad tolerance (:func:`tolerances`).
 
+    See Also
+    --------
+    score_kept : the breaths a detector keeps.
+    edr.breaths.detect_breaths : the detector.
+
     Examples
     --------
     >>> from edr.evaluate.breaths import score_breaths
@@ -222,7 +252,18 @@ def score_breaths(detected, reference, *, max_tolerance_s: float = MAX_TOLERANCE
 
 def in_stretches(t, stretches) -> np.ndarray:
     """Whether each time of ``t`` lies in one of the ``(start, end)`` ``stretches`` (end
-    excluded)."""
+    excluded).
+
+    See Also
+    --------
+    score_kept
+
+    Examples
+    --------
+    >>> from edr.evaluate.breaths import in_stretches
+    >>> in_stretches([1.0, 5.0, 10.0], [(0.0, 2.0), (9.0, 10.0)])
+    array([ True, False, False])
+    """
     t = np.asarray(t, dtype=float)
     s = np.asarray(stretches, dtype=float).reshape(-1, 2)
     return ((t[:, None] >= s[None, :, 0]) & (t[:, None] < s[None, :, 1])).any(axis=1)
@@ -241,6 +282,10 @@ def score_kept(breaths, reference, **tolerance) -> BreathScores:
         Annotated breath times (s, the EDR's time origin), increasing.
     **tolerance
         ``max_tolerance_s`` and ``fraction`` of :func:`tolerances`.
+
+    See Also
+    --------
+    score_breaths, edr.breaths.Breaths
 
     Examples
     --------

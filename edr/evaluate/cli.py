@@ -38,7 +38,7 @@ from edr.names import (
 __all__ = ["build_parser", "main"]
 
 PROG = "python -m edr.evaluate"
-FLAGS = {"window_s": "--window-s", "random_state": "--random-state", "jobs": "--jobs"}
+EVALUATE_FLAGS = {"window_s": "--window-s", "random_state": "--random-state", "jobs": "--jobs"}
 """Library parameter name -> the flag, for messages (:func:`edr.cli_core.one_line`)."""
 
 
@@ -226,4 +226,4 @@ def _evaluate(argv: list[str], prog: str) -> int:
 def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
     """Command-line entry point; returns the exit code (2 on bad input, one line on stderr;
     :func:`edr.cli_core.run_command`)."""
-    return run_command(prog, lambda args: _evaluate(args, prog), argv, flags=FLAGS)
+    return run_command(prog, lambda args: _evaluate(args, prog), argv, flags=EVALUATE_FLAGS)

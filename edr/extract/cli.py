@@ -47,7 +47,7 @@ from edr.cli_core import (
     Parser,
     check_choice,
     check_method,
-    check_sigma2,
+    check_sigma2_option,
     integer,
     n_support,
     rate_hz,
@@ -55,10 +55,9 @@ from edr.cli_core import (
     sigma2_value,
     window_seconds,
 )
-from edr.extract import FLAGS, PROG
-from edr.extract.many_records import check_options as check_many_options
-from edr.extract.many_records import expand_records
-from edr.extract.record import DEMO_DIR, DEMO_DURATION_S, PLOT_SUFFIXES, prepare, run
+from edr.extract import EXTRACT_FLAGS, PROG
+from edr.extract.many_records import check_many_options, expand_records
+from edr.extract.record import DEMO_DIR, DEMO_DURATION_S, PLOT_SUFFIXES, prepare, run_record
 from edr.names import (
     DEFAULT_METHOD,
     DEFAULT_N_SUPPORT,
@@ -166,13 +165,13 @@ def _add_figure_and_demo_options(p: Parser) -> None:
                         "(default 0); the same seed gives the same output")
 
 
-def _check_options(args) -> None:
+def _check_extract_options(args) -> None:
     """Reject unknown names and option combinations before anything is read (no heavy import)."""
     check_method(args.method)
     check_choice("--solver", "solver", args.solver, SOLVER_NAMES)
     if args.n_support is not None and args.solver != "fs2":
         raise OptionError(f"--n-support applies to --solver fs2 only (got --solver {args.solver})")
-    check_sigma2(args.sigma2)
+    check_sigma2_option(args.sigma2)
     if args.demo:
         if args.record:
             raise OptionError(f"give either a record or --demo, not both (record {args.record!r})")
@@ -193,11 +192,11 @@ def _extract(argv: list[str], prog: str) -> int:
 
         check_many_options(args, records)
         args.record = records[0]
-        _check_options(args)
+        _check_extract_options(args)
         return run_many(args, records, argv, prog)
     args.record = records[0] if records else None
-    _check_options(args)
-    lines = run(args, argv, prepare(args))
+    _check_extract_options(args)
+    lines = run_record(args, argv, prepare(args))
     print("\n".join(lines))
     return 0
 
@@ -210,4 +209,4 @@ def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
     file; set ``EDR_DEBUG=1`` for the traceback); 130 interrupted
     (:func:`edr.cli_core.run_command`).
     """
-    return run_command(prog, lambda args: _extract(args, prog), argv, flags=FLAGS)
+    return run_command(prog, lambda args: _extract(args, prog), argv, flags=EXTRACT_FLAGS)

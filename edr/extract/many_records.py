@@ -26,12 +26,12 @@ from typing import NamedTuple
 
 from edr.cli_core import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, OptionError, debugging, one_line
 from edr.errors import EDRError
-from edr.extract import FLAGS
+from edr.extract import EXTRACT_FLAGS
 from edr.extract.record import extract_and_write, prepare
 from edr.io.paths import record_kind, record_name, resolve_record
 from edr.io.targets import check_folder
 
-__all__ = ["RECORDS_AHEAD", "check_options", "expand_records", "run_many"]
+__all__ = ["RECORDS_AHEAD", "check_many_options", "expand_records", "run_many"]
 
 RECORDS_AHEAD = 2
 """Records extracted at a time by :func:`run_many` (each in a thread of its own)."""
@@ -101,7 +101,7 @@ def expand_records(patterns: Sequence[str]) -> tuple[list[str], bool]:
     return unique, any_glob
 
 
-def check_options(args, records: Sequence[str]) -> None:
+def check_many_options(args, records: Sequence[str]) -> None:
     """The options that do not apply to several records: ``--demo``, ``--json``, ``--plot``."""
     if args.demo:
         raise OptionError("give either a record or --demo, not both (records "
@@ -182,11 +182,11 @@ def _outcome_row(outcome) -> dict:
         return _row(name, outcome.value, "ok", outcome.seconds)
     exc = outcome.error
     if isinstance(exc, (EDRError, OSError, ValueError)):
-        return _row(name, None, f"failed: {one_line(exc, FLAGS)}", outcome.seconds)
+        return _row(name, None, f"failed: {one_line(exc, EXTRACT_FLAGS)}", outcome.seconds)
     if debugging():
         raise exc
     return _row(name, None, f"failed: internal error: {type(exc).__name__}: "
-                            f"{one_line(exc, FLAGS)}", outcome.seconds)
+                            f"{one_line(exc, EXTRACT_FLAGS)}", outcome.seconds)
 
 
 def _table(rows: list[dict]) -> list[str]:
@@ -230,7 +230,7 @@ def run_many(args, records: Sequence[str], argv: Sequence[str],
              prog: str = "python -m edr.extract") -> int:
     """Extract several records in one process; prints the summary table. Returns the exit code.
 
-    The options are checked already (:func:`check_options` and the command line's own checks).
+    The options are checked already (:func:`check_many_options` and the command line's own checks).
     """
     outdir = _outdir(args.output)
     jobs = _planned_jobs(records, outdir)

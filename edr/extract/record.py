@@ -22,7 +22,7 @@ from edr.quiet import recorded_warnings
 
 __all__ = ["DEMO_DIR", "DEMO_DURATION_S", "DEMO_FS", "HTML_SUFFIXES", "OUTPUT_FLAGS",
            "PLOT_SUFFIXES", "PROGRESS_MIN_DURATION_S", "extract_and_write", "planned_outputs",
-           "prepare", "run"]
+           "prepare", "run_record"]
 
 #: Records at least this long (s) show a progress bar on stderr.
 PROGRESS_MIN_DURATION_S = 1800.0
@@ -121,7 +121,7 @@ def _naming_file(exc: Exception, path: str | None) -> Exception:
         return ValueError(f"{path}: {message}")
 
 
-def _extract(args, rec, progress: bool | None):
+def _extract_record(args, rec, progress: bool | None):
     from edr.pipeline import extract_edr
 
     if args.solver == "fs2" and progress is not False and sys.stderr.isatty():  # one model to fit
@@ -189,7 +189,7 @@ def extract_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *,
     (:func:`edr.extract.summary.json_summary`).
     """
     rec, notes = _load(args)
-    result = _extract(args, rec, progress)
+    result = _extract_record(args, rec, progress)
     scores, scores_error = _scores(rec, result)
     # Everything is computed: write all outputs, or none.
     summary = json_summary(rec, result, scores, outputs, argv, reference_notes=notes)
@@ -197,7 +197,7 @@ def extract_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *,
     return rec, result, scores, scores_error, summary
 
 
-def run(args, argv: Sequence[str], outputs: dict[str, Path] | None = None) -> list[str]:
+def run_record(args, argv: Sequence[str], outputs: dict[str, Path] | None = None) -> list[str]:
     """Do the work of one invocation; returns the summary lines. Raises on bad input."""
     t0 = time.perf_counter()
     if outputs is None:

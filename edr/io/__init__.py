@@ -34,7 +34,7 @@ __all__ = [
 
 # Imported on first use (PEP 562), so that ``import edr.io`` and the path checks of
 # :mod:`edr.io.paths` do not load NumPy, SciPy, wfdb or YAML.
-_LAZY = {
+_LAZY_IO = {
     "Recording": "edr.io.recording",
     "recording_from_arrays": "edr.io.arrays",
     "as_recording": "edr.io.arrays",
@@ -48,8 +48,8 @@ _LAZY = {
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
+    if name in _LAZY_IO:
+        value = getattr(importlib.import_module(_LAZY_IO[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -111,6 +111,39 @@ def read_record(
     ReferenceWarning
         Breath annotations that cannot be read or are not plausible
         (:func:`edr.io.reference.implausible_reason`), or an empty respiration channel: left out.
+
+    See Also
+    --------
+    edr.io.arrays.recording_from_arrays : a recording from arrays.
+    edr.io.datasets.record_paths : the records of a PhysioNet database.
+    edr.pipeline.extract_edr : the EDR of a recording.
+
+    References
+    ----------
+    .. [1] A. L. Goldberger et al., "PhysioBank, PhysioToolkit, and PhysioNet: components of a new
+       research resource for complex physiologic signals," Circulation 101(23), e215-e220, 2000. The
+       WFDB format.
+    .. [2] B. Kemp, A. Värri, A. C. Rosa, K. D. Nielsen and J. Gade, "A simple format for exchange
+       of digitized polygraphic recordings," Electroencephalogr. Clin. Neurophysiol. 82(5), 391-393,
+       1992. EDF.
+    .. [3] B. Kemp and J. Olivan, "European data format 'plus' (EDF+), an EDF alike standard format
+       for the exchange of physiological data," Clin. Neurophysiol. 114(9), 1755-1761, 2003. EDF+.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=30.0, fs=250.0, random_state=0)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name)
+    >>> from edr.io import write_wfdb
+    >>> hea, dat = write_wfdb(folder, "sim", rec.ecg, rec.fs, sig_name="II", units="mV")
+    >>> from edr.io import read_record
+    >>> r = read_record(folder / "sim.hea")
+    >>> r.name, r.fs, r.ecg_channel, r.ecg.shape
+    ('sim', 250.0, 'II', (7500,))
+    >>> tmp.cleanup()
     """
     kind = check_record_path(path)
     p = Path(path)

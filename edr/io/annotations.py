@@ -27,7 +27,7 @@ BREATH_ANNOTATION_EXTENSION = "edrbr"
 BREATH_SYMBOL = '"'
 """WFDB annotation symbol of a breath."""
 
-_FLAGS = ("low_quality", "after_gap", "after_pause", "uncertain_polarity")
+_QUALITY_FLAGS = ("low_quality", "after_gap", "after_pause", "uncertain_polarity")
 
 
 def breath_aux_notes(breaths) -> list[str]:
@@ -46,10 +46,10 @@ def breath_aux_notes(breaths) -> list[str]:
     """
     quality = np.asarray(breaths.quality, dtype=float)
     flags = [np.asarray(getattr(breaths, f, np.zeros(quality.size, bool)), dtype=bool)
-             for f in _FLAGS]
+             for f in _QUALITY_FLAGS]
     notes = []
     for i, q in enumerate(quality):
-        set_flags = [name for name, v in zip(_FLAGS, flags, strict=True) if v[i]]
+        set_flags = [name for name, v in zip(_QUALITY_FLAGS, flags, strict=True) if v[i]]
         notes.append(" ".join([f"q={q:.2f}", *set_flags]))
     return notes
 

@@ -29,7 +29,7 @@ from edr.io.recording import VOLTAGE_UNITS, Recording, to_millivolts
 from edr.io.reference import implausible_reason
 from edr.names import check_fs
 
-__all__ = ["ARBITRARY_UNITS", "DEFAULT_NAME", "as_recording", "default_lead_names",
+__all__ = ["ARBITRARY_UNITS", "DEFAULT_NAME", "as_recording", "as_series", "default_lead_names",
            "recording_from_arrays"]
 
 #: Record name of a recording given as arrays.
@@ -40,6 +40,29 @@ ARBITRARY_UNITS: tuple[str, ...] = ("arbitrary", "au", "a.u.", "adu", "nu")
 RESP_NAME = "RESP"
 
 _NUMERIC_KINDS = "iuf"
+
+
+def as_series(x, name: str) -> np.ndarray:
+    """``x`` as a one-dimensional float array; ``ValueError`` naming ``name`` otherwise.
+
+    See Also
+    --------
+    edr.signal : its users re-export it.
+
+    Examples
+    --------
+    >>> from edr.io.arrays import as_series
+    >>> as_series([1, 2, 3], "x")
+    array([1., 2., 3.])
+    >>> as_series([[1, 2]], "x")
+    Traceback (most recent call last):
+    ...
+    ValueError: x must be one-dimensional, got shape (1, 2)
+    """
+    a = np.asarray(x, dtype=float)
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}")
+    return a
 
 
 def default_lead_names(n_leads: int) -> list[str]:

@@ -42,6 +42,17 @@ def fs_from_time(t: np.ndarray, *, source: str, column: str) -> float:
     ------
     RecordError
         Fewer than two times, NaN times, or a non-uniform axis (the worst step is named).
+
+    See Also
+    --------
+    read_csv
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.io.csv_reader import fs_from_time
+    >>> round(fs_from_time(np.arange(10) / 250.0, source="rec.csv", column="time_s"), 6)
+    250.0
     """
     if t.size < 2 or not np.all(np.isfinite(t)):
         raise RecordError(f"time column {column!r} of {source} needs at least 2 finite values")
@@ -59,7 +70,7 @@ def fs_from_time(t: np.ndarray, *, source: str, column: str) -> float:
     return float(fs)
 
 
-def _text_lines(path: Path) -> tuple[str, list[str]]:
+def _header_and_rows(path: Path) -> tuple[str, list[str]]:
     """The header line and the non-blank data lines of a UTF-8 text file (a byte-order mark is
     dropped).
 
@@ -135,7 +146,7 @@ def _decimal_points(rows: list[str], path: Path) -> list[str]:
     return out
 
 
-_MISSING = {"", "nan", "na", "n/a", "null", "none", "-"}
+_MISSING_TOKENS = {"", "nan", "na", "n/a", "null", "none", "-"}
 
 
 def _check_numbers(data: np.ndarray, rows: list[str], delimiter: str, names: list[str],
@@ -146,7 +157,7 @@ def _check_numbers(data: np.ndarray, rows: list[str], delimiter: str, names: lis
     for r in bad_rows[:1000]:
         fields = next(csv.reader([rows[r]], delimiter=delimiter))
         for c, text in enumerate(fields[: len(names)]):
-            if np.isnan(data[r, c]) and text.strip().lower() not in _MISSING:
+            if np.isnan(data[r, c]) and text.strip().lower() not in _MISSING_TOKENS:
                 raise RecordError(
                     f"CSV file {path}: data row {r + 1}, column {names[c]!r}: "
                     f"{text.strip()[:40]!r} is not a number"
@@ -171,11 +182,31 @@ def read_csv(
         and no ``fs``, a non-uniform time column, a time column giving no ECG sampling rate
         (the message names the unit that would give one), or ``fs`` disagreeing with the time
         column.
+
+    See Also
+    --------
+    edr.io.read_record : any format, by the file's suffix.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=30.0, fs=250.0, random_state=0)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name)
+    >>> rows = "".join(f"{i / 250:.3f},{v:.4f}\\n" for i, v in enumerate(rec.ecg))
+    >>> _ = (folder / "rec.csv").write_text("time_s,ECG\\n" + rows)
+    >>> from edr.io.csv_reader import read_csv
+    >>> r = read_csv(folder / "rec.csv")
+    >>> r.fs, r.ecg_channel, r.ecg.shape
+    (250.0, 'ECG', (7500,))
+    >>> tmp.cleanup()
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"CSV file not found: {path}")
-    first, rows = _text_lines(path)
+    first, rows = _header_and_rows(path)
     delimiter = _delimiter(first)
     if delimiter != "," and any("," in row for row in rows):
         rows = _decimal_points(rows, path)

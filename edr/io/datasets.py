@@ -47,7 +47,7 @@ from edr.io.integrity import (
     Expected,
     mismatch,
     parse_sha256_lines,
-    read_record,
+    read_verified_record,
     sha256_file,
     verified_entry,
     write_record,
@@ -79,7 +79,18 @@ def _packaged_manifest() -> dict:
 
 def load_manifest(path: str | Path | None = None) -> dict:
     """The database manifest: the packaged ``edr/io/data_manifest.yaml``, or the YAML at
-    ``path``."""
+    ``path``.
+
+    See Also
+    --------
+    locate_database, record_paths
+
+    Examples
+    --------
+    >>> from edr.io import load_manifest
+    >>> "bidmc" in load_manifest()["databases"]
+    True
+    """
     if path is None:
         return _packaged_manifest()
     return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
@@ -177,7 +188,7 @@ def cache_dir(entry: Mapping) -> Path:
     return Path(root) / f"{entry['slug']}-{entry['version']}"
 
 
-def _complete(folder: Path, entry: Mapping) -> bool:
+def _has_files(folder: Path, entry: Mapping) -> bool:
     return folder.is_dir() and all((folder / f).is_file() for f in required_files(entry))
 
 
@@ -196,7 +207,7 @@ def _cache_problem(entry: Mapping, folder: Path) -> str | None:
     else what the first one that does not is."""
     if not folder.is_dir():
         return "no cache folder"
-    record = read_record(folder)
+    record = read_verified_record(folder)
     known = _known_digests(entry, folder, record)
     updated, problem = dict(record), None
     for name in dict.fromkeys([*required_files(entry), *sorted(record)]):
@@ -283,7 +294,7 @@ def locate_database(
     entry = database_entry(name, manifest)
     searched = _user_folders(entry, data_dir)
     for folder in searched:
-        if _complete(folder, entry):
+        if _has_files(folder, entry):
             return folder
     target = cache_dir(entry)
     searched.append(target)
@@ -312,6 +323,23 @@ def record_paths(
 
     Each path can be passed to :func:`edr.io.read_record`. The folder is found
     (or downloaded) by :func:`locate_database`.
+
+    See Also
+    --------
+    locate_database : the folder.
+    edr.io.read_record : reads each path.
+
+    References
+    ----------
+    .. [1] A. L. Goldberger et al., "PhysioBank, PhysioToolkit, and PhysioNet: components of a new
+       research resource for complex physiologic signals," Circulation 101(23), e215-e220, 2000.
+       PhysioNet, where the databases are published.
+
+    Examples
+    --------
+    >>> from edr.io import load_manifest
+    >>> "bidmc" in load_manifest()["databases"]  # record_paths("bidmc") lists its records
+    True
     """
     entry = database_entry(name, manifest)
     folder = locate_database(name, data_dir=data_dir, download=download, manifest=manifest)
@@ -342,7 +370,7 @@ def verify_database(folder: str | Path, name: str, *,
     """
     entry = database_entry(name, manifest)
     folder = Path(folder)
-    record = read_record(folder)
+    record = read_verified_record(folder)
     known = _known_digests(entry, folder, record)
     problems = {}
     for fname in dict.fromkeys([*required_files(entry), *sorted(record)]):

@@ -30,11 +30,12 @@ from typing import BinaryIO
 
 from edr.errors import VerificationError
 from edr.io.integrity import (
+    CHUNK_BYTES,
     SUMS_NAME,
     Expected,
     mismatch,
     parse_sha256_lines,
-    read_record,
+    read_verified_record,
     record_entry,
     verified_entry,
     write_record,
@@ -57,7 +58,6 @@ PHYSIONET_FILES = "https://physionet.org/files"
 BASE_URL_ENV = "EDR_PHYSIONET_URL"
 #: Transfers of one file before a failed verification is an error (the first and one more).
 ATTEMPTS = 2
-_CHUNK = 1 << 20
 _BROKEN_TRANSFER = (http.client.IncompleteRead, ConnectionError, TimeoutError)
 
 
@@ -97,7 +97,7 @@ def fetch_url(url: str, out: BinaryIO, *, timeout: float = 60.0) -> None:
     with urllib.request.urlopen(url, timeout=timeout) as response:
         expected = response.headers.get("Content-Length")
         received = 0
-        for chunk in iter(lambda: response.read(_CHUNK), b""):
+        for chunk in iter(lambda: response.read(CHUNK_BYTES), b""):
             out.write(chunk)
             received += len(chunk)
         if expected is not None and expected.isdigit() and received != int(expected):
@@ -252,7 +252,7 @@ def download_files(base: str, target: str | Path,
     """
     target = Path(target)
     target.mkdir(parents=True, exist_ok=True)
-    record = read_record(target)
+    record = read_verified_record(target)
     before = dict(record)
     try:
         for name, want in expected.items():

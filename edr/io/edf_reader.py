@@ -39,7 +39,29 @@ __all__ = ["EDFHeader", "read_edf_header", "read_edf", "padding_samples"]
 
 @dataclass(frozen=True)
 class EDFHeader:
-    """The parts of an EDF header needed to read its signals."""
+    """The parts of an EDF header needed to read its signals.
+
+    See Also
+    --------
+    read_edf_header
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=30.0, fs=250.0, random_state=0)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name)
+    >>> import edfio
+    >>> edfio.Edf([edfio.EdfSignal(rec.ecg, sampling_frequency=250.0, label="ECG",
+    ...                            physical_dimension="mV")]).write(folder / "rec.edf")
+    >>> from edr.io.edf_reader import read_edf_header
+    >>> h = read_edf_header(folder / "rec.edf")
+    >>> h.labels, h.units, h.n_records, h.record_duration
+    (['ECG'], ['mV'], 30, 1.0)
+    >>> tmp.cleanup()
+    """
 
     header_bytes: int
     n_records: int
@@ -73,6 +95,35 @@ def read_edf_header(path: str | Path) -> EDFHeader:
         ``path`` does not exist.
     RecordError
         Malformed header, EDF+D file, or a data section shorter than the header says.
+
+    See Also
+    --------
+    read_edf
+
+    References
+    ----------
+    .. [1] B. Kemp, A. Värri, A. C. Rosa, K. D. Nielsen and J. Gade, "A simple format for exchange
+       of digitized polygraphic recordings," Electroencephalogr. Clin. Neurophysiol. 82(5), 391-393,
+       1992. The header.
+    .. [2] B. Kemp and J. Olivan, "European data format 'plus' (EDF+), an EDF alike standard format
+       for the exchange of physiological data," Clin. Neurophysiol. 114(9), 1755-1761, 2003. EDF+
+       (its annotation signal).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=30.0, fs=250.0, random_state=0)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name)
+    >>> import edfio
+    >>> edfio.Edf([edfio.EdfSignal(rec.ecg, sampling_frequency=250.0, label="ECG",
+    ...                            physical_dimension="mV")]).write(folder / "rec.edf")
+    >>> from edr.io.edf_reader import read_edf_header
+    >>> read_edf_header(folder / "rec.edf").samples_per_record
+    array([250])
+    >>> tmp.cleanup()
     """
     path = Path(path)
     if not path.is_file():
@@ -137,6 +188,18 @@ def padding_samples(signals: list[np.ndarray], spr: list[int], *, n_records: int
     data record, over which every signal is constant; it is measured as a
     fraction of the data record and converted to each signal's samples (a
     signal keeps a sample unless its whole sampling interval is padding).
+
+    See Also
+    --------
+    read_edf
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.io.edf_reader import padding_samples
+    >>> ecg = np.r_[np.arange(7.0), np.zeros(3)]  # 2 data records of 5 samples, a flat end
+    >>> padding_samples([ecg], [5], n_records=2)
+    [2]
     """
     if not signals or n_records < 1:
         return [0] * len(signals)
@@ -171,6 +234,35 @@ def read_edf(path: str | Path, channel: str | None = None, *,
     RecordError
         Malformed header, EDF+D, a file shorter or longer than its header says,
         or a file ``edfio`` cannot read (its message is kept).
+
+    See Also
+    --------
+    edr.io.read_record : any format, by the file's suffix.
+
+    References
+    ----------
+    .. [1] B. Kemp, A. Värri, A. C. Rosa, K. D. Nielsen and J. Gade, "A simple format for exchange
+       of digitized polygraphic recordings," Electroencephalogr. Clin. Neurophysiol. 82(5), 391-393,
+       1992. EDF.
+    .. [2] B. Kemp and J. Olivan, "European data format 'plus' (EDF+), an EDF alike standard format
+       for the exchange of physiological data," Clin. Neurophysiol. 114(9), 1755-1761, 2003. EDF+.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=30.0, fs=250.0, random_state=0)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name)
+    >>> import edfio
+    >>> edfio.Edf([edfio.EdfSignal(rec.ecg, sampling_frequency=250.0, label="ECG",
+    ...                            physical_dimension="mV")]).write(folder / "rec.edf")
+    >>> from edr.io.edf_reader import read_edf
+    >>> r = read_edf(folder / "rec.edf")
+    >>> r.fs, r.ecg_channel, r.ecg.shape
+    (250.0, 'ECG', (7500,))
+    >>> tmp.cleanup()
     """
     import edfio
 

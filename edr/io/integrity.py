@@ -26,11 +26,12 @@ from pathlib import Path
 __all__ = [
     "SUMS_NAME",
     "RECORD_NAME",
+    "CHUNK_BYTES",
     "Expected",
     "sha256_file",
     "parse_sha256_lines",
     "mismatch",
-    "read_record",
+    "read_verified_record",
     "write_record",
     "record_entry",
     "verified_entry",
@@ -41,7 +42,8 @@ SUMS_NAME = "SHA256SUMS.txt"
 #: Name of the record a verified download keeps in its folder.
 RECORD_NAME = ".verified.json"
 _RECORD_FORMAT = 1
-_CHUNK = 1 << 20
+#: Bytes read at once from a file being hashed or a download being received.
+CHUNK_BYTES = 1 << 20
 _SHA_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](.+?)(?:\s+\((\d+) bytes\))?$")
 _ENTRY_KEYS = {"sha256": str, "size": int, "mtime_ns": int, "source": str}
 
@@ -100,7 +102,7 @@ def sha256_file(path: str | Path) -> str:
     """
     h = hashlib.sha256()
     with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(_CHUNK), b""):
+        for chunk in iter(lambda: fh.read(CHUNK_BYTES), b""):
             h.update(chunk)
     return h.hexdigest()
 
@@ -178,7 +180,7 @@ def _valid_entry(entry: object) -> bool:
         isinstance(entry.get(k), t) for k, t in _ENTRY_KEYS.items())
 
 
-def read_record(folder: str | Path) -> dict[str, dict]:
+def read_verified_record(folder: str | Path) -> dict[str, dict]:
     """The files a verified download recorded in ``folder``: ``{name: entry}``.
 
     Parameters

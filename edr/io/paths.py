@@ -70,6 +70,24 @@ def resolve_record(path: str | Path) -> Path:
     RecordError
         ``path`` is a folder, or a file that is not a signal file of its record
         (the message names the header and the files it does reference).
+
+    See Also
+    --------
+    check_record_path, edr.io.read_record
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from pathlib import Path
+    >>> from edr.io import write_wfdb
+    >>> from edr.io.paths import resolve_record
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name)
+    >>> hea, dat = write_wfdb(folder, "r1", np.zeros(10), 4.0)
+    >>> [resolve_record(folder / name) == folder / "r1" for name in ("r1", "r1.hea", "r1.dat")]
+    [True, True, True]
+    >>> tmp.cleanup()
     """
     p = Path(path)
     if p.is_dir():
@@ -123,6 +141,18 @@ def check_record_path(path: str | Path) -> str:
         No such file (for WFDB: no such record).
     RecordError
         A folder, or a file that is not a signal file of its WFDB record.
+
+    See Also
+    --------
+    record_kind, edr.io.read_record
+
+    Examples
+    --------
+    >>> from edr.io import check_record_path
+    >>> check_record_path("no_such_record.hea")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: WFDB header not found: no_such_record.hea
     """
     p = Path(path)
     kind = record_kind(p)

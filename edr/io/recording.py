@@ -63,6 +63,18 @@ class Recording:
         Where ``breath_times`` come from, in one line: the file, the annotator or label chosen
         and the number of breaths (``"bidmc01.breath: annotator 'ann1' of ann1, ann2; 165
         breaths"``); None without breath times.
+
+    See Also
+    --------
+    edr.io.read_record : a recording from a file.
+    edr.io.arrays.recording_from_arrays : a recording from arrays.
+
+    Examples
+    --------
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=30.0, fs=250.0, random_state=0)
+    >>> rec.fs, rec.duration_s, rec.ecg_channel, rec.resp_channel, rec.breath_times.size
+    (250.0, 30.0, 'II', 'RESP', 8)
     """
 
     name: str

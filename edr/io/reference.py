@@ -113,7 +113,7 @@ def listed_labels(labels) -> str:
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "") if found else "none"
 
 
-def _rank(label: str) -> tuple | None:
+def _annotator_rank(label: str) -> tuple | None:
     key = label.strip().lower()
     m = _ANNOTATOR.match(key)
     if m:
@@ -157,7 +157,7 @@ def choose_breath_label(labels: Sequence[str]) -> tuple[str | None, str]:
         return None, "no annotation"
     if len(found) == 1:
         return found[0], f"label {found[0]!r}"
-    ranked = sorted((r, lab) for lab in found if (r := _rank(lab)) is not None)
+    ranked = sorted((r, lab) for lab in found if (r := _annotator_rank(lab)) is not None)
     listed = listed_labels(found)
     if not ranked:
         return None, (f"labels {listed} are neither annotators (ann1, ann2, ...) nor breath "

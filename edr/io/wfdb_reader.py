@@ -60,6 +60,24 @@ def check_header_text(hea: Path) -> None:
         Missing record line, a signal count that is not a non-negative integer or
         differs from the number of signal lines, or a sampling frequency that is
         not a positive number (the message names the header and the value).
+
+    See Also
+    --------
+    read_wfdb
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=30.0, fs=250.0, random_state=0)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name)
+    >>> from edr.io import write_wfdb
+    >>> hea, dat = write_wfdb(folder, "sim", rec.ecg, rec.fs, sig_name="II", units="mV")
+    >>> from edr.io.wfdb_reader import check_header_text
+    >>> check_header_text(hea)  # a good header passes silently
+    >>> tmp.cleanup()
     """
     try:
         text = hea.read_text(encoding="latin-1")
@@ -149,6 +167,10 @@ def read_breath_annotations(
         The file exists but cannot be read, holds no annotation of ``annotator``, labels that
         cannot be told apart, or breath times that are not plausible; it is left out.
 
+    See Also
+    --------
+    read_breath_times, edr.io.reference.choose_breath_label
+
     Examples
     --------
     >>> from pathlib import Path
@@ -199,6 +221,10 @@ def read_breath_times(base: Path, *, fs: float, annotator: str | None = AUTO,
                       duration_s: float | None = None) -> np.ndarray | None:
     """The breath times of :func:`read_breath_annotations` alone (s), or None.
 
+    See Also
+    --------
+    read_breath_annotations
+
     Examples
     --------
     >>> from pathlib import Path
@@ -226,6 +252,32 @@ def read_wfdb(
         Unparsable header, truncated or unreadable data file, multi-segment record.
     ChannelError, SignalError
         See :func:`edr.io.recording.assemble_recording`.
+
+    See Also
+    --------
+    edr.io.read_record : any format, by the file's suffix.
+
+    References
+    ----------
+    .. [1] A. L. Goldberger et al., "PhysioBank, PhysioToolkit, and PhysioNet: components of a new
+       research resource for complex physiologic signals," Circulation 101(23), e215-e220, 2000. The
+       WFDB format and the ``wfdb`` package.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=30.0, fs=250.0, random_state=0)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name)
+    >>> from edr.io import write_wfdb
+    >>> hea, dat = write_wfdb(folder, "sim", rec.ecg, rec.fs, sig_name="II", units="mV")
+    >>> from edr.io.wfdb_reader import read_wfdb
+    >>> r = read_wfdb(folder / "sim")
+    >>> r.name, r.ecg_channel, r.resp is None
+    ('sim', 'II', True)
+    >>> tmp.cleanup()
     """
     base = resolve_record(path)
     hea = base.with_name(base.name + ".hea")

@@ -22,10 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
+from edr.io.arrays import as_series
+
 __all__ = ["atomic_path", "temporary_path", "new_file_mode", "write_csv", "write_wfdb",
            "write_json", "to_jsonable"]
 
-_RECORD_NAME = re.compile(r"^[-\w]+$")
+_RECORD_NAME_PATTERN = re.compile(r"^[-\w]+$")
 
 
 def new_file_mode(path: str | Path | None = None) -> int:
@@ -81,13 +83,6 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         raise
 
 
-def _vector(x, name: str) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {x.shape}")
-    return x
-
-
 def write_csv(path: str | Path, time_s, edr, **columns) -> Path:
     """Write ``time_s,edr[,<column>...]`` rows (header included) atomically; NaN is written as
     ``nan``.
@@ -98,9 +93,29 @@ def write_csv(path: str | Path, time_s, edr, **columns) -> Path:
     ------
     ValueError
         The columns are not 1-D arrays of the length of ``time_s``.
+
+    See Also
+    --------
+    write_json, write_wfdb
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from pathlib import Path
+    >>> from edr.io import write_csv
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> edr = np.array([0.1, 0.2, np.nan])
+    >>> path = write_csv(Path(tmp.name) / "out.csv", np.arange(3) / 4.0, edr)
+    >>> print(path.read_text(), end="")
+    time_s,edr
+    0.000000,0.1
+    0.250000,0.2
+    0.500000,nan
+    >>> tmp.cleanup()
     """
-    cols = {"time_s": _vector(time_s, "time_s"), "edr": _vector(edr, "edr")}
-    cols.update({name: _vector(v, name) for name, v in columns.items()})
+    cols = {"time_s": as_series(time_s, "time_s"), "edr": as_series(edr, "edr")}
+    cols.update({name: as_series(v, name) for name, v in columns.items()})
     n = cols["time_s"].size
     for name, v in cols.items():
         if v.size != n:
@@ -144,12 +159,29 @@ def write_wfdb(
     Returns
     -------
     (header_path, data_path)
+
+    See Also
+    --------
+    wfdb.rdrecord : reads it back.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> import wfdb
+    >>> from edr.io import write_wfdb
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> hea, dat = write_wfdb(tmp.name, "edr1", np.sin(np.arange(400) / 8.0), 4.0)
+    >>> back = wfdb.rdrecord(str(hea.with_suffix("")))
+    >>> hea.name, dat.name, back.sig_name, back.fs, back.p_signal.shape
+    ('edr1.hea', 'edr1.dat', ['EDR'], 4, (400, 1))
+    >>> tmp.cleanup()
     """
-    if not _RECORD_NAME.match(record_name or ""):
+    if not _RECORD_NAME_PATTERN.match(record_name or ""):
         raise ValueError(f"record_name {record_name!r} may only hold letters, digits, '_' and '-'")
     if not (np.isfinite(fs) and fs > 0):
         raise ValueError(f"fs={fs!r} must be a positive number of Hz")
-    y = _vector(edr, "edr")
+    y = as_series(edr, "edr")
     out_dir = Path(path_or_dir)
     if not out_dir.is_dir():
         out_dir = out_dir.parent
@@ -197,7 +229,28 @@ def to_jsonable(obj):
 
 
 def write_json(path: str | Path, obj) -> Path:
-    """Write ``obj`` (see :func:`to_jsonable`) as indented JSON, atomically."""
+    """Write ``obj`` (see :func:`to_jsonable`) as indented JSON, atomically.
+
+    See Also
+    --------
+    to_jsonable, write_csv
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from pathlib import Path
+    >>> from edr.io import write_json
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> summary = {"sigma2": np.float64(np.nan), "n": np.int64(3)}
+    >>> path = write_json(Path(tmp.name) / "out.json", summary)
+    >>> print(path.read_text())
+    {
+      "sigma2": null,
+      "n": 3
+    }
+    >>> tmp.cleanup()
+    """
     text = json.dumps(to_jsonable(obj), indent=2, allow_nan=False) + "\n"
     path = Path(path)
     with atomic_path(path) as tmp:

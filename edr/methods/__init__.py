@@ -143,7 +143,19 @@ __all__ = [
 @dataclass(frozen=True)
 class MethodSpec:
     """Registry entry: the function, whether it uses ``sigma2``, its sign reference, its fixed
-    option values and the kernel PCA solvers it takes."""
+    option values and the kernel PCA solvers it takes.
+
+    See Also
+    --------
+    get_method, METHODS
+
+    Examples
+    --------
+    >>> from edr.methods import METHODS
+    >>> spec = METHODS["kpca"]
+    >>> spec.uses_sigma2, spec.sign_reference, spec.solvers
+    (True, 'r_amplitude', ('dense', 'fs2'))
+    """
 
     func: Callable
     uses_sigma2: bool
@@ -177,7 +189,23 @@ for _v in NEUROKIT_VARIANTS:
 
 
 def get_method(name: str) -> MethodSpec:
-    """Registry lookup; an unknown key raises ``ValueError`` listing the sorted valid keys."""
+    """Registry lookup; an unknown key raises ``ValueError`` listing the sorted valid keys.
+
+    See Also
+    --------
+    METHODS : the registry.
+    edr.names.METHOD_NAMES : its keys, without importing the methods.
+
+    Examples
+    --------
+    >>> from edr.methods import get_method
+    >>> get_method("rsa").func.__name__
+    'rsa_edr'
+    >>> get_method("nope")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown EDR method 'nope'; valid methods are ['kpca', ...]
+    """
     try:
         return METHODS[name]
     except (KeyError, TypeError):

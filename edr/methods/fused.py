@@ -58,6 +58,23 @@ class KernelFit:
     scales : dict
         Per panel series: the standard deviation of its band-passed grid values over the
         segment (the divisor :func:`edr.fusion.standardised` applied).
+
+    See Also
+    --------
+    kpca_fusion_edr, fusion_beat_series
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.beats import detect
+    >>> from edr.methods import Segment
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> seg = Segment(rec.ecg, rec.fs, 0.0, detect(rec.ecg, rec.fs), np.arange(240) / 4.0)
+    >>> from edr.methods import kpca_fusion_edr
+    >>> fit = kpca_fusion_edr(seg, random_state=0).model
+    >>> fit.baseline, fit.rsa, sorted(fit.scales)[:2]
+    ('centred', True, ['kpca_1', 'kpca_2'])
     """
 
     model: object
@@ -72,6 +89,33 @@ def kpca_rsa_edr(seg: Segment, **kpca_options) -> MethodOutput:
     """Quality-weighted fusion of the ``kpca`` and ``rsa`` series (see the module docstring).
 
     Quality adds ``weight_kpca`` and ``weight_rsa`` (summing to 1) to the ``kpca`` figures.
+
+    See Also
+    --------
+    kpca_edr, rsa_edr, edr.fusion.panel_weights
+
+    References
+    ----------
+    .. [1] D. Widjaja, C. Varon, A. C. Dorado, J. A. K. Suykens and S. Van Huffel, "Application of
+       kernel principal component analysis for single-lead ECG-derived respiration," IEEE Trans.
+       Biomed. Eng. 59(4), 1169-1176, 2012. The kPCA series.
+    .. [2] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
+       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
+       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. Fusion of respiratory
+       features by their quality.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.beats import detect
+    >>> from edr.methods import Segment
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> seg = Segment(rec.ecg, rec.fs, 0.0, detect(rec.ecg, rec.fs), np.arange(240) / 4.0)
+    >>> from edr.methods import kpca_rsa_edr
+    >>> out = kpca_rsa_edr(seg, random_state=0)
+    >>> out.kind, out.values.shape == seg.grid.shape
+    ('grid', True)
     """
     k = kpca_edr(seg, **kpca_options)
     r = rsa_edr(seg)
@@ -119,6 +163,40 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
         ``kind="grid"``; quality: the ``kpca`` figures, ``weights`` (per panel
         series, summing to 1) and ``best`` (the series the others were aligned to);
         ``panel``: the fused series.
+
+    See Also
+    --------
+    kpca_edr, edr.fusion.fuse, fusion_beat_series
+
+    References
+    ----------
+    .. [1] D. Widjaja, C. Varon, A. C. Dorado, J. A. K. Suykens and S. Van Huffel, "Application of
+       kernel principal component analysis for single-lead ECG-derived respiration," IEEE Trans.
+       Biomed. Eng. 59(4), 1169-1176, 2012. The kPCA series.
+    .. [2] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. The
+       σ² selection (MDD, Sec. IV, Eqs. (11)-(15)).
+    .. [3] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
+       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
+       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. Fusion of respiratory features by
+       their quality.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.beats import detect
+    >>> from edr.methods import Segment
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> seg = Segment(rec.ecg, rec.fs, 0.0, detect(rec.ecg, rec.fs), np.arange(240) / 4.0)
+    >>> from edr.methods import kpca_fusion_edr
+    >>> out = kpca_fusion_edr(seg, random_state=0)
+    >>> out.kind, out.values.shape == seg.grid.shape
+    ('grid', True)
+    >>> sorted(out.weights)
+    ['kpca_1', 'kpca_2', 'kpca_3', 'qrs_area', 'r_amplitude', 'rsa']
+    >>> round(sum(out.weights.values()), 6)
+    1.0
     """
     opts = KernelOptions.from_kwargs(baseline=baseline, **kpca_options)
     if opts.solver != "dense" or opts.orientation != "beats":
@@ -183,6 +261,23 @@ def fusion_beat_series(seg: Segment, fit: KernelFit, since: float | None = None)
     dict of str to MethodOutput
         ``kpca_1`` ... (beat-sampled), ``r_amplitude``, ``qrs_area`` and ``rsa`` as
         :func:`kpca_fusion_edr` builds them.
+
+    See Also
+    --------
+    kpca_fusion_edr : the fit this function reuses.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.beats import detect
+    >>> from edr.methods import Segment
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> seg = Segment(rec.ecg, rec.fs, 0.0, detect(rec.ecg, rec.fs), np.arange(240) / 4.0)
+    >>> from edr.methods import fusion_beat_series, kpca_fusion_edr
+    >>> out = kpca_fusion_edr(seg, random_state=0)
+    >>> sorted(fusion_beat_series(seg, out.model))
+    ['kpca_1', 'kpca_2', 'kpca_3', 'qrs_area', 'r_amplitude', 'rsa']
     """
     v = seg.valid
     t = seg.beat_times[v]

@@ -60,6 +60,36 @@ def kpca_edr(seg: Segment, *, sigma2=DEFAULT_SIGMA2, random_state=None, orientat
         Invalid options (:class:`KernelOptions`).
     SignalError
         Fewer than :data:`edr.signal.MIN_BEATS` valid beats.
+
+    See Also
+    --------
+    kpca_fusion_edr : the default method, which fuses these scores with other series.
+    pca_edr : the linear baseline.
+    kpca.KernelPCA : the estimator, which resolves a σ² criterion.
+
+    References
+    ----------
+    .. [1] D. Widjaja, C. Varon, A. C. Dorado, J. A. K. Suykens and S. Van Huffel, "Application of
+       kernel principal component analysis for single-lead ECG-derived respiration," IEEE Trans.
+       Biomed. Eng. 59(4), 1169-1176, 2012. Kernel PCA of the QRS windows for single-lead EDR, the
+       first component as the respiration, σ² by maximal Shannon entropy.
+    .. [2] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. The
+       centred kernel eigenproblem, Eqs. (4)-(6), the RBF kernel, Eq. (12), MDD model selection,
+       Sec. IV, Eqs. (11)-(15), and the EDR application, Sec. VI-C.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.beats import detect
+    >>> from edr.methods import Segment
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> seg = Segment(rec.ecg, rec.fs, 0.0, detect(rec.ecg, rec.fs), np.arange(240) / 4.0)
+    >>> from edr.methods import kpca_edr
+    >>> out = kpca_edr(seg, sigma2="mdd-fast", random_state=0)
+    >>> out.kind, out.times.shape == out.values.shape, out.sigma2 > 0
+    ('beats', True, True)
     """
     opts = KernelOptions(sigma2, random_state, orientation, baseline, solver, n_support, train_on,
                          selection_options, robust)
@@ -108,12 +138,61 @@ def _fs2_scores(X, opts: KernelOptions, quality: dict):
 
 
 def kpca_positions_edr(seg: Segment, **kw) -> MethodOutput:
-    """:func:`kpca_edr` with ``orientation="positions"``."""
+    """:func:`kpca_edr` with ``orientation="positions"``.
+
+    See Also
+    --------
+    kpca_edr : the same with each beat as a data point.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. The
+       fixed-point pre-image with ``n_c = 1``, Sec. II.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.beats import detect
+    >>> from edr.methods import Segment
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> seg = Segment(rec.ecg, rec.fs, 0.0, detect(rec.ecg, rec.fs), np.arange(240) / 4.0)
+    >>> from edr.methods import kpca_positions_edr
+    >>> out = kpca_positions_edr(seg, random_state=0)
+    >>> out.kind, out.values.size == int(seg.valid.sum())
+    ('beats', True)
+    """
     return kpca_edr(seg, **{**POSITIONS, **kw})
 
 
 def pca_edr(seg: Segment, *, baseline=MATRIX_BASELINE) -> MethodOutput:
-    """First linear principal component score of the QRS matrix (beats as data points)."""
+    """First linear principal component score of the QRS matrix (beats as data points).
+
+    See Also
+    --------
+    kpca_edr : the kernel version of the same matrix.
+
+    References
+    ----------
+    .. [1] P. H. Charlton, D. A. Birrenkott, T. Bonnici, M. A. F. Pimentel, A. E. W. Johnson, J.
+       Alastruey, L. Tarassenko, P. J. Watkinson, R. Beale and D. A. Clifton, "Breathing rate
+       estimation from the electrocardiogram and photoplethysmogram: a review," IEEE Rev. Biomed.
+       Eng. 11, 2-20, 2018. PCA of the beats' morphology as an EDR feature.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.beats import detect
+    >>> from edr.methods import Segment
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> seg = Segment(rec.ecg, rec.fs, 0.0, detect(rec.ecg, rec.fs), np.arange(240) / 4.0)
+    >>> from edr.methods import pca_edr
+    >>> out = pca_edr(seg)
+    >>> out.kind, out.sigma2 is None, out.values.size == int(seg.valid.sum())
+    ('beats', True, True)
+    """
     seg.require_beats()
     X = seg.valid_matrix(baseline)
     Xc = X - X.mean(axis=0)

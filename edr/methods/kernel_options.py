@@ -44,6 +44,17 @@ def check_sigma2(sigma2):
         A value that is neither a finite number ``> 0`` nor a string (the message of
         :func:`kpca.kernels.check_sigma2`), or an unknown criterion name (the message lists the
         valid keys).
+
+    See Also
+    --------
+    kpca.kernels.check_sigma2 : the check of a number.
+    kpca.selection.resolve_criterion : the check of a name.
+
+    Examples
+    --------
+    >>> from edr.methods import check_sigma2
+    >>> check_sigma2(2), check_sigma2("shannon")
+    (2.0, 'shannon')
     """
     if isinstance(sigma2, str):
         from kpca.selection import resolve_criterion
@@ -60,7 +71,18 @@ def check_flag(value, name: str) -> None:
 
 
 def check_solver(solver) -> str:
-    """``solver`` if it is one of :data:`SOLVERS`, else ``ValueError`` listing them."""
+    """``solver`` if it is one of :data:`SOLVERS`, else ``ValueError`` listing them.
+
+    See Also
+    --------
+    KernelOptions
+
+    Examples
+    --------
+    >>> from edr.methods import check_solver
+    >>> check_solver("fs2")
+    'fs2'
+    """
     if solver not in SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; valid solvers are {sorted(SOLVERS)}")
     return solver
@@ -84,6 +106,22 @@ class KernelOptions:
         Any invalid value, naming it.
     TypeError
         ``selection_options`` with a fixed ``sigma2``.
+
+    See Also
+    --------
+    edr.methods.kpca_edr : the method these options drive.
+    kpca.KernelPCA, kpca.largescale.FixedSizeKernelPCA : the estimators they build.
+
+    Examples
+    --------
+    >>> from edr.methods import KernelOptions
+    >>> k = KernelOptions(sigma2=2)
+    >>> k.sigma2, k.solver, k.orientation
+    (2.0, 'dense', 'beats')
+    >>> KernelOptions(orientation="rows")
+    Traceback (most recent call last):
+    ...
+    ValueError: orientation must be one of ['beats', 'positions'], got 'rows'
     """
 
     sigma2: float | str = DEFAULT_SIGMA2

@@ -74,6 +74,22 @@ class Segment:
         matrices by baseline (:meth:`matrix`), ``"r_amplitude"`` and ``"qrs_area"``
         (:meth:`r_amplitudes`, :meth:`qrs_areas`). Given ones are used as they are (a stream
         keeps them for the beats it has settled: :class:`edr.stream.features.FeatureCache`).
+
+    See Also
+    --------
+    MethodOutput : what a method makes of it.
+    edr.beats.detect : its beats.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.beats import detect
+    >>> from edr.methods import Segment
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> seg = Segment(rec.ecg, rec.fs, 0.0, detect(rec.ecg, rec.fs), np.arange(240) / 4.0)
+    >>> seg.lead, int(seg.valid.sum()), seg.beat_times.shape
+    ('', 69, (69,))
     """
 
     ecg: np.ndarray
@@ -195,6 +211,18 @@ class MethodOutput:
         ``kpca_fusion``: what it learnt of the segment, enough to give the panel's per-beat
         series of beats it has not seen (:func:`fusion_beat_series`); a dict of lead name to
         :class:`KernelFit` for the fusion of several leads; None for the other methods.
+
+    See Also
+    --------
+    Segment, edr.methods.series_on_grid
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.methods import MethodOutput
+    >>> out = MethodOutput(np.array([1.0, 2.0]), np.array([0.1, -0.1]), "beats")
+    >>> out.kind, out.sigma2, out.panel
+    ('beats', None, {})
     """
 
     times: np.ndarray

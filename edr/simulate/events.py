@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["APNOEA_RAMP_S", "NO_BREATH_DEPTH", "breathing_envelope", "envelope"]
+__all__ = ["APNOEA_RAMP_S", "NO_BREATH_DEPTH", "breathing_envelope", "options_envelope"]
 
 NO_BREATH_DEPTH = 0.25
 """Where :func:`breathing_envelope` is at most this, an inspiration peak is no breath."""
@@ -64,7 +64,7 @@ def breathing_envelope(t, *, episodes=(), depth=0.0, sighs=(), sigh_gain=2.5,
     return env
 
 
-def envelope(o, t_slow):
+def options_envelope(o, t_slow):
     """:func:`breathing_envelope` of the checked options' events (breath length from the mean
     rate)."""
     return breathing_envelope(t_slow, episodes=o.apnoea_episodes, depth=o.apnoea_depth,

@@ -137,6 +137,26 @@ class SimulationParameters:
         Times (s) of sighs: one breath ``sigh_gain`` times deeper.
     sigh_gain : float in [1, 5], default 2.5
         Depth of a sigh relative to a normal breath.
+
+    See Also
+    --------
+    simulate_recording : takes these fields by name.
+
+    References
+    ----------
+    .. [1] P. E. McSharry, G. D. Clifford, L. Tarassenko and L. A. Smith, "A dynamical model for
+       generating synthetic electrocardiogram signals," IEEE Trans. Biomed. Eng. 50(3), 289-294,
+       2003. Beats as sums of Gaussian waves (ECGSYN).
+    .. [2] R. Sameni, G. D. Clifford, C. Jutten and M. B. Shamsollahi, "Multichannel ECG and noise
+       modeling: application to maternal and fetal ECG signals," EURASIP J. Adv. Signal Process.
+       2007, 043407, 2007. The waves as vectors of the cardiac dipole, a lead as its projection.
+
+    Examples
+    --------
+    >>> from edr.simulate import SimulationParameters
+    >>> p = SimulationParameters(resp_rate_hz=0.2)
+    >>> p.resp_rate_hz, p.leads
+    (0.2, ('II',))
     """
 
     resp_rate_hz: float = 0.25

@@ -14,7 +14,7 @@ from edr.simulate.artefacts import (
     insert_ectopic_runs,
     morphology_state,
 )
-from edr.simulate.events import NO_BREATH_DEPTH, envelope
+from edr.simulate.events import NO_BREATH_DEPTH, options_envelope
 from edr.simulate.geometry import render_plain_beats, render_varied_beats
 from edr.simulate.parameters import SimulationParameters, checked_options
 from edr.simulate.processes import smooth_noise
@@ -56,6 +56,30 @@ def simulate_recording(duration_s=300.0, fs=250.0, *, name="simulated", random_s
     ------
     ValueError
         A parameter out of range (the message names it), or an unknown lead.
+
+    See Also
+    --------
+    SimulationParameters : every option.
+    simulate_scenario : named sets of options.
+    edr.pipeline.extract_edr : the EDR of the record.
+
+    References
+    ----------
+    .. [1] P. E. McSharry, G. D. Clifford, L. Tarassenko and L. A. Smith, "A dynamical model for
+       generating synthetic electrocardiogram signals," IEEE Trans. Biomed. Eng. 50(3), 289-294,
+       2003. Beats as sums of Gaussian waves (ECGSYN).
+    .. [2] R. Sameni, G. D. Clifford, C. Jutten and M. B. Shamsollahi, "Multichannel ECG and noise
+       modeling: application to maternal and fetal ECG signals," EURASIP J. Adv. Signal Process.
+       2007, 043407, 2007. The waves as vectors of the cardiac dipole, a lead as its projection.
+
+    Examples
+    --------
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0, leads=("II", "V2"))
+    >>> rec.fs, rec.ecg.shape, list(rec.leads), rec.resp_channel
+    (250.0, (15000,), ['II', 'V2'], 'RESP')
+    >>> rec.breath_times[:3].round(2)  # inspiration peaks, 15 breaths/min by default
+    array([ 2.1 ,  6.1 , 10.07])
     """
     chosen = SimulationParameters(**parameters)
     opts = checked_options({"duration_s": duration_s, "fs": fs, "name": name,
@@ -81,10 +105,11 @@ def simulate_recording(duration_s=300.0, fs=250.0, *, name="simulated", random_s
         ecg = render_varied_beats(opts, beat_times, rr, r_beats, ectopic, morphology, beat_dirs)
     resp = _add_sample_rate_signals(rng, opts, ecg, t_slow, amp, phase, resp_slow)
     add_artefact_bursts(rng, opts, ecg, motion_starts, motion_lengths)
-    breaths = _breath_times(phase, t_slow, opts.n / opts.fs)
+    breaths = _inspiration_times(phase, t_slow, opts.n / opts.fs)
     if opts.events:
-        breaths = breaths[np.interp(breaths, t_slow, envelope(opts, t_slow)) > NO_BREATH_DEPTH]
-    return _assemble_recording(opts, ecg, resp, breaths)
+        depth = np.interp(breaths, t_slow, options_envelope(opts, t_slow))
+        breaths = breaths[depth > NO_BREATH_DEPTH]
+    return _simulated_recording(opts, ecg, resp, breaths)
 
 
 def _draw_respiration(rng, o, t_slow):
@@ -103,7 +128,7 @@ def _draw_respiration(rng, o, t_slow):
     amp = 1.0 + o.resp_amplitude_variability * smooth_noise(rng, t_slow, 10.0)
     amp = np.maximum(amp, 0.2)
     if o.events:
-        amp = amp * envelope(o, t_slow)
+        amp = amp * options_envelope(o, t_slow)
     return phase, amp, amp * np.sin(phase)
 
 
@@ -162,7 +187,7 @@ def _add_sample_rate_signals(rng, o, ecg, t_slow, amp, phase, resp_slow):
     return resp
 
 
-def _breath_times(phase, t_slow, duration_s):
+def _inspiration_times(phase, t_slow, duration_s):
     """Inspiration peaks (s) in [0, duration_s): phase = pi/2 (mod 2 pi); phase is increasing."""
     m = np.arange(np.ceil((phase[0] - np.pi / 2) / (2 * np.pi)),
                   np.floor((phase[-1] - np.pi / 2) / (2 * np.pi)) + 1)
@@ -170,7 +195,7 @@ def _breath_times(phase, t_slow, duration_s):
     return breath_times[(breath_times >= 0) & (breath_times < duration_s)]
 
 
-def _assemble_recording(o, ecg, resp, breath_times):
+def _simulated_recording(o, ecg, resp, breath_times):
     """The :class:`~edr.io.recording.Recording` of the simulated leads (the first is ``ecg``)
     and respiration."""
     from edr.io.recording import Recording

@@ -85,6 +85,19 @@ def simulate_scenario(name, *, duration_s=480.0, fs=125.0, leads=("II", "V"), ra
     ------
     ValueError
         An unknown scenario (the message lists the valid names) or a bad option.
+
+    See Also
+    --------
+    simulate_recording, SCENARIOS
+
+    Examples
+    --------
+    >>> from edr.simulate import SCENARIOS, simulate_scenario
+    >>> "ectopic_clusters" in SCENARIOS
+    True
+    >>> rec = simulate_scenario("ectopic_clusters", duration_s=60.0)
+    >>> rec.name, rec.fs, list(rec.leads)
+    ('ectopic_clusters', 125.0, ['II', 'V'])
     """
     if not isinstance(name, str) or name not in SCENARIOS:
         raise ValueError(f"unknown scenario {name!r}; valid scenarios are {sorted(SCENARIOS)}")

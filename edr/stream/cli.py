@@ -27,7 +27,7 @@ from edr.cli_core import (
     OptionError,
     Parser,
     check_method,
-    check_sigma2,
+    check_sigma2_option,
     finite_number,
     integer,
     positive_number,
@@ -52,7 +52,7 @@ from edr.stream.engine import (
 __all__ = ["build_parser", "main"]
 
 PROG = "python -m edr.stream"
-FLAGS = {"lead": "--lead", "method": "--method", "sigma2": "--sigma2", "span_s": "--span",
+STREAM_FLAGS = {"lead": "--lead", "method": "--method", "sigma2": "--sigma2", "span_s": "--span",
          "hop_s": "--hop", "delay_s": "--delay"}
 """Engine parameter name -> the flag, for messages (:func:`edr.cli_core.one_line`)."""
 
@@ -146,7 +146,7 @@ def _check_args(args) -> None:
         raise OptionError("--columns applies to standard input or --lsl; a record gives its ECG "
                           "leads (choose one with --lead)")
     check_method(args.method)
-    check_sigma2(args.sigma2)
+    check_sigma2_option(args.sigma2)
     targets = {flag: path for flag, path in (("-o/--output", args.output), ("--rates", args.rates))
                if path is not None}
     check_targets(targets, record_files(args.record) if args.record not in (None, "-") else ())
@@ -190,7 +190,7 @@ def _warn(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def run(args, out=None) -> int:
+def stream_with_options(args, out=None) -> int:
     """Stream the source through :class:`StreamingEDR` into the outputs, written as it runs
     (:mod:`edr.stream.session`); SIGINT and SIGTERM end it as the end of the input does.
     Returns the number of EDR rows."""
@@ -223,11 +223,11 @@ def run(args, out=None) -> int:
 def _stream(argv: list[str], prog: str) -> int:
     args = build_parser(prog).parse_args(argv)
     _check_args(args)
-    run(args)
+    stream_with_options(args)
     return 0
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
     """Entry point: 0 ok, 2 bad input (one line on stderr, no output file), 1 internal error,
     130 interrupted (:func:`edr.cli_core.run_command`)."""
-    return run_command(prog, lambda args: _stream(args, prog), argv, flags=FLAGS)
+    return run_command(prog, lambda args: _stream(args, prog), argv, flags=STREAM_FLAGS)

@@ -37,7 +37,7 @@ LAYOUT_ROWS = 5
 NAN = math.nan
 
 
-def _fields(text: str) -> list[str]:
+def _split_fields(text: str) -> list[str]:
     return (text.replace(";", ",") if ";" in text else text).split(",")
 
 
@@ -102,13 +102,13 @@ def read_layout(lines: Iterable, columns: Sequence[int] | None = None, *,
         if header is None and not taken:
             if not text.strip():
                 continue  # blank lines before anything: no sample lost
-            fields = [f.strip() for f in _fields(text.strip())]
+            fields = [f.strip() for f in _split_fields(text.strip())]
             if complete and _numbers(fields) is None:
                 header = fields
                 continue
         taken.append(item)
-        if complete and _numbers(_fields(text.strip())) is not None:
-            counts.append(len(_fields(text.strip())))
+        if complete and _numbers(_split_fields(text.strip())) is not None:
+            counts.append(len(_split_fields(text.strip())))
             if len(counts) >= LAYOUT_ROWS:
                 break
     if not counts:
@@ -161,7 +161,7 @@ class CsvRows:
         """The samples of one line (NaN where faulty; see the module docstring)."""
         self.n_rows += 1
         if complete:
-            fields = _fields(text)
+            fields = _split_fields(text)
             if len(fields) == self.n_cols:
                 try:
                     row = [float(fields[c]) for c in self.columns]
@@ -177,7 +177,7 @@ class CsvRows:
     def _faulty(self, lineno: int, text: str, complete: bool) -> list[float]:
         stripped = text.strip()
         nothing = [NAN] * len(self.columns)
-        fields = _fields(stripped)
+        fields = _split_fields(stripped)
         kind = ("truncated" if not complete else "blank" if not stripped
                 else "columns" if len(fields) > self.n_cols else None)
         if kind is not None:

@@ -23,7 +23,7 @@ whose ECG is masked in every analysed lead gets no rate and quality 0, its share
 :attr:`StreamUpdate.unusable`: the stream reports the limit and goes on.
 
 Kernel widths and mains lines: each lead's σ² is selected by the criterion, and its mains line
-found (:func:`edr.signal.mains_frequency`), at the first update, when the span first fills and
+found (:func:`edr.mains.mains_frequency`), at the first update, when the span first fills and
 every :data:`RESELECT_S` seconds after (the projected path also selects at a refit of the filling
 span once it has grown :data:`edr.stream.projected.FILL_SELECT_GROWTH` times since the last
 selection: a σ² chosen on a few beats is chosen again as they grow); the analyses in between use
@@ -43,10 +43,11 @@ import numpy as np
 
 from edr.beats import signal_mask
 from edr.errors import SignalError
+from edr.mains import mains_frequency, notch_mains
 from edr.methods import DEFAULT_SIGMA2
 from edr.names import check_fs
 from edr.options import DEFAULT_METHOD, DEFAULT_MULTI_LEAD, EDROptions
-from edr.signal import SEGMENT_S, mains_frequency, notch_mains
+from edr.signal import SEGMENT_S
 from edr.stream.beats import BeatTracker
 from edr.stream.projected import ProjectedPath
 from edr.stream.projection import supports
@@ -326,7 +327,7 @@ class StreamingEDR:
     def notched(self, name: str, span: np.ndarray, n: int, search: bool) -> np.ndarray:
         """The last ``n`` samples of channel ``name`` of ``span`` (the ring buffer's content)
         with the channel's mains line notched; the line is searched again over the span when
-        ``search`` or not yet known (:func:`edr.signal.mains_frequency`)."""
+        ``search`` or not yet known (:func:`edr.mains.mains_frequency`)."""
         row = span[self.leads.index(name)]
         if search or name not in self._mains:
             self._mains[name] = mains_frequency(row, self.fs)

@@ -39,7 +39,7 @@ __all__ = ["BLOCK_S", "Source", "lsl_blocks", "open_lsl", "open_record", "open_s
 
 BLOCK_S = 0.25
 """Replay and standard-input block length (s)."""
-_CHUNK = 1 << 16  # bytes read from standard input at once
+_STDIN_CHUNK = 1 << 16  # bytes read from standard input at once
 _QUEUED = 16  # chunks read ahead at most (the reader waits beyond: memory stays bounded)
 
 
@@ -114,7 +114,7 @@ def _chunks(stream, stop: StopFlag) -> Iterator[str]:
         fd = None  # an in-memory stream: it never blocks
     if fd is None:
         while not stop.is_set():
-            text = stream.read(_CHUNK)
+            text = stream.read(_STDIN_CHUNK)
             if not text:
                 return
             yield text
@@ -123,7 +123,7 @@ def _chunks(stream, stop: StopFlag) -> Iterator[str]:
 
     def read():
         try:
-            while data := os.read(fd, _CHUNK):
+            while data := os.read(fd, _STDIN_CHUNK):
                 chunks.put(data)
         except OSError as exc:
             chunks.put(exc)

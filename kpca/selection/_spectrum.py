@@ -31,7 +31,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from kpca.kernels import _exp_scaled
+from kpca._kernel_loops import _exp_scaled
 
 #: Lanczos tolerance: every returned eigenvalue is within ``rtol * lambda_1`` of the exact one
 #: (by the residual, or residual^2 / gap, bound).  The Monte-Carlo/permutation spread of the

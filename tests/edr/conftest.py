@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from edr.beats import detect
+from edr.mains import remove_mains
 from edr.pipeline import extract_edr
-from edr.signal import remove_mains
 from edr.simulate import simulate_recording
 
 DROPPED_NEAR_S = 45.0

@@ -51,9 +51,9 @@ def stand_ins(monkeypatch):
     """Private stand-ins for read_record / extract_edr / score (pure functions of the task)."""
     monkeypatch.setattr(batch, "_read",
                         lambda path: "bad" if path.endswith("r3") else Path(path).name)
-    monkeypatch.setattr(batch, "_extract", _fake_extract)
-    monkeypatch.setattr(batch, "_score", _fake_score)
-    monkeypatch.setattr(batch, "_window_rates", _fake_windows)
+    monkeypatch.setattr(batch, "_run_extract_edr", _fake_extract)
+    monkeypatch.setattr(batch, "_run_score", _fake_score)
+    monkeypatch.setattr(batch, "_window_rate_lists", _fake_windows)
 
 
 def _rows(csv_path, drop=("seconds",)):
@@ -95,7 +95,7 @@ def test_results_csv_columns_and_errors_recorded(tmp_path, stand_ins):
     # window rates of the successful tasks only, NaN as an empty field
     with open(tmp_path / "window_rates.csv") as f:
         win = list(csv.DictReader(f))
-    assert list(win[0]) == list(batch.WINDOW_COLUMNS) and len(win) == 12 * 3
+    assert list(win[0]) == list(batch.RATE_WINDOW_COLUMNS) and len(win) == 12 * 3
     assert {w["record"] for w in win} == {"r1", "r2"}
     assert [(w["t_s"], w["edr_bpm"] == "", w["ref_bpm"]) for w in win[:3]] == [
         ("16.0", False, "12.0"), ("32.0", True, "13.0"), ("48.0", False, "")]
@@ -125,14 +125,14 @@ def test_interrupted_run_resumes_to_identical_results(tmp_path, stand_ins, monke
         return _fake_extract(recording, method, **kw)
 
     out = tmp_path / "interrupted"
-    monkeypatch.setattr(batch, "_extract", dies_after_five)
+    monkeypatch.setattr(batch, "_run_extract_edr", dies_after_five)
     with pytest.raises(KeyboardInterrupt):
         batch.run_batch(_tasks(), out, jobs=1, progress=False)
     done = sorted(out.glob("tasks/*/*.json"))
     assert len(done) == 5 and not (out / "results.csv").exists()
     before = {p: p.read_bytes() for p in done}
 
-    monkeypatch.setattr(batch, "_extract", _fake_extract)
+    monkeypatch.setattr(batch, "_run_extract_edr", _fake_extract)
     resumed = batch.run_batch(_tasks(), out, jobs=1, progress=False)
     assert (resumed.n_skipped, resumed.n_run) == (5, 13)
     assert all(p.read_bytes() == b for p, b in before.items())  # finished work not redone
@@ -214,7 +214,7 @@ def test_real_chain_cli_resumes_to_identical_results(simulated_db, tmp_path, mon
         assert len(mine) == 3 and np.median(err) == pytest.approx(float(r["rate_error_bpm"]),
                                                                   abs=1e-12)
 
-    real_extract, calls = batch._extract, {"n": 0}
+    real_extract, calls = batch._run_extract_edr, {"n": 0}
 
     def killed_after_two(*a, **k):
         calls["n"] += 1
@@ -222,11 +222,11 @@ def test_real_chain_cli_resumes_to_identical_results(simulated_db, tmp_path, mon
             raise KeyboardInterrupt
         return real_extract(*a, **k)
 
-    monkeypatch.setattr(batch, "_extract", killed_after_two)
+    monkeypatch.setattr(batch, "_run_extract_edr", killed_after_two)
     capsys.readouterr()
     assert cli.main(argv + ["-o", str(tmp_path / "resumed")]) == 130  # Ctrl-C: the protocol's code
     assert capsys.readouterr().err == "python -m edr.evaluate: interrupted\n"
-    monkeypatch.setattr(batch, "_extract", real_extract)
+    monkeypatch.setattr(batch, "_run_extract_edr", real_extract)
     assert cli.main(argv + ["-o", str(tmp_path / "resumed")]) == 0
     assert _rows(tmp_path / "resumed" / "results.csv") == rows
     (run,) = json.loads((tmp_path / "resumed" / "batch.json").read_text())["runs"]

@@ -149,8 +149,8 @@ def test_a_file_bad_twice_fails_naming_it_and_its_digests(server, tmp_path, faul
     assert _names(server).count("r1.dat") == 2  # fetched again once, not more
     folder = tmp_path / "cache" / CACHE
     assert not (folder / "r1.dat").exists() and _leftovers(folder) == []
-    assert "r1.dat" not in integrity.read_record(folder)
-    assert set(integrity.read_record(folder)) == {"r1.hea"}  # what verified before is kept
+    assert "r1.dat" not in integrity.read_verified_record(folder)
+    assert set(integrity.read_verified_record(folder)) == {"r1.hea"}  # what verified before is kept
 
 
 def test_a_transfer_broken_twice_fails_naming_the_file(server, tmp_path):
@@ -234,7 +234,7 @@ def test_manifest_digests_take_precedence_over_the_published_list(server, tmp_pa
     folder = datasets.locate_database("toy", manifest=_toy(digests=True))
     assert {p.name: p.read_bytes() for p in folder.iterdir() if p.name in TOY} == TOY
     assert "SHA256SUMS.txt" not in _names(server)
-    sources = {e["source"] for e in integrity.read_record(folder).values()}
+    sources = {e["source"] for e in integrity.read_verified_record(folder).values()}
     assert sources == {datasets.MANIFEST_SOURCE}
 
 
@@ -284,7 +284,8 @@ def test_a_touched_file_is_hashed_once_and_its_record_refreshed(cached, server, 
     os.utime(cached / "r1.dat", ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
     assert datasets.locate_database("toy", manifest=_toy()) == cached
     assert hashed == ["r1.dat"] and server.requests == []
-    assert integrity.read_record(cached)["r1.dat"]["mtime_ns"] == st.st_mtime_ns + 5_000_000_000
+    cached_entry = integrity.read_verified_record(cached)["r1.dat"]
+    assert cached_entry["mtime_ns"] == st.st_mtime_ns + 5_000_000_000
     assert datasets.locate_database("toy", manifest=_toy()) == cached and hashed == ["r1.dat"]
 
 
@@ -316,7 +317,7 @@ def test_a_changed_cached_file_that_cannot_be_fetched_again_is_not_kept(cached, 
     server.faults["toy/1.0.0/r2.dat"] = ["alter", "alter"]
     with pytest.raises(VerificationError, match=r"^r2\.dat failed verification 2 times"):
         datasets.locate_database("toy", manifest=_toy())
-    assert not path.exists() and "r2.dat" not in integrity.read_record(cached)
+    assert not path.exists() and "r2.dat" not in integrity.read_verified_record(cached)
     assert _leftovers(cached) == []
 
 
@@ -327,7 +328,7 @@ def test_same_size_and_mtime_pass_the_quick_check_but_not_verify_database(cached
     path.write_bytes(b"\x08" + TOY["r2.dat"][1:])
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert datasets.locate_database("toy", manifest=_toy()) == cached and server.requests == []
-    source = integrity.read_record(cached)["r2.dat"]["source"]
+    source = integrity.read_verified_record(cached)["r2.dat"]["source"]
     assert datasets.verify_database(cached, "toy", manifest=_toy()) == {"r2.dat": (
         f"expected sha256 {_sha(TOY['r2.dat'])}, 300 bytes ({source}), got sha256 "
         f"{_sha(path.read_bytes())}, 300 bytes")}
@@ -378,7 +379,7 @@ def test_every_database_without_manifest_digests_is_verified(server, tmp_path, n
         datasets.locate_database(name)
     _publish(server, files, slug=entry["slug"], version=entry["version"])
     folder = datasets.locate_database(name)
-    record = integrity.read_record(folder)
+    record = integrity.read_verified_record(folder)
     assert set(record) == set(files)
     base = f"{os.environ[download.BASE_URL_ENV]}/{entry['slug']}/{entry['version']}"
     assert {e["source"] for e in record.values()} == {f"{base}/SHA256SUMS.txt"}

@@ -12,7 +12,15 @@ MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "ed
            "edr.io.reference", "edr.io.wfdb_reader", "edr.io.channels", "edr.io.integrity",
            "edr.io.download", "edr.io.datasets", "edr.stream.faults", "edr.stream.timestamps",
            "edr.stream.csv_rows", "edr.stream.sources", "edr.stream.sinks", "edr.stream.stopping",
-           "edr.stream.session"]
+           "edr.stream.session", "edr.methods", "edr.methods.kernel_methods", "edr.methods.classic",
+           "edr.methods.fused", "edr.methods.grid", "edr.rates", "edr.rate_spans", "edr.fusion",
+           "edr.signal", "edr.mains", "edr.leads", "edr.scoring",
+           "edr.similarity", "edr.evaluate.agreement", "edr.evaluate.stats", "edr.evaluate.breaths",
+           "edr.simulate.recording", "edr.simulate.scenarios", "edr.simulate.parameters",
+           "edr.simulate.events", "edr.beats.detection", "edr.beats.mask", "edr.beats.polarity",
+           "edr.io", "edr.io.edf_reader", "edr.io.csv_reader", "edr.io.writers",
+           "edr.windows", "edr.options", "edr.methods.kernel_options", "edr.methods.segment",
+           "edr.pauses", "edr.breaths", "edr.breath_extrema"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -21,7 +21,7 @@ from edr.io.datasets import (
     verify_database,
 )
 from edr.io.integrity import RECORD_NAME, parse_sha256_lines
-from edr.io.integrity import read_record as read_verified  # not edr.io.read_record
+from edr.io.integrity import read_verified_record as read_verified
 
 CONTENT = {"r1.hea": b"r1 1 250 10\n", "r1.dat": b"\x00\x01" * 10, "r1.ann": b"note"}
 

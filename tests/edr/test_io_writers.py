@@ -34,7 +34,7 @@ def test_write_csv_round_trip(tmp_path):
 def test_write_csv_bad_input_leaves_nothing(tmp_path):
     with pytest.raises(ValueError, match=r"time_s has 3 values but edr has 2"):
         write_csv(tmp_path / "x.csv", [0, 1, 2], [1, 2])
-    with pytest.raises(ValueError, match=r"edr must be 1-D, got shape \(2, 2\)"):
+    with pytest.raises(ValueError, match=r"edr must be one-dimensional, got shape \(2, 2\)"):
         write_csv(tmp_path / "x.csv", [0, 1], [[1, 2], [3, 4]])
     assert list(tmp_path.iterdir()) == []
 

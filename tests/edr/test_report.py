@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from edr.evaluate import report, stats
-from edr.evaluate.batch import COLUMNS, WINDOW_COLUMNS
+from edr.evaluate.batch import COLUMNS, RATE_WINDOW_COLUMNS
 from edr.evaluate.report.comparisons import comparison_configs
 
 # 5 records. kpca/mdd MSC 0.2..1.0 -> median 0.60, 25th 0.40, 75th 0.80 (numpy linear percentiles);
@@ -47,7 +47,7 @@ def _write_results(folder, with_curves=True, with_windows=True):
     if with_windows:
         with open(folder / "window_rates.csv", "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(WINDOW_COLUMNS)
+            w.writerow(RATE_WINDOW_COLUMNS)
             for r in rows:
                 if not r["error"]:
                     w.writerows([r["record"], r["method"], r["criterion"], r["lead"],

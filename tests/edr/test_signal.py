@@ -8,7 +8,7 @@ import pytest
 
 from edr import signal as m
 from edr.errors import SignalError
-from edr.signal import mains_frequency, remove_mains
+from edr.mains import mains_frequency, remove_mains
 
 FS = 4.0
 

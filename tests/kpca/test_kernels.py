@@ -2,6 +2,7 @@ import kernel_references as twins
 import numpy as np
 import pytest
 
+from kpca import _kernel_loops as loops
 from kpca import kernels as kk
 
 
@@ -162,7 +163,7 @@ def test_parallel_versions_give_the_serial_numbers(monkeypatch, d):
                 kk.center_kernel(K), kk.center_test_kernel(K[:5], K.mean(axis=0), K.mean())]
 
     serial = every_kernel()
-    monkeypatch.setattr(kk, "SERIAL_MAX_ENTRIES", 0)
+    monkeypatch.setattr(loops, "SERIAL_MAX_ENTRIES", 0)
     assert kk._center_inplace.for_size(1) is kk._center_inplace.parallel
     for got, expect in zip(every_kernel(), serial, strict=True):
         assert np.array_equal(got, expect)

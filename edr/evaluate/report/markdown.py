@@ -44,7 +44,7 @@ def markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], fig
     L += _headline_lines(table, ref)
     if agreement_md:
         L.append(agreement_md)
-    L += _summary_lines(table, ref, comps)
+    L += _summary_section(table, ref, comps)
     L.append(_wins_table(table, ref, comps))
     L += _figures_lines(table, ref, curves, figures)
     L += _omnibus_lines(table, comps)
@@ -133,7 +133,7 @@ def agreement_section(table: ResultsTable, ref: str, agree: dict[str, Agreement]
     return "\n".join(L) + "\n"
 
 
-def _summary_lines(table: ResultsTable, ref: str, comps: dict) -> list[str]:
+def _summary_section(table: ResultsTable, ref: str, comps: dict) -> list[str]:
     """Automatic summary: per metric, best/worst configurations and the reference's significant
     wins and losses; a note on failed tasks."""
     L = ["## Where each configuration wins and loses (automatic summary)\n"]

@@ -17,8 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from edr.evaluate.agreement import Agreement, agreement
+from edr.evaluate.batch import DEFAULT_LEAD
+from edr.options import LEAD_MODES
 
-__all__ = ["LEAD_MODES", "METRICS", "Metric", "ResultsTable", "config_column", "config_order",
+__all__ = ["CONFIG_LEADS", "METRICS", "Metric", "ResultsTable", "config_column", "config_order",
            "lead_choice", "load_results", "load_window_rates", "parse_float", "window_agreement"]
 
 
@@ -39,8 +41,8 @@ METRICS = (
 )
 
 
-CRITERIA_ORDER = ("mdd", "varon2015", "mdd-fast", "varon2015-fast", "shannon", "widjaja2012", "kpa", "jorgensen2012",
-                  "rule-of-thumb")
+CRITERIA_ORDER = ("mdd", "varon2015", "mdd-fast", "varon2015-fast", "shannon", "widjaja2012",
+                  "kpa", "jorgensen2012", "rule-of-thumb")
 
 
 @dataclass
@@ -81,7 +83,7 @@ class ResultsTable:
 
 
 #: Lead labels that are configurations; any other lead label names one ECG lead.
-LEAD_MODES = ("default", "auto", "fuse", "multilead")
+CONFIG_LEADS = (DEFAULT_LEAD, *LEAD_MODES)
 
 
 def parse_float(s: str) -> float:
@@ -119,10 +121,10 @@ def load_results(path: str | Path) -> ResultsTable:
         raise ValueError(f"results file {path} lacks column(s) {missing}; has {fields}")
     # a named lead is the lead-choice yardstick of a (method, criterion) that also ran in a lead
     # mode; a (method, criterion) run on named leads only is a configuration of its own
-    with_modes = {(r["method"], r["criterion"]) for r in rows if r["lead"] in LEAD_MODES}
-    single = [r for r in rows if r["lead"] not in LEAD_MODES
+    with_modes = {(r["method"], r["criterion"]) for r in rows if r["lead"] in CONFIG_LEADS}
+    single = [r for r in rows if r["lead"] not in CONFIG_LEADS
               and (r["method"], r["criterion"]) in with_modes]
-    rows = [r for r in rows if r["lead"] in LEAD_MODES
+    rows = [r for r in rows if r["lead"] in CONFIG_LEADS
             or (r["method"], r["criterion"]) not in with_modes]
     if not rows:
         raise ValueError(f"results file {path} has no rows")

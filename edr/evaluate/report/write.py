@@ -84,8 +84,9 @@ def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str
     curves_path = results_csv.parent / "selection_curves.json"
     curves = json.loads(curves_path.read_text()) if curves_path.exists() else []
     figures.update(_selection_figures(curves, out))
-    agree, agreement_md = _window_agreement(table, ref, results_csv.parent / "window_rates.csv",
-                                            out, bland_altman)
+    agree, agreement_md = _write_window_agreement(table, ref,
+                                                  results_csv.parent / "window_rates.csv", out,
+                                                  bland_altman)
     md = out / "README.md"
     md.write_text(markdown(table, ref, comps, curves, figures, results_csv,
                            _batch_command(results_csv.parent / "batch.json"), agreement_md)
@@ -110,8 +111,8 @@ def _selection_figures(curves: list[dict], out: Path) -> dict:
     return figures
 
 
-def _window_agreement(table: ResultsTable, ref: str, rates_path: Path, out: Path,
-                      bland_altman: Sequence[str] | None) -> tuple[dict[str, Agreement], str]:
+def _write_window_agreement(table: ResultsTable, ref: str, rates_path: Path, out: Path,
+                            bland_altman: Sequence[str] | None) -> tuple[dict[str, Agreement], str]:
     """Window-rate agreement per configuration and its Markdown section (empty without
     ``rates_path``); plots the Bland–Altman figure when the reference has window rates.
 

@@ -1,0 +1,140 @@
+"""The mains line: find it in an ECG lead and notch it out, with its harmonics.
+
+Mains interference is no part of the heart's morphology, but sampled once per beat it aliases
+into the beat series; :func:`remove_mains` cleans every lead before beats and morphology
+(:mod:`edr.windows`), the stream finds the line once per lead and notches every update
+(:func:`mains_frequency`, :func:`notch_mains`). Measurements: ``docs/studies/beyond_the_icu.md``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import signal
+
+from edr import zero_phase
+from edr.signal import welch_in_blocks
+
+__all__ = ["MAINS_HZ", "MAINS_MIN_DB", "MAINS_NOTCH_Q", "mains_frequency", "notch_mains",
+           "remove_mains"]
+
+MAINS_HZ = (50.0, 60.0)
+"""Mains frequencies (Hz) :func:`mains_frequency` looks for."""
+
+MAINS_MIN_DB = 10.0
+"""A mains line counts when its Welch power stands this many dB above the median of its
+neighbours (1-3 Hz either side): a line of that size aliases into the beat-sampled series."""
+
+MAINS_NOTCH_Q = 30.0
+"""Quality factor of the notches (-3 dB width ``f0 / Q``: 1.7 Hz at 50 Hz)."""
+
+_MAINS_MAX_FRACTION = 0.45
+"""Notches are placed only at harmonics below this fraction of ``fs``: at the Nyquist rate a
+sampled line is a constant alternation that a notch cannot isolate."""
+
+
+def mains_frequency(x, fs: float) -> float | None:
+    """The mains line (one of :data:`MAINS_HZ`) that stands out of ``x``'s spectrum, or None.
+
+    Welch power (4 s segments) at the line against the median power 1-3 Hz either side; the
+    line counts when it stands :data:`MAINS_MIN_DB` above it. NaN samples are left out (set to
+    the median); lines at or above ``0.45 fs`` are not searched.
+
+    See Also
+    --------
+    remove_mains, notch_mains
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fs = 250.0
+    >>> t = np.arange(int(30 * fs)) / fs
+    >>> hum = 0.5 * np.sin(2 * np.pi * 50.0 * t)
+    >>> ecg = 0.05 * np.random.default_rng(0).standard_normal(t.size) + hum
+    >>> from edr.mains import mains_frequency
+    >>> mains_frequency(ecg, fs), mains_frequency(ecg - hum, fs)
+    (50.0, None)
+    """
+    x = np.asarray(x, dtype=float)
+    ok = np.isfinite(x)
+    n_ok = int(ok.sum())
+    if n_ok < 8 * fs:
+        return None
+    if n_ok == x.size:
+        fill, mean = None, x.mean()
+    else:
+        fill = float(np.median(x[ok]))
+        mean = (np.sum(x, where=ok) + (x.size - n_ok) * fill) / x.size
+    f, p = welch_in_blocks(x, fs, int(round(4 * fs)), fill=fill, offset=mean)
+    best, best_db = None, MAINS_MIN_DB
+    for line in MAINS_HZ:
+        if line >= _MAINS_MAX_FRACTION * fs:
+            continue
+        k = int(np.argmin(np.abs(f - line)))
+        near = (np.abs(f - line) >= 1.0) & (np.abs(f - line) <= 3.0)
+        floor = np.median(p[near])
+        db = 10 * np.log10(p[k] / floor) if floor > 0 and p[k] > 0 else 0.0
+        if db > best_db:
+            best, best_db = line, db
+    return best
+
+
+def remove_mains(x, fs: float) -> np.ndarray:
+    """``x`` with its mains line and the line's harmonics notched out, when it has one.
+
+    Mains interference is no part of the heart's morphology, but sampled once per beat it
+    aliases to a slow, narrow-band oscillation of the beat series (for a 50 Hz line and a
+    heart rate ``f_h``, at ``|50 - round(50 / f_h) f_h|``) that can look more respiratory than
+    the breathing itself. :func:`mains_frequency` decides whether a line is present; each
+    harmonic below ``0.45 fs`` then gets a zero-phase IIR notch (``scipy.signal.iirnotch``,
+    ``Q =`` :data:`MAINS_NOTCH_Q`, applied forward and backward). Without a line ``x`` is
+    returned unchanged (the same array). NaN samples stay NaN. Measurements:
+    ``docs/studies/beyond_the_icu.md``.
+
+    See Also
+    --------
+    mains_frequency, notch_mains
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fs = 250.0
+    >>> t = np.arange(int(30 * fs)) / fs
+    >>> hum = 0.5 * np.sin(2 * np.pi * 50.0 * t)
+    >>> ecg = 0.05 * np.random.default_rng(0).standard_normal(t.size) + hum
+    >>> from edr.mains import remove_mains
+    >>> round(float(np.std(ecg)), 2), round(float(np.std(remove_mains(ecg, fs))), 2)
+    (0.36, 0.05)
+    """
+    return notch_mains(x, fs, mains_frequency(x, fs))
+
+
+def notch_mains(x, fs: float, line: float | None) -> np.ndarray:
+    """``x`` with the mains ``line`` (Hz) and its harmonics below ``0.45 fs`` notched out, as
+    :func:`remove_mains` does once it has found the line; ``x`` itself when ``line`` is None.
+
+    See Also
+    --------
+    remove_mains
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fs = 250.0
+    >>> t = np.arange(int(30 * fs)) / fs
+    >>> hum = 0.5 * np.sin(2 * np.pi * 50.0 * t)
+    >>> ecg = 0.05 * np.random.default_rng(0).standard_normal(t.size) + hum
+    >>> from edr.mains import notch_mains
+    >>> notch_mains(ecg, fs, None) is ecg, round(float(np.std(notch_mains(ecg, fs, 50.0))), 2)
+    (True, 0.05)
+    """
+    x = np.asarray(x, dtype=float)
+    if line is None:
+        return x
+    ok = np.isfinite(x)
+    y = np.where(ok, x, np.median(x[ok]))
+    h = 1
+    while h * line < _MAINS_MAX_FRACTION * fs:
+        b, a = signal.iirnotch(h * line, MAINS_NOTCH_Q, fs)
+        y = zero_phase.filtfilt(b, a, y)
+        h += 1
+    return np.where(ok, y, np.nan)

@@ -1,0 +1,124 @@
+"""How much an EDR resembles a reference respiration: correlation and magnitude-squared
+coherence, as the evaluation protocol measures them (:mod:`edr.scoring` puts both series on one
+grid and through one band-pass first; ``docs/design.md#5-evaluation-protocol-and-report``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import signal
+
+from edr.errors import SignalError
+from edr.signal import BAND_HZ, GRID_FS, SEGMENT_S, as_series, positive_rate
+
+__all__ = ["MSC_HALF_WIDTH_HZ", "correlation", "msc"]
+
+MSC_HALF_WIDTH_HZ = 0.1
+"""Half-width (Hz) of the band around ``f_ref`` over which the coherence is averaged."""
+
+
+def correlation(edr, ref) -> float:
+    """``|Pearson r|`` at zero lag over the samples where both are finite.
+
+    See Also
+    --------
+    msc
+
+    References
+    ----------
+    .. [1] D. Widjaja, C. Varon, A. C. Dorado, J. A. K. Suykens and S. Van Huffel, "Application of
+       kernel principal component analysis for single-lead ECG-derived respiration," IEEE Trans.
+       Biomed. Eng. 59(4), 1169-1176, 2012. MSC and correlation between the EDR and the respiration.
+    .. [2] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. The
+       same measures for the EDR application, Sec. VI-C.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0
+    >>> b = np.sin(2 * np.pi * 0.25 * t)
+    >>> from edr.similarity import correlation
+    >>> correlation(-b, b)  # the sign does not count
+    1.0
+    """
+    edr = as_series(edr, "edr")
+    ref = as_series(ref, "ref")
+    if edr.shape != ref.shape:
+        raise ValueError(f"edr and ref must have the same length, got {edr.size} and "
+                             f"{ref.size}")
+    ok = np.isfinite(edr) & np.isfinite(ref)
+    if ok.sum() < 3:
+        raise SignalError(f"only {int(ok.sum())} samples where edr and ref are both finite")
+    a, b = edr[ok] - edr[ok].mean(), ref[ok] - ref[ok].mean()
+    den = np.sqrt(np.dot(a, a) * np.dot(b, b))
+    return float(abs(np.dot(a, b)) / den) if den > 0 else 0.0
+
+
+def _welch_kwargs(fs: float, n: int) -> dict:
+    nperseg = int(round(SEGMENT_S * fs))
+    if n < nperseg:
+        raise SignalError(
+            f"series has {n} samples ({n / fs:.1f} s); the protocol needs at least one "
+            f"{SEGMENT_S:.0f} s segment ({nperseg} samples at fs={fs} Hz)"
+        )
+    return dict(fs=fs, window="hann", nperseg=nperseg, noverlap=nperseg // 2, detrend="constant")
+
+
+def msc(edr, ref, *, fs: float = GRID_FS):
+    """Mean magnitude-squared coherence over ``f_ref ± MSC_HALF_WIDTH_HZ``.
+
+    Parameters
+    ----------
+    edr, ref : array_like, shape (n,)
+        Band-passed series on the same uniform grid, at least one :data:`~edr.signal.SEGMENT_S`
+        segment long.
+    fs : float, default :data:`~edr.signal.GRID_FS`
+        Grid rate in Hz.
+
+    Returns
+    -------
+    msc_value : float
+        Mean of ``scipy.signal.coherence`` (Welch, Hann, :data:`~edr.signal.SEGMENT_S` segments, 50
+        % overlap) over the bins with ``|f - f_ref| <= 0.1 Hz``.
+    f_ref : float
+        Frequency (Hz) of the Welch PSD peak of ``ref`` within :data:`~edr.signal.BAND_HZ`.
+
+    See Also
+    --------
+    correlation, scipy.signal.coherence
+
+    References
+    ----------
+    .. [1] D. Widjaja, C. Varon, A. C. Dorado, J. A. K. Suykens and S. Van Huffel, "Application of
+       kernel principal component analysis for single-lead ECG-derived respiration," IEEE Trans.
+       Biomed. Eng. 59(4), 1169-1176, 2012. MSC and correlation between the EDR and the respiration.
+    .. [2] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015. The
+       same measures for the EDR application, Sec. VI-C.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0
+    >>> b = np.sin(2 * np.pi * 0.25 * t)
+    >>> from edr.similarity import msc
+    >>> value, f_ref = msc(b + 0.3 * np.random.default_rng(0).standard_normal(t.size), b)
+    >>> round(value, 2), f_ref
+    (0.45, 0.25)
+    """
+    fs = positive_rate(fs)
+    edr = as_series(edr, "edr")
+    ref = as_series(ref, "ref")
+    if edr.shape != ref.shape:
+        raise ValueError(f"edr and ref must have the same length, got {edr.size} and "
+                             f"{ref.size}")
+    if not (np.all(np.isfinite(edr)) and np.all(np.isfinite(ref))):
+        raise SignalError("edr and ref must be finite for the coherence")
+    kw = _welch_kwargs(fs, edr.size)
+    f, p_ref = signal.welch(ref, **kw)
+    band = (f >= BAND_HZ[0]) & (f <= min(BAND_HZ[1], fs / 2))
+    f_ref = float(f[band][np.argmax(p_ref[band])])
+    f, cxy = signal.coherence(edr, ref, **kw)
+    near = np.abs(f - f_ref) <= MSC_HALF_WIDTH_HZ + 1e-12
+    return float(np.mean(cxy[near])), f_ref
