@@ -148,8 +148,8 @@ class Breaths:
                                        self.uncertain_polarity), strict=True))
 
     def summary(self) -> dict:
-        """JSON-ready digest: counts (breaths, low-quality ones, pauses and their total length in
-        s), the polarity (its sign, whether a significant evidence decided it and which:
+        """JSON-ready digest: counts (breaths, low-quality ones, the others: kept, pauses and
+        their total length in s), the polarity (its sign, whether a significant evidence decided it and which:
         :class:`edr.polarity.Polarity`), and the median, standard deviation, coefficient of
         variation and root mean square of successive differences (RMSSD) of the intervals that
         are trusted (both breaths kept, not across a gap, not a pause); None where there are
@@ -176,6 +176,7 @@ class Breaths:
         enough = iv.size >= 2
         return {
             "n_breaths": len(self), "n_low_quality": int(low.sum()),
+            "n_kept": int(len(self) - low.sum()),
             "n_pauses": int(self.pauses.shape[0]),
             "pause_s_total": float(np.sum(self.pauses[:, 1] - self.pauses[:, 0])),
             "inspiration_sign": int(self.sign),
