@@ -38,6 +38,7 @@ import numpy as np
 from scipy.signal import find_peaks
 
 from edr._rowstats import row_percentile
+from edr.io.annotations import BREATH_COLUMNS
 from edr.pauses import PAUSE_S, find_pauses
 from edr.polarity import RSA_MIN_BPM, Polarity, decide_polarity
 from edr.rates import QUALITY_THRESHOLD, rate_series, window_starts
@@ -137,9 +138,8 @@ class Breaths:
     def __len__(self) -> int:
         return int(self.time.size)
 
-    COLUMNS = ("time_s", "interval_s", "quality", "low_quality", "after_gap", "after_pause",
-               "uncertain_polarity")
-    """Columns of :meth:`to_frame` (and of the breath CSV)."""
+    COLUMNS = BREATH_COLUMNS
+    """Columns of :meth:`to_frame` (and of the breath CSV: :mod:`edr.io.annotations`)."""
 
     def columns(self) -> dict:
         """The breaths as :attr:`COLUMNS` → NumPy array."""
