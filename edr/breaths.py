@@ -149,11 +149,11 @@ class Breaths:
 
     def summary(self) -> dict:
         """JSON-ready digest: counts (breaths, low-quality ones, the others: kept, pauses and
-        their total length in s), the polarity (its sign, whether a significant evidence decided it and which:
-        :class:`edr.polarity.Polarity`), and the median, standard deviation, coefficient of
-        variation and root mean square of successive differences (RMSSD) of the intervals that
-        are trusted (both breaths kept, not across a gap, not a pause); None where there are
-        fewer than 2. The intervals do not depend on the polarity.
+        their total length in s), the polarity (its sign, whether a significant evidence
+        decided it and which: :class:`edr.polarity.Polarity`), and the median, standard
+        deviation, coefficient of variation and root mean square of successive differences
+        (RMSSD) of the intervals that are trusted (both breaths kept, not across a gap, not a
+        pause); None where there are fewer than 2. The intervals do not depend on the polarity.
 
         Examples
         --------

@@ -4,10 +4,11 @@
 Glob patterns the shell left alone are expanded here (:func:`expand_records`). Each record
 writes ``OUTDIR/<record>_edr.csv`` (the single-record default name) and
 ``OUTDIR/<record>_edr.json`` (and, when ``--breaths`` / ``--breath-annotations`` name a folder,
-``<record>_breaths.csv`` / ``<record>.edrbr`` in it), all or none; a record whose outputs are complete is skipped unless
-``--overwrite`` (an interrupted run resumes); a failing record is reported in the table and the
-run goes on (exit code 2 if any failed). The records run through :func:`edr.jobs.run_jobs`,
-:data:`RECORDS_AHEAD` at a time in threads of this process, reported in the order given.
+``<record>_breaths.csv`` / ``<record>.edrbr`` in it), all or none; a record whose outputs are
+complete is skipped unless ``--overwrite`` (an interrupted run resumes); a failing record is
+reported in the table and the run goes on (exit code 2 if any failed). The records run through
+:func:`edr.jobs.run_jobs`, :data:`RECORDS_AHEAD` at a time in threads of this process, reported
+in the order given.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Breaths as files: a WFDB annotation file (``<record>.edrbr``) that ``wfdb.rdann`` reads,
 and a CSV of one row per breath.
 
-**WFDB annotations.** One annotation per breath (:class:`edr.breaths.Breaths`), at the sample of its end of
-inspiration (``round(time_s * fs)``), with the symbol ``"`` (a comment annotation, as the
-BIDMC and MARSH breath annotations use) and an ``aux_note`` of the form
+**WFDB annotations.** One annotation per breath (:class:`edr.breaths.Breaths`), at the sample
+of its end of inspiration (``round(time_s * fs)``), with the symbol ``"`` (a comment
+annotation, as the BIDMC and MARSH breath annotations use) and an ``aux_note`` of the form
 ``q=0.93`` followed by the breath's flags that are set, space-separated: ``low_quality``,
 ``after_gap`` (no interval: the previous breath lies across a masked stretch, or there is
 none), ``after_pause`` (the interval before it is a pause, from the previous breath to this
