@@ -370,7 +370,8 @@ def _score_lines(recording, result, ref) -> list[str]:
              f"beats: {result.n_beats} used, {result.n_beats_dropped} dropped; status: "
              f"{result.status[:70]}",
              f"breaths: {digest['n_breaths']} found, {digest['n_kept']} kept; "
-             f"{digest['n_pauses']} pauses ({digest['pause_s_total']:.0f} s)"]
+             f"{digest['n_pauses']} pause{'' if digest['n_pauses'] == 1 else 's'} "
+             f"({digest['pause_s_total']:.0f} s)"]
     if result.masked:
         lines.append("masked (every lead flat or missing): "
                      + ", ".join(f"{a:.0f}-{b:.0f} s" for a, b in result.masked))

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from edr.evaluate.agreement import Agreement, agreement
+from edr.evaluate.breaths import SCORE_COLUMNS
 
 __all__ = ["LEAD_MODES", "METRICS", "Metric", "ResultsTable", "config_column", "config_order",
            "lead_choice", "load_results", "load_window_rates", "parse_float", "window_agreement"]
@@ -54,8 +55,9 @@ class ResultsTable:
         Labels ``method`` or ``method/criterion`` (``@lead`` appended when
         several leads were evaluated), in display order.
     values : dict[str, np.ndarray]
-        Metric column (and ``"sigma2"``, ``"n_beats"``, ``"seconds"``) ->
-        array (n_records, n_configs), NaN where the task failed or is missing.
+        Metric column (and ``"sigma2"``, ``"n_beats"``, ``"seconds"``, the breath scores
+        :data:`edr.evaluate.breaths.SCORE_COLUMNS`) -> array (n_records, n_configs), NaN where
+        the task failed, is missing or (breath scores) the record has no breath annotations.
     errors : list[tuple[str, str, str]]
         (record, config, message) of failed tasks.
     config_parts : dict[str, tuple[str, str, str]]
@@ -131,7 +133,7 @@ def load_results(path: str | Path) -> ResultsTable:
     records = sorted({r["record"] for r in rows})
     ri = {r: i for i, r in enumerate(records)}
     ci = {c: j for j, c in enumerate(configs)}
-    cols = [m.column for m in METRICS] + ["sigma2", "n_beats", "seconds"]
+    cols = [m.column for m in METRICS] + ["sigma2", "n_beats", "seconds", *SCORE_COLUMNS]
     values = {c: np.full((len(records), len(configs)), np.nan) for c in cols}
     errors = []
     used = {}
