@@ -196,3 +196,71 @@ def test_a_failing_breath_output_leaves_no_output(tmp_path, monkeypatch, capsys)
                          "--breath-annotations", "out/rec.edrbr"])
     assert code == 2 and "disk full" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rec.dat", "rec.hea"]
+
+
+@pytest.fixture(scope="module")
+def streamed(extracted):
+    """``edr stream`` of the same record with ``--breaths``: the breath CSV read back."""
+    from edr.stream import cli as stream
+
+    folder = extracted[0]
+    out = folder / "live_breaths.csv"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        assert stream.main([str(folder / "sim.hea"), "-o", str(folder / "live.csv"),
+                            "--breaths", str(out), "--quiet"]) == 0
+    assert " breaths; faults" in printed.getvalue()
+    return pd.read_csv(out)
+
+
+def test_stream_breaths_have_the_offline_columns_once_each(streamed):
+    assert tuple(streamed.columns) == (*BREATH_COLUMNS, "reported_s")
+    assert np.all(np.diff(streamed["time_s"]) > 0)  # each breath reported once, in order
+    assert np.all(np.diff(streamed["reported_s"]) >= 0)
+
+
+def test_stream_reports_each_breath_within_its_latency_bound(streamed):
+    from edr.signal import SEGMENT_S
+    from edr.stream import DEFAULT_DELAY_S, DEFAULT_HOP_S
+    from edr.stream.breaths import BREATH_SETTLE_S, latency_bound_s
+
+    bound = latency_bound_s(DEFAULT_DELAY_S, DEFAULT_HOP_S)
+    assert bound == BREATH_SETTLE_S + DEFAULT_DELAY_S + DEFAULT_HOP_S == 26.0
+    after_warmup = streamed[streamed["time_s"] >= SEGMENT_S]
+    latency = after_warmup["reported_s"] - after_warmup["time_s"]
+    assert len(after_warmup) > 40 and latency.max() <= bound
+    before_end = after_warmup["reported_s"] < streamed["reported_s"].max()  # the end: at once
+    assert latency[before_end].min() >= BREATH_SETTLE_S  # settled first: the bound is not idle
+
+
+def test_stream_breaths_agree_with_the_offline_ones(streamed, extracted):
+    from edr.evaluate.breaths import match_breaths
+
+    offline = extracted[2].breaths
+    decided = streamed[streamed["uncertain_polarity"] == 0]
+    assert decided["time_s"].min() < 90.0  # the arrhythmia decides the polarity in ~1 minute
+    st = decided["time_s"].to_numpy()
+    ref = offline.time[offline.time >= st[0] - 0.5]
+    ri, di = match_breaths(st, ref)
+    assert di.size >= 0.95 * st.size and ri.size >= 0.95 * ref.size
+    assert np.median(np.abs(st[di] - ref[ri])) < 0.1  # the stream's EDR is close to offline's
+    np.testing.assert_array_equal(decided["after_pause"].to_numpy()[di].astype(bool),
+                                  offline.after_pause[offline.time >= st[0] - 0.5][ri])
+    assert decided["after_pause"].sum() == 1
+    np.testing.assert_array_equal(decided["low_quality"], 0)
+
+
+def test_stream_breath_file_has_its_header_first_and_each_update_flushed(tmp_path):
+    from edr.stream.engine import StreamUpdate
+    from edr.stream.sinks import BREATHS_HEADER, StreamOutputs
+
+    out = tmp_path / "b.csv"
+    u = StreamUpdate(34.0, np.array([0.0]), np.array([0.5]), np.empty(0), np.empty(0),
+                     np.empty(0))
+    with StreamOutputs(tmp_path / "live.csv", breaths=out) as sink:
+        assert out.read_text() == BREATHS_HEADER + "\n"
+        sink.write(u)
+        sink.write_breaths(_breaths([1.0, 5.0]), 30.0)
+        assert out.read_text().splitlines()[1:] == ["1.000000,nan,0.8000,0,1,0,0,30.000",
+                                                    "5.000000,4.000000,0.8000,0,0,0,0,30.000"]
+    assert sink.breaths == 2
