@@ -70,8 +70,7 @@ class StreamOutputs:
     --------
     >>> import tempfile, numpy as np
     >>> from pathlib import Path
-    >>> from edr.io.annotations import BREATH_COLUMNS, breath_csv_lines
-from edr.stream.engine import StreamUpdate
+    >>> from edr.stream.engine import StreamUpdate
     >>> from edr.stream.sinks import StreamOutputs
     >>> out = Path(tempfile.mkdtemp()) / "live.csv"
     >>> u = StreamUpdate(34.0, np.array([0.0, 0.25]), np.array([0.5, np.nan]),
