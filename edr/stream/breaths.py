@@ -7,7 +7,13 @@ reported once, at the first update where it has settled:
 
 * the emitted EDR reaches :data:`BREATH_SETTLE_S` beyond it (the trough after the slowest
   breath, 6 /min, and the next breath's rise: its prominence is then that of the whole record);
-* the rate window whose centre is nearest it has been reported (its quality is the breath's).
+* the rate window whose centre is nearest it has been reported (its quality is the breath's);
+* or, whatever the above, ``latency_bound_s - hop_s`` of stream time have passed since it (its
+  estimated time can move a little from one update to the next as the EDR grows).
+
+A breath after the first :data:`edr.signal.SEGMENT_S` of the stream that the detector finds only
+after its bound has passed (it was not there, or not settled, before) is not reported
+(:attr:`StreamBreaths.n_late`): every breath reported meets the bound.
 
 Which extrema end inspiration is decided as offline (:func:`edr.polarity.decide_polarity`) on
 what the detector sees; until a significant evidence decides it (about a minute of heart beats
@@ -31,6 +37,7 @@ import numpy as np
 
 from edr.breaths import Breaths, detect_breaths
 from edr.signal import RATE_STEP_S, SEGMENT_S
+from edr.stream.engine import DEFAULT_DELAY_S, DEFAULT_HOP_S
 
 __all__ = ["BREATH_SETTLE_S", "CONTEXT_S", "StreamBreaths", "latency_bound_s"]
 
@@ -44,7 +51,9 @@ before it."""
 
 def latency_bound_s(delay_s: float, hop_s: float) -> float:
     """Stream time (s) within which a breath is reported after its end of inspiration, for a
-    stream of emission delay ``delay_s`` and update period ``hop_s`` (module docstring).
+    stream of emission delay ``delay_s`` and update period ``hop_s`` (module docstring): the
+    later of the EDR :data:`BREATH_SETTLE_S` past it and the rate window nearest it, plus one
+    update.
 
     Examples
     --------
@@ -69,29 +78,43 @@ class StreamBreaths:
     ----------
     fs_out : float
         The stream's EDR grid rate (Hz).
+    delay_s, hop_s : float, default :data:`edr.stream.engine.DEFAULT_DELAY_S`, ``DEFAULT_HOP_S``
+        The stream's emission delay and update period: the latency bound
+        (:func:`latency_bound_s`).
 
     Attributes
     ----------
-    n_reported : int
-        Breaths reported so far.
+    n_reported, n_late : int
+        Breaths reported so far; breaths found only after their bound, not reported.
+    bound_s : float
+        The latency bound (s).
 
     Examples
     --------
     >>> import numpy as np
     >>> from edr.stream.breaths import StreamBreaths
     >>> from edr.stream.engine import StreamUpdate
-    >>> t = np.arange(0, 120, 0.25)
-    >>> x = np.sin(2 * np.pi * t / 4)  # 15 /min, maxima at 1, 5, 9, ... s
-    >>> u = StreamUpdate(128.0, t, x, np.arange(16.0, 96.0, 16.0), np.full(5, 15.0),
-    ...                  np.full(5, 0.9))
-    >>> sb = StreamBreaths(4.0)
-    >>> b = sb.add(u, beat_times=np.arange(0, 120, 0.8))
-    >>> len(b) > 20, sb.n_reported == len(b), float(b.time[-1]) <= 104.0
-    (True, True, True)
+    >>> t = np.arange(0, 200, 0.25)
+    >>> x = np.exp(2 * np.sin(2 * np.pi * t / 4))  # 15 /min, sharp maxima at 1, 5, 9, ... s
+    >>> sb, times, latency = StreamBreaths(4.0), [], []
+    >>> for now in np.arange(32.0, 202.0, 2.0):  # an update every 2 s, the EDR 8 s behind
+    ...     new = (t >= now - 10) & (t < now - 8) if now > 32 else t < now - 8
+    ...     c = np.arange(16.0, 200.0, 16.0)
+    ...     c = c[(c + 16 <= now) & (c + 16 > now - 2)]  # rate windows reported at their end
+    ...     u = StreamUpdate(now, t[new], x[new], c, np.full(c.size, 15.0), np.full(c.size, 0.9))
+    ...     b = sb.add(u, beat_times=np.arange(0, now - 8, 0.8))
+    ...     times += b.time.tolist()
+    ...     latency += (now - b.time[b.time >= 32]).tolist()
+    >>> len(times) == sb.n_reported > 40, max(latency) <= sb.bound_s, sb.n_late
+    (True, True, 0)
     """
 
-    def __init__(self, fs_out: float):
+    def __init__(self, fs_out: float, delay_s: float = DEFAULT_DELAY_S,
+                 hop_s: float = DEFAULT_HOP_S):
         self.fs_out = float(fs_out)
+        self.hop_s = float(hop_s)
+        self.bound_s = latency_bound_s(delay_s, hop_s)
+        self.n_late = 0
         self._time = np.empty(0)
         self._edr = np.empty(0)
         self._rates = np.empty((0, 3))  # centre, rate, quality
@@ -112,14 +135,14 @@ class StreamBreaths:
         last_beat = self._beats[-1] if self._beats.size else -np.inf
         self._beats = np.concatenate([self._beats, np.sort(beats[beats > last_beat])])
         self._trim()
-        if not self._rates.shape[0]:
-            return self._report(-np.inf)
-        return self._report(min(self._time[-1] - BREATH_SETTLE_S,
-                                self._rates[-1, 0] + RATE_STEP_S / 2))
+        now = float(update.time_s)
+        ready = -np.inf if not self._rates.shape[0] else min(
+            self._time[-1] - BREATH_SETTLE_S, self._rates[-1, 0] + RATE_STEP_S / 2)
+        return self._report(max(ready, now - (self.bound_s - self.hop_s)), now)
 
-    def finish(self) -> Breaths:
-        """The breaths not reported yet, at the stream's end."""
-        return self._report(np.inf)
+    def finish(self, time_s: float) -> Breaths:
+        """The breaths not reported yet, at the stream's end (stream time ``time_s``)."""
+        return self._report(np.inf, float(time_s))
 
     def _trim(self) -> None:
         """Keep the last :data:`CONTEXT_S` of EDR, and the rate windows and beats of it."""
@@ -131,12 +154,18 @@ class StreamBreaths:
         self._rates = self._rates[self._rates[:, 0] >= start - SEGMENT_S / 2]
         self._beats = self._beats[self._beats >= start - SEGMENT_S / 2]
 
-    def _report(self, ready: float) -> Breaths:
-        """The breaths found now after the last reported one and up to ``ready`` (s)."""
+    def _report(self, ready: float, now: float) -> Breaths:
+        """The breaths found at stream time ``now`` after the last reported one and up to
+        ``ready`` (s), those after the first rate window past their bound left out."""
         found = self._detect()
         if found is None:
             return _take(_empty(), np.zeros(0, bool))
         keep = (found.time > self._last + 0.5 / self.fs_out) & (found.time <= ready)
+        late = keep & (found.time >= SEGMENT_S) & (now - found.time > self.bound_s)
+        if late.any():
+            self.n_late += int(late.sum())
+            self._last = max(self._last, float(found.time[late].max()))
+            keep &= ~late
         out = _take(found, keep)
         if len(out):
             self._last = float(out.time[-1])

@@ -222,7 +222,8 @@ def run(args, out=None) -> int:
                               span_s=args.span, hop_s=args.hop, delay_s=args.delay,
                               random_state=args.seed, **kw)
         live = None if args.quiet else (lambda u: print(_live_line(u), file=out, flush=True))
-        breaths = None if args.breaths is None else StreamBreaths(stream.fs_out)
+        breaths = None if args.breaths is None else StreamBreaths(stream.fs_out, args.delay,
+                                                                  args.hop)
         with StreamOutputs(args.output, args.rates, breaths=args.breaths,
                            input_fd=_stdin_fd(args)) as outputs:
             report = run_stream(source, stream, outputs, stop=stop, on_update=live,

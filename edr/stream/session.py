@@ -132,7 +132,8 @@ def run_stream(source: Source, engine: StreamingEDR, outputs: StreamOutputs, *,
             break
     emit(engine.flush())
     if breaths is not None:
-        outputs.write_breaths(breaths.finish(), engine.n_samples / source.fs)
+        end = engine.n_samples / source.fs
+        outputs.write_breaths(breaths.finish(end), end)
     outputs.fsync()
     return StreamReport(stop.reason or "the end of the input", engine.n_samples / source.fs,
                         engine.n_samples, len(source.names), outputs.rows, outputs.rate_windows,
