@@ -264,3 +264,22 @@ def test_stream_breath_file_has_its_header_first_and_each_update_flushed(tmp_pat
         assert out.read_text().splitlines()[1:] == ["1.000000,nan,0.8000,0,1,0,0,30.000",
                                                     "5.000000,4.000000,0.8000,0,0,0,0,30.000"]
     assert sink.breaths == 2
+
+
+def test_a_breath_found_only_after_its_bound_is_not_reported():
+    from edr.stream.breaths import StreamBreaths
+    from edr.stream.engine import StreamUpdate
+
+    t = np.arange(0, 120, 0.25)
+    x = np.exp(2 * np.sin(2 * np.pi * t / 4))  # sharp maxima at 1, 5, 9, ... s
+    centres = np.arange(16.0, 104.0, 16.0)
+    sb = StreamBreaths(4.0)
+    # 120 s of EDR at once at stream time 128: the breaths after 32 s and more than the bound
+    # (26 s) before 128 are late; those of the first 32 s are not held to the bound
+    b = sb.add(StreamUpdate(128.0, t, x, centres, np.full(centres.size, 15.0),
+                            np.full(centres.size, 0.9)), beat_times=np.arange(0, 120, 0.8))
+    assert sb.bound_s == 26.0
+    assert np.all((b.time < 32) | (b.time >= 128 - 26)) and np.any(b.time < 32)
+    late = np.arange(33.0, 102.0, 4.0)  # the maxima in [32, 102): 33, 37, ..., 101
+    assert sb.n_late == late.size and sb.n_reported == len(b)
+    assert len(sb.finish(130.0)) <= 3  # the rest: the newest breaths only, none again
