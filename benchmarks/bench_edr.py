@@ -23,11 +23,11 @@
 
 Usage::
 
-    EDR_DATA_DIR=/work/shared/data python benchmarks/bench_edr.py
+    EDR_DATA_DIR=../shared/data python benchmarks/bench_edr.py
     python benchmarks/bench_edr.py --skip-day            # only the 8-minute record
     python benchmarks/bench_edr.py --hours 2 --profile   # shorter day, cProfile top functions
     python benchmarks/bench_edr.py --skip-record --largescale --n-support 200  # + one FS2 model
-    python benchmarks/bench_edr.py --skip-day --guard --guard-cache /tmp/guard  # + accuracy guard
+    python benchmarks/bench_edr.py --skip-day --guard --guard-cache scratch/guard  # + accuracy guard
 
 The first call of each kind is reported separately ("cold": imports, Numba
 compilation); the timed figures are the median of ``--repeat`` warm runs.

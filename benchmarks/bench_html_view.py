@@ -19,8 +19,8 @@ such a file does not open offline. Needs ``pip install plotly bokeh``.
 
 Usage::
 
-    EDR_DATA_DIR=/work/shared/data python benchmarks/bench_html_view.py [--repeat 3]
-        [--browser /usr/bin/chromium]
+    EDR_DATA_DIR=../shared/data python benchmarks/bench_html_view.py [--repeat 3]
+        [--browser chromium]
 """
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ def main(argv=None) -> int:
     from edr.io import read_record
     from edr.pipeline import extract_edr
 
-    root = Path(os.environ.get("EDR_DATA_DIR", "/work/shared/data"))
+    root = Path(os.environ.get("EDR_DATA_DIR", "data"))
     print(f"{'record':34s} {'candidate':9s} {'size MB':>8s} {'CDN MB':>7s} {'import s':>9s} "
           f"{'render s':>9s}" + (f" {'open s':>7s}" if args.browser else ""))
     with tempfile.TemporaryDirectory() as tmp:

@@ -21,7 +21,7 @@ always does (NaN when fewer than 20 beats remain).
 
 Usage::
 
-    EDR_DATA_DIR=/work/shared/data python scripts/measure_beat_detectors.py \
+    EDR_DATA_DIR=../shared/data python scripts/measure_beat_detectors.py \
         [--methods neurokit,pantompkins1985,...] [--records bidmc01,...] \
         [-o scripts/output/beat_detectors.txt]
 """

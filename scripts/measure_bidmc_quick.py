@@ -9,7 +9,7 @@ over records. Per-record rows go to ``--csv``.
 
 Usage::
 
-    EDR_DATA_DIR=/work/shared/data python scripts/measure_bidmc_quick.py \
+    EDR_DATA_DIR=../shared/data python scripts/measure_bidmc_quick.py \
         --methods kpca,pca,r_amplitude,qrs_area,rsa,kpca_rsa,neurokit_vangent2019 \
         --criteria mdd,shannon,rule-of-thumb --jobs 2 \
         --csv scripts/output/bidmc_quick.csv

@@ -22,10 +22,10 @@ BIDMC rows as CSV.
 
 Usage::
 
-    EDR_DATA_DIR=/work/shared/data OPENBLAS_NUM_THREADS=1 \\
+    EDR_DATA_DIR=../shared/data OPENBLAS_NUM_THREADS=1 \\
         python scripts/measure_largescale_edr.py --hours 2 24 \\
         --out scripts/output/measure_largescale_edr.md
-    python scripts/measure_largescale_edr.py --hours 0.5 --skip-bidmc --out /tmp/m.md  # quick
+    python scripts/measure_largescale_edr.py --hours 0.5 --skip-bidmc --out scratch/m.md  # quick
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ rows (JSON lines) for the report.
 
 Usage::
 
-    EDR_DATA_DIR=/work/shared/data python scripts/measure_leads.py --criterion mdd \
+    EDR_DATA_DIR=../shared/data python scripts/measure_leads.py --criterion mdd \
         --jobs 2 -o scripts/output/leads_mdd.txt
 """
 

@@ -13,7 +13,7 @@ and the EDR is scored against the reference respiration with the evaluation prot
 CSV row per record and criterion, and a summary (median, 25th, 75th percentile of the MSC per
 criterion).
 
-Run:  EDR_DATA_DIR=/work/shared/data python scripts/measure_shannon_bidmc.py [--records N]
+Run:  EDR_DATA_DIR=../shared/data python scripts/measure_shannon_bidmc.py [--records N]
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ Paired Wilcoxon signed-rank tests compare each variant with the spline.
 
 Usage::
 
-    EDR_DATA_DIR=/work/shared/data python scripts/measure_shrinkage_edr.py \
+    EDR_DATA_DIR=../shared/data python scripts/measure_shrinkage_edr.py \
         [--method kpca] [--records N] [--out scripts/output]
 """
 
@@ -125,7 +125,7 @@ def main(argv=None):
         table.append(f"| {v} | {q(vals['msc'])} | {q(vals['corr'])} | {q(vals['rate_error_bpm'])} "
                      f"| {n_empty} | "
                      + " | ".join(cells) + " |")
-    cmd = ("EDR_DATA_DIR=/work/shared/data python scripts/measure_shrinkage_edr.py --method "
+    cmd = ("EDR_DATA_DIR=../shared/data python scripts/measure_shrinkage_edr.py --method "
            f"{args.method}")
     if args.records:
         cmd += f" --records {args.records}"

@@ -11,7 +11,7 @@ stream's options).
 
 Usage::
 
-    EDR_DATA_DIR=/work/shared/data nice -n 10 python scripts/measure_stream_accuracy.py \\
+    EDR_DATA_DIR=../shared/data nice -n 10 python scripts/measure_stream_accuracy.py \\
         -o scripts/output/measure_stream_accuracy.md
     # variants: --span 180 --hop 4 --delay 5, --records bidmc01,m0046,
     # --set edr.stream.beats.POLARITY_S=40 (a constant of an edr.stream module, for this run)
@@ -26,6 +26,7 @@ import importlib
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -145,7 +146,7 @@ def main(argv=None) -> int:
     p.add_argument("--hop", type=float, default=None, help="update period s")
     p.add_argument("--delay", type=float, default=None, help="emission delay s")
     p.add_argument("--reselect", type=float, default=None, help="sigma2 reselection period s")
-    p.add_argument("--cache", default="/tmp/stream", help="folder of the cached offline scores")
+    p.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "edr-stream-accuracy"), help="folder of the cached offline scores")
     p.add_argument("--set", type=_setting, action="append", default=[], metavar="MODULE.NAME=X",
                    help="set a numeric constant of an edr.stream module for this run, e.g. "
                         "edr.stream.beats.POLARITY_S=40 (repeatable)")
@@ -160,7 +161,7 @@ def main(argv=None) -> int:
     args.hop = args.hop or stream.DEFAULT_HOP_S
     args.delay = stream.DEFAULT_DELAY_S if args.delay is None else args.delay
     args.reselect = args.reselect or stream.RESELECT_S
-    root = Path(os.environ.get("EDR_DATA_DIR", "/work/shared/data"))
+    root = Path(os.environ.get("EDR_DATA_DIR", "data"))
     paths = {p.stem: p for db in DATABASES for p in sorted((root / db).glob("*.hea"))
              if not p.stem.endswith("n")}
     if not paths:

@@ -14,7 +14,7 @@ B. Simulated healthy subjects at rest (``edr.simulate``): 5-min records, sinus
 
 The methods see the ECG only.  Usage::
 
-    EDR_DATA_DIR=/work/shared/data OPENBLAS_NUM_THREADS=1 \
+    EDR_DATA_DIR=../shared/data OPENBLAS_NUM_THREADS=1 \
         python scripts/measure_where_rsa_is_strong.py
 """
 
@@ -129,7 +129,7 @@ def main(argv=None):
     ap.add_argument("--out", default=str(ROOT / "scripts/output/where_rsa_is_strong.md"))
     args = ap.parse_args(argv)
     lines = ["# Where NeuroKit2's RSA-based EDR is strong: does kpca-edr lose?", "",
-             "Command: `EDR_DATA_DIR=/work/shared/data OPENBLAS_NUM_THREADS=1 python "
+             "Command: `EDR_DATA_DIR=../shared/data OPENBLAS_NUM_THREADS=1 python "
              "scripts/measure_where_rsa_is_strong.py`", ""]
     lines += _real_part(args.results)
     lines += _simulated_part(list(range(args.seeds)), args.duration)

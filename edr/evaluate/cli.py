@@ -10,6 +10,7 @@ are stored with their task, listed at the end and counted in ``batch.json``.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -59,6 +60,38 @@ def _git_commit() -> str | None:
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
+def portable_path(folder: Path, environ=None) -> str:
+    """``folder`` as a reader of ``batch.json`` on another machine can follow it.
+
+    A folder under ``$EDR_DATA_DIR`` (of ``environ``, default :data:`os.environ`) is written
+    ``$EDR_DATA_DIR/<rest>``, one under the working folder relative to it, one under the home
+    folder ``~/<rest>``; any other as given.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> data = Path.cwd() / "data"
+    >>> portable_path(data / "bidmc", environ={"EDR_DATA_DIR": str(data)})
+    '$EDR_DATA_DIR/bidmc'
+    >>> portable_path(Path("results"))
+    'results'
+    """
+    folder = Path(folder)
+    absolute = folder.resolve()
+    environ = os.environ if environ is None else environ
+    bases = [("$EDR_DATA_DIR", environ.get("EDR_DATA_DIR")), ("", str(Path.cwd())),
+             ("~", str(Path.home()))]
+    for name, base in bases:
+        if not base:
+            continue
+        try:
+            rest = absolute.relative_to(Path(base).resolve())
+        except ValueError:
+            continue
+        return f"{name}/{rest.as_posix()}" if name else rest.as_posix()
+    return str(folder)
+
+
 def _log_run(out_dir: Path, argv, folder: Path, summary: BatchSummary, commit: str | None) -> None:
     """Append this run (command line, code commit at its start, counts) to
     ``out_dir/batch.json``."""
@@ -66,7 +99,7 @@ def _log_run(out_dir: Path, argv, folder: Path, summary: BatchSummary, commit: s
 
     log = out_dir / "batch.json"
     runs = json.loads(log.read_text())["runs"] if log.exists() else []
-    runs.append({"argv": list(argv), "data_dir": str(folder),
+    runs.append({"argv": list(argv), "data_dir": portable_path(folder),
                  "git_commit": commit, "n_tasks": summary.n_tasks, "n_run": summary.n_run,
                  "n_errors": summary.n_errors,
                  "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})

@@ -231,3 +231,25 @@ def test_report_breath_table_per_configuration(tmp_path):
 def test_report_without_breath_annotations_has_no_breath_table(tmp_path):
     md = report.write_report(_write_results(tmp_path / "res"), tmp_path / "rep").read_text()
     assert "Breath by breath" not in md
+
+
+def test_a_method_run_on_a_named_lead_only_is_a_configuration(tmp_path):
+    # kpca/mdd on lead II only (no lead mode): its rows are a configuration of the main tables,
+    # not dropped as the yardstick of a lead choice that was never run
+    rows = []
+    for i, rec in enumerate(("r1", "r2", "r3")):
+        base = dict(record=rec, database="fake", f_ref=0.25, n_beats=300, seconds=0.1, error="",
+                    corr=0.5, rate_error_bpm=1.0)
+        rows.append(base | dict(method="kpca_fusion", criterion="mdd", lead="default",
+                                used_lead="fuse", msc=0.7 + 0.01 * i, sigma2=1.0))
+        rows.append(base | dict(method="kpca", criterion="mdd", lead="II", used_lead="II",
+                                msc=0.5 + 0.01 * i, sigma2=2.0))
+    (tmp_path / "res").mkdir()
+    with open(tmp_path / "res" / "results.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, COLUMNS)
+        w.writeheader()
+        w.writerows(rows)
+    t = report.load_results(tmp_path / "res" / "results.csv")
+    assert t.configs == ["kpca/mdd@II", "kpca_fusion/mdd@default"] and not t.single_lead_rows
+    np.testing.assert_allclose(t.values["msc"][:, t.configs.index("kpca/mdd@II")],
+                               [0.50, 0.51, 0.52])

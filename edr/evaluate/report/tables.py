@@ -40,7 +40,7 @@ METRICS = (
 )
 
 
-CRITERIA_ORDER = ("mdd", "varon2015", "shannon", "widjaja2012", "kpa", "jorgensen2012",
+CRITERIA_ORDER = ("mdd", "varon2015", "mdd-fast", "varon2015-fast", "shannon", "widjaja2012", "kpa", "jorgensen2012",
                   "rule-of-thumb")
 
 
@@ -63,9 +63,11 @@ class ResultsTable:
     config_parts : dict[str, tuple[str, str, str]]
         Label -> (method, criterion, lead).
     single_lead_rows : list[dict]
-        Rows run on one named lead (``--leads II,V,...``). They are not
+        Rows run on one named lead (``--leads II,V,...``) by a method and criterion
+        that also ran in a lead mode (``default``, ``auto``, ...). They are not
         configurations of the main tables: they are the per-lead yardstick of
-        the lead-choice section (which lead would have been best per record).
+        the lead-choice section (which lead would have been best per record). A
+        method and criterion run on named leads only are configurations.
     used_leads : dict
         (record, method, criterion, lead) -> the ``used_lead`` column (the lead
         ``auto`` chose), empty when the results file predates that column.
@@ -117,8 +119,13 @@ def load_results(path: str | Path) -> ResultsTable:
     missing = sorted(need - set(fields))
     if missing:
         raise ValueError(f"results file {path} lacks column(s) {missing}; has {fields}")
-    single = [r for r in rows if r["lead"] not in LEAD_MODES]
-    rows = [r for r in rows if r["lead"] in LEAD_MODES]
+    # a named lead is the lead-choice yardstick of a (method, criterion) that also ran in a lead
+    # mode; a (method, criterion) run on named leads only is a configuration of its own
+    with_modes = {(r["method"], r["criterion"]) for r in rows if r["lead"] in LEAD_MODES}
+    single = [r for r in rows if r["lead"] not in LEAD_MODES
+              and (r["method"], r["criterion"]) in with_modes]
+    rows = [r for r in rows if r["lead"] in LEAD_MODES
+            or (r["method"], r["criterion"]) not in with_modes]
     if not rows:
         raise ValueError(f"results file {path} has no rows")
     several_leads = len({r["lead"] for r in rows}) > 1
