@@ -21,14 +21,15 @@ for the arrhythmia), the breaths reported are marked ``uncertain_polarity``; onc
 decision is kept for the rest of the stream (one polarity per record, as offline).
 
 Latency, in stream time: a breath at time ``t`` (end of inspiration) is reported by
-``t + BREATH_SETTLE_S + delay_s + hop_s`` (:func:`latency_bound_s`: 26 s with the stream's
-defaults): the EDR up to ``t + BREATH_SETTLE_S`` is out within ``delay_s + hop_s``, and the
-rate window centred within :data:`edr.signal.RATE_STEP_S` / 2 after ``t`` at its end, 16 s
-after its centre (within ``hop_s``). At the stream's end (:meth:`StreamBreaths.finish`) the
-breaths not reported yet are. Its columns are those of the offline breath CSV
-(:data:`edr.io.annotations.BREATH_COLUMNS`), found on the last :data:`CONTEXT_S` instead of the
-whole record: the same breaths as offline but for a few at the edges of the stream's model
-refits (measured: ``tests/edr/test_breath_outputs.py``).
+``t + max(BREATH_SETTLE_S + delay_s, 1.5 RATE_STEP_S) + hop_s`` (:func:`latency_bound_s`: 26 s
+with the stream's defaults): the EDR up to ``t + BREATH_SETTLE_S`` is out within
+``delay_s + hop_s``, and the rate window centred within :data:`edr.signal.RATE_STEP_S` / 2
+after ``t`` at its end, :data:`edr.signal.RATE_STEP_S` after its centre (within ``hop_s``). At
+the stream's end (:meth:`StreamBreaths.finish`) the breaths not reported yet are. Its columns
+are those of the offline breath CSV (:data:`edr.io.annotations.BREATH_COLUMNS`), found on the
+last :data:`CONTEXT_S` of the stream's EDR instead of the whole record's offline EDR: close to
+the offline breaths, not identical (measured: ``docs/studies/breath_detection.md``, tested in
+``tests/edr/test_breath_outputs.py``).
 """
 
 from __future__ import annotations
@@ -156,7 +157,8 @@ class StreamBreaths:
 
     def _report(self, ready: float, now: float) -> Breaths:
         """The breaths found at stream time ``now`` after the last reported one and up to
-        ``ready`` (s), those after the first rate window past their bound left out."""
+        ``ready`` (s), those found only after their bound (after the first
+        :data:`edr.signal.SEGMENT_S`) left out and counted."""
         found = self._detect()
         if found is None:
             return _take(_empty(), np.zeros(0, bool))
