@@ -86,24 +86,7 @@ def build_parser(prog: str = PROG) -> Parser:
                    help="record file (any format edr.io.read_record reads), replayed with every "
                         "ECG lead; or '-' for CSV rows on standard input, one column per ECG "
                         "channel (an optional header row names them)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT.csv",
-                   help="EDR as CSV time_s,edr,rate_bpm,quality on the 4 Hz grid; rate_bpm and "
-                        "quality are those of the last rate window reported when the sample was "
-                        "emitted (nan where the quality is too low to give a rate). Written "
-                        "under this name as the stream runs and flushed at every update, as "
-                        "--rates: a killed stream keeps its rows (edr extract, offline, writes "
-                        "all its outputs or none)")
-    p.add_argument("--rates", metavar="RATES.csv",
-                   help="also write one row per 32 s rate window: time_s (its centre), rate_bpm, "
-                        "quality, reported_s (stream time of the update that reported it)")
-    p.add_argument("--breaths", metavar="BREATHS.csv",
-                   help="also write one row per breath as it is found: the columns of edr "
-                        "extract --breaths (time_s of the end of inspiration, interval_s, "
-                        "quality, low_quality, after_gap, after_pause, uncertain_polarity) and "
-                        "reported_s (stream time); after the first 32 s each breath is reported "
-                        f"within {latency_bound_s(DEFAULT_DELAY_S, DEFAULT_HOP_S):g} s of it "
-                        "with the default --delay and --hop (16 s of EDR after it, and the rate "
-                        "window nearest it)")
+    _add_outputs(p)
     p.add_argument("--speed", type=_speed, default=math.inf, metavar="FACTOR|max",
                    help="replay speed: 1 = real time, max = as fast as possible (default)")
     p.add_argument("--fs", type=rate_hz, metavar="HZ",
@@ -142,6 +125,28 @@ def build_parser(prog: str = PROG) -> Parser:
     p.add_argument("--seed", type=integer, default=0, help="random seed of the method (default 0)")
     p.add_argument("--quiet", action="store_true", help="no live line per update")
     return p
+
+
+def _add_outputs(p: Parser) -> None:
+    """The outputs: the EDR CSV, the rate windows and the breaths."""
+    p.add_argument("-o", "--output", required=True, metavar="OUT.csv",
+                   help="EDR as CSV time_s,edr,rate_bpm,quality on the 4 Hz grid; rate_bpm and "
+                        "quality are those of the last rate window reported when the sample was "
+                        "emitted (nan where the quality is too low to give a rate). Written "
+                        "under this name as the stream runs and flushed at every update, as "
+                        "--rates: a killed stream keeps its rows (edr extract, offline, writes "
+                        "all its outputs or none)")
+    p.add_argument("--rates", metavar="RATES.csv",
+                   help="also write one row per 32 s rate window: time_s (its centre), rate_bpm, "
+                        "quality, reported_s (stream time of the update that reported it)")
+    p.add_argument("--breaths", metavar="BREATHS.csv",
+                   help="also write one row per breath as it is found: the columns of edr "
+                        "extract --breaths (time_s of the end of inspiration, interval_s, "
+                        "quality, low_quality, after_gap, after_pause, uncertain_polarity) and "
+                        "reported_s (stream time); after the first 32 s each breath is reported "
+                        f"within {latency_bound_s(DEFAULT_DELAY_S, DEFAULT_HOP_S):g} s of it "
+                        "with the default --delay and --hop (16 s of EDR after it, and the rate "
+                        "window nearest it)")
 
 
 def _check_args(args) -> None:
