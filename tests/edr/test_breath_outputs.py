@@ -31,8 +31,9 @@ APNOEA = (100.0, 30.0)  # a 30 s apnoea from 100 s: one pause
 @pytest.fixture(scope="module")
 def extracted(tmp_path_factory):
     """A simulated 4-minute record with an apnoea, written as WFDB and run through
-    ``edr extract`` with every breath output; returns the folder, the record and the result of
-    the same extraction in this process."""
+    ``edr extract`` with every breath output; returns the folder, the record read back, the
+    result of the same extraction in this process, what the command printed and the simulation
+    (its true breaths)."""
     folder = tmp_path_factory.mktemp("breath_outputs")
     sim = simulate_recording(240.0, FS, random_state=0, apnoea_episodes=[APNOEA])
     wfdb.wrsamp("sim", fs=FS, units=["mV", "NU"], sig_name=["II", "RESP"],
