@@ -46,6 +46,7 @@ from edr.breath_extrema import (
     finite_runs,
     local_period,
 )
+from edr.io.annotations import BREATH_COLUMNS
 from edr.pauses import PAUSE_S, find_pauses
 from edr.polarity import RSA_MIN_BPM, Polarity, decide_polarity
 from edr.rates import QUALITY_THRESHOLD
@@ -141,9 +142,8 @@ class Breaths:
     def __len__(self) -> int:
         return int(self.time.size)
 
-    COLUMNS = ("time_s", "interval_s", "quality", "low_quality", "after_gap", "after_pause",
-               "uncertain_polarity")
-    """Columns of :meth:`to_frame` (and of the breath CSV)."""
+    COLUMNS = BREATH_COLUMNS
+    """Columns of :meth:`to_frame` (and of the breath CSV: :mod:`edr.io.annotations`)."""
 
     def columns(self) -> dict:
         """The breaths as :attr:`COLUMNS` → NumPy array."""
@@ -152,12 +152,12 @@ class Breaths:
                                        self.uncertain_polarity), strict=True))
 
     def summary(self) -> dict:
-        """JSON-ready digest: counts (breaths, low-quality ones, pauses and their total length in
-        s), the polarity (its sign, whether a significant evidence decided it and which:
-        :class:`edr.polarity.Polarity`), and the median, standard deviation, coefficient of
-        variation and root mean square of successive differences (RMSSD) of the intervals that
-        are trusted (both breaths kept, not across a gap, not a pause); None where there are
-        fewer than 2. The intervals do not depend on the polarity.
+        """JSON-ready digest: counts (breaths, low-quality ones, the others: kept, pauses and
+        their total length in s), the polarity (its sign, whether a significant evidence
+        decided it and which: :class:`edr.polarity.Polarity`), and the median, standard
+        deviation, coefficient of variation and root mean square of successive differences
+        (RMSSD) of the intervals that are trusted (both breaths kept, not across a gap, not a
+        pause); None where there are fewer than 2. The intervals do not depend on the polarity.
 
         Examples
         --------
@@ -180,6 +180,7 @@ class Breaths:
         enough = iv.size >= 2
         return {
             "n_breaths": len(self), "n_low_quality": int(low.sum()),
+            "n_kept": int(len(self) - low.sum()),
             "n_pauses": int(self.pauses.shape[0]),
             "pause_s_total": float(np.sum(self.pauses[:, 1] - self.pauses[:, 0])),
             "inspiration_sign": int(self.sign),

@@ -112,7 +112,9 @@ class EDRResult(ResultTables):
     """An extracted respiratory signal with everything needed to judge it.
 
     As pandas tables: :meth:`to_frame` (the grid), :meth:`rate_frame` (rate windows),
-    :meth:`window_frame` (analysis windows), :meth:`lead_frame` (leads per window).
+    :meth:`window_frame` (analysis windows), :meth:`lead_frame` (leads per window),
+    :meth:`breath_frame` (one row per breath). Its breaths: :attr:`breaths` (found once, when
+    first asked for, by :func:`edr.breaths.detect_breaths`).
 
     Attributes
     ----------

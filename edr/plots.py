@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from edr.record_figure import BEAT_FATES, COLOURS, MINUTE_S, record_figure
+from edr.record_figure import BEAT_FATES, BREATH_MARKS, COLOURS, MINUTE_S, record_figure
 
 __all__ = ["plot_record", "save_figure"]
 
@@ -40,6 +40,14 @@ def _shade_unused(ax, spans, *, label=True):
                        label=text if label and i == 0 else None)
 
 
+def _shade_pauses(ax, fig_data, *, label=True):
+    """The pauses (:attr:`edr.record_figure.RecordFigure.pauses`), shaded."""
+    text, stretches = fig_data.pauses
+    for i, (a, b) in enumerate(stretches):
+        ax.axvspan(a, b, color=COLOURS["pause"], alpha=0.7, lw=0, zorder=0, gid="pauses",
+                   label=text if label and i == 0 else None)
+
+
 def _legend(ax):
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
 
@@ -51,6 +59,7 @@ def _panel_overview(ax, fig_data):
         ax.axvspan(a, b, color=COLOURS["withheld"], lw=0, zorder=0,
                    label=text if i == 0 else None)
     _shade_unused(ax, fig_data.spans)
+    _shade_pauses(ax, fig_data)
     ax.axvspan(*fig_data.minute, color=COLOURS["shown"], alpha=0.6, lw=0, zorder=0,
                label="minute shown below")
     rate = fig_data.rate
@@ -99,7 +108,8 @@ def _panel_ecg(ax, fig_data):
 
 
 def _panel_edr(ax, fig_data):
-    """EDR against the reference over the minute, with the EDR's value at each used beat."""
+    """EDR against the reference over the minute, with the EDR's value at each used beat, the
+    breaths (kept or low quality) and the pauses."""
     if fig_data.ref is not None:
         ax.plot(fig_data.ref.x, fig_data.ref.y, color=COLOURS["reference"], lw=1.2,
                 label=fig_data.ref.label)
@@ -107,7 +117,13 @@ def _panel_edr(ax, fig_data):
     ax.plot(edr.x, edr.y, color=COLOURS["edr"], lw=1.4, label=edr.label)
     ax.plot(values.x, values.y, ls="none", marker=".", ms=5, color=COLOURS["edr"], alpha=0.6,
             label=values.label)
+    for kind, (_, marker, colour) in BREATH_MARKS.items():
+        marks = fig_data.breaths[kind]
+        ax.plot(marks.x, marks.y, ls="none", marker=marker, ms=8, gid=f"breaths-{kind}",
+                mfc=colour if kind == "kept" else "none", mec=colour, mew=1.5, label=marks.label)
     _shade_unused(ax, fig_data.spans, label=False)
+    _shade_pauses(ax, fig_data, label=any(a < fig_data.minute[1] and b > fig_data.minute[0]
+                                          for a, b in fig_data.pauses[1]))
     ax.set_xlim(*fig_data.minute)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("z-score")

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from edr.errors import EDRError
-from edr.record_figure import BEAT_FATES, COLOURS, MINUTE_S, record_figure
+from edr.record_figure import BEAT_FATES, BREATH_MARKS, COLOURS, MINUTE_S, record_figure
 
 __all__ = ["HTML_INSTALL", "html_figure", "require_plotly", "write_record_html"]
 
@@ -26,7 +26,7 @@ HTML_INSTALL = 'pip install "kpca-edr[html]"'
 _NO_PLOTLY = (f"the interactive HTML view needs Plotly, which is not installed; install it with: "
               f"{HTML_INSTALL} (or: pip install plotly), or write a static figure: --plot rec.png")
 #: Plotly marker symbols for the Matplotlib markers of :data:`BEAT_FATES`.
-_SYMBOLS = {"o": "circle-open", "^": "triangle-up", "x": "x-thin-open"}
+_SYMBOLS = {"o": "circle-open", "^": "triangle-up", "x": "x-thin-open", "v": "triangle-down"}
 #: Panel rows: overview, quality, ECG, EDR, scores + σ² (relative heights).
 _ROW_HEIGHTS = (1.0, 0.5, 1.0, 1.0, 0.9)
 
@@ -109,6 +109,7 @@ def _add_overview(fig, go, data):
     top = 1.1 * _finite_max(data.rate.y, [] if data.ref_rate is None else data.ref_rate.y,
                             default=30.0)
     _add_spans(fig, go, data, 1, "legend", top, withheld=True)
+    _add_pauses(fig, go, data, 1, "legend", 0.0, top)
     x, y = _bands([data.minute], 0.0, top)
     fig.add_trace(go.Scatter(x=x, y=y, fill="toself", mode="none", fillcolor=COLOURS["shown"],
                              opacity=0.6, name="minute shown below", legend="legend",
@@ -153,7 +154,11 @@ def _add_ecg(fig, go, data):
 
 
 def _add_edr(fig, go, data):
-    """Row 4: EDR against the reference over the minute, the EDR's value at each used beat."""
+    """Row 4: EDR against the reference over the minute, the EDR's value at each used beat, the
+    breaths and the pauses."""
+    values = [data.edr.y] + ([] if data.ref is None else [data.ref.y])
+    top = 1.1 * _finite_max(*[np.abs(v) for v in values], default=3.0)
+    _add_pauses(fig, go, data, 4, "legend4", -top, top)
     if data.ref is not None:
         fig.add_trace(go.Scatter(x=data.ref.x, y=data.ref.y, mode="lines",
                                  line={"color": COLOURS["reference"], "width": 1.5},
@@ -164,6 +169,26 @@ def _add_edr(fig, go, data):
     fig.add_trace(go.Scatter(x=data.beat_values.x, y=data.beat_values.y, mode="markers",
                              marker={"color": COLOURS["edr"], "size": 5}, opacity=0.6,
                              name=data.beat_values.label, legend="legend4"), row=4, col=1)
+    for kind, (_, marker, colour) in BREATH_MARKS.items():
+        marks = data.breaths[kind]
+        x, y = (marks.x, marks.y) if marks.x.size else ([None], [None])
+        fig.add_trace(go.Scatter(x=x, y=y, mode="markers", name=marks.label,
+                                 meta=f"breaths-{kind}", legend="legend4",
+                                 marker={"symbol": _SYMBOLS[marker] + ("" if kind == "kept"
+                                                                      else "-open"),
+                                         "size": 10, "color": colour,
+                                         "line": {"width": 2, "color": colour}}), row=4, col=1)
+
+
+def _add_pauses(fig, go, data, row, legend, low, high):
+    """The pauses of ``data`` as one filled trace on panel ``row`` (none without a pause)."""
+    text, stretches = data.pauses
+    if not stretches:
+        return
+    x, y = _bands(stretches, low, high)
+    fig.add_trace(go.Scatter(x=x, y=y, fill="toself", mode="none", fillcolor=COLOURS["pause"],
+                             opacity=0.7, name=text, legend=legend, meta="pauses",
+                             hoverinfo="skip"), row=row, col=1)
 
 
 def _add_sigma2(fig, go, panel):

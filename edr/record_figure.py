@@ -17,7 +17,9 @@ interactive HTML page. The figure has five parts:
 4. the **EDR against the reference** over the same minute, both band-passed as
    in the evaluation protocol and z-scored over the record (the EDR sign is
    aligned with the reference for display only — an ECG-derived signal has no
-   physiological sign), with the EDR's value at each used beat;
+   physiological sign), with the EDR's value at each used beat, every breath
+   (:attr:`edr.pipeline.EDRResult.breaths`) marked kept or low quality
+   (:data:`BREATH_MARKS`) and the pauses shaded (also on the overview);
 5. the **scores** with one line on what each means, and how σ² was chosen
    (the selection curve, or σ² per window).
 
@@ -28,29 +30,36 @@ as a 10-minute one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from edr.beats import detect
 from edr.errors import EDRError
 from edr.mains import remove_mains
+from edr.pauses import PAUSE_S
 from edr.rates import QUALITY_THRESHOLD
 from edr.scoring import band_passed_reference, score, window_rates
 
-__all__ = ["BEAT_FATES", "COLOURS", "MAX_POINTS", "MINUTE_S", "RecordFigure", "Series",
-           "Sigma2Panel", "beat_fates", "envelope", "record_figure", "representative_minute"]
+__all__ = ["BEAT_FATES", "BREATH_MARKS", "COLOURS", "MAX_POINTS", "MINUTE_S", "RecordFigure",
+           "Series", "Sigma2Panel", "beat_fates", "envelope", "record_figure",
+           "representative_minute"]
 
 #: Colours shared by every renderer.
 COLOURS = {"used": "#1a9850", "ectopic": "#fc8d59", "artefact": "#d73027", "edr": "#2166ac",
            "reference": "#4d4d4d", "withheld": "#d9d9d9", "withheld_bar": "#999999",
-           "shown": "#fee08b"}
+           "shown": "#fee08b", "breath": "#762a83", "breath_low": "#969696", "pause": "#c6dbef"}
 
 #: Fate of a detected beat -> (legend text, marker, colour).
 BEAT_FATES = {
     "used": ("beat used by the EDR", "o", COLOURS["used"]),
     "ectopic": ("beat dropped: ectopic (premature)", "^", COLOURS["ectopic"]),
     "artefact": ("beat dropped: artefact or clipped", "x", COLOURS["artefact"]),
+}
+#: Kind of breath -> (legend text, marker, colour): kept, or kept but low quality.
+BREATH_MARKS = {
+    "kept": ("breath (end of inspiration)", "v", COLOURS["breath"]),
+    "low_quality": ("breath of low quality (kept, not to be trusted)", "v", COLOURS["breath_low"]),
 }
 #: Length (s) of the zoomed stretch.
 MINUTE_S = 60.0
@@ -94,7 +103,10 @@ class RecordFigure:
     ``spans`` maps a kind (``"withheld"``, ``"masked"``, ``"skipped"``) to its
     legend text and its ``(start_s, end_s)`` stretches, adjacent ones merged.
     ``beats`` maps each fate of :data:`BEAT_FATES` to the beats' times and ECG
-    values in the minute, the legend text counting them.
+    values in the minute, the legend text counting them. ``breaths`` maps each kind of
+    :data:`BREATH_MARKS` to the times of the breaths in the minute and the drawn EDR there;
+    ``pauses`` is the legend text and the ``(start_s, end_s)`` of every pause of the record
+    (:attr:`edr.breaths.Breaths.pauses`).
     """
 
     title: str
@@ -117,6 +129,8 @@ class RecordFigure:
     beat_values: Series
     score_lines: list
     sigma2: Sigma2Panel
+    breaths: dict = field(default_factory=dict)
+    pauses: tuple = ("", ())
 
 
 def envelope(x, y, max_points: int = MAX_POINTS):
@@ -332,10 +346,32 @@ def _edr(recording, result, ref, minute):
     return title, Series(t[inside], flip * edr[inside], label), ref_series, values
 
 
+def _breath_marks(result, edr: Series, minute) -> tuple[dict, tuple]:
+    """The breaths of ``result`` in the minute by kind (:data:`BREATH_MARKS`), at the drawn EDR
+    ``edr``, and the legend text and stretches of every pause of the record."""
+    b = result.breaths
+    time = np.asarray(b.time, dtype=float)
+    low = np.asarray(b.low_quality, dtype=bool)
+    inside = (time >= minute[0]) & (time <= minute[1])
+    marks = {}
+    for kind, (text, _, _) in BREATH_MARKS.items():
+        at = time[inside & (low if kind == "low_quality" else ~low)]
+        total = int(low.sum() if kind == "low_quality" else (~low).sum())
+        marks[kind] = Series(at, np.interp(at, edr.x, edr.y) if at.size else at,
+                             f"{text} ({at.size} here; {total} in the record)")
+    pauses = [(float(a), float(e)) for a, e in b.pauses]
+    return marks, (f"pause: no breath for > {PAUSE_S:g} s beyond a normal breath ({len(pauses)} "
+                   "in the record)", pauses)
+
+
 def _score_lines(recording, result, ref) -> list[str]:
+    digest = result.breaths.summary()
     lines = [f"EDR method {result.method},", _lead_text(recording, result),
              f"beats: {result.n_beats} used, {result.n_beats_dropped} dropped; status: "
-             f"{result.status[:70]}"]
+             f"{result.status[:70]}",
+             f"breaths: {digest['n_breaths']} found, {digest['n_kept']} kept; "
+             f"{digest['n_pauses']} pause{'' if digest['n_pauses'] == 1 else 's'} "
+             f"({digest['pause_s_total']:.0f} s)"]
     if result.masked:
         lines.append("masked (every lead flat or missing): "
                      + ", ".join(f"{a:.0f}-{b:.0f} s" for a, b in result.masked))
@@ -417,6 +453,7 @@ def record_figure(recording, result, *, reference=True, minute_s=MINUTE_S,
     overview_title, rate, ref_rate = _overview(recording, result, ref)
     ecg_title, ecg, beats = _ecg(recording, result, minute)
     edr_title, edr, ref_series, values = _edr(recording, result, ref, minute)
+    breaths, pauses = _breath_marks(result, edr, minute)
     q_time, q = np.asarray(result.rate_time, float), np.asarray(result.rate_quality, float)
     q_time, q = envelope(q_time, q) if q.size == q_time.size else (q_time[:0], q[:0])
     return RecordFigure(
@@ -430,4 +467,5 @@ def record_figure(recording, result, *, reference=True, minute_s=MINUTE_S,
         quality_time=q_time, quality=q, threshold=float(QUALITY_THRESHOLD),
         ecg_title=ecg_title, ecg=ecg, beats=beats,
         edr_title=edr_title, edr=edr, ref=ref_series, beat_values=values,
-        score_lines=_score_lines(recording, result, ref), sigma2=_sigma2(result))
+        score_lines=_score_lines(recording, result, ref), sigma2=_sigma2(result),
+        breaths=breaths, pauses=pauses)

@@ -7,12 +7,17 @@
 * :func:`window_frame` — one row per analysis window: limits, status, σ², beats, quality
   figures and the leads used;
 * :func:`lead_frame` — one row per analysis window and lead: whether the lead was used, its
-  score, σ², weight in the fused EDR and why it was left out.
+  score, σ², weight in the fused EDR and why it was left out;
+* :meth:`ResultTables.breath_frame` — one row per breath (:attr:`ResultTables.breaths`, found
+  once per result by :func:`edr.breaths.detect_breaths`): ``time_s``, ``interval_s``,
+  ``quality`` and the flags (:attr:`edr.breaths.Breaths.COLUMNS`).
 
 pandas is imported by these functions only, so that the pipeline does not need it.
 """
 
 from __future__ import annotations
+
+from functools import cached_property
 
 import numpy as np
 
@@ -251,7 +256,49 @@ def _lead_weights(weights, used: list[str], analysed: str) -> dict:
 
 class ResultTables:
     """The tables of :class:`edr.pipeline.EDRResult`, which inherits them (pandas is imported
-    when one is asked for)."""
+    when one is asked for), and its breaths (found when first asked for, then kept)."""
+
+    @cached_property
+    def breaths(self):
+        """The breaths of the EDR: :func:`edr.breaths.detect_breaths` with its defaults, run
+        once, when first asked for; every output of the breaths (the breath CSV and WFDB
+        annotations of ``edr extract``, the JSON summary, the record figure,
+        :meth:`breath_frame`) reads this one object.
+
+        Returns
+        -------
+        edr.breaths.Breaths
+
+        See Also
+        --------
+        edr.breaths.detect_breaths : other options (a fixed polarity, ...).
+
+        Examples
+        --------
+        >>> from edr.pipeline import extract_edr
+        >>> from edr.simulate import simulate_recording
+        >>> res = extract_edr(simulate_recording(duration_s=120.0, random_state=0))
+        >>> res.breaths is res.breaths, 25 <= len(res.breaths) <= 35
+        (True, True)
+        """
+        from edr.breaths import detect_breaths
+
+        return detect_breaths(self)
+
+    def breath_frame(self):
+        """One row per breath (:attr:`breaths`): :attr:`edr.breaths.Breaths.COLUMNS`
+        (``time_s``, ``interval_s``, ``quality``, ``low_quality``, ``after_gap``,
+        ``after_pause``, ``uncertain_polarity``).
+
+        Examples
+        --------
+        >>> from edr.pipeline import extract_edr
+        >>> from edr.simulate import simulate_recording
+        >>> res = extract_edr(simulate_recording(duration_s=120.0, random_state=0))
+        >>> res.breath_frame().columns.tolist()[:4]
+        ['time_s', 'interval_s', 'quality', 'low_quality']
+        """
+        return self.breaths.to_frame()
 
     def to_frame(self):
         """The output grid as a DataFrame (:func:`grid_frame`)."""

@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache, partial
 from pathlib import Path
 
+from edr.evaluate.breaths import SCORE_COLUMNS as BREATH_SCORES
 from edr.jobs import run_jobs
 
 __all__ = [
@@ -60,10 +61,13 @@ __all__ = [
 ]
 
 #: Columns of ``results.csv``. ``used_lead``: the lead the EDR came from (the one
-#: ``lead="auto"`` chose, or "auto" when windows chose different leads); ``error``: empty
-#: when the task succeeded, else exception type, message and raising line.
+#: ``lead="auto"`` chose, or "auto" when windows chose different leads); ``breath_*``: the
+#: breaths the EDR keeps scored against the record's annotated breaths
+#: (:data:`edr.evaluate.breaths.SCORE_COLUMNS`, :func:`edr.evaluate.breaths.score_kept`;
+#: empty without breath annotations); ``error``: empty when the task succeeded, else
+#: exception type, message and raising line.
 COLUMNS = ("record", "database", "method", "criterion", "lead", "used_lead", "msc", "corr",
-           "rate_error_bpm", "f_ref", "sigma2", "n_beats", "seconds", "error")
+           "rate_error_bpm", "f_ref", "sigma2", "n_beats", "seconds", *BREATH_SCORES, "error")
 #: Columns of ``window_rates.csv``: one row per 32 s rate window (16 s step) of a successful
 #: task; ``t_s`` is the window centre, rates in breaths/min, empty where missing (the EDR
 #: rate when the method gave none; the reference rate when the window has too few breaths).
@@ -73,7 +77,7 @@ NO_CRITERION = "none"
 #: Lead label for "the recording's selected lead" (``lead=None`` in ``extract_edr``).
 DEFAULT_LEAD = "default"
 
-_SCORE_COLUMNS = ("msc", "corr", "rate_error_bpm", "f_ref")
+_PROTOCOL_SCORES = ("msc", "corr", "rate_error_bpm", "f_ref")
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,20 @@ def _window_rate_lists(result, recording) -> dict:
     return {"t_s": centres.tolist(), "edr_bpm": edr_bpm.tolist(), "ref_bpm": ref_bpm.tolist()}
 
 
+def _breath_scores(result, recording) -> dict:
+    """The ``breath_*`` columns: :func:`edr.evaluate.breaths.score_kept` of the result's breaths
+    (:attr:`edr.pipeline.EDRResult.breaths`) against the record's annotated breaths; empty
+    without annotations."""
+    import numpy as np
+
+    from edr.evaluate.breaths import score_kept
+
+    reference = getattr(recording, "breath_times", None)
+    if reference is None or np.size(reference) == 0:
+        return {}
+    return score_kept(result.breaths, reference).row()
+
+
 def _num(x) -> float:
     return float("nan") if x is None else float(x)
 
@@ -202,7 +220,8 @@ def run_task(task: Task, options: dict | None = None) -> dict:
         ``row`` (values of :data:`COLUMNS`), ``selection`` (``grid``/``curve``
         lists of the first window's sigma2 selection, or None), ``windows``
         (``t_s``, ``edr_bpm``, ``ref_bpm`` lists, NaN where a rate is missing;
-        None on failure) and ``options``. A failure is recorded in
+        None on failure) and ``options``. The ``breath_*`` columns score the breaths when the
+        record has breath annotations (NaN otherwise). A failure is recorded in
         ``row["error"]`` (exception type and message) with NaN scores.
     """
     options = dict(options or {})
@@ -212,7 +231,7 @@ def run_task(task: Task, options: dict | None = None) -> dict:
     if task.lead != DEFAULT_LEAD:
         kwargs["lead"] = task.lead
     row = {k: getattr(task, k) for k in ("record", "database", "method", "criterion", "lead")}
-    row.update({k: float("nan") for k in (*_SCORE_COLUMNS, "sigma2", "seconds")})
+    row.update({k: float("nan") for k in (*_PROTOCOL_SCORES, "sigma2", "seconds", *BREATH_SCORES)})
     row.update(n_beats=0, used_lead="", error="")
     selection = windows = None
     t0 = time.perf_counter()
@@ -225,6 +244,7 @@ def run_task(task: Task, options: dict | None = None) -> dict:
                    rate_error_bpm=_num(scores.rate_error_bpm), f_ref=_num(scores.f_ref),
                    sigma2=_num(result.sigma2), n_beats=int(result.n_beats),
                    used_lead=str(result.lead))
+        row.update(_breath_scores(result, recording))
         sel = result.selection
         if sel is not None:
             selection = {"criterion": str(sel.criterion), "sigma2": float(sel.sigma2),

@@ -29,7 +29,8 @@ import numpy as np
 
 from edr.signal import as_series
 
-__all__ = ["MAX_TOLERANCE_S", "TOLERANCE_FRACTION", "BreathScores", "in_stretches",
+__all__ = ["MAX_TOLERANCE_S", "SCORE_COLUMNS", "TOLERANCE_FRACTION", "BreathScores",
+           "in_stretches",
            "interval_errors", "match_breaths", "score_breaths", "score_kept", "tolerances"]
 
 MAX_TOLERANCE_S = 1.0
@@ -37,6 +38,12 @@ MAX_TOLERANCE_S = 1.0
 
 TOLERANCE_FRACTION = 0.25
 """... or this fraction of the local annotated breath interval, whichever is smaller."""
+
+SCORE_COLUMNS = ("breath_n_annotated", "breath_n_reference", "breath_n_detected",
+                 "breath_n_matched", "breath_sensitivity", "breath_ppv", "breath_f1",
+                 "breath_share_kept", "breath_interval_error_s")
+"""Columns of :meth:`BreathScores.row` (the breath columns of an evaluation's
+``results.csv``, :mod:`edr.evaluate.batch`)."""
 
 
 def _times(x, name: str) -> np.ndarray:
@@ -209,6 +216,24 @@ class BreathScores:
         """Median breath-interval error (s); NaN without any."""
         e = self.interval_errors
         return float(np.median(e)) if e.size else float("nan")
+
+    def row(self) -> dict:
+        """The scores as :data:`SCORE_COLUMNS`: the counts (annotated, scored, detected,
+        matched), sensitivity, positive predictivity, F1, share kept and the median interval
+        error (s).
+
+        Examples
+        --------
+        >>> from edr.evaluate.breaths import score_breaths
+        >>> row = score_breaths([0.2, 4.1, 6.0, 8.3], [0.0, 4.0, 8.0]).row()
+        >>> row["breath_n_matched"], round(row["breath_f1"], 3), row["breath_share_kept"]
+        (3, 0.857, 1.0)
+        """
+        return dict(zip(SCORE_COLUMNS, (
+            self.n_reference if self.n_annotated is None else self.n_annotated,
+            self.n_reference, self.n_detected, self.n_matched, self.sensitivity,
+            self.positive_predictivity, self.f1, self.share_kept, self.interval_error_s),
+            strict=True))
 
     @classmethod
     def pooled(cls, scores) -> BreathScores:

@@ -3,7 +3,8 @@
 Reads the record (:func:`edr.io.read_record`), extracts the respiration
 (:func:`edr.pipeline.extract_edr`), writes ``time_s,edr`` as CSV (default
 ``<record>_edr.csv`` in the current directory) and optionally a JSON summary
-and a figure, and prints a short summary. When the record has a reference
+a figure, the breaths as CSV (``--breaths``) and as WFDB annotations
+(``--breath-annotations``), and prints a short summary. When the record has a reference
 respiration the summary scores the EDR against it by the evaluation protocol
 (:func:`edr.scoring.score`).
 
@@ -155,7 +156,19 @@ def _add_figure_and_demo_options(p: Parser) -> None:
                         f"{', '.join(PLOT_SUFFIXES)}; .html is an interactive view (zoom, "
                         "hover; needs the [html] extra)")
     p.add_argument("--json", metavar="OUT.json",
-                   help="write a JSON summary (parameters, sigma2, beats, scores)")
+                   help="write a JSON summary (parameters, sigma2, beats, scores, breath counts "
+                        "and intervals, pauses)")
+    p.add_argument("--breaths", metavar="OUT.csv|OUTDIR/",
+                   help="write the breaths as CSV, one row per end of inspiration: time_s, "
+                        "interval_s (nan after a gap), quality and the flags low_quality (kept "
+                        "but not to be trusted), after_gap, after_pause (the interval before it "
+                        "is a pause), uncertain_polarity as 1/0; with several records a folder: "
+                        "OUTDIR/<record>_breaths.csv")
+    p.add_argument("--breath-annotations", metavar="OUT.edrbr|OUTDIR/",
+                   help="write the breaths as a WFDB annotation file (one annotation per breath "
+                        "at its ECG sample, symbol '\"', aux_note 'q=<quality> <flags>'), read "
+                        "by wfdb.rdann('OUT', 'edrbr'); the extension is the annotator's name; "
+                        "with several records a folder: OUTDIR/<record>.edrbr")
     p.add_argument("--demo", action="store_true",
                    help=f"no data needed: simulate a {DEMO_DURATION_S / 60:g}-minute record with "
                         "known respiration, extract, compare with the truth, write "

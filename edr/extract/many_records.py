@@ -3,10 +3,12 @@
 
 Glob patterns the shell left alone are expanded here (:func:`expand_records`). Each record
 writes ``OUTDIR/<record>_edr.csv`` (the single-record default name) and
-``OUTDIR/<record>_edr.json``, all or none; a record whose outputs are complete is skipped unless
-``--overwrite`` (an interrupted run resumes); a failing record is reported in the table and the
-run goes on (exit code 2 if any failed). The records run through :func:`edr.jobs.run_jobs`,
-:data:`RECORDS_AHEAD` at a time in threads of this process, reported in the order given.
+``OUTDIR/<record>_edr.json`` (and, when ``--breaths`` / ``--breath-annotations`` name a folder,
+``<record>_breaths.csv`` / ``<record>.edrbr`` in it), all or none; a record whose outputs are
+complete is skipped unless ``--overwrite`` (an interrupted run resumes); a failing record is
+reported in the table and the run goes on (exit code 2 if any failed). The records run through
+:func:`edr.jobs.run_jobs`, :data:`RECORDS_AHEAD` at a time in threads of this process, reported
+in the order given.
 """
 
 from __future__ import annotations
@@ -112,22 +114,41 @@ def check_many_options(args, records: Sequence[str]) -> None:
                               "gets OUTDIR/<record>_edr.csv and OUTDIR/<record>_edr.json")
 
 
-def _outdir(output: str | None) -> Path:
-    """``-o`` of the several-records form: a folder (existing, or created when writing)."""
+def _outdir(output: str | None, flag: str = "-o/--output", file_suffix: str | None = ".csv"
+            ) -> Path:
+    """``-o`` (or another output ``flag``) of the several-records form: a folder (existing, or
+    created when writing); a path that does not exist and ends in ``file_suffix`` (any suffix
+    when None) without a trailing slash is taken for a file name and refused."""
     if output is None:
         return Path(".")
     out = Path(output)
     if out.exists() and not out.is_dir():
-        raise OptionError(f"-o/--output: with several records give a folder, {output!r} is a file")
-    if not out.exists() and not output.endswith(("/", os.sep)) and out.suffix.lower() == ".csv":
-        raise OptionError("-o/--output: with several records give a folder (e.g. "
+        raise OptionError(f"{flag}: with several records give a folder, {output!r} is a file")
+    looks_like_file = out.suffix.lower() == file_suffix if file_suffix else bool(out.suffix)
+    if not out.exists() and not output.endswith(("/", os.sep)) and looks_like_file:
+        raise OptionError(f"{flag}: with several records give a folder (e.g. "
                           f"{str(out.with_suffix(''))}/), got {output!r}")
-    return check_folder("-o/--output", out)
+    return check_folder(flag, out)
 
 
-def _planned_jobs(records: Sequence[str], outdir: Path) -> list[Job]:
-    """The :class:`Job` of each record under ``outdir``; :class:`OptionError` when two records
-    would write the same outputs."""
+def _breath_outputs(args, name: str) -> dict:
+    """The breath outputs of record ``name`` in the folders ``--breaths`` and
+    ``--breath-annotations`` name (none when not asked for)."""
+    out = {}
+    if args.breaths:
+        out["breaths"] = _outdir(args.breaths, "--breaths") / f"{name}_breaths.csv"
+    if args.breath_annotations:
+        from edr.io.annotations import BREATH_ANNOTATION_EXTENSION
+
+        out["breath_annotations"] = (_outdir(args.breath_annotations, "--breath-annotations",
+                                             None)
+                                     / f"{name}.{BREATH_ANNOTATION_EXTENSION}")
+    return out
+
+
+def _planned_jobs(records: Sequence[str], outdir: Path, args=None) -> list[Job]:
+    """The :class:`Job` of each record under ``outdir`` (its breath outputs in the folders
+    ``args`` names); :class:`OptionError` when two records would write the same outputs."""
     jobs = []
     names: dict[str, str] = {}
     for record in records:
@@ -140,7 +161,8 @@ def _planned_jobs(records: Sequence[str], outdir: Path) -> list[Job]:
                               f"{str(outdir / (name + '_edr.csv'))!r}")
         names[name] = record
         jobs.append(Job(record, name, {"csv": outdir / f"{name}_edr.csv",
-                                       "json": outdir / f"{name}_edr.json"}))
+                                       "json": outdir / f"{name}_edr.json",
+                                       **({} if args is None else _breath_outputs(args, name))}))
     return jobs
 
 
@@ -160,6 +182,9 @@ def _extract_one(args, argv, job: Job) -> dict:
     one = copy.copy(args)
     one.record, one.output, one.json, one.plot = (job.record, str(job.outputs["csv"]),
                                                   str(job.outputs["json"]), None)
+    one.breaths, one.breath_annotations = (
+        str(job.outputs[k]) if k in job.outputs else None for k in ("breaths",
+                                                                    "breath_annotations"))
     prepare(one)
     return extract_and_write(one, argv, job.outputs, progress=False)[4]
 
@@ -233,7 +258,7 @@ def run_many(args, records: Sequence[str], argv: Sequence[str],
     The options are checked already (:func:`check_many_options` and the command line's own checks).
     """
     outdir = _outdir(args.output)
-    jobs = _planned_jobs(records, outdir)
+    jobs = _planned_jobs(records, outdir, args)
 
     from kpca._blas import blas_limited_to_one_thread
 

@@ -36,25 +36,28 @@ HTML_SUFFIXES = (".html", ".htm")
 PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff",
                  *HTML_SUFFIXES)
 #: Output key -> the flag that names it.
-OUTPUT_FLAGS = {"csv": "-o/--output", "json": "--json", "plot": "--plot"}
+OUTPUT_FLAGS = {"csv": "-o/--output", "json": "--json", "plot": "--plot", "breaths": "--breaths",
+                "breath_annotations": "--breath-annotations"}
 
 
 def planned_outputs(args) -> dict[str, Path]:
-    """The output targets of one invocation: ``{"csv": ..., "json": ..., "plot": ...}`` (the
-    ones asked for, and the CSV's default ``<record>_edr.csv``; every one for ``--demo``)."""
+    """The output targets of one invocation: ``{"csv": ..., "json": ..., "plot": ...,
+    "breaths": ..., "breath_annotations": ...}`` (the ones asked for, and the CSV's default
+    ``<record>_edr.csv``; the CSV, JSON and figure for ``--demo``)."""
     if args.demo:
         csv = Path(args.output) if args.output else DEMO_DIR / "edr_demo.csv"
-        return {
+        out = {
             "csv": csv,
             "json": Path(args.json) if args.json else DEMO_DIR / "edr_demo.json",
             "plot": Path(args.plot) if args.plot else DEMO_DIR / "edr_demo.png",
         }
-    out = {"csv": Path(args.output) if args.output
-           else Path(f"{record_name(args.record)}_edr.csv")}
-    if args.json:
-        out["json"] = Path(args.json)
-    if args.plot:
-        out["plot"] = Path(args.plot)
+    else:
+        out = {"csv": Path(args.output) if args.output
+               else Path(f"{record_name(args.record)}_edr.csv")}
+    for key, value in (("json", args.json), ("plot", args.plot), ("breaths", args.breaths),
+                       ("breath_annotations", args.breath_annotations)):
+        if value:
+            out[key] = Path(value)
     return out
 
 
@@ -72,6 +75,22 @@ def _check_plot_format(path: Path) -> None:
             raise OptionError(f"{flag}: {exc}") from exc
 
 
+def _check_annotation_name(path: Path) -> None:
+    """A WFDB annotation file is read by record name and extension: the target needs a suffix
+    of letters and digits, and one that is not a WFDB record's own (``.hea``, ``.dat``)."""
+    from edr.io.annotations import BREATH_ANNOTATION_EXTENSION
+
+    flag = OUTPUT_FLAGS["breath_annotations"]
+    ext = path.suffix.removeprefix(".")
+    if not ext.isalnum() or not ext.isascii():
+        raise OptionError(f"{flag}: {str(path)!r} needs an extension of letters and digits, "
+                          f"the annotator's name that wfdb.rdann reads it by (e.g. "
+                          f"{path.stem or 'rec'}.{BREATH_ANNOTATION_EXTENSION})")
+    if ext.lower() in ("hea", "dat"):
+        raise OptionError(f"{flag}: {str(path)!r} would be a WFDB record's own file; use "
+                          f"{path.stem}.{BREATH_ANNOTATION_EXTENSION}")
+
+
 def prepare(args) -> dict[str, Path]:
     """The record path and every output target checked (no heavy import); returns the targets.
 
@@ -84,6 +103,8 @@ def prepare(args) -> dict[str, Path]:
     outputs = planned_outputs(args)
     if "plot" in outputs:
         _check_plot_format(outputs["plot"])
+    if "breath_annotations" in outputs:
+        _check_annotation_name(outputs["breath_annotations"])
     check_targets({OUTPUT_FLAGS[k]: p for k, p in outputs.items()},
                   [] if args.demo else record_files(args.record))
     return outputs
@@ -166,6 +187,15 @@ def _writers(rec, result, summary, outputs) -> dict:
                                             quality=cols["quality"])}
     if "json" in outputs:
         writers["json"] = lambda tmp: write_json(tmp, summary)
+    if "breaths" in outputs:
+        from edr.io.annotations import write_breath_csv
+
+        writers["breaths"] = lambda tmp: write_breath_csv(tmp, result.breaths)
+    if "breath_annotations" in outputs:
+        from edr.io.annotations import write_breath_annotation_file
+
+        writers["breath_annotations"] = lambda tmp: write_breath_annotation_file(
+            tmp, result.breaths, rec.fs)
     if "plot" in outputs:
         def write_plot(tmp):
             if tmp.suffix.lower() in HTML_SUFFIXES:

@@ -7,7 +7,7 @@ import math
 
 from edr.names import canonical_criterion, criterion_label
 
-__all__ = ["SCORES_EXPLAINED", "json_summary", "summary_lines"]
+__all__ = ["SCORES_EXPLAINED", "breath_line", "json_summary", "summary_lines"]
 
 #: One line under the scores: what each measures, and why MSC sits below |r| on a good EDR.
 SCORES_EXPLAINED = (" " * 11 + "(|r| is led by the strong breathing peak; MSC averages the "
@@ -44,7 +44,8 @@ def _sigma2_text(result) -> str:
 
 def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> list[str]:
     """The lines ``extract`` prints for one record: record, lead, method and σ², beats, rate,
-    status, what was masked or skipped, the scores against the reference, outputs, time."""
+    status, what was masked or skipped, the breaths (:func:`breath_line`), the scores against
+    the reference, outputs, time."""
     import numpy as np
 
     rate = np.asarray(result.rate_bpm, dtype=float)
@@ -63,8 +64,9 @@ def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> 
         f"status     {result.status}",
     ]
     lines += _unused_lines(rec, result)
+    lines.append(breath_line(result.breaths.summary()))
     if rec.breath_source and not demo:
-        lines.append(f"breaths    {rec.breath_source} (the reference rates)")
+        lines.append(f"annotated  {rec.breath_source} (the reference rates)")
     label = "vs truth " if demo else f"vs {rec.resp_channel}" if rec.resp_channel else "reference"
     if scores is not None:
         lines.append(f"{label:<10} MSC {scores.msc:.2f}, |r| {scores.corr:.2f}, "
@@ -78,6 +80,32 @@ def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> 
     lines.append(f"outputs    {', '.join(str(p) for p in outputs.values())}")
     lines.append(f"time       {seconds:.2f} s")
     return lines
+
+
+def breath_line(digest: dict) -> str:
+    """The ``breaths`` line of the printed summary from :meth:`edr.breaths.Breaths.summary`:
+    counts, the median interval and its variability (of the trusted intervals), the pauses.
+
+    Examples
+    --------
+    >>> from edr.extract.summary import breath_line
+    >>> breath_line({"n_breaths": 30, "n_kept": 28, "n_pauses": 1, "pause_s_total": 21.5,
+    ...              "interval_median_s": 4.02, "interval_sd_s": 0.31,
+    ...              "interval_rmssd_s": 0.4, "polarity_confident": True}).split("; ")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['breaths    30 found, 28 kept (2 low quality)',
+     'interval median 4.02 s, SD 0.31 s, RMSSD 0.40 s', '1 pause (21.5 s)']
+    """
+    n, kept = digest["n_breaths"], digest["n_kept"]
+    pauses = digest["n_pauses"]
+    line = (f"breaths    {n} found, {kept} kept ({n - kept} low quality); interval median "
+            f"{_fmt(digest['interval_median_s'])} s, SD {_fmt(digest['interval_sd_s'])} s, "
+            f"RMSSD {_fmt(digest['interval_rmssd_s'])} s; {pauses} pause"
+            + ("" if pauses == 1 else "s")
+            + (f" ({digest['pause_s_total']:.1f} s)" if pauses else ""))
+    if not digest["polarity_confident"]:
+        line += "; which extrema end inspiration is uncertain (times may be half a breath off)"
+    return line
 
 
 def _unused_lines(rec, result) -> list[str]:
@@ -99,7 +127,9 @@ def _unused_lines(rec, result) -> list[str]:
 def json_summary(rec, result, scores, outputs, argv, *, reference_notes=()) -> dict:
     """The JSON summary of one record: the record, its references (the respiration channel, the
     breath annotations chosen, the references found but not used and why), the result's summary
-    (:meth:`edr.pipeline.EDRResult.summary`), the scores, the outputs and the command line."""
+    (:meth:`edr.pipeline.EDRResult.summary`), the breaths' (:meth:`edr.breaths.Breaths.summary`
+    of :attr:`edr.pipeline.EDRResult.breaths`: counts, kept, the median interval, its SD, CV and
+    RMSSD, the pauses), the scores, the outputs and the command line."""
     return {
         "record": rec.name,
         "path": rec.path,
@@ -111,6 +141,7 @@ def json_summary(rec, result, scores, outputs, argv, *, reference_notes=()) -> d
         "breath_reference": rec.breath_source,
         "references_not_used": list(reference_notes),
         "result": result.summary(),
+        "breaths": result.breaths.summary(),
         "scores": None if scores is None else {
             "msc": scores.msc, "corr": scores.corr, "rate_error_bpm": scores.rate_error_bpm,
             "f_ref": scores.f_ref,

@@ -1,12 +1,21 @@
-"""Breaths as a WFDB annotation file (``<record>.edrbr``) that ``wfdb.rdann`` reads.
+"""Breaths as files: a WFDB annotation file (``<record>.edrbr``) that ``wfdb.rdann`` reads,
+and a CSV of one row per breath.
 
-One annotation per breath (:class:`edr.breaths.Breaths`), at the sample of its end of
-inspiration (``round(time_s * fs)``), with the symbol ``"`` (a comment annotation, as the
-BIDMC and MARSH breath annotations use) and an ``aux_note`` of the form
+**WFDB annotations.** One annotation per breath (:class:`edr.breaths.Breaths`), at the sample
+of its end of inspiration (``round(time_s * fs)``), with the symbol ``"`` (a comment
+annotation, as the BIDMC and MARSH breath annotations use) and an ``aux_note`` of the form
 ``q=0.93`` followed by the breath's flags that are set, space-separated: ``low_quality``,
 ``after_gap`` (no interval: the previous breath lies across a masked stretch, or there is
 none), ``after_pause`` (the interval before it is a pause, from the previous breath to this
 one), ``uncertain_polarity`` (no significant evidence told which extrema end inspiration).
+A record without a breath gets an annotation file holding only the end-of-file mark (WFDB
+cannot write an empty one; ``wfdb.rdann`` reads it as no annotation).
+
+**CSV.** The header :data:`BREATH_COLUMNS` (``time_s,interval_s,quality,low_quality,
+after_gap,after_pause,uncertain_polarity``), then one row per breath
+(:func:`breath_csv_lines`): times and intervals in s with 6 decimals (``nan`` for the interval
+of a breath after a gap), the quality with 4, the flags as ``1``/``0``. The offline writer
+(:func:`write_breath_csv`) and the stream (:mod:`edr.stream.sinks`) write the same rows.
 """
 
 from __future__ import annotations
@@ -18,8 +27,13 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["BREATH_ANNOTATION_EXTENSION", "BREATH_SYMBOL", "breath_aux_notes",
-           "write_breath_annotations"]
+__all__ = ["BREATH_ANNOTATION_EXTENSION", "BREATH_COLUMNS", "BREATH_SYMBOL", "breath_aux_notes",
+           "breath_csv_lines", "write_breath_annotation_file", "write_breath_annotations",
+           "write_breath_csv"]
+
+BREATH_COLUMNS = ("time_s", "interval_s", "quality", "low_quality", "after_gap", "after_pause",
+                  "uncertain_polarity")
+"""Columns of a breath table (:meth:`edr.breaths.Breaths.to_frame`) and of the breath CSV."""
 
 BREATH_ANNOTATION_EXTENSION = "edrbr"
 """Extension of the breath annotation files written by :func:`write_breath_annotations`."""
@@ -126,3 +140,97 @@ def write_breath_annotations(path, breaths, fs: float, *,
     finally:
         shutil.rmtree(tmp_dir, ignore_errors=True)
     return target
+
+
+def breath_csv_lines(breaths) -> list[str]:
+    """One CSV line (newline included) per breath, in the columns :data:`BREATH_COLUMNS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.breaths import Breaths
+    >>> from edr.io.annotations import breath_csv_lines
+    >>> b = Breaths(np.array([1.0, 5.0]), np.array([np.nan, 4.0]), np.array([0.9, 0.8]),
+    ...             np.zeros(2, bool), np.array([True, False]), np.zeros(2, bool),
+    ...             np.empty((0, 2)), np.empty((0, 2)), 1)
+    >>> print("".join(breath_csv_lines(b)), end="")
+    1.000000,nan,0.9000,0,1,0,0
+    5.000000,4.000000,0.8000,0,0,0,0
+    """
+    cols = breaths.columns()
+    values = [np.asarray(cols[c]) for c in BREATH_COLUMNS]
+    flags = [np.asarray(v, dtype=bool).astype(int) for v in values[3:]]
+    return [f"{t:.6f},{iv:.6f},{q:.4f}," + ",".join(str(f[i]) for f in flags) + "\n"
+            for i, (t, iv, q) in enumerate(zip(*values[:3], strict=True))]
+
+
+def write_breath_csv(path, breaths) -> Path:
+    """Write ``breaths`` as CSV (header :data:`BREATH_COLUMNS`, rows :func:`breath_csv_lines`)
+    atomically (:func:`edr.io.writers.atomic_path`); a record without a breath gets the header
+    alone.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, numpy as np, pandas as pd
+    >>> from pathlib import Path
+    >>> from edr.breaths import Breaths
+    >>> from edr.io.annotations import write_breath_csv
+    >>> b = Breaths(np.array([1.0, 5.0]), np.array([np.nan, 4.0]), np.array([0.9, 0.8]),
+    ...             np.zeros(2, bool), np.array([True, False]), np.zeros(2, bool),
+    ...             np.empty((0, 2)), np.empty((0, 2)), 1)
+    >>> out = write_breath_csv(Path(tempfile.mkdtemp()) / "rec_breaths.csv", b)
+    >>> pd.read_csv(out)["interval_s"].tolist()
+    [nan, 4.0]
+    """
+    from edr.io.writers import atomic_path
+
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        tmp.write_text(",".join(BREATH_COLUMNS) + "\n" + "".join(breath_csv_lines(breaths)))
+    return path
+
+
+def write_breath_annotation_file(path, breaths, fs: float) -> Path:
+    """Write ``breaths`` as the WFDB annotation file ``path`` itself, whatever its name: the
+    extension is its suffix (``out/rec.edrbr`` is read by ``wfdb.rdann("out/rec", "edrbr")``).
+    Without a breath, the file holds the end-of-file mark only. The file is written in a
+    temporary folder beside it and moved into place (:func:`write_breath_annotations`).
+
+    Raises
+    ------
+    ValueError
+        ``path`` has no suffix, or :func:`write_breath_annotations` refuses the breaths.
+
+    Examples
+    --------
+    >>> import tempfile, numpy as np, wfdb
+    >>> from pathlib import Path
+    >>> from edr.breaths import Breaths
+    >>> from edr.io.annotations import write_breath_annotation_file
+    >>> b = Breaths(np.array([1.0, 5.0]), np.array([np.nan, 4.0]), np.array([0.9, 0.8]),
+    ...             np.zeros(2, bool), np.array([True, False]), np.zeros(2, bool),
+    ...             np.empty((0, 2)), np.empty((0, 2)), 1)
+    >>> out = write_breath_annotation_file(Path(tempfile.mkdtemp()) / "rec.edrbr", b, 125.0)
+    >>> wfdb.rdann(str(out.with_suffix("")), "edrbr").sample.tolist()
+    [125, 625]
+    """
+    path = Path(path)
+    extension = path.suffix.removeprefix(".")
+    if not extension:
+        raise ValueError(f"{str(path)!r} has no extension: WFDB annotation files are read by "
+                         f"record name and extension (e.g. rec.{BREATH_ANNOTATION_EXTENSION})")
+    if np.size(breaths.time) == 0:
+        path.write_bytes(b"\x00\x00")
+        return path
+    tmp_dir = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}."))
+    try:
+        written = write_breath_annotations(tmp_dir / "breaths", breaths, fs, extension=extension)
+        os.replace(written, path)
+    finally:
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+    return path

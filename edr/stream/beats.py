@@ -174,6 +174,12 @@ class BeatTracker:
             self._verdict = -1 if inverted_by(self._windows) else 1
         return self._verdict if self._windows.size else None
 
+    def settled_times(self) -> np.ndarray:
+        """Times (s of stream) of the settled valid beats kept (those of the span): the heart
+        beats :class:`edr.stream.breaths.StreamBreaths` reads the polarity of the breaths
+        from."""
+        return self._kept["peaks"][self._kept["valid"]] / self.fs
+
     @property
     def settled_before(self) -> float:
         """Absolute sample before which the beats are settled (kept as they are)."""

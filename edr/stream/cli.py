@@ -5,7 +5,8 @@ A thin layer: it parses the options, opens the source (:mod:`edr.stream.sources`
 channel of a replayed record, the columns of a CSV on standard input, the channels of a Lab
 Streaming Layer stream) and runs it (:func:`edr.stream.session.run_stream`): one line per update,
 the CSV ``time_s,edr,rate_bpm,quality`` (each EDR sample with the last rate reported when it was
-emitted) and optionally one row per rate window (``--rates``), written under their names as the
+emitted) and optionally one row per rate window (``--rates``) and one per breath (``--breaths``,
+each within its latency bound: :mod:`edr.stream.breaths`), written under their names as the
 stream runs (:mod:`edr.stream.sinks`). A bad option or source: one line on stderr, exit code 2,
 no output file (the protocol of every ``edr`` command line, :mod:`edr.cli_core`). Faults of a
 live input (bad lines, NaN, flat or missing leads, timestamp gaps) are masked gaps, warned about
@@ -39,6 +40,7 @@ from edr.errors import SignalError
 from edr.io.paths import record_files
 from edr.io.targets import check_targets
 from edr.names import DEFAULT_METHOD, DEFAULT_SIGMA2, METHOD_NAMES, sigma2_help
+from edr.stream.breaths import latency_bound_s
 from edr.stream.engine import (
     DEFAULT_DELAY_S,
     DEFAULT_HOP_S,
@@ -84,16 +86,7 @@ def build_parser(prog: str = PROG) -> Parser:
                    help="record file (any format edr.io.read_record reads), replayed with every "
                         "ECG lead; or '-' for CSV rows on standard input, one column per ECG "
                         "channel (an optional header row names them)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT.csv",
-                   help="EDR as CSV time_s,edr,rate_bpm,quality on the 4 Hz grid; rate_bpm and "
-                        "quality are those of the last rate window reported when the sample was "
-                        "emitted (nan where the quality is too low to give a rate). Written "
-                        "under this name as the stream runs and flushed at every update, as "
-                        "--rates: a killed stream keeps its rows (edr extract, offline, writes "
-                        "all its outputs or none)")
-    p.add_argument("--rates", metavar="RATES.csv",
-                   help="also write one row per 32 s rate window: time_s (its centre), rate_bpm, "
-                        "quality, reported_s (stream time of the update that reported it)")
+    _add_outputs(p)
     p.add_argument("--speed", type=_speed, default=math.inf, metavar="FACTOR|max",
                    help="replay speed: 1 = real time, max = as fast as possible (default)")
     p.add_argument("--fs", type=rate_hz, metavar="HZ",
@@ -134,6 +127,28 @@ def build_parser(prog: str = PROG) -> Parser:
     return p
 
 
+def _add_outputs(p: Parser) -> None:
+    """The outputs: the EDR CSV, the rate windows and the breaths."""
+    p.add_argument("-o", "--output", required=True, metavar="OUT.csv",
+                   help="EDR as CSV time_s,edr,rate_bpm,quality on the 4 Hz grid; rate_bpm and "
+                        "quality are those of the last rate window reported when the sample was "
+                        "emitted (nan where the quality is too low to give a rate). Written "
+                        "under this name as the stream runs and flushed at every update, as "
+                        "--rates: a killed stream keeps its rows (edr extract, offline, writes "
+                        "all its outputs or none)")
+    p.add_argument("--rates", metavar="RATES.csv",
+                   help="also write one row per 32 s rate window: time_s (its centre), rate_bpm, "
+                        "quality, reported_s (stream time of the update that reported it)")
+    p.add_argument("--breaths", metavar="BREATHS.csv",
+                   help="also write one row per breath as it is found: the columns of edr "
+                        "extract --breaths (time_s of the end of inspiration, interval_s, "
+                        "quality, low_quality, after_gap, after_pause, uncertain_polarity) and "
+                        "reported_s (stream time); after the first 32 s each breath is reported "
+                        f"within {latency_bound_s(DEFAULT_DELAY_S, DEFAULT_HOP_S):g} s of it "
+                        "with the default --delay and --hop (16 s of EDR after it, and the rate "
+                        "window nearest it)")
+
+
 def _check_args(args) -> None:
     if (args.record is not None) + (args.lsl is not None) != 1:
         raise OptionError("give exactly one source: a RECORD, '-' (standard input) or --lsl NAME")
@@ -147,8 +162,8 @@ def _check_args(args) -> None:
                           "leads (choose one with --lead)")
     check_method(args.method)
     check_sigma2_option(args.sigma2)
-    targets = {flag: path for flag, path in (("-o/--output", args.output), ("--rates", args.rates))
-               if path is not None}
+    targets = {flag: path for flag, path in (("-o/--output", args.output), ("--rates", args.rates),
+                                             ("--breaths", args.breaths)) if path is not None}
     check_targets(targets, record_files(args.record) if args.record not in (None, "-") else ())
     for flag, path in targets.items():  # the CSV is written as it streams: no folder is created
         if not Path(path).absolute().parent.is_dir():
@@ -195,6 +210,7 @@ def stream_with_options(args, out=None) -> int:
     (:mod:`edr.stream.session`); SIGINT and SIGTERM end it as the end of the input does.
     Returns the number of EDR rows."""
     from edr.methods import get_method
+    from edr.stream.breaths import StreamBreaths
     from edr.stream.session import run_stream
     from edr.stream.sinks import StreamOutputs
     from edr.stream.stopping import StopFlag, Stopped, stop_on_signals
@@ -211,8 +227,12 @@ def stream_with_options(args, out=None) -> int:
                               span_s=args.span, hop_s=args.hop, delay_s=args.delay,
                               random_state=args.seed, **kw)
         live = None if args.quiet else (lambda u: print(_live_line(u), file=out, flush=True))
-        with StreamOutputs(args.output, args.rates, input_fd=_stdin_fd(args)) as outputs:
-            report = run_stream(source, stream, outputs, stop=stop, on_update=live)
+        breaths = None if args.breaths is None else StreamBreaths(stream.fs_out, args.delay,
+                                                                  args.hop)
+        with StreamOutputs(args.output, args.rates, breaths=args.breaths,
+                           input_fd=_stdin_fd(args)) as outputs:
+            report = run_stream(source, stream, outputs, stop=stop, on_update=live,
+                                breaths=breaths)
     if report.rows == 0 and not stop.is_set():
         raise SignalError(f"the stream ({report.seconds:.1f} s at fs={source.fs:g} Hz) gave no "
                           f"EDR: at least {WARMUP_S:g} s of ECG with enough beats are needed")

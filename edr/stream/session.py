@@ -1,7 +1,9 @@
 """One stream from its source to its outputs: the loop of ``edr stream``.
 
 Blocks of the source (:mod:`edr.stream.sources`) are counted in its fault ledger and pushed
-into the engine; every update is written at once (:class:`edr.stream.sinks.StreamOutputs`).
+into the engine; every update is written at once (:class:`edr.stream.sinks.StreamOutputs`), with
+the breaths it reports when asked for (:class:`edr.stream.breaths.StreamBreaths`, fed the
+update and the beats the engine's tracker settled).
 The loop ends at the end of the input or when the stop flag is set (checked after every
 block: SIGINT and SIGTERM, :mod:`edr.stream.stopping`); either way the engine's last update
 is emitted and written, and a :class:`StreamReport` says what was streamed, what went wrong
@@ -13,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from edr.stream.breaths import StreamBreaths
 from edr.stream.engine import MAX_UNUSABLE_SHARE, StreamingEDR, StreamUpdate
 from edr.stream.sinks import StreamOutputs
 from edr.stream.sources import Source
@@ -34,6 +37,8 @@ class StreamReport:
     samples, n_leads, rows, rate_windows, withheld : int
         Samples per lead, leads, EDR rows written, rate windows written and those without a
         rate.
+    breaths : int or None
+        Breaths written (None: no breath output).
     faults : dict
         :meth:`edr.stream.faults.FaultLedger.as_dict`.
     fault_line : str
@@ -49,18 +54,21 @@ class StreamReport:
     withheld: int
     faults: dict
     fault_line: str
+    breaths: int | None = None
 
     def line(self) -> str:
         """The report in one line, for the end of a command-line stream."""
         leads = "1 lead" if self.n_leads == 1 else f"{self.n_leads} leads"
         return (f"summary: {self.seconds:.1f} s of ECG ({self.samples} samples, {leads}), "
                 f"{self.rows} EDR rows, {self.rate_windows} rate windows ({self.withheld} "
-                f"without a rate); faults: {self.fault_line}; ended by {self.ended_by}")
+                f"without a rate)" + ("" if self.breaths is None else f", {self.breaths} breaths")
+                + f"; faults: {self.fault_line}; ended by {self.ended_by}")
 
 
 def run_stream(source: Source, engine: StreamingEDR, outputs: StreamOutputs, *,
                stop: StopFlag | None = None,
-               on_update: Callable[[StreamUpdate], None] | None = None) -> StreamReport:
+               on_update: Callable[[StreamUpdate], None] | None = None,
+               breaths: StreamBreaths | None = None) -> StreamReport:
     """Stream ``source`` through ``engine`` into ``outputs`` until the input ends or ``stop``.
 
     Parameters
@@ -74,6 +82,9 @@ def run_stream(source: Source, engine: StreamingEDR, outputs: StreamOutputs, *,
         Checked after every block.
     on_update : callable, optional
         Called with every update once it is written (the live line).
+    breaths : StreamBreaths, optional
+        Fed every update; the breaths it reports are written
+        (:meth:`edr.stream.sinks.StreamOutputs.write_breaths`), the rest at the stream's end.
 
     Returns
     -------
@@ -104,6 +115,9 @@ def run_stream(source: Source, engine: StreamingEDR, outputs: StreamOutputs, *,
     def emit(updates):
         for u in updates:
             outputs.write(u)
+            if breaths is not None:
+                tracker = engine.beats[engine.analysed[0]]
+                outputs.write_breaths(breaths.add(u, tracker.settled_times()), u.time_s)
             for c, share in zip(u.rate_time, u.unusable, strict=False):
                 if share > MAX_UNUSABLE_SHARE:
                     ledger.note("unusable", int(round(u.time_s * source.fs)),
@@ -117,7 +131,11 @@ def run_stream(source: Source, engine: StreamingEDR, outputs: StreamOutputs, *,
         if stop.is_set():
             break
     emit(engine.flush())
+    if breaths is not None:
+        end = engine.n_samples / source.fs
+        outputs.write_breaths(breaths.finish(end), end)
     outputs.fsync()
     return StreamReport(stop.reason or "the end of the input", engine.n_samples / source.fs,
                         engine.n_samples, len(source.names), outputs.rows, outputs.rate_windows,
-                        outputs.withheld, ledger.as_dict(), ledger.summary_line())
+                        outputs.withheld, ledger.as_dict(), ledger.summary_line(),
+                        None if breaths is None else outputs.breaths)

@@ -14,9 +14,10 @@ import math
 import os
 from pathlib import Path
 
+from edr.io.annotations import BREATH_COLUMNS, breath_csv_lines
 from edr.stream.engine import StreamUpdate
 
-__all__ = ["EDR_HEADER", "RATES_HEADER", "StreamOutputs"]
+__all__ = ["BREATHS_HEADER", "EDR_HEADER", "RATES_HEADER", "StreamOutputs"]
 
 EDR_HEADER = "time_s,edr,rate_bpm,quality"
 """Columns of the EDR output: each grid point's EDR with the last rate reported when it was
@@ -24,10 +25,16 @@ emitted (NaN where withheld)."""
 RATES_HEADER = "time_s,rate_bpm,quality,reported_s"
 """Columns of the rate output: one row per rate window (its centre), with the stream time of
 the update that reported it."""
+BREATHS_HEADER = ",".join(BREATH_COLUMNS) + ",reported_s"
+"""Columns of the breath output: those of the offline breath CSV
+(:data:`edr.io.annotations.BREATH_COLUMNS`, rows :func:`edr.io.annotations.breath_csv_lines`),
+then the stream time of the update that reported the breath
+(:mod:`edr.stream.breaths`)."""
 
 
 class StreamOutputs:
-    """The EDR CSV (and optionally the rate CSV) of one stream, appended update by update.
+    """The EDR CSV (and optionally the rate and breath CSVs) of one stream, appended update by
+    update.
 
     Parameters
     ----------
@@ -35,14 +42,16 @@ class StreamOutputs:
         The EDR CSV (:data:`EDR_HEADER`).
     rates : str or Path, optional
         The rate CSV (:data:`RATES_HEADER`).
+    breaths : str or Path, optional
+        The breath CSV (:data:`BREATHS_HEADER`), written by :meth:`write_breaths`.
     input_fd : int, optional
         File descriptor of the input (standard input): an output that is the same file is
         refused, before anything is truncated.
 
     Attributes
     ----------
-    rows, rate_windows, withheld : int
-        EDR rows and rate windows written; rate windows without a rate.
+    rows, rate_windows, withheld, breaths : int
+        EDR rows and rate windows written; rate windows without a rate; breaths written.
 
     Raises
     ------
@@ -76,12 +85,16 @@ class StreamOutputs:
     (2, 1)
     """
 
-    def __init__(self, output, rates=None, *, input_fd: int | None = None):
-        self.paths = [Path(output)] + ([Path(rates)] if rates is not None else [])
+    def __init__(self, output, rates=None, *, breaths=None, input_fd: int | None = None):
+        named = {"edr": (output, EDR_HEADER), "rates": (rates, RATES_HEADER),
+                 "breaths": (breaths, BREATHS_HEADER)}
+        self._headers = {k: h for k, (p, h) in named.items() if p is not None}
+        self.paths = [Path(named[k][0]) for k in self._headers]
         self.input_fd = input_fd
-        self.rows = self.rate_windows = self.withheld = 0
+        self.rows = self.rate_windows = self.withheld = self.breaths = 0
         self._rate, self._quality = math.nan, math.nan
         self._files: list = []
+        self._by_kind: dict = {}
 
     def __enter__(self) -> StreamOutputs:
         if self.input_fd is not None:
@@ -90,9 +103,10 @@ class StreamOutputs:
                 if path.exists() and os.path.samestat(source, path.stat()):
                     raise ValueError(f"{path} is the input: standard input reads it")
         try:
-            for path, header in zip(self.paths, (EDR_HEADER, RATES_HEADER), strict=False):
+            for path, (kind, header) in zip(self.paths, self._headers.items(), strict=True):
                 f = open(path, "w")  # noqa: SIM115 - closed in __exit__
                 self._files.append(f)
+                self._by_kind[kind] = f
                 f.write(header + "\n")
                 f.flush()
         except BaseException:
@@ -109,18 +123,19 @@ class StreamOutputs:
             if remove:
                 Path(f.name).unlink(missing_ok=True)
         self._files = []
+        self._by_kind = {}
 
     def write(self, update: StreamUpdate) -> None:
         """Append the update's EDR samples (with the last rate reported before it) and rate
         windows, then flush both files."""
         rate, quality = self._rate, self._quality
-        f = self._files[0]
+        f = self._by_kind["edr"]
         f.write("".join(f"{t:.6f},{v:.9g},{rate:.6g},{quality:.4f}\n"
                         for t, v in zip(update.edr_time, update.edr, strict=True)))
         self.rows += update.edr.size
         windows = list(zip(update.rate_time, update.rate_bpm, update.quality, strict=True))
-        if len(self._files) > 1:
-            self._files[1].write("".join(f"{t:.3f},{b:.6g},{q:.4f},{update.time_s:.3f}\n"
+        if "rates" in self._by_kind:
+            self._by_kind["rates"].write("".join(f"{t:.3f},{b:.6g},{q:.4f},{update.time_s:.3f}\n"
                                          for t, b, q in windows))
         for _, b, q in windows:
             self._rate, self._quality = b, q
@@ -128,6 +143,16 @@ class StreamOutputs:
             self.withheld += not math.isfinite(b)
         for fh in self._files:
             fh.flush()
+
+    def write_breaths(self, breaths, reported_s: float) -> None:
+        """Append the rows of ``breaths`` (:class:`edr.breaths.Breaths`, those reported at the
+        update of stream time ``reported_s``) and flush; nothing without a breath output."""
+        f = self._by_kind.get("breaths")
+        if f is None or not len(breaths):
+            return
+        f.write("".join(line[:-1] + f",{reported_s:.3f}\n" for line in breath_csv_lines(breaths)))
+        f.flush()
+        self.breaths += len(breaths)
 
     def fsync(self) -> None:
         """Ask the operating system to put what was written on disk (at the stream's end)."""

@@ -250,3 +250,27 @@ def test_dask_cluster_of_two_processes_gives_the_local_results(simulated_db, tmp
     assert len(local) == 4 and all(r["error"] == "" for r in local) and dask == local
     for name in ("window_rates.csv", "selection_curves.json"):
         assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+
+
+def test_breath_columns_are_the_breath_scores(monkeypatch):
+    from dataclasses import replace
+
+    from edr.evaluate.breaths import SCORE_COLUMNS, score_kept
+    from edr.pipeline import extract_edr
+    from edr.simulate import simulate_recording
+
+    assert tuple(c for c in batch.COLUMNS if c.startswith("breath_")) == SCORE_COLUMNS
+    rec = simulate_recording(180.0, 125.0, random_state=3, apnoea_episodes=[(80.0, 25.0)])
+    task = batch.Task("sim", "sim", "/nowhere/sim", "kpca_fusion", "mdd-fast", "default")
+    monkeypatch.setattr(batch, "_read", lambda path: rec)
+    row = batch.run_task(task)["row"]
+    assert row["error"] == ""
+    expected = score_kept(extract_edr(rec, sigma2="mdd-fast").breaths, rec.breath_times)
+    assert {c: row[c] for c in SCORE_COLUMNS} == pytest.approx(expected.row(), nan_ok=True)
+    n_ref, n_det, n_match = (row[f"breath_n_{k}"] for k in ("reference", "detected", "matched"))
+    assert row["breath_n_annotated"] == len(rec.breath_times) and n_match > 0.9 * n_ref
+    assert row["breath_f1"] == pytest.approx(2 * n_match / (n_ref + n_det))
+    assert row["breath_interval_error_s"] < 0.5
+    monkeypatch.setattr(batch, "_read", lambda path: replace(rec, breath_times=None))
+    row = batch.run_task(task)["row"]
+    assert row["error"] == "" and all(np.isnan(row[c]) for c in SCORE_COLUMNS)

@@ -110,6 +110,10 @@ def test_globs_expanded_by_the_cli(records, capsys):
         (["data/rec_a.dat", "data/rec_c.dat", "-o", "out.csv"], "give a folder"),
         (["data/rec_a.dat", "data/rec_c.dat", "--json", "x.json"], "--json applies to one record"),
         (["data/rec_a.dat", "data/rec_c.dat", "--method", "magic"], "--method"),
+        (["data/rec_a.dat", "data/rec_c.dat", "-o", "out/", "--breaths", "out/b.csv"],
+         "--breaths: with several records give a folder"),
+        (["data/rec_a.dat", "data/rec_c.dat", "-o", "out/", "--breath-annotations",
+          "out/b.edrbr"], "--breath-annotations: with several records give a folder"),
     ],
 )
 def test_bad_options_fail_before_any_work(argv, fragment, records, capsys):
@@ -157,3 +161,24 @@ def test_an_interrupted_run_reports_the_records_done_and_exits_130(records, caps
     assert "2 record(s): 1 extracted, 0 skipped, 0 failed" in out
     assert err.endswith("python -m edr.extract: interrupted\n")
     assert sorted(p.name for p in (tmp / "out").iterdir()) == ["rec_a_edr.csv", "rec_a_edr.json"]
+
+
+def test_breath_outputs_per_record_in_their_folders_and_resumed(records, capsys):
+    tmp, paths = records
+    argv = [str(paths[0]), str(paths[2]), "-o", "out/", "--breaths", "br/",
+            "--breath-annotations", "ann/"]
+    assert extract.main(argv) == 0
+    capsys.readouterr()
+    for name in ("rec_a", "rec_c"):
+        summary = json.loads((tmp / "out" / f"{name}_edr.json").read_text())
+        table = np.genfromtxt(tmp / "br" / f"{name}_breaths.csv", delimiter=",", names=True)
+        assert table.dtype.names[:3] == ("time_s", "interval_s", "quality")
+        assert table.size == summary["breaths"]["n_breaths"] > 5
+        ann = wfdb.rdann(str(tmp / "ann" / name), "edrbr")
+        np.testing.assert_array_equal(ann.sample, np.round(table["time_s"] * 250.0))
+        assert summary["outputs"]["breaths"] == str(Path("br") / f"{name}_breaths.csv")
+    (tmp / "ann" / "rec_c.edrbr").unlink()  # an output missing: that record is done again
+    assert extract.main(argv) == 0
+    rows = _table(capsys.readouterr().out)
+    assert "skipped" in rows["rec_a"] and "skipped" not in rows["rec_c"]
+    assert (tmp / "ann" / "rec_c.edrbr").is_file()

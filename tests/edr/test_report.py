@@ -193,6 +193,46 @@ def test_lead_choice_section_counts_oracle_picks(tmp_path):
     assert "| r2 | II | V | 0.40 | 0.40 | 0.50 |" in md
 
 
+def _with_breaths(path, scores):
+    """``results.csv`` at ``path`` with breath scores: (record, method, criterion) -> (annotated,
+    scored, detected, matched, median interval error)."""
+    from edr.evaluate.breaths import BreathScores
+
+    rows = list(csv.DictReader(open(path)))
+    for r in rows:
+        key = (r["record"], r["method"], r["criterion"])
+        if key in scores and not r["error"]:
+            a, n_ref, n_det, n_match, err = scores[key]
+            row = BreathScores(n_ref, n_det, n_match, np.array([err]), a).row()
+            r.update({k: repr(float(v)) for k, v in row.items()})
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, COLUMNS)
+        w.writeheader()
+        w.writerows(rows)
+    return path
+
+
+def test_report_breath_table_per_configuration(tmp_path):
+    scores = {("r1", "kpca", "mdd"): (100, 90, 92, 85, 0.2),
+              ("r2", "kpca", "mdd"): (60, 60, 55, 50, 0.6),
+              ("r3", "kpca", "mdd"): (80, 40, 45, 38, 0.3),
+              ("r1", "pca", "none"): (100, 100, 130, 70, 0.9)}
+    path = _with_breaths(_write_results(tmp_path / "res"), scores)
+    md = report.write_report(path, tmp_path / "rep").read_text()
+    assert "## Breath by breath" in md and "±1 s or 0.25 of the local annotated interval" in md
+    # slow reference: the counts pooled by hand over r1-r3
+    ann, ref, det, match = 240, 190, 192, 173
+    assert (f"| **kpca/mdd** | 3 | {ann} | {ref / ann:.2f} | {match / ref:.3f} | "
+            f"{match / det:.3f} | {2 * match / (ref + det):.3f} | 0.30 |") in md
+    assert "| pca | 1 | 100 | 1.00 | 0.700 | 0.538 | 0.609 | 0.90 |" in md
+    assert "| kpca/kpa | " not in md.split("## Breath by breath")[1].split("##")[0]
+
+
+def test_report_without_breath_annotations_has_no_breath_table(tmp_path):
+    md = report.write_report(_write_results(tmp_path / "res"), tmp_path / "rep").read_text()
+    assert "Breath by breath" not in md
+
+
 def test_a_method_run_on_a_named_lead_only_is_a_configuration(tmp_path):
     # kpca/mdd on lead II only (no lead mode): its rows are a configuration of the main tables,
     # not dropped as the yardstick of a lead choice that was never run

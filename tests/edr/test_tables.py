@@ -145,3 +145,24 @@ def test_single_lead_tables(masked_record_result):
     assert leads["weight"].tolist() == pytest.approx([1.0] * len(leads))
     assert leads["score"].isna().all()
     assert res.window_frame()["leads_used"].unique().tolist() == ["II"]
+
+
+def test_breaths_are_found_once_and_their_frame_is_them(two_lead_result, monkeypatch):
+    import edr.breaths
+
+    res = dataclasses.replace(two_lead_result)  # a fresh result: nothing cached
+    calls = []
+    detect = edr.breaths.detect_breaths
+    monkeypatch.setattr(edr.breaths, "detect_breaths",
+                        lambda result: calls.append(result) or detect(result))
+    first = res.breaths
+    assert res.breaths is first and calls == [res]  # computed once, then read
+    expected = detect(two_lead_result)
+    np.testing.assert_array_equal(first.time, expected.time)
+    assert len(first) > 20
+    frame = res.breath_frame()
+    assert calls == [res]
+    assert frame.columns.tolist() == list(edr.breaths.Breaths.COLUMNS)
+    for name, values in first.columns().items():
+        np.testing.assert_array_equal(frame[name].to_numpy(), values)
+    assert frame["low_quality"].dtype == bool and frame["after_pause"].dtype == bool

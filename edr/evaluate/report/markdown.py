@@ -9,10 +9,11 @@ import numpy as np
 
 from edr.evaluate import stats
 from edr.evaluate.agreement import Agreement
+from edr.evaluate.breaths import MAX_TOLERANCE_S, TOLERANCE_FRACTION, BreathScores
 from edr.evaluate.report.comparisons import head_to_head, quartiles, stars, wins
 from edr.evaluate.report.tables import METRICS, Metric, ResultsTable, lead_choice
 
-__all__ = ["PROTOCOL_DOC", "agreement_section", "cell", "format_metric", "format_p",
+__all__ = ["PROTOCOL_DOC", "agreement_section", "breath_lines", "cell", "format_metric", "format_p",
            "lead_choice_section", "markdown", "short_commit"]
 
 
@@ -37,13 +38,15 @@ def format_p(p: float) -> str:
 
 def markdown(table: ResultsTable, ref: str, comps: dict, curves: list[dict], figures: dict,
              source: Path, command: str | None, agreement_md: str = "") -> str:
-    """The report's Markdown text: introduction, headline table, (agreement section), automatic
-    summary and wins table, figures (and σ² section when there are curves), statistical tests,
-    per-record tables and failed tasks, in that order."""
+    """The report's Markdown text: introduction, headline table, (agreement section), (breath
+    detection: :func:`breath_lines`), automatic summary and wins table, figures (and σ² section
+    when there are curves), statistical tests, per-record tables and failed tasks, in that
+    order."""
     L = _intro_lines(table, ref, source, command)
     L += _headline_lines(table, ref)
     if agreement_md:
         L.append(agreement_md)
+    L += breath_lines(table, ref)
     L += _summary_section(table, ref, comps)
     L.append(_wins_table(table, ref, comps))
     L += _figures_lines(table, ref, curves, figures)
@@ -93,6 +96,57 @@ def _headline_lines(table: ResultsTable, ref: str) -> list[str]:
         sect = f"{np.nanmedian(sec):.1f}" if np.isfinite(sec).any() else "–"
         name = f"**{c}**" if c == ref else c
         L.append(f"| {name} | {n_ok}/{n_rec} | " + " | ".join(cells) + f" | {s2t} | {sect} |")
+    L.append("")
+    return L
+
+
+def breath_lines(table: ResultsTable, ref: str) -> list[str]:
+    """Breath detection per configuration (none when no record has breath annotations): the
+    breaths kept pooled over the records with annotations (:meth:`BreathScores.pooled` of the
+    counts: sensitivity, positive predictivity, F1), the share of annotated breaths kept, and
+    the median over records of each record's median breath-interval error.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.evaluate.report.markdown import breath_lines
+    >>> from edr.evaluate.report.tables import ResultsTable
+    >>> counts = {"breath_n_annotated": [[100.0], [50.0]], "breath_n_reference": [[90.0], [50.0]],
+    ...           "breath_n_detected": [[95.0], [48.0]], "breath_n_matched": [[88.0], [47.0]],
+    ...           "breath_interval_error_s": [[0.2], [0.4]]}
+    >>> t = ResultsTable(["a", "b"], ["kpca"], {k: np.array(v) for k, v in counts.items()}, [],
+    ...                  {"kpca": ("kpca", "none", "default")})
+    >>> breath_lines(t, "kpca")[-2]
+    '| **kpca** | 2 | 150 | 0.93 | 0.964 | 0.944 | 0.954 | 0.30 |'
+    """
+    values = table.values
+    if "breath_n_reference" not in values or not np.isfinite(values["breath_n_reference"]).any():
+        return []
+    L = ["## Breath by breath: the breaths each configuration keeps\n",
+         "Detected breaths (ends of inspiration, `edr.breaths.detect_breaths`) that are kept (not "
+         "`low_quality`, of a record whose polarity is decided) against the annotated breaths "
+         "outside the withheld stretches, matched one to one within "
+         f"±{MAX_TOLERANCE_S:g} s or {TOLERANCE_FRACTION:g} of the local annotated interval, "
+         "whichever is smaller (`edr.evaluate.breaths`); counts pooled over the records with "
+         "breath annotations; interval error: median over records of each record's median "
+         "|detected - annotated| breath interval.\n",
+         "| configuration | records | annotated | share kept | sensitivity ↑ | PPV ↑ | F1 ↑ | "
+         "interval error (s) ↓ |",
+         "|---|---|---|---|---|---|---|---|"]
+    for j, c in enumerate(table.configs):
+        ok = np.isfinite(values["breath_n_reference"][:, j])
+        if not ok.any():
+            continue
+        n = {k: int(np.sum(values[f"breath_n_{k}"][ok, j]))
+             for k in ("annotated", "reference", "detected", "matched")}
+        s = BreathScores(n["reference"], n["detected"], n["matched"], np.empty(0),
+                         n["annotated"])
+        err = values["breath_interval_error_s"][ok, j]
+        err_text = f"{np.nanmedian(err):.2f}" if np.isfinite(err).any() else "–"
+        name = f"**{c}**" if c == ref else c
+        L.append(f"| {name} | {int(ok.sum())} | {n['annotated']} | {s.share_kept:.2f} | "
+                 f"{s.sensitivity:.3f} | {s.positive_predictivity:.3f} | {s.f1:.3f} | "
+                 f"{err_text} |")
     L.append("")
     return L
 

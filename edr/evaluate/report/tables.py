@@ -18,6 +18,7 @@ import numpy as np
 
 from edr.evaluate.agreement import Agreement, agreement
 from edr.evaluate.batch import DEFAULT_LEAD
+from edr.evaluate.breaths import SCORE_COLUMNS
 from edr.options import LEAD_MODES
 
 __all__ = ["CONFIG_LEADS", "METRICS", "Metric", "ResultsTable", "config_column", "config_order",
@@ -56,8 +57,9 @@ class ResultsTable:
         Labels ``method`` or ``method/criterion`` (``@lead`` appended when
         several leads were evaluated), in display order.
     values : dict[str, np.ndarray]
-        Metric column (and ``"sigma2"``, ``"n_beats"``, ``"seconds"``) ->
-        array (n_records, n_configs), NaN where the task failed or is missing.
+        Metric column (and ``"sigma2"``, ``"n_beats"``, ``"seconds"``, the breath scores
+        :data:`edr.evaluate.breaths.SCORE_COLUMNS`) -> array (n_records, n_configs), NaN where
+        the task failed, is missing or (breath scores) the record has no breath annotations.
     errors : list[tuple[str, str, str]]
         (record, config, message) of failed tasks.
     config_parts : dict[str, tuple[str, str, str]]
@@ -140,7 +142,7 @@ def load_results(path: str | Path) -> ResultsTable:
     records = sorted({r["record"] for r in rows})
     ri = {r: i for i, r in enumerate(records)}
     ci = {c: j for j, c in enumerate(configs)}
-    cols = [m.column for m in METRICS] + ["sigma2", "n_beats", "seconds"]
+    cols = [m.column for m in METRICS] + ["sigma2", "n_beats", "seconds", *SCORE_COLUMNS]
     values = {c: np.full((len(records), len(configs)), np.nan) for c in cols}
     errors = []
     used = {}
