@@ -30,6 +30,7 @@ as a 10-minute one.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,6 +41,7 @@ from edr.mains import remove_mains
 from edr.pauses import PAUSE_S
 from edr.rates import QUALITY_THRESHOLD
 from edr.scoring import band_passed_reference, score, window_rates
+from edr.similarity import scores_meaning
 
 __all__ = ["BEAT_FATES", "BREATH_MARKS", "COLOURS", "MAX_POINTS", "MINUTE_S", "RecordFigure",
            "Series", "Sigma2Panel", "beat_fates", "envelope", "record_figure",
@@ -387,14 +389,8 @@ def _score_lines(recording, result, ref) -> list[str]:
               f"|r| {s.corr:.2f}: correlation of the waveforms (shape and timing)",
               f"rate error {s.rate_error_bpm:.2f} breaths/min: median |EDR - reference rate|,",
               "    over the 32 s windows with both rates"]
-    if s.msc >= 0.5 and s.corr < 0.5:
-        lines += ["High MSC, low |r|: the EDR keeps the breathing rhythm,",
-                  "but its waveform is shifted or shaped differently from the reference."]
-    elif s.msc >= 0.5:
-        lines.append("MSC and |r| both high: the EDR follows the reference in rhythm and shape.")
-    else:
-        lines.append("Low MSC: the EDR's rhythm does not match the reference's over the record.")
-    return lines
+    meaning = scores_meaning(s.msc, s.corr)
+    return [*lines, *textwrap.wrap(meaning[0].upper() + meaning[1:] + ".", 62)]
 
 
 def _sigma2(result) -> Sigma2Panel:

@@ -11,10 +11,56 @@ from scipy import signal
 from edr.errors import SignalError
 from edr.signal import BAND_HZ, GRID_FS, SEGMENT_S, as_series, positive_rate
 
-__all__ = ["MSC_HALF_WIDTH_HZ", "correlation", "msc"]
+__all__ = ["GOOD_SCORE", "MSC_HALF_WIDTH_HZ", "correlation", "msc", "scores_meaning"]
 
 MSC_HALF_WIDTH_HZ = 0.1
 """Half-width (Hz) of the band around ``f_ref`` over which the coherence is averaged."""
+
+GOOD_SCORE = 0.5
+"""MSC or ``|r|`` from which :func:`scores_meaning` calls a score high."""
+
+
+def scores_meaning(msc_value: float, corr_value: float) -> str:
+    """One sentence for a reader of both scores: what they say together.
+
+    MSC and ``|r|`` measure different things: ``|r|`` is the correlation of the waveforms (led by
+    the strongest breathing peak, and hurt by any delay or change of shape), MSC the coherence
+    averaged over the reference rate ± :data:`MSC_HALF_WIDTH_HZ` (the weak bins count as much as
+    the peak). The sentence says which of the readings applies.
+
+    Parameters
+    ----------
+    msc_value, corr_value : float
+        The scores (:func:`msc`, :func:`correlation`).
+
+    Returns
+    -------
+    str
+        One sentence, no final period.
+
+    See Also
+    --------
+    msc, correlation
+
+    Examples
+    --------
+    >>> from edr.similarity import scores_meaning
+    >>> scores_meaning(0.77, 0.99)  # the demo: a good EDR, MSC below |r|
+    'MSC and |r| both high; MSC sits below |r| because it averages the coherence over ...'
+    >>> scores_meaning(0.78, 0.36)
+    'high MSC, low |r|: the EDR keeps the breathing rhythm, but its waveform is shifted ...'
+    >>> scores_meaning(0.3, 0.8)
+    "low MSC: the EDR's rhythm does not match the reference's over the record"
+    """
+    if msc_value < GOOD_SCORE:
+        return "low MSC: the EDR's rhythm does not match the reference's over the record"
+    if corr_value < GOOD_SCORE:
+        return ("high MSC, low |r|: the EDR keeps the breathing rhythm, but its waveform is "
+                "shifted or shaped differently from the reference")
+    if msc_value < corr_value:
+        return (f"MSC and |r| both high; MSC sits below |r| because it averages the coherence "
+                f"over the rate +-{MSC_HALF_WIDTH_HZ:g} Hz, weak bins as much as the peak")
+    return "MSC and |r| both high: the EDR follows the reference in rhythm and shape"
 
 
 def correlation(edr, ref) -> float:

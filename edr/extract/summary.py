@@ -7,11 +7,8 @@ import math
 
 from edr.names import canonical_criterion, criterion_label
 
-__all__ = ["SCORES_EXPLAINED", "breath_line", "json_summary", "summary_lines"]
+__all__ = ["breath_line", "json_summary", "summary_lines"]
 
-#: One line under the scores: what each measures, and why MSC sits below |r| on a good EDR.
-SCORES_EXPLAINED = (" " * 11 + "(|r| is led by the strong breathing peak; MSC averages the "
-                    "coherence over the rate +-0.1 Hz, weak bins as much, so it sits below |r|)")
 
 
 def _fmt(x, spec=".2f") -> str:
@@ -71,7 +68,9 @@ def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> 
     if scores is not None:
         lines.append(f"{label:<10} MSC {scores.msc:.2f}, |r| {scores.corr:.2f}, "
                      f"rate error {_fmt(scores.rate_error_bpm, '.2f')} breaths/min")
-        lines.append(SCORES_EXPLAINED)
+        from edr.similarity import scores_meaning
+
+        lines.append(" " * 11 + f"({scores_meaning(scores.msc, scores.corr)})")
     elif scores_error is not None:
         lines.append(f"{label:<10} not scored: {scores_error}")
     elif rec.resp is None:

@@ -161,3 +161,17 @@ def test_rate_error_takes_the_extraction_rates_and_checks_their_count():
     assert rate_error(edr, edr, fs=4.0, edr_bpm=withheld) == pytest.approx(0.0, abs=0.1)
     with pytest.raises(ValueError, match="one rate per window"):
         rate_error(edr, edr, fs=4.0, edr_bpm=np.ones(n + 1))
+
+
+@pytest.mark.parametrize("msc, corr, says", [
+    (0.77, 0.99, "MSC sits below |r|"),        # the demo: both high, MSC lower
+    (0.78, 0.36, "high MSC, low |r|"),          # rhythm kept, waveform shifted
+    (0.90, 0.80, "follows the reference in rhythm and shape"),
+    (0.30, 0.90, "low MSC"),                    # MSC decides first
+    (0.50, 0.50, "follows the reference"),      # at the threshold both are high
+])
+def test_the_scores_meaning_follows_the_scores(msc, corr, says):
+    from edr.similarity import scores_meaning
+
+    assert says in scores_meaning(msc, corr)
+
