@@ -363,7 +363,8 @@ def robust_beat_matrix(X, times, *, window_s: float | None = MORPHOLOGY_WINDOW_S
     See Also
     --------
     qrs_matrix : the QRS-window matrix cleaned here.
-    edr.methods.kpca_edr : the kernel PCA EDR, which analyses the residual of the kept beats.
+    edr.methods.kpca_edr : the kernel PCA EDR; with ``robust=True`` (the default) it analyses
+        the residual of the kept beats.
     MORPHOLOGY_WINDOW_S, OUTLIER_MADS : the defaults.
 
     Examples
