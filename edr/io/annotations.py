@@ -101,7 +101,8 @@ def write_breath_annotations(path, breaths, fs: float, *,
 
     See Also
     --------
-    write_breath_annotation_file : the same annotations under any file name, none allowed.
+    write_breath_annotation_file : the same under any file name, also for a record without a
+        breath.
     write_breath_csv : the same breaths as a CSV table.
     edr.io.wfdb_reader.read_breath_annotations : reads breath annotations as a reference.
     edr.breaths.detect_breaths : the breaths written.
