@@ -50,6 +50,19 @@ class JobOutcome:
         Time ``work(job)`` took where it ran; 0 for a resumed job.
     resumed : bool
         Whether the result came from an earlier run.
+
+    See Also
+    --------
+    run_jobs : yields one outcome per job.
+
+    Examples
+    --------
+    >>> from edr.jobs import JobOutcome, run_jobs
+    >>> [o.resumed for o in run_jobs(["a", "b"], str.upper, done={"a": "A"}.get)]
+    [True, False]
+    >>> failed = JobOutcome("rec", error=ValueError("no beat"))
+    >>> failed.value is None, str(failed.error), failed.seconds
+    (True, 'no beat', 0.0)
     """
 
     job: object
@@ -230,6 +243,12 @@ def run_jobs(jobs: Iterable, work: Callable, *, done: Callable | None = None,
         Unknown ``backend``, or ``workers`` / ``ahead`` below 1.
     ImportError
         ``scheduler`` given without Dask's ``distributed`` installed.
+
+    See Also
+    --------
+    JobOutcome : what each job became.
+    note : prints a line above the progress bar.
+    edr.evaluate.batch.run_batch : the batch evaluation, run through this function.
 
     Examples
     --------

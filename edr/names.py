@@ -166,6 +166,12 @@ def check_fs(fs, where: str = "") -> float:
         ``fs`` is not a number from :data:`FS_MIN` to :data:`FS_MAX` (a
         :class:`~edr.errors.SignalError`); the message names it.
 
+    See Also
+    --------
+    FS_RANGE : the supported rates.
+    check_window_s : the check of the analysis window, the other limit shared here.
+    edr.io.read_record : checks the ECG channel's rate with this function.
+
     Examples
     --------
     >>> from edr.names import check_fs
@@ -207,6 +213,12 @@ def check_window_s(value, name: str = "window_s") -> float:
     ------
     ValueError
         ``value`` is not a number from :data:`MIN_WINDOW_S` to :data:`MAX_WINDOW_S`.
+
+    See Also
+    --------
+    edr.options.EDROptions : checks its ``window_s`` with this function.
+    edr.cli_core.window_seconds : the command lines' option type built on it.
+    check_fs : the check of the sampling rate.
 
     Examples
     --------

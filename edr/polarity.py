@@ -93,6 +93,12 @@ def coherence_threshold(n_segments: int, alpha: float = POLARITY_ALPHA) -> float
     Carter GC. Coherence and time delay estimation. Proc IEEE 75(2):236-255, 1987 (Eq. 33:
     the null distribution of the estimated coherence, ``P(C > c) = (1 - c) ** (K - 1)``).
 
+    See Also
+    --------
+    RSAEvidence.coherent : compares the arrhythmia's coherence with this threshold.
+    rsa_evidence : the coherence and its number of segments.
+    POLARITY_ALPHA : the default level.
+
     Examples
     --------
     >>> from edr.polarity import coherence_threshold
@@ -236,6 +242,12 @@ def shape_evidence(x, fs: float) -> ShapeEvidence:
     :data:`edr.signal.SEGMENT_S` windows of finite values, their mean and the two-sided
     p-value of its one-sample t test (its sampling spread over the record's windows).
 
+    See Also
+    --------
+    rsa_evidence : the other evidence, which decides first where it counts.
+    decide_polarity : weighs both.
+    scipy.stats.skew, scipy.stats.ttest_1samp : the skewness of a window and the test.
+
     Examples
     --------
     >>> import numpy as np
@@ -277,6 +289,28 @@ class Polarity:
         ``"arrhythmia"``, ``"shape"`` or ``"none"`` (the shape's sign, not significant).
     rsa : RSAEvidence or None
     shape : ShapeEvidence or None
+
+    See Also
+    --------
+    decide_polarity : makes it.
+    edr.breaths.Breaths : keeps it as ``polarity``; its breaths are flagged
+        ``uncertain_polarity`` when it is not confident.
+
+    Examples
+    --------
+    A waveform that rests at its maxima and dips briskly to its minima, with a steady heart:
+
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> from edr.polarity import decide_polarity
+    >>> t = np.arange(0, 320, 0.25)
+    >>> volume = np.sin(np.pi * (t % 4) / 4) ** 4
+    >>> res = SimpleNamespace(waveform=-volume, time=t, fs=4.0, beat_times=np.arange(0, 320.0))
+    >>> p = decide_polarity(res)
+    >>> p.sign, p.confident, p.source
+    (-1, True, 'shape')
+    >>> round(p.shape.skewness, 2), p.shape.n_windows, p.rsa.coherent()
+    (-0.48, 10, False)
     """
 
     sign: int
@@ -348,6 +382,12 @@ def decide_polarity(result, *, rsa_min_bpm: float = RSA_MIN_BPM,
 def inspiration_sign(result, *, rsa_min_bpm: float = RSA_MIN_BPM) -> int:
     """+1 when the maxima of the EDR of ``result`` end inspiration, -1 when its minima do:
     the sign of :func:`decide_polarity`, confident or not.
+
+    See Also
+    --------
+    decide_polarity : the sign with its confidence and evidence.
+    edr.breaths.detect_breaths : with ``polarity="auto"``, the breaths at the extrema of this
+        sign.
 
     Examples
     --------

@@ -83,6 +83,26 @@ def withheld_reasons(result, threshold: float = QUALITY_THRESHOLD) -> np.ndarray
     Returns
     -------
     ndarray of object, shape (n_rate_windows,)
+
+    See Also
+    --------
+    rate_frame : the rate windows with these reasons as the ``withheld`` column.
+    WITHHELD : what each reason means.
+    edr.rates.judged_rates : withholds the rates of windows no analysis window judged.
+
+    Examples
+    --------
+    A flat ECG from 30 s to 45 s leaves the second rate window (16 s to 48 s) without beats:
+
+    >>> from edr.simulate import simulate_recording
+    >>> from edr.io.arrays import recording_from_arrays
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.tables import withheld_reasons
+    >>> ecg = simulate_recording(duration_s=60.0, random_state=0).ecg.copy()
+    >>> ecg[30 * 250:45 * 250] = 0.0
+    >>> res = extract_edr(recording_from_arrays(ecg, fs=250.0))
+    >>> withheld_reasons(res).tolist()
+    [None, 'no beats']
     """
     rate = np.asarray(result.rate_bpm, dtype=float)
     centre = np.asarray(result.rate_time, dtype=float)
@@ -136,6 +156,12 @@ def rate_frame(result, threshold: float = QUALITY_THRESHOLD):
     where withheld), ``quality`` and ``withheld`` (:func:`withheld_reasons`; None where a rate
     is given).
 
+    See Also
+    --------
+    withheld_reasons : the ``withheld`` column.
+    grid_frame : the rates on the output grid.
+    edr.rates.rate_series : the rate windows.
+
     Examples
     --------
     >>> from edr.simulate import simulate_recording
@@ -160,6 +186,11 @@ def window_frame(result):
     """One row per analysis window (index ``window``): :data:`WINDOW_COLUMNS`, then every other
     scalar figure of :attr:`edr.pipeline.WindowInfo.quality` (``criterion``, ``margin``,
     ``best``, ...). ``leads_used`` lists the leads fused or analysed, comma-separated.
+
+    See Also
+    --------
+    lead_frame : the same windows, one row per lead.
+    rate_frame : the rate windows, which the analysis windows judge.
 
     Examples
     --------
@@ -208,6 +239,12 @@ def lead_frame(result):
     ``sigma2``, ``weight`` (its share of the fused EDR: the sum of its series' fusion weights;
     1 for the only lead used; NaN where the method records no weights) and ``reason`` (why
     an unusable lead was left out, else None). Skipped windows have no rows.
+
+    See Also
+    --------
+    window_frame : one row per analysis window.
+    edr.leads.assess_leads : the scores and reasons.
+    edr.fusion.fuse : the weights.
 
     Examples
     --------

@@ -99,6 +99,14 @@ def write_breath_annotations(path, breaths, fs: float, *,
     FileNotFoundError
         The folder of ``path`` does not exist.
 
+    See Also
+    --------
+    write_breath_annotation_file : the same under any file name, also for a record without a
+        breath.
+    write_breath_csv : the same breaths as a CSV table.
+    edr.io.wfdb_reader.read_breath_annotations : reads breath annotations as a reference.
+    edr.breaths.detect_breaths : the breaths written.
+
     Examples
     --------
     >>> import tempfile, os, numpy as np, wfdb
@@ -145,6 +153,12 @@ def write_breath_annotations(path, breaths, fs: float, *,
 def breath_csv_lines(breaths) -> list[str]:
     """One CSV line (newline included) per breath, in the columns :data:`BREATH_COLUMNS`.
 
+    See Also
+    --------
+    write_breath_csv : writes the header and these lines to a file.
+    edr.stream.sinks.StreamOutputs.write_breaths : the stream's breath CSV, from these lines.
+    edr.breaths.Breaths.columns : the values the lines print.
+
     Examples
     --------
     >>> import numpy as np
@@ -173,6 +187,12 @@ def write_breath_csv(path, breaths) -> Path:
     -------
     Path
         ``path``.
+
+    See Also
+    --------
+    breath_csv_lines : the rows.
+    edr.breaths.Breaths.to_frame : the same columns as a pandas DataFrame.
+    write_breath_annotations : the same breaths as WFDB annotations.
 
     Examples
     --------
@@ -205,6 +225,12 @@ def write_breath_annotation_file(path, breaths, fs: float) -> Path:
     ------
     ValueError
         ``path`` has no suffix, or :func:`write_breath_annotations` refuses the breaths.
+
+    See Also
+    --------
+    write_breath_annotations : writes ``<record>.<extension>``; refuses no breath.
+    write_breath_csv : the same breaths as a CSV table.
+    edr.io.wfdb_reader.read_breath_annotations : reads breath annotations as a reference.
 
     Examples
     --------

@@ -367,6 +367,12 @@ def verify_database(folder: str | Path, name: str, *,
         received digest and size; empty when every file matches. Digests: the
         manifest's, else the folder's download record, else a ``SHA256SUMS.txt``
         in the folder. Always hashes (no size-and-time shortcut).
+
+    See Also
+    --------
+    locate_database : finds the folder; checks only the cache's files.
+    download_database : fetches and verifies the files.
+    edr.io.integrity.sha256_file : the digest of one file.
     """
     entry = database_entry(name, manifest)
     folder = Path(folder)
@@ -416,6 +422,12 @@ def download_database(entry: Mapping, target: str | Path, *, base_url: str | Non
         then), or a file that failed verification twice.
     urllib.error.URLError, OSError, http.client.HTTPException
         Network and HTTP errors.
+
+    See Also
+    --------
+    locate_database : downloads through this function into the user cache.
+    verify_database : checks the downloaded folder again.
+    edr.io.download.download_files : fetches, checks and renames each file.
     """
     target = Path(target)
     base = f"{files_url(base_url)}/{entry['slug']}/{entry['version']}"

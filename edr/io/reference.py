@@ -142,6 +142,12 @@ def choose_breath_label(labels: Sequence[str]) -> tuple[str | None, str]:
         ``"annotator 'ann1' of ann1, ann2"``, ``"end of inspiration 'exp' of exp, insp"``,
         ``"label '\\"'"`` (the only one), or why there is none.
 
+    See Also
+    --------
+    annotation_labels : the label of each annotation, the input.
+    implausible_reason : the check the chosen label's times must then pass.
+    edr.io.wfdb_reader.read_breath_annotations : reads a file and keeps this label.
+
     Examples
     --------
     >>> from edr.io.reference import choose_breath_label
@@ -182,6 +188,12 @@ def implausible_reason(times, duration_s: float | None = None) -> str | None:
     Returns
     -------
     str or None
+
+    See Also
+    --------
+    choose_breath_label : which annotations are the breaths.
+    edr.io.wfdb_reader.read_breath_annotations : warns and drops times that fail.
+    edr.io.arrays.recording_from_arrays : applies the same check to given breath times.
 
     Examples
     --------

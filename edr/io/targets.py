@@ -93,6 +93,23 @@ def check_targets(targets: Mapping[str, str | Path], inputs: Sequence[str | Path
     See Also
     --------
     write_all_or_none : writes the checked targets.
+    check_folder : the check of each target's folder.
+    edr.io.paths.record_files : the input files of a record.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from edr.io.targets import check_targets
+    >>> d = Path(tempfile.mkdtemp())
+    >>> print(check_targets({"--csv": d / "out" / "rec.csv", "--json": d / "out" / "rec.json"}))
+    None
+    >>> (d / "out").exists()  # checked, not created
+    False
+    >>> check_targets({"--csv": d / "rec.csv", "--json": d / "rec.csv"})
+    Traceback (most recent call last):
+    ...
+    edr.errors.OutputError: --json and --csv both write '...rec.csv'
     """
     seen: dict[Path, str] = {}
     for label, target in targets.items():
