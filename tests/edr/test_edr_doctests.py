@@ -21,7 +21,8 @@ MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "ed
            "edr.simulate.events", "edr.beats.detection", "edr.beats.mask", "edr.beats.polarity",
            "edr.io", "edr.io.edf_reader", "edr.io.csv_reader", "edr.io.writers",
            "edr.windows", "edr.options", "edr.methods.kernel_options", "edr.methods.segment",
-           "edr.pauses", "edr.breaths", "edr.breath_extrema"]
+           "edr.pauses", "edr.breaths", "edr.breath_extrema",
+           "edr.stream.engine"]
 
 
 @pytest.mark.parametrize("name", MODULES)
