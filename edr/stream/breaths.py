@@ -56,6 +56,11 @@ def latency_bound_s(delay_s: float, hop_s: float) -> float:
     later of the EDR :data:`BREATH_SETTLE_S` past it and the rate window nearest it, plus one
     update.
 
+    See Also
+    --------
+    StreamBreaths : reports every breath within this bound.
+    edr.stream.engine.StreamingEDR : its ``delay_s`` and ``hop_s``.
+
     Examples
     --------
     >>> from edr.stream.breaths import latency_bound_s
@@ -89,6 +94,13 @@ class StreamBreaths:
         Breaths reported so far; breaths found only after their bound, not reported.
     bound_s : float
         The latency bound (s).
+
+    See Also
+    --------
+    edr.breaths.detect_breaths : the offline detector it runs on what the stream emitted.
+    latency_bound_s : the stream time within which a breath is reported.
+    edr.stream.sinks.StreamOutputs.write_breaths : writes the breaths reported.
+    edr.polarity.decide_polarity : which extrema end inspiration.
 
     Examples
     --------

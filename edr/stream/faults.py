@@ -78,6 +78,14 @@ class FaultLedger:
     samples : int
         Samples per lead observed so far.
 
+    See Also
+    --------
+    FlatRuns : the flat runs :meth:`observe` counts, block after block.
+    edr.beats.signal_mask : the offline mask of the same NaN samples and flat runs.
+    edr.stream.csv_rows.CsvRows : notes the faults of CSV rows on standard input.
+    edr.stream.timestamps.TimestampGaps : the gaps and jumps back of timestamped samples.
+    edr.stream.session.StreamReport : carries :meth:`as_dict` and :meth:`summary_line`.
+
     Examples
     --------
     >>> import numpy as np

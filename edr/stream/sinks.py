@@ -66,6 +66,12 @@ class StreamOutputs:
     and flushed; on exit they are closed, or removed when no EDR row was written (they then hold
     the headers only).
 
+    See Also
+    --------
+    edr.stream.session.run_stream : writes every update of a stream into it.
+    edr.io.writers.write_csv : the offline EDR CSV, written all at once.
+    edr.io.annotations.breath_csv_lines : the rows of the breath CSV.
+
     Examples
     --------
     >>> import tempfile, numpy as np

@@ -46,6 +46,11 @@ class TimestampGaps:
     dropped : int
         Samples dropped for jumping back in time.
 
+    See Also
+    --------
+    edr.stream.sources.lsl_blocks : applies it to every chunk of a Lab Streaming Layer inlet.
+    edr.stream.faults.FaultLedger : counts the gaps and jumps back it reports.
+
     Examples
     --------
     >>> import numpy as np
