@@ -172,6 +172,28 @@ def plot_record(recording, result, *, path=None, reference=True, minute_s=MINUTE
     -------
     matplotlib.figure.Figure
         Axes in order: rate overview, quality, ECG, EDR, scores, σ².
+
+    See Also
+    --------
+    edr.record_figure.record_figure : what the figure shows, computed once for every renderer.
+    edr.plots_html.write_record_html : the same figure as an interactive HTML page.
+    edr.pipeline.extract_edr : the result it draws.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.plots import plot_record
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> fig = plot_record(rec, extract_edr(rec), path=Path(tmp.name) / "sim.png", minute_s=20.0)
+    >>> len(fig.axes), [float(t) for t in fig.axes[2].get_xlim()]  # six panels; the ECG zoomed
+    (6, [16.0, 36.0])
+    >>> sorted(p.name for p in Path(tmp.name).iterdir())
+    ['sim.png']
+    >>> tmp.cleanup()
     """
     from matplotlib.figure import Figure
 
