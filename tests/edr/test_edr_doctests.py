@@ -23,7 +23,7 @@ MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "ed
            "edr.windows", "edr.options", "edr.methods.kernel_options", "edr.methods.segment",
            "edr.pauses", "edr.breaths", "edr.breath_extrema",
            "edr.stream.engine", "edr.stream.beats", "edr.record_figure", "edr.plots",
-           "edr.plots_html"]
+           "edr.plots_html", "edr.evaluate.report.write"]
 
 
 @pytest.mark.parametrize("name", MODULES)
