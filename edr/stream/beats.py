@@ -133,6 +133,11 @@ class BeatTracker:
         ------
         SignalError
             Fewer than :data:`edr.beats.MIN_BEATS` beats in the span.
+
+        See Also
+        --------
+        settled_times : the settled valid beats, for the breaths of the stream.
+        edr.beats.detect : the detection of each search.
         """
         start = n_total - x.size
         self.advance(x, n_total, start)

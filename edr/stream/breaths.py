@@ -139,7 +139,13 @@ class StreamBreaths:
     def add(self, update, beat_times=()) -> Breaths:
         """Take one update (:class:`edr.stream.engine.StreamUpdate`) and the valid beats settled
         so far (stream time, s; those already given are skipped); return the breaths reported
-        at it (possibly none)."""
+        at it (possibly none).
+
+        See Also
+        --------
+        finish : the breaths not reported yet, at the end of the stream.
+        edr.stream.beats.BeatTracker.settled_times : the valid beats settled so far.
+        """
         self._time = np.concatenate([self._time, np.asarray(update.edr_time, dtype=float)])
         self._edr = np.concatenate([self._edr, np.asarray(update.edr, dtype=float)])
         new = np.column_stack([update.rate_time, update.rate_bpm, update.quality]).reshape(-1, 3)
@@ -154,7 +160,12 @@ class StreamBreaths:
         return self._report(max(ready, now - (self.bound_s - self.hop_s)), now)
 
     def finish(self, time_s: float) -> Breaths:
-        """The breaths not reported yet, at the stream's end (stream time ``time_s``)."""
+        """The breaths not reported yet, at the stream's end (stream time ``time_s``).
+
+        See Also
+        --------
+        add : the breaths reported at each update.
+        """
         return self._report(np.inf, float(time_s))
 
     def _trim(self) -> None:

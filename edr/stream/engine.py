@@ -276,6 +276,10 @@ class StreamingEDR:
         Returns
         -------
         list of StreamUpdate
+
+        See Also
+        --------
+        flush : the last update, at the end of the stream.
         """
         x = np.asarray(block, dtype=float)
         if x.ndim == 1 and len(self.leads) == 1:
@@ -295,7 +299,12 @@ class StreamingEDR:
         return out
 
     def flush(self) -> list[StreamUpdate]:
-        """End of the stream: one last update emitting every remaining grid point."""
+        """End of the stream: one last update emitting every remaining grid point.
+
+        See Also
+        --------
+        push : the updates while the stream runs.
+        """
         if self._path.k_emit >= self.emission_end(True) or self.n_samples / self.fs < WARMUP_S:
             return []
         return [self._update(final=True)]

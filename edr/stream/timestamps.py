@@ -90,6 +90,10 @@ class TimestampGaps:
         events : list of (kind, row, count)
             ``("gap", i, k)``: ``k`` NaN rows inserted at output row ``i``; ``("jump_back", i,
             k)``: ``k`` samples dropped before output row ``i``.
+
+        See Also
+        --------
+        edr.stream.faults.FaultLedger.note : counts the events.
         """
         x = np.asarray(x, dtype=float)
         t = np.asarray(timestamps, dtype=float)
