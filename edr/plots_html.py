@@ -280,10 +280,10 @@ def write_record_html(recording, result, path, *, reference=True, minute_s=MINUT
     >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
     >>> result = extract_edr(rec)
     >>> tmp = tempfile.TemporaryDirectory()
-    >>> try:  # a self-contained page, the same bytes for the same inputs
+    >>> try:  # one self-contained page: the figure's div and Plotly's JavaScript
     ...     page = write_record_html(rec, result, Path(tmp.name) / "sim.html")
-    ...     again = write_record_html(rec, result, Path(tmp.name) / "again.html")
-    ...     ok = "edr-record-view" in page.read_text() and page.read_bytes() == again.read_bytes()
+    ...     text = page.read_text()
+    ...     ok = 'id="edr-record-view"' in text and "<script src=" not in text
     ... except EDRError as exc:  # Plotly is optional: without it, the install command is named
     ...     ok = "pip install" in str(exc)
     >>> ok
