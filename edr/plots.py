@@ -172,6 +172,26 @@ def plot_record(recording, result, *, path=None, reference=True, minute_s=MINUTE
     -------
     matplotlib.figure.Figure
         Axes in order: rate overview, quality, ECG, EDR, scores, σ².
+
+    See Also
+    --------
+    edr.record_figure.record_figure : what the figure shows, computed once for every renderer.
+    edr.plots_html.write_record_html : the same figure as an interactive HTML page.
+    edr.pipeline.extract_edr : the result it draws.
+
+    Examples
+    --------
+    ``path="sim.png"`` would also save it (rendering it takes a second or two, left out here):
+
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.plots import plot_record
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> fig = plot_record(rec, extract_edr(rec), minute_s=20.0)
+    >>> [ax.get_ylabel() for ax in fig.axes]  # rate, quality, ECG, EDR, scores, σ²
+    ['breaths/min', 'quality', 'mV', 'z-score', '', 'criterion']
+    >>> [float(t) for t in fig.axes[2].get_xlim()]  # the ECG of the zoomed stretch (s)
+    [16.0, 36.0]
     """
     from matplotlib.figure import Figure
 

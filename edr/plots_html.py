@@ -262,6 +262,33 @@ def write_record_html(recording, result, path, *, reference=True, minute_s=MINUT
     ------
     EDRError
         Plotly is not installed (the message names the install command).
+
+    See Also
+    --------
+    edr.record_figure.record_figure : what the page shows, computed once for every renderer.
+    edr.plots.plot_record : the same figure as a static image (PNG, PDF, SVG, ...).
+    edr.pipeline.extract_edr : the result it draws.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from edr.errors import EDRError
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.plots_html import write_record_html
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> result = extract_edr(rec)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> try:  # one self-contained page: the figure's div and Plotly's JavaScript
+    ...     page = write_record_html(rec, result, Path(tmp.name) / "sim.html")
+    ...     text = page.read_text()
+    ...     ok = 'id="edr-record-view"' in text and "<script src=" not in text
+    ... except EDRError as exc:  # Plotly is optional: without it, the install command is named
+    ...     ok = "pip install" in str(exc)
+    >>> ok
+    True
+    >>> tmp.cleanup()
     """
     from edr.io.writers import atomic_path
 

@@ -437,6 +437,31 @@ def record_figure(recording, result, *, reference=True, minute_s=MINUTE_S,
     Returns
     -------
     RecordFigure
+
+    See Also
+    --------
+    edr.plots.plot_record : draws it with Matplotlib.
+    edr.plots_html.write_record_html : draws it as an interactive HTML page.
+    representative_minute : the minute zoomed by default.
+    edr.scoring.score : the scores against the reference.
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.record_figure import record_figure
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> data = record_figure(rec, extract_edr(rec), minute_s=20.0)
+    >>> data.title
+    'simulated: 60 s of ECG at 250 Hz, EDR by kpca_fusion'
+    >>> data.minute, data.rate.x.tolist()  # the zoomed stretch (s); the rate windows' centres
+    ((16.0, 36.0), [16.0, 32.0])
+    >>> data.beats["used"].label, data.breaths["kept"].x.size
+    ('beat used by the EDR (24 here; 69 in the record)', 5)
+    >>> data.score_lines[2:4]
+    ['beats: 69 used, 0 dropped; status: ok', 'breaths: 15 found, 15 kept; 0 pauses (0 s)']
+    >>> data.sigma2.chosen.label
+    'chosen σ² = 0.0285'
     """
     duration = recording.duration_s
     if minute_start_s is None:

@@ -144,6 +144,11 @@ class Recording:
         SignalError
             ``fs`` not positive, a lead that is not 1-D, ``resp`` without ``resp_fs``.
 
+        See Also
+        --------
+        edr.io.arrays.recording_from_arrays : the same from an array with its lead names.
+        edr.io.read_record : a recording from a WFDB, EDF or CSV file.
+
         Examples
         --------
         >>> import numpy as np

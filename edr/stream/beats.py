@@ -79,6 +79,33 @@ class BeatTracker:
         ECG sampling rate (Hz).
     polarity_s : float, optional
         ECG (s) over which the lead's polarity is judged (default :data:`POLARITY_S`).
+
+    See Also
+    --------
+    edr.beats.detect : the offline detection each search runs, and the beats it returns.
+    edr.stream.engine.StreamingEDR : keeps one tracker per channel.
+    edr.beats.inversion_values : the per-window polarity values judged over ``polarity_s``.
+
+    Examples
+    --------
+    The beats of a simulated minute, updated every 2 s from 32 s on (the span: all the ECG so
+    far), are those of the offline detection of the whole minute, within a tenth of a sample:
+
+    >>> import numpy as np
+    >>> from edr.beats import detect
+    >>> from edr.simulate import simulate_recording
+    >>> from edr.stream.beats import BeatTracker
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> tracker = BeatTracker(rec.fs)
+    >>> for end in range(8000, rec.ecg.size + 1, 500):
+    ...     beats = tracker.update(rec.ecg[:end], end)
+    >>> offline = detect(rec.ecg, rec.fs)
+    >>> beats.peaks.size, offline.peaks.size, beats.polarity
+    (69, 69, 1)
+    >>> bool(np.abs(beats.peaks - offline.peaks).max() < 0.1)
+    True
+    >>> tracker.settled_before / rec.fs  # beats after it are detected again at the next update
+    52.0
     """
 
     def __init__(self, fs: float, polarity_s: float | None = None):
@@ -106,6 +133,11 @@ class BeatTracker:
         ------
         SignalError
             Fewer than :data:`edr.beats.MIN_BEATS` beats in the span.
+
+        See Also
+        --------
+        settled_times : the settled valid beats, for the breaths of the stream.
+        edr.beats.detect : the detection of each search.
         """
         start = n_total - x.size
         self.advance(x, n_total, start)

@@ -56,6 +56,11 @@ def latency_bound_s(delay_s: float, hop_s: float) -> float:
     later of the EDR :data:`BREATH_SETTLE_S` past it and the rate window nearest it, plus one
     update.
 
+    See Also
+    --------
+    StreamBreaths : reports every breath within this bound.
+    edr.stream.engine.StreamingEDR : its ``delay_s`` and ``hop_s``.
+
     Examples
     --------
     >>> from edr.stream.breaths import latency_bound_s
@@ -89,6 +94,13 @@ class StreamBreaths:
         Breaths reported so far; breaths found only after their bound, not reported.
     bound_s : float
         The latency bound (s).
+
+    See Also
+    --------
+    edr.breaths.detect_breaths : the offline detector it runs on what the stream emitted.
+    latency_bound_s : the stream time within which a breath is reported.
+    edr.stream.sinks.StreamOutputs.write_breaths : writes the breaths reported.
+    edr.polarity.decide_polarity : which extrema end inspiration.
 
     Examples
     --------
@@ -127,7 +139,13 @@ class StreamBreaths:
     def add(self, update, beat_times=()) -> Breaths:
         """Take one update (:class:`edr.stream.engine.StreamUpdate`) and the valid beats settled
         so far (stream time, s; those already given are skipped); return the breaths reported
-        at it (possibly none)."""
+        at it (possibly none).
+
+        See Also
+        --------
+        finish : the breaths not reported yet, at the end of the stream.
+        edr.stream.beats.BeatTracker.settled_times : the valid beats settled so far.
+        """
         self._time = np.concatenate([self._time, np.asarray(update.edr_time, dtype=float)])
         self._edr = np.concatenate([self._edr, np.asarray(update.edr, dtype=float)])
         new = np.column_stack([update.rate_time, update.rate_bpm, update.quality]).reshape(-1, 3)
@@ -142,7 +160,12 @@ class StreamBreaths:
         return self._report(max(ready, now - (self.bound_s - self.hop_s)), now)
 
     def finish(self, time_s: float) -> Breaths:
-        """The breaths not reported yet, at the stream's end (stream time ``time_s``)."""
+        """The breaths not reported yet, at the stream's end (stream time ``time_s``).
+
+        See Also
+        --------
+        add : the breaths reported at each update.
+        """
         return self._report(np.inf, float(time_s))
 
     def _trim(self) -> None:

@@ -185,6 +185,35 @@ class StreamingEDR:
         Unknown method or lead, bad options, spans (``span_s < WARMUP_S``, ``hop_s <= 0``,
         ``delay_s`` outside ``[0, span_s / 2]``, or below 1 s for the projected default:
         :class:`edr.stream.projected.ProjectedPath`).
+
+    See Also
+    --------
+    edr.pipeline.extract_edr : the same EDR offline, of a whole record.
+    edr.stream.beats.BeatTracker : the beats of each channel, detected on the newest samples.
+    edr.stream.session.run_stream : a source streamed through the engine into its outputs.
+    edr.stream.breaths.StreamBreaths : the breaths of the updates, each reported once.
+
+    Examples
+    --------
+    A simulated minute breathing at 15 /min, pushed in blocks of 2 s as they would arrive:
+
+    >>> from edr.simulate import simulate_recording
+    >>> from edr.stream.engine import StreamingEDR
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> engine = StreamingEDR(rec.fs)
+    >>> updates = []
+    >>> for i in range(0, rec.ecg.size, 500):
+    ...     updates += engine.push(rec.ecg[i:i + 500])
+    >>> updates += engine.flush()  # the end of the stream: the last 8 s of EDR
+    >>> len(updates), updates[0].time_s, updates[-1].time_s  # every 2 s from 32 s on
+    (16, 32.0, 60.0)
+    >>> first = updates[0]
+    >>> first.status, first.reselected, float(first.edr_time[-1])  # EDR to delay_s before 32 s
+    ('ok', True, 24.0)
+    >>> sum(u.edr.size for u in updates)  # the whole minute on the 4 Hz grid
+    240
+    >>> [(float(t), round(float(b), 1)) for u in updates for t, b in zip(u.rate_time, u.rate_bpm)]
+    [(16.0, 15.4), (32.0, 15.8)]
     """
 
     def __init__(self, fs: float, *, leads=("ECG",), method: str = DEFAULT_METHOD,
@@ -247,6 +276,10 @@ class StreamingEDR:
         Returns
         -------
         list of StreamUpdate
+
+        See Also
+        --------
+        flush : the last update, at the end of the stream.
         """
         x = np.asarray(block, dtype=float)
         if x.ndim == 1 and len(self.leads) == 1:
@@ -266,7 +299,12 @@ class StreamingEDR:
         return out
 
     def flush(self) -> list[StreamUpdate]:
-        """End of the stream: one last update emitting every remaining grid point."""
+        """End of the stream: one last update emitting every remaining grid point.
+
+        See Also
+        --------
+        push : the updates while the stream runs.
+        """
         if self._path.k_emit >= self.emission_end(True) or self.n_samples / self.fs < WARMUP_S:
             return []
         return [self._update(final=True)]

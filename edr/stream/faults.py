@@ -78,6 +78,14 @@ class FaultLedger:
     samples : int
         Samples per lead observed so far.
 
+    See Also
+    --------
+    FlatRuns : the flat runs :meth:`observe` counts, block after block.
+    edr.beats.signal_mask : the offline mask of the same NaN samples and flat runs.
+    edr.stream.csv_rows.CsvRows : notes the faults of CSV rows on standard input.
+    edr.stream.timestamps.TimestampGaps : the gaps and jumps back of timestamped samples.
+    edr.stream.session.StreamReport : carries :meth:`as_dict` and :meth:`summary_line`.
+
     Examples
     --------
     >>> import numpy as np
@@ -128,6 +136,11 @@ class FaultLedger:
         ------
         KeyError
             An unknown ``kind``.
+
+        See Also
+        --------
+        observe : counts the NaN samples and flat runs of a block.
+        summary_line : every count in one line.
         """
         if n <= 0:
             return
@@ -139,7 +152,13 @@ class FaultLedger:
 
     def observe(self, block: np.ndarray) -> None:
         """Count the NaN samples and the flat runs of ``block`` (shape ``(n, n_leads)``), the
-        samples that follow those observed before, and print the warnings that are due."""
+        samples that follow those observed before, and print the warnings that are due.
+
+        See Also
+        --------
+        note : counts a fault the block's source found (unparsable line, gap, ...).
+        FlatRuns : the flat runs, block after block.
+        """
         x = np.asarray(block, dtype=float).reshape(-1, len(self.leads))
         for name, n in zip(self.leads, np.isnan(x).sum(axis=0).tolist(), strict=True):
             self.nan_samples[name] += n
@@ -171,7 +190,12 @@ class FaultLedger:
 
     def summary_line(self) -> str:
         """The faults in one line: ``"none"`` or the counts by kind, then the NaN and flat
-        samples of each lead that had any."""
+        samples of each lead that had any.
+
+        See Also
+        --------
+        as_dict : the same counts as plain types.
+        """
         parts = [_counted(k, n) for k, n in self.counts.items() if n and k != "flat"]
         if self.gap_samples:
             parts.append(f"{self.gap_samples} NaN samples for the gaps")

@@ -90,6 +90,14 @@ def run_stream(source: Source, engine: StreamingEDR, outputs: StreamOutputs, *,
     -------
     StreamReport
 
+    See Also
+    --------
+    edr.stream.sources.open_record : a record replayed as a source.
+    edr.stream.sources.open_stdin : CSV rows of standard input as a source.
+    edr.stream.engine.StreamingEDR : the engine the blocks are pushed into.
+    edr.stream.sinks.StreamOutputs : the CSV outputs each update is written to.
+    edr.stream.stopping.stop_on_signals : the stop flag set by SIGINT and SIGTERM.
+
     Examples
     --------
     >>> import io, tempfile

@@ -66,6 +66,12 @@ class StreamOutputs:
     and flushed; on exit they are closed, or removed when no EDR row was written (they then hold
     the headers only).
 
+    See Also
+    --------
+    edr.stream.session.run_stream : writes every update of a stream into it.
+    edr.io.writers.write_csv : the offline EDR CSV, written all at once.
+    edr.io.annotations.breath_csv_lines : the rows of the breath CSV.
+
     Examples
     --------
     >>> import tempfile, numpy as np
@@ -127,7 +133,13 @@ class StreamOutputs:
 
     def write(self, update: StreamUpdate) -> None:
         """Append the update's EDR samples (with the last rate reported before it) and rate
-        windows, then flush both files."""
+        windows, then flush both files.
+
+        See Also
+        --------
+        write_breaths : the breaths reported at an update.
+        edr.stream.engine.StreamingEDR.push : the updates.
+        """
         rate, quality = self._rate, self._quality
         f = self._by_kind["edr"]
         f.write("".join(f"{t:.6f},{v:.9g},{rate:.6g},{quality:.4f}\n"
@@ -146,7 +158,13 @@ class StreamOutputs:
 
     def write_breaths(self, breaths, reported_s: float) -> None:
         """Append the rows of ``breaths`` (:class:`edr.breaths.Breaths`, those reported at the
-        update of stream time ``reported_s``) and flush; nothing without a breath output."""
+        update of stream time ``reported_s``) and flush; nothing without a breath output.
+
+        See Also
+        --------
+        edr.stream.breaths.StreamBreaths.add : the breaths reported at an update.
+        edr.io.annotations.breath_csv_lines : the rows, as offline.
+        """
         f = self._by_kind.get("breaths")
         if f is None or not len(breaths):
             return

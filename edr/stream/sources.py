@@ -94,6 +94,33 @@ def open_record(path, *, fs: float | None = None, speed: float = math.inf,
     ------
     FileNotFoundError, edr.errors.RecordError
         As :func:`edr.io.read_record`.
+
+    See Also
+    --------
+    edr.io.read_record : reads the record (WFDB, EDF or CSV).
+    paced : the replay, block by block, at ``speed``.
+    open_stdin : CSV rows of standard input, as they arrive.
+    open_lsl : a Lab Streaming Layer stream.
+    edr.stream.session.run_stream : streams the source through the engine.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from edr.io import write_wfdb
+    >>> from edr.simulate import simulate_recording
+    >>> from edr.stream.sources import open_record
+    >>> rec = simulate_recording(duration_s=10.0, fs=250.0, random_state=0)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> hea, dat = write_wfdb(tmp.name, "sim", rec.ecg, rec.fs, sig_name="II", units="mV")
+    >>> source = open_record(hea)  # speed=inf: every block at once
+    >>> source.fs, source.names
+    (250.0, ['II'])
+    >>> blocks = list(source.blocks)
+    >>> len(blocks), blocks[0].shape, sum(b.shape[0] for b in blocks)  # 0.25 s blocks
+    (41, (62, 1), 2500)
+    >>> source.ledger.summary_line()
+    'none'
+    >>> tmp.cleanup()
     """
     from edr.io import check_record_path, read_record
 
@@ -297,6 +324,13 @@ def open_lsl(name: str, *, columns: Sequence[int] | None = None, timeout: float 
         column beyond its channels.
     Stopped
         ``stop`` was set while looking for the stream.
+
+    See Also
+    --------
+    lsl_blocks : reads the stream's inlet onto the uniform clock (its example needs no device).
+    edr.stream.timestamps.TimestampGaps : the gaps and jumps back of the timestamps.
+    open_record : a record replayed instead.
+    open_stdin : CSV rows of standard input instead.
     """
     try:
         import pylsl

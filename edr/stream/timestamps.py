@@ -46,6 +46,11 @@ class TimestampGaps:
     dropped : int
         Samples dropped for jumping back in time.
 
+    See Also
+    --------
+    edr.stream.sources.lsl_blocks : applies it to every chunk of a Lab Streaming Layer inlet.
+    edr.stream.faults.FaultLedger : counts the gaps and jumps back it reports.
+
     Examples
     --------
     >>> import numpy as np
@@ -85,6 +90,10 @@ class TimestampGaps:
         events : list of (kind, row, count)
             ``("gap", i, k)``: ``k`` NaN rows inserted at output row ``i``; ``("jump_back", i,
             k)``: ``k`` samples dropped before output row ``i``.
+
+        See Also
+        --------
+        edr.stream.faults.FaultLedger.note : counts the events.
         """
         x = np.asarray(x, dtype=float)
         t = np.asarray(timestamps, dtype=float)

@@ -22,7 +22,9 @@ MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "ed
            "edr.io", "edr.io.edf_reader", "edr.io.csv_reader", "edr.io.writers",
            "edr.windows", "edr.options", "edr.methods.kernel_options", "edr.methods.segment",
            "edr.pauses", "edr.breaths", "edr.breath_extrema",
-           "edr.modulation", "edr.polarity"]
+           "edr.modulation", "edr.polarity",
+           "edr.stream.engine", "edr.stream.beats", "edr.record_figure", "edr.plots",
+           "edr.plots_html", "edr.evaluate.report.write"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -69,6 +69,50 @@ def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str
     -------
     Path
         The Markdown file.
+
+    See Also
+    --------
+    edr.evaluate.batch : writes the ``results.csv`` (and the files read beside it).
+    edr.evaluate.report.load_results : the ``results.csv`` as a table of records and configurations.
+    edr.evaluate.stats.compare : the significance tests of the comparisons.
+    edr.evaluate.agreement.agreement : the window-level agreement of the rates.
+
+    References
+    ----------
+    .. [1] C. Varon, C. Alzate and J. A. K. Suykens, "Noise level estimation for model selection in
+       kernel PCA denoising," IEEE Trans. Neural Netw. Learn. Syst. 26(11), 2650-2663, 2015.
+       Sec. VI-C: MSC and correlation as median (25th, 75th) over the records, and their box
+       plots with Kruskal-Wallis and Bonferroni-corrected comparisons (Fig. 18).
+
+    Examples
+    --------
+    Four records, two configurations (``kpca`` with the MDD criterion, and ``pca``):
+
+    >>> import csv, tempfile
+    >>> from pathlib import Path
+    >>> from edr.evaluate.batch import COLUMNS
+    >>> from edr.evaluate.report import write_report
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name)
+    >>> msc = [(0.8, 0.6), (0.7, 0.5), (0.9, 0.8), (0.6, 0.55)]  # per record: kpca/mdd, pca
+    >>> rows = [dict(record=f"r{i}", method=m, criterion=c, lead="default", msc=v, corr=v,
+    ...              rate_error_bpm=err, sigma2=s2)
+    ...         for i, (a, b) in enumerate(msc)
+    ...         for m, c, v, err, s2 in [("kpca", "mdd", a, 0.5, 0.02),
+    ...                                  ("pca", "none", b, 1.0, "")]]
+    >>> with open(folder / "results.csv", "w", newline="") as f:
+    ...     writer = csv.DictWriter(f, COLUMNS, restval="")
+    ...     _ = writer.writeheader()  # it returns what it wrote
+    ...     _ = writer.writerows(rows)
+    >>> md = write_report(folder / "results.csv", folder / "report")
+    >>> sorted(p.name for p in md.parent.iterdir())
+    ['README.md', 'boxplots.png', 'summary.csv']
+    >>> print(*(md.parent / "summary.csv").read_text().splitlines()[1:], sep="\\n")
+    kpca/mdd,4,0.75,0.675,0.825,0.75,0.675,0.825,0.5,0.5,0.5
+    pca,4,0.575,0.5375,0.65,0.575,0.5375,0.65,1,1,1
+    >>> [line for line in md.read_text().splitlines() if line.startswith("| **")]
+    ['| **kpca/mdd** | 4/4 | 0.75 (0.67, 0.83) | 0.75 (0.67, 0.83) | 0.5 (0.5, 0.5) | 0.02 | – |']
+    >>> tmp.cleanup()
     """
     import matplotlib
 
