@@ -132,3 +132,37 @@ def test_unpack_full_is_unpack_lower(n):
     out = np.full((n, n), np.nan)
     unpack_full(packed, n, out, 1.0)
     assert np.array_equal(out, unpack_lower(packed, n, diag=1.0))
+
+
+def _top_converged_reference(evals, evecs, b, k, rtol, scale):
+    """The convergence test written out: every other Ritz value is compared (no sorting used)."""
+    steps = evals.size
+    for t in range(k):
+        u = steps - 1 - t
+        r = abs(b * evecs[steps - 1, u])
+        others = [abs(evals[v] - evals[u]) for v in range(steps) if v != u]
+        gap = min(others) if others else None
+        err = min(r, r * r / gap) if gap is not None and gap > r else r
+        if err > rtol * scale:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3, 5, 9])
+def test_top_converged_matches_the_written_out_bound(steps):
+    from kpca.selection._spectrum import _top_converged
+
+    rng = np.random.default_rng(steps)
+    decided = set()
+    for trial in range(300):
+        T = rng.normal(size=(steps, steps))
+        evals, evecs = np.linalg.eigh(T + T.T)
+        if trial % 3 == 0 and steps > 1:  # near-ties: gaps below the residual
+            evals[-1] = evals[-2] + 1e-9
+        k = int(rng.integers(1, steps + 1))
+        b = 10.0 ** rng.uniform(-9, 0)
+        rtol = 10.0 ** rng.uniform(-8, -2)
+        got = _top_converged(evals, evecs, b, k, rtol, 1.0)
+        assert got == _top_converged_reference(evals, evecs, b, k, rtol, 1.0)
+        decided.add(got)
+    assert decided == {True, False}  # both outcomes exercised
