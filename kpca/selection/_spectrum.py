@@ -105,24 +105,38 @@ def _reorthogonalise(w, Vj):
 
 
 def _tridiagonal_eigh(alpha, beta, steps):
-    """Eigenvalues (ascending) and eigenvectors of the Lanczos tridiagonal of ``steps`` steps."""
-    T = np.diag(alpha[:steps])
-    T.flat[1::steps + 1] = beta[: steps - 1]
-    T.flat[steps::steps + 1] = beta[: steps - 1]
-    return np.linalg.eigh(T)
+    """Eigenvalues (ascending) and eigenvectors of the Lanczos tridiagonal of ``steps`` steps
+    (LAPACK ``dstev``: a few microseconds, where ``numpy.linalg.eigh`` takes ~60 on these
+    sizes)."""
+    from scipy.linalg.lapack import dstev  # imported with scipy.linalg on the default path
+
+    if steps == 1:  # dstev's wrapper refuses an empty off-diagonal
+        return alpha[:1].copy(), np.ones((1, 1))
+    evals, evecs, info = dstev(alpha[:steps], beta[: steps - 1])
+    if info != 0:
+        raise np.linalg.LinAlgError(f"LAPACK dstev failed (info={info})")
+    return evals, evecs
 
 
 def _top_converged(evals, evecs, b, k, rtol, scale):
     """Whether the ``k`` largest Ritz values (``evals`` ascending) are within ``rtol * scale``
-    of eigenvalues: each one's error is at most its residual ``r = |b s|`` and, when its gap to
-    the other Ritz values exceeds ``r``, at most ``r^2 / gap``."""
-    r = np.abs(b * evecs[-1, -k:])
-    padded = np.concatenate(([-np.inf], evals, [np.inf]))
-    d = np.diff(padded)
-    gap = np.minimum(d[:-1], d[1:])[-k:]  # sorted: the nearest other value is a neighbour
-    # r^2 / gap < r where gap > r; a single Ritz value has no gap bound (its gap is inf)
-    err = np.divide(r * r, gap, out=r.copy(), where=(gap > r) & (gap < np.inf))
-    return bool((err <= rtol * scale).all())
+    of eigenvalues: each one's error is at most its residual ``r = |b s|`` (``s`` the last
+    entry of its eigenvector of the tridiagonal) and, when its gap to the other Ritz values
+    exceeds ``r``, at most ``r^2 / gap``."""
+    ev = evals.tolist()  # a few scalars: Python floats are faster than NumPy calls here
+    last = evecs[-1].tolist()
+    steps = len(ev)
+    for u in range(steps - 1, steps - 1 - k, -1):
+        r = abs(b * last[u])
+        err = r
+        if steps > 1:  # sorted: the nearest other Ritz value is a neighbour
+            gap = min(ev[u] - ev[u - 1] if u > 0 else math.inf,
+                      ev[u + 1] - ev[u] if u + 1 < steps else math.inf)
+            if gap > r:
+                err = min(r, r * r / gap)
+        if err > rtol * scale:
+            return False
+    return True
 
 
 def _start_vector(v0):
@@ -145,12 +159,67 @@ def _restart_direction(w, Vj):
     return math.sqrt(w @ w)
 
 
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _lanczos_steps(K, V, alpha, beta, j0, j1):  # pragma: no cover - compiled
+    """Lanczos steps ``j0 .. j1 - 1`` on ``H K H`` (rows ``V[0..j0]`` orthonormal and centred on
+    entry); returns the number of steps done.  Step ``j`` writes ``alpha[j]``, ``beta[j]`` and
+    the new direction ``w`` (centred, re-orthogonalised against ``V[0..j]`` twice) into
+    ``V[j + 1]``, normalised except after the last step and after a step whose ``beta[j]`` is
+    below ``1e-14`` or ``1e-14 |alpha[j]|`` (the caller checks convergence or restarts there).
+
+    Only scalar loops: no BLAS or LAPACK wrapper, array expression or allocation, which are what
+    made the compiled Lanczos slow to compile (``docs/studies/first_run.md``); ``reassoc`` lets
+    the compiler vectorise the dot products."""
+    n = K.shape[0]
+    for j in range(j0, j1):
+        w = V[j + 1]
+        for i in range(n):
+            acc = 0.0
+            for q in range(n):
+                acc += K[i, q] * V[j, q]
+            w[i] = acc
+        mean = 0.0
+        for i in range(n):
+            mean += w[i]
+        mean /= n
+        a = 0.0
+        for i in range(n):
+            w[i] -= mean
+            a += w[i] * V[j, i]
+        alpha[j] = a
+        for _rep in range(2):  # full re-orthogonalisation, twice
+            for r in range(j + 1):
+                c = 0.0
+                for i in range(n):
+                    c += w[i] * V[r, i]
+                for i in range(n):
+                    w[i] -= c * V[r, i]
+        b = 0.0
+        for i in range(n):
+            b += w[i] * w[i]
+        b = math.sqrt(b)
+        beta[j] = b
+        if j + 1 == j1 or b <= 1e-14 or b <= 1e-14 * max(abs(a), 1e-300):
+            return j + 1
+        inv_b = 1.0 / b
+        for i in range(n):
+            w[i] *= inv_b
+    return j1
+
+
+def _next_check(done, k, check_every, m):
+    """The step count at which the Ritz values are next checked, after ``done`` steps."""
+    steps = max(done + 1, k)
+    steps = k + -(-(steps - k) // check_every) * check_every
+    return min(steps, m)
+
+
 def _lanczos_top(K, k, v0, rtol, max_steps, ritz_out):
     """Top ``k`` eigenvalues of ``H K H`` (Lanczos, full re-orthogonalisation, ``H`` applied
     implicitly); writes the sum of the top-``k`` Ritz vectors into ``ritz_out`` (the next warm
-    start).  NumPy with BLAS products: on the EDR's matrices (tens to a few hundred rows,
-    ~0.1 s per record) compiled code saved less than its ~8 s compile
-    (``docs/studies/first_run.md``)."""
+    start).  The steps run compiled between two convergence checks (:func:`_lanczos_steps`);
+    the checks (LAPACK on the small tridiagonal), the Ritz vectors and the rare restart are
+    NumPy, which compiles nothing (``docs/studies/first_run.md``)."""
     n = K.shape[0]
     m = min(max_steps, n - 1)
     V = np.empty((m + 1, n))  # rows are written before they are read
@@ -158,14 +227,11 @@ def _lanczos_top(K, k, v0, rtol, max_steps, ritz_out):
     beta = np.zeros(m)
     V[0] = _start_vector(v0)
     check_every = 1 if k <= 2 else max(2, k // 3)  # the tridiagonal eigensolve is O(steps^3)
-    for j in range(m):
-        w = K @ V[j]
-        w -= w.sum() / n  # the mean (as ndarray.mean computes it)
-        alpha[j] = w @ V[j]
-        _reorthogonalise(w, V[: j + 1])  # full re-orthogonalisation
-        b = math.sqrt(w @ w)
-        beta[j] = b
-        steps = j + 1
+    done = 0
+    while done < m:
+        steps = _lanczos_steps(K, V, alpha, beta, done, _next_check(done, k, check_every, m))
+        j = steps - 1
+        b = beta[j]
         if steps >= k and ((steps - k) % check_every == 0 or b <= 1e-14 or steps == m):
             evals, evecs = _tridiagonal_eigh(alpha, beta, steps)
             scale = max(abs(evals[steps - 1]), 1e-300)
@@ -177,10 +243,11 @@ def _lanczos_top(K, k, v0, rtol, max_steps, ritz_out):
             # invariant subspace found before k values converged: restart with a new centred
             # direction orthogonal to the basis (beta[j] = 0 decouples the tridiagonal blocks)
             beta[j] = 0.0
-            b = _restart_direction(w, V[: j + 1])
+            b = _restart_direction(V[steps], V[:steps])
             if b == 0.0:
                 return np.zeros(k)
-        V[j + 1] = w * (1.0 / b)
+        V[steps] *= 1.0 / b
+        done = steps
     return np.zeros(k)
 
 

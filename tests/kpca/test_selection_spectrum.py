@@ -166,3 +166,44 @@ def test_top_converged_matches_the_written_out_bound(steps):
         assert got == _top_converged_reference(evals, evecs, b, k, rtol, 1.0)
         decided.add(got)
     assert decided == {True, False}  # both outcomes exercised
+
+
+@pytest.mark.parametrize("steps", [1, 2, 7])
+def test_tridiagonal_eigh_matches_dense_eigh(steps):
+    from kpca.selection._spectrum import _tridiagonal_eigh
+
+    rng = np.random.default_rng(steps)
+    alpha, beta = rng.normal(size=10), rng.normal(size=10)
+    evals, evecs = _tridiagonal_eigh(alpha, beta, steps)
+    T = np.diag(alpha[:steps]) + np.diag(beta[: steps - 1], 1) + np.diag(beta[: steps - 1], -1)
+    np.testing.assert_allclose(evals, np.linalg.eigvalsh(T), atol=1e-12)
+    np.testing.assert_allclose(T @ evecs, evecs * evals, atol=1e-12)
+
+
+def test_lanczos_steps_build_the_lanczos_relation():
+    # the compiled steps against the definition: V orthonormal and centred, and
+    # V (H K H) V^T is the tridiagonal of alpha, beta (H the centring matrix)
+    from kpca.selection._spectrum import _lanczos_steps, _start_vector
+
+    rng = np.random.default_rng(4)
+    n, s = 30, 8
+    D2 = squared_distances(rng.normal(size=(n, 3)))
+    K = np.exp(-D2 / np.median(D2))
+    V = np.empty((s + 1, n))
+    alpha, beta = np.zeros(s), np.zeros(s)
+    V[0] = _start_vector(rng.normal(size=n))
+    done = 0
+    while done < s:  # in two calls, as the convergence checks split them
+        done = _lanczos_steps(K, V, alpha, beta, done, min(done + 5, s))
+        if done < s:
+            V[done] /= beta[done - 1]
+    Q = V[:s]
+    H = np.eye(n) - 1.0 / n
+    np.testing.assert_allclose(Q @ Q.T, np.eye(s), atol=1e-12)
+    np.testing.assert_allclose(Q.sum(axis=1), 0.0, atol=1e-12)
+    T = np.diag(alpha) + np.diag(beta[:-1], 1) + np.diag(beta[:-1], -1)
+    np.testing.assert_allclose(Q @ H @ K @ H @ Q.T, T, atol=1e-10)
+    # the last direction, unnormalised, is the residual: (H K H) Q^T = Q^T T + w e_s^T
+    R = H @ K @ H @ Q.T - Q.T @ T
+    np.testing.assert_allclose(R[:, -1], V[s], atol=1e-10)
+    np.testing.assert_allclose(np.linalg.norm(V[s]), beta[-1], rtol=1e-12)
