@@ -23,11 +23,12 @@ touched as little as possible:
   to 1 ulp (faster than NumPy's on CPUs without AVX-512, where NumPy's
   float64 ``exp`` is scalar; ``docs/design.md#4-kpca-core-decisions``).
 
-The Lanczos iteration is NumPy (BLAS matrix-vector products, LAPACK on the small
-tridiagonal): on the EDR's matrices (tens to a few hundred rows) compiled code saved ~0.1-0.2 s
-CPU per record and cost ~8 s to compile on a first run (``docs/studies/first_run.md``).  The
-full-spectrum path stays compiled: LAPACK inside compiled code releases the GIL, so
-independent matrices run in threads.
+The Lanczos steps are compiled as scalar loops only (:func:`_lanczos_steps`, GIL-free); the
+convergence checks (LAPACK ``dstev`` on the small tridiagonal), the Ritz vectors and the
+restart are NumPy.  Compiling the BLAS and LAPACK wrappers inside the iteration cost ~8 s CPU
+on a first run; an all-NumPy iteration cost 0.2-0.3 s CPU per record on the EDR's matrices
+(tens to a few hundred rows; ``docs/studies/first_run.md``).  The full-spectrum path stays
+compiled: LAPACK inside compiled code releases the GIL, so independent matrices run in threads.
 """
 
 from __future__ import annotations
@@ -106,8 +107,7 @@ def _reorthogonalise(w, Vj):
 
 def _tridiagonal_eigh(alpha, beta, steps):
     """Eigenvalues (ascending) and eigenvectors of the Lanczos tridiagonal of ``steps`` steps
-    (LAPACK ``dstev``: a few microseconds, where ``numpy.linalg.eigh`` takes ~60 on these
-    sizes)."""
+    (LAPACK ``dstev``: ~20 µs a call on these sizes, ``numpy.linalg.eigh`` ~60 µs)."""
     from scipy.linalg.lapack import dstev  # imported with scipy.linalg on the default path
 
     if steps == 1:  # dstev's wrapper refuses an empty off-diagonal
