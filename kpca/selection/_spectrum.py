@@ -108,7 +108,7 @@ def _reorthogonalise(w, Vj):
 def _tridiagonal_eigh(alpha, beta, steps):
     """Eigenvalues (ascending) and eigenvectors of the Lanczos tridiagonal of ``steps`` steps
     (LAPACK ``dstev``: ~20 µs a call on these sizes, ``numpy.linalg.eigh`` ~60 µs)."""
-    from scipy.linalg.lapack import dstev  # imported with scipy.linalg on the default path
+    from scipy.linalg.lapack import dstev  # scipy.linalg: imported by kpca.model anyway
 
     if steps == 1:  # dstev's wrapper refuses an empty off-diagonal
         return alpha[:1].copy(), np.ones((1, 1))
