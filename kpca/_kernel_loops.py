@@ -109,18 +109,27 @@ _ROUND = 6755399441055744.0  # 1.5 * 2**52: x + _ROUND rounds x to an integer he
 _ROUND_BITS = int(np.array([_ROUND]).view(np.int64)[0])
 
 
-@numba.njit(cache=True, nogil=True, fastmath={"contract", "nnan", "ninf", "nsz"})
-def _exp_scaled(x, scale, out):  # pragma: no cover - compiled
+def _exp_scaled(x, scale, out):
     """``out = exp(scale * x)`` for ``scale * x <= 0`` (positive products are treated as 0;
     below -708 the result is 0), to 1 ulp, in loops the compiler vectorises (no
-    re-association, so the rounding trick holds).  ``out`` must not overlap ``x``.
+    re-association, so the rounding trick holds).  ``x``, ``out``: 1-D C-contiguous float64;
+    ``out`` must not overlap ``x``.
 
     Cody-Waite reduction ``y = k ln 2 + r``, ``|r| <= ln 2 / 2``, a degree-13 Taylor polynomial
     for ``exp(r)`` (truncation error ``(ln 2 / 2)^14 / 14! < 1e-17``), and ``2^k`` added to the
-    exponent bits.
+    exponent bits (:func:`_exp_scaled_into`; the integer views of the buffers are made here:
+    compiled, ``ndarray.view`` took ~0.5 s of its ~1.1 s compile,
+    ``docs/studies/first_run.md``).
     """
+    t = np.empty(x.size)
+    _exp_scaled_into(x, scale, out, out.view(np.int64), t, t.view(np.int64))
+
+
+@numba.njit(cache=True, nogil=True, fastmath={"contract", "nnan", "ninf", "nsz"})
+def _exp_scaled_into(x, scale, out, bits, t, tbits):  # pragma: no cover - compiled
+    """:func:`_exp_scaled` with its buffers: ``bits`` is ``out`` and ``tbits`` is ``t`` (float64,
+    ``x.size``) viewed as int64."""
     n = x.size
-    t = np.empty(n)
     for i in range(n):
         y = scale * x[i]
         under = y < -708.0
@@ -133,8 +142,6 @@ def _exp_scaled(x, scale, out):  # pragma: no cover - compiled
                 1 / 39916800 + r * (1 / 479001600 + r * (1 / 6227020800)))))))))))))
         out[i] = 0.0 if under else p
         t[i] = _ROUND if under else ti  # k = 0 keeps the +0.0 bits
-    bits = out.view(np.int64)
-    tbits = t.view(np.int64)
     for i in range(n):
         bits[i] += (tbits[i] - _ROUND_BITS) << 52
 
@@ -200,7 +207,7 @@ def _rbf_cross_gram(G, xx, yy, scale):  # pragma: no cover - compiled
 
 # Direct-difference kernels (d < 16): each row's squared distances are summed over the
 # features in the same order as in ``_sqdist_cross_exact`` but vectorised along the row (``YT``
-# is ``Y`` transposed), then exponentiated by ``_exp_scaled``. Rows go to the threads in chunks
+# is ``Y`` transposed), then exponentiated by ``_exp_scaled_into``. Rows go to the threads in chunks
 # of ``_ROW_CHUNK`` so that the row buffers are allocated once per chunk.
 _ROW_CHUNK = 16
 
@@ -220,9 +227,11 @@ def _rbf_rows_exact(X, YT, scale, K):  # pragma: no cover - compiled
     n = X.shape[0]
     for c in numba.prange((n + _ROW_CHUNK - 1) // _ROW_CHUNK):
         d2 = np.empty(YT.shape[1])
+        t = np.empty(YT.shape[1])
+        tbits = t.view(np.int64)
         for i in range(c * _ROW_CHUNK, min((c + 1) * _ROW_CHUNK, n)):
             _sqdist_row(X[i], YT, d2)
-            _exp_scaled(d2, -scale, K[i])
+            _exp_scaled_into(d2, -scale, K[i], K[i].view(np.int64), t, tbits)
 
 
 @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "nsz"})
@@ -241,9 +250,12 @@ def _rbf_project_exact(X, YT, scale, CT, out):  # pragma: no cover - compiled
     for c in numba.prange((n + _ROW_CHUNK - 1) // _ROW_CHUNK):
         d2 = np.empty(YT.shape[1])
         row = np.empty(YT.shape[1])
+        rowbits = row.view(np.int64)
+        t = np.empty(YT.shape[1])
+        tbits = t.view(np.int64)
         for i in range(c * _ROW_CHUNK, min((c + 1) * _ROW_CHUNK, n)):
             _sqdist_row(X[i], YT, d2)
-            _exp_scaled(d2, -scale, row)
+            _exp_scaled_into(d2, -scale, row, rowbits, t, tbits)
             _row_times_columns(row, CT, out[i])
 
 

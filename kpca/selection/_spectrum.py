@@ -13,7 +13,7 @@ touched as little as possible:
   (``exp(-2 g d) = exp(-g d)^2``), so on the default grid (ratio ``2^(1/3)``)
   only three exponentials per entry are evaluated instead of one per width;
 * with a fixed number of components ``k`` only the top ``k`` eigenvalues are
-  computed, by Lanczos with full re-orthogonalisation on the packed matrix,
+  computed, by Lanczos with full re-orthogonalisation on the unpacked matrix,
   centring applied implicitly (``H K H v = H K v`` for centred ``v``), started
   from the Ritz vector(s) of the previous width (warm start), stopping when
   every residual ``|beta_j s_j|`` is below ``rtol * |theta_1|`` (each returned
@@ -23,10 +23,18 @@ touched as little as possible:
   to 1 ulp (faster than NumPy's on CPUs without AVX-512, where NumPy's
   float64 ``exp`` is scalar; ``docs/design.md#4-kpca-core-decisions``).
 
-The compiled functions release the GIL, so independent matrices run in threads.
+The Lanczos steps are compiled as scalar loops only (:func:`_lanczos_steps`, GIL-free); the
+convergence checks (LAPACK ``dstev`` on the small tridiagonal), the Ritz vectors and the
+restart are NumPy.  Compiling the BLAS and LAPACK wrappers inside the iteration cost ~8 s CPU
+on a first run; an all-NumPy iteration cost 0.2-0.3 s CPU per record on the EDR's matrices
+(tens to a few hundred rows; ``docs/studies/first_run.md``).  The full-spectrum path stays
+compiled: LAPACK inside compiled code releases the GIL, so independent matrices run in threads.
 """
 
 from __future__ import annotations
+
+import functools
+import math
 
 import numba
 import numpy as np
@@ -72,60 +80,58 @@ def square_parents(gammas, rtol=1e-9):
     return parent
 
 
-@numba.njit(cache=True, nogil=True)
-def unpack_full(d2p, n, out, diag=0.0):  # pragma: no cover - compiled
-    """Symmetric ``out`` from the packed strict lower triangle (column-major), which is the
-    strict upper triangle row by row: contiguous row copies, then a blocked mirror."""
-    p = 0
-    for j in range(n):
-        out[j, j] = diag
-        for i in range(j + 1, n):  # no slice copy: cheaper to compile (docs/studies/first_run.md)
-            out[j, i] = d2p[p]
-            p += 1
-    B = 32
-    for ib in range(0, n, B):
-        for jb in range(ib, n, B):
-            for i in range(ib, min(ib + B, n)):
-                for j in range(max(jb, i + 1), min(jb + B, n)):
-                    out[j, i] = out[i, j]
+def unpack_full(d2p, n, out, diag=0.0):
+    """Symmetric ``out`` (``(n, n)``, C-contiguous float64, overwritten) from the packed strict
+    lower triangle in column-major order, which is the strict upper triangle row by row; the
+    diagonal is ``diag``.  Bit-identical to :func:`unpack_lower` (every entry is copied)."""
+    upper = _upper_mask(int(n))
+    out.fill(0.0)
+    out[upper] = d2p
+    out += out.T  # the lower triangle is 0: x + 0.0 is x (NumPy buffers the overlap)
+    np.fill_diagonal(out, diag)
 
 
-@numba.njit(cache=True, nogil=True)
-def _reorthogonalise(w, V, j):  # pragma: no cover - compiled
-    """``w`` minus its projections on the rows ``V[0..j]`` (classical Gram-Schmidt, twice)."""
-    n = w.size
+@functools.lru_cache(maxsize=8)
+def _upper_mask(n):
+    mask = np.triu(np.ones((n, n), dtype=bool), k=1)
+    mask.flags.writeable = False
+    return mask
+
+
+def _reorthogonalise(w, Vj):
+    """``w`` minus its projections on the orthonormal rows ``Vj`` (classical Gram-Schmidt,
+    twice: "twice is enough")."""
     for _rep in range(2):
-        for i in range(j + 1):
-            c = np.dot(w, V[i])
-            for q in range(n):
-                w[q] -= c * V[i, q]
+        w -= (Vj @ w) @ Vj
 
 
-@numba.njit(cache=True, nogil=True)
-def _tridiagonal_eigh(alpha, beta, steps):  # pragma: no cover - compiled
-    """Eigenvalues (ascending) and eigenvectors of the Lanczos tridiagonal of ``steps`` steps."""
-    T = np.zeros((steps, steps))
-    for i in range(steps):
-        T[i, i] = alpha[i]
-        if i + 1 < steps:
-            T[i, i + 1] = beta[i]
-            T[i + 1, i] = beta[i]
-    return np.linalg.eigh(T)
+def _tridiagonal_eigh(alpha, beta, steps):
+    """Eigenvalues (ascending) and eigenvectors of the Lanczos tridiagonal of ``steps`` steps
+    (LAPACK ``dstev``: ~20 µs a call on these sizes, ``numpy.linalg.eigh`` ~60 µs)."""
+    from scipy.linalg.lapack import dstev  # scipy.linalg: imported by kpca.model anyway
+
+    if steps == 1:  # dstev's wrapper refuses an empty off-diagonal
+        return alpha[:1].copy(), np.ones((1, 1))
+    evals, evecs, info = dstev(alpha[:steps], beta[: steps - 1])
+    if info != 0:
+        raise np.linalg.LinAlgError(f"LAPACK dstev failed (info={info})")
+    return evals, evecs
 
 
-@numba.njit(cache=True, nogil=True)
-def _top_converged(evals, evecs, b, k, rtol, scale):  # pragma: no cover - compiled
-    """Whether the ``k`` largest Ritz values are within ``rtol * scale`` of eigenvalues."""
-    steps = evals.size
-    for t in range(k):
-        r = abs(b * evecs[steps - 1, steps - 1 - t])
-        # eigenvalue error <= r and, away from other Ritz values, <= r^2 / gap
+def _top_converged(evals, evecs, b, k, rtol, scale):
+    """Whether the ``k`` largest Ritz values (``evals`` ascending) are within ``rtol * scale``
+    of eigenvalues: each one's error is at most its residual ``r = |b s|`` (``s`` the last
+    entry of its eigenvector of the tridiagonal) and, when its gap to the other Ritz values
+    exceeds ``r``, at most ``r^2 / gap``."""
+    ev = evals.tolist()  # a few scalars: Python floats are faster than NumPy calls here
+    last = evecs[-1].tolist()
+    steps = len(ev)
+    for u in range(steps - 1, steps - 1 - k, -1):
+        r = abs(b * last[u])
         err = r
-        if steps > 1:
-            gap = np.inf
-            for u in range(steps):
-                if u != steps - 1 - t:
-                    gap = min(gap, abs(evals[u] - evals[steps - 1 - t]))
+        if steps > 1:  # sorted: the nearest other Ritz value is a neighbour
+            gap = min(ev[u] - ev[u - 1] if u > 0 else math.inf,
+                      ev[u + 1] - ev[u] if u + 1 < steps else math.inf)
             if gap > r:
                 err = min(r, r * r / gap)
         if err > rtol * scale:
@@ -133,81 +139,116 @@ def _top_converged(evals, evecs, b, k, rtol, scale):  # pragma: no cover - compi
     return True
 
 
-@numba.njit(cache=True, nogil=True)
-def _ritz_sum_into(evecs, V, k, ritz_out):  # pragma: no cover - compiled
-    """``ritz_out`` = the sum of the ``k`` leading Ritz vectors (basis rows ``V``)."""
-    steps = evecs.shape[0]
-    ritz_out[:] = 0.0
-    for t in range(k):
-        for s in range(steps):
-            e = evecs[s, steps - 1 - t]
-            for q in range(ritz_out.size):
-                ritz_out[q] += e * V[s, q]
+def _start_vector(v0):
+    """The centred, normalised start vector (a fixed centred one if ``v0`` is constant)."""
+    v = v0 - v0.sum() / v0.size
+    nv = math.sqrt(v @ v)
+    if nv == 0.0:
+        v = np.sin(1.0 + np.arange(v.size))
+        v -= v.mean()
+        nv = math.sqrt(v @ v)
+    return v / nv
 
 
-@numba.njit(cache=True, nogil=True)
-def _restart_direction(w, V, j):  # pragma: no cover - compiled
-    """A new centred direction orthogonal to ``V[0..j]`` in ``w``; returns its norm."""
-    for q in range(w.size):
-        w[q] = np.sin(1.0 + (j + 2) * 0.7548776662 * (q + 1))
+def _restart_direction(w, Vj):
+    """A new centred direction orthogonal to the rows ``Vj`` in ``w``; returns its norm."""
+    j = Vj.shape[0] - 1
+    w[:] = np.sin(1.0 + (j + 2) * 0.7548776662 * np.arange(1, w.size + 1))
     w -= w.mean()
-    _reorthogonalise(w, V, j)
-    return np.sqrt(np.dot(w, w))
+    _reorthogonalise(w, Vj)
+    return math.sqrt(w @ w)
 
 
-@numba.njit(cache=True, nogil=True)
-def _lanczos_top(K, k, v0, rtol, max_steps, ritz_out,
-                 square_first=False):  # pragma: no cover - compiled
-    """Top ``k`` eigenvalues of ``H K H``; writes the sum of the top-``k`` Ritz
-    vectors into ``ritz_out`` (the next warm start).  ``square_first``: ``K`` holds the
-    square root (elementwise) of the kernel; it is squared in place during the first
-    matrix-vector product (one pass over the matrix instead of two)."""
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _lanczos_steps(K, V, alpha, beta, j0, j1):  # pragma: no cover - compiled
+    """Lanczos steps ``j0 .. j1 - 1`` on ``H K H`` (rows ``V[0..j0]`` orthonormal and centred on
+    entry); returns the number of steps done.  Step ``j`` writes ``alpha[j]``, ``beta[j]`` and
+    the new direction ``w`` (centred, re-orthogonalised against ``V[0..j]`` twice) into
+    ``V[j + 1]``, normalised except after the last step and after a step whose ``beta[j]`` is
+    below ``1e-14`` or ``1e-14 |alpha[j]|`` (the caller checks convergence or restarts there).
+
+    Only scalar loops: no BLAS or LAPACK wrapper, array expression or allocation, which are what
+    made the compiled Lanczos slow to compile (``docs/studies/first_run.md``); ``reassoc`` lets
+    the compiler vectorise the dot products."""
+    n = K.shape[0]
+    for j in range(j0, j1):
+        w = V[j + 1]
+        for i in range(n):
+            acc = 0.0
+            for q in range(n):
+                acc += K[i, q] * V[j, q]
+            w[i] = acc
+        mean = 0.0
+        for i in range(n):
+            mean += w[i]
+        mean /= n
+        a = 0.0
+        for i in range(n):
+            w[i] -= mean
+            a += w[i] * V[j, i]
+        alpha[j] = a
+        for _rep in range(2):  # full re-orthogonalisation, twice
+            for r in range(j + 1):
+                c = 0.0
+                for i in range(n):
+                    c += w[i] * V[r, i]
+                for i in range(n):
+                    w[i] -= c * V[r, i]
+        b = 0.0
+        for i in range(n):
+            b += w[i] * w[i]
+        b = math.sqrt(b)
+        beta[j] = b
+        if j + 1 == j1 or b <= 1e-14 or b <= 1e-14 * max(abs(a), 1e-300):
+            return j + 1
+        inv_b = 1.0 / b
+        for i in range(n):
+            w[i] *= inv_b
+    return j1
+
+
+def _next_check(done, k, check_every, m):
+    """The step count at which the Ritz values are next checked, after ``done`` steps."""
+    steps = max(done + 1, k)
+    steps = k + -(-(steps - k) // check_every) * check_every
+    return min(steps, m)
+
+
+def _lanczos_top(K, k, v0, rtol, max_steps, ritz_out):
+    """Top ``k`` eigenvalues of ``H K H`` (Lanczos, full re-orthogonalisation, ``H`` applied
+    implicitly); writes the sum of the top-``k`` Ritz vectors into ``ritz_out`` (the next warm
+    start).  The steps run compiled between two convergence checks (:func:`_lanczos_steps`);
+    the checks (LAPACK on the small tridiagonal), the Ritz vectors and the rare restart are
+    NumPy, which compiles nothing (``docs/studies/first_run.md``)."""
     n = K.shape[0]
     m = min(max_steps, n - 1)
     V = np.empty((m + 1, n))  # rows are written before they are read
     alpha = np.zeros(m)
     beta = np.zeros(m)
-    v = v0 - v0.mean()
-    nv = np.sqrt(np.sum(v * v))
-    if nv == 0.0:
-        for i in range(n):
-            v[i] = np.sin(1.0 + i)
-        v -= v.mean()
-        nv = np.sqrt(np.sum(v * v))
-    for i in range(n):
-        V[0, i] = v[i] / nv
-    theta = np.zeros(k)
+    V[0] = _start_vector(v0)
     check_every = 1 if k <= 2 else max(2, k // 3)  # the tridiagonal eigensolve is O(steps^3)
-    for j in range(m):
-        w = _square_matvec(K, V[0]) if j == 0 and square_first else np.dot(K, V[j])
-        mean = w.mean()
-        for q in range(n):
-            w[q] -= mean
-        alpha[j] = np.dot(w, V[j])
-        _reorthogonalise(w, V, j)  # full re-orthogonalisation
-        b = np.sqrt(np.dot(w, w))
-        beta[j] = b
-        steps = j + 1
+    done = 0
+    while done < m:
+        steps = _lanczos_steps(K, V, alpha, beta, done, _next_check(done, k, check_every, m))
+        j = steps - 1
+        b = beta[j]
         if steps >= k and ((steps - k) % check_every == 0 or b <= 1e-14 or steps == m):
             evals, evecs = _tridiagonal_eigh(alpha, beta, steps)
             scale = max(abs(evals[steps - 1]), 1e-300)
             if (_top_converged(evals, evecs, b, k, rtol, scale) or b <= 1e-14 * scale
                     or steps == m):
-                for t in range(k):
-                    theta[t] = evals[steps - 1 - t]
-                _ritz_sum_into(evecs, V, k, ritz_out)
-                return theta
+                np.dot(evecs[:, steps - k:].sum(axis=1), V[:steps], out=ritz_out)
+                return evals[::-1][:k].copy()
         if b <= 1e-14 * max(abs(alpha[j]), 1e-300):
             # invariant subspace found before k values converged: restart with a new centred
             # direction orthogonal to the basis (beta[j] = 0 decouples the tridiagonal blocks)
             beta[j] = 0.0
-            b = _restart_direction(w, V, j)
+            b = _restart_direction(V[steps], V[:steps])
             if b == 0.0:
-                return theta
-        inv_b = 1.0 / b
-        for q in range(n):
-            V[j + 1, q] = w[q] * inv_b
-    return theta
+                return np.zeros(k)
+        V[steps] *= 1.0 / b
+        done = steps
+    return np.zeros(k)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -241,21 +282,6 @@ def _chain_full(roots, parent, slot, out):  # pragma: no cover - compiled
             out[g, t] = ev[n - 1 - t]
 
 
-@numba.njit(cache=True, nogil=True, fastmath=True)
-def _square_matvec(K, v):  # pragma: no cover - compiled
-    """``K <- K * K`` (elementwise, in place) and return ``K @ v``, in one pass."""
-    n = K.shape[0]
-    w = np.empty(n)
-    for i in range(n):
-        acc = 0.0
-        for j in range(n):
-            x = K[i, j] * K[i, j]
-            K[i, j] = x
-            acc += x * v[j]
-        w[i] = acc
-    return w
-
-
 @numba.njit(cache=True, nogil=True)
 def _square_inplace(K):  # pragma: no cover - compiled
     flat = K.ravel()
@@ -271,17 +297,15 @@ def _chain_spectra(roots, parent, slot, k, rtol, max_steps, warm, has_warm, out)
     ritz = np.zeros(roots.shape[1])
     for g in range(parent.size):
         K = roots[slot[g]]
-        square = parent[g] >= 0
+        if parent[g] >= 0:
+            np.multiply(K, K, out=K)
         if has_warm[g]:
-            v0 = warm[g].copy()
+            v0 = warm[g]
         elif g > 0 and has_warm[g - 1]:
-            v0 = warm[g - 1].copy()
+            v0 = warm[g - 1]
         else:  # deterministic cold start: one power step from the constant vector
-            if square:
-                np.multiply(K, K, out=K)
-                square = False
-            v0 = np.cumsum(K, axis=1)[:, -1].copy()  # the row sums, added in order
-        out[g, :k] = _lanczos_top(K, k, v0, rtol, max_steps, ritz, square)
+            v0 = np.cumsum(K, axis=1)[:, -1]  # the row sums, added in order
+        out[g, :k] = _lanczos_top(K, k, v0, rtol, max_steps, ritz)
         warm[g] = ritz
         has_warm[g] = True
 
