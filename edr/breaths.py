@@ -61,7 +61,7 @@ PAUSE_RELATIVE = 0.5
 """Pauses are the gaps between the full breaths, those whose prominence is at least this
 fraction of the typical one: noise in a pause is not taken for breaths."""
 
-BREATH_MIN_QUALITY = 0.5
+BREATH_MIN_QUALITY = 0.3
 """A breath in a rate window whose rate was withheld only for low panel agreement (quality
 below :data:`edr.rates.QUALITY_THRESHOLD`) is flagged ``low_quality`` only when the quality
 is also below this."""
