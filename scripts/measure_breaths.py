@@ -15,9 +15,9 @@ error.
 The 32 subjects (23 BIDMC patients: bidmc06-09, 20-23 and 38-39 are one patient each; 9 MARSH
 subjects) are held out in turn: the candidate with the best pooled kept F1 over the other
 subjects' records, averaged over the two databases, is applied to the held-out subject; among
-equal candidates the middle one (sorted by prominence, relative prominence, threshold: the
-largest margin to both sides, in the order of :data:`GRID`). The significance level of the polarity's tests
-(``edr.polarity.POLARITY_ALPHA``) is stated, not tuned. Held-out figures are pooled per
+equal candidates the middle one (sorted in the order of :data:`GRID`: the largest margin to
+both sides). The significance level of the polarity's tests (``edr.polarity.POLARITY_ALPHA``)
+is stated, not tuned. Held-out figures are pooled per
 database. The polarity (``edr.polarity.decide_polarity``) is checked record by record against
 the better of the two fixed polarities, and the precision of the breaths kept and flagged
 (``low_quality``, by quality) with the better polarity. The method sees the ECG alone; the
