@@ -221,12 +221,14 @@ def test_breaths_where_only_the_agreement_is_low_are_flagged_below_min_quality()
     assert any(a <= 200 for a, e in flagged.withheld)
     with pytest.raises(ValueError, match="min_quality"):
         detect_breaths(res, min_quality=1.5)
+    with pytest.raises(ValueError, match="min_cycle_fraction"):
+        detect_breaths(res, min_cycle_fraction=1.0)
 
 
 def test_an_expiratory_bump_in_a_long_breath_is_not_a_breath():
     """A long breath (1.15 periods) with a bump of expiration in its middle: the bump lies 0.575
-    of the local period from both breaths, so it is one breath with them at the default spacing
-    (:data:`edr.breaths.MIN_CYCLE_FRACTION`) and a false breath at half a period."""
+    of the local period from both breaths, so the default spacing
+    (:data:`edr.breaths.MIN_CYCLE_FRACTION`) drops it and half a period lists it as a breath."""
     intervals = np.tile([4.0, 4.0, 4.0, 4.6], 12)
     ends = 2.0 + np.concatenate([[0.0], np.cumsum(intervals)])
     t = np.arange(0, ends[-1] + 2.0, 1 / FS)
