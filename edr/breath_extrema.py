@@ -20,9 +20,11 @@ __all__ = ["MIN_CYCLE_FRACTION", "PROMINENCE", "RELATIVE_PROMINENCE", "TYPICAL_P
 PROMINENCE = 0.25
 """Smallest prominence (standard deviations of the standardised EDR) of a breath's extremum."""
 
-RELATIVE_PROMINENCE = 0.2
+RELATIVE_PROMINENCE = 0.0
 """A breath's prominence is also at least this fraction of the typical prominence around it
-(:data:`TYPICAL_SPAN_S`)."""
+(:data:`TYPICAL_SPAN_S`). 0: with the spacing of :data:`MIN_CYCLE_FRACTION` no relative depth is
+needed for listing a breath (chosen leave-one-subject-out among 0-0.5); pauses keep their own
+depth, ``edr.breaths.PAUSE_RELATIVE``."""
 
 TYPICAL_SPAN_S = 120.0
 """The typical prominence at a breath is the upper quartile (:data:`TYPICAL_PERCENTILE`) of the
@@ -32,9 +34,10 @@ TYPICAL_PERCENTILE = 75.0
 """Percentile of the candidates' prominences that is the typical breath's: a full breath's
 depth even when up to three quarters of the candidates of the span are noise (a long pause)."""
 
-MIN_CYCLE_FRACTION = 0.5
+MIN_CYCLE_FRACTION = 0.6
 """Two breaths closer than this fraction of the local breathing period are one: the less
-prominent goes."""
+prominent goes (a breath is not shorter than 0.6 of the period of the fastest rate window around
+it; 0.4-0.7 measured, ``docs/studies/breath_detection.md``)."""
 
 
 def finite_runs(x) -> list[tuple[int, int]]:

@@ -61,7 +61,7 @@ PAUSE_RELATIVE = 0.5
 """Pauses are the gaps between the full breaths, those whose prominence is at least this
 fraction of the typical one: noise in a pause is not taken for breaths."""
 
-BREATH_MIN_QUALITY = 0.5
+BREATH_MIN_QUALITY = 0.3
 """A breath in a rate window whose rate was withheld only for low panel agreement (quality
 below :data:`edr.rates.QUALITY_THRESHOLD`) is flagged ``low_quality`` only when the quality
 is also below this."""
@@ -214,7 +214,8 @@ class Breaths:
 def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMINENCE,
                    relative: float = RELATIVE_PROMINENCE, pause_s: float = PAUSE_S,
                    rsa_min_bpm: float = RSA_MIN_BPM,
-                   min_quality: float = BREATH_MIN_QUALITY) -> Breaths:
+                   min_quality: float = BREATH_MIN_QUALITY,
+                   min_cycle_fraction: float = MIN_CYCLE_FRACTION) -> Breaths:
     """Every breath of an extracted EDR: its end of inspiration, interval, quality and pauses.
 
     Parameters
@@ -242,6 +243,9 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
         :data:`edr.rates.QUALITY_THRESHOLD`, breaths of at least this quality are not flagged
         ``low_quality`` (:data:`edr.rates.QUALITY_THRESHOLD`: every breath where the rate is
         withheld is flagged).
+    min_cycle_fraction : float, default :data:`MIN_CYCLE_FRACTION`
+        Two extrema closer than this fraction of the local breathing period are one breath,
+        the more prominent (:func:`breath_peaks`).
 
     Returns
     -------
@@ -251,8 +255,8 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
     ------
     ValueError
         An unknown ``polarity``, a ``prominence`` that is not positive, a ``relative`` outside
-        [0, 1), a ``min_quality`` outside [0, 1], or a ``result`` whose waveform and time differ
-        in length.
+        [0, 1), a ``min_quality`` outside [0, 1], a ``min_cycle_fraction`` outside [0, 1), or a
+        ``result`` whose waveform and time differ in length.
 
     See Also
     --------
@@ -276,7 +280,7 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
     >>> 25 <= len(b) <= 35, list(b.to_frame().columns)[:3]
     (True, ['time_s', 'interval_s', 'quality'])
     """
-    _check_breath_options(polarity, prominence, relative, min_quality)
+    _check_breath_options(polarity, prominence, relative, min_quality, min_cycle_fraction)
     t = np.asarray(result.time, dtype=float)
     x = np.asarray(result.waveform, dtype=float)
     if t.size != x.size:
@@ -286,14 +290,15 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
         Polarity(1 if polarity == "peaks" else -1, True, "given")
     pos, depth = breath_candidates(x, fs, decided.sign, local_period(x, fs, float(t[0]) if t.size
                                                                       else 0.0),
-                                   prominence=prominence)
+                                   prominence=prominence, min_cycle_fraction=min_cycle_fraction)
     keep = depth >= relative
     return _breaths_at(result, pos[keep], depth[keep] >= max(relative, PAUSE_RELATIVE),
                        decided if polarity == "auto" else None, decided.sign, pause_s,
                        min_quality)
 
 
-def _check_breath_options(polarity, prominence, relative, min_quality) -> None:
+def _check_breath_options(polarity, prominence, relative, min_quality,
+                          min_cycle_fraction) -> None:
     """The ``ValueError`` of :func:`detect_breaths` for a bad option."""
     if polarity not in POLARITIES:
         raise ValueError(f"polarity must be one of {POLARITIES}, got {polarity!r}")
@@ -303,6 +308,8 @@ def _check_breath_options(polarity, prominence, relative, min_quality) -> None:
         raise ValueError(f"relative must be in [0, 1), got {relative!r}")
     if not 0 <= min_quality <= 1:
         raise ValueError(f"min_quality must be in [0, 1], got {min_quality!r}")
+    if not 0 <= min_cycle_fraction < 1:
+        raise ValueError(f"min_cycle_fraction must be in [0, 1), got {min_cycle_fraction!r}")
 
 
 def _runs_and_intervals(result, time: np.ndarray, pos: np.ndarray):

@@ -4,7 +4,8 @@
 once with the default options (``edr.pipeline.extract_edr``; the results are cached outside
 the repository, ``--cache``) and its breaths detected (``edr.breaths.detect_breaths``) for
 every candidate of :data:`GRID` (smallest prominence, relative prominence, the coherent
-heart-rate swing from which the arrhythmia decides the polarity). Scores
+heart-rate swing from which the arrhythmia decides the polarity, the breath quality, the
+smallest spacing of two breaths as a fraction of the local period). Scores
 (``edr.evaluate.breaths``): sensitivity, positive predictivity, F1 with a tolerance of ±1 s or
 a quarter of the local annotated interval, whichever is smaller (one-to-one), on the breaths
 kept (not ``low_quality``, of a record whose polarity is decided) against the annotated breaths
@@ -14,9 +15,9 @@ error.
 The 32 subjects (23 BIDMC patients: bidmc06-09, 20-23 and 38-39 are one patient each; 9 MARSH
 subjects) are held out in turn: the candidate with the best pooled kept F1 over the other
 subjects' records, averaged over the two databases, is applied to the held-out subject; among
-equal candidates the middle one (sorted by prominence, relative prominence, threshold: the
-largest margin to both sides). The significance level of the polarity's tests
-(``edr.polarity.POLARITY_ALPHA``) is stated, not tuned. Held-out figures are pooled per
+equal candidates the middle one (sorted in the order of :data:`GRID`: the largest margin to
+both sides). The significance level of the polarity's tests (``edr.polarity.POLARITY_ALPHA``)
+is stated, not tuned. Held-out figures are pooled per
 database. The polarity (``edr.polarity.decide_polarity``) is checked record by record against
 the better of the two fixed polarities, and the precision of the breaths kept and flagged
 (``low_quality``, by quality) with the better polarity. The method sees the ECG alone; the
@@ -46,6 +47,7 @@ from _shared import write_markdown
 
 from edr.breaths import (
     BREATH_MIN_QUALITY,
+    MIN_CYCLE_FRACTION,
     POLARITIES,
     PROMINENCE,
     RELATIVE_PROMINENCE,
@@ -63,17 +65,20 @@ DEFAULT_CACHE = os.path.join(tempfile.gettempdir(), "edr-breaths-cache")
 
 GRID = {"prominence": (0.25, 0.5, 1.0), "relative": (0.0, 0.2, 0.3, 0.4, 0.5),
         "rsa_min_bpm": (0.5, 1.0, 1.5, 2.0, 3.0, np.inf),
-        "min_quality": (0.0, 0.3, 0.5, QUALITY_THRESHOLD)}
+        "min_quality": (0.0, 0.3, 0.5, QUALITY_THRESHOLD),
+        "min_cycle_fraction": (0.4, 0.5, 0.6, 0.7)}
 """Candidates: the smallest prominence (SD of the EDR), the smallest prominence relative to
 the typical one (``edr.breaths.breath_peaks``; pauses are found between the breaths of at
 least ``edr.breaths.PAUSE_RELATIVE``) and the coherent heart-rate swing (bpm) from which the
 arrhythmia's sign gives the polarity (``edr.polarity.decide_polarity``; inf: the shape
 alone), and the quality below which a breath where the rate is withheld for low agreement is
 flagged (``edr.breaths.BREATH_MIN_QUALITY``; ``edr.rates.QUALITY_THRESHOLD``: every such
-breath)."""
+breath), and the fraction of the local breathing period within which two extrema are one
+breath (``edr.breaths.MIN_CYCLE_FRACTION``)."""
 CANDIDATES = tuple(product(*GRID.values()))
-"""Every candidate of :data:`GRID` as ``(prominence, relative, threshold, min_quality)``."""
-DEFAULT = (PROMINENCE, RELATIVE_PROMINENCE, RSA_MIN_BPM, BREATH_MIN_QUALITY)
+"""Every candidate of :data:`GRID` as ``(prominence, relative, threshold, min_quality,
+min_cycle_fraction)``."""
+DEFAULT = (PROMINENCE, RELATIVE_PROMINENCE, RSA_MIN_BPM, BREATH_MIN_QUALITY, MIN_CYCLE_FRACTION)
 """The defaults of ``edr.breaths`` and ``edr.polarity``."""
 
 SIM_BASES = ("healthy_rest", "paced_breathing", "deep_slow_breathing", "mixed_icu")
@@ -141,11 +146,13 @@ def record_scores(item: dict) -> dict:
     res, ref = item["result"], item["breath_times"]
     decisions = {r: decide_polarity(res, rsa_min_bpm=r) for r in GRID["rsa_min_bpm"]}
     out = {}
-    for prom, rel, q in product(GRID["prominence"], GRID["relative"], GRID["min_quality"]):
+    for prom, rel, q, c in product(GRID["prominence"], GRID["relative"], GRID["min_quality"],
+                                   GRID["min_cycle_fraction"]):
         kept = {p: score_kept(detect_breaths(res, polarity=p, prominence=prom, relative=rel,
-                                             min_quality=q), ref) for p in ("peaks", "troughs")}
+                                             min_quality=q, min_cycle_fraction=c), ref)
+                for p in ("peaks", "troughs")}
         for r, d in decisions.items():
-            out[(prom, rel, r, q)] = kept["peaks" if d.sign > 0 else "troughs"] \
+            out[(prom, rel, r, q, c)] = kept["peaks" if d.sign > 0 else "troughs"] \
                 if d.confident else _uncertain(kept["peaks"].n_annotated)
     fixed = {p: detect_breaths(res, polarity=p) for p in ("peaks", "troughs")}
     f1 = {p: score_breaths(b.time, ref).f1 for p, b in fixed.items()}
@@ -213,7 +220,8 @@ def real_report(paths, cache_dir: str) -> list[str]:
     counts: dict = {}
     for c in chosen.values():
         counts[c] = counts.get(c, 0) + 1
-    lines += ["", "Chosen (prominence, relative, arrhythmia threshold in bpm, breath quality): "
+    lines += ["", "Chosen (prominence, relative, arrhythmia threshold in bpm, breath quality, "
+              "smallest spacing in local periods): "
               + ", ".join(f"{c} in {k} folds" for c, k in sorted(counts.items())), "",
               "In-sample with the defaults " + str(DEFAULT) + ":", ""] + _SCORE_HEAD
     for db in ("BIDMC", "MARSH"):
@@ -233,20 +241,27 @@ def _pooled_row(scores: dict, candidate) -> str:
 
 def _grid_table(scores: dict) -> list[str]:
     head = "BIDMC F1 | BIDMC kept | MARSH F1 | MARSH kept |"
-    p0, r0, t0, q0 = DEFAULT
+    p0, r0, t0, q0, c0 = DEFAULT
     lines = [f"In-sample (pooled kept F1 and share kept per database), the other constants at "
              f"their defaults {DEFAULT}:", "", f"| prominence | relative | {head}",
              "|---|---|---|---|---|---|"]
-    lines += [f"| {p} | {r} | {_pooled_row(scores, (p, r, t0, q0))}"
+    lines += [f"| {p} | {r} | {_pooled_row(scores, (p, r, t0, q0, c0))}"
               for p, r in product(GRID["prominence"], GRID["relative"])]
     lines += ["", "By the coherent heart-rate swing from which the arrhythmia decides the "
               "polarity (inf: the waveform's shape alone):", "",
               f"| threshold (bpm) | {head}", "|---|---|---|---|---|"]
-    lines += [f"| {t:g} | {_pooled_row(scores, (p0, r0, t, q0))}" for t in GRID["rsa_min_bpm"]]
+    lines += [f"| {t:g} | {_pooled_row(scores, (p0, r0, t, q0, c0))}"
+              for t in GRID["rsa_min_bpm"]]
     lines += ["", "By the breath quality below which a breath where the rate is withheld for "
               f"low agreement is flagged ({QUALITY_THRESHOLD:g}: every one):", "",
               f"| breath quality | {head}", "|---|---|---|---|---|"]
-    lines += [f"| {q:g} | {_pooled_row(scores, (p0, r0, t0, q))}" for q in GRID["min_quality"]]
+    lines += [f"| {q:g} | {_pooled_row(scores, (p0, r0, t0, q, c0))}"
+              for q in GRID["min_quality"]]
+    lines += ["", "By the smallest spacing of two breaths (fraction of the local breathing period; "
+              "the less prominent extremum goes):", "",
+              f"| spacing | {head}", "|---|---|---|---|---|"]
+    lines += [f"| {c:g} | {_pooled_row(scores, (p0, r0, t0, q0, c))}"
+              for c in GRID["min_cycle_fraction"]]
     return lines
 
 

@@ -221,3 +221,24 @@ def test_breaths_where_only_the_agreement_is_low_are_flagged_below_min_quality()
     assert any(a <= 200 for a, e in flagged.withheld)
     with pytest.raises(ValueError, match="min_quality"):
         detect_breaths(res, min_quality=1.5)
+    with pytest.raises(ValueError, match="min_cycle_fraction"):
+        detect_breaths(res, min_cycle_fraction=1.0)
+
+
+def test_an_expiratory_bump_in_a_long_breath_is_not_a_breath():
+    """A long breath (1.15 periods) with a bump of expiration in its middle: the bump lies 0.575
+    of the local period from both breaths, so the default spacing
+    (:data:`edr.breaths.MIN_CYCLE_FRACTION`) drops it and half a period lists it as a breath."""
+    intervals = np.tile([4.0, 4.0, 4.0, 4.6], 12)
+    ends = 2.0 + np.concatenate([[0.0], np.cumsum(intervals)])
+    t = np.arange(0, ends[-1] + 2.0, 1 / FS)
+    x = np.exp(-0.5 * ((t[:, None] - ends[None, :]) / 0.5) ** 2).sum(1)
+    bumps = ends[:-1][intervals > 4.1] + 2.3
+    x += 0.5 * np.exp(-0.5 * ((t[:, None] - bumps[None, :]) / 0.5) ** 2).sum(1)
+    x = (x - x.mean()) / x.std()
+    period = np.full(t.size, 4.0)
+    found = breath_peaks(x, FS, 1, period) / FS
+    assert found.size == ends.size and np.allclose(found, ends, atol=0.05)
+    half = breath_peaks(x, FS, 1, period, min_cycle_fraction=0.5) / FS
+    assert half.size == ends.size + bumps.size
+    assert np.allclose(np.setdiff1d(np.round(half, 1), np.round(ends, 1)), bumps, atol=0.05)
