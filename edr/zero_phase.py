@@ -18,21 +18,22 @@ import functools
 
 import numba
 import numpy as np
-from scipy import signal
+
+from edr.dsp.filters import lfilter_zi, sosfilt_zi
 
 __all__ = ["filtfilt", "sosfiltfilt"]
 
 
 @functools.lru_cache(maxsize=64)
 def _sos_zi(key: bytes, n_sections: int) -> np.ndarray:
-    zi = signal.sosfilt_zi(np.frombuffer(key).reshape(n_sections, 6))
+    zi = sosfilt_zi(np.frombuffer(key).reshape(n_sections, 6))
     zi.flags.writeable = False
     return zi
 
 
 @functools.lru_cache(maxsize=64)
 def _ba_zi(b_key: bytes, a_key: bytes) -> np.ndarray:
-    zi = signal.lfilter_zi(np.frombuffer(b_key), np.frombuffer(a_key))
+    zi = lfilter_zi(np.frombuffer(b_key), np.frombuffer(a_key))
     zi.flags.writeable = False
     return zi
 
@@ -91,7 +92,9 @@ def sosfiltfilt(sos: np.ndarray, x: np.ndarray, padlen: int | None = None) -> np
     ntaps = 2 * n_sections + 1 - min(int((sos[:, 2] == 0).sum()), int((sos[:, 5] == 0).sum()))
     edge = 3 * ntaps if padlen is None else int(padlen)
     if x.ndim == 0 or x.shape[-1] <= edge or edge < 1 or not (sos[:, 3] == 1).all():
-        return signal.sosfiltfilt(sos, x, padlen=padlen)  # SciPy's own error, or no padding
+        from scipy import signal  # SciPy's own error, or no padding: off the default path
+
+        return signal.sosfiltfilt(sos, x, padlen=padlen)
     ext = _odd_extended(np.asarray(x, dtype=float), edge)
     y = np.ascontiguousarray(ext.reshape(-1, ext.shape[-1]))
     _sos_forward_backward(sos, _sos_zi(sos.tobytes(), n_sections), y)
@@ -106,13 +109,17 @@ def filtfilt(b, a, x: np.ndarray) -> np.ndarray:
     x = np.asarray(x)
     edge = 3 * max(len(a), len(b))
     if x.ndim == 0 or x.shape[-1] <= edge:
-        return signal.filtfilt(b, a, x, method="pad")  # SciPy's own error
+        from scipy import signal  # SciPy's own error: off the default path
+
+        return signal.filtfilt(b, a, x, method="pad")
     ext = _odd_extended(x, edge)
     zi = _ba_zi(b.tobytes(), a.tobytes())
     if a.size == 1 and ext.dtype == float:
         taps = b / a[0]
         y = _fir_pass(taps, zi, ext)
         return _fir_pass(taps, zi, y[..., ::-1])[..., ::-1][..., edge:-edge]
+    from scipy import signal  # a recursive (b, a), the mains notch: off the default path
+
     zi = zi.reshape([1] * (x.ndim - 1) + [zi.size])
     y, _ = signal.lfilter(b, a, ext, zi=zi * ext[..., :1])
     y, _ = signal.lfilter(b, a, y[..., ::-1], zi=zi * y[..., -1:])

@@ -112,7 +112,7 @@ def _cplxreal(z: np.ndarray):
     zp, zn = z[z.imag > 0], z[z.imag < 0]
     same_real = np.diff(zp.real) <= tol * abs(zp[:-1])
     diffs = np.diff(np.concatenate(([0], same_real, [0])))
-    for start, stop in zip(np.flatnonzero(diffs > 0), np.flatnonzero(diffs < 0) + 1):
+    for start, stop in zip(np.flatnonzero(diffs > 0), np.flatnonzero(diffs < 0) + 1, strict=True):
         for chunk in (zp[start:stop], zn[start:stop]):
             chunk[...] = chunk[np.lexsort([abs(chunk.imag)])]
     return (zp + zn.conj()) / 2, zr
@@ -260,7 +260,7 @@ def sosfilt_zi(sos) -> np.ndarray:
         raise ValueError("sos must be shape (n_sections, 6)")
     zi = np.empty((sos.shape[0], 2))
     scale = 1.0
-    for s, (b, a) in enumerate(zip(sos[:, :3], sos[:, 3:])):
+    for s, (b, a) in enumerate(zip(sos[:, :3], sos[:, 3:], strict=True)):
         zi[s] = scale * lfilter_zi(b, a)
         scale *= np.sum(b) / np.sum(a)
     return zi
