@@ -27,6 +27,8 @@ def hann(n: int) -> np.ndarray:
     >>> hann(4)
     array([0. , 0.5, 1. , 0.5])
     """
+    if n <= 1:
+        return np.ones(n)
     fac = np.linspace(-np.pi, np.pi, n + 1)
     return (0.5 * np.cos(0 * fac) + 0.5 * np.cos(1 * fac))[:-1]
 
