@@ -241,7 +241,7 @@ def butter_sos(order: int, band, btype: str, fs: float) -> np.ndarray:
 
     See Also
     --------
-    bandpass, edr.dsp.filters.butter_sos : the design (SciPy's, without importing it).
+    bandpass, edr.dsp.filters.butter : the design (SciPy's, without importing it).
 
     Examples
     --------
@@ -249,7 +249,7 @@ def butter_sos(order: int, band, btype: str, fs: float) -> np.ndarray:
     >>> butter_sos(2, (0.05, 1.0), "bandpass", 4.0).shape
     (2, 6)
     """
-    sos = filters.butter_sos(order, band, btype, fs)
+    sos = filters.butter(order, band, btype, fs)
     sos.flags.writeable = False
     return sos
 

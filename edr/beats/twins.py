@@ -15,7 +15,7 @@ import numpy as np
 from scipy import ndimage
 
 from edr import zero_phase
-from edr.dsp.filters import butter_sos
+from edr.dsp.filters import butter
 from edr.quiet import ignored_warnings
 
 __all__ = ["CLEAN_METHODS", "SMOOTHING_S", "clean_ecg", "load_nk", "nk_clean_neurokit",
@@ -44,7 +44,7 @@ def load_nk():
 def _clean_highpass(fs: float) -> np.ndarray:
     """NeuroKit2's cleaning high-pass at ``fs``: ``scipy.signal.butter(5, 0.5, "highpass",
     output="sos")``, designed once per rate."""
-    return butter_sos(5, 0.5, "highpass", fs)
+    return butter(5, 0.5, "highpass", fs)
 
 
 def nk_clean_neurokit(x: np.ndarray, fs: float, smoothing_s: float | None = None) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Filter designs and steady states as :mod:`scipy.signal` makes them, without importing it.
 
-:func:`butter_sos` is ``scipy.signal.butter(..., output="sos")`` (analog prototype, frequency
+:func:`butter` is ``scipy.signal.butter(..., output="sos")`` (analog prototype, frequency
 transform, bilinear transform, SciPy's pole-zero pairing into sections), :func:`iirnotch` and
 :func:`firwin_kaiser` SciPy's formulas, :func:`sosfilt_zi` and :func:`lfilter_zi` the steady
 states its forward-backward filters start from. Tested against SciPy
@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-__all__ = ["butter_sos", "firwin_kaiser", "iirnotch", "lfilter_zi", "sosfilt_zi"]
+__all__ = ["butter", "firwin_kaiser", "iirnotch", "lfilter_zi", "sosfilt_zi"]
 
 _BTYPES = ("lowpass", "highpass", "bandpass")
 
@@ -42,7 +42,7 @@ def _bilinear(z, p, k, fs: float):
     return z_z, (fs2 + p) / (fs2 - p), k * np.real(np.prod(fs2 - z) / np.prod(fs2 - p))
 
 
-def butter_sos(order: int, band, btype: str, fs: float) -> np.ndarray:
+def butter(order: int, band, btype: str, fs: float) -> np.ndarray:
     """``scipy.signal.butter(order, band, btype=btype, fs=fs, output="sos")``.
 
     Parameters
@@ -80,8 +80,8 @@ def butter_sos(order: int, band, btype: str, fs: float) -> np.ndarray:
 
     Examples
     --------
-    >>> from edr.dsp.filters import butter_sos
-    >>> butter_sos(4, (0.05, 1.0), "bandpass", 4.0).shape
+    >>> from edr.dsp.filters import butter
+    >>> butter(4, (0.05, 1.0), "bandpass", 4.0).shape
     (4, 6)
     """
     if btype not in _BTYPES:
@@ -118,7 +118,7 @@ def _cplxreal(z: np.ndarray):
     return (zp + zn.conj()) / 2, zr
 
 
-def _nearest(fro: np.ndarray, to, which: str) -> int:
+def _nearest_index(fro: np.ndarray, to, which: str) -> int:
     """SciPy's ``_nearest_real_complex_idx``: the index of the value of ``fro`` nearest ``to``,
     among the real ones, the complex ones or ``"any"``."""
     order = np.argsort(np.abs(fro - to))
@@ -138,7 +138,7 @@ def _section(z, p) -> np.ndarray:
     return sos
 
 
-def _take(values: np.ndarray, i: int):
+def _pop(values: np.ndarray, i: int):
     return values[i], np.delete(values, i)
 
 
@@ -153,25 +153,25 @@ def _zpk2sos(z, p, k) -> np.ndarray:
     z, p = np.concatenate(_cplxreal(z)), np.concatenate(_cplxreal(p))
     sos = np.zeros((n_sections, 6))
     for si in range(n_sections - 1, -1, -1):
-        p1, p = _take(p, int(np.argmin(np.abs(1 - np.abs(p)))))
+        p1, p = _pop(p, int(np.argmin(np.abs(1 - np.abs(p)))))
         if np.isreal(p1) and np.isreal(p).sum() == 0:  # the last real pole
-            z1, z = _take(z, _nearest(z, p1, "real"))
+            z1, z = _pop(z, _nearest_index(z, p1, "real"))
             sos[si] = _section([z1, 0], [p1, 0])
         elif (len(p) + 1 == len(z) and not np.isreal(p1) and np.isreal(p).sum() == 1
               and np.isreal(z).sum() == 1):  # a complex pole must take a complex zero
-            z1, z = _take(z, _nearest(z, p1, "complex"))
+            z1, z = _pop(z, _nearest_index(z, p1, "complex"))
             sos[si] = _section([z1, z1.conj()], [p1, p1.conj()])
         else:
             if np.isreal(p1):
                 real = np.flatnonzero(np.isreal(p))
-                p2, p = _take(p, int(real[np.argmin(np.abs(1 - np.abs(p[real])))]))
+                p2, p = _pop(p, int(real[np.argmin(np.abs(1 - np.abs(p[real])))]))
             else:
                 p2 = p1.conj()
-            z1, z = _take(z, _nearest(z, p1, "any"))
+            z1, z = _pop(z, _nearest_index(z, p1, "any"))
             if not np.isreal(z1):
                 sos[si] = _section([z1, z1.conj()], [p1, p2])
             elif len(z):
-                z2, z = _take(z, _nearest(z, p1, "real"))
+                z2, z = _pop(z, _nearest_index(z, p1, "real"))
                 sos[si] = _section([z1, z2], [p1, p2])
             else:
                 sos[si] = _section([z1], [p1, p2])
@@ -251,8 +251,8 @@ def sosfilt_zi(sos) -> np.ndarray:
 
     Examples
     --------
-    >>> from edr.dsp.filters import butter_sos, sosfilt_zi
-    >>> sosfilt_zi(butter_sos(2, 1.0, "lowpass", 10.0)).shape
+    >>> from edr.dsp.filters import butter, sosfilt_zi
+    >>> sosfilt_zi(butter(2, 1.0, "lowpass", 10.0)).shape
     (1, 2)
     """
     sos = np.asarray(sos, dtype=float)

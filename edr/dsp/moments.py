@@ -37,8 +37,8 @@ def skew(a, axis: int = -1) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> from edr.dsp.moments import skew
-    >>> float(skew(np.array([0.0, 0.0, 0.0, 1.0])))
-    1.1547005383792517
+    >>> round(float(skew(np.array([0.0, 0.0, 0.0, 1.0]))), 4)
+    1.1547
     """
     a = np.asarray(a, dtype=float)
     mean = a.mean(axis=axis, keepdims=True)
@@ -86,7 +86,7 @@ def ttest_1samp_pvalue(a, popmean: float = 0.0) -> float:
     --------
     >>> from edr.dsp.moments import ttest_1samp_pvalue
     >>> round(ttest_1samp_pvalue([1.0, 2.0, 3.0, 4.0]), 4)
-    0.0497
+    0.0305
     """
     from scipy.special import stdtr  # cheap, and imported with scipy.linalg anyway
 

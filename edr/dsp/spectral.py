@@ -47,7 +47,7 @@ def density_window(nperseg: int, fs: float) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> from edr.dsp.spectral import density_window
-    >>> bool(np.isclose(np.sum(density_window(64, 4.0) ** 2), 4.0))
+    >>> bool(np.isclose(np.sum(density_window(64, 4.0) ** 2), 1 / 4.0))
     True
     """
     win = hann(nperseg)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from edr import zero_phase
-from edr.dsp.filters import butter_sos
+from edr.dsp.filters import butter
 from edr.simulate.geometry import WAVE_CENTRES
 from edr.simulate.processes import poisson_times, smooth_noise
 
@@ -101,7 +101,7 @@ def _add_bursts(rng, ecg, fs, starts, lengths_s, make):
 def _motion_artifact(amplitude, fs, n_leads):
     """Electrode motion: smooth wander (knots every 0.3 s, < ~1.7 Hz) + 30 % broadband (0.5-35 Hz)
     noise."""
-    sos = butter_sos(2, [0.5, min(35.0, 0.4 * fs)], "bandpass", fs)
+    sos = butter(2, [0.5, min(35.0, 0.4 * fs)], "bandpass", fs)
 
     def make(rng, m):
         t = np.arange(m) / fs
@@ -119,7 +119,7 @@ def _motion_artifact(amplitude, fs, n_leads):
 def _noise_burst(std, fs, n_leads):
     """Muscle-like noise: white noise high-passed at min(10 Hz, 0.2 fs), standard deviation
     ``std``."""
-    sos = butter_sos(2, min(10.0, 0.2 * fs), "highpass", fs)
+    sos = butter(2, min(10.0, 0.2 * fs), "highpass", fs)
 
     def make(rng, m):
         white = rng.standard_normal((n_leads, m))

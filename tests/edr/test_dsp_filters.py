@@ -22,21 +22,21 @@ def _bands(fs):
 
 @pytest.mark.parametrize("fs", FS)
 @pytest.mark.parametrize("order", range(1, 9))
-def test_butter_sos_is_scipys_bit_for_bit(fs, order):
+def test_butter_is_scipys_bit_for_bit(fs, order):
     for btype, band in _bands(fs):
         if np.max(band) >= fs / 2:
             continue
         np.testing.assert_array_equal(
-            filters.butter_sos(order, band, btype, fs),
+            filters.butter(order, band, btype, fs),
             signal.butter(order, band, btype=btype, fs=fs, output="sos"), err_msg=btype)
 
 
 @pytest.mark.parametrize("bad", [dict(btype="bandstop"), dict(order=0), dict(band=(0.05,)),
                                  dict(band=(0.05, 2.0)), dict(band=0.0, btype="lowpass")])
-def test_butter_sos_rejects_bad_arguments(bad):
+def test_butter_rejects_bad_arguments(bad):
     args = dict(order=4, band=(0.05, 1.0), btype="bandpass", fs=4.0) | bad
     with pytest.raises(ValueError):
-        filters.butter_sos(**args)
+        filters.butter(**args)
 
 
 @pytest.mark.parametrize("fs", FS)
