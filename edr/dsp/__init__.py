@@ -15,5 +15,6 @@ functions that :mod:`edr` runs on every record are written here, each tested aga
 * :mod:`edr.dsp.spline`: the not-a-knot cubic interpolating spline (``CubicSpline``);
 * :mod:`edr.dsp.moments`: the skewness and the one-sample t test (``skew``, ``ttest_1samp``).
 
-The modules import NumPy (and the cheap ``scipy.linalg`` and ``scipy.special``) only.
+The modules import NumPy (and the cheap ``scipy.fft``, ``scipy.linalg`` and ``scipy.special``)
+only, and compile nothing.
 """

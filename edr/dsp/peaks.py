@@ -1,47 +1,58 @@
-"""Local maxima and their prominences as :func:`scipy.signal.find_peaks` finds them, without
-importing :mod:`scipy.signal` (``tests/edr/test_dsp_peaks.py`` compares the two)."""
+"""Local maxima and their prominences as :func:`scipy.signal.find_peaks` finds them, with NumPy
+alone: neither :mod:`scipy.signal` imported nor a loop compiled (``tests/edr/test_dsp_peaks.py``
+compares the two)."""
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 __all__ = ["find_peaks"]
 
 
-@numba.njit(cache=True, nogil=True)
-def _maxima_and_prominences(x):  # pragma: no cover - compiled
-    """SciPy's ``_local_maxima_1d`` (a plateau's middle sample, the ends never) and
-    ``_peak_prominences`` with no window (bases searched to the array's ends)."""
-    n = x.shape[0]
-    peaks = np.empty(n // 2 + 1, dtype=np.intp)
-    m = 0
-    i = 1
-    while i < n - 1:
-        if x[i - 1] < x[i]:
-            ahead = i + 1
-            while ahead < n - 1 and x[ahead] == x[i]:
-                ahead += 1
-            if x[ahead] < x[i]:
-                peaks[m] = (i + ahead - 1) // 2
-                m += 1
-                i = ahead
-        i += 1
-    prom = np.empty(m)
-    for k in range(m):
-        peak = peaks[k]
-        left = x[peak]
-        j = peak
-        while j >= 0 and x[j] <= x[peak]:
-            left = min(left, x[j])
-            j -= 1
-        right = x[peak]
-        j = peak
-        while j < n and x[j] <= x[peak]:
-            right = min(right, x[j])
-            j += 1
-        prom[k] = x[peak] - max(left, right)
-    return peaks[:m].copy(), prom
+def _local_maxima(x: np.ndarray) -> np.ndarray:
+    """SciPy's ``_local_maxima_1d``: each run of equal samples higher than both neighbouring
+    runs, the ends excluded, by its middle sample (rounded down)."""
+    if x.size < 3:
+        return np.empty(0, dtype=np.intp)
+    change = np.flatnonzero(x[1:] != x[:-1]) + 1
+    starts, ends = np.r_[0, change], np.r_[change - 1, x.size - 1]
+    v = x[starts]
+    k = np.arange(1, v.size - 1)
+    top = k[(v[k - 1] < v[k]) & (v[k + 1] < v[k])]
+    return ((starts[top] + ends[top]) // 2).astype(np.intp)
+
+
+def _base_minima(heights: np.ndarray, gaps: np.ndarray) -> np.ndarray:
+    """For each peak (in search order), the lowest sample between it and the nearest earlier
+    peak strictly higher (or the array's end): ``gaps[k]`` is the lowest sample between peak
+    ``k`` and the one before it. A stack of the peaks not yet exceeded, each with the lowest
+    sample it spans (SciPy's ``_peak_prominences`` walks the samples instead: the same bases,
+    since between two peaks no sample rises above both)."""
+    out = np.empty(heights.size)
+    stack_h, stack_min = [], []
+    for k in range(heights.size):
+        lowest = gaps[k]
+        while stack_h and stack_h[-1] <= heights[k]:
+            stack_h.pop()
+            lowest = min(lowest, stack_min.pop())
+        out[k] = lowest
+        stack_h.append(heights[k])
+        stack_min.append(lowest)
+    return out
+
+
+def _prominences(x: np.ndarray, peaks: np.ndarray) -> np.ndarray:
+    """SciPy's ``peak_prominences(x, peaks)`` with no window: each peak's height above the
+    higher of its two bases, the lowest samples either side before a strictly higher sample
+    or the end."""
+    if peaks.size == 0:
+        return np.empty(0)
+    heights = x[peaks]
+    left_gaps = np.minimum.reduceat(x[:peaks[-1] + 1], np.r_[0, peaks[:-1]])  # [p_(k-1), p_k]
+    right_gaps = np.minimum.reduceat(x, peaks)  # [p_k, p_(k+1)); [p_last, n)
+    left = _base_minima(heights, left_gaps)
+    right = _base_minima(heights[::-1], right_gaps[::-1])[::-1]
+    return heights - np.maximum(left, right)
 
 
 def find_peaks(x, prominence=None):
@@ -88,7 +99,8 @@ def find_peaks(x, prominence=None):
     x = np.ascontiguousarray(np.asarray(x, dtype=np.float64))
     if x.ndim != 1:
         raise ValueError("`x` must be a 1-D array")
-    peaks, prom = _maxima_and_prominences(x)
+    peaks = _local_maxima(x)
+    prom = _prominences(x, peaks)
     if prominence is None:
         return peaks, {}
     low, high = (prominence if isinstance(prominence, (tuple, list)) and len(prominence) == 2

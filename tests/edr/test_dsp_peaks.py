@@ -1,4 +1,5 @@
-"""edr.dsp.peaks.find_peaks against scipy.signal.find_peaks: the same indices and prominences."""
+"""edr.dsp.peaks.find_peaks against scipy.signal.find_peaks: the same indices and prominences,
+bit for bit."""
 
 import numpy as np
 import pytest
@@ -17,6 +18,10 @@ def _signals():
     for _ in range(20):  # smooth, breathing-like
         t = np.arange(int(rng.integers(50, 2000))) / 4.0
         out.append(np.sin(2 * np.pi * 0.25 * t) + 0.3 * rng.standard_normal(t.size))
+    for sign in (1.0, -1.0):  # peak heights rising (or falling) all along: long base searches
+        t = np.arange(3000) / 4.0
+        out.append(sign * (1 + t / 100) * np.sin(2 * np.pi * 0.25 * t)
+                   + 0.05 * rng.standard_normal(t.size))
     return out
 
 
