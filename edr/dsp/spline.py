@@ -89,4 +89,6 @@ def cubic_spline(x, y, x_new) -> np.ndarray:
     x_new = np.asarray(x_new, dtype=float)
     i = np.clip(np.searchsorted(x, x_new, side="right") - 1, 0, x.size - 2)
     h = (x_new - x[i]).reshape(x_new.shape + (1,) * (y.ndim - 1))
-    return ((c0[i] * h + c1[i]) * h + c2[i]) * h + c3[i]
+    out, power = c3[i] + c2[i] * h, h * h  # PPoly's order: rising powers, summed
+    out = out + c1[i] * power
+    return out + c0[i] * (power * h)
