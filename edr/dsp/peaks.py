@@ -9,7 +9,7 @@ import numpy as np
 __all__ = ["find_peaks"]
 
 
-def _local_maxima(x: np.ndarray) -> np.ndarray:
+def _plateau_maxima(x: np.ndarray) -> np.ndarray:
     """SciPy's ``_local_maxima_1d``: each run of equal samples higher than both neighbouring
     runs, the ends excluded, by its middle sample (rounded down)."""
     if x.size < 3:
@@ -99,7 +99,7 @@ def find_peaks(x, prominence=None):
     x = np.ascontiguousarray(np.asarray(x, dtype=np.float64))
     if x.ndim != 1:
         raise ValueError("`x` must be a 1-D array")
-    peaks = _local_maxima(x)
+    peaks = _plateau_maxima(x)
     prom = _prominences(x, peaks)
     if prominence is None:
         return peaks, {}
