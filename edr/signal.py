@@ -6,8 +6,10 @@ FIR high-pass :func:`local_mean_removed`), the cubic-spline resampling of
 beat-sampled series, the constants of the rate windows (their rates: :mod:`edr.rates`) and
 the spectral concentration,
 and the limits every layer above shares (:data:`FS_RANGE`, :data:`MIN_BEATS`).
-It sits below :mod:`edr.methods` and imports only :mod:`edr.errors`, :mod:`edr.names` and
-:mod:`edr.beats` (see ``docs/design.md#1-architecture-a-one-way-stack``);
+It sits below :mod:`edr.methods` and imports only :mod:`edr.errors`, :mod:`edr.names`,
+:mod:`edr.beats` and the layer-0 steps (:mod:`edr.zero_phase`, :mod:`edr.dsp`: SciPy's designs,
+Welch and spline without importing ``scipy.signal`` or ``scipy.interpolate``; see
+``docs/design.md#1-architecture-a-one-way-stack``);
 the evaluation protocol these steps implement is
 ``docs/design.md#5-evaluation-protocol-and-report``.
 """

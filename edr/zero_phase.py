@@ -10,8 +10,8 @@ Both filter along the last axis. The two passes of second-order sections run in 
 (SciPy's recurrence, operation for operation), those of a recursive ``(b, a)`` in another (SciPy's
 ``lfilter`` loop), and a moving average's in one NumPy convolution per pass (SciPy's ``lfilter``
 for a one-coefficient denominator): SciPy's wrappers cost more than the filtering on a few seconds
-of ECG, and importing :mod:`scipy.signal` more than a record's EDR (``docs/studies/import_diet.md``;
-it is imported only for SciPy's own errors and complex or integer series).
+of ECG, and importing :mod:`scipy.signal` costs 1-2 s (``docs/studies/import_diet.md``; it is
+imported only for SciPy's own errors, no padding, and complex or integer series).
 """
 
 from __future__ import annotations
