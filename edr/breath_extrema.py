@@ -8,9 +8,9 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 
 import numpy as np
-from scipy.signal import find_peaks
 
 from edr._rowstats import row_percentile
+from edr.dsp.peaks import find_peaks
 from edr.rates import rate_series, window_starts
 from edr.signal import SEGMENT_S
 

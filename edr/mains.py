@@ -9,9 +9,9 @@ into the beat series; :func:`remove_mains` cleans every lead before beats and mo
 from __future__ import annotations
 
 import numpy as np
-from scipy import signal
 
 from edr import zero_phase
+from edr.dsp.filters import iirnotch
 from edr.signal import welch_in_blocks
 
 __all__ = ["MAINS_HZ", "MAINS_MIN_DB", "MAINS_NOTCH_Q", "mains_frequency", "notch_mains",
@@ -134,7 +134,7 @@ def notch_mains(x, fs: float, line: float | None) -> np.ndarray:
     y = np.where(ok, x, np.median(x[ok]))
     h = 1
     while h * line < _MAINS_MAX_FRACTION * fs:
-        b, a = signal.iirnotch(h * line, MAINS_NOTCH_Q, fs)
+        b, a = iirnotch(h * line, MAINS_NOTCH_Q, fs)
         y = zero_phase.filtfilt(b, a, y)
         h += 1
     return np.where(ok, y, np.nan)

@@ -30,8 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import skew, ttest_1samp
 
+from edr.dsp.moments import skew, ttest_1samp_pvalue
 from edr.errors import SignalError
 from edr.signal import RATE_BAND_BPM, SEGMENT_S, bandpass, to_uniform_grid
 
@@ -246,7 +246,8 @@ def shape_evidence(x, fs: float) -> ShapeEvidence:
     --------
     rsa_evidence : the other evidence, which decides first where it counts.
     decide_polarity : weighs both.
-    scipy.stats.skew, scipy.stats.ttest_1samp : the skewness of a window and the test.
+    edr.dsp.moments.skew, edr.dsp.moments.ttest_1samp_pvalue : the skewness of a window and
+        the test (SciPy's ``skew`` and ``ttest_1samp``).
 
     Examples
     --------
@@ -272,7 +273,7 @@ def shape_evidence(x, fs: float) -> ShapeEvidence:
     if np.ptp(per_window) <= _NUMERICAL_ZERO:  # every window alike: no spread
         return ShapeEvidence(mean, 0.0 if abs(mean) > _NUMERICAL_ZERO else 1.0,
                              int(per_window.size))
-    return ShapeEvidence(mean, float(ttest_1samp(per_window, 0.0).pvalue), int(per_window.size))
+    return ShapeEvidence(mean, ttest_1samp_pvalue(per_window, 0.0), int(per_window.size))
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import interpolate
 
 from edr import zero_phase
+from edr.dsp.spline import cubic_spline
 from edr.errors import RecordError, SignalError
 from edr.rates import rate_series, window_starts
 from edr.signal import (
@@ -143,8 +143,7 @@ def reference_on_grid(resp, resp_fs: float, t_grid):
         sos = butter_sos(FILTER_ORDER, REFERENCE_LOWPASS * grid_fs, "lowpass", resp_fs)
         filled = zero_phase.sosfiltfilt(sos, filled - filled.mean()) + filled.mean()
         resp = np.where(ok, filled, np.nan)
-    spline = interpolate.CubicSpline(t[ok], resp[ok])
-    return spline(np.clip(t_grid, t[ok][0], t[ok][-1]))
+    return cubic_spline(t[ok], resp[ok], np.clip(t_grid, t[ok][0], t[ok][-1]))
 
 
 def band_passed_reference(result, recording) -> np.ndarray:

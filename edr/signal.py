@@ -6,8 +6,10 @@ FIR high-pass :func:`local_mean_removed`), the cubic-spline resampling of
 beat-sampled series, the constants of the rate windows (their rates: :mod:`edr.rates`) and
 the spectral concentration,
 and the limits every layer above shares (:data:`FS_RANGE`, :data:`MIN_BEATS`).
-It sits below :mod:`edr.methods` and imports only :mod:`edr.errors`, :mod:`edr.names` and
-:mod:`edr.beats` (see ``docs/design.md#1-architecture-a-one-way-stack``);
+It sits below :mod:`edr.methods` and imports only :mod:`edr.errors`, :mod:`edr.names`,
+:mod:`edr.beats` and the layer-0 steps (:mod:`edr.zero_phase`, :mod:`edr.dsp`: SciPy's designs,
+Welch and spline without importing ``scipy.signal`` or ``scipy.interpolate``; see
+``docs/design.md#1-architecture-a-one-way-stack``);
 the evaluation protocol these steps implement is
 ``docs/design.md#5-evaluation-protocol-and-report``.
 """
@@ -17,11 +19,11 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy import fft as sp_fft
-from scipy import interpolate, signal
 
 from edr import zero_phase
 from edr.beats import MIN_BEATS
+from edr.dsp import filters, spectral
+from edr.dsp.spline import cubic_spline
 from edr.errors import SignalError
 from edr.io.arrays import as_series
 from edr.names import FS_RANGE
@@ -187,8 +189,7 @@ def to_uniform_grid(t, x, *, fs: float = GRID_FS, t_start: float | None = None,
     t_grid, x_grid : ndarray
         ``t_grid = t_start + k / fs`` for ``k = 0 .. floor((t_end - t_start) fs)``;
         ``x_grid`` (one column per series for a 2-D ``x``) from the not-a-knot cubic
-        interpolating spline (``scipy.interpolate.make_interp_spline``, ``k=3``: the spline of
-        ``CubicSpline``).
+        interpolating spline (:func:`edr.dsp.spline.cubic_spline`, SciPy's ``CubicSpline``).
 
     Raises
     ------
@@ -231,9 +232,7 @@ def to_uniform_grid(t, x, *, fs: float = GRID_FS, t_start: float | None = None,
         raise ValueError(f"t_end must be >= t_start, got t_start={t_start}, t_end={t_end}")
     n = int(np.floor((t_end - t_start) * fs + 1e-9)) + 1
     t_grid = t_start + np.arange(n) / fs
-    spline = interpolate.make_interp_spline(t, x, k=3)  # not-a-knot, as CubicSpline
-    x_grid = spline(np.clip(t_grid, t[0], t[-1]))
-    return t_grid, x_grid
+    return t_grid, cubic_spline(t, x, np.clip(t_grid, t[0], t[-1]))
 
 
 @functools.lru_cache(maxsize=32)
@@ -244,7 +243,7 @@ def butter_sos(order: int, band, btype: str, fs: float) -> np.ndarray:
 
     See Also
     --------
-    bandpass
+    bandpass, edr.dsp.filters.butter : the design (SciPy's, without importing it).
 
     Examples
     --------
@@ -252,7 +251,7 @@ def butter_sos(order: int, band, btype: str, fs: float) -> np.ndarray:
     >>> butter_sos(2, (0.05, 1.0), "bandpass", 4.0).shape
     (2, 6)
     """
-    sos = signal.butter(order, band, btype=btype, fs=fs, output="sos")
+    sos = filters.butter(order, band, btype, fs)
     sos.flags.writeable = False
     return sos
 
@@ -324,34 +323,6 @@ def local_mean_removed(x: np.ndarray, half_n: int) -> np.ndarray:
     return x[half_n:x.size - half_n] - np.convolve(x, w / w.sum(), mode="valid")
 
 
-@functools.lru_cache(maxsize=16)
-def _density_window(nperseg: int, fs: float) -> np.ndarray:
-    """:func:`_welch`'s periodic Hann window of ``nperseg`` scaled to a density at ``fs``, as
-    :func:`scipy.signal.welch` scales it (``sum(win^2) / T``), made once per length and rate."""
-    win = signal.get_window("hann", nperseg)
-    win = win * (1 / np.sqrt(sum(win * win) / (1 / fs)))
-    win.flags.writeable = False
-    return win
-
-
-def _welch(x: np.ndarray, fs: float, nperseg: int):
-    """``scipy.signal.welch(row, fs=fs, nperseg=nperseg)`` of each row of ``x`` (periodic Hann
-    window scaled to a density, half overlap, each segment demeaned, one-sided, mean over
-    segments) with all segments of all rows transformed at once, in SciPy's order of operations
-    (the same values). Returns the frequencies and the densities, shaped like ``x`` with its
-    last axis the frequencies."""
-    win = _density_window(nperseg, float(fs))
-    hop = nperseg - nperseg // 2
-    starts = np.arange((x.shape[-1] - nperseg // 2) // hop) * hop
-    segs = x[..., starts[:, None] + np.arange(nperseg)[None, :]].reshape(-1, nperseg)
-    spec = sp_fft.rfft((segs - segs.mean(axis=1, keepdims=True)) * win, axis=-1)
-    p = spec.real ** 2 + spec.imag ** 2
-    p[:, 1:-1 if nperseg % 2 == 0 else None] *= 2
-    p = p.reshape(*x.shape[:-1], starts.size, -1)
-    return (sp_fft.rfftfreq(nperseg, d=1.0 / fs),
-            np.ascontiguousarray(np.swapaxes(p, -1, -2)).mean(axis=-1))
-
-
 def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
                            half_width_hz: float = CONCENTRATION_HALF_WIDTH_HZ,
                            peak_band=None):
@@ -390,7 +361,8 @@ def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
         ok[ok] = np.ptp(rows[ok], axis=1) > 0
     if ok.any():
         y = rows[ok]
-        f, p = _welch(y - y.mean(axis=1, keepdims=True), fs, min(n, int(round(SEGMENT_S * fs))))
+        f, p = spectral.welch(y - y.mean(axis=1, keepdims=True), fs,
+                              min(n, int(round(SEGMENT_S * fs))))
         b = (f >= band[0]) & (f <= band[1])
         fb = f[b]
         search = np.flatnonzero(np.ones(fb.size, dtype=bool) if peak_band is None else
@@ -421,7 +393,7 @@ def welch_in_blocks(x, fs: float, nperseg: int, *, fill: float | None = None,
 
     See Also
     --------
-    scipy.signal.welch, spectral_concentration
+    edr.dsp.spectral.welch, spectral_concentration
 
     Examples
     --------
@@ -443,8 +415,7 @@ def welch_in_blocks(x, fs: float, nperseg: int, *, fill: float | None = None,
         y = x[first * step:(first + m - 1) * step + nperseg]
         if fill is not None:
             y = np.where(np.isfinite(y), y, fill)
-        f, p = (_welch(y - offset, fs, nperseg) if y.size >= nperseg  # SciPy's values, faster
-                else signal.welch(y - offset, fs=fs, nperseg=nperseg))  # one shortened segment
+        f, p = spectral.welch(y - offset, fs, nperseg)  # SciPy's values; short: one segment
         if len(firsts) == 1:
             return f, p
         total = total + m * p

@@ -6,8 +6,8 @@ grid and through one band-pass first; ``docs/design.md#5-evaluation-protocol-and
 from __future__ import annotations
 
 import numpy as np
-from scipy import signal
 
+from edr.dsp import spectral
 from edr.errors import SignalError
 from edr.signal import BAND_HZ, GRID_FS, SEGMENT_S, as_series, positive_rate
 
@@ -101,14 +101,14 @@ def correlation(edr, ref) -> float:
     return float(abs(np.dot(a, b)) / den) if den > 0 else 0.0
 
 
-def _welch_kwargs(fs: float, n: int) -> dict:
+def _nperseg(fs: float, n: int) -> int:
     nperseg = int(round(SEGMENT_S * fs))
     if n < nperseg:
         raise SignalError(
             f"series has {n} samples ({n / fs:.1f} s); the protocol needs at least one "
             f"{SEGMENT_S:.0f} s segment ({nperseg} samples at fs={fs} Hz)"
         )
-    return dict(fs=fs, window="hann", nperseg=nperseg, noverlap=nperseg // 2, detrend="constant")
+    return nperseg
 
 
 def msc(edr, ref, *, fs: float = GRID_FS):
@@ -125,14 +125,15 @@ def msc(edr, ref, *, fs: float = GRID_FS):
     Returns
     -------
     msc_value : float
-        Mean of ``scipy.signal.coherence`` (Welch, Hann, :data:`~edr.signal.SEGMENT_S` segments, 50
-        % overlap) over the bins with ``|f - f_ref| <= 0.1 Hz``.
+        Mean of the coherence (:func:`edr.dsp.spectral.coherence`, SciPy's ``coherence``;
+        Welch, Hann, :data:`~edr.signal.SEGMENT_S` segments, 50 % overlap) over the bins with
+        ``|f - f_ref| <= 0.1 Hz``.
     f_ref : float
         Frequency (Hz) of the Welch PSD peak of ``ref`` within :data:`~edr.signal.BAND_HZ`.
 
     See Also
     --------
-    correlation, scipy.signal.coherence
+    correlation, edr.dsp.spectral.coherence
 
     References
     ----------
@@ -161,10 +162,10 @@ def msc(edr, ref, *, fs: float = GRID_FS):
                              f"{ref.size}")
     if not (np.all(np.isfinite(edr)) and np.all(np.isfinite(ref))):
         raise SignalError("edr and ref must be finite for the coherence")
-    kw = _welch_kwargs(fs, edr.size)
-    f, p_ref = signal.welch(ref, **kw)
+    nperseg = _nperseg(fs, edr.size)
+    f, p_ref = spectral.welch(ref, fs, nperseg)
     band = (f >= BAND_HZ[0]) & (f <= min(BAND_HZ[1], fs / 2))
     f_ref = float(f[band][np.argmax(p_ref[band])])
-    f, cxy = signal.coherence(edr, ref, **kw)
+    f, cxy = spectral.coherence(edr, ref, fs, nperseg)
     near = np.abs(f - f_ref) <= MSC_HALF_WIDTH_HZ + 1e-12
     return float(np.mean(cxy[near])), f_ref

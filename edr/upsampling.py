@@ -15,7 +15,8 @@ import functools
 
 import numba
 import numpy as np
-from scipy import signal
+
+from edr.dsp.filters import firwin_kaiser
 
 __all__ = ["MARGIN", "neighbourhoods_upsampled", "polyphase_taps"]
 
@@ -31,8 +32,7 @@ def polyphase_taps(up: int) -> tuple[np.ndarray, int]:
     :func:`scipy.signal.upfirdn` applies it; and the leading output samples it drops. ``up >=
     2``."""
     half_len = 10 * up
-    h = np.concatenate([[0.0], signal.firwin(2 * half_len + 1, 1.0 / up,
-                                             window=("kaiser", 5.0)) * up])
+    h = np.concatenate([[0.0], firwin_kaiser(2 * half_len + 1, 1.0 / up, 5.0) * up])
     h = np.concatenate([h, np.zeros(-h.size % up)])
     taps = np.ascontiguousarray(h.reshape(-1, up).T[:, ::-1].ravel())
     taps.flags.writeable = False

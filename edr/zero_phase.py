@@ -7,9 +7,11 @@ stream cleans at each update (``docs/studies/stream_projection.md``). :func:`sos
 :func:`filtfilt` take the same steps in the same order, with the steady state cached per set of
 coefficients, so their output is bit-identical to SciPy's (``tests/edr/test_zero_phase.py``).
 Both filter along the last axis. The two passes of second-order sections run in one compiled loop
-(SciPy's recurrence, operation for operation), and a moving average's in one NumPy convolution
-per pass (SciPy's ``lfilter`` for a one-coefficient denominator): SciPy's wrappers cost more than
-the filtering on a few seconds of ECG.
+(SciPy's recurrence, operation for operation), those of a recursive ``(b, a)`` in another (SciPy's
+``lfilter`` loop), and a moving average's in one NumPy convolution per pass (SciPy's ``lfilter``
+for a one-coefficient denominator): SciPy's wrappers cost more than the filtering on a few seconds
+of ECG, and importing :mod:`scipy.signal` costs 1-2 s (``docs/studies/import_diet.md``; it is
+imported only for SciPy's own errors, no padding, and complex or integer series).
 """
 
 from __future__ import annotations
@@ -18,21 +20,22 @@ import functools
 
 import numba
 import numpy as np
-from scipy import signal
+
+from edr.dsp.filters import lfilter_zi, sosfilt_zi
 
 __all__ = ["filtfilt", "sosfiltfilt"]
 
 
 @functools.lru_cache(maxsize=64)
 def _sos_zi(key: bytes, n_sections: int) -> np.ndarray:
-    zi = signal.sosfilt_zi(np.frombuffer(key).reshape(n_sections, 6))
+    zi = sosfilt_zi(np.frombuffer(key).reshape(n_sections, 6))
     zi.flags.writeable = False
     return zi
 
 
 @functools.lru_cache(maxsize=64)
 def _ba_zi(b_key: bytes, a_key: bytes) -> np.ndarray:
-    zi = signal.lfilter_zi(np.frombuffer(b_key), np.frombuffer(a_key))
+    zi = lfilter_zi(np.frombuffer(b_key), np.frombuffer(a_key))
     zi.flags.writeable = False
     return zi
 
@@ -60,6 +63,30 @@ def _sos_forward_backward(sos, zi, x):  # pragma: no cover - compiled
                     z[s, 1] = sos[s, 2] * cur - sos[s, 5] * new
                     cur = new
                 x[r, i] = cur
+
+
+@numba.njit(cache=True, nogil=True)
+def _ba_forward_backward(b, a, zi, x):  # pragma: no cover - compiled
+    """Each row of ``x`` (C-contiguous, filtered in place) through ``(b, a)`` (normalised by
+    ``a[0]``, of one length ``>= 2``) forwards, then backwards, each pass started from ``zi``
+    times its first sample: SciPy's ``lfilter`` (its C loop: transposed direct form II, the same
+    operations in the same order) twice."""
+    m = b.size
+    rows, n = x.shape
+    z = np.empty(m - 1)
+    for r in range(rows):
+        for backwards in (False, True):
+            first = x[r, n - 1] if backwards else x[r, 0]
+            for s in range(m - 1):
+                z[s] = zi[s] * first
+            for k in range(n):
+                i = n - 1 - k if backwards else k
+                xn = x[r, i]
+                yn = z[0] + b[0] * xn
+                for s in range(m - 2):
+                    z[s] = z[s + 1] + xn * b[s + 1] - yn * a[s + 1]
+                z[m - 2] = xn * b[m - 1] - yn * a[m - 1]
+                x[r, i] = yn
 
 
 def _fir_pass(b: np.ndarray, zi: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -91,7 +118,9 @@ def sosfiltfilt(sos: np.ndarray, x: np.ndarray, padlen: int | None = None) -> np
     ntaps = 2 * n_sections + 1 - min(int((sos[:, 2] == 0).sum()), int((sos[:, 5] == 0).sum()))
     edge = 3 * ntaps if padlen is None else int(padlen)
     if x.ndim == 0 or x.shape[-1] <= edge or edge < 1 or not (sos[:, 3] == 1).all():
-        return signal.sosfiltfilt(sos, x, padlen=padlen)  # SciPy's own error, or no padding
+        from scipy import signal  # SciPy's own error, or no padding: off the default path
+
+        return signal.sosfiltfilt(sos, x, padlen=padlen)
     ext = _odd_extended(np.asarray(x, dtype=float), edge)
     y = np.ascontiguousarray(ext.reshape(-1, ext.shape[-1]))
     _sos_forward_backward(sos, _sos_zi(sos.tobytes(), n_sections), y)
@@ -106,14 +135,25 @@ def filtfilt(b, a, x: np.ndarray) -> np.ndarray:
     x = np.asarray(x)
     edge = 3 * max(len(a), len(b))
     if x.ndim == 0 or x.shape[-1] <= edge:
-        return signal.filtfilt(b, a, x, method="pad")  # SciPy's own error
+        from scipy import signal  # SciPy's own error: off the default path
+
+        return signal.filtfilt(b, a, x, method="pad")
     ext = _odd_extended(x, edge)
     zi = _ba_zi(b.tobytes(), a.tobytes())
     if a.size == 1 and ext.dtype == float:
         taps = b / a[0]
         y = _fir_pass(taps, zi, ext)
         return _fir_pass(taps, zi, y[..., ::-1])[..., ::-1][..., edge:-edge]
-    zi = zi.reshape([1] * (x.ndim - 1) + [zi.size])
-    y, _ = signal.lfilter(b, a, ext, zi=zi * ext[..., :1])
-    y, _ = signal.lfilter(b, a, y[..., ::-1], zi=zi * y[..., -1:])
-    return y[..., ::-1][..., edge:-edge]
+    if a[0] == 0.0 or ext.dtype != float:
+        from scipy import signal  # SciPy's own error, or a complex series: off the default path
+
+        zi = zi.reshape([1] * (x.ndim - 1) + [zi.size])
+        y, _ = signal.lfilter(b, a, ext, zi=zi * ext[..., :1])
+        y, _ = signal.lfilter(b, a, y[..., ::-1], zi=zi * y[..., -1:])
+        return y[..., ::-1][..., edge:-edge]
+    m = max(a.size, b.size)
+    b_n = np.concatenate((b, np.zeros(m - b.size))) / a[0]
+    a_n = np.concatenate((a, np.zeros(m - a.size))) / a[0]
+    y = np.ascontiguousarray(ext.reshape(-1, ext.shape[-1]))
+    _ba_forward_backward(b_n, a_n, np.ascontiguousarray(zi, dtype=float), y)
+    return y.reshape(ext.shape)[..., edge:-edge]

@@ -3,7 +3,7 @@
 Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
 
 0. ``edr`` (package), ``edr.errors``, ``edr.quiet``, ``edr.names``, ``edr.jobs``,
-   ``edr._rowstats``
+   ``edr._rowstats``, ``edr.dsp`` (SciPy's signal steps without SciPy's import cost)
 1. inputs and beats: ``edr.io.*``, ``edr.beats`` (mask, NeuroKit2 twins, alignment → flags,
    peaks → chunks → polarity → detection → the package), ``edr.modulation``, ``edr.simulate``
    (random processes, geometry, breathing events → artefacts, parameters → recording → scenarios
@@ -52,6 +52,7 @@ LAYERS = {
     "edr.names": 0,
     "edr.jobs": 0,
     "edr.zero_phase": 0,
+    "edr.dsp": 0,
     "edr.medians": 0,
     "edr.upsampling": 0,
     "edr._rowstats": 0,

@@ -12,9 +12,10 @@ import functools
 
 import numba
 import numpy as np
-from scipy import ndimage, signal
+from scipy import ndimage
 
 from edr import zero_phase
+from edr.dsp.filters import butter
 from edr.quiet import ignored_warnings
 
 __all__ = ["CLEAN_METHODS", "SMOOTHING_S", "clean_ecg", "load_nk", "nk_clean_neurokit",
@@ -43,7 +44,7 @@ def load_nk():
 def _clean_highpass(fs: float) -> np.ndarray:
     """NeuroKit2's cleaning high-pass at ``fs``: ``scipy.signal.butter(5, 0.5, "highpass",
     output="sos")``, designed once per rate."""
-    return signal.butter(5, 0.5, btype="highpass", output="sos", fs=fs)
+    return butter(5, 0.5, "highpass", fs)
 
 
 def nk_clean_neurokit(x: np.ndarray, fs: float, smoothing_s: float | None = None) -> np.ndarray:

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
-from scipy.signal import resample_poly
 
 from edr.errors import ReferenceWarning, SignalError
 from edr.io.channels import choose_ecg, choose_resp, clean_name, ecg_channels
@@ -191,6 +190,8 @@ def _resample(x: np.ndarray, fs_from: float, fs_to: float, n_out: int) -> np.nda
     if nan.any():
         idx = np.arange(x.size)
         x = np.where(nan, np.interp(idx, idx[~nan], x[~nan]), x)
+    from scipy.signal import resample_poly  # only when resampling: off the default path
+
     y = resample_poly(x, ratio.numerator, ratio.denominator)
     if nan.any():
         pos = np.arange(y.size) * (fs_from / fs_to)

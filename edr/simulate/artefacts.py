@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from edr import zero_phase
+from edr.dsp.filters import butter
 from edr.simulate.geometry import WAVE_CENTRES
 from edr.simulate.processes import poisson_times, smooth_noise
 
@@ -99,9 +101,7 @@ def _add_bursts(rng, ecg, fs, starts, lengths_s, make):
 def _motion_artifact(amplitude, fs, n_leads):
     """Electrode motion: smooth wander (knots every 0.3 s, < ~1.7 Hz) + 30 % broadband (0.5-35 Hz)
     noise."""
-    from scipy.signal import butter, sosfiltfilt
-
-    sos = butter(2, [0.5, min(35.0, 0.4 * fs)], btype="bandpass", fs=fs, output="sos")
+    sos = butter(2, [0.5, min(35.0, 0.4 * fs)], "bandpass", fs)
 
     def make(rng, m):
         t = np.arange(m) / fs
@@ -109,7 +109,7 @@ def _motion_artifact(amplitude, fs, n_leads):
                         for _ in range(n_leads)])
         white = rng.standard_normal((n_leads, m))
         if m > 3 * 2 * sos.shape[0] * 3:
-            white = sosfiltfilt(sos, white, axis=1)
+            white = zero_phase.sosfiltfilt(sos, white)
             white /= max(float(white.std()), 1e-12)
         return amplitude * (low + 0.3 * white)
 
@@ -119,14 +119,12 @@ def _motion_artifact(amplitude, fs, n_leads):
 def _noise_burst(std, fs, n_leads):
     """Muscle-like noise: white noise high-passed at min(10 Hz, 0.2 fs), standard deviation
     ``std``."""
-    from scipy.signal import butter, sosfiltfilt
-
-    sos = butter(2, min(10.0, 0.2 * fs), btype="highpass", fs=fs, output="sos")
+    sos = butter(2, min(10.0, 0.2 * fs), "highpass", fs)
 
     def make(rng, m):
         white = rng.standard_normal((n_leads, m))
         if m > 3 * 2 * sos.shape[0] * 3:
-            white = sosfiltfilt(sos, white, axis=1)
+            white = zero_phase.sosfiltfilt(sos, white)
             white /= max(float(white.std()), 1e-12)
         return std * white
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.interpolate import CubicSpline
+
+from edr.dsp.spline import cubic_spline
 
 __all__ = ["poisson_times", "smooth_noise"]
 
@@ -17,7 +18,7 @@ def smooth_noise(rng, t, knot_spacing_s):
     """
     n_knots = int(np.ceil((t[-1] - t[0]) / knot_spacing_s)) + 4
     knots = t[0] - knot_spacing_s + knot_spacing_s * np.arange(n_knots)
-    return CubicSpline(knots, rng.standard_normal(n_knots))(t)
+    return cubic_spline(knots, rng.standard_normal(n_knots), t)
 
 
 def poisson_times(rng, rate_per_min, duration_s):

@@ -24,7 +24,8 @@ def test_sosfiltfilt_is_scipys_bit_for_bit(shape):
 def test_filtfilt_is_scipys_bit_for_bit(shape):
     x = np.random.default_rng(1).standard_normal(shape)
     for b, a in ((np.ones(2), [2.0]), (np.array([1.0, 1.0, 0.5]), [2.5]),
-                 signal.butter(3, 0.2)):
+                 signal.butter(3, 0.2), signal.iirnotch(50.0, 30.0, 250.0),
+                 (np.array([0.3, 0.2]), np.array([2.0, -0.4, 0.1])), signal.butter(8, 0.05)):
         for _ in range(2):
             np.testing.assert_array_equal(zero_phase.filtfilt(b, a, x),
                                           signal.filtfilt(b, a, x, method="pad"))
