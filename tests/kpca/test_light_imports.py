@@ -52,7 +52,7 @@ kpca_edr(seg, sigma2="mdd-fast", random_state=0)
 
 
 def test_the_light_core_and_an_mdd_fit_import_none_of_the_heavy_modules():
-    assert _loaded(KPCA_MDD_FIT, ("sklearn",)) == []
+    assert _loaded(KPCA_MDD_FIT, HEAVY) == []
 
 
 def test_the_edr_kernel_methods_do_not_import_scikit_learn():
