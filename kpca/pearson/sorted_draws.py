@@ -168,19 +168,14 @@ def _order_statistics(e, lt, linv, lc, ut, uinv, uc, out):  # pragma: no cover -
     return total, n_low, n_high
 
 
-@numba.njit(cache=True, nogil=True)
-def _finish(y, lo, hi, a, b, out):  # pragma: no cover - compiled
-    """``out`` = ``a + b * y`` sorted ascending, ``y`` first clipped to ``[lo, hi]`` and made
-    non-decreasing (cubic Hermite rounding could break the order by an ulp)."""
-    n = y.size
-    prev = lo
-    for i in range(n):
-        v = min(max(y[i], prev), hi)
-        prev = v
-        if b > 0:
-            out[i] = a + b * v
-        else:
-            out[n - 1 - i] = a + b * v
+def _finish(y, lo, hi, a, b):
+    """``a + b * y`` sorted ascending, ``y`` first clipped to ``[lo, hi]`` and made
+    non-decreasing (cubic Hermite rounding could break the order by an ulp).
+
+    NumPy, not Numba: compiled, it saves ~0.6 ms per 45 000 draws but costs ~0.7 s of
+    compilation on a cold cache (``docs/studies/import_diet_kpca.md``)."""
+    v = np.minimum(np.maximum.accumulate(np.maximum(y, lo)), hi)
+    return a + b * (v if b > 0 else v[::-1])
 
 
 class SortedPearsonSampler:
@@ -276,9 +271,8 @@ class SortedPearsonSampler:
         if n_high:
             y[n - n_high:] = q.upper(np.cumsum(e[n - n_high + 1:][::-1])[::-1] / total)
         # clip, keep the order (Hermite rounding), x = mu + sigma (loc + scale y) ascending
-        x = np.empty(n)
-        _finish(y, q.y_lo, q.y_hi, self.mu + self.sigma * self._loc, self.sigma * self._scale, x)
-        return x
+        return _finish(y, q.y_lo, q.y_hi, self.mu + self.sigma * self._loc,
+                       self.sigma * self._scale)
 
 
 def pearsrnd_sorted(mu: float, sigma: float, skew: float, kurtosis: float, size: int, *,

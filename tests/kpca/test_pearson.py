@@ -261,3 +261,19 @@ def test_truncated_quantile_matches_scipy_stats(ptype, truncate):
         np.testing.assert_allclose(q.lower(t), ref.lower(t), rtol=0, atol=1e-13 * scale)
         if q.law.name != "betaprime":  # SciPy's isf: see the test above
             np.testing.assert_allclose(q.upper(t), ref.upper(t), rtol=0, atol=1e-13 * scale)
+
+
+@pytest.mark.parametrize("b", [0.7, -0.7])
+def test_finish_matches_the_slow_loop(b):
+    """Clip to [lo, hi], keep the order (a running maximum), map a + b y, ascending."""
+    y = np.sort(np.random.default_rng(5).normal(size=300))
+    y[[50, 120, 121]] = y[[49, 119, 119]] - 1e-12  # ulp-sized breaks of the order
+    lo, hi, a = -1.0, 1.5, 0.3
+    ref, prev = [], lo
+    for v in y:
+        prev = min(max(v, prev), hi)
+        ref.append(a + b * prev)
+    ref = np.array(ref if b > 0 else ref[::-1])
+    got = kpca_pearson._finish(y, lo, hi, a, b)
+    np.testing.assert_array_equal(got, ref)
+    assert np.all(np.diff(got) >= 0) and got.min() >= a + min(b * lo, b * hi)
