@@ -446,9 +446,8 @@ def multilead_kpca(leads: dict, fs: float, beats: Beats, offsets: dict, *, sigma
     """Multi-lead kernel PCA EDR (``n_c = 1``) on the concatenated QRS windows.
 
     ``kpca.core.KernelPCACore(n_components=1, sigma2=sigma2, random_state=random_state,
-    selection_options=selection_options)`` (:class:`kpca.KernelPCA` without scikit-learn)
-    fitted to the valid joint beats of
-    :func:`multilead_matrix`; a criterion ``sigma2`` is resolved by the estimator.
+    selection_options=selection_options)`` (:class:`kpca.KernelPCA` without scikit-learn) fitted
+    to the valid joint beats of :func:`multilead_matrix`; it resolves a criterion ``sigma2``.
 
     Returns
     -------

@@ -28,7 +28,7 @@ from kpca.pearson.system import PearsonParameters, beta_exponents, pearson_param
 __all__ = ["SortedPearsonSampler", "pearsrnd_sorted"]
 
 
-def _standard_law(p: PearsonParameters):
+def _pearson_law(p: PearsonParameters):
     """``(law, loc, scale)`` with standardised draws ``loc + scale * Y``, ``Y ~ law`` (a
     :class:`~kpca.pearson.laws.Law`, SciPy's distribution of that name): the same
     transformations as :func:`kpca.pearson.draws.standard_draws`; ``None`` for type IV."""
@@ -229,7 +229,7 @@ class SortedPearsonSampler:
         self.params = p = pearson_parameters(skew, kurtosis)
         self.mu, self.sigma, self.truncate = mu, sigma, truncate
         lo, hi = truncation_bounds(truncate)
-        law = _standard_law(p)
+        law = _pearson_law(p)
         self._quantile = None
         if law is None:  # type IV: drawn by rejection and sorted
             return
