@@ -43,6 +43,11 @@ class Law:
     --------
     standard_law : the law of each Pearson type.
 
+    References
+    ----------
+    .. [1] N. L. Johnson, S. Kotz and N. Balakrishnan, *Continuous Univariate Distributions*, vol.
+       1, 2nd ed., Wiley, 1994. §4.1: the Pearson system and the standard laws of its types.
+
     Examples
     --------
     >>> from kpca.pearson.laws import standard_law
