@@ -3,7 +3,7 @@
 :class:`kpca.KernelPCA` is this class with scikit-learn's estimator protocol on top
 (:mod:`kpca.base`); code that only fits, projects and de-noises (``edr``'s kernel methods) uses
 :class:`KernelPCACore` directly, so that importing and running it does not import scikit-learn
-(about 2 s of imports; ``docs/studies/import_diet_kpca.md``).
+(1-2 s of imports; ``docs/studies/import_diet_kpca.md``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ a standardised law (normal, beta, gamma, inverse gamma, beta prime, Student's t)
 functions are written here with the special functions that :mod:`scipy.stats` itself calls
 (``ndtr``/``ndtri``, the regularised incomplete beta and gamma functions and their inverses,
 ``stdtr``/``stdtrit``, ``gammaln``/``betaln``), because importing :mod:`scipy.stats` costs about
-1.5 s and :mod:`scipy.special` a tenth of it (``docs/studies/import_diet_kpca.md``). Each tail
+1 s and :mod:`scipy.special` under a tenth of it (``docs/studies/import_diet_kpca.md``). Each tail
 is computed without cancellation: ``sf`` and ``isf`` use the complementary functions, not
 ``1 - cdf``. ``tests/kpca/test_pearson.py`` checks all five against :mod:`scipy.stats`.
 """
