@@ -445,9 +445,9 @@ def multilead_kpca(leads: dict, fs: float, beats: Beats, offsets: dict, *, sigma
                    random_state=0, selection_options=None, half_width_s: float = 0.06):
     """Multi-lead kernel PCA EDR (``n_c = 1``) on the concatenated QRS windows.
 
-    ``kpca.KernelPCA(n_components=1, sigma2=sigma2, random_state=random_state,
-    selection_options=selection_options)`` fitted to the valid joint beats of
-    :func:`multilead_matrix`; a criterion ``sigma2`` is resolved by the estimator.
+    ``kpca.core.KernelPCACore(n_components=1, sigma2=sigma2, random_state=random_state,
+    selection_options=selection_options)`` (:class:`kpca.KernelPCA` without scikit-learn) fitted
+    to the valid joint beats of :func:`multilead_matrix`; it resolves a criterion ``sigma2``.
 
     Returns
     -------
@@ -455,7 +455,7 @@ def multilead_kpca(leads: dict, fs: float, beats: Beats, offsets: dict, *, sigma
         Times (s) of the valid joint beats.
     values : ndarray
         First kernel principal component score per valid beat.
-    model : kpca.KernelPCA
+    model : kpca.core.KernelPCACore
         The fitted model (``sigma2_``, ``selection_``, ``eigenvalues_``).
 
     Raises
@@ -488,13 +488,13 @@ def multilead_kpca(leads: dict, fs: float, beats: Beats, offsets: dict, *, sigma
     >>> times.shape == values.shape == (69,), model.n_components
     (True, 1)
     """
-    from kpca import KernelPCA
+    from kpca.core import KernelPCACore
 
     X = multilead_matrix(leads, fs, beats, offsets, half_width_s=half_width_s)[beats.valid]
     if X.shape[0] < MIN_BEATS:
         raise SignalError(f"only {X.shape[0]} beats valid in every usable lead; "
                           f"at least {MIN_BEATS} are needed")
-    model = KernelPCA(n_components=1, sigma2=sigma2, random_state=random_state,
-                      selection_options=selection_options or None)
+    model = KernelPCACore(n_components=1, sigma2=sigma2, random_state=random_state,
+                          selection_options=selection_options or None)
     values = model.fit_transform(X)[:, 0]
     return beats.times[beats.valid], values, model

@@ -17,7 +17,9 @@ __all__ = [
     "check_choice",
     "check_count",
     "check_finite",
+    "check_fitted",
     "check_n_components",
+    "check_n_features_in",
     "check_nonnegative",
     "check_positive",
     "check_positive_values",
@@ -415,3 +417,42 @@ def check_selection_options(options, reserved=RESERVED_SELECTION_OPTIONS, *, unu
             f"got selection_options={options!r}"
         )
     return dict(options)
+
+
+def check_fitted(estimator, method="this method"):
+    """Raise :class:`kpca.NotFittedError` unless ``estimator`` has its ``_fitted_attribute``.
+
+    The one fitted check of the ``kpca`` models (the scikit-learn estimators and the light
+    :class:`kpca.core.KernelPCACore`); :mod:`kpca.base`, which defines the exception, is imported
+    only to raise it.
+
+    Raises
+    ------
+    NotFittedError
+        A subclass of scikit-learn's ``NotFittedError`` and of ``RuntimeError``.
+    """
+    if not hasattr(estimator, estimator._fitted_attribute):
+        from kpca.base import NotFittedError
+
+        raise NotFittedError(
+            f"This {type(estimator).__name__} instance is not fitted yet; call fit(X) before "
+            f"{method}()"
+        )
+
+
+def check_n_features_in(estimator, arr, name="X"):
+    """``ValueError`` unless the checked array ``arr`` has the ``n_features_in_`` seen in fit.
+
+    Worded as scikit-learn's message, which its estimator checks recognise.
+
+    Raises
+    ------
+    ValueError
+        A different number of columns.
+    """
+    if arr.shape[1] != estimator.n_features_in_:
+        raise ValueError(
+            f"{name} has {arr.shape[1]} features, but {type(estimator).__name__} is expecting "
+            f"{estimator.n_features_in_} features as input (n_features seen in fit); "
+            f"got {name}.shape={arr.shape}"
+        )

@@ -53,7 +53,7 @@ from sklearn.base import (
 from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 from sklearn.utils.validation import validate_data
 
-from kpca._validation import check_array
+from kpca._validation import check_array, check_fitted, check_n_features_in
 
 __all__ = ["KPCAEstimator", "KPCARegressor", "KPCATransformer", "NotFittedError"]
 
@@ -108,11 +108,7 @@ class KPCAEstimator(BaseEstimator):
 
     def _check_fitted(self, method="this method"):
         """Raise :class:`NotFittedError` unless ``fit`` has completed."""
-        if not self.__sklearn_is_fitted__():
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet; call fit(X) before "
-                f"{method}()"
-            )
+        check_fitted(self, method)
 
     def _validate_X(self, X, *, reset, name="X", min_samples=1, as_column=False):
         """Check ``X`` (:func:`kpca._validation.check_array`) and record or compare features.
@@ -135,12 +131,8 @@ class KPCAEstimator(BaseEstimator):
                     )
                 X = column[:, None]
         arr = check_array(X, name, min_samples=min_samples)
-        if not reset and arr.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"{name} has {arr.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input (n_features seen in fit); "
-                f"got {name}.shape={arr.shape}"
-            )
+        if not reset:
+            check_n_features_in(self, arr, name)
         if reset or not isinstance(X, np.ndarray) or hasattr(self, "feature_names_in_"):
             # scikit-learn's bookkeeping of feature names; an array given to an estimator fitted
             # without names has none to record or compare (and its width was checked above)

@@ -45,7 +45,7 @@ class KernelFit:
 
     Attributes
     ----------
-    model : kpca.KernelPCA
+    model : kpca.core.KernelPCACore
         Fitted on the segment's robust beat matrix (:meth:`Segment.beat_matrix`).
     columns : ndarray of bool
         The QRS-matrix columns it reads (:meth:`Segment.valid_matrix`'s unclipped columns).

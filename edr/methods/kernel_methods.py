@@ -33,7 +33,8 @@ def kpca_edr(seg: Segment, *, sigma2=DEFAULT_SIGMA2, random_state=None, orientat
     orientation : {"beats", "positions"}, default "beats"
     baseline : {"detrend", "none", "pr"}, default :data:`MATRIX_BASELINE`
     solver : {"dense", "fs2"}, default "dense"
-        ``"dense"``: :class:`kpca.KernelPCA` of all valid beats of the segment;
+        ``"dense"``: :class:`kpca.core.KernelPCACore` (:class:`kpca.KernelPCA` without
+        scikit-learn) of all valid beats of the segment;
         ``"fs2"``: :class:`kpca.largescale.FixedSizeKernelPCA` (``orientation="beats"`` only).
     n_support : int, optional
         FS2 support vectors ``M`` (``solver="fs2"`` only); None:
@@ -65,7 +66,7 @@ def kpca_edr(seg: Segment, *, sigma2=DEFAULT_SIGMA2, random_state=None, orientat
     --------
     kpca_fusion_edr : the default method, which fuses these scores with other series.
     pca_edr : the linear baseline.
-    kpca.KernelPCA : the estimator, which resolves a σ² criterion.
+    kpca.core.KernelPCACore : the model, which resolves a σ² criterion.
 
     References
     ----------

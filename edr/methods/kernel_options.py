@@ -2,7 +2,8 @@
 
 :class:`KernelOptions` validates every option of ``kpca``, ``kpca_positions``, ``kpca_rsa`` and
 ``kpca_fusion`` (σ², orientation, solver, FS2 support size and training set, selection options)
-and builds the unfitted :class:`kpca.KernelPCA` or :class:`kpca.largescale.FixedSizeKernelPCA`;
+and builds the unfitted :class:`kpca.core.KernelPCACore` (:class:`kpca.KernelPCA` without
+scikit-learn) or :class:`kpca.largescale.FixedSizeKernelPCA`;
 :func:`check_sigma2` and :func:`check_solver` are the one home of those two checks.
 """
 
@@ -110,7 +111,7 @@ class KernelOptions:
     See Also
     --------
     edr.methods.kpca_edr : the method these options drive.
-    kpca.KernelPCA, kpca.largescale.FixedSizeKernelPCA : the estimators they build.
+    kpca.core.KernelPCACore, kpca.largescale.FixedSizeKernelPCA : the models they build.
 
     Examples
     --------
@@ -178,12 +179,13 @@ class KernelOptions:
         return isinstance(self.sigma2, str)
 
     def kernel_pca(self, n_components: int = 1):
-        """Unfitted ``kpca.KernelPCA(n_components, ...)``; it resolves ``sigma2`` itself."""
-        from kpca import KernelPCA
+        """Unfitted ``kpca.core.KernelPCACore(n_components, ...)`` (the computation of
+        :class:`kpca.KernelPCA` without scikit-learn); it resolves ``sigma2`` itself."""
+        from kpca.core import KernelPCACore
 
-        return KernelPCA(n_components=n_components, sigma2=self.sigma2,
-                         random_state=self.random_state,
-                         selection_options=self.selection_options or None)
+        return KernelPCACore(n_components=n_components, sigma2=self.sigma2,
+                             random_state=self.random_state,
+                             selection_options=self.selection_options or None)
 
     def fixed_size_kpca(self, n_support: int):
         """Unfitted ``kpca.largescale.FixedSizeKernelPCA`` with ``n_c = 1`` and ``n_support``

@@ -15,7 +15,6 @@ exact (no discretisation).  A truncation interval is honoured by rejection.
 from __future__ import annotations
 
 import numpy as np
-from scipy import integrate
 
 from kpca._validation import check_finite, check_positive, check_random_state
 from kpca.pearson.system import PearsonParameters, beta_exponents, pearson_parameters, type4_shape
@@ -39,6 +38,8 @@ def _type4_standard(p: PearsonParameters, size: int, rng: np.random.Generator):
 
     def g(t):  # rescaled by its mode value: at most 1, avoids overflow
         return np.exp(b * np.log(np.cos(t)) - nu * t - log_g_mode)
+
+    from scipy import integrate  # type IV only: not imported for the other types
 
     norm, _ = integrate.quad(g, -np.pi / 2, np.pi / 2, points=[mode], limit=200,
                              epsabs=0.0, epsrel=1e-12)

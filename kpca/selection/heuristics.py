@@ -23,7 +23,6 @@ Numbers of components (Jørgensen & Hansen 2012, §III-B):
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial.distance import pdist
 
 from kpca._validation import check_array
 from kpca.kernels import squared_distances
@@ -161,6 +160,8 @@ The median distance between training points (Thorstensen et al., cited there).
     >>> median_distance_sigma2(X)
     25.0
     """
+    from scipy.spatial.distance import pdist  # imported when used (scipy.spatial is heavy)
+
     X = check_array(X, "X", min_samples=2)
     return float(np.median(pdist(X))) ** 2
 
@@ -200,6 +201,8 @@ The mean distance between training points (Kwok & Tsang, cited there).
     >>> round(mean_distance_sigma2(X), 4)
     44.4444
     """
+    from scipy.spatial.distance import pdist  # imported when used (scipy.spatial is heavy)
+
     X = check_array(X, "X", min_samples=2)
     return float(np.mean(pdist(X))) ** 2
 

@@ -11,6 +11,7 @@ from kpca.pearson import (
     pearsrnd,
     pearsrnd_sorted,
 )
+from kpca.pearson.laws import standard_law
 from kpca.pearson.system import type4_shape
 
 # inverse gamma with alpha = 11 lies exactly on the type V line: skew 1.5, kurtosis 432/56
@@ -207,3 +208,72 @@ def test_sorted_draws_bad_input():
         SortedPearsonSampler(0, 0.0, 0.5, 2.5)
     with pytest.raises(ValueError, match="kurtosis must exceed"):
         SortedPearsonSampler(0, 1.0, 2.0, 4.0)
+
+
+# --- the standard laws from scipy.special against scipy.stats --------------------------------
+
+#: every law of the sorted sampler (types 0-III, V-VII), shapes from the bulk to the extremes
+LAWS = [("norm",), ("beta", 0.4, 0.7), ("beta", 3.0, 50.0), ("beta", 1.5, 1.5), ("gamma", 0.3),
+        ("gamma", 4.0), ("gamma", 300.0), ("invgamma", 2.5), ("invgamma", 40.0),
+        ("betaprime", 2.0, 5.0), ("betaprime", 0.6, 30.0), ("betaprime", 40.0, 3.2),
+        ("t", 0.7), ("t", 3.0), ("t", 40.0)]
+
+
+@pytest.mark.parametrize("case", LAWS, ids=lambda c: "-".join(map(str, c)))
+def test_laws_match_scipy_stats_to_the_far_tails(case):
+    name, *shapes = case
+    law, ref = standard_law(name, *shapes), getattr(stats, name)(*shapes)
+    p = np.concatenate([np.geomspace(1e-13, 0.25, 300), np.linspace(0.25, 0.5, 51)])
+    y = np.concatenate([ref.ppf(p), ref.isf(p), [-np.inf, -2.0, 0.0, 1.0, 1e6, np.inf]])
+    want = {f: getattr(ref, f) for f in ("cdf", "sf", "pdf", "ppf", "isf")}
+    if name == "betaprime":
+        # SciPy's betaprime.sf and .isf lose up to 2e-9 and 1e-4 (below q ~ 1e-10) relative;
+        # Y = X / (1 - X) with 1 - X ~ beta(b, a) gives the exact references
+        flip = stats.beta(shapes[1], shapes[0])
+        want["sf"] = lambda v: flip.cdf(1.0 / (1.0 + np.maximum(v, 0.0)))
+        want["isf"] = lambda q: (1.0 - flip.ppf(q)) / flip.ppf(q)
+        bulk = p >= 1e-6
+        np.testing.assert_allclose(law.isf(p[bulk]), ref.isf(p[bulk]), rtol=1e-9, atol=0)
+    for f in ("ppf", "isf"):
+        np.testing.assert_allclose(getattr(law, f)(p), want[f](p), rtol=1e-13, atol=0,
+                                   err_msg=f)
+    for f in ("cdf", "sf", "pdf"):
+        with np.errstate(invalid="ignore", over="ignore"):  # SciPy's, at +-inf
+            got, exact = getattr(law, f)(y), want[f](y)
+        ok = np.isfinite(exact)  # SciPy's gamma pdf is nan at +inf where this one is 0
+        np.testing.assert_allclose(got[ok], exact[ok], rtol=2e-13, atol=0, err_msg=f)
+
+
+@pytest.mark.parametrize("ptype", [0, 1, 2, 3, 5, 6, 7])
+@pytest.mark.parametrize("truncate", [None, (0.0, 6.0), (2.5, 4.0)])
+def test_truncated_quantile_matches_scipy_stats(ptype, truncate):
+    """The truncated quantile of the sampler (MDD's ``[0, r_max]`` and narrower) = the same
+    built from the frozen :mod:`scipy.stats` law."""
+    skew, kurt = CASES[ptype]
+    for sign in (1.0, -1.0):
+        s = SortedPearsonSampler(3.0, 1.0, sign * skew, kurt, truncate=truncate)
+        q = s._quantile
+        ref = kpca_pearson._TruncatedQuantile(getattr(stats, q.law.name)(*q.law.shapes),
+                                              q.y_lo, q.y_hi)
+        assert q.mass == pytest.approx(ref.mass, rel=1e-13)
+        t = np.geomspace(1e-13, 0.5, 200)
+        scale = max(1.0, np.abs(ref.lower(t)).max(), np.abs(ref.upper(t)).max())
+        np.testing.assert_allclose(q.lower(t), ref.lower(t), rtol=0, atol=1e-13 * scale)
+        if q.law.name != "betaprime":  # SciPy's isf: see the test above
+            np.testing.assert_allclose(q.upper(t), ref.upper(t), rtol=0, atol=1e-13 * scale)
+
+
+@pytest.mark.parametrize("b", [0.7, -0.7])
+def test_finish_matches_the_slow_loop(b):
+    """Clip to [lo, hi], keep the order (a running maximum), map a + b y, ascending."""
+    y = np.sort(np.random.default_rng(5).normal(size=300))
+    y[[50, 120, 121]] = y[[49, 119, 119]] - 1e-12  # ulp-sized breaks of the order
+    lo, hi, a = -1.0, 1.5, 0.3
+    ref, prev = [], lo
+    for v in y:
+        prev = min(max(v, prev), hi)
+        ref.append(a + b * prev)
+    ref = np.array(ref if b > 0 else ref[::-1])
+    got = kpca_pearson._finish(y, lo, hi, a, b)
+    np.testing.assert_array_equal(got, ref)
+    assert np.all(np.diff(got) >= 0) and got.min() >= a + min(b * lo, b * hi)
