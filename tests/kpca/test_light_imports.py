@@ -56,9 +56,8 @@ def test_the_light_core_and_an_mdd_fit_import_none_of_the_heavy_modules():
     assert _loaded(KPCA_MDD_FIT, HEAVY) == []
 
 
-def test_the_edr_kernel_methods_do_not_import_scikit_learn():
-    # scipy.stats still comes from edr's signal steps (scipy.signal), not from kpca
-    assert _loaded(EDR_FUSION, ("sklearn",)) == []
+def test_the_edr_kernel_methods_import_neither_scikit_learn_nor_scipy_stats():
+    assert _loaded(EDR_FUSION, ("sklearn", "scipy.stats")) == []
 
 
 def test_the_check_sees_a_heavy_import():
