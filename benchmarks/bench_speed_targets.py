@@ -11,10 +11,11 @@ process:
 * ``floor`` — the import floor, ``python -c "import numpy, scipy.signal, numba, sklearn.base,
   wfdb"``, against ``python -c pass``; the command line above the floor is printed. Target:
   CLI - floor <= 0.5 s. Printed next to it: the floor plus Numba's first call of a cached
-  function (``NUMBA_FIRST_CALL``), Numba's own start-up that ``import numba`` leaves out.
-* ``phases`` (not a target) — a fresh process's start-up and one record phase by phase (import
-  floor, Numba's first call, our imports, reading, the first and a warm extraction), in a child
-  process (``PHASES``): which part of the command line is whose floor.
+  function (``NUMBA_FIRST_CALL``), Numba's own start-up that ``import numba`` leaves out, and
+  what the command line loads of that stack today (``STACK_IMPORTS``).
+* ``phases`` (not a target) — a fresh process's start-up and one record phase by phase (the
+  stack it loads, Numba's first call, our imports, reading, the first and a warm extraction),
+  in a child process (``PHASES``): which part of the command line is whose floor.
 * ``warm`` — the default (read + :func:`edr.pipeline.extract_edr`) on the 8-minute record in
   this process, warm, against NeuroKit2's minimal chain on the same ECG
   (``bench_edr.nk_minimal_chain``); CPU by stage printed (``bench_edr._stage_split``). Target:
@@ -68,6 +69,11 @@ from bench_edr import (  # noqa: E402  (the pipeline timings' helpers)
 
 ROWS = ("cli", "floor", "phases", "warm", "many", "day", "stream")
 FLOOR_IMPORTS = "import numpy, scipy.signal, numba, sklearn.base, wfdb"
+"""The import floor as the speed targets define it (the stack the command line once loaded)."""
+STACK_IMPORTS = "import numpy, numba, scipy.fft, scipy.linalg, scipy.ndimage, scipy.special, wfdb"
+"""What the default command line loads of its stack today (``edr.dsp`` and the light ``kpca``
+core keep scipy.signal/stats/interpolate and scikit-learn off it: the test
+``tests/edr/test_default_path_imports.py``)."""
 TARGET_CLI_RATIO = 1.0
 """Largest ratio command line / NeuroKit2 chain, both fresh processes."""
 TARGET_ABOVE_FLOOR_S = 0.5
@@ -100,8 +106,8 @@ def mark(name):
     global t, c
     out[name] = (time.perf_counter() - t, time.process_time() - c)
     t, c = time.perf_counter(), time.process_time()
-import numpy, scipy.signal, numba, sklearn.base, wfdb
-mark("import floor (numpy, scipy.signal, numba, sklearn.base, wfdb)")
+import numpy, numba, scipy.fft, scipy.linalg, scipy.ndimage, scipy.special, wfdb
+mark("the stack the command line loads (numpy, numba, scipy.fft/linalg/ndimage/special, wfdb)")
 sys.path.insert(0, sys.argv[2])
 import numba_first_call
 numba_first_call.one(1.0)
@@ -179,6 +185,10 @@ class Run:
     def floor(self):
         return self._once("floor", "import floor", [self.py, "-c", FLOOR_IMPORTS])
 
+    def stack(self):
+        return self._once("stack", "the stack the command line loads",
+                          [self.py, "-c", STACK_IMPORTS])
+
     def bare(self):
         return self._once("bare", "python -c pass", [self.py, "-c", "pass"])
 
@@ -205,6 +215,7 @@ def row_cli(run: Run) -> Row:
 
 def row_floor(run: Run) -> Row:
     (f_wall, f_cpu), (b_wall, _), (n_wall, _) = run.floor(), run.bare(), run.numba_floor()
+    s_wall = run.stack()[0]
     above, ok = "CLI not timed", None
     if run.data is not None:
         cli = run.cli()[0]
@@ -213,7 +224,8 @@ def row_floor(run: Run) -> Row:
                 f"{cli - n_wall:.2f} s"
     return Row(f'import floor: `python -c "{FLOOR_IMPORTS}"`', f"{f_wall:.2f} s wall "
                f"({f_cpu:.2f} s CPU)", f"`python -c pass` {b_wall:.2f} s; floor + Numba's first "
-               f"call of a cached function {n_wall:.2f} s", above,
+               f"call of a cached function {n_wall:.2f} s; what the CLI loads of it today, "
+               f'`python -c "{STACK_IMPORTS}"`, {s_wall:.2f} s', above,
                f"CLI - floor <= {TARGET_ABOVE_FLOOR_S:g} s", ok)
 
 
