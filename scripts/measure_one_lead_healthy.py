@@ -42,6 +42,7 @@ from edr.fusion import (
     aligned_sum,
     carried_band,
     carried_hz,
+    fuse,
     panel_weights,
     shifted,
 )
@@ -49,7 +50,8 @@ from edr.methods import MethodOutput
 from edr.rates import RateSpan, judged_rates
 from edr.stitch import Stitcher
 
-CANDIDATES = ("default", "no alignment", "heart witness", "heart aligned locally")
+CANDIDATES = ("default", "no alignment", "heart witness", "heart aligned locally",
+              "heart delay and phase", "heart rotated (new default)")
 SIM_GRID = dict(modulation=((8.0, 0.02), (8.0, 0.06), (2.0, 0.06)), noise_std=(0.03, 0.1),
                 heart_rate_bpm=(60.0, 85.0), fs=(100.0, 250.0), rsa_delay_s=(0.0, 1.0))
 """Simulated conditions: (RSA bpm, amplitude modulation), noise (mV), heart rate (/min),
@@ -109,6 +111,39 @@ def heart_aligned_sum(panel: dict, wts: dict, anchor: str, max_lag: int, fs: flo
     return series
 
 
+def delay_phase_aligned(y: np.ndarray, ref: np.ndarray, max_lag: int) -> np.ndarray:
+    """``y`` shifted by the lag within ``±max_lag`` samples and rotated by the constant phase
+    that together maximise the magnitude of the inner product of the two analytic signals
+    (a delay plus a constant phase: a first-order model of the heart rate's response to the
+    breath); a sign flip is the rotation by pi."""
+    from scipy import signal as sps
+
+    ya, ra = sps.hilbert(y), sps.hilbert(ref)
+    best, best_c = 0, 0j
+    for lag in sorted(range(-max_lag, max_lag + 1), key=abs):
+        c = complex(np.vdot(shifted(ya, lag), ra))
+        if abs(c) > abs(best_c):
+            best, best_c = lag, c
+    return np.real(shifted(ya, best) * np.exp(1j * np.angle(best_c)))
+
+
+def heart_delay_sum(panel: dict, wts: dict, anchor: str, max_lag: int, fs: float) -> np.ndarray:
+    """The morphology series' aligned sum (as the default) plus the heart rate shifted and
+    rotated onto it by one delay and one constant phase (:func:`delay_phase_aligned`)."""
+    heart = [k for k in panel if k.rsplit("/", 1)[-1] in HEART_SERIES]
+    morph = {k: w for k, w in wts.items() if k not in heart}
+    if not heart or not any(morph.values()):
+        return aligned_sum(panel, wts, anchor, max_lag)[0]
+    series = aligned_sum(panel, morph, anchor, max_lag)[0]
+    ref = series.copy()
+    for k in heart:
+        y = np.asarray(panel[k], dtype=float)
+        y = y / y.std() if y.std() > 0 else y
+        series = series + wts[k] * delay_phase_aligned(
+            y, ref, int(round(fs / (2.0 * WEIGHT_BAND_HZ[0]))))
+    return series
+
+
 def fused(panel: dict, beats, candidate: str) -> tuple[np.ndarray, dict]:
     """One window's fused series and weights under ``candidate``."""
     max_hz = carried_hz(beats)
@@ -121,7 +156,11 @@ def fused(panel: dict, beats, candidate: str) -> tuple[np.ndarray, dict]:
     anchors = {k: v for k, v in wts.items() if k not in heart and v > 0} or wts
     best = max(anchors, key=anchors.get)
     lag = 0 if candidate == "no alignment" else int(round(ALIGN_LAG_S * 4.0))
-    if candidate == "heart aligned locally":
+    if candidate == "heart rotated (new default)":
+        return fuse(panel, 4.0, max_hz=max_hz, phase=True).series, wts
+    if candidate == "heart delay and phase":
+        series = heart_delay_sum(panel, wts, best, lag, 4.0)
+    elif candidate == "heart aligned locally":
         series = heart_aligned_sum(panel, wts, best, lag, 4.0, max_hz)
     else:
         series = aligned_sum(panel, wts, best, lag)[0]
