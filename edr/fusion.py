@@ -13,7 +13,9 @@ band-passed, standardised series by its local spectral concentration
 :data:`LOCAL_S` stretches) raised to :data:`FUSION_POWER`, times its agreement
 with the rest of the panel (:data:`CONSENSUS`), aligns it in time (within
 :data:`ALIGN_LAG_S`) and in sign with the heaviest one that does not lag the breathing (the heart
-rate does, :data:`HEART_SERIES`) and averages.
+rate does, :data:`HEART_SERIES`) and averages. The heart rate, whose phase against the breath
+changes with the breathing rate, is added rotated frequency by frequency onto the others' sum
+where they outweigh it (:data:`HEART_PHASE`, :mod:`edr.cross_phase`).
 
 The same panel and weights judge the respiratory rate of every 32 s rate window
 (:func:`edr.rates.rate_quality`).

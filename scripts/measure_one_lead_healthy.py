@@ -8,12 +8,18 @@ respiratory sinus arrhythmia to amplitude modulation, the noise, the heart rate,
 rate and the delay of the heart rate's respiratory modulation behind the breath
 (``rsa_delay_s``). Candidates (the weights are the default's, :func:`edr.fusion.panel_weights`):
 
-* ``default``: every series shifted onto the heaviest morphology series within ±0.5 s;
+* ``default``: the previous default, every series shifted onto the heaviest morphology series
+  within ±0.5 s and signed (``edr.fusion.fuse`` with ``phase=False``);
 * ``no alignment``: signs only;
 * ``heart witness``: the heart rate counts in the others' agreement but is not summed;
 * ``heart aligned locally``: the heart rate shifted, stretch by stretch (64 s, half-overlapping,
   tapered), onto the weighted morphology sum by the lag within a quarter of that stretch's
-  breathing period (:func:`edr.fusion.locally_aligned`); the morphology as the default.
+  breathing period, and signed;
+* ``heart delay and phase``: the heart rate shifted by one delay (within half the period of the
+  slowest weighted rate) and rotated by one constant phase onto the morphology sum;
+* ``heart rotated (new default)``: ``edr.fusion.fuse`` as shipped: the heart rate rotated
+  frequency by frequency onto the morphology sum (``edr.cross_phase.phase_onto``) where the
+  morphology outweighs it.
 
 Each is stitched, judged and scored by the protocol (MSC, |r|) against the reference, which the
 method never sees. Output: per database the median MSC / |r| and the number of records where the
