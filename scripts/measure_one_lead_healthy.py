@@ -217,8 +217,9 @@ def real_tables(records: dict) -> list[str]:
     ramp = {n: r["ramp"]["msc"] for n, r in records.items()}
     marsh = [n for n in records if database(n) == "MARSH"]
     lines = ["## Shared records (in-sample: nothing here is tuned)", "",
-             "| candidate | BIDMC MSC / \\|r\\| / above R amplitude | MARSH MSC / \\|r\\| / above R "
-             "amplitude | " + " | ".join(marsh) + " |", "|---|---|---|" + "---|" * len(marsh)]
+             "| candidate | BIDMC MSC / \\|r\\| / above R amplitude | MARSH MSC / \\|r\\| / "
+             "above R amplitude | " + " | ".join(marsh) + " |",
+             "|---|---|---|" + "---|" * len(marsh)]
     for c in CANDIDATES:
         cells = []
         for db in ("BIDMC", "MARSH"):
