@@ -1,9 +1,8 @@
 """A series rotated onto another frequency by frequency, by the phase of their cross-spectrum.
 
 The heart rate follows the breath through the vagal reflex: a response whose phase against the
-breathing changes with the breathing rate (it leads at 6 breaths/min and lags by a growing angle
-above), while the morphology series (R amplitude, QRS area, kernel components) follow the chest
-at once. Within one analysis window of a healthy volunteer breathing at a rate that changes every
+breathing changes with the breathing rate, while the morphology series (R amplitude, QRS area,
+kernel components) follow the chest at once. Within one analysis window of a healthy volunteer breathing at a rate that changes every
 minute, no single shift and sign aligns the two; a shift that suits one rate leaves the other
 minutes' breaths partly cancelled when the two are summed. :func:`phase_onto` takes out the
 phase the two series themselves show at every frequency (the phase of their Welch cross-spectrum,
