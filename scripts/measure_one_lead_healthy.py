@@ -212,6 +212,55 @@ def analyse_simulated(condition: dict, seed: int, duration_s: float) -> dict:
                 ramp=figures(m.extract_edr(rec, "r_amplitude"), Ref(reference), plan))
 
 
+def analyse_resampled(path: str, fs: float) -> dict:
+    """The window analyses of one stored record with its ECG resampled to ``fs`` (polyphase,
+    ``scipy.signal.resample_poly``; the reference untouched), centred matrix only."""
+    from fractions import Fraction
+
+    import measure_generalisation_loso as m
+    from scipy import signal as sps
+
+    rec = m.read_record(path)
+    ratio = Fraction(fs / rec.fs).limit_denominator(1000)
+    leads = {k: sps.resample_poly(v, ratio.numerator, ratio.denominator)
+             for k, v in (rec.leads or {rec.ecg_channel: rec.ecg}).items()}
+    rec = replace(rec, fs=float(fs), ecg=leads[rec.ecg_channel], leads=leads)
+    eo = m.EDROptions()
+    rl = m.record_leads(rec, eo)
+    duration = next(iter(rl.values())).size / rec.fs
+    grid, plan = m.output_grid(duration, eo.fs_out), m.window_plan(duration, eo)
+    o = replace(eo, method_options={**eo.method_options, "baseline": "centred"})
+    windows = [(w, m.analyse_window(w, rl, rec.fs, grid, o)) for w in plan]
+    reference = dict(resp=rec.resp, resp_fs=rec.resp_fs, breath_times=rec.breath_times,
+                     name=rec.name)
+    return dict(grid=grid, plan=plan, windows={"centred": windows}, reference=reference,
+                ramp=figures(m.extract_edr(rec, "r_amplitude"), Ref(reference), plan))
+
+
+def resampled_tables(fs: float) -> list[str]:
+    """The MARSH subjects' ECG resampled to ``fs``: the candidates against the R amplitude."""
+    import os
+
+    from accuracy_cache import record_names
+
+    paths = {n: p for n, p in record_names(os.environ["EDR_DATA_DIR"]).items()
+             if database(n) == "MARSH"}
+    records = {n: analyse_resampled(p, fs) for n, p in sorted(paths.items())}
+    lines = [f"## MARSH resampled to {fs:g} Hz (in-sample)", "",
+             "| candidate | median MSC / \\|r\\| | above R amplitude | " + " | ".join(records)
+             + " |", "|---|---|---|" + "---|" * len(records)]
+    ramp = {n: r["ramp"]["msc"] for n, r in records.items()}
+    for c in ("default", "heart rotated (new default)"):
+        res = {n: run(r, c) for n, r in records.items()}
+        lines.append(f"| {c} | {np.median([v['msc'] for v in res.values()]):.3f} / "
+                     f"{np.median([v['r'] for v in res.values()]):.3f} | "
+                     f"{sum(res[n]['msc'] > ramp[n] for n in res)} of {len(res)} | "
+                     + " | ".join(f"{res[n]['msc']:.2f}" for n in records) + " |")
+    lines.append(f"| R amplitude | {np.median(list(ramp.values())):.3f} | | "
+                 + " | ".join(f"{ramp[n]:.2f}" for n in records) + " |")
+    return lines + [""]
+
+
 def real_tables(records: dict) -> list[str]:
     res = {c: {n: run(r, c) for n, r in records.items()} for c in CANDIDATES}
     ramp = {n: r["ramp"]["msc"] for n, r in records.items()}
@@ -274,12 +323,18 @@ def main(argv=None) -> int:
     ap.add_argument("--no-records", action="store_true", help="skip the shared records")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     ap.add_argument("--duration", type=float, default=480.0)
+    ap.add_argument("--resample", type=float, default=None,
+                    help="also the MARSH subjects with their ECG resampled to this rate (Hz)")
     args = ap.parse_args(argv)
     lines = ["# One lead, healthy volunteers: the fusion's candidates", "",
              "Command: `python scripts/measure_one_lead_healthy.py"
+             + (" --no-records" if args.no_records else "")
+             + (f" --resample {args.resample:g}" if args.resample else "")
              + (" --simulate" if args.simulate else "") + f" --out {args.out}`", ""]
     if not args.no_records:
         lines += real_tables(load_all(args.cache_dir))
+    if args.resample:
+        lines += resampled_tables(args.resample)
     if args.simulate:
         lines += simulated_tables(args.seeds, args.duration)
     return write_markdown(args.out, lines)
