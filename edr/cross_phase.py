@@ -4,9 +4,10 @@ The heart rate follows the breath through the vagal reflex: a response whose pha
 breathing changes with the breathing rate, while the morphology series (R amplitude, QRS area,
 kernel components) follow the chest at once. Within one analysis window of a healthy volunteer
 breathing at a rate that changes every minute, no single shift and sign aligns the two; a shift
-that suits one rate leaves the other minutes' breaths partly cancelled when the two are summed. :func:`phase_onto` takes out the
-phase the two series themselves show at every frequency (the phase of their Welch cross-spectrum,
-an all-pass filter): estimated from the ECG-derived series alone, with no delay assumed.
+that suits one rate leaves the other minutes' breaths partly cancelled when the two are summed.
+:func:`phase_onto` takes out the phase the two series themselves show at every frequency (the
+phase of their Welch cross-spectrum, an all-pass filter): estimated from the ECG-derived series
+alone, with no delay assumed.
 :func:`edr.fusion.fuse` adds the heart rate this way (:data:`edr.fusion.HEART_PHASE`).
 """
 
