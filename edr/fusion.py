@@ -13,7 +13,9 @@ band-passed, standardised series by its local spectral concentration
 :data:`LOCAL_S` stretches) raised to :data:`FUSION_POWER`, times its agreement
 with the rest of the panel (:data:`CONSENSUS`), aligns it in time (within
 :data:`ALIGN_LAG_S`) and in sign with the heaviest one that does not lag the breathing (the heart
-rate does, :data:`HEART_SERIES`) and averages.
+rate does, :data:`HEART_SERIES`) and averages. The heart rate, whose phase against the breath
+changes with the breathing rate, is added rotated frequency by frequency onto the others' sum
+where they outweigh it (:data:`HEART_PHASE`, :mod:`edr.cross_phase`).
 
 The same panel and weights judge the respiratory rate of every 32 s rate window
 (:func:`edr.rates.rate_quality`).
@@ -38,7 +40,7 @@ from edr.signal import (
     spectral_concentration,
 )
 
-__all__ = ["ALIGN_LAG_S", "CONSENSUS", "FUSION_POWER", "HEART_SERIES", "LOCAL_S",
+__all__ = ["ALIGN_LAG_S", "CONSENSUS", "FUSION_POWER", "HEART_PHASE", "HEART_SERIES", "LOCAL_S",
            "WEIGHT_BAND_HZ", "Fusion", "aligned_sum", "band_passed", "carried_band", "carried_hz",
            "fuse",
            "local_concentration",
@@ -70,6 +72,11 @@ maximises their absolute correlation; two samples of the 4 Hz grid): series of o
 reach the grid slightly apart (a feature of the R peak against one of the whole QRS, the heart
 rate against the morphology, leads whose QRS differ), and averaging them unaligned blurs the
 breathing. Chosen by leave-one-subject-out (``docs/studies/beyond_the_icu.md``)."""
+HEART_PHASE = True
+"""Whether :func:`fuse` adds the :data:`HEART_SERIES` rotated frequency by frequency onto the sum
+of the others (:func:`edr.cross_phase.phase_onto`, over :data:`LOCAL_S` segments) instead of by
+one shift and sign: the heart rate's phase against the breath changes with the breathing rate
+(``docs/studies/one_lead_healthy.md``)."""
 _MIN_BANDPASS_POINTS = 28
 
 
@@ -302,7 +309,7 @@ def carried_band(band, max_hz: float | None) -> tuple:
 def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
          power: float = FUSION_POWER, band=WEIGHT_BAND_HZ, *,
          max_lag_s: float = ALIGN_LAG_S, delayed: Collection[str] = HEART_SERIES,
-         **weighting) -> Fusion:
+         phase: bool = HEART_PHASE, **weighting) -> Fusion:
     """Concentration-weighted, time- and sign-aligned average of standardised series on one grid.
 
     Each series is shifted onto the anchor by the lag within ``±max_lag_s`` that maximises the
@@ -325,6 +332,12 @@ def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
     delayed : collection of str, default :data:`HEART_SERIES`
         Series that never anchor while another has weight; a panel name matches by itself or by
         its part after the last ``"/"`` (``"II/rsa"``).
+    phase : bool, default :data:`HEART_PHASE`
+        Whether the ``delayed`` series are added rotated frequency by frequency onto the
+        weighted, aligned sum of the others (:func:`edr.cross_phase.phase_onto`) rather than
+        shifted and signed, when the others outweigh them (together more than half the weight:
+        the phase is then estimated against the stronger evidence; otherwise shifted as without
+        ``phase``). ``Fusion.signs`` and ``lags`` still give the shift and sign of every input.
     **weighting
         ``local_s``, ``consensus`` and ``max_hz`` of :func:`panel_weights`.
 
@@ -367,7 +380,17 @@ def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
     anchors = {k: w for k, w in weights.items()
                if k.rsplit("/", 1)[-1] not in delayed and w > 0} or weights
     best = max(anchors, key=anchors.get)
-    series, signs, lags = aligned_sum(panel, weights, best, int(round(max_lag_s * fs)))
+    delayed_w = {k: w for k, w in weights.items()
+                 if k != best and w > 0 and k.rsplit("/", 1)[-1] in delayed}
+    rotated = delayed_w if phase and sum(delayed_w.values()) < 0.5 else {}
+    rest = {k: 0.0 if k in rotated else w for k, w in weights.items()}
+    series, signs, lags = aligned_sum(panel, rest, best, int(round(max_lag_s * fs)))
+    if rotated:
+        from edr.cross_phase import phase_onto
+
+        ref = series.copy()
+        for k, w in rotated.items():
+            series = series + w * phase_onto(_unit(panel[k]), ref, fs, LOCAL_S)
     return Fusion(series, weights, best, signs, lags)
 
 
@@ -409,8 +432,7 @@ def aligned_sum(panel: Mapping[str, np.ndarray], weights: Mapping[str, float], a
         if y.shape != ref.shape:
             raise ValueError(f"panel series {name!r} has {y.size} points, {anchor!r} has "
                              f"{ref.size}")
-        sd = y.std()
-        y = y / sd if sd > 0 else y
+        y = _unit(y)
         lags[name] = 0 if name == anchor else _best_lag(y, ref, max_lag)
         y = shifted(y, lags[name])
         signs[name] = -1.0 if np.dot(y, ref) < 0 else 1.0
@@ -448,3 +470,10 @@ def _best_lag(y: np.ndarray, ref: np.ndarray, max_lag: int) -> int:
     lags = sorted(range(-max_lag, max_lag + 1), key=abs)
     c = [abs(float(np.dot(shifted(y, k), ref))) for k in lags]
     return lags[int(np.argmax(c))]
+
+
+def _unit(x) -> np.ndarray:
+    """``x`` (float) over its standard deviation (as is when that is 0)."""
+    y = np.asarray(x, dtype=float)
+    sd = y.std()
+    return y / sd if sd > 0 else y

@@ -21,7 +21,7 @@ from _shared import write_markdown
 from measure_generalisation_loso import Ref, figures
 from nested_scores import rates_at, run
 
-from edr.fusion import ALIGN_LAG_S, CONSENSUS, FUSION_POWER, LOCAL_S
+from edr.fusion import ALIGN_LAG_S, CONSENSUS, FUSION_POWER, HEART_PHASE, LOCAL_S
 from edr.options import EDROptions
 from edr.pipeline import extract_edr
 from edr.rates import QUALITY_THRESHOLD
@@ -35,7 +35,8 @@ CASES = {"alternans": dict(alternans=0.15),
          "bigeminy, wide ectopic beats": dict(bigeminy_prematurity=0.3),
          "bigeminy, narrow ectopic beats": dict(bigeminy_prematurity=0.3, ectopic_width=1.0)}
 FUSION = dict(baseline="centred", rsa=True, local_s=LOCAL_S, consensus=CONSENSUS,
-              power=FUSION_POWER, max_lag_s=ALIGN_LAG_S, anchor="morphology", components=3)
+              power=FUSION_POWER, max_lag_s=ALIGN_LAG_S, anchor="morphology", components=3,
+              heart_phase=HEART_PHASE)
 BEFORE = dict(FUSION, tilt=1.0, carried=False, threshold=0.5)
 AFTER = dict(FUSION, tilt=RATE_TILT, carried=True, threshold=QUALITY_THRESHOLD)
 

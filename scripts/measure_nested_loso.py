@@ -38,7 +38,7 @@ from nested_scores import Scores, rates_at
 
 START = dict(baseline="detrend", rsa=False, local_s=None, consensus=False, power=2,
              max_lag_s=0.0, anchor="heaviest", tilt=0.0, carried=False, components=3,
-             threshold=0.5)
+             threshold=0.5, heart_phase=False)
 """The default before the first grid: whole-window concentration squared, no heart rate, no
 alignment, the untilted periodogram, the detrended matrix."""
 TILTS = (0.0, 0.5, 1.0, 2.0)
@@ -68,6 +68,10 @@ def _matrix(c):
             in product(ANALYSES, (False, True), (0.25, 0.5))] + [dict(c, max_lag_s=0.25)]
 
 
+def _heart_phase(c):
+    return [dict(c, heart_phase=p) for p in (False, True)]
+
+
 def _carried_tilt(c):
     return [dict(c, carried=True, tilt=t) for t in TILTS]
 
@@ -78,10 +82,13 @@ def _threshold(c):
 
 STAGES = (("weighting", _weighting, "fusion"), ("alignment", _alignment, "fusion"),
           ("tilt", _tilt, "rates"), ("matrix", _matrix, "fusion"),
-          ("carried tilt", _carried_tilt, "rates"), ("threshold", _threshold, "coverage"))
+          ("heart phase", _heart_phase, "fusion"), ("carried tilt", _carried_tilt, "rates"),
+          ("threshold", _threshold, "coverage"))
 """The procedure, in order: name, candidates given the choice so far, objective. The first four
 are the project's grids as they were run (the matrix grid's last candidate is the previous
-default: the detrended matrix aligned on the heaviest series, lag 0.25 s); then the rate search
+default: the detrended matrix aligned on the heaviest series, lag 0.25 s); then whether the
+heart rate is added rotated onto the morphology frequency by frequency (``edr.fusion.fuse``'s
+``phase``, ``docs/studies/one_lead_healthy.md``); then the rate search
 limited to what the beats carry (``edr.signal.carried_bpm``) with the periodogram tilt chosen
 again, and the quality threshold by the rule of the project's threshold grid (the largest that
 keeps :data:`MIN_COVERAGE` of the windows; there over the ICU records, here in each
@@ -220,7 +227,8 @@ def _changed(stage: str, cfg: dict) -> list:
     return {"weighting": ["local_s", "consensus", "rsa", "power"],
             "alignment": ["max_lag_s", "power"], "tilt": ["tilt"],
             "matrix": ["baseline", "rsa", "max_lag_s", "anchor"],
-            "carried tilt": ["tilt"], "threshold": ["threshold"]}[stage]
+            "heart phase": ["heart_phase"], "carried tilt": ["tilt"],
+            "threshold": ["threshold"]}[stage]
 
 
 def report(records, scores, full, full_trail, nested, plain, per_stage, out) -> list:
@@ -244,7 +252,8 @@ def report(records, scores, full, full_trail, nested, plain, per_stage, out) -> 
                  lambda n: plain[n][0]["threshold"]),
                 ("in-sample (chosen on every record)", {n: scores(full)[n] for n in names},
                  lambda n: full["threshold"]),
-                ("before the carried rates, in-sample", {n: scores(before)[n] for n in names},
+                ("before the heart phase and the carried rates, in-sample",
+                 {n: scores(before)[n] for n in names},
                  lambda n: before["threshold"]))
         for name, rows_, thr in rows:
             lines.append(f"| {name} " + summary(rows_, thr, ramp))

@@ -33,13 +33,14 @@ from edr.signal import NYQUIST_MARGIN_BPM, SEGMENT_S, carried_bpm
 from edr.stitch import Stitcher
 
 KEYS = ("baseline", "rsa", "local_s", "consensus", "power", "max_lag_s", "anchor", "tilt",
-        "carried", "components")
+        "carried", "components", "heart_phase")
 """A configuration: the QRS matrix ``baseline`` of the kernel components (an analysis of the
 cache), ``rsa`` (the heart rate in the panel), ``local_s``, ``consensus``, ``power`` (the
 weighting), ``max_lag_s`` and ``anchor`` (``"heaviest"`` or ``"morphology"``: the alignment),
-``tilt`` (the rate periodogram), ``carried`` (rates and weights limited to what the beats carry)
-and ``components`` (kernel components kept in the panel, at most the analysis' three)."""
-CODE = ("edr/fusion.py", "edr/rates.py", "edr/stitch.py", "edr/signal.py",
+``tilt`` (the rate periodogram), ``carried`` (rates and weights limited to what the beats carry),
+``components`` (kernel components kept in the panel, at most the analysis' three) and
+``heart_phase`` (the heart rate rotated onto the morphology, ``edr.fusion.fuse``'s ``phase``)."""
+CODE = ("edr/fusion.py", "edr/cross_phase.py", "edr/rates.py", "edr/stitch.py", "edr/signal.py",
         "scripts/nested_scores.py")
 """Sources whose text enters the cache key (read once, at import: the code this process runs)."""
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,7 +78,8 @@ def run(rec: dict, cfg: dict) -> dict:
         fused = fuse(panel, 4.0, power=cfg["power"], local_s=cfg["local_s"],
                      consensus=cfg["consensus"], max_lag_s=cfg["max_lag_s"],
                      delayed=HEART_SERIES if cfg["anchor"] == "morphology" else (),
-                     max_hz=carried_hz(beats) if cfg["carried"] else None)
+                     max_hz=carried_hz(beats) if cfg["carried"] else None,
+                     phase=cfg["heart_phase"])
         out = MethodOutput(wa.output.times, fused.series, "grid", wa.output.sigma2, None, {},
                            panel, fused.weights)
         wa = replace(wa, output=out, series=fused.series, panel=panel, weights=fused.weights)

@@ -79,6 +79,7 @@ LAYERS = {
     "edr.mains": 2.1,
     "edr.similarity": 2.1,
     "edr.fusion": 2,
+    "edr.cross_phase": 2,
     "edr.methods.segment": 3.0,
     "edr.methods.kernel_options": 3.0,
     "edr.methods.grid": 3.1,

@@ -54,6 +54,10 @@ class SimulationParameters:
     rsa_bpm : float, default 4
         Respiratory sinus arrhythmia: heart-rate change in beats/min per unit of
         respiration (peak deviation for a unit-amplitude breath).
+    rsa_delay_s : float, default 0
+        Delay (s) of the heart rate's respiratory modulation behind the respiration (the vagal
+        response lags the breath; the morphology does not), so that the heart rate and the
+        morphology series are out of phase by an angle that grows with the breathing rate.
     amplitude_modulation : float, default 0.15
         Relative change of the dipole amplitude per unit of respiration.
     axis_modulation_deg : float, default 10
@@ -163,6 +167,7 @@ class SimulationParameters:
     heart_rate_bpm: float = 70.0
     leads: Sequence[str] = ("II",)
     rsa_bpm: float = 4.0
+    rsa_delay_s: float = 0.0
     amplitude_modulation: float = 0.15
     axis_modulation_deg: float = 10.0
     baseline_wander: float = 0.1
@@ -213,6 +218,7 @@ def checked_options(opts):
     for name in ("duration_s", "fs", "resp_rate_hz", "heart_rate_bpm"):
         setattr(o, name, _check_pos(getattr(o, name), name))
     o.rsa_bpm = _check_nonneg(o.rsa_bpm, "rsa_bpm")
+    o.rsa_delay_s = _check_nonneg(o.rsa_delay_s, "rsa_delay_s")
     o.amplitude_modulation = _check_nonneg(o.amplitude_modulation, "amplitude_modulation")
     if o.amplitude_modulation >= 0.5:
         raise ValueError(f"amplitude_modulation must be < 0.5, got {o.amplitude_modulation!r}")

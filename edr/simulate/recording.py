@@ -136,6 +136,8 @@ def _draw_beats(rng, o, t_slow, resp_slow):
     """``(beat_times, rr, ectopic)`` up to ``duration_s + 1``: sinus beats from the heart rate
     (mean + RSA + HRV, knots 20 s) with the first beat within the first RR interval, then the
     ectopic runs when enabled (``rr`` recomputed, ``ectopic`` marks their beats)."""
+    if o.rsa_delay_s > 0:
+        resp_slow = np.interp(t_slow - o.rsa_delay_s, t_slow, resp_slow)
     hr = (o.heart_rate_bpm + o.rsa_bpm * resp_slow
           + o.hrv_std_bpm * smooth_noise(rng, t_slow, 20.0))
     hr = np.clip(hr, 0.3 * o.heart_rate_bpm, 3.0 * o.heart_rate_bpm)

@@ -15,6 +15,7 @@ MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "ed
            "edr.stream.session", "edr.stream.breaths", "edr.io.annotations", "edr.extract.summary",
            "edr.methods", "edr.methods.kernel_methods", "edr.methods.classic",
            "edr.methods.fused", "edr.methods.grid", "edr.rates", "edr.rate_spans", "edr.fusion",
+           "edr.cross_phase",
            "edr.signal", "edr.mains", "edr.leads", "edr.scoring",
            "edr.similarity", "edr.evaluate.agreement", "edr.evaluate.stats", "edr.evaluate.breaths",
            "edr.simulate.recording", "edr.simulate.scenarios", "edr.simulate.parameters",
