@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from edr.dsp.spectral import csd
+
 __all__ = ["phase_onto"]
 
 
@@ -69,14 +71,12 @@ def phase_onto(y, ref, fs: float, segment_s: float) -> np.ndarray:
     >>> round(float(np.corrcoef(phase_onto(lagged, breath, 4.0, 64.0), breath)[0, 1]), 2)
     1.0
     """
-    from scipy import signal as sps
-
     y = np.asarray(y, dtype=float)
     ref = np.asarray(ref, dtype=float)
     if y.shape != ref.shape:
         raise ValueError(f"y has {y.size} points, ref {ref.size}")
     nper = max(min(int(round(segment_s * fs)), y.size), 1)
-    f, s_xy = sps.csd(y, ref, fs=fs, nperseg=nper)
+    f, s_xy = csd(y, ref, fs, nper)
     unit = s_xy / np.maximum(np.abs(s_xy), np.finfo(float).tiny)
     fk = np.fft.rfftfreq(y.size, 1.0 / fs)
     rot = np.interp(fk, f, unit.real) + 1j * np.interp(fk, f, unit.imag)

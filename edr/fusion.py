@@ -41,6 +41,7 @@ from edr.signal import (
 )
 
 __all__ = ["ALIGN_LAG_S", "CONSENSUS", "FUSION_POWER", "HEART_PHASE", "HEART_SERIES", "LOCAL_S",
+           "PHASE_MIN_LOCAL",
            "WEIGHT_BAND_HZ", "Fusion", "aligned_sum", "band_passed", "carried_band", "carried_hz",
            "fuse",
            "local_concentration",
@@ -77,6 +78,11 @@ HEART_PHASE = True
 of the others (:func:`edr.cross_phase.phase_onto`, over :data:`LOCAL_S` segments) instead of by
 one shift and sign: the heart rate's phase against the breath changes with the breathing rate
 (``docs/studies/one_lead_healthy.md``)."""
+PHASE_MIN_LOCAL = 2.0
+"""The rotation of :data:`HEART_PHASE` needs a series of at least this many :data:`LOCAL_S`: its
+cross-spectrum then averages at least three half-overlapping segments. From one segment the
+cross-spectrum's phase is merely the two series' phase difference at every frequency (its
+coherence is 1 whatever they are), and rotating by it copies the anchor's noise."""
 _MIN_BANDPASS_POINTS = 28
 
 
@@ -336,8 +342,9 @@ def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
         Whether the ``delayed`` series are added rotated frequency by frequency onto the
         weighted, aligned sum of the others (:func:`edr.cross_phase.phase_onto`) rather than
         shifted and signed, when the others outweigh them (together more than half the weight:
-        the phase is then estimated against the stronger evidence; otherwise shifted as without
-        ``phase``). ``Fusion.signs`` and ``lags`` still give the shift and sign of every input.
+        the phase is then estimated against the stronger evidence) and the series spans at least
+        :data:`PHASE_MIN_LOCAL` times :data:`LOCAL_S`; otherwise shifted as without ``phase``.
+        ``Fusion.signs`` and ``lags`` still give the shift and sign of every input.
     **weighting
         ``local_s``, ``consensus`` and ``max_hz`` of :func:`panel_weights`.
 
@@ -382,7 +389,9 @@ def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
     best = max(anchors, key=anchors.get)
     delayed_w = {k: w for k, w in weights.items()
                  if k != best and w > 0 and k.rsplit("/", 1)[-1] in delayed}
-    rotated = delayed_w if phase and sum(delayed_w.values()) < 0.5 else {}
+    n = len(next(iter(panel.values())))
+    rotated = (delayed_w if phase and sum(delayed_w.values()) < 0.5
+               and n >= PHASE_MIN_LOCAL * LOCAL_S * fs else {})
     rest = {k: 0.0 if k in rotated else w for k, w in weights.items()}
     series, signs, lags = aligned_sum(panel, rest, best, int(round(max_lag_s * fs)))
     if rotated:

@@ -94,3 +94,19 @@ def test_a_heavier_heart_rate_is_shifted_as_before_and_without_it_nothing_change
     morph = {"r_amplitude": panel["r_amplitude"], "qrs_area": -panel["r_amplitude"]}
     np.testing.assert_array_equal(fuse(morph, FS, phase=True).series,
                                   fuse(morph, FS, phase=False).series)
+
+
+def test_a_series_too_short_for_an_averaged_cross_spectrum_is_shifted_as_before():
+    # under PHASE_MIN_LOCAL * LOCAL_S the cross-spectrum would have one segment (coherence 1
+    # whatever the series): no rotation; at that length the rule applies again
+    from edr.fusion import LOCAL_S, PHASE_MIN_LOCAL
+
+    _, panel = _paced(0)
+    n = int(PHASE_MIN_LOCAL * LOCAL_S * FS)
+    short = {k: v[:n - 1] for k, v in panel.items()}
+    a, b = fuse(short, FS, phase=True), fuse(short, FS, phase=False)
+    assert a.weights["rsa"] < 0.5
+    np.testing.assert_array_equal(a.series, b.series)
+    enough = {k: v[:n] for k, v in panel.items()}
+    assert not np.array_equal(fuse(enough, FS, phase=True).series,
+                              fuse(enough, FS, phase=False).series)
