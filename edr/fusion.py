@@ -399,7 +399,7 @@ def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
 
         ref = series.copy()
         for k, w in rotated.items():
-            series = series + w * phase_onto(_unit(panel[k]), ref, fs, LOCAL_S)
+            series = series + w * phase_onto(_over_sd(panel[k]), ref, fs, LOCAL_S)
     return Fusion(series, weights, best, signs, lags)
 
 
@@ -441,7 +441,7 @@ def aligned_sum(panel: Mapping[str, np.ndarray], weights: Mapping[str, float], a
         if y.shape != ref.shape:
             raise ValueError(f"panel series {name!r} has {y.size} points, {anchor!r} has "
                              f"{ref.size}")
-        y = _unit(y)
+        y = _over_sd(y)
         lags[name] = 0 if name == anchor else _best_lag(y, ref, max_lag)
         y = shifted(y, lags[name])
         signs[name] = -1.0 if np.dot(y, ref) < 0 else 1.0
@@ -481,7 +481,7 @@ def _best_lag(y: np.ndarray, ref: np.ndarray, max_lag: int) -> int:
     return lags[int(np.argmax(c))]
 
 
-def _unit(x) -> np.ndarray:
+def _over_sd(x) -> np.ndarray:
     """``x`` (float) over its standard deviation (as is when that is 0)."""
     y = np.asarray(x, dtype=float)
     sd = y.std()
