@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 from edr.medians import median
-from edr.upsampling import MARGIN, fine_sample, polyphase_taps
+from edr.upsampling import MARGIN, polyphase_taps
 
 __all__ = ["MATRIX_RATE_HZ", "MORPHOLOGY_WINDOW_S", "OUTLIER_MADS", "qrs_matrix", "r_amplitude",
            "qrs_area", "rail_free_columns",
@@ -65,27 +65,46 @@ _TAPS, _SKIP = polyphase_taps(_UP)
 def _sample_rows(x, base, frac, offsets, h, taps, up, skip, out):  # pragma: no cover - compiled
     """``out[i, k]``: linear interpolation between the two fine samples (``resample_poly(seg, up,
     1)`` of the ``2 h + 1`` samples around ``base[i]``, clipped indices = edge values) around
-    fine position ``(frac[i] + offsets[k] + h) * up``."""
+    fine position ``(frac[i] + offsets[k] + h) * up``.
+
+    Each fine sample ``j`` is summed from the polyphase filter (``taps``:
+    :func:`edr.upsampling.polyphase_taps`) in :func:`scipy.signal.upfirdn`'s order, written
+    out here once (a compiled helper for it cost ~0.3 s more to compile on the first run,
+    ``docs/studies/first_run.md``)."""
     n = x.size
     width = 2 * h + 1
     last = width * up - 2
+    per_phase = taps.size // up
     seg = np.empty(width)
+    ab = np.empty(2)  # the fine samples i0, i0 + 1 last computed (reused)
     for i in range(base.size):
         for c in range(width):
             seg[c] = x[min(max(base[i] - h + c, 0), n - 1)]
-        prev, a, b = -2, 0.0, 0.0  # the fine samples i0, i0 + 1 last computed (reused)
+        prev = -2
         for k in range(offsets.size):
             u = (frac[i] + offsets[k] + h) * up
             i0 = min(max(int(np.floor(u)), 0), last)
             w = u - i0
-            if i0 == prev + 1:
-                a = b
-                b = fine_sample(seg, i0 + 1 + skip, taps, up)
-            elif i0 != prev:
-                a = fine_sample(seg, i0 + skip, taps, up)
-                b = fine_sample(seg, i0 + 1 + skip, taps, up)
+            if i0 != prev:
+                first = 0
+                if i0 == prev + 1:
+                    ab[0] = ab[1]
+                    first = 1
+                for q in range(first, 2):  # fine sample i0 + q, summed in upfirdn's order
+                    j = i0 + q + skip
+                    xi = j // up
+                    hi = (j % up) * per_phase
+                    c0 = xi - per_phase + 1
+                    if c0 < 0:
+                        hi -= c0
+                        c0 = 0
+                    acc = 0.0
+                    for c in range(c0, min(xi + 1, width)):
+                        acc = acc + seg[c] * taps[hi]
+                        hi += 1
+                    ab[q] = acc
             prev = i0
-            out[i, k] = (1 - w) * a + w * b
+            out[i, k] = (1 - w) * ab[0] + w * ab[1]
 
 
 def sample_at(x: np.ndarray, positions: np.ndarray, offsets: np.ndarray) -> np.ndarray:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 
-import numba
 import numpy as np
 
 from edr.dsp.filters import firwin_kaiser
@@ -39,31 +38,14 @@ def polyphase_taps(up: int) -> tuple[np.ndarray, int]:
     return taps, half_len + 1
 
 
-@numba.njit(cache=True, nogil=True)
-def fine_sample(seg, j, taps, up):  # pragma: no cover - compiled
-    """Sample ``j`` of the zero-padded polyphase upsampling of ``seg`` (``upfirdn(h, seg, up)``
-    with ``taps`` from :func:`polyphase_taps`), summed in upfirdn's order."""
-    per_phase = taps.size // up
-    xi = j // up
-    hi = (j % up) * per_phase
-    c0 = xi - per_phase + 1
-    if c0 < 0:
-        hi -= c0
-        c0 = 0
-    acc = 0.0
-    for c in range(c0, min(xi + 1, seg.size)):
-        acc = acc + seg[c] * taps[hi]
-        hi += 1
-    return acc
-
-
 def _rows(x, centres, h, first, taps, up, skip, out):
     """``out[i, k]``: fine sample ``first + k`` of the ``2 h + 1`` samples around
     ``centres[i]`` (indices clipped to ``x``: its edge values beyond its ends) upsampled.
 
-    :func:`fine_sample` for all rows at once: the output columns of one phase read consecutive
-    original samples, so each filter tap is one multiply-add of a slice of the segments (zero
-    padded: a zero term leaves the sum as it was), in :func:`fine_sample`'s order. Faster than
+    Fine sample ``j`` is ``sum_p seg[j // up - P + 1 + p] * taps[(j % up) P + p]`` (``P`` taps
+    per phase), summed in :func:`scipy.signal.upfirdn`'s order. The output columns of one
+    phase read consecutive original samples, so each tap is one multiply-add of a slice of the
+    segments for all rows at once (zero padded: a zero term leaves the sum as it was). Faster than
     the compiled loop it replaced on the detection's blocks, and nothing to compile
     (``docs/studies/first_run.md``).
     """
