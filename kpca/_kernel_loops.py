@@ -4,8 +4,11 @@ a vectorisable exp and kernel centring.
 Each loop is compiled on its first call and cached on disk (``cache=True``); the loops with a
 ``numba.prange`` outer loop are compiled as a serial and a parallel twin
 (:class:`_SerialOrParallel`), the parallel one only for problems of at least
-:data:`SERIAL_MAX_ENTRIES` output entries. The checked Python API is :mod:`kpca.kernels`; every
-loop has a plain NumPy twin in the tests (``tests/kpca/kernel_references.py``).
+:data:`SERIAL_MAX_ENTRIES` output entries; the element-wise ones (the Gram route's distances,
+the mirror, the centring) run in NumPy below that size, the same operations in the same order
+(:meth:`_SerialOrParallel.parallel_only`: nothing to compile on a first run of the small
+problems). The checked Python API is :mod:`kpca.kernels`; every loop has a plain NumPy twin in
+the tests (``tests/kpca/kernel_references.py``).
 """
 
 from __future__ import annotations
