@@ -46,7 +46,7 @@ def _rows(x, centres, h, first, taps, up, skip, out):
     per phase), summed in :func:`scipy.signal.upfirdn`'s order. The output columns of one
     phase read consecutive original samples, so each tap is one multiply-add of a slice of the
     segments for all rows at once (zero padded: a zero term leaves the sum as it was). Faster than
-    the compiled loop it replaced on the detection's blocks, and nothing to compile
+    the compiled loop it replaced on the alignment's blocks, and nothing to compile
     (``docs/studies/first_run.md``).
     """
     per_phase = taps.size // up

@@ -24,4 +24,3 @@ def test_upsampling_by_one_keeps_the_samples():
     got = neighbourhoods_upsampled(x, np.array([0, 50, 99]), 1, 3)
     np.testing.assert_array_equal(got[1], x[47:54])
     np.testing.assert_array_equal(got[0], np.r_[[x[0]] * 3, x[:4]])  # edge values held
-
