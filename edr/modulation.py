@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 from edr.medians import median
-from edr.upsampling import MARGIN, fine_sample, polyphase_taps
+from edr.upsampling import MARGIN, polyphase_taps
 
 __all__ = ["MATRIX_RATE_HZ", "MORPHOLOGY_WINDOW_S", "OUTLIER_MADS", "qrs_matrix", "r_amplitude",
            "qrs_area", "rail_free_columns",
@@ -65,27 +65,46 @@ _TAPS, _SKIP = polyphase_taps(_UP)
 def _sample_rows(x, base, frac, offsets, h, taps, up, skip, out):  # pragma: no cover - compiled
     """``out[i, k]``: linear interpolation between the two fine samples (``resample_poly(seg, up,
     1)`` of the ``2 h + 1`` samples around ``base[i]``, clipped indices = edge values) around
-    fine position ``(frac[i] + offsets[k] + h) * up``."""
+    fine position ``(frac[i] + offsets[k] + h) * up``.
+
+    Each fine sample ``j`` is summed from the polyphase filter (``taps``:
+    :func:`edr.upsampling.polyphase_taps`) in :func:`scipy.signal.upfirdn`'s order, written
+    out here once (a compiled helper for it cost ~0.3 s more to compile on the first run,
+    ``docs/studies/first_run.md``)."""
     n = x.size
     width = 2 * h + 1
     last = width * up - 2
+    per_phase = taps.size // up
     seg = np.empty(width)
+    ab = np.empty(2)  # the fine samples i0, i0 + 1 last computed (reused)
     for i in range(base.size):
         for c in range(width):
             seg[c] = x[min(max(base[i] - h + c, 0), n - 1)]
-        prev, a, b = -2, 0.0, 0.0  # the fine samples i0, i0 + 1 last computed (reused)
+        prev = -2
         for k in range(offsets.size):
             u = (frac[i] + offsets[k] + h) * up
             i0 = min(max(int(np.floor(u)), 0), last)
             w = u - i0
-            if i0 == prev + 1:
-                a = b
-                b = fine_sample(seg, i0 + 1 + skip, taps, up)
-            elif i0 != prev:
-                a = fine_sample(seg, i0 + skip, taps, up)
-                b = fine_sample(seg, i0 + 1 + skip, taps, up)
+            if i0 != prev:
+                first = 0
+                if i0 == prev + 1:
+                    ab[0] = ab[1]
+                    first = 1
+                for q in range(first, 2):  # fine sample i0 + q, summed in upfirdn's order
+                    j = i0 + q + skip
+                    xi = j // up
+                    hi = (j % up) * per_phase
+                    c0 = xi - per_phase + 1
+                    if c0 < 0:
+                        hi -= c0
+                        c0 = 0
+                    acc = 0.0
+                    for c in range(c0, min(xi + 1, width)):
+                        acc = acc + seg[c] * taps[hi]
+                        hi += 1
+                    ab[q] = acc
             prev = i0
-            out[i, k] = (1 - w) * a + w * b
+            out[i, k] = (1 - w) * ab[0] + w * ab[1]
 
 
 def sample_at(x: np.ndarray, positions: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -279,52 +298,27 @@ OUTLIER_MADS = 5.0
 """Beats farther than this many scaled MADs beyond the median residual distance are outliers."""
 
 
-@numba.njit(cache=True, nogil=True)
-def _before(a, b):  # pragma: no cover - compiled
-    """``a`` sorts before ``b``: NumPy's order, NaN after every number."""
-    return a < b or (b != b and a == a)
-
-
-@numba.njit(cache=True, nogil=True)
-def _running_median_columns_into(X, n, out):  # pragma: no cover - compiled
-    """``out[r, c]``: the middle of the sorted ``X[r - h .. r + h, c]`` (``h = n // 2``, row
-    indices clipped to the matrix: the edge rows repeated), from one sorted window per column
-    that trades its oldest value for the newest at each row."""
-    rows, cols = X.shape
-    h = n // 2
-    win = np.empty(n)
-    for c in range(cols):
-        for p in range(n):  # the first window, sorted by insertion
-            v = X[min(max(p - h, 0), rows - 1), c]
-            i = p
-            while i > 0 and _before(v, win[i - 1]):
-                win[i] = win[i - 1]
-                i -= 1
-            win[i] = v
-        out[0, c] = win[h]
-        for r in range(1, rows):
-            old = X[min(max(r - 1 - h, 0), rows - 1), c]
-            new = X[min(r + h, rows - 1), c]
-            i = 0  # the old value's place (an equal one: the same number)
-            while not (win[i] == old or (old != old and win[i] != win[i])):
-                i += 1
-            while i > 0 and _before(new, win[i - 1]):  # the new value moved into order
-                win[i] = win[i - 1]
-                i -= 1
-            while i < n - 1 and _before(win[i + 1], new):
-                win[i] = win[i + 1]
-                i += 1
-            win[i] = new
-            out[r, c] = win[h]
+_MEDIAN_BLOCK_ROWS = 2048
+"""Rows of one block of :func:`_running_median_columns` (its window copies: rows x columns x
+window values)."""
 
 
 def _running_median_columns(X: np.ndarray, n: int) -> np.ndarray:
     """Running median of every column over ``n`` (odd) rows, the edge rows repeated beyond the
     ends: ``scipy.ndimage.median_filter(X, size=(n, 1), mode="nearest")`` (NaN sorted last, as
-    :func:`numpy.partition` sorts it), in ``O(rows * n)`` per column and no window copies."""
+    :func:`numpy.partition` sorts it): the middle of each window by :func:`numpy.partition`,
+    in blocks of :data:`_MEDIAN_BLOCK_ROWS` rows. (A compiled sorted-window loop was ~2-3x
+    faster, ~1-2 ms per 8-min record, and cost ~0.8 s to compile on the first run:
+    ``docs/studies/first_run.md``.)"""
     X = np.ascontiguousarray(X, dtype=float)
+    h = n // 2
+    rows = X.shape[0]
     out = np.empty_like(X)
-    _running_median_columns_into(X, int(n), out)
+    for lo in range(0, rows, _MEDIAN_BLOCK_ROWS):
+        hi = min(lo + _MEDIAN_BLOCK_ROWS, rows)
+        cols = np.ascontiguousarray(X[np.clip(np.arange(lo - h, hi + h), 0, rows - 1)].T)
+        windows = np.lib.stride_tricks.sliding_window_view(cols, n, axis=1)  # cols, rows, n
+        out[lo:hi] = np.partition(windows, h, axis=-1)[..., h].T
     return out
 
 

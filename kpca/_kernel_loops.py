@@ -4,8 +4,11 @@ a vectorisable exp and kernel centring.
 Each loop is compiled on its first call and cached on disk (``cache=True``); the loops with a
 ``numba.prange`` outer loop are compiled as a serial and a parallel twin
 (:class:`_SerialOrParallel`), the parallel one only for problems of at least
-:data:`SERIAL_MAX_ENTRIES` output entries. The checked Python API is :mod:`kpca.kernels`; every
-loop has a plain NumPy twin in the tests (``tests/kpca/kernel_references.py``).
+:data:`SERIAL_MAX_ENTRIES` output entries; the element-wise ones (the Gram route's distances,
+the mirror, the centring) run in NumPy below that size, the same operations in the same order
+(:meth:`_SerialOrParallel.parallel_only`: nothing to compile on a first run of the small
+problems). The checked Python API is :mod:`kpca.kernels`; every loop has a plain NumPy twin in
+the tests (``tests/kpca/kernel_references.py``).
 """
 
 from __future__ import annotations
@@ -36,6 +39,18 @@ class _SerialOrParallel:
         self.serial = numba.njit(cache=True, nogil=True)(func)
         self.parallel = numba.njit(parallel=True, cache=True)(twin)
 
+    @classmethod
+    def parallel_only(cls, numpy_twin):
+        """Decorator: the loop compiled as its parallel twin only; below
+        :data:`SERIAL_MAX_ENTRIES` entries ``numpy_twin`` (the same numbers, in NumPy) runs
+        instead of a compiled serial loop, which the first run would have to compile for
+        problems where NumPy is about as fast (``docs/studies/first_run.md``)."""
+        def wrap(func):
+            loop = cls(func)
+            loop.serial = numpy_twin
+            return loop
+        return wrap
+
     def for_size(self, entries: int):
         """The version for a problem of ``entries`` output entries."""
         return self.parallel if entries >= SERIAL_MAX_ENTRIES else self.serial
@@ -44,7 +59,22 @@ class _SerialOrParallel:
 # --------------------------------------------------------------------------- #
 # Squared Euclidean distances
 # --------------------------------------------------------------------------- #
-@_SerialOrParallel
+def _row_norms(X):
+    """``sum_k X[:, k]^2``, summed over the features in order (as the compiled loops sum)."""
+    xx = X[:, 0] * X[:, 0]
+    for k in range(1, X.shape[1]):
+        xx += X[:, k] * X[:, k]
+    return xx
+
+
+def _sqdist_cross_numpy(X, Y, out):
+    """:func:`_sqdist_cross` in NumPy: the same operations in the same order."""
+    out += _row_norms(X)[:, None]
+    out += _row_norms(Y)
+    np.maximum(out, 0.0, out=out)
+
+
+@_SerialOrParallel.parallel_only(_sqdist_cross_numpy)
 def _sqdist_cross(X, Y, out):  # pragma: no cover - compiled
     n, d = X.shape
     m = Y.shape[0]
@@ -165,7 +195,12 @@ def _exp_scaled_inplace(D2, scale):  # pragma: no cover - compiled
 _MIRROR_TILE = 64
 
 
-@_SerialOrParallel
+def _mirror_upper_numpy(K):
+    """:func:`_mirror_upper` in NumPy (a copy of the transpose where below the diagonal)."""
+    np.copyto(K, K.T, where=np.tri(K.shape[0], k=-1, dtype=bool))
+
+
+@_SerialOrParallel.parallel_only(_mirror_upper_numpy)
 def _mirror_upper(K):  # pragma: no cover - compiled
     n = K.shape[0]
     nb = (n + _MIRROR_TILE - 1) // _MIRROR_TILE
@@ -262,7 +297,14 @@ def _rbf_project_exact(X, YT, scale, CT, out):  # pragma: no cover - compiled
 # --------------------------------------------------------------------------- #
 # Centering
 # --------------------------------------------------------------------------- #
-@_SerialOrParallel
+def _center_inplace_numpy(K, col_mean, row_mean, total):
+    """:func:`_center_inplace` in NumPy: the same operations in the same order."""
+    K -= row_mean[:, None]
+    K -= col_mean
+    K += total
+
+
+@_SerialOrParallel.parallel_only(_center_inplace_numpy)
 def _center_inplace(K, col_mean, row_mean, total):  # pragma: no cover - compiled
     n, m = K.shape
     for i in numba.prange(n):

@@ -104,49 +104,47 @@ def nk_peaks_neurokit(clean: np.ndarray, fs: float) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _most_prominent(x, lo, hi):  # pragma: no cover - compiled
-    """Index of the most prominent local maximum of ``x[lo:hi]`` (the first of equals), or -1:
-    ``scipy.signal.find_peaks(x[lo:hi], prominence=(None, None))`` and the argmax of its
-    prominences, with SciPy's loops (``_local_maxima_1d``: a plateau's middle sample;
-    ``_peak_prominences``: bases searched to the slice's ends)."""
-    best, best_prom = -1, -np.inf
-    i = lo + 1
-    while i < hi - 1:
-        if x[i - 1] < x[i]:
-            ahead = i + 1
-            while ahead < hi - 1 and x[ahead] == x[i]:
-                ahead += 1
-            if x[ahead] < x[i]:
-                peak = (i + ahead - 1) // 2
-                left = x[peak]
-                j = peak
-                while j >= lo and x[j] <= x[peak]:
-                    left = min(left, x[j])
-                    j -= 1
-                right = x[peak]
-                j = peak
-                while j < hi and x[j] <= x[peak]:
-                    right = min(right, x[j])
-                    j += 1
-                prom = x[peak] - max(left, right)
-                if prom > best_prom:
-                    best, best_prom = peak, prom
-                i = ahead
-        i += 1
-    return best
-
-
-@numba.njit(cache=True, nogil=True)
 def _qrs_peaks(x, beg, end, mindelay):  # pragma: no cover - compiled
-    """NeuroKit2's peak of each QRS interval ``[beg[i], end[i])`` (:func:`_most_prominent`), kept
-    when more than ``mindelay`` samples after the last kept one (the first after sample 0)."""
+    """NeuroKit2's peak of each QRS interval ``[beg[q], end[q])``, kept when more than
+    ``mindelay`` samples after the last kept one (the first after sample 0).
+
+    The peak of ``x[lo:hi]`` is its most prominent local maximum (the first of equals; none: no
+    peak): ``scipy.signal.find_peaks(x[lo:hi], prominence=(None, None))`` and the argmax of its
+    prominences, with SciPy's loops (``_local_maxima_1d``: a plateau's middle sample;
+    ``_peak_prominences``: bases searched to the slice's ends). One loop, no compiled helper: a
+    separate one cost ~0.4 s more to compile on the first run (``docs/studies/first_run.md``).
+    """
     out = np.empty(beg.size, dtype=np.int64)
     n, last = 0, 0
-    for i in range(beg.size):
-        peak = _most_prominent(x, beg[i], end[i])
-        if peak >= 0 and peak - last > mindelay:
-            out[n] = peak
-            last = peak
+    for q in range(beg.size):
+        lo, hi = beg[q], end[q]
+        best, best_prom = -1, -np.inf
+        i = lo + 1
+        while i < hi - 1:
+            if x[i - 1] < x[i]:
+                ahead = i + 1
+                while ahead < hi - 1 and x[ahead] == x[i]:
+                    ahead += 1
+                if x[ahead] < x[i]:
+                    peak = (i + ahead - 1) // 2
+                    left = x[peak]
+                    j = peak
+                    while j >= lo and x[j] <= x[peak]:
+                        left = min(left, x[j])
+                        j -= 1
+                    right = x[peak]
+                    j = peak
+                    while j < hi and x[j] <= x[peak]:
+                        right = min(right, x[j])
+                        j += 1
+                    prom = x[peak] - max(left, right)
+                    if prom > best_prom:
+                        best, best_prom = peak, prom
+                    i = ahead
+            i += 1
+        if best >= 0 and best - last > mindelay:
+            out[n] = best
+            last = best
             n += 1
     return out[:n]
 

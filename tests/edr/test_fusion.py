@@ -68,6 +68,20 @@ def test_running_median_of_ties_and_nan_sorts_as_numpy(rows, n):
     np.testing.assert_array_equal(_running_median_columns(X, n), brute)
 
 
+def test_running_median_blocks_join_without_seams(monkeypatch):
+    """Blocks of rows (a few rows here) give the medians of the whole matrix at once."""
+    import edr.modulation as modulation
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(53, 2))
+    whole = modulation._running_median_columns(X, 9)
+    monkeypatch.setattr(modulation, "_MEDIAN_BLOCK_ROWS", 4)
+    np.testing.assert_array_equal(modulation._running_median_columns(X, 9), whole)
+    h = 4
+    padded = np.concatenate([np.repeat(X[:1], h, 0), X, np.repeat(X[-1:], h, 0)])
+    np.testing.assert_array_equal(whole, [np.median(padded[i:i + 9], axis=0) for i in range(53)])
+
+
 def test_outlier_beats_are_flagged():
     rng = np.random.default_rng(2)
     t = np.arange(300) * 0.8

@@ -7,7 +7,8 @@ from scipy import signal
 from edr.upsampling import MARGIN, neighbourhoods_upsampled
 
 
-@pytest.mark.parametrize(("up", "half"), [(10, 14), (10, 12), (2, 12), (3, 4), (10, 0)])
+@pytest.mark.parametrize(("up", "half"),
+                         [(10, 14), (10, 12), (2, 12), (3, 4), (10, 0), (4, 60), (3, 0)])
 def test_neighbourhoods_are_resample_polys_fine_samples(up, half):
     x = np.random.default_rng(up + half).standard_normal(300).cumsum()
     centres = np.array([0, 5, 150, 290, 299])  # edges held beyond both ends
