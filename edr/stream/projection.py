@@ -6,8 +6,11 @@ A refresh analyses the stream's span as offline (:func:`edr.windows.analyse_wind
 the anchor (:func:`edr.fusion.aligned_sum` on the span's panel) and its scale. Between refreshes
 the beats of a recent stretch of every lead are projected onto the stored kernel PCA
 (:func:`edr.methods.fusion_beat_series`), splined onto the grid and summed with the stored
-weights, signs, lags and scales (:meth:`FusionModel.fused`): the same linear combination the
-refresh's fusion made of the span, with no window edge in it. The sum is not band-passed here; the
+weights, signs, lags and scales (:meth:`FusionModel.fused`): the linear combination the
+refresh's fusion made of the span, with no window edge in it, except that the heart rate is added
+by its shift and sign where the offline fusion rotates it (:data:`edr.fusion.HEART_PHASE`: a
+rotation would need its all-pass filter carried across blocks; the two correlate above 0.99 on
+a span, ``tests/edr/test_stream.py``). The sum is not band-passed here; the
 stream's zero-phase high-pass (:func:`edr.signal.local_mean_removed`) is linear, so filtering the
 sum equals summing the filtered series. Design and measurements: ``docs/design.md#8-streaming``.
 """
