@@ -70,7 +70,7 @@ from bench_edr import (  # noqa: E402  (the pipeline timings' helpers)
 ROWS = ("cli", "floor", "phases", "warm", "many", "day", "stream")
 FLOOR_IMPORTS = "import numpy, scipy.signal, numba, sklearn.base, wfdb"
 """The import floor as the speed targets define it (the stack the command line once loaded)."""
-STACK_IMPORTS = "import numpy, numba, scipy.fft, scipy.linalg, scipy.ndimage, scipy.special, wfdb"
+STACK_IMPORTS = "import numpy, numba, scipy.fft, scipy.linalg, scipy.special, wfdb"
 """What the default command line loads of its stack today (``edr.dsp`` and the light ``kpca``
 core keep scipy.signal/stats/interpolate and scikit-learn off it: the test
 ``tests/edr/test_default_path_imports.py``)."""
@@ -106,8 +106,8 @@ def mark(name):
     global t, c
     out[name] = (time.perf_counter() - t, time.process_time() - c)
     t, c = time.perf_counter(), time.process_time()
-import numpy, numba, scipy.fft, scipy.linalg, scipy.ndimage, scipy.special, wfdb
-mark("the stack the command line loads (numpy, numba, scipy.fft/linalg/ndimage/special, wfdb)")
+import numpy, numba, scipy.fft, scipy.linalg, scipy.special, wfdb
+mark("the stack the command line loads (numpy, numba, scipy.fft/linalg/special, wfdb)")
 sys.path.insert(0, sys.argv[2])
 import numba_first_call
 numba_first_call.one(1.0)

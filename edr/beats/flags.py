@@ -7,9 +7,9 @@ correlation and the amplitude outliers.
 from __future__ import annotations
 
 import numpy as np
-from scipy import ndimage
 
 from edr.beats.mask import true_runs
+from edr.dsp.running import rank_filter_mirror
 from edr.medians import median
 
 __all__ = ["clipped_beats", "rr_ectopic", "running_median"]
@@ -32,7 +32,7 @@ def running_median(v: np.ndarray, size: int = 11) -> np.ndarray:
     """Running median over ``size`` beats; the edges are mirrored (``d c b | a b c d``): with
     the edge value repeated ("nearest") the first beat is 6 of its own 11 neighbours, so its
     median is itself and an outlier first beat could never be flagged."""
-    return ndimage.median_filter(v, size=min(size, v.size), mode="mirror")
+    return rank_filter_mirror(v, min(size, v.size))
 
 
 def rr_ectopic(pos: np.ndarray, peaks: np.ndarray, fs: float,

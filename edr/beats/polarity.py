@@ -7,10 +7,10 @@ windows of each window's largest-magnitude sample is negative.
 from __future__ import annotations
 
 import numpy as np
-from scipy import ndimage
 
 from edr.beats.chunks import chunk_ranges
 from edr.beats.twins import clean_ecg
+from edr.dsp.running import sliding_max, sliding_min
 
 __all__ = ["inversion_values", "inverted", "inverted_by"]
 
@@ -23,9 +23,8 @@ def _orig_max_squared(y: np.ndarray, w: int) -> np.ndarray:
     resolve to +a (NeuroKit2 takes the first).
     """
     w = min(w, y.size)
-    sl = slice(w // 2, y.size - (w - 1 - w // 2))
-    hi = ndimage.maximum_filter1d(y, w)[sl]
-    lo = ndimage.minimum_filter1d(y, w)[sl]
+    hi = sliding_max(y, w)
+    lo = sliding_min(y, w)
     return np.where(hi >= -lo, hi, lo)
 
 

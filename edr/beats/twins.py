@@ -12,10 +12,10 @@ import functools
 
 import numba
 import numpy as np
-from scipy import ndimage
 
 from edr import zero_phase
 from edr.dsp.filters import butter
+from edr.dsp.running import uniform_filter1d_nearest
 from edr.quiet import ignored_warnings
 
 __all__ = ["CLEAN_METHODS", "SMOOTHING_S", "clean_ecg", "load_nk", "nk_clean_neurokit",
@@ -84,8 +84,8 @@ def nk_peaks_neurokit(clean: np.ndarray, fs: float) -> np.ndarray:
     for size in (smooth_kernel, avg_kernel):  # NeuroKit2's signal_smooth check
         if size > absgrad.size or size < 1:
             raise TypeError("signal_smooth(): 'size' should be between 1 and length of the signal.")
-    smoothgrad = ndimage.uniform_filter1d(absgrad, smooth_kernel, mode="nearest")
-    avggrad = ndimage.uniform_filter1d(smoothgrad, avg_kernel, mode="nearest")
+    smoothgrad = uniform_filter1d_nearest(absgrad, smooth_kernel)
+    avggrad = uniform_filter1d_nearest(smoothgrad, avg_kernel)
     gradthreshold = 1.5 * avggrad
     mindelay = int(np.rint(fs * 0.3))
     qrs = smoothgrad > gradthreshold

@@ -2,7 +2,8 @@
 
 ``scipy.signal``, ``scipy.stats`` and ``scipy.interpolate`` each take a second or more to import
 (SciPy 1.17 parses every public function's docstring at import;
-``docs/studies/import_diet.md``), longer than the EDR of a record takes. The few of their
+``docs/studies/import_diet.md``), longer than the EDR of a record takes; ``scipy.ndimage``
+0.15-0.2 s, as long as the beat detection. The few of their
 functions that :mod:`edr` runs on every record are written here, each tested against SciPy itself
 (``tests/edr/test_dsp_*.py``):
 
@@ -13,7 +14,10 @@ functions that :mod:`edr` runs on every record are written here, each tested aga
 * :mod:`edr.dsp.spectral`: the periodic Hann window, Welch's PSD, the cross-spectrum and the
   coherence (``welch``, ``csd``, ``coherence``);
 * :mod:`edr.dsp.spline`: the not-a-knot cubic interpolating spline (``CubicSpline``);
-* :mod:`edr.dsp.moments`: the skewness and the one-sample t test (``skew``, ``ttest_1samp``).
+* :mod:`edr.dsp.moments`: the skewness and the one-sample t test (``skew``, ``ttest_1samp``);
+* :mod:`edr.dsp.running`: ``scipy.ndimage``'s running mean, sliding maximum and minimum and
+  running median (``uniform_filter1d``, ``maximum_filter1d``, ``minimum_filter1d``,
+  ``median_filter``).
 
 The modules import NumPy (and the cheap ``scipy.fft``, ``scipy.linalg`` and ``scipy.special``)
 only, and compile nothing.

@@ -22,10 +22,10 @@ import sys
 
 import pytest
 
-EDR_NEVER_IMPORTS = ("scipy.signal", "scipy.stats", "scipy.interpolate")
+EDR_NEVER_IMPORTS = ("scipy.signal", "scipy.stats", "scipy.interpolate", "scipy.ndimage")
 """Modules no ``edr`` import statement reaches on the default path."""
 
-NOT_LOADED = ("scipy.signal", "scipy.stats", "scipy.interpolate", "sklearn")
+NOT_LOADED = ("scipy.signal", "scipy.stats", "scipy.interpolate", "scipy.ndimage", "sklearn")
 """Modules absent from ``sys.modules`` after the default path (extend: see the module doc)."""
 
 _PROBE = """
