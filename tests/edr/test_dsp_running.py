@@ -19,7 +19,8 @@ def _cases():
             x = np.round(x / np.max(np.abs(x)) * 4)
         out.append((x, int(rng.integers(1, n + 1))))
     t = np.arange(5000) / 250.0  # an ECG-like gradient with the detector's kernels
-    grad = np.abs(np.gradient(np.sin(2 * np.pi * 1.2 * t) ** 15 + 0.01 * rng.standard_normal(t.size)))
+    ecg = np.sin(2 * np.pi * 1.2 * t) ** 15 + 0.01 * rng.standard_normal(t.size)
+    grad = np.abs(np.gradient(ecg))
     out += [(grad, 25), (grad, 188), (grad, 500)]
     return out
 
