@@ -11,11 +11,25 @@ are safe with any backend, including Agg on a headless machine.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from edr.record_figure import BEAT_FATES, BREATH_MARKS, COLOURS, MINUTE_S, record_figure
 
-__all__ = ["PNG_COMPRESS_LEVEL", "plot_record", "save_figure"]
+__all__ = ["LAYOUT", "PNG_COMPRESS_LEVEL", "plot_record", "save_figure"]
+
+LAYOUT = {"top": dict(left=0.06, right=0.70, top=0.955, bottom=0.265, hspace=0.42,
+                      height_ratios=[1.0, 0.5, 1.0, 1.0]),
+          "bottom": dict(left=0.06, right=0.97, top=0.205, bottom=0.045, wspace=0.12,
+                         width_ratios=[1.1, 1.0])}
+"""Where the panels sit (fractions of the 14 x 13 in figure): the four time panels above, with
+the right 30 % kept for their legends; the scores and the σ² panel below, across the width.
+Fixed rather than computed by Matplotlib's constrained layout, which measured every label of
+the figure once more and took longer than drawing it (``docs/studies/first_run.md``)."""
+LEGEND_WRAP = 52
+"""Characters per line of a legend label (fontsize 8 in the 4 in right margin)."""
+TEXT_WRAP = 80
+"""Characters per line of the scores panel (fontsize 8.5)."""
 
 PNG_COMPRESS_LEVEL = 1
 """zlib level of the PNG figures: the record figure's PNG is ~7 % larger than at Matplotlib's
@@ -57,7 +71,11 @@ def _shade_pauses(ax, fig_data, *, label=True):
 
 
 def _legend(ax):
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    """The panel's legend in the figure's right margin, long labels wrapped to fit it."""
+    handles, labels = ax.get_legend_handles_labels()
+    labels = [textwrap.fill(label, LEGEND_WRAP, subsequent_indent="  ") for label in labels]
+    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
+              frameon=False)
 
 
 def _panel_overview(ax, fig_data):
@@ -141,8 +159,10 @@ def _panel_edr(ax, fig_data):
 
 def _panel_text(ax, lines):
     ax.set_axis_off()
-    ax.text(0.0, 1.0, "\n".join(lines), transform=ax.transAxes, va="top", ha="left",
-            fontsize=8.5, wrap=True)
+    wrapped = [textwrap.fill(line, TEXT_WRAP, subsequent_indent="    ") if line else line
+               for line in lines]
+    ax.text(0.0, 1.0, "\n".join(wrapped), transform=ax.transAxes, va="top", ha="left",
+            fontsize=8.5)
 
 
 def _panel_sigma2(ax, panel):
@@ -205,15 +225,16 @@ def plot_record(recording, result, *, path=None, reference=True, minute_s=MINUTE
 
     data = record_figure(recording, result, reference=reference, minute_s=minute_s,
                          minute_start_s=minute_start_s)
-    fig = Figure(figsize=(14, 13), layout="constrained")
-    gs = fig.add_gridspec(5, 2, height_ratios=[1.0, 0.5, 1.0, 1.0, 0.9], width_ratios=[1.1, 1.0])
-    ax_rate = fig.add_subplot(gs[0, :])
-    ax_q = fig.add_subplot(gs[1, :], sharex=ax_rate)
-    ax_ecg = fig.add_subplot(gs[2, :])
-    ax_edr = fig.add_subplot(gs[3, :], sharex=ax_ecg)
-    ax_txt = fig.add_subplot(gs[4, 0])
-    ax_sig = fig.add_subplot(gs[4, 1])
-    fig.suptitle(data.title, fontsize=12, x=0.01, ha="left")
+    fig = Figure(figsize=(14, 13))
+    top = fig.add_gridspec(4, 1, **LAYOUT["top"])
+    bottom = fig.add_gridspec(1, 2, **LAYOUT["bottom"])
+    ax_rate = fig.add_subplot(top[0])
+    ax_q = fig.add_subplot(top[1], sharex=ax_rate)
+    ax_ecg = fig.add_subplot(top[2])
+    ax_edr = fig.add_subplot(top[3], sharex=ax_ecg)
+    ax_txt = fig.add_subplot(bottom[0])
+    ax_sig = fig.add_subplot(bottom[1])
+    fig.suptitle(data.title, fontsize=12, x=0.01, y=0.995, ha="left", va="top")
     _panel_overview(ax_rate, data)
     ax_rate.set_xlim(0.0, data.duration_s)
     _panel_quality(ax_q, data)

@@ -46,7 +46,9 @@ def _legend_entries(traces):
 
 
 def _png_legend_entries(fig):
-    return {t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()}
+    """The static figure's legend labels, unwrapped (it wraps long ones to its margin)."""
+    return {" ".join(t.get_text().split()) for ax in fig.axes if ax.get_legend()
+            for t in ax.get_legend().get_texts()}
 
 
 @pytest.fixture(scope="module")
