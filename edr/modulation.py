@@ -21,6 +21,8 @@ Baseline handling (``baseline=``):
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
@@ -62,7 +64,7 @@ _TAPS, _SKIP = polyphase_taps(_UP)
 
 
 @numba.njit(cache=True, nogil=True)
-def _sample_rows(x, base, frac, offsets, h, taps, up, skip, out):  # pragma: no cover - compiled
+def _sample_rows(x, base, frac, offsets, h, taps, up, skip, out, seg, ab):  # pragma: no cover
     """``out[i, k]``: linear interpolation between the two fine samples (``resample_poly(seg, up,
     1)`` of the ``2 h + 1`` samples around ``base[i]``, clipped indices = edge values) around
     fine position ``(frac[i] + offsets[k] + h) * up``.
@@ -70,20 +72,22 @@ def _sample_rows(x, base, frac, offsets, h, taps, up, skip, out):  # pragma: no 
     Each fine sample ``j`` is summed from the polyphase filter (``taps``:
     :func:`edr.upsampling.polyphase_taps`) in :func:`scipy.signal.upfirdn`'s order, written
     out here once (a compiled helper for it cost ~0.3 s more to compile on the first run,
-    ``docs/studies/first_run.md``)."""
+    ``docs/studies/first_run.md``). Compiled; its buffers come from the caller (``seg``: the
+    ``2 h + 1`` samples; ``ab``: the fine samples ``i0, i0 + 1`` last computed, reused) and the
+    clipping is written out, so no allocation, ``min``/``max`` or ``int`` is compiled with it."""
     n = x.size
     width = 2 * h + 1
     last = width * up - 2
     per_phase = taps.size // up
-    seg = np.empty(width)
-    ab = np.empty(2)  # the fine samples i0, i0 + 1 last computed (reused)
     for i in range(base.size):
         for c in range(width):
-            seg[c] = x[min(max(base[i] - h + c, 0), n - 1)]
+            at = base[i] - h + c
+            seg[c] = x[0 if at < 0 else (n - 1 if at > n - 1 else at)]
         prev = -2
         for k in range(offsets.size):
             u = (frac[i] + offsets[k] + h) * up
-            i0 = min(max(int(np.floor(u)), 0), last)
+            i0 = math.floor(u)
+            i0 = 0 if i0 < 0 else (last if i0 > last else i0)
             w = u - i0
             if i0 != prev:
                 first = 0
@@ -99,7 +103,7 @@ def _sample_rows(x, base, frac, offsets, h, taps, up, skip, out):  # pragma: no 
                         hi -= c0
                         c0 = 0
                     acc = 0.0
-                    for c in range(c0, min(xi + 1, width)):
+                    for c in range(c0, xi + 1 if xi + 1 < width else width):
                         acc = acc + seg[c] * taps[hi]
                         hi += 1
                     ab[q] = acc
@@ -140,7 +144,8 @@ def sample_at(x: np.ndarray, positions: np.ndarray, offsets: np.ndarray) -> np.n
     hi = int(np.ceil(offsets.max())) + 2
     h = MARGIN + max(-lo, hi)
     out = np.empty((positions.size, offsets.size))
-    _sample_rows(x, base, frac, offsets, h, _TAPS, _UP, _SKIP, out)
+    _sample_rows(x, base, frac, offsets, h, _TAPS, _UP, _SKIP, out, np.empty(2 * h + 1),
+                 np.empty(2))
     return out
 
 

@@ -41,13 +41,13 @@ def _ba_zi(b_key: bytes, a_key: bytes) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _sos_forward_backward(sos, zi, x):  # pragma: no cover - compiled
+def _sos_forward_backward(sos, zi, x, z):  # pragma: no cover - compiled
     """Each row of ``x`` (C-contiguous, filtered in place) through the sections ``sos`` forwards,
     then backwards, each pass started from ``zi`` times its first sample: SciPy's ``sosfilt``
-    (transposed direct form II, the same operations in the same order) twice."""
+    (transposed direct form II, the same operations in the same order) twice. ``z`` (``(n_sections,
+    2)``) holds the state: allocated by the caller, so nothing here compiles NumPy's allocation."""
     n_sections = sos.shape[0]
     rows, n = x.shape
-    z = np.empty((n_sections, 2))
     for r in range(rows):
         for backwards in (False, True):
             first = x[r, n - 1] if backwards else x[r, 0]
@@ -66,14 +66,13 @@ def _sos_forward_backward(sos, zi, x):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _ba_forward_backward(b, a, zi, x):  # pragma: no cover - compiled
+def _ba_forward_backward(b, a, zi, x, z):  # pragma: no cover - compiled
     """Each row of ``x`` (C-contiguous, filtered in place) through ``(b, a)`` (normalised by
     ``a[0]``, of one length ``>= 2``) forwards, then backwards, each pass started from ``zi``
     times its first sample: SciPy's ``lfilter`` (its C loop: transposed direct form II, the same
-    operations in the same order) twice."""
+    operations in the same order) twice. ``z`` (``m - 1`` values) holds the state."""
     m = b.size
     rows, n = x.shape
-    z = np.empty(m - 1)
     for r in range(rows):
         for backwards in (False, True):
             first = x[r, n - 1] if backwards else x[r, 0]
@@ -123,7 +122,7 @@ def sosfiltfilt(sos: np.ndarray, x: np.ndarray, padlen: int | None = None) -> np
         return signal.sosfiltfilt(sos, x, padlen=padlen)
     ext = _odd_extended(np.asarray(x, dtype=float), edge)
     y = np.ascontiguousarray(ext.reshape(-1, ext.shape[-1]))
-    _sos_forward_backward(sos, _sos_zi(sos.tobytes(), n_sections), y)
+    _sos_forward_backward(sos, _sos_zi(sos.tobytes(), n_sections), y, np.empty((n_sections, 2)))
     return y.reshape(ext.shape)[..., edge:-edge]
 
 
@@ -155,5 +154,6 @@ def filtfilt(b, a, x: np.ndarray) -> np.ndarray:
     b_n = np.concatenate((b, np.zeros(m - b.size))) / a[0]
     a_n = np.concatenate((a, np.zeros(m - a.size))) / a[0]
     y = np.ascontiguousarray(ext.reshape(-1, ext.shape[-1]))
-    _ba_forward_backward(b_n, a_n, np.ascontiguousarray(zi, dtype=float), y)
+    _ba_forward_backward(b_n, a_n, np.ascontiguousarray(zi, dtype=float), y,
+                         np.empty(b_n.size - 1))
     return y.reshape(ext.shape)[..., edge:-edge]

@@ -163,7 +163,8 @@ def _exp_scaled_into(x, scale, out, bits, t, tbits):  # pragma: no cover - compi
     for i in range(n):
         y = scale * x[i]
         under = y < -708.0
-        y = min(max(y, -708.0), 0.0)
+        y = -708.0 if -708.0 > y else y  # max(y, -708.0), min(y, 0.0): no builtin compiled
+        y = 0.0 if 0.0 < y else y
         ti = y * _LOG2E + _ROUND
         k = ti - _ROUND
         r = (y - k * _LN2_HI) - k * _LN2_LO

@@ -100,21 +100,25 @@ def nk_peaks_neurokit(clean: np.ndarray, fs: float) -> np.ndarray:
     beg, end = beg_qrs[:num_qrs], end_qrs[:num_qrs]
     with ignored_warnings():  # NaN min_len (no interval): none is long enough
         long = end - beg >= min_len
-    return _qrs_peaks(sig, beg[long].astype(np.int64), end[long].astype(np.int64), mindelay)
+    beg, end = beg[long].astype(np.int64), end[long].astype(np.int64)
+    out = np.empty(beg.size, dtype=np.int64)
+    return out[:_qrs_peaks(sig, beg, end, mindelay, out)]
 
 
 @numba.njit(cache=True, nogil=True)
-def _qrs_peaks(x, beg, end, mindelay):  # pragma: no cover - compiled
+def _qrs_peaks(x, beg, end, mindelay, out):  # pragma: no cover - compiled
     """NeuroKit2's peak of each QRS interval ``[beg[q], end[q])``, kept when more than
-    ``mindelay`` samples after the last kept one (the first after sample 0).
+    ``mindelay`` samples after the last kept one (the first after sample 0), written to the
+    start of ``out``; returns their number.
 
     The peak of ``x[lo:hi]`` is its most prominent local maximum (the first of equals; none: no
     peak): ``scipy.signal.find_peaks(x[lo:hi], prominence=(None, None))`` and the argmax of its
     prominences, with SciPy's loops (``_local_maxima_1d``: a plateau's middle sample;
     ``_peak_prominences``: bases searched to the slice's ends). One loop, no compiled helper: a
-    separate one cost ~0.4 s more to compile on the first run (``docs/studies/first_run.md``).
+    separate one cost ~0.4 s more to compile on the first run (``docs/studies/first_run.md``); no
+    allocation and no ``min``/``max`` builtins either (each compiles an implementation of its
+    own: written out with Python's semantics, ``min(a, b) = b if b < a else a``).
     """
-    out = np.empty(beg.size, dtype=np.int64)
     n, last = 0, 0
     for q in range(beg.size):
         lo, hi = beg[q], end[q]
@@ -130,14 +134,14 @@ def _qrs_peaks(x, beg, end, mindelay):  # pragma: no cover - compiled
                     left = x[peak]
                     j = peak
                     while j >= lo and x[j] <= x[peak]:
-                        left = min(left, x[j])
+                        left = x[j] if x[j] < left else left
                         j -= 1
                     right = x[peak]
                     j = peak
                     while j < hi and x[j] <= x[peak]:
-                        right = min(right, x[j])
+                        right = x[j] if x[j] < right else right
                         j += 1
-                    prom = x[peak] - max(left, right)
+                    prom = x[peak] - (right if right > left else left)
                     if prom > best_prom:
                         best, best_prom = peak, prom
                     i = ahead
@@ -146,7 +150,7 @@ def _qrs_peaks(x, beg, end, mindelay):  # pragma: no cover - compiled
             out[n] = best
             last = best
             n += 1
-    return out[:n]
+    return n
 
 
 def clean_ecg(x: np.ndarray, fs: float, method: str) -> np.ndarray:

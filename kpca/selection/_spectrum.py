@@ -199,7 +199,8 @@ def _lanczos_steps(K, V, alpha, beta, j0, j1):  # pragma: no cover - compiled
             b += w[i] * w[i]
         b = math.sqrt(b)
         beta[j] = b
-        if j + 1 == j1 or b <= 1e-14 or b <= 1e-14 * max(abs(a), 1e-300):
+        size = abs(a)
+        if j + 1 == j1 or b <= 1e-14 or b <= 1e-14 * (1e-300 if 1e-300 > size else size):
             return j + 1
         inv_b = 1.0 / b
         for i in range(n):

@@ -94,7 +94,7 @@ def _central_moments(r):  # pragma: no cover - compiled
     top = -np.inf
     for x in r:
         s += x
-        top = max(top, x)
+        top = x if x > top else top  # max(top, x), without compiling the builtin
     mean = s / n
     s2 = s3 = s4 = 0.0
     for x in r:
