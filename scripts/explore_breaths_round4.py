@@ -1,0 +1,419 @@
+"""Fourth round of the breath study (exploratory): two detector variants measured held out, and
+where the remaining errors of the rightly decided records are.
+
+Variants of the candidate extrema (``edr.breath_extrema.breath_candidates``), each with one new
+constant chosen inside the folds:
+
+* ``band``: the extrema found and timed on the EDR smoothed to the local breathing band, a
+  zero-phase Butterworth low-pass (order 2) whose corner is ``factor`` times the local rate
+  (``edr.breaths.local_period``; a bank of corners 5 % apart, each sample read from the corner
+  nearest its own);
+* ``band, timed on the EDR``: the same extrema, each timed on the EDR itself (its largest sample
+  within a quarter of the local period, then the parabola);
+* ``cycles``: one breath per cycle: walking in time, a maximum joins the previous kept one (the
+  higher stays) unless a minimum at least ``h`` times the typical prominence below the lower of
+  the two separates them (hysteresis), after the spacing rule.
+
+Protocol as ``scripts/measure_breaths.py`` (leave-one-subject-out over the 23 BIDMC patients and
+9 MARSH subjects, kept breaths, the record's polarity from ``edr.polarity.decide_polarity``,
+records whose polarity is uncertain keep nothing), on a reduced grid: the variant's constant
+(``off`` = today's detector) with the breath quality (0, 0.3, 0.5, 0.65) and the spacing (0.5,
+0.6, 0.7) chosen jointly inside each fold; prominence 0.25, relative depth 0 and the arrhythmia's
+threshold 1.5 bpm fixed (chosen in 31-32 of 32 folds by the full grid). The baseline is the
+same reduced grid with the variant ``off``.
+
+Diagnostics (the reference only scores): per record, the lag of the EDR behind the reference
+respiration (the lag of the largest correlation within ±3 s, on the 4 Hz grid, each band-passed
+0.05-1 Hz, sign of the better polarity) beside the median offset of the matched breaths; and the
+errors of the kept breaths of the rightly and confidently decided records by kind.
+
+Usage: ``EDR_DATA_DIR=/path/to/data python scripts/explore_breaths_round4.py --out
+scripts/output/explore_breaths_round4.md`` (uses the cache of ``measure_breaths.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+from itertools import product
+
+import numpy as np
+from _shared import write_markdown
+from measure_breaths import DEFAULT_CACHE, database, real_record, record_paths, subject
+
+import edr.breaths as breaths_module
+from edr.breath_extrema import (
+    MIN_CYCLE_FRACTION,
+    PROMINENCE,
+    TYPICAL_SPAN_S,
+    _refined,
+    _spaced,
+    _typical,
+    breath_candidates,
+    finite_runs,
+)
+from edr.breaths import detect_breaths, local_period
+from edr.dsp.peaks import find_peaks
+from edr.evaluate.breaths import BreathScores, match_breaths, score_breaths, score_kept
+from edr.io import read_record
+from edr.polarity import decide_polarity
+from edr.signal import bandpass, butter_sos
+from edr.zero_phase import sosfiltfilt
+
+FAMILIES = {"band": (1.5, 2.0, 2.5, 3.0), "band, timed on the EDR": (1.5, 2.0, 2.5, 3.0),
+            "cycles": (0.1, 0.2, 0.3, 0.4)}
+"""Each variant's constant: the low-pass corner in local rates, or the hysteresis depth in
+typical prominences."""
+REDUCED = {"min_quality": (0.0, 0.3, 0.5, 0.65), "min_cycle_fraction": (0.5, 0.6, 0.7)}
+"""The constants of ``detect_breaths`` chosen with the variant's inside each fold."""
+BANK_STEP = 1.05
+"""Ratio of neighbouring corners of the low-pass bank."""
+LAG_S = 1.5
+"""Largest lag (s) of the EDR-reference correlation searched (half a period at 20 /min:
+neighbouring cycles do not compete)."""
+
+
+def smoothed(x, fs: float, period, factor: float) -> np.ndarray:
+    """``x`` low-passed (zero phase, Butterworth order 2) at ``factor`` over the local
+    ``period`` (s per sample), run by run of finite values; corners at or above 0.95 of the
+    Nyquist frequency and runs too short to filter are left as they are."""
+    x = np.asarray(x, dtype=float)
+    out = x.copy()
+    corner = factor / np.asarray(period, dtype=float)
+    for a, b in finite_runs(x):
+        c = corner[a:b]
+        if not np.isfinite(c).any():
+            continue
+        c = np.where(np.isfinite(c), c, np.nanmedian(c))
+        n = int(np.ceil(np.log(c.max() / c.min()) / np.log(BANK_STEP))) + 1
+        k = np.clip(np.round(np.log(c / c.min()) / np.log(BANK_STEP)).astype(int), 0, n - 1)
+        for j in np.unique(k):
+            f = c.min() * BANK_STEP ** j
+            if f >= 0.95 * fs / 2 or b - a <= 15:
+                continue
+            out[a:b][k == j] = sosfiltfilt(butter_sos(2, f, "lowpass", fs), x[a:b])[k == j]
+    return out
+
+
+def _on_edr(y: np.ndarray, idx: np.ndarray, half: np.ndarray) -> np.ndarray:
+    """Index of the largest sample of ``y`` within ``half`` samples of each ``idx``."""
+    out = idx.copy()
+    for i, (p, w) in enumerate(zip(idx, half, strict=True)):
+        lo, hi = max(p - w, 1), min(p + w + 1, y.size - 1)
+        out[i] = lo + int(np.argmax(y[lo:hi]))
+    return out
+
+
+def _hysteresis(y: np.ndarray, idx: np.ndarray, typical: np.ndarray, h: float) -> np.ndarray:
+    """Indices (into ``idx``) of the maxima kept, one per cycle (see the module docstring)."""
+    kept = [0]
+    for i in range(1, idx.size):
+        j = kept[-1]
+        dip = min(y[idx[i]], y[idx[j]]) - y[idx[j]:idx[i] + 1].min()
+        if dip >= h * typical[i]:
+            kept.append(i)
+        elif y[idx[i]] > y[idx[j]]:
+            kept[-1] = i
+    return np.array(kept, dtype=int)
+
+
+def variant(family: str, value: float):
+    """A replacement of ``breath_candidates`` for ``family`` with its constant ``value``."""
+    def candidates(x, fs, sign, period, *, prominence=PROMINENCE,
+                   min_cycle_fraction=MIN_CYCLE_FRACTION):
+        x, period = np.asarray(x, dtype=float), np.asarray(period, dtype=float)
+        z = smoothed(x, fs, period, value) if family.startswith("band") else x
+        pos, depth = [], []
+        for a, b in finite_runs(z):
+            y = sign * z[a:b]
+            idx, props = find_peaks(y, prominence=prominence)
+            if idx.size == 0:
+                continue
+            gap = np.nan_to_num(min_cycle_fraction * period[a + idx] * fs, nan=0.0)
+            keep = _spaced(idx, props["prominences"], gap)
+            idx, prom = idx[keep], props["prominences"][keep]
+            typical = _typical(idx, prom, 0.5 * TYPICAL_SPAN_S * fs)
+            if family == "cycles":
+                k = _hysteresis(y, idx, typical, value)
+                idx, prom, typical = idx[k], prom[k], typical[k]
+            depth.append(prom / typical)
+            if family == "band, timed on the EDR":
+                half = np.maximum(1, np.round(0.25 * np.nan_to_num(period[a + idx], nan=4.0)
+                                              * fs).astype(int))
+                y = sign * x[a:b]
+                idx = _on_edr(y, idx, half)
+            pos.append(a + _refined(y, idx))
+        if not pos:
+            return np.empty(0), np.empty(0)
+        return np.concatenate(pos), np.concatenate(depth)
+    return candidates
+
+
+@contextlib.contextmanager
+def candidates_of(family: str | None, value: float | None):
+    """``edr.breaths.detect_breaths`` with the candidates of the variant (today's: None)."""
+    new = breath_candidates if family is None else variant(family, value)
+    old, breaths_module.breath_candidates = breaths_module.breath_candidates, new
+    try:
+        yield
+    finally:
+        breaths_module.breath_candidates = old
+
+
+def record_scores(item: dict, decided, ref=None, families=FAMILIES) -> dict:
+    """Kept scores of one record for every (family, value, quality, spacing), against ``ref``
+    (the record's annotated breaths when None)."""
+    res = item["result"]
+    ref = item["breath_times"] if ref is None else ref
+    out = {}
+    settings = [(None, None)] + [(f, v) for f, vs in families.items() for v in vs]
+    for family, value in settings:
+        with candidates_of(family, value):
+            for q, c in product(*REDUCED.values()):
+                b = detect_breaths(res, polarity="peaks" if decided.sign > 0 else "troughs",
+                                   min_quality=q, min_cycle_fraction=c)
+                s = score_kept(b, ref)
+                out[(family, value, q, c)] = s if decided.confident else \
+                    BreathScores(0, 0, 0, np.empty(0), s.n_annotated)
+    return out
+
+
+def second_annotator(path: str) -> np.ndarray | None:
+    """The breath times (s) of annotator ``ann2`` of a BIDMC record (None elsewhere)."""
+    import wfdb
+
+    if not os.path.basename(path).startswith("bidmc"):
+        return None
+    ann = wfdb.rdann(os.path.splitext(path)[0], "breath")
+    aux = np.array(ann.aux_note)
+    return np.sort(ann.sample[aux == "ann2"] / float(ann.fs or 125.0))
+
+
+def annotator_table(scores: dict, scores2: dict) -> list[str]:
+    """Held-out BIDMC figures (reduced grid, today's detector) against either annotator."""
+    keys = [(None, None, q, c) for q, c in product(*REDUCED.values())]
+    lines = ["## BIDMC against either annotator (held out, today's detector)", "",
+             "| annotator | F1 | sensitivity | pos. predictivity | share kept | "
+             "median interval error (s) |", "|---|---|---|---|---|---|"]
+    for label, sc in (("ann1 (the protocol's)", scores), ("ann2", scores2)):
+        pooled, _ = held_out({n: v for n, v in sc.items() if database(n) == "BIDMC"}, keys)
+        p = pooled["BIDMC"]
+        lines.append(f"| {label} | {p.f1:.3f} | {p.sensitivity:.3f} | "
+                     f"{p.positive_predictivity:.3f} | {p.share_kept:.3f} | "
+                     f"{p.interval_error_s:.2f} |")
+    return lines + ["", "(the constants chosen on the BIDMC patients alone in each fold)"]
+
+
+def _objective(scores, names, key) -> float:
+    f1 = [BreathScores.pooled([scores[n][key] for n in names if database(n) == db]).f1
+          for db in ("BIDMC", "MARSH") if any(database(n) == db for n in names)]
+    return float(np.mean(f1))
+
+
+def held_out(scores: dict, keys: list) -> tuple[dict, dict]:
+    """Leave-one-subject-out over ``keys`` (the best pooled kept F1 averaged over the
+    databases on the other subjects; among equal ones the middle one): the held-out scores per
+    database and how often each key was chosen."""
+    names = sorted(scores)
+    held, counts = {"BIDMC": [], "MARSH": []}, {}
+    for subj in sorted({subject(n) for n in names}):
+        train = [n for n in names if subject(n) != subj]
+        value = {k: round(_objective(scores, train, k), 12) for k in keys}
+        tied = [k for k in keys if value[k] == max(value.values())]
+        best = tied[(len(tied) - 1) // 2]
+        counts[best] = counts.get(best, 0) + 1
+        for n in names:
+            if subject(n) == subj:
+                held[database(n)].append(scores[n][best])
+    return {db: BreathScores.pooled(v) for db, v in held.items() if v}, counts
+
+
+def _row(label: str, pooled: dict) -> str:
+    return f"| {label} | " + " | ".join(
+        f"{pooled[db].f1:.3f} | {pooled[db].share_kept:.3f} | {pooled[db].interval_error_s:.2f}"
+        for db in ("BIDMC", "MARSH")) + " |"
+
+
+_HEAD = ["| {} | BIDMC F1 | BIDMC kept | BIDMC interval error (s) | MARSH F1 | MARSH kept | "
+         "MARSH interval error (s) |", "|---|---|---|---|---|---|---|"]
+
+
+def variant_tables(scores: dict) -> list[str]:
+    """Held-out (per family, its constant chosen with the quality and spacing) and in-sample
+    (defaults) tables."""
+    reduced = list(product(*REDUCED.values()))
+    lines = ["## Held out (reduced grid)", "", _HEAD[0].format("detector"), _HEAD[1]]
+    base, _ = held_out(scores, [(None, None, q, c) for q, c in reduced])
+    lines.append(_row("today's (off)", base))
+    chosen_lines = []
+    for family, values in FAMILIES.items():
+        keys = [(f, v, q, c) for f, v in [(None, None)] + [(family, v) for v in values]
+                for q, c in reduced]
+        pooled, counts = held_out(scores, keys)
+        lines.append(_row(family, pooled))
+        chosen_lines.append(f"* {family}: " + ", ".join(
+            f"{'off' if k[0] is None else k[1]} (quality {k[2]}, spacing {k[3]}) in {m}"
+            for k, m in sorted(counts.items(), key=lambda kv: -kv[1])))
+    lines += ["", "Chosen in the 32 folds:", ""] + chosen_lines
+    lines += ["", "## In sample (quality 0.3, spacing 0.6)", "", _HEAD[0].format("detector"),
+              _HEAD[1]]
+    for family, value in [(None, None)] + [(f, v) for f, vs in FAMILIES.items() for v in vs]:
+        pooled = {db: BreathScores.pooled([s[(family, value, 0.3, 0.6)] for n, s in
+                                           scores.items() if database(n) == db])
+                  for db in ("BIDMC", "MARSH")}
+        lines.append(_row("today's" if family is None else f"{family} {value:g}", pooled))
+    return lines
+
+
+def reference_on_grid(path: str, item: dict) -> np.ndarray:
+    """The record's reference respiration on the EDR's grid, band-passed as the EDR, standardised
+    (NaN where the EDR is)."""
+    rec = read_record(path)
+    res = item["result"]
+    r = np.interp(res.time, np.arange(rec.resp.size) / rec.resp_fs, rec.resp)
+    ok = np.isfinite(res.waveform)
+    out = np.full(r.size, np.nan)
+    out[ok] = bandpass(r[ok], fs=res.fs)
+    return (out - np.nanmean(out)) / np.nanstd(out)
+
+
+def reference_lag(item: dict, r: np.ndarray, sign: int) -> float:
+    """Lag (s) of ``sign`` times the EDR behind the reference respiration ``r`` (largest
+    correlation within ±:data:`LAG_S`; negative: the EDR leads)."""
+    res = item["result"]
+    e = sign * np.asarray(res.waveform)
+    ok = np.isfinite(e) & np.isfinite(r)
+    e, r = e[ok], r[ok]
+    lags = np.arange(-int(LAG_S * res.fs), int(LAG_S * res.fs) + 1)
+    cc = [np.corrcoef(e[max(0, m):e.size + min(0, m)], r[max(0, -m):r.size + min(0, -m)])[0, 1]
+          for m in lags]
+    return float(lags[int(np.argmax(cc))] / res.fs)
+
+
+def _unannotated_maxima(ref: np.ndarray, r: np.ndarray, t: np.ndarray):
+    """``(times, relative prominence)`` of the maxima of the reference respiration ``r`` (grid
+    ``t``) with no annotation within 1 s; the prominence over the median of the annotated
+    maxima's."""
+    idx, props = find_peaks(np.nan_to_num(r, nan=np.nanmean(r)), prominence=0.1)
+    near = np.abs(ref[None, :] - t[idx][:, None]).min(1) if ref.size else np.full(idx.size, 9.0)
+    annotated = near <= 1.0
+    scale = np.median(props["prominences"][annotated]) if annotated.any() else 1.0
+    return t[idx][~annotated], props["prominences"][~annotated] / scale
+
+
+def error_kinds(item: dict, decided, r: np.ndarray, ref2=None) -> dict:
+    """The kept breaths' errors of one record by kind: false detections within 1.5 s of an
+    unmatched annotation (timing: early or late) or not (extra); misses with a kept detection
+    within 1.5 s (timing) or none; the extra ones' depth (prominence over the typical one) and
+    spacing to their neighbours (local periods), and which of them lie within 1 s of a maximum
+    of the reference respiration ``r`` that no annotation marks (its relative prominence) or
+    within 1 s of a breath of the second annotator ``ref2`` (when given)."""
+    res, ref = item["result"], np.asarray(item["breath_times"])
+    b = detect_breaths(res, polarity="peaks" if decided.sign > 0 else "troughs")
+    wh = b.withheld
+    outside = ~((ref[:, None] >= wh[None, :, 0]) & (ref[:, None] <= wh[None, :, 1])).any(1)
+    ref, det = ref[outside], b.time[~b.low_quality]
+    ri, di = match_breaths(det, ref)
+    free_ref = np.setdiff1d(np.arange(ref.size), ri)
+    out = {"annotated": ref.size, "detected": det.size, "matched": ri.size, "early": 0,
+           "late": 0, "extra": 0, "extra at an unannotated maximum": 0,
+           "extra at an ann2 breath": 0, "miss timing": 0, "miss none": 0}
+    extra = []
+    for j in np.setdiff1d(np.arange(det.size), di):
+        d = ref[free_ref] - det[j]
+        if d.size and np.abs(d).min() < 1.5:
+            out["early" if d[np.argmin(np.abs(d))] > 0 else "late"] += 1
+        else:
+            extra.append(j)
+    for j in free_ref:
+        near = np.abs(det - ref[j]).min() if det.size else np.inf
+        out["miss timing" if near < 1.5 else "miss none"] += 1
+    x, t0 = np.asarray(res.waveform), float(res.time[0])
+    period = local_period(x, res.fs, t0)
+    pos, depth = breath_candidates(x, res.fs, decided.sign, period)
+    extra = np.array(extra, dtype=int)
+    out["extra"] = extra.size
+    out["extra_depth"] = np.interp(det[extra], t0 + pos / res.fs, depth)
+    per = period[np.clip(np.round((det[extra] - t0) * res.fs).astype(int), 0, x.size - 1)]
+    out["extra_spacing"] = np.concatenate([
+        ((det[extra] - det[np.maximum(extra - 1, 0)]) / per)[extra > 0],
+        ((det[np.minimum(extra + 1, det.size - 1)] - det[extra]) / per)[extra < det.size - 1]])
+    un_t, un_prom = _unannotated_maxima(np.asarray(item["breath_times"]), r, res.time)
+    gap = np.abs(un_t[None, :] - det[extra][:, None]) if un_t.size else np.full((extra.size, 1), 9.)
+    hit = gap.min(1) < 1.0
+    out["extra at an unannotated maximum"] = int(hit.sum())
+    out["extra_ref_prominence"] = un_prom[gap.argmin(1)[hit]] if un_t.size else np.empty(0)
+    if ref2 is not None and ref2.size:
+        out["extra at an ann2 breath"] = int((np.abs(ref2[None, :] - det[extra][:, None])
+                                              .min(1) < 1.0).sum())
+    return out
+
+
+def _lag_rows(paths, items: dict, better: dict, refs: dict) -> list[str]:
+    lines = []
+    for path in paths:
+        name = os.path.splitext(os.path.basename(path))[0]
+        item = items[name]
+        b = detect_breaths(item["result"], polarity="peaks" if better[name] > 0 else "troughs")
+        ri, di = match_breaths(b.time, item["breath_times"])
+        off = np.median(b.time[di] - np.asarray(item["breath_times"])[ri]) if ri.size else np.nan
+        lines.append(f"| {name} | {reference_lag(item, refs[name], better[name]):+.2f} | "
+                     f"{off:+.2f} |")
+    return lines
+
+
+def diagnostics(paths, items: dict, decided: dict, better: dict) -> list[str]:
+    """The lag table and the error kinds (kept breaths, rightly decided records)."""
+    second = {os.path.splitext(os.path.basename(p))[0]: second_annotator(p) for p in paths}
+    refs = {os.path.splitext(os.path.basename(p))[0]: reference_on_grid(
+        p, items[os.path.splitext(os.path.basename(p))[0]]) for p in paths}
+    lines = ["## The EDR against the reference respiration", "",
+             "| record | lag of the EDR (s; −: leads) | median offset of matched breaths (s) |",
+             "|---|---|---|"] + _lag_rows(paths, items, better, refs)
+    kinds = ("annotated", "detected", "matched", "early", "late", "extra",
+             "extra at an unannotated maximum", "extra at an ann2 breath", "miss timing",
+             "miss none")
+    lines += ["", "## Errors of the kept breaths (confidently and rightly decided records)", "",
+              "| database | " + " | ".join(kinds) + " | extra: depth | extra: spacing | extra: "
+              "the unannotated maximum's prominence |", "|---" * (len(kinds) + 4) + "|"]
+    for db in ("BIDMC", "MARSH"):
+        sel = [error_kinds(items[n], decided[n], refs[n], second[n]) for n in sorted(items)
+               if database(n) == db and decided[n].confident and decided[n].sign == better[n]]
+        q = [np.percentile(np.concatenate([s[k] for s in sel]), [25, 50, 75]).round(2).tolist()
+             for k in ("extra_depth", "extra_spacing", "extra_ref_prominence")]
+        lines.append(f"| {db} | " + " | ".join(str(sum(s[k] for s in sel)) for k in kinds)
+                     + " | " + " | ".join(str(v) for v in q) + " |")
+    return lines + ["", "(quartiles; depth: prominence over the typical one; spacing: to each "
+                    "neighbour, in local periods; the reference maximum's prominence over the "
+                    "median of the annotated maxima's)"]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cache", default=DEFAULT_CACHE, help="the cache of measure_breaths.py")
+    ap.add_argument("--out", default=None, help="Markdown output file")
+    args = ap.parse_args(argv)
+    paths = record_paths(os.environ["EDR_DATA_DIR"])
+    items, decided, better, scores, scores2 = {}, {}, {}, {}, {}
+    for p in paths:
+        item = real_record(p, args.cache)
+        name = item["name"]
+        items[name], decided[name] = item, decide_polarity(item["result"])
+        f1 = {s: score_breaths(detect_breaths(item["result"], polarity=pol).time,
+                               item["breath_times"]).f1
+              for s, pol in ((1, "peaks"), (-1, "troughs"))}
+        better[name] = max(f1, key=f1.get)
+        scores[name] = record_scores(item, decided[name])
+        ref2 = second_annotator(p)
+        if ref2 is not None:
+            scores2[name] = record_scores(item, decided[name], ref2, families={})
+    lines = ["# Breath detection, fourth round (exploratory)", "",
+             "`EDR_DATA_DIR=/path/to/data python scripts/explore_breaths_round4.py`", ""]
+    lines += variant_tables(scores) + [""] + annotator_table(scores, scores2) + [""]
+    lines += diagnostics(paths, items, decided, better)
+    return write_markdown(args.out, lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
