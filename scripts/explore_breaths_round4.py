@@ -440,7 +440,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None, help="Markdown output file")
     args = ap.parse_args(argv)
     paths = record_paths(os.environ["EDR_DATA_DIR"])
-    items, decided, better, scores, scores2, filled = {}, {}, {}, {}, {}, {}
+    items, decided, better, scores, scores2, filled, n_filled = {}, {}, {}, {}, {}, {}, {}
     for p in paths:
         item = real_record(p, args.cache)
         name = item["name"]
@@ -453,12 +453,16 @@ def main(argv=None) -> int:
         ref2 = second_annotator(p)
         if ref2 is not None:
             scores2[name] = record_scores(item, decided[name], ref2, families={})
-            filled[name] = record_scores(item, decided[name], completed(
-                np.asarray(item["breath_times"]), ref2), families={})
+            full = completed(np.asarray(item["breath_times"]), ref2)
+            filled[name] = record_scores(item, decided[name], full, families={})
+            n_filled[name] = full.size - len(item["breath_times"])
     lines = ["# Breath detection, fourth round (exploratory)", "",
              "`EDR_DATA_DIR=/path/to/data python scripts/explore_breaths_round4.py`", ""]
     lines += variant_tables(scores) + [""] + annotator_table(scores, {
-        "ann2": scores2, "ann1, its skipped breaths filled from ann2": filled}) + [""]
+        "ann2": scores2, "ann1, its skipped breaths filled from ann2": filled})
+    lines += ["", f"ann1's skipped breaths filled from ann2 (`completed`): {sum(n_filled.values())}"
+              f" on {sum(v > 0 for v in n_filled.values())} of {len(n_filled)} records, against "
+              f"{sum(len(items[n]['breath_times']) for n in n_filled)} ann1 breaths.", ""]
     lines += diagnostics(paths, items, decided, better)
     return write_markdown(args.out, lines)
 
