@@ -58,7 +58,7 @@ from edr.breaths import detect_breaths, local_period
 from edr.dsp.peaks import find_peaks
 from edr.evaluate.breaths import BreathScores, match_breaths, score_breaths, score_kept
 from edr.io import read_record
-from edr.polarity import decide_polarity
+from edr.polarity import coherence_threshold, decide_polarity
 from edr.signal import bandpass, butter_sos
 from edr.zero_phase import sosfiltfilt
 
@@ -434,6 +434,24 @@ def diagnostics(paths, items: dict, decided: dict, better: dict) -> list[str]:
                     "median of the annotated maxima's)"]
 
 
+def arrhythmia_direction(items: dict, decided: dict, better: dict) -> list[str]:
+    """On the BIDMC records whose arrhythmia is coherent: is the heart fastest at the end of
+    inspiration (the better polarity's extrema: normal) or of expiration (reversed, as under
+    positive-pressure ventilation), against the regularity of the breaths (the coefficient of
+    variation of the intervals, a ventilator's mark)."""
+    cv = {"normal": [], "reversed": []}
+    for n in sorted(items):
+        rsa = decided[n].rsa
+        if database(n) != "BIDMC" or rsa.coherence <= coherence_threshold(rsa.n_segments):
+            continue
+        iv = detect_breaths(items[n]["result"]).interval
+        iv = iv[np.isfinite(iv)]
+        kind = "normal" if np.sign(rsa.swing_bpm) == better[n] else "reversed"
+        cv[kind].append(f"{n} {np.std(iv) / np.mean(iv):.2f}")
+    return ["## The arrhythmia's direction in the ICU against the breaths' regularity", ""] + [
+        f"* {k} ({len(v)}): " + ", ".join(v) for k, v in cv.items()]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", default=DEFAULT_CACHE, help="the cache of measure_breaths.py")
@@ -463,7 +481,8 @@ def main(argv=None) -> int:
     lines += ["", f"ann1's skipped breaths filled from ann2 (`completed`): {sum(n_filled.values())}"
               f" on {sum(v > 0 for v in n_filled.values())} of {len(n_filled)} records, against "
               f"{sum(len(items[n]['breath_times']) for n in n_filled)} ann1 breaths.", ""]
-    lines += diagnostics(paths, items, decided, better)
+    lines += diagnostics(paths, items, decided, better) + [""]
+    lines += arrhythmia_direction(items, decided, better)
     return write_markdown(args.out, lines)
 
 
