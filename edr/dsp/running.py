@@ -52,6 +52,7 @@ def uniform_filter1d_nearest(x, size: int) -> np.ndarray:
 
     Examples
     --------
+    >>> from edr.dsp.running import uniform_filter1d_nearest
     >>> uniform_filter1d_nearest([0.0, 3.0, 6.0, 9.0], 3)
     array([1., 3., 6., 8.])
     """
@@ -115,6 +116,7 @@ def sliding_max(x, w: int) -> np.ndarray:
 
     Examples
     --------
+    >>> from edr.dsp.running import sliding_max
     >>> sliding_max([1, 5, 2, 0, 3], 2)
     array([5, 5, 2, 3])
     """
@@ -147,6 +149,7 @@ def sliding_min(x, w: int) -> np.ndarray:
 
     Examples
     --------
+    >>> from edr.dsp.running import sliding_min
     >>> sliding_min([1, 5, 2, 0, 3], 2)
     array([1, 2, 0, 0])
     """
@@ -184,8 +187,9 @@ def rank_filter_mirror(v, size: int) -> np.ndarray:
 
     Examples
     --------
+    >>> from edr.dsp.running import rank_filter_mirror
     >>> rank_filter_mirror([1.0, 9.0, 2.0, 3.0, 4.0], 3)
-    array([9., 2., 3., 3., 4.])
+    array([9., 2., 3., 3., 3.])
     """
     v = np.asarray(v, dtype=float)
     if v.ndim != 1 or not 1 <= size <= v.size:
