@@ -4,4 +4,5 @@ import sys
 
 from edr.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # not when a process multiprocessing starts imports it
+    sys.exit(main())

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from edr.record_figure import BEAT_FATES, BREATH_MARKS, COLOURS, MINUTE_S, record_figure
 
-__all__ = ["LAYOUT", "PNG_COMPRESS_LEVEL", "plot_record", "save_figure"]
+__all__ = ["LAYOUT", "PNG_COMPRESS_LEVEL", "draw_record_figure", "plot_record", "save_figure"]
 
 LAYOUT = {"top": dict(left=0.06, right=0.70, top=0.955, bottom=0.265, hspace=0.42,
                       height_ratios=[1.0, 0.5, 1.0, 1.0]),
@@ -221,10 +221,44 @@ def plot_record(recording, result, *, path=None, reference=True, minute_s=MINUTE
     >>> [float(t) for t in fig.axes[2].get_xlim()]  # the ECG of the zoomed stretch (s)
     [16.0, 36.0]
     """
-    from matplotlib.figure import Figure
-
     data = record_figure(recording, result, reference=reference, minute_s=minute_s,
                          minute_start_s=minute_start_s)
+    return draw_record_figure(data, path=path)
+
+
+def draw_record_figure(data, *, path=None):
+    """Draw the record figure from its content.
+
+    Parameters
+    ----------
+    data : edr.record_figure.RecordFigure
+        What the figure shows (:func:`edr.record_figure.record_figure`).
+    path : str or Path, optional
+        Where to save the figure (format from the suffix), atomically.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        As :func:`plot_record`'s.
+
+    See Also
+    --------
+    plot_record : the content computed and drawn.
+    edr.figure_worker.FigureWorker : draws it in another process.
+
+    Examples
+    --------
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.plots import draw_record_figure
+    >>> from edr.record_figure import record_figure
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> fig = draw_record_figure(record_figure(rec, extract_edr(rec), minute_s=20.0))
+    >>> len(fig.axes)
+    6
+    """
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(14, 13))
     top = fig.add_gridspec(4, 1, **LAYOUT["top"])
     bottom = fig.add_gridspec(1, 2, **LAYOUT["bottom"])

@@ -8,6 +8,7 @@ output target checked, nothing heavy imported); :func:`extract_and_write` is ste
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from collections.abc import Sequence
@@ -177,8 +178,9 @@ def _scores(rec, result):
         return None, str(exc).splitlines()[0]
 
 
-def _writers(rec, result, summary, outputs) -> dict:
-    """``{key: writer(tmp_path)}`` of every output asked for."""
+def _writers(rec, result, summary, outputs, figure_worker=None) -> dict:
+    """``{key: writer(tmp_path)}`` of every output asked for (the static figure drawn by
+    ``figure_worker`` when given)."""
     from edr.io.writers import write_csv, write_json
 
     cols = result.grid_columns()
@@ -202,6 +204,10 @@ def _writers(rec, result, summary, outputs) -> dict:
                 from edr.plots_html import write_record_html
 
                 write_record_html(rec, result, tmp)
+            elif figure_worker is not None:
+                from edr.record_figure import record_figure
+
+                figure_worker.draw(record_figure(rec, result), tmp)
             else:
                 from edr.plots import plot_record
 
@@ -212,19 +218,34 @@ def _writers(rec, result, summary, outputs) -> dict:
 
 
 def extract_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *,
-                      progress: bool | None = None):
+                      progress: bool | None = None, figure_worker=None):
     """Read, extract, score and write all outputs (or none).
 
     Returns ``(rec, result, scores, scores_error, summary)`` with ``summary`` the JSON summary
-    (:func:`edr.extract.summary.json_summary`).
+    (:func:`edr.extract.summary.json_summary`). A started :class:`edr.figure_worker.FigureWorker`
+    draws the static figure if given.
     """
     rec, notes = _load(args)
     result = _extract_record(args, rec, progress)
     scores, scores_error = _scores(rec, result)
     # Everything is computed: write all outputs, or none.
     summary = json_summary(rec, result, scores, outputs, argv, reference_notes=notes)
-    write_all_or_none(outputs, _writers(rec, result, summary, outputs))
+    write_all_or_none(outputs, _writers(rec, result, summary, outputs, figure_worker))
     return rec, result, scores, scores_error, summary
+
+
+def _started_figure_worker(outputs: dict[str, Path]):
+    """A started :class:`edr.figure_worker.FigureWorker` (a context manager) when a static figure
+    is asked for: Matplotlib loads in it while this process reads and extracts; else a context
+    of ``None``."""
+    plot = outputs.get("plot")
+    if plot is None or plot.suffix.lower() in HTML_SUFFIXES:
+        return contextlib.nullcontext()
+    from edr.figure_worker import FigureWorker
+
+    worker = FigureWorker()
+    worker.start()
+    return worker
 
 
 def run_record(args, argv: Sequence[str], outputs: dict[str, Path] | None = None) -> list[str]:
@@ -232,6 +253,8 @@ def run_record(args, argv: Sequence[str], outputs: dict[str, Path] | None = None
     t0 = time.perf_counter()
     if outputs is None:
         outputs = prepare(args)
-    rec, result, scores, scores_error, _ = extract_and_write(args, argv, outputs)
+    with _started_figure_worker(outputs) as worker:
+        rec, result, scores, scores_error, _ = extract_and_write(args, argv, outputs,
+                                                                 figure_worker=worker)
     return summary_lines(rec, result, scores, scores_error, outputs,
                          time.perf_counter() - t0, args.demo)

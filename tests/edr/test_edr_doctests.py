@@ -25,8 +25,9 @@ MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "ed
            "edr.pauses", "edr.breaths", "edr.breath_extrema",
            "edr.modulation", "edr.polarity",
            "edr.stream.engine", "edr.stream.beats", "edr.record_figure", "edr.plots",
-           "edr.plots_html", "edr.evaluate.report.write", "edr.dsp.filters", "edr.dsp.peaks",
-           "edr.dsp.spectral", "edr.dsp.spline", "edr.dsp.moments"]
+           "edr.figure_worker", "edr.plots_html", "edr.evaluate.report.write",
+           "edr.dsp.filters", "edr.dsp.peaks", "edr.dsp.spectral", "edr.dsp.spline",
+           "edr.dsp.moments", "edr.dsp.running"]
 
 
 @pytest.mark.parametrize("name", MODULES)
