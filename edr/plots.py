@@ -14,7 +14,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from edr.record_figure import BEAT_FATES, BREATH_MARKS, COLOURS, MINUTE_S, record_figure
+from edr.figure_content import BEAT_FATES, BREATH_MARKS, COLOURS, MINUTE_S
 
 __all__ = ["LAYOUT", "PNG_COMPRESS_LEVEL", "draw_record_figure", "plot_record", "save_figure"]
 
@@ -221,6 +221,8 @@ def plot_record(recording, result, *, path=None, reference=True, minute_s=MINUTE
     >>> [float(t) for t in fig.axes[2].get_xlim()]  # the ECG of the zoomed stretch (s)
     [16.0, 36.0]
     """
+    from edr.record_figure import record_figure
+
     data = record_figure(recording, result, reference=reference, minute_s=minute_s,
                          minute_start_s=minute_start_s)
     return draw_record_figure(data, path=path)

@@ -104,6 +104,7 @@ LAYERS = {
     "edr.evaluate": 5,
     "edr.plots": 5,
     "edr.figure_worker": 5,
+    "edr.figure_content": 5,
     "edr.plots_html": 5,
     "edr.record_figure": 5,
     "edr.cli_core": 5,
