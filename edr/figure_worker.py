@@ -1,26 +1,26 @@
-"""The record figure drawn by a second process while this one reads and extracts.
+"""The record figure drawn by a second process while this one extracts, scores and writes.
 
 Matplotlib takes about half a second to import and a second to draw the record figure, as long as
 the EDR of a short record. A :class:`FigureWorker` starts one process (``spawn``: the same on
 every platform) that imports Matplotlib at once, on another core, while this process reads the
-record and extracts its EDR; :meth:`FigureWorker.draw` then sends it the figure's content
-(:class:`edr.record_figure.RecordFigure`, plain arrays and text) and waits for the file. One
-record's command line (``python -m edr.extract rec.hea --plot rec.png``, ``--demo``) uses it; a
-batch draws in its own threads or processes as before.
+record and extracts its EDR; :meth:`FigureWorker.render` then sends it the figure's content
+(:class:`edr.figure_content.RecordFigure`: arrays and text) and returns at once, and the file's
+bytes come back when this process asks for them (:meth:`PendingFigure.result`), after scoring
+and writing its other outputs. The worker writes no file: where and whether the figure is
+written stays the caller's (all outputs or none). One record's command line (``python -m
+edr.extract rec.hea --plot rec.png``, ``--demo``) uses it; a batch draws in its own threads or
+processes as before.
 
-Errors stay the caller's: an exception raised while drawing is raised again by
-:meth:`~FigureWorker.draw`; a worker that could not start, or died, leaves the drawing to this
-process (one line on stderr says so), so a figure is never lost to the worker. An interruption
-while waiting stops the worker before it is passed on, so no file is written after the caller
-has cleaned up.
+An exception raised while drawing is raised again by :meth:`PendingFigure.result`; a worker
+that could not start, or died, leaves the drawing to this process (one line on stderr says so),
+so a figure is never lost to the worker.
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-__all__ = ["FigureWorker"]
+__all__ = ["FigureWorker", "PendingFigure"]
 
 
 def _warm_up() -> None:
@@ -30,12 +30,35 @@ def _warm_up() -> None:
     import edr.plots  # noqa: F401
 
 
-def _draw(data, path: str) -> str:
-    """In the worker: draw and save the figure."""
-    from edr.plots import draw_record_figure
+def _render(data, fmt: str) -> bytes:
+    """Draw the figure and return its file's bytes (in the worker, or here)."""
+    from edr.plots import draw_record_figure, figure_bytes
 
-    draw_record_figure(data, path=path)
-    return path
+    return figure_bytes(draw_record_figure(data), fmt)
+
+
+class PendingFigure:
+    """A figure being drawn (:meth:`FigureWorker.render`); :meth:`result` waits for its bytes."""
+
+    def __init__(self, worker, data, fmt: str, future=None):
+        self._worker, self._data, self._fmt, self._future = worker, data, fmt, future
+
+    def result(self) -> bytes:
+        """The file's bytes, drawn by the worker, or here if it died.
+
+        Raises
+        ------
+        Exception
+            Whatever drawing raised (in the worker or here).
+        """
+        from concurrent.futures.process import BrokenProcessPool
+
+        if self._future is not None:
+            try:
+                return self._future.result()
+            except BrokenProcessPool as exc:
+                self._worker._fall_back(f"stopped ({exc})")
+        return _render(self._data, self._fmt)
 
 
 class FigureWorker:
@@ -50,18 +73,17 @@ class FigureWorker:
 
     Examples
     --------
-    >>> import tempfile
-    >>> from pathlib import Path
     >>> from edr.figure_worker import FigureWorker
     >>> from edr.pipeline import extract_edr
     >>> from edr.record_figure import record_figure
     >>> from edr.simulate import simulate_recording
     >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
-    >>> with FigureWorker() as worker, tempfile.TemporaryDirectory() as d:
+    >>> with FigureWorker() as worker:
     ...     _ = worker.start()
-    ...     data = record_figure(rec, extract_edr(rec), minute_s=20.0)
-    ...     worker.draw(data, Path(d) / "rec.png").stat().st_size > 10_000
-    True
+    ...     pending = worker.render(record_figure(rec, extract_edr(rec), minute_s=20.0), "png")
+    ...     png = pending.result()
+    >>> png[:4], len(png) > 10_000
+    (b'\\x89PNG', True)
     """
 
     def __init__(self):
@@ -80,29 +102,16 @@ class FigureWorker:
             return False
         return True
 
-    def draw(self, data, path) -> Path:
-        """Draw ``data`` (:class:`edr.record_figure.RecordFigure`) to ``path``, in the worker if
-        it runs; returns ``path``.
-
-        Raises
-        ------
-        Exception
-            Whatever drawing or saving raised (in the worker or here).
-        """
-        from concurrent.futures.process import BrokenProcessPool
-
-        path = Path(path)
+    def render(self, data, fmt: str = "png") -> PendingFigure:
+        """Start drawing ``data`` (:class:`edr.figure_content.RecordFigure`) as a ``fmt`` file
+        (png, pdf, svg, ...); returns at once, unless the drawing has to be done here."""
+        future = None
         if self._pool is not None:
             try:
-                self._pool.submit(_draw, data, str(path)).result()
-                return path
-            except BrokenProcessPool as exc:
+                future = self._pool.submit(_render, data, fmt)
+            except RuntimeError as exc:  # a pool found broken when submitting
                 self._fall_back(f"stopped ({exc})")
-            except BaseException:
-                self.close()  # an interruption: no file written after the caller cleans up
-                raise
-        _draw(data, str(path))
-        return path
+        return PendingFigure(self, data, fmt, future)
 
     def close(self) -> None:
         """Stop the worker (waiting for a drawing under way)."""

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from edr.figure_content import BEAT_FATES, BREATH_MARKS, COLOURS, MINUTE_S
 
-__all__ = ["LAYOUT", "PNG_COMPRESS_LEVEL", "draw_record_figure", "plot_record", "save_figure"]
+__all__ = ["LAYOUT", "PNG_COMPRESS_LEVEL", "draw_record_figure", "figure_bytes", "plot_record",
+           "save_figure"]
 
 LAYOUT = {"top": dict(left=0.06, right=0.70, top=0.955, bottom=0.265, hspace=0.42,
                       height_ratios=[1.0, 0.5, 1.0, 1.0]),
@@ -37,6 +38,13 @@ default (6) and written 0.2-0.3 s sooner, a twentieth of the demo's run
 (``docs/studies/first_run.md``)."""
 
 
+def _savefig(fig, target, fmt: str, dpi: float) -> None:
+    """``fig.savefig`` as every figure of the project is saved (a PNG at
+    :data:`PNG_COMPRESS_LEVEL`)."""
+    extra = {"pil_kwargs": {"compress_level": PNG_COMPRESS_LEVEL}} if fmt == "png" else {}
+    fig.savefig(target, format=fmt, dpi=dpi, **extra)
+
+
 def save_figure(fig, path, *, dpi=110) -> Path:
     """Save ``fig`` atomically (temporary file next to ``path``, then rename).
 
@@ -46,11 +54,27 @@ def save_figure(fig, path, *, dpi=110) -> Path:
     from edr.io.writers import atomic_path
 
     path = Path(path)
-    fmt = path.suffix.lstrip(".").lower() or "png"
-    extra = {"pil_kwargs": {"compress_level": PNG_COMPRESS_LEVEL}} if fmt == "png" else {}
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=fmt, dpi=dpi, **extra)
+        _savefig(fig, tmp, path.suffix.lstrip(".").lower() or "png", dpi)
     return path
+
+
+def figure_bytes(fig, fmt: str = "png", *, dpi=110) -> bytes:
+    """The file :func:`save_figure` would write for format ``fmt`` (png, pdf, svg, ...), in
+    memory.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from edr.plots import figure_bytes
+    >>> figure_bytes(Figure(figsize=(1, 1)))[:4]
+    b'\\x89PNG'
+    """
+    import io
+
+    buffer = io.BytesIO()
+    _savefig(fig, buffer, fmt.lower(), dpi)
+    return buffer.getvalue()
 
 
 def _shade_unused(ax, spans, *, label=True):

@@ -178,9 +178,9 @@ def _scores(rec, result):
         return None, str(exc).splitlines()[0]
 
 
-def _writers(rec, result, summary, outputs, figure_worker=None) -> dict:
-    """``{key: writer(tmp_path)}`` of every output asked for (the static figure drawn by
-    ``figure_worker`` when given)."""
+def _writers(rec, result, summary, outputs, pending_figure=None) -> dict:
+    """``{key: writer(tmp_path)}`` of every output asked for (the static figure's bytes from
+    ``pending_figure``, an :class:`edr.figure_worker.PendingFigure`, when given)."""
     from edr.io.writers import write_csv, write_json
 
     cols = result.grid_columns()
@@ -204,10 +204,8 @@ def _writers(rec, result, summary, outputs, figure_worker=None) -> dict:
                 from edr.plots_html import write_record_html
 
                 write_record_html(rec, result, tmp)
-            elif figure_worker is not None:
-                from edr.record_figure import record_figure
-
-                figure_worker.draw(record_figure(rec, result), tmp)
+            elif pending_figure is not None:
+                tmp.write_bytes(pending_figure.result())
             else:
                 from edr.plots import plot_record
 
@@ -227,10 +225,16 @@ def extract_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *,
     """
     rec, notes = _load(args)
     result = _extract_record(args, rec, progress)
+    pending = None
+    if figure_worker is not None:  # the figure is drawn while this process scores and writes
+        from edr.record_figure import record_figure
+
+        pending = figure_worker.render(record_figure(rec, result),
+                                       outputs["plot"].suffix.lstrip(".").lower())
     scores, scores_error = _scores(rec, result)
     # Everything is computed: write all outputs, or none.
     summary = json_summary(rec, result, scores, outputs, argv, reference_notes=notes)
-    write_all_or_none(outputs, _writers(rec, result, summary, outputs, figure_worker))
+    write_all_or_none(outputs, _writers(rec, result, summary, outputs, pending))
     return rec, result, scores, scores_error, summary
 
 

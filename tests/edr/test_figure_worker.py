@@ -4,7 +4,6 @@ to this process."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from edr.figure_worker import FigureWorker
@@ -12,33 +11,28 @@ from edr.plots import plot_record
 from edr.record_figure import record_figure
 
 
-def _pixels(path):
-    from matplotlib.image import imread
-
-    return imread(path)
-
-
-def test_the_worker_draws_the_figure_drawn_here(figure_record, figure_result, tmp_path):
+def test_the_worker_draws_the_file_saved_here(figure_record, figure_result, tmp_path):
+    data = record_figure(figure_record, figure_result)
     with FigureWorker() as worker:
         assert worker.start()
-        out = worker.draw(record_figure(figure_record, figure_result), tmp_path / "worker.png")
+        png, svg = worker.render(data, "png"), worker.render(data, "svg")
+        png, svg = png.result(), svg.result()
     plot_record(figure_record, figure_result, path=tmp_path / "here.png")
-    assert out == tmp_path / "worker.png"
-    np.testing.assert_array_equal(_pixels(out), _pixels(tmp_path / "here.png"))
+    assert png == (tmp_path / "here.png").read_bytes()
+    assert svg.lstrip().startswith(b"<?xml") and b"<svg" in svg
 
 
-def test_an_error_while_drawing_reaches_the_caller(figure_record, figure_result, tmp_path):
+def test_an_error_while_drawing_reaches_the_caller(figure_record, figure_result):
     data = record_figure(figure_record, figure_result)
     with FigureWorker() as worker:
         worker.start()
-        with pytest.raises(FileNotFoundError):
-            worker.draw(data, tmp_path / "no such folder" / "rec.png")
-        assert worker._pool is None  # stopped: nothing is written after the caller cleans up
-    assert not (tmp_path / "no such folder").exists()
+        with pytest.raises(ValueError, match="not supported"):
+            worker.render(data, "no-such-format").result()
+        assert worker.render(data, "png").result()[:4] == b"\x89PNG"  # the worker still draws
 
 
 def test_a_worker_that_cannot_start_leaves_the_drawing_here(figure_record, figure_result,
-                                                            tmp_path, monkeypatch, capsys):
+                                                            monkeypatch, capsys):
     import concurrent.futures
 
     def refuse(*args, **kwargs):
@@ -47,19 +41,21 @@ def test_a_worker_that_cannot_start_leaves_the_drawing_here(figure_record, figur
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", refuse)
     with FigureWorker() as worker:
         assert not worker.start()
-        worker.draw(record_figure(figure_record, figure_result), tmp_path / "rec.png")
-    assert (tmp_path / "rec.png").stat().st_size > 10_000
+        png = worker.render(record_figure(figure_record, figure_result)).result()
+    assert png[:4] == b"\x89PNG" and len(png) > 10_000
     assert "could not start (no processes here); drawing it here" in capsys.readouterr().err
 
 
-def test_a_worker_that_died_leaves_the_drawing_here(figure_record, figure_result, tmp_path,
-                                                    capsys):
+@pytest.mark.parametrize("when", ["before", "while"])
+def test_a_worker_that_died_leaves_the_drawing_here(figure_record, figure_result, when, capsys):
+    data = record_figure(figure_record, figure_result)
     with FigureWorker() as worker:
         worker.start()
         worker._pool.submit(int).result()  # the process is up
+        pending = worker.render(data) if when == "while" else None
         for process in list(worker._pool._processes.values()):
             process.kill()
             process.join()
-        worker.draw(record_figure(figure_record, figure_result), tmp_path / "rec.png")
-    assert (tmp_path / "rec.png").stat().st_size > 10_000
+        png = (pending or worker.render(data)).result()
+    assert png[:4] == b"\x89PNG" and len(png) > 10_000
     assert "drawing it here" in capsys.readouterr().err
