@@ -6,10 +6,11 @@ every platform) that imports Matplotlib at once, on another core, while this pro
 record and extracts its EDR; :meth:`FigureWorker.render` then sends it the figure's content
 (:class:`edr.figure_content.RecordFigure`: arrays and text) and returns at once, and the file's
 bytes come back when this process asks for them (:meth:`PendingFigure.result`), after scoring
-and writing its other outputs. The worker writes no file: where and whether the figure is
-written stays the caller's (all outputs or none). One record's command line (``python -m
-edr.extract rec.hea --plot rec.png``, ``--demo``) uses it; a batch draws in its own threads or
-processes as before.
+and writing its other outputs. The worker writes no file and holds nothing: where and whether
+the figure is written stays the caller's (all outputs or none), and the worker is stopped as
+soon as it is no longer needed, without waiting for its interpreter to tear Matplotlib down.
+One record's command line (``python -m edr.extract rec.hea --plot rec.png``, ``--demo``) uses
+it; a batch draws in its own threads or processes as before.
 
 An exception raised while drawing is raised again by :meth:`PendingFigure.result`; a worker
 that could not start, or died, leaves the drawing to this process (one line on stderr says so),
@@ -23,13 +24,6 @@ import sys
 __all__ = ["FigureWorker", "PendingFigure"]
 
 
-def _warm_up() -> None:
-    """In the worker: import what drawing needs."""
-    import matplotlib.figure  # noqa: F401  (the import is the work)
-
-    import edr.plots  # noqa: F401
-
-
 def _render(data, fmt: str) -> bytes:
     """Draw the figure and return its file's bytes (in the worker, or here)."""
     from edr.plots import draw_record_figure, figure_bytes
@@ -37,11 +31,48 @@ def _render(data, fmt: str) -> bytes:
     return figure_bytes(draw_record_figure(data), fmt)
 
 
-class PendingFigure:
-    """A figure being drawn (:meth:`FigureWorker.render`); :meth:`result` waits for its bytes."""
+def _serve(conn) -> None:
+    """The worker: import what drawing needs, then answer ``(data, fmt)`` requests in order with
+    ``("ok", bytes)`` or ``("error", exception)`` until the connection closes."""
+    import matplotlib.figure  # noqa: F401  (imported now, while the caller extracts)
 
-    def __init__(self, worker, data, fmt: str, future=None):
-        self._worker, self._data, self._fmt, self._future = worker, data, fmt, future
+    import edr.plots  # noqa: F401
+
+    while True:
+        try:
+            data, fmt = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            answer = ("ok", _render(data, fmt))
+        except Exception as exc:  # raised again by the caller
+            answer = ("error", exc)
+        conn.send(answer)
+
+
+class PendingFigure:
+    """A figure being drawn (:meth:`FigureWorker.render`); :meth:`result` waits for its bytes.
+
+    See Also
+    --------
+    FigureWorker.render : what returns one.
+
+    Examples
+    --------
+    Without a started worker the figure is drawn here, when asked for:
+
+    >>> from edr.figure_worker import FigureWorker
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.record_figure import record_figure
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> pending = FigureWorker().render(record_figure(rec, extract_edr(rec), minute_s=20.0))
+    >>> pending.result()[:4]
+    b'\\x89PNG'
+    """
+
+    def __init__(self, worker, data, fmt: str, number: int | None):
+        self._worker, self._data, self._fmt, self._number = worker, data, fmt, number
 
     def result(self) -> bytes:
         """The file's bytes, drawn by the worker, or here if it died.
@@ -51,13 +82,13 @@ class PendingFigure:
         Exception
             Whatever drawing raised (in the worker or here).
         """
-        from concurrent.futures.process import BrokenProcessPool
-
-        if self._future is not None:
-            try:
-                return self._future.result()
-            except BrokenProcessPool as exc:
-                self._worker._fall_back(f"stopped ({exc})")
+        if self._number is not None:
+            answer = self._worker._answer(self._number)
+            if answer is not None:
+                kind, value = answer
+                if kind == "error":
+                    raise value
+                return value
         return _render(self._data, self._fmt)
 
 
@@ -87,16 +118,22 @@ class FigureWorker:
     """
 
     def __init__(self):
-        self._pool = None
+        self._process = self._conn = None
+        self._sent = self._received = 0
+        self._answers: dict[int, tuple] = {}
 
     def start(self) -> bool:
         """Start the process and its imports; ``False`` (drawing stays here) when it cannot."""
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
 
+        context = multiprocessing.get_context("spawn")
         try:
-            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-            self._pool.submit(_warm_up)
+            self._conn, child = context.Pipe()
+            process = context.Process(target=_serve, args=(child,), daemon=True,
+                                      name="edr-figure")
+            process.start()
+            self._process = process
+            child.close()
         except (OSError, RuntimeError, ValueError) as exc:
             self._fall_back(f"could not start ({exc})")
             return False
@@ -104,20 +141,40 @@ class FigureWorker:
 
     def render(self, data, fmt: str = "png") -> PendingFigure:
         """Start drawing ``data`` (:class:`edr.figure_content.RecordFigure`) as a ``fmt`` file
-        (png, pdf, svg, ...); returns at once, unless the drawing has to be done here."""
-        future = None
-        if self._pool is not None:
+        (png, pdf, svg, ...); returns at once, or once the previous drawing is done (one at a
+        time; the drawing is done here later if the worker is gone)."""
+        if self._sent > self._received:  # one drawing at a time: each end may block on a
+            self._answer(self._sent - 1, keep=True)  # full pipe: never both sending at once
+        if self._conn is None:
+            return PendingFigure(self, data, fmt, None)
+        try:
+            self._conn.send((data, fmt))
+        except OSError as exc:
+            self._fall_back(f"stopped ({exc})")
+            return PendingFigure(self, data, fmt, None)
+        self._sent += 1
+        return PendingFigure(self, data, fmt, self._sent - 1)
+
+    def _answer(self, number: int, *, keep: bool = False):
+        """The worker's answer to request ``number`` (``None`` if it died first); kept for a
+        later call if ``keep``."""
+        while number not in self._answers and self._conn is not None:
             try:
-                future = self._pool.submit(_render, data, fmt)
-            except RuntimeError as exc:  # a pool found broken when submitting
-                self._fall_back(f"stopped ({exc})")
-        return PendingFigure(self, data, fmt, future)
+                self._answers[self._received] = self._conn.recv()
+                self._received += 1
+            except (EOFError, OSError) as exc:
+                self._fall_back(f"stopped ({type(exc).__name__})")
+        return self._answers.get(number) if keep else self._answers.pop(number, None)
 
     def close(self) -> None:
-        """Stop the worker (waiting for a drawing under way)."""
-        if self._pool is not None:
-            pool, self._pool = self._pool, None
-            pool.shutdown(wait=True, cancel_futures=True)
+        """Stop the worker at once (it writes nothing and holds nothing)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if self._process is not None:
+            process, self._process = self._process, None
+            process.kill()
+            process.join()
 
     def _fall_back(self, why: str) -> None:
         print(f"note: the figure's drawing process {why}; drawing it here", file=sys.stderr)

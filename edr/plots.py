@@ -63,6 +63,11 @@ def figure_bytes(fig, fmt: str = "png", *, dpi=110) -> bytes:
     """The file :func:`save_figure` would write for format ``fmt`` (png, pdf, svg, ...), in
     memory.
 
+    See Also
+    --------
+    save_figure : the same, written to a file.
+    edr.figure_worker.FigureWorker : draws the record figure to these bytes in another process.
+
     Examples
     --------
     >>> from matplotlib.figure import Figure

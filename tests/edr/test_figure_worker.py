@@ -29,16 +29,17 @@ def test_an_error_while_drawing_reaches_the_caller(figure_record, figure_result)
         with pytest.raises(ValueError, match="not supported"):
             worker.render(data, "no-such-format").result()
         assert worker.render(data, "png").result()[:4] == b"\x89PNG"  # the worker still draws
+        assert worker._process.is_alive()
 
 
 def test_a_worker_that_cannot_start_leaves_the_drawing_here(figure_record, figure_result,
                                                             monkeypatch, capsys):
-    import concurrent.futures
+    import multiprocessing.context
 
-    def refuse(*args, **kwargs):
+    def refuse(self):
         raise OSError("no processes here")
 
-    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", refuse)
+    monkeypatch.setattr(multiprocessing.context.SpawnProcess, "start", refuse)
     with FigureWorker() as worker:
         assert not worker.start()
         png = worker.render(record_figure(figure_record, figure_result)).result()
@@ -51,11 +52,9 @@ def test_a_worker_that_died_leaves_the_drawing_here(figure_record, figure_result
     data = record_figure(figure_record, figure_result)
     with FigureWorker() as worker:
         worker.start()
-        worker._pool.submit(int).result()  # the process is up
         pending = worker.render(data) if when == "while" else None
-        for process in list(worker._pool._processes.values()):
-            process.kill()
-            process.join()
+        worker._process.kill()
+        worker._process.join()
         png = (pending or worker.render(data)).result()
     assert png[:4] == b"\x89PNG" and len(png) > 10_000
     assert "drawing it here" in capsys.readouterr().err
