@@ -1,5 +1,6 @@
-"""The stream's speed-ups keep its outputs: BLAS limited to one thread in an update, whatever the
-caller's setting."""
+"""The stream's speed: an update runs with BLAS limited to one thread, whatever the caller's
+setting, which is restored after (the outputs were compared byte for byte on BIDMC and MARSH
+records: ``docs/studies/stream_design.md``, speed from the command line)."""
 
 from __future__ import annotations
 
