@@ -53,6 +53,7 @@ from edr.stream.projected import ProjectedPath
 from edr.stream.projection import supports
 from edr.stream.windowed import WindowedPath
 from edr.windows import Window, analyse_window
+from kpca._blas import blas_limited_to_one_thread
 
 __all__ = ["DEFAULT_DELAY_S", "DEFAULT_HOP_S", "DEFAULT_SPAN_S", "MAX_UNUSABLE_SHARE",
            "RESELECT_S", "WARMUP_S", "StreamUpdate", "StreamingEDR"]
@@ -311,7 +312,10 @@ class StreamingEDR:
 
     # ------------------------------------------------------------------ one update
     def _update(self, final: bool) -> StreamUpdate:
-        edr_time, edr, rt, rb, rq, reselected, status = self._path.update(final)
+        # An update's matrices have a few hundred rows: a second BLAS thread costs more than it
+        # saves, and on a busy machine far more (``docs/studies/stream_design.md``, speed).
+        with blas_limited_to_one_thread():
+            edr_time, edr, rt, rb, rq, reselected, status = self._path.update(final)
         self.n_updates += 1
         unusable = self.unusable_share(rt)
         if np.any(unusable > MAX_UNUSABLE_SHARE):
