@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numbers
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 
 import numba
@@ -358,7 +359,7 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=N_
         "moments": mom, "pearson_type": sampler.params.type, "pearson_name": sampler.params.name,
         "n_train": nt, "train_index": train, "n_draws": n_used, "stop": stop, "search": search,
         "n_duplicates": n_dup,
-        "distance_hist": _distance_histograms(r, mom, sampler, nt, rng.spawn(1)[0]),
+        "distance_hist": _DistanceHistograms(r, mom, nt, rng),
         "seconds": time.perf_counter() - t0,
     })
     return SelectionResult(
@@ -399,13 +400,36 @@ def _noise_levels(Xt, mom, sampler, grid, k, nc, rng, *, n_draws, stop, search, 
     return grid[at], lam, tau, curve, nc_grid, n_used
 
 
-def _distance_histograms(r, mom, sampler, nt, rng):
-    """Density histograms (60 bins over ``[0, r_max]``) of the data distances ``r`` and of one
-    noise draw's distances (= ``R_hat``'s lower triangle; Fig. 7(b))."""
-    edges = np.linspace(0.0, mom["r_max"], 61)
-    one = noise_distances_packed(nt, mom, rng, sampler=sampler)
-    return {"edges": edges, "data": np.histogram(r, bins=edges, density=True)[0],
-            "noise": np.histogram(one, bins=edges, density=True)[0]}
+class _DistanceHistograms(Mapping):
+    """Density histograms (60 bins over ``[0, r_max]``) of the data distances ``r`` (``"data"``)
+    and of one noise draw's distances (``"noise"``: ``R_hat``'s lower triangle; Fig. 7(b)), with
+    their ``"edges"``.
+
+    The noise draw (the next child of the selection's generator ``rng``) is made when
+    ``"noise"`` is first read: a figure needs it, the selection does not (it cost a selection
+    one more replicate). It keeps the moments and the child's seed, not the draws."""
+
+    def __init__(self, r, mom, nt, rng):
+        self._edges = np.linspace(0.0, mom["r_max"], 61)
+        self._data = np.histogram(r, bins=self._edges, density=True)[0]
+        self._mom, self._nt = dict(mom), nt
+        self._seed, self._gen = rng.bit_generator.seed_seq.spawn(1)[0], type(rng.bit_generator)
+        self._noise = None
+
+    def __getitem__(self, key):
+        if key == "noise":
+            if self._noise is None:
+                one = noise_distances_packed(self._nt, self._mom,
+                                             np.random.Generator(self._gen(self._seed)))
+                self._noise = np.histogram(one, bins=self._edges, density=True)[0]
+            return self._noise
+        return {"edges": self._edges, "data": self._data}[key]
+
+    def __iter__(self):
+        return iter(("edges", "data", "noise"))
+
+    def __len__(self):
+        return 3
 
 
 def select_mdd_fast(X, *, n_components=None, grid=None, random_state=None, n_draws=N_DRAWS,

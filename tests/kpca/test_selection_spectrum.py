@@ -127,8 +127,8 @@ def test_spectra_survive_an_invariant_krylov_subspace():
 
 @pytest.mark.parametrize("n", [1, 2, 5, 33, 70])
 def test_unpack_full_is_unpack_lower(n):
-    # the fast unpacking (upper-triangle mask, then out += out.T) against the fancy-indexed
-    # one, bit for bit
+    # the fast unpacking (upper-triangle mask, then the same through the transpose) against
+    # the fancy-indexed one, bit for bit, over a buffer of NaN (every entry is written)
     packed = np.random.default_rng(n).random(n * (n - 1) // 2)
     out = np.full((n, n), np.nan)
     unpack_full(packed, n, out, 1.0)
