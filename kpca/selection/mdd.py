@@ -347,7 +347,7 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=N_
     rng = rng_of(random_state)
     train = np.sort(rng.permutation(X.shape[0])[:nt])
     Xt = X[train]
-    r, mom = distance_moments(Xt, X, train)
+    _, mom = distance_moments(Xt, X, train)
     _check_pearson_region(mom)
     sampler = noise_sampler(mom)
     grid, lam, tau, curve, nc_grid, n_used = _noise_levels(
@@ -359,7 +359,7 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=N_
         "moments": mom, "pearson_type": sampler.params.type, "pearson_name": sampler.params.name,
         "n_train": nt, "train_index": train, "n_draws": n_used, "stop": stop, "search": search,
         "n_duplicates": n_dup,
-        "distance_hist": _DistanceHistograms(r, mom, nt, rng),
+        "distance_hist": _DistanceHistograms(X, train, mom, rng),
         "seconds": time.perf_counter() - t0,
     })
     return SelectionResult(
@@ -401,29 +401,38 @@ def _noise_levels(Xt, mom, sampler, grid, k, nc, rng, *, n_draws, stop, search, 
 
 
 class _DistanceHistograms(Mapping):
-    """Density histograms (60 bins over ``[0, r_max]``) of the data distances ``r`` (``"data"``)
-    and of one noise draw's distances (``"noise"``: ``R_hat``'s lower triangle; Fig. 7(b)), with
-    their ``"edges"``.
+    """Density histograms (60 bins over ``[0, r_max]``) of the data distances (``"data"``: the
+    training points to all points, as :func:`distance_moments`) and of one noise draw's
+    distances (``"noise"``: ``R_hat``'s lower triangle; Fig. 7(b)), with their ``"edges"``.
 
-    The noise draw (the next child of the selection's generator ``rng``) is made when
-    ``"noise"`` is first read: a figure needs it, the selection does not (it cost a selection
-    one more replicate). It keeps the moments and the child's seed, not the draws."""
+    Each is made when first read, from the selection's data ``X`` and training rows ``train``
+    and from the next child of its generator ``rng``: a figure needs them, the selection does
+    not (they cost a selection a pass over its distances and one more replicate). It keeps ``X``
+    (the array the selection was given, which a fitted model keeps too), the moments and the
+    child's seed, not the distances or the draws."""
 
-    def __init__(self, r, mom, nt, rng):
-        self._edges = np.linspace(0.0, mom["r_max"], 61)
-        self._data = np.histogram(r, bins=self._edges, density=True)[0]
-        self._mom, self._nt = dict(mom), nt
+    def __init__(self, X, train, mom, rng):
+        self._X, self._train, self._mom = X, train, dict(mom)
         self._seed, self._gen = rng.bit_generator.seed_seq.spawn(1)[0], type(rng.bit_generator)
-        self._noise = None
+        self._made = {}
+
+    def _make(self, key):
+        edges = np.linspace(0.0, self._mom["r_max"], 61)
+        if key == "edges":
+            return edges
+        if key == "data":
+            r, _ = distance_moments(self._X[self._train], self._X, self._train)
+        else:
+            r = noise_distances_packed(self._train.size, self._mom,
+                                       np.random.Generator(self._gen(self._seed)))
+        return np.histogram(r, bins=edges, density=True)[0]
 
     def __getitem__(self, key):
-        if key == "noise":
-            if self._noise is None:
-                one = noise_distances_packed(self._nt, self._mom,
-                                             np.random.Generator(self._gen(self._seed)))
-                self._noise = np.histogram(one, bins=self._edges, density=True)[0]
-            return self._noise
-        return {"edges": self._edges, "data": self._data}[key]
+        if key not in ("edges", "data", "noise"):
+            raise KeyError(key)
+        if key not in self._made:
+            self._made[key] = self._make(key)
+        return self._made[key]
 
     def __iter__(self):
         return iter(("edges", "data", "noise"))

@@ -121,14 +121,15 @@ def test_mdd_details_for_figure_7():
     assert res.data_spectra.shape == res.noise_spectra.shape == (4, 20)
 
 
-def test_figure_7_noise_histogram_is_the_draw_after_the_replicates():
-    # made when first read, from the next child of the selection's generator: the same draw as
-    # one made eagerly after the q replicates (reference: the generator's children in order)
+def test_figure_7_histograms_are_the_distances_and_the_draw_after_the_replicates():
+    # made when first read: the data's training-to-all distances, and the next child of the
+    # selection's generator, the same draw as one made eagerly after the q replicates
+    # (reference: the generator's children in order)
     X, _ = semicircles(60, snr_db=10, random_state=0)
     res = select(X, "mdd", random_state=4, n_draws=5, grid=np.geomspace(0.05, 1, 4), n_train=20)
     rng = np.random.default_rng(4)
     train = np.sort(rng.permutation(len(X))[:20])
-    _, mom = distance_moments(X[train], X, train)
+    r, mom = distance_moments(X[train], X, train)
     rng.spawn(5)  # the replicates
     one = noise_distances_packed(20, mom, rng.spawn(1)[0])
     edges = np.linspace(0.0, mom["r_max"], 61)
@@ -136,7 +137,8 @@ def test_figure_7_noise_histogram_is_the_draw_after_the_replicates():
     assert sorted(hist) == ["data", "edges", "noise"] and len(hist) == 3
     np.testing.assert_array_equal(hist["edges"], edges)
     np.testing.assert_array_equal(hist["noise"], np.histogram(one, bins=edges, density=True)[0])
-    assert hist["noise"] is hist["noise"]  # drawn once
+    np.testing.assert_array_equal(hist["data"], np.histogram(r, bins=edges, density=True)[0])
+    assert hist["noise"] is hist["noise"] and hist["data"] is hist["data"]  # made once
     with pytest.raises(KeyError):
         hist["other"]
 
