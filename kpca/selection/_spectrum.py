@@ -33,13 +33,12 @@ compiled: LAPACK inside compiled code releases the GIL, so independent matrices 
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numba
 import numpy as np
 
-from kpca._kernel_loops import _exp_scaled
+from kpca._kernel_loops import _exp_scaled, _upper_mask
 
 #: Lanczos tolerance: every returned eigenvalue is within ``rtol * lambda_1`` of the exact one
 #: (by the residual, or residual^2 / gap, bound).  The Monte-Carlo/permutation spread of the
@@ -90,13 +89,6 @@ def unpack_full(d2p, n, out, diag=0.0):
     out[upper] = d2p
     out.T[upper] = d2p
     np.fill_diagonal(out, diag)
-
-
-@functools.lru_cache(maxsize=8)
-def _upper_mask(n):
-    mask = np.triu(np.ones((n, n), dtype=bool), k=1)
-    mask.flags.writeable = False
-    return mask
 
 
 def _reorthogonalise(w, Vj):
