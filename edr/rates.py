@@ -128,7 +128,8 @@ def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TI
                             starts.shape)
     nfft = max(RATE_NFFT, win)
     f_bpm = 60.0 * np.fft.rfftfreq(nfft, d=1.0 / fs)
-    band = (f_bpm >= RATE_BAND_BPM[0]) & (f_bpm <= RATE_BAND_BPM[1])
+    inside = np.flatnonzero((f_bpm >= RATE_BAND_BPM[0]) & (f_bpm <= RATE_BAND_BPM[1]))
+    band = slice(inside[0], inside[-1] + 1) if inside.size else slice(0, 0)  # ascending bins
     taper = np.hanning(win)
     emphasis = f_bpm[band] ** float(tilt)
     for c in range(0, starts.size, _RATE_BLOCK):  # bounded memory: _RATE_BLOCK spectra at once
@@ -137,7 +138,8 @@ def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TI
         if ok.size == 0:
             continue
         segs = segs[ok] - segs[ok].mean(axis=1, keepdims=True)
-        spec = (np.abs(np.fft.rfft(segs * taper, n=nfft, axis=1)) ** 2)[:, band]
+        # the band's bins only squared (the same values as squaring all of them first)
+        spec = np.abs(np.fft.rfft(segs * taper, n=nfft, axis=1)[:, band]) ** 2
         candidate = _local_maxima(spec) & (f_bpm[band][None, :] <= limit[c + ok][:, None])
         score = np.where(candidate, spec * emphasis, -1.0)
         peak = f_bpm[band][np.argmax(score, axis=1)]

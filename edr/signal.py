@@ -368,18 +368,27 @@ def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
         search = np.flatnonzero(np.ones(fb.size, dtype=bool) if peak_band is None else
                                 (fb >= peak_band[0]) & (fb <= peak_band[1]))
         if search.size:
-            out[ok] = [_concentration(pb, fb, search, half_width_hz) for pb in p[:, b]]
+            out[ok] = _concentrations(p[:, b], fb, search, half_width_hz)
     return out if x.ndim == 2 else float(out[0])
 
 
-def _concentration(pb, fb, search, half_width_hz) -> float:
-    """One spectrum's in-band power ``pb`` (at ``fb``) within ``half_width_hz`` of its largest
-    value at the indices ``search``, over all of it (0 without power)."""
-    total = pb.sum()
-    if total <= 0:
-        return 0.0
-    k = int(search[np.argmax(pb[search])])
-    return float(pb[np.abs(fb - fb[k]) <= half_width_hz].sum() / total)
+def _concentrations(pb, fb, search, half_width_hz) -> list:
+    """Each row's in-band power ``pb`` (at ``fb``) within ``half_width_hz`` of its largest value
+    at the indices ``search``, over all of it (0 without power). The peaks of all rows at once
+    (each row's first maximum); the band around a peak is made once per peak bin; each row's
+    total is summed alone (NumPy may add the rows of a 2-D array in another order)."""
+    peaks = search[np.argmax(pb[:, search], axis=1)].tolist()
+    near = {}
+    out = []
+    for row, k in zip(pb, peaks, strict=True):
+        total = row.sum()
+        if total <= 0:
+            out.append(0.0)
+            continue
+        if k not in near:
+            near[k] = np.abs(fb - fb[k]) <= half_width_hz
+        out.append(float(row[near[k]].sum() / total))
+    return out
 
 
 def welch_in_blocks(x, fs: float, nperseg: int, *, fill: float | None = None,

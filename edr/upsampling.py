@@ -45,24 +45,27 @@ def _rows(x, centres, h, first, taps, up, skip, out):
     Fine sample ``j`` is ``sum_p seg[j // up - P + 1 + p] * taps[(j % up) P + p]`` (``P`` taps
     per phase), summed in :func:`scipy.signal.upfirdn`'s order. The output columns of one
     phase read consecutive original samples, so each tap is one multiply-add of a slice of the
-    segments for all rows at once (zero padded: a zero term leaves the sum as it was). Faster than
-    the compiled loop it replaced on the alignment's blocks, and nothing to compile
-    (``docs/studies/first_run.md``).
+    segments for all rows at once (zero padded: a zero term leaves the sum as it was). The
+    segments are held time-major (a sample of every row contiguous), so each multiply-add runs
+    over one contiguous block into a buffer made once per phase: ~1.8x faster than row-major
+    slices on the alignment's blocks, the same products added in the same order. Faster than the
+    compiled loop it replaced, and nothing to compile (``docs/studies/first_run.md``).
     """
     per_phase = taps.size // up
     width = 2 * h + 1
     n_fine = out.shape[1]
     j0 = first + skip
-    padded = np.zeros((centres.size, per_phase - 1 + max(width, (j0 + n_fine - 1) // up + 1)))
-    padded[:, per_phase - 1:per_phase - 1 + width] = x[
-        np.clip(centres[:, None] + np.arange(-h, h + 1), 0, x.size - 1)]
+    padded = np.zeros((per_phase - 1 + max(width, (j0 + n_fine - 1) // up + 1), centres.size))
+    padded[per_phase - 1:per_phase - 1 + width] = x[
+        np.clip(centres[None, :] + np.arange(-h, h + 1)[:, None], 0, x.size - 1)]
     for k0 in range(min(up, n_fine)):
         phase, xi0 = (j0 + k0) % up, (j0 + k0) // up
         m = len(range(k0, n_fine, up))
-        acc = np.zeros((centres.size, m))
+        acc = np.zeros((m, centres.size))
+        product = np.empty_like(acc)
         for p, tap in enumerate(taps[phase * per_phase:(phase + 1) * per_phase]):
-            acc += padded[:, xi0 + p:xi0 + p + m] * tap
-        out[:, k0::up] = acc
+            acc += np.multiply(padded[xi0 + p:xi0 + p + m], tap, out=product)
+        out[:, k0::up] = acc.T
 
 
 def neighbourhoods_upsampled(x: np.ndarray, centres: np.ndarray, up: int,

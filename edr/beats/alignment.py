@@ -40,18 +40,27 @@ def _lagged_dots(f, t, out):  # pragma: no cover - compiled
             out[i, k] = acc
 
 
-def _pearson_lags(fine: np.ndarray, template: np.ndarray, max_lag: int):
+def _pearson_lags(fine: np.ndarray, template: np.ndarray, max_lag: int, windows=None):
     """Pearson correlation of each row with the template at lags -max_lag..max_lag.
 
     Numerator: the centred template against every window (a compiled loop);
     window norms from running sums of the row-centred signal. Memory O(rows × L).
+    ``windows``: :func:`_window_norms` of ``fine`` for this template size, when known (they do
+    not depend on the template).
     """
-    m = template.size
+    f, norm = windows if windows is not None else _window_norms(fine, template.size)
     t = template - template.mean()
     t /= np.linalg.norm(t) or 1.0
-    f = fine - fine.mean(axis=1, keepdims=True)  # lowers cancellation in the running sums
     num = np.empty((f.shape[0], 2 * max_lag + 1))
-    _lagged_dots(np.ascontiguousarray(f), t, num)
+    _lagged_dots(f, t, num)
+    return num / norm
+
+
+def _window_norms(fine: np.ndarray, m: int):
+    """``(f, norm)``: the rows of ``fine`` centred (C-contiguous) and the norm of each row's
+    centred windows of ``m`` samples (``inf`` for a flat window: correlation 0), as
+    :func:`_pearson_lags` divides by them."""
+    f = fine - fine.mean(axis=1, keepdims=True)  # lowers cancellation in the running sums
     c1 = np.zeros((f.shape[0], f.shape[1] + 1))
     c2 = np.zeros_like(c1)
     np.cumsum(f, axis=1, out=c1[:, 1:])
@@ -60,7 +69,7 @@ def _pearson_lags(fine: np.ndarray, template: np.ndarray, max_lag: int):
     s2 = c2[:, m:] - c2[:, :-m]
     norm = np.sqrt(np.maximum(s2 - s1 * s1 / m, 0.0))
     norm[norm <= 1e-12 * np.sqrt(np.maximum(s2, 1e-300))] = np.inf  # flat window: correlation 0
-    return num / norm
+    return np.ascontiguousarray(f), norm
 
 
 def aligned_peaks(x: np.ndarray, fs: float, peaks: np.ndarray, *, up: int, half_s: float,
@@ -104,13 +113,17 @@ def aligned_peaks(x: np.ndarray, fs: float, peaks: np.ndarray, *, up: int, half_
     given = template is not None
     lags = np.zeros(n, dtype=int)
     corr = np.empty((n, 2 * max_lag + 1))
+    norms = {}  # small records: each block's window norms, the same in both passes
     for _ in range(1 if given else 2):
         template = template if given else template_of(lags[sub])
         for lo in range(0, n, _ALIGN_BLOCK):
             f = fine_of(lo, peaks[lo:lo + _ALIGN_BLOCK])
             c = f.shape[1] // 2
-            corr[lo:lo + _ALIGN_BLOCK] = _pearson_lags(f[:, c - tw - max_lag: c + tw + max_lag + 1],
-                                                       template, max_lag)
+            f = f[:, c - tw - max_lag: c + tw + max_lag + 1]
+            windows = norms.get(lo) or _window_norms(f, 2 * tw + 1)
+            if n <= _ALIGN_BLOCK:
+                norms[lo] = windows
+            corr[lo:lo + _ALIGN_BLOCK] = _pearson_lags(f, template, max_lag, windows)
         best = np.argmax(corr, axis=1)
         lags = best - max_lag
     rows = np.arange(n)

@@ -60,13 +60,19 @@ def detect_segment(x: np.ndarray, fs: float, method: str,
 
 
 def refractory(snapped: np.ndarray, ref: np.ndarray, fs: float) -> np.ndarray:
-    """One peak per refractory period (0.2 s): the larger one (by ``ref``)."""
+    """One peak per refractory period (0.2 s): the larger one (by ``ref``).
+
+    The loop runs on Python ints and floats (the peaks and their ``ref`` values as lists: the
+    same comparisons, ~5x faster than indexing NumPy arrays one scalar at a time)."""
     snapped = np.unique(snapped)
-    keep = []
-    for p in snapped:
-        if keep and p - keep[-1] < 0.2 * fs:
-            if ref[p] > ref[keep[-1]]:
-                keep[-1] = p
+    peaks, values = snapped.tolist(), ref[snapped].tolist()
+    keep, kept = [], []  # the peaks kept and their ref values
+    period = 0.2 * fs
+    for p, v in zip(peaks, values, strict=True):
+        if keep and p - keep[-1] < period:
+            if v > kept[-1]:
+                keep[-1], kept[-1] = p, v
         else:
             keep.append(p)
+            kept.append(v)
     return np.asarray(keep, dtype=int)

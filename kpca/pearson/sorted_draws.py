@@ -17,6 +17,8 @@ drawn by :func:`~kpca.pearson.pearsrnd` and sorted).
 
 from __future__ import annotations
 
+import functools
+
 import numba
 import numpy as np
 
@@ -65,6 +67,13 @@ _TAIL_PER_DECADE = 80
 
 
 def _half_table():
+    """The knots of one half table (a fresh copy of :func:`_half_table_knots`: the tables keep
+    them as their interval ends, writeable as the compiled draws expect)."""
+    return _half_table_knots().copy()
+
+
+@functools.lru_cache(maxsize=1)
+def _half_table_knots():
     ratio = 10.0 ** (1.0 / _TAIL_PER_DECADE)
     join = _BULK_STEP / (ratio - 1.0)
     tail = np.geomspace(_TAIL_START, join,

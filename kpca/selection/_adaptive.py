@@ -21,8 +21,9 @@ Two independent shortcuts of the "eigenvalues above the 95th-percentile noise le
   lower than its coarse neighbours at both coarse sides would be missed.
 
 Replicate ``j`` always comes from the ``j``-th child of the selection's generator, so the noise
-level of a width is that of the first ``q`` replicates whichever stage computed it. Leading
-eigenvalues are computed to :data:`RTOL` (``docs/studies/fast_selection.md``).
+level of a width is that of the first ``q`` replicates whichever stage computed it; the replicates
+drawn are kept (up to :data:`KEEP_BYTES`) for the widths a later stage adds, not drawn again.
+Leading eigenvalues are computed to :data:`RTOL` (``docs/studies/fast_selection.md``).
 """
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ SETTLE_Z = 3.0
 QUANTILE_SE_FACTOR = 2.1131
 #: grid positions between two widths of the coarse stage
 COARSE_STEP = 3
+#: most bytes of noise replicates kept between the stages of one selection, so that the
+#: refinement computes more widths of the replicates drawn for the coarse stage instead of
+#: drawing them again (a 361-point training set: 0.5 MB a replicate)
+KEEP_BYTES = 64 * 2**20
 
 
 def check_strategy(stop, search):
@@ -131,6 +136,19 @@ def adaptive_noise_levels(make_D2, data_D2, grid, k, n, n_components, rng, *, n_
     """
     seeds = rng.bit_generator.seed_seq.spawn(n_draws)
     make_gen = type(rng.bit_generator)
+    # replicates kept for the later stages (refinement, widths added after a batch), within
+    # KEEP_BYTES: a replicate's draws are a function of its seed, so a kept one is the one
+    # drawn again, without the drawing
+    kept = {}
+    keep_at_most = KEEP_BYTES // max(8 * (n * (n - 1) // 2), 1) if search != "full" else 0
+
+    def replicate(j):
+        d2 = kept.get(j)
+        if d2 is None:
+            d2 = make_D2(np.random.Generator(make_gen(seeds[j])))
+            if j < keep_at_most:
+                kept[j] = d2
+        return d2
 
     n_grid = grid.size
     null = np.full((n_draws, n_grid, min(k, n)), np.nan)
@@ -138,8 +156,7 @@ def adaptive_noise_levels(make_D2, data_D2, grid, k, n, n_components, rng, *, n_
 
     def fill(draws, positions, with_data):
         plan = SpectrumPlan(grid[positions], k, n, rtol=RTOL)
-        children = [np.random.Generator(make_gen(seeds[j])) for j in draws]
-        res = null_spectra(make_D2, len(draws), plan, children, n_jobs=n_jobs,
+        res = null_spectra(replicate, len(draws), plan, draws.tolist(), n_jobs=n_jobs,
                            data_D2=data_D2 if with_data else None, chunk=TASK_CHUNK)
         if with_data:
             res, lam[positions] = res

@@ -74,9 +74,10 @@ def null_spectra(make_D2, n_null, plan, rng, *, n_jobs=None, data_D2=None, chunk
         Builds the squared-distance matrix of one null replicate.
     n_null : int
     plan : SpectrumPlan
-    rng : numpy.random.Generator or sequence of Generators
-        A generator spawns one child per replicate; a sequence of ``n_null`` generators is
-        used as the children themselves (to recompute chosen replicates, e.g. at more widths).
+    rng : numpy.random.Generator or sequence
+        A generator spawns one child per replicate; a sequence of ``n_null`` values (e.g.
+        generators, or replicate numbers that ``make_D2`` understands) is passed to ``make_D2``
+        as it is (to recompute chosen replicates, e.g. at more widths).
     n_jobs : int, optional
     data_D2 : ndarray, optional
         Squared distances of the data: its spectra are computed as one more task, so no

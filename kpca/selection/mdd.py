@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numbers
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 
 import numba
@@ -346,7 +347,7 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=N_
     rng = rng_of(random_state)
     train = np.sort(rng.permutation(X.shape[0])[:nt])
     Xt = X[train]
-    r, mom = distance_moments(Xt, X, train)
+    _, mom = distance_moments(Xt, X, train)
     _check_pearson_region(mom)
     sampler = noise_sampler(mom)
     grid, lam, tau, curve, nc_grid, n_used = _noise_levels(
@@ -358,7 +359,7 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=N_
         "moments": mom, "pearson_type": sampler.params.type, "pearson_name": sampler.params.name,
         "n_train": nt, "train_index": train, "n_draws": n_used, "stop": stop, "search": search,
         "n_duplicates": n_dup,
-        "distance_hist": _distance_histograms(r, mom, sampler, nt, rng.spawn(1)[0]),
+        "distance_hist": _DistanceHistograms(X, train, mom, rng),
         "seconds": time.perf_counter() - t0,
     })
     return SelectionResult(
@@ -399,13 +400,45 @@ def _noise_levels(Xt, mom, sampler, grid, k, nc, rng, *, n_draws, stop, search, 
     return grid[at], lam, tau, curve, nc_grid, n_used
 
 
-def _distance_histograms(r, mom, sampler, nt, rng):
-    """Density histograms (60 bins over ``[0, r_max]``) of the data distances ``r`` and of one
-    noise draw's distances (= ``R_hat``'s lower triangle; Fig. 7(b))."""
-    edges = np.linspace(0.0, mom["r_max"], 61)
-    one = noise_distances_packed(nt, mom, rng, sampler=sampler)
-    return {"edges": edges, "data": np.histogram(r, bins=edges, density=True)[0],
-            "noise": np.histogram(one, bins=edges, density=True)[0]}
+class _DistanceHistograms(Mapping):
+    """Density histograms (60 bins over ``[0, r_max]``) of the data distances (``"data"``: the
+    training points to all points, as :func:`distance_moments`) and of one noise draw's
+    distances (``"noise"``: ``R_hat``'s lower triangle; Fig. 7(b)), with their ``"edges"``.
+
+    Each is made when first read, from the selection's data ``X`` and training rows ``train``
+    and from the next child of its generator ``rng``: a figure needs them, the selection does
+    not (they cost a selection a pass over its distances and one more replicate). It keeps ``X``
+    (the array the selection was given, which a fitted model keeps too), the moments and the
+    child's seed, not the distances or the draws."""
+
+    def __init__(self, X, train, mom, rng):
+        self._X, self._train, self._mom = X, train, dict(mom)
+        self._seed, self._gen = rng.bit_generator.seed_seq.spawn(1)[0], type(rng.bit_generator)
+        self._made = {}
+
+    def _make(self, key):
+        edges = np.linspace(0.0, self._mom["r_max"], 61)
+        if key == "edges":
+            return edges
+        if key == "data":
+            r, _ = distance_moments(self._X[self._train], self._X, self._train)
+        else:
+            r = noise_distances_packed(self._train.size, self._mom,
+                                       np.random.Generator(self._gen(self._seed)))
+        return np.histogram(r, bins=edges, density=True)[0]
+
+    def __getitem__(self, key):
+        if key not in ("edges", "data", "noise"):
+            raise KeyError(key)
+        if key not in self._made:
+            self._made[key] = self._make(key)
+        return self._made[key]
+
+    def __iter__(self):
+        return iter(("edges", "data", "noise"))
+
+    def __len__(self):
+        return 3
 
 
 def select_mdd_fast(X, *, n_components=None, grid=None, random_state=None, n_draws=N_DRAWS,

@@ -19,3 +19,31 @@ def test_pearson_lags_are_the_correlations_of_each_window():
             window = fine[i, k:k + m]
             expect = 0.0 if np.ptp(window) == 0 else np.corrcoef(window, template)[0, 1]
             assert abs(got[i, k] - expect) < 1e-10, (i, k)
+
+
+def test_window_norms_kept_between_passes_change_nothing(monkeypatch):
+    # the norms of the beats' windows do not depend on the template: given (as the second pass
+    # gets them from the first) or computed again, the correlations are bit for bit the same;
+    # and the alignment in one block (norms kept) equals the alignment in blocks (recomputed)
+    import edr.beats.alignment as alignment
+    from edr.beats.alignment import _window_norms, aligned_peaks
+
+    rng = np.random.default_rng(5)
+    m, max_lag = 31, 8
+    fine = rng.normal(size=(40, m + 2 * max_lag)).cumsum(axis=1)
+    for template in (np.hanning(m), rng.normal(size=m)):
+        again = _pearson_lags(fine, template, max_lag)
+        kept = _pearson_lags(fine, template, max_lag, _window_norms(fine, m))
+        assert np.array_equal(again, kept)
+    fs = 250.0
+    t = np.arange(int(60 * fs)) / fs
+    beats = (np.arange(1, 59) + 0.01 * rng.normal(size=58)) * fs
+    x = sum(np.exp(-0.5 * ((t * fs - b) / 3.0) ** 2) for b in beats)
+    x = x + 0.02 * rng.normal(size=t.size)
+    peaks = np.round(beats).astype(int)
+    options = {"up": 10, "half_s": 0.05, "max_lag_s": 0.01, "shift": True}
+    one_block = aligned_peaks(x, fs, peaks, **options)
+    monkeypatch.setattr(alignment, "_ALIGN_BLOCK", 20)  # 3 blocks: nothing kept
+    in_blocks = aligned_peaks(x, fs, peaks, **options)
+    for a, b in zip(one_block, in_blocks, strict=True):
+        assert np.array_equal(a, b)

@@ -316,3 +316,25 @@ def test_detection_runs_without_upsampling():
     coarse, fine = (detect(rec.leads["II"], 125.0, upsample=u) for u in (1, 10))
     assert coarse.peaks.size == fine.peaks.size  # resample_poly's filter design failed at 1
     assert np.max(np.abs(coarse.peaks - fine.peaks)) < 1.0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_refractory_matches_a_scalar_reference(seed):
+    # one peak per 0.2 s, the larger by ref (the first of equal ones): against the loop written
+    # on NumPy scalars, with repeated peaks, ties and clusters closer than the period
+    from edr.beats.peaks import refractory
+
+    rng = np.random.default_rng(seed)
+    fs = 125.0
+    snapped = np.sort(rng.integers(0, 3000, 400))
+    ref = np.round(rng.normal(size=3000), 1)  # ties
+    expect = []
+    for p in np.unique(snapped):
+        if expect and p - expect[-1] < 0.2 * fs:
+            if ref[p] > ref[expect[-1]]:
+                expect[-1] = p
+        else:
+            expect.append(p)
+    got = refractory(snapped, ref, fs)
+    assert got.dtype == np.asarray(expect, dtype=int).dtype
+    assert np.array_equal(got, expect)

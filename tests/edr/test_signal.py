@@ -216,3 +216,24 @@ def test_local_mean_removed_matches_a_slow_reference():
     np.testing.assert_allclose(m.local_mean_removed(x, h), ref, atol=1e-12)
     np.testing.assert_allclose(m.local_mean_removed(np.full(50, 3.0), h), 0.0, atol=1e-12)
     assert m.local_mean_removed(x[:2 * h], h).size == 0
+
+
+@pytest.mark.parametrize("length", [3, 9, 64, 129, 257])
+def test_concentrations_match_the_row_by_row_definition(length):
+    # the rows' peaks found at once: bit for bit the per-row first maxima and concentrations
+    # (rows without power, ties, magnitudes over ten decades)
+    from edr.signal import _concentrations
+
+    rng = np.random.default_rng(length)
+    pb = rng.random((12, length)) ** 3 * 10.0 ** rng.integers(-5, 5, (12, 1))
+    pb[3] = 0.0
+    pb[5, : length // 2] = pb[5].max()  # tied maxima: the first one
+    fb = np.linspace(0.05, 1.0, length)
+    search = np.flatnonzero((fb >= 0.1) & (fb <= 0.7)) if length > 3 else np.arange(length)
+    expect = []
+    for row in pb:
+        total = row.sum()
+        k = int(search[np.argmax(row[search])])
+        expect.append(0.0 if total <= 0 else
+                      float(row[np.abs(fb - fb[k]) <= 0.05].sum() / total))
+    assert _concentrations(pb, fb, search, 0.05) == expect

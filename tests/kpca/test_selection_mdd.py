@@ -121,6 +121,28 @@ def test_mdd_details_for_figure_7():
     assert res.data_spectra.shape == res.noise_spectra.shape == (4, 20)
 
 
+def test_figure_7_histograms_are_the_distances_and_the_draw_after_the_replicates():
+    # made when first read: the data's training-to-all distances, and the next child of the
+    # selection's generator, the same draw as one made eagerly after the q replicates
+    # (reference: the generator's children in order)
+    X, _ = semicircles(60, snr_db=10, random_state=0)
+    res = select(X, "mdd", random_state=4, n_draws=5, grid=np.geomspace(0.05, 1, 4), n_train=20)
+    rng = np.random.default_rng(4)
+    train = np.sort(rng.permutation(len(X))[:20])
+    r, mom = distance_moments(X[train], X, train)
+    rng.spawn(5)  # the replicates
+    one = noise_distances_packed(20, mom, rng.spawn(1)[0])
+    edges = np.linspace(0.0, mom["r_max"], 61)
+    hist = res.details["distance_hist"]
+    assert sorted(hist) == ["data", "edges", "noise"] and len(hist) == 3
+    np.testing.assert_array_equal(hist["edges"], edges)
+    np.testing.assert_array_equal(hist["noise"], np.histogram(one, bins=edges, density=True)[0])
+    np.testing.assert_array_equal(hist["data"], np.histogram(r, bins=edges, density=True)[0])
+    assert hist["noise"] is hist["noise"] and hist["data"] is hist["data"]  # made once
+    with pytest.raises(KeyError):
+        hist["other"]
+
+
 def test_mdd_outside_pearson_region():
     X = np.eye(12)  # regular simplex: every distance equals sqrt(2)
     with pytest.raises(ValueError, match="outside the Pearson region"):
@@ -198,6 +220,39 @@ def test_sequential_stop_draws_batches_up_to_the_cap(monkeypatch):
     res = select(X, "mdd", grid=grid, random_state=3, n_draws=8, n_components=1,
                  stop="sequential")
     assert res.details["n_draws"] == 3
+
+
+@pytest.mark.parametrize("stop", ["fixed", "sequential"])
+def test_kept_replicates_are_the_replicates_drawn_again(monkeypatch, stop):
+    # the coarse stage's replicates kept for the refinement (and the later batches) give the
+    # numbers of replicates drawn again from their seeds, each replicate drawn once
+    import kpca.selection._adaptive as adaptive
+    import kpca.selection.mdd as mdd
+
+    drawn = []
+
+    def counted(n, moments, rng, *, sampler=None):
+        drawn.append(n)
+        return noise_distances_packed(n, moments, rng, sampler=sampler)
+
+    monkeypatch.setattr(mdd, "noise_distances_packed", counted)
+    monkeypatch.setattr(adaptive, "BATCH", 3)
+    monkeypatch.setattr(adaptive, "SETTLE_Z", np.inf)  # never settled: batches 3, 3, 2
+    X, _ = semicircles(60, snr_db=10, random_state=0)
+    grid = np.geomspace(0.02, 2.0, 10)
+    runs = {}
+    for keep in (0, adaptive.KEEP_BYTES):
+        monkeypatch.setattr(adaptive, "KEEP_BYTES", keep)
+        drawn.clear()
+        runs[keep] = select(X, "mdd", grid=grid, random_state=3, n_draws=8, n_components=1,
+                            stop=stop, search="coarse-to-fine"), len(drawn)
+    (again, n_again), (kept, n_kept) = runs.values()
+    assert n_kept == 8 < n_again
+    np.testing.assert_array_equal(kept.grid, again.grid)
+    np.testing.assert_array_equal(kept.curve, again.curve)
+    np.testing.assert_array_equal(kept.noise_spectra, again.noise_spectra)
+    np.testing.assert_array_equal(kept.data_spectra, again.data_spectra)
+    assert kept.sigma2 == again.sigma2 and kept.details["n_draws"] == 8
 
 
 def test_fast_mdd_is_deterministic_thread_independent_and_named():

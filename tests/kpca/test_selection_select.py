@@ -59,6 +59,26 @@ def test_duplicates_are_dropped_and_reported():
     np.testing.assert_array_equal(a.curve, b.curve)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_all_distinct_brute_force(seed):
+    # the set-of-rows shortcut against every pair compared as floats: duplicates, signed zeros
+    from kpca.selection._common import _all_distinct, check_data
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-1, 2, size=(rng.integers(10, 40), 3)).astype(float)
+    X[rng.random(X.shape) < 0.3] *= -1.0  # -0.0 where a 0 was negated
+    n = X.shape[0]
+    distinct = all(not np.array_equal(X[i], X[j]) for i in range(n) for j in range(i))
+    assert _all_distinct(X) == distinct
+    if n - np.unique(X, axis=0).shape[0] < n - 10:
+        assert check_data(X)[1] == n - np.unique(X, axis=0).shape[0]
+    Y = rng.normal(size=(30, 4))
+    assert _all_distinct(Y) and check_data(Y)[1] == 0
+    Y[7] = Y[3] * -1.0 * -1.0
+    Y[7, 0], Y[3, 0] = 0.0, -0.0
+    assert not _all_distinct(Y) and check_data(Y)[1] == 1
+
+
 def test_bad_grid_and_components():
     X, _ = semicircles(30, snr_db=10, random_state=0)
     with pytest.raises(ValueError, match="grid must be a non-empty sequence"):

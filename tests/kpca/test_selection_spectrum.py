@@ -1,3 +1,5 @@
+import functools
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -127,12 +129,29 @@ def test_spectra_survive_an_invariant_krylov_subspace():
 
 @pytest.mark.parametrize("n", [1, 2, 5, 33, 70])
 def test_unpack_full_is_unpack_lower(n):
-    # the fast unpacking (upper-triangle mask, then out += out.T) against the fancy-indexed
-    # one, bit for bit
+    # the fast unpacking (upper-triangle mask, then the same through the transpose) against
+    # the fancy-indexed one, bit for bit, over a buffer of NaN (every entry is written)
     packed = np.random.default_rng(n).random(n * (n - 1) // 2)
     out = np.full((n, n), np.nan)
     unpack_full(packed, n, out, 1.0)
     assert np.array_equal(out, unpack_lower(packed, n, diag=1.0))
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 64, 361, 1000])
+def test_row_sums_in_order_are_the_sequential_row_sums(n):
+    # the cold start's row sums of a symmetric kernel, bit for bit as summed one entry after
+    # the other along each row (a Python loop for the small sizes, the cumulative sum beyond)
+    from kpca.selection._spectrum import _row_sums_in_order
+
+    packed = np.random.default_rng(n).random(n * (n - 1) // 2) * 10.0 ** np.arange(-3, 4)[
+        np.arange(n * (n - 1) // 2) % 7]
+    K = np.empty((n, n))
+    unpack_full(packed, n, K, 1.0)
+    if n <= 64:
+        ref = np.array([functools.reduce(lambda a, b: a + b, row.tolist(), 0.0) for row in K])
+    else:
+        ref = np.cumsum(K, axis=1)[:, -1]
+    assert np.array_equal(_row_sums_in_order(K), ref)
 
 
 def _top_converged_reference(evals, evecs, b, k, rtol, scale):
