@@ -175,6 +175,19 @@ def _runs(trees: list[dict], repeat: int) -> list[tuple[str, str, float, float]]
     return rows
 
 
+def _interpreter_s() -> float:
+    """Seconds for 10**7 Python additions (the least of three): how fast this machine runs the
+    interpreter right now. A shared virtual machine's speed varies (``docs/studies/first_run.md``);
+    two reports' figures compare only through it."""
+    best = float("inf")
+    for _ in range(3):
+        t0, total = time.perf_counter(), 0
+        for i in range(10**7):
+            total += i
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="runs after the first (default 3)")
@@ -200,9 +213,9 @@ def main(argv=None) -> int:
             (folder / "work").mkdir()
             trees.append(dict(name=name, python=python, package=package, note=note, env=env,
                               work=folder / "work"))
-        load_start = os.getloadavg()[0]
+        load_start, speed_start = os.getloadavg()[0], _interpreter_s()
         rows = _runs(trees, args.repeat)
-        load_end = os.getloadavg()[0]
+        load_end, speed_end = os.getloadavg()[0], _interpreter_s()
     finally:
         if args.keep:
             print(f"kept {tmp}", file=sys.stderr)
@@ -219,6 +232,8 @@ def main(argv=None) -> int:
         "- Matplotlib: a new, empty MPLCONFIGDIR per tree (a user new to Matplotlib).",
         f"- Load average (1 min): {load_before:.2f} before the installs, {load_start:.2f} before "
         f"the first run, {load_end:.2f} after the last.",
+        f"- Interpreter speed: 10**7 Python additions in {speed_start:.2f} s before the first run "
+        f"and {speed_end:.2f} s after the last (least of three; every time above scales with it).",
         "",
         "| tree | command | wall (s) | CPU (s) |",
         "|---|---|---|---|",
