@@ -37,9 +37,23 @@ import time
 from pathlib import Path
 
 
+def interpreter_s() -> float:
+    """Seconds for 10**7 Python additions (the least of three): how fast this machine runs the
+    interpreter right now. A shared virtual machine's speed varies (``docs/studies/first_run.md``);
+    two reports' figures compare only through it."""
+    best = float("inf")
+    for _ in range(3):
+        t0, total = time.perf_counter(), 0
+        for i in range(10**7):
+            total += i
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
 def _load() -> str:
     one, five, _ = os.getloadavg()
-    return f"load average {one:.1f} (5 min {five:.1f}) on {os.cpu_count()} CPUs"
+    return (f"load average {one:.1f} (5 min {five:.1f}) on {os.cpu_count()} CPUs; "
+            f"10**7 Python additions in {interpreter_s():.2f} s")
 
 
 def _child_env(pycache: str) -> dict[str, str]:

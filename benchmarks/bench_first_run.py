@@ -48,6 +48,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_cli import interpreter_s  # the machine's speed, printed beside the figures
+
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ["-m", "edr.extract", "--demo"]
 KPCA_EXAMPLE = (
@@ -175,19 +177,6 @@ def _runs(trees: list[dict], repeat: int) -> list[tuple[str, str, float, float]]
     return rows
 
 
-def _interpreter_s() -> float:
-    """Seconds for 10**7 Python additions (the least of three): how fast this machine runs the
-    interpreter right now. A shared virtual machine's speed varies (``docs/studies/first_run.md``);
-    two reports' figures compare only through it."""
-    best = float("inf")
-    for _ in range(3):
-        t0, total = time.perf_counter(), 0
-        for i in range(10**7):
-            total += i
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="runs after the first (default 3)")
@@ -213,9 +202,9 @@ def main(argv=None) -> int:
             (folder / "work").mkdir()
             trees.append(dict(name=name, python=python, package=package, note=note, env=env,
                               work=folder / "work"))
-        load_start, speed_start = os.getloadavg()[0], _interpreter_s()
+        load_start, speed_start = os.getloadavg()[0], interpreter_s()
         rows = _runs(trees, args.repeat)
-        load_end, speed_end = os.getloadavg()[0], _interpreter_s()
+        load_end, speed_end = os.getloadavg()[0], interpreter_s()
     finally:
         if args.keep:
             print(f"kept {tmp}", file=sys.stderr)

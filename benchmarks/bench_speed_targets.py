@@ -30,10 +30,11 @@ process:
   against the start-up (the import floor). Target: <= floor + 4.8 s (>= 100x real time beyond
   start-up).
 
-The machine's load (``os.getloadavg``) is printed at the start and the end: on a shared
-machine the wall times grow with it and the figures are indicative; CPU times are printed next
-to them. The data folder is ``$EDR_DATA_DIR`` (``bidmc/`` in it); the rows that need it are
-skipped without it.
+The machine's load (``os.getloadavg``) and how fast it runs the interpreter
+(``bench_cli.interpreter_s``) are printed at the start and the end: on a shared machine the
+wall times grow with the one and vary with the other, and only the ratios within a run compare
+between runs; CPU times are printed next to the wall times. The data folder is
+``$EDR_DATA_DIR`` (``bidmc/`` in it); the rows that need it are skipped without it.
 
 Usage::
 
