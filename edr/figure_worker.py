@@ -1,7 +1,7 @@
 """The record figure drawn by a second process while this one extracts, scores and writes.
 
-Matplotlib takes about half a second to import and a second to draw the record figure, as long as
-the EDR of a short record. A :class:`FigureWorker` starts one process (``spawn``: the same on
+Importing Matplotlib and drawing the record figure take about as long as the EDR of a short record
+(``docs/studies/first_run.md``). A :class:`FigureWorker` starts one process (``spawn``: the same on
 every platform) that imports Matplotlib at once, on another core, while this process reads the
 record and extracts its EDR; :meth:`FigureWorker.render` then sends it the figure's content
 (:class:`edr.figure_content.RecordFigure`: arrays and text) and returns at once, and the file's

@@ -26,8 +26,7 @@ LAYOUT = {"top": dict(left=0.06, right=0.70, top=0.955, bottom=0.265, hspace=0.4
 """Where the panels sit (fractions of the 14 x 13 in figure): the four time panels above, with
 the right 30 % kept for their legends; the scores and the σ² panel below, across the width.
 Fixed rather than computed by Matplotlib's constrained layout, which measured every label of
-the figure once more before drawing it, about as long again as the drawing
-(``docs/studies/first_run.md``)."""
+the figure once more before drawing it (``docs/studies/first_run.md``)."""
 LEGEND_WRAP = 52
 """Characters per line of a legend label (fontsize 8 in the 4 in right margin)."""
 TEXT_WRAP = 80

@@ -3,7 +3,7 @@
 ``scipy.signal``, ``scipy.stats`` and ``scipy.interpolate`` each take a second or more to import
 (SciPy 1.17 parses every public function's docstring at import;
 ``docs/studies/import_diet.md``), longer than the EDR of a record takes; ``scipy.ndimage``
-0.15-0.2 s, as long as the beat detection. The few of their
+as long as the beat detection (``docs/studies/first_run.md``). The few of their
 functions that :mod:`edr` runs on every record are written here, each tested against SciPy itself
 (``tests/edr/test_dsp_*.py``):
 

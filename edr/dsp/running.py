@@ -1,8 +1,8 @@
 """Running statistics over a sliding window: SciPy's ``ndimage`` 1-D filters that beat detection
 needs, written with NumPy alone.
 
-``scipy.ndimage`` takes 0.15-0.2 s to import, about as long as the beat detection of an
-8-minute record; the default path uses three of its filters (``docs/studies/import_diet.md``):
+Importing ``scipy.ndimage`` costs about as much as the beat detection it would serve
+(``docs/studies/first_run.md``); the default path uses three of its filters:
 
 * :func:`uniform_filter1d_nearest`: the running mean, edges extended with the edge sample
   (``ndimage.uniform_filter1d(x, size, mode="nearest")``), computed with SciPy's own recurrence
