@@ -66,11 +66,14 @@ def test_rank_filter_takes_the_upper_middle_for_an_even_window():
     np.testing.assert_array_equal(rank_filter_mirror([1.0, 2.0, 9.0, 4.0], 4), [2.0, 2.0, 4.0, 9.0])
 
 
-@pytest.mark.parametrize("call", [lambda: uniform_filter1d_nearest([], 1),
-                                  lambda: uniform_filter1d_nearest([1.0, 2.0], 0),
-                                  lambda: sliding_max(np.ones((2, 2)), 1),
-                                  lambda: sliding_min([1.0, 2.0], 3),
-                                  lambda: rank_filter_mirror([1.0], 2)])
-def test_bad_arguments_raise(call):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("call, message", [
+    (lambda: uniform_filter1d_nearest([], 1),
+     r"non-empty 1-D array and size >= 1, got shape \(0,\)"),
+    (lambda: uniform_filter1d_nearest([1.0, 2.0], 0), r"got shape \(2,\), size 0"),
+    (lambda: sliding_max(np.ones((2, 2)), 1), r"1 <= w <= its length, got shape \(2, 2\), w 1"),
+    (lambda: sliding_min([1.0, 2.0], 3), r"got shape \(2,\), w 3"),
+    (lambda: rank_filter_mirror([1.0], 2), r"1 <= size <= its length, got shape \(1,\), size 2"),
+])
+def test_bad_arguments_raise_and_say_what_they_got(call, message):
+    with pytest.raises(ValueError, match=message):
         call()
