@@ -14,7 +14,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-__all__ = ["COMMANDS", "main"]
+__all__ = ["COMMANDS", "console", "main"]
 
 #: subcommand -> (module whose ``main(argv, prog=...)`` runs it, one-line description)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -65,3 +65,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     return module.main(rest, prog=f"edr {command}")
 
+
+def console() -> None:
+    """The ``edr`` console script: :func:`main` as the process's whole life
+    (:func:`edr.cli_core.run_process`); exits with its code."""
+    from edr.cli_core import run_process
+
+    run_process(main)

@@ -33,7 +33,14 @@ def _render(data, fmt: str) -> bytes:
 
 def _serve(conn) -> None:
     """The worker: import what drawing needs, then answer ``(data, fmt)`` requests in order with
-    ``("ok", bytes)`` or ``("error", exception)`` until the connection closes."""
+    ``("ok", bytes)`` or ``("error", exception)`` until the connection closes.
+
+    The process lives for one figure or a few and is killed after them: its garbage is never
+    collected (:func:`gc.disable`), which spares the collector's walks over Matplotlib's
+    objects."""
+    import gc
+
+    gc.disable()
     import matplotlib.figure  # noqa: F401  (imported now, while the caller extracts)
 
     import edr.plots  # noqa: F401

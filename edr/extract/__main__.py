@@ -1,8 +1,7 @@
 """``python -m edr.extract``: see :mod:`edr.extract.cli`."""
 
-import sys
-
+from edr.cli_core import run_process
 from edr.extract.cli import main
 
 if __name__ == "__main__":  # not when a process multiprocessing starts imports it
-    sys.exit(main())
+    run_process(main)

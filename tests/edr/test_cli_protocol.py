@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -145,3 +149,58 @@ def test_option_types_accept(parse, text, value):
 def test_option_types_reject_with_the_text(parse, text):
     with pytest.raises(Exception, match=rf"^must be .*, got '{re.escape(text)}'"):
         parse(text)
+
+
+def _run_python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_run_process_exits_with_mains_code_and_pauses_collection_for_the_start_up():
+    done = _run_python("""
+        import gc, time
+        from edr.cli_core import run_process
+
+        def main():
+            seen = [gc.isenabled(), gc.get_freeze_count() > 0]
+            time.sleep(1.0)  # the pause (0.2 s) is over: start-up frozen, collection on
+            seen += [gc.isenabled(), gc.get_freeze_count() > 0]
+            print(seen)
+            return 3
+
+        run_process(main, pause_s=0.2)
+        """)
+    assert done.returncode == 3, done.stderr
+    assert done.stdout.strip() == "[False, False, True, True]"
+
+
+def test_run_process_passes_on_what_main_raises():
+    done = _run_python("""
+        from edr.cli_core import run_process
+
+        def main():
+            raise SystemExit(2)
+
+        run_process(main)
+        """)
+    assert done.returncode == 2, done.stderr
+    failed = _run_python("""
+        from edr.cli_core import run_process
+
+        def main():
+            raise RuntimeError("a bug")
+
+        run_process(main)
+        """)
+    assert failed.returncode == 1 and "RuntimeError: a bug" in failed.stderr
+
+
+def test_every_process_entry_runs_its_command_through_run_process():
+    root = Path(cli_core.__file__).parent
+    entries = sorted(root.rglob("__main__.py"))
+    assert len(entries) == 5
+    for path in entries:
+        assert "run_process(main)" in path.read_text(encoding="utf-8"), path
+    pyproject = root.parent / "pyproject.toml"
+    if pyproject.exists():  # a source checkout
+        assert 'edr = "edr.cli:console"' in pyproject.read_text(encoding="utf-8")
