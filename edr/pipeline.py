@@ -83,6 +83,10 @@ class WindowInfo:
         ``spectral_concentration`` of the window's EDR, the selection
         ``criterion`` and ``margin`` (``lambda_1 - tau_1`` for MDD) when
         available, and method-specific figures.
+    beats : dict or None
+        Every beat detected on ``lead`` over the window's samples: ``times`` (record time, s),
+        ``valid`` and ``ectopic`` (bool arrays; a beat neither valid nor ectopic is an
+        artefact or clipped); None for a skipped window.
 
     See Also
     --------
@@ -105,6 +109,7 @@ class WindowInfo:
     sigma2: float | None
     lead: str
     quality: dict = field(default_factory=dict)
+    beats: dict | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -480,8 +485,10 @@ def _window_info(window: Window, wa: WindowAnalysis, part: WindowPart) -> Window
     q.update({"n_ectopic": int(beats.n_ectopic), "n_artifact": int(beats.n_artifact),
               "n_masked_samples": int(beats.n_masked)})
     q.update(wa.lead_info)
+    kept = {"times": wa.segment.beat_times, "valid": np.asarray(valid, dtype=bool),
+            "ectopic": np.asarray(beats.ectopic, dtype=bool)}
     return WindowInfo(window.start_s, window.end_s, int(valid.sum()), int((~valid).sum()),
-                      wa.output.sigma2, wa.segment.lead, q)
+                      wa.output.sigma2, wa.segment.lead, q, kept)
 
 
 def _params(opts: EDROptions, lead_name: str, n_windows: int, first) -> dict:

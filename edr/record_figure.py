@@ -119,12 +119,12 @@ def _window_lead(recording, name):
 def beat_fates(recording, result, t0: float, t1: float) -> dict:
     """Times (s) of every beat detected in ``[t0, t1]``, by fate, and the lead they are on.
 
-    The analysis windows overlapping the stretch are run again through
-    :func:`edr.beats.detect` exactly as the pipeline runs them (same lead —
-    the window's chosen lead —, same samples, default options: the same beats
-    and flags); each beat is taken from the window whose core holds it, as in
-    the stitched result. Returns ``{"used": ..., "ectopic": ..., "artefact":
-    ..., "lead": name or None}`` (None when no analysed window overlaps).
+    The beats are those the pipeline detected in each analysis window overlapping the stretch
+    (:attr:`edr.pipeline.WindowInfo.beats`: the window's chosen lead, its samples, default
+    options); a window that does not carry them is run again through :func:`edr.beats.detect`
+    exactly as the pipeline runs it. Each beat is taken from the window whose core holds it, as
+    in the stitched result. Returns ``{"used": ..., "ectopic": ..., "artefact": ..., "lead":
+    name or None}`` (None when no analysed window overlaps).
     """
     out = {k: [] for k in BEAT_FATES}
     windows = [w for w in result.windows if w.start_s < t1 and w.end_s > t0
@@ -136,22 +136,31 @@ def beat_fates(recording, result, t0: float, t1: float) -> dict:
             else None
         core = (w.start_s if prev_end is None else 0.5 * (w.start_s + prev_end),
                 w.end_s if nxt is None else 0.5 * (w.end_s + nxt))
-        x = _window_lead(recording, w.lead)
-        fs = recording.fs
-        i0, i1 = int(np.floor(w.start_s * fs)), min(int(np.ceil(w.end_s * fs)), x.size)
-        try:
-            beats = detect(x[i0:i1], fs)
-        except (EDRError, ValueError):
+        beats = w.beats if w.beats is not None else _detected(recording, w)
+        if beats is None:
             continue
-        times = beats.times + i0 / fs
+        times = beats["times"]
         keep = (times >= max(core[0], t0)) & (times < min(core[1], t1))
-        valid = np.asarray(beats.valid, dtype=bool)
-        ectopic = np.asarray(beats.ectopic, dtype=bool)
+        valid, ectopic = beats["valid"], beats["ectopic"]
         out["used"].append(times[keep & valid])
         out["ectopic"].append(times[keep & ~valid & ectopic])
         out["artefact"].append(times[keep & ~valid & ~ectopic])
     fates = {k: np.sort(np.concatenate(v)) if v else np.empty(0) for k, v in out.items()}
     return {**fates, "lead": lead}
+
+
+def _detected(recording, w) -> dict | None:
+    """The beats of window ``w`` detected again as the pipeline detects them (the form of
+    :attr:`edr.pipeline.WindowInfo.beats`), or None if detection fails."""
+    x = _window_lead(recording, w.lead)
+    fs = recording.fs
+    i0, i1 = int(np.floor(w.start_s * fs)), min(int(np.ceil(w.end_s * fs)), x.size)
+    try:
+        beats = detect(x[i0:i1], fs)
+    except (EDRError, ValueError):
+        return None
+    return {"times": beats.times + i0 / fs, "valid": np.asarray(beats.valid, dtype=bool),
+            "ectopic": np.asarray(beats.ectopic, dtype=bool)}
 
 
 def _lead_text(recording, result) -> str:

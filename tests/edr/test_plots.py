@@ -3,13 +3,15 @@ its fate, legend entries present."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from edr.pipeline import extract_edr
 from edr.plots import plot_record
 from edr.rates import QUALITY_THRESHOLD
-from edr.record_figure import BEAT_FATES, representative_minute
+from edr.record_figure import BEAT_FATES, beat_fates, representative_minute
 
 
 @pytest.fixture(scope="module")
@@ -114,3 +116,23 @@ def test_method_without_sigma2(figure_record):
     res = extract_edr(figure_record, method="r_amplitude")
     texts = [t.get_text() for t in plot_record(figure_record, res).axes[5].texts]
     assert texts == ["method 'r_amplitude' has no σ²"]
+
+
+def test_beat_fates_are_the_beats_each_window_kept(figure_record):
+    """The figure marks the beats the pipeline detected (``WindowInfo.beats``), the same as
+    detecting every overlapping window again."""
+    res = extract_edr(figure_record, sigma2="rule-of-thumb", window_s=40.0, overlap=0.5)
+    assert len(res.windows) > 2 and all(w.beats is not None for w in res.windows)
+    for w in res.windows:
+        assert w.beats["times"].size == w.n_beats + w.n_dropped
+        assert w.start_s - 0.5 <= w.beats["times"].min() and w.beats["times"].max() <= w.end_s
+    again = dataclasses.replace(res, windows=[dataclasses.replace(w, beats=None)
+                                              for w in res.windows])
+    for t0 in (0.0, 25.0, 50.0):
+        kept, detected = beat_fates(figure_record, res, t0, t0 + 40.0), \
+            beat_fates(figure_record, again, t0, t0 + 40.0)
+        assert kept["lead"] == detected["lead"] == "II"
+        for fate in BEAT_FATES:
+            np.testing.assert_array_equal(kept[fate], detected[fate])
+        assert kept["used"].size > 30 and kept["artefact"].size + kept["ectopic"].size >= (
+            1 if t0 <= figure_record.dropped_time < t0 + 40.0 else 0)
