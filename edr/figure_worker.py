@@ -12,6 +12,12 @@ soon as it is no longer needed, without waiting for its interpreter to tear Matp
 One record's command line (``python -m edr.extract rec.hea --plot rec.png``, ``--demo``) uses
 it; a batch draws in its own threads or processes as before.
 
+Where processes fork (Linux), the worker draws a PNG in two halves at once: it forks, the child
+draws the quality, scores and σ² panels (:data:`edr.plots.HALF_PANELS`) while the worker draws
+the others, and the two images are put together. No pixel is drawn by both halves, so the file
+is the one a single drawing gives, byte for byte (tested); if the child fails, the worker draws
+its half itself.
+
 An exception raised while drawing is raised again by :meth:`PendingFigure.result`; a worker
 that could not start, or died, leaves the drawing to this process (one line on stderr says so),
 so a figure is never lost to the worker.
@@ -19,16 +25,84 @@ so a figure is never lost to the worker.
 
 from __future__ import annotations
 
+import io
+import os
 import sys
 
 __all__ = ["FigureWorker", "PendingFigure"]
 
+#: Whether the worker draws a PNG in two forked halves (processes fork safely on Linux).
+FORKED_HALVES = sys.platform.startswith("linux")
 
-def _render(data, fmt: str) -> bytes:
-    """Draw the figure and return its file's bytes (in the worker, or here)."""
-    from edr.plots import draw_record_figure, figure_bytes
 
-    return figure_bytes(draw_record_figure(data), fmt)
+def _render(data, fmt: str, *, halves: bool = False) -> bytes:
+    """Draw the figure and return its file's bytes (in the worker, or here); a PNG in two forked
+    halves if ``halves`` (the worker's own process only: it forks)."""
+    from edr.plots import HALF_PANELS, draw_record_figure, figure_bytes
+
+    fig = draw_record_figure(data)
+    if halves and fmt == "png":
+        return _png_in_halves(fig, [fig.axes[i] for i in HALF_PANELS])
+    return figure_bytes(fig, fmt)
+
+
+def _rgba(fig, hidden) -> bytes:
+    """``fig`` saved as raw RGBA at :data:`edr.plots.DPI`, the artists ``hidden`` left out."""
+    from edr.plots import DPI
+
+    for artist in hidden:
+        artist.set_visible(False)
+    try:
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="rgba", dpi=DPI)
+        return buffer.getvalue()
+    finally:
+        for artist in hidden:
+            artist.set_visible(True)
+
+
+def _png_in_halves(fig, second) -> bytes:
+    """The PNG :func:`edr.plots.figure_bytes` gives for ``fig``, the axes ``second`` drawn by a
+    forked child while this process draws the rest.
+
+    Each half is drawn on the figure's white background; a pixel either half leaves white comes
+    from the other. The file is a single drawing's when no pixel is drawn by both halves.
+    """
+    import mmap
+
+    import numpy as np
+    from matplotlib.image import imsave
+
+    from edr.plots import DPI, PNG_COMPRESS_LEVEL
+
+    first = [a for a in fig.get_children() if a is not fig.patch and a not in second]
+    width, height = round(fig.get_figwidth() * DPI), round(fig.get_figheight() * DPI)
+    shared = mmap.mmap(-1, width * height * 4)
+    pid = os.fork()
+    if pid == 0:  # the child: the second half into the shared pages, then gone
+        code = 1
+        try:
+            raw = _rgba(fig, first)
+            if len(raw) == len(shared):
+                shared[:] = raw
+                code = 0
+        finally:
+            os._exit(code)
+    raw = _rgba(fig, second)
+    _, status = os.waitpid(pid, 0)
+    first_px = np.frombuffer(raw, np.uint8).reshape(height, width, 4)
+    if status == 0:
+        second_px = np.frombuffer(shared, np.uint8).reshape(height, width, 4)
+    else:  # the child failed: its half drawn here
+        second_px = np.frombuffer(_rgba(fig, first), np.uint8).reshape(height, width, 4)
+    blank = (first_px == 255).all(axis=-1, keepdims=True)
+    pixels = np.where(blank, second_px, first_px)  # a copy: the shared pages can go
+    del second_px
+    shared.close()
+    out = io.BytesIO()
+    imsave(out, pixels, format="png", origin="upper", dpi=DPI,
+           pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL})
+    return out.getvalue()
 
 
 def _serve(conn) -> None:
@@ -51,7 +125,7 @@ def _serve(conn) -> None:
         except (EOFError, OSError):
             return
         try:
-            answer = ("ok", _render(data, fmt))
+            answer = ("ok", _render(data, fmt, halves=FORKED_HALVES))
         except Exception as exc:  # raised again by the caller
             answer = ("error", exc)
         conn.send(answer)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from edr.figure_content import BEAT_FATES, BREATH_MARKS, COLOURS, MINUTE_S
 
-__all__ = ["LAYOUT", "PNG_COMPRESS_LEVEL", "draw_record_figure", "figure_bytes", "plot_record",
-           "save_figure"]
+__all__ = ["DPI", "HALF_PANELS", "LAYOUT", "PNG_COMPRESS_LEVEL", "draw_record_figure",
+           "figure_bytes", "plot_record", "save_figure"]
 
 LAYOUT = {"top": dict(left=0.06, right=0.70, top=0.955, bottom=0.265, hspace=0.42,
                       height_ratios=[1.0, 0.5, 1.0, 1.0]),
@@ -27,6 +27,12 @@ LAYOUT = {"top": dict(left=0.06, right=0.70, top=0.955, bottom=0.265, hspace=0.4
 the right 30 % kept for their legends; the scores and the σ² panel below, across the width.
 Fixed rather than computed by Matplotlib's constrained layout, which measured every label of
 the figure once more before drawing it (``docs/studies/first_run.md``)."""
+HALF_PANELS = (1, 4, 5)
+"""Positions in ``fig.axes`` of the record figure's quality, scores and σ² panels: about half
+of its drawing, which :mod:`edr.figure_worker` gives to a second process (the axes are, in
+order: rate, quality, ECG, EDR, scores, σ²)."""
+DPI = 110
+"""Dots per inch of the saved figures (the record figure: 1540 x 1430 pixels)."""
 LEGEND_WRAP = 52
 """Characters per line of a legend label (fontsize 8 in the 4 in right margin)."""
 TEXT_WRAP = 80
@@ -45,7 +51,7 @@ def _savefig(fig, target, fmt: str, dpi: float) -> None:
     fig.savefig(target, format=fmt, dpi=dpi, **extra)
 
 
-def save_figure(fig, path, *, dpi=110) -> Path:
+def save_figure(fig, path, *, dpi=DPI) -> Path:
     """Save ``fig`` atomically (temporary file next to ``path``, then rename).
 
     The image format follows the suffix of ``path`` (png, pdf, svg, ...). A PNG is written with
@@ -59,7 +65,7 @@ def save_figure(fig, path, *, dpi=110) -> Path:
     return path
 
 
-def figure_bytes(fig, fmt: str = "png", *, dpi=110) -> bytes:
+def figure_bytes(fig, fmt: str = "png", *, dpi=DPI) -> bytes:
     """The file :func:`save_figure` would write for format ``fmt`` (png, pdf, svg, ...), in
     memory.
 

@@ -4,9 +4,12 @@ to this process."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
-from edr.figure_worker import FigureWorker
+from edr.figure_worker import FORKED_HALVES, FigureWorker
 from edr.plots import plot_record
 from edr.record_figure import record_figure
 
@@ -58,3 +61,40 @@ def test_a_worker_that_died_leaves_the_drawing_here(figure_record, figure_result
         png = (pending or worker.render(data)).result()
     assert png[:4] == b"\x89PNG" and len(png) > 10_000
     assert "drawing it here" in capsys.readouterr().err
+
+
+HALVES_CHECK = """
+import os, sys
+import edr.figure_worker as fw
+from edr.pipeline import extract_edr
+from edr.plots import HALF_PANELS, draw_record_figure, figure_bytes
+from edr.record_figure import record_figure
+from edr.simulate import simulate_recording
+
+rec = simulate_recording(duration_s=90.0, fs=250.0, random_state=1)
+for result in (extract_edr(rec), extract_edr(rec, sigma2="rule-of-thumb", window_s=40.0)):
+    data = record_figure(rec, result, minute_s=30.0)
+    single = figure_bytes(draw_record_figure(data))
+    fig = draw_record_figure(data)
+    assert fw._png_in_halves(fig, [fig.axes[i] for i in HALF_PANELS]) == single
+    parent, drawn = os.getpid(), fw._rgba
+
+    def failing_in_the_child(fig, hidden):
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        return drawn(fig, hidden)
+
+    fw._rgba = failing_in_the_child
+    fig = draw_record_figure(data)
+    assert fw._png_in_halves(fig, [fig.axes[i] for i in HALF_PANELS]) == single
+    fw._rgba = drawn
+print("same bytes")
+"""
+
+
+@pytest.mark.skipif(not FORKED_HALVES, reason="the figure is drawn in forked halves on Linux only")
+def test_the_png_drawn_in_forked_halves_is_the_single_drawing(tmp_path):
+    """Run in a process of its own: the halves fork, which a test process with threads must not."""
+    done = subprocess.run([sys.executable, "-c", HALVES_CHECK], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.strip() == "same bytes", done.stderr[-2000:]
