@@ -33,6 +33,8 @@ __all__ = ["FigureWorker", "PendingFigure"]
 
 #: Whether the worker draws a PNG in two forked halves (processes fork safely on Linux).
 FORKED_HALVES = sys.platform.startswith("linux")
+#: Seconds the worker waits for its forked half before it kills it and draws the half itself.
+HALF_TIMEOUT_S = 60.0
 
 
 def _render(data, fmt: str, *, halves: bool = False) -> bytes:
@@ -59,6 +61,27 @@ def _rgba(fig, hidden) -> bytes:
     finally:
         for artist in hidden:
             artist.set_visible(True)
+
+
+def _finished(pid: int, timeout_s: float) -> int:
+    """The exit status of child ``pid``, or -1 once it ran ``timeout_s`` longer (it is killed)."""
+    import select
+
+    if hasattr(os, "pidfd_open"):
+        try:
+            fd = os.pidfd_open(pid)
+        except OSError:
+            fd = None
+        if fd is not None:
+            try:
+                ready, _, _ = select.select([fd], [], [], timeout_s)
+            finally:
+                os.close(fd)
+            if not ready:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                return -1
+    return os.waitpid(pid, 0)[1]
 
 
 def _png_in_halves(fig, second) -> bytes:
@@ -89,7 +112,7 @@ def _png_in_halves(fig, second) -> bytes:
         finally:
             os._exit(code)
     raw = _rgba(fig, second)
-    _, status = os.waitpid(pid, 0)
+    status = _finished(pid, HALF_TIMEOUT_S)
     first_px = np.frombuffer(raw, np.uint8).reshape(height, width, 4)
     if status == 0:
         second_px = np.frombuffer(shared, np.uint8).reshape(height, width, 4)

@@ -64,7 +64,7 @@ def test_a_worker_that_died_leaves_the_drawing_here(figure_record, figure_result
 
 
 HALVES_CHECK = """
-import os, sys
+import os, sys, time
 import edr.figure_worker as fw
 from edr.pipeline import extract_edr
 from edr.plots import HALF_PANELS, draw_record_figure, figure_bytes
@@ -87,7 +87,18 @@ for result in (extract_edr(rec), extract_edr(rec, sigma2="rule-of-thumb", window
     fw._rgba = failing_in_the_child
     fig = draw_record_figure(data)
     assert fw._png_in_halves(fig, [fig.axes[i] for i in HALF_PANELS]) == single
-    fw._rgba = drawn
+
+    def hanging_in_the_child(fig, hidden):
+        if os.getpid() != parent:
+            time.sleep(120.0)
+        return drawn(fig, hidden)
+
+    fw._rgba, fw.HALF_TIMEOUT_S = hanging_in_the_child, 1.0  # killed, its half drawn here
+    fig = draw_record_figure(data)
+    started = time.perf_counter()
+    assert fw._png_in_halves(fig, [fig.axes[i] for i in HALF_PANELS]) == single
+    assert time.perf_counter() - started < 60.0
+    fw._rgba, fw.HALF_TIMEOUT_S = drawn, 60.0
 print("same bytes")
 """
 
