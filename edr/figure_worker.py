@@ -15,8 +15,8 @@ it; a batch draws in its own threads or processes as before.
 Where processes fork (Linux), the worker draws a PNG in two halves at once: it forks, the child
 draws the quality, scores and σ² panels (:data:`edr.plots.HALF_PANELS`) while the worker draws
 the others, and the two images are put together. No pixel is drawn by both halves, so the file
-is the one a single drawing gives, byte for byte (tested); if the child fails, the worker draws
-its half itself.
+is the one a single drawing gives, byte for byte (tested); if the child fails or hangs
+(:data:`HALF_TIMEOUT_S`), the worker draws its half itself.
 
 An exception raised while drawing is raised again by :meth:`PendingFigure.result`; a worker
 that could not start, or died, leaves the drawing to this process (one line on stderr says so),
