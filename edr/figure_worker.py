@@ -66,6 +66,7 @@ def _rgba(fig, hidden) -> bytes:
 def _finished(pid: int, timeout_s: float) -> int:
     """The exit status of child ``pid``, or -1 once it ran ``timeout_s`` longer (it is killed)."""
     import select
+    import signal
 
     if hasattr(os, "pidfd_open"):
         try:
@@ -78,7 +79,7 @@ def _finished(pid: int, timeout_s: float) -> int:
             finally:
                 os.close(fd)
             if not ready:
-                os.kill(pid, 9)
+                os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
                 return -1
     return os.waitpid(pid, 0)[1]
@@ -111,12 +112,14 @@ def _png_in_halves(fig, second) -> bytes:
                 code = 0
         finally:
             os._exit(code)
-    raw = _rgba(fig, second)
-    status = _finished(pid, HALF_TIMEOUT_S)
+    try:
+        raw = _rgba(fig, second)
+    finally:  # the child reaped whatever happens here
+        status = _finished(pid, HALF_TIMEOUT_S)
     first_px = np.frombuffer(raw, np.uint8).reshape(height, width, 4)
     if status == 0:
         second_px = np.frombuffer(shared, np.uint8).reshape(height, width, 4)
-    else:  # the child failed: its half drawn here
+    else:  # the child failed or hung: its half drawn here
         second_px = np.frombuffer(_rgba(fig, first), np.uint8).reshape(height, width, 4)
     blank = (first_px == 255).all(axis=-1, keepdims=True)
     pixels = np.where(blank, second_px, first_px)  # a copy: the shared pages can go
