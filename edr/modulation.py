@@ -368,7 +368,7 @@ def _running_median_columns(X: np.ndarray, n: int) -> np.ndarray:
     h = n // 2
     rows = X.shape[0]
     out = np.empty_like(X)
-    if rows <= COMPILED_MEDIAN_MAX_ROWS:
+    if 0 < rows <= COMPILED_MEDIAN_MAX_ROWS:
         _running_median_sorted(X, int(n), np.empty(int(n)), out)
         return out
     for lo in range(0, rows, _MEDIAN_BLOCK_ROWS):

@@ -92,6 +92,7 @@ def test_running_median_paths_agree_by_size(monkeypatch):
             monkeypatch.setattr(modulation, "COMPILED_MEDIAN_MAX_ROWS", limit)
             got[path] = modulation._running_median_columns(X, 47).tobytes()
         assert got["numpy"] == got["compiled"]
+    assert modulation._running_median_columns(np.zeros((0, 3)), 5).shape == (0, 3)
     monkeypatch.undo()
     calls = []
     monkeypatch.setattr(modulation, "_running_median_sorted", lambda *a: calls.append(a[0].shape))
