@@ -26,10 +26,10 @@ half-length (10 samples at any factor) and two more, so that its zero padding ne
 
 COMPILED_MAX_ROWS = 128
 """Blocks of at most this many centres are summed by the compiled loop (:func:`_rows_compiled`),
-larger ones by NumPy (:func:`_rows`). A stream's searches (16-40 s: 10-70 beats) take ~5x less
-time compiled; the offline detection's blocks (a record's beats, hundreds to 2000) are as fast
-in NumPy, so that an offline command never compiles or loads the loop
-(``docs/studies/stream_design.md``)."""
+larger ones by NumPy (:func:`_rows`). A stream's searches (16-40 s: 10-70 beats) take 1.3-8x
+less time compiled (the fewer the beats, the more NumPy's per-call cost weighs); the offline
+detection's blocks (a record's beats, hundreds to 2000) are as fast or faster in NumPy, so that
+an offline command never compiles or loads the loop (``docs/studies/stream_design.md``)."""
 
 
 @functools.lru_cache(maxsize=8)

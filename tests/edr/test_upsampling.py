@@ -32,13 +32,13 @@ def test_neighbourhoods_are_resample_polys_fine_samples(up, half, path, monkeypa
     np.testing.assert_array_equal(got, _reference(x, centres, up, half))
 
 
-@pytest.mark.parametrize(("up", "half", "fs_rows"), [(10, 14, 20), (10, 27, 45), (10, 14, 300)])
-def test_both_paths_give_the_same_bits(up, half, fs_rows, monkeypatch):
+@pytest.mark.parametrize(("up", "half", "n_beats"), [(10, 14, 20), (10, 27, 45), (10, 14, 300)])
+def test_both_paths_give_the_same_bits(up, half, n_beats, monkeypatch):
     """A stream's search (20 beats at 125 Hz, 45 at 250 Hz) and an offline block (300 beats):
     the compiled loop and NumPy agree bit for bit, and with ``resample_poly``."""
-    rng = np.random.default_rng(fs_rows)
-    x = rng.standard_normal(20 * fs_rows).cumsum()
-    centres = np.sort(rng.integers(0, x.size, fs_rows))
+    rng = np.random.default_rng(n_beats)
+    x = rng.standard_normal(20 * n_beats).cumsum()
+    centres = np.sort(rng.integers(0, x.size, n_beats))
     got = {}
     for path, limit in PATHS.items():
         monkeypatch.setattr(upsampling, "COMPILED_MAX_ROWS", limit)
