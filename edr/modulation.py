@@ -306,19 +306,71 @@ OUTLIER_MADS = 5.0
 _MEDIAN_BLOCK_ROWS = 2048
 """Rows of one block of :func:`_running_median_columns` (its window copies: rows x columns x
 window values)."""
+COMPILED_MEDIAN_MAX_ROWS = 128
+"""Matrices of at most this many rows (beats) take their running medians from the compiled
+sorted windows (:func:`_running_median_sorted`), larger ones from :func:`numpy.partition`. A
+stream's stretches (40 s: 30-70 beats) take ~3-4x less time compiled, at every update; an
+offline record's matrix (hundreds of beats and more, a few ms either way) stays in NumPy, so
+that an offline command never compiles or loads the loop (``docs/studies/stream_design.md``)."""
+
+
+@numba.njit(cache=True, nogil=True)
+def _running_median_sorted(X, n, win, out):  # pragma: no cover - compiled
+    """``out[r, c]``: the middle of the sorted ``X[r - h .. r + h, c]`` (``h = n // 2``, row
+    indices clipped to the matrix: the edge rows repeated; NaN sorted after every number), from
+    one sorted window per column (``win``: ``n`` values, from the caller) that trades its oldest
+    value for the newest at each row: ``O(rows * n)`` per column, no window copies. Nothing
+    allocated, no ``min``/``max`` builtins (``docs/studies/first_run.md``)."""
+    rows, cols = X.shape
+    h = n // 2
+    last = rows - 1
+    for c in range(cols):
+        for p in range(n):  # the first window, sorted by insertion
+            src = p - h
+            if src < 0:
+                src = 0
+            elif src > last:
+                src = last
+            v = X[src, c]
+            i = p
+            while i > 0 and (v < win[i - 1] or (win[i - 1] != win[i - 1] and v == v)):
+                win[i] = win[i - 1]
+                i -= 1
+            win[i] = v
+        out[0, c] = win[h]
+        for r in range(1, rows):
+            src = r - 1 - h
+            old = X[src if src > 0 else 0, c]
+            src = r + h
+            new = X[src if src < last else last, c]
+            i = 0  # the old value's place (an equal one: the same number)
+            while not (win[i] == old or (old != old and win[i] != win[i])):
+                i += 1
+            while i > 0 and (new < win[i - 1] or (win[i - 1] != win[i - 1] and new == new)):
+                win[i] = win[i - 1]  # the new value moved into order
+                i -= 1
+            while i < n - 1 and (win[i + 1] < new or (new != new and win[i + 1] == win[i + 1])):
+                win[i] = win[i + 1]
+                i += 1
+            win[i] = new
+            out[r, c] = win[h]
 
 
 def _running_median_columns(X: np.ndarray, n: int) -> np.ndarray:
     """Running median of every column over ``n`` (odd) rows, the edge rows repeated beyond the
     ends: ``scipy.ndimage.median_filter(X, size=(n, 1), mode="nearest")`` (NaN sorted last, as
-    :func:`numpy.partition` sorts it): the middle of each window by :func:`numpy.partition`,
-    in blocks of :data:`_MEDIAN_BLOCK_ROWS` rows. (A compiled sorted-window loop was ~2-3x
-    faster, ~1-2 ms per 8-min record, and cost ~0.8 s to compile on the first run:
-    ``docs/studies/first_run.md``.)"""
+    :func:`numpy.partition` sorts it). Up to :data:`COMPILED_MEDIAN_MAX_ROWS` rows by the
+    compiled sorted windows (:func:`_running_median_sorted`); else the middle of each window by
+    :func:`numpy.partition`, in blocks of :data:`_MEDIAN_BLOCK_ROWS` rows (nothing to compile:
+    ~0.8 s on a first run, ``docs/studies/first_run.md``). The same values either way (of two
+    equal values, a zero's sign may differ)."""
     X = np.ascontiguousarray(X, dtype=float)
     h = n // 2
     rows = X.shape[0]
     out = np.empty_like(X)
+    if 0 < rows <= COMPILED_MEDIAN_MAX_ROWS:
+        _running_median_sorted(X, int(n), np.empty(int(n)), out)
+        return out
     for lo in range(0, rows, _MEDIAN_BLOCK_ROWS):
         hi = min(lo + _MEDIAN_BLOCK_ROWS, rows)
         cols = np.ascontiguousarray(X[np.clip(np.arange(lo - h, hi + h), 0, rows - 1)].T)

@@ -13,15 +13,23 @@ from __future__ import annotations
 
 import functools
 
+import numba
 import numpy as np
 
 from edr.dsp.filters import firwin_kaiser
 
-__all__ = ["MARGIN", "neighbourhoods_upsampled", "polyphase_taps"]
+__all__ = ["COMPILED_MAX_ROWS", "MARGIN", "neighbourhoods_upsampled", "polyphase_taps"]
 
 MARGIN = 12
 """Original samples read beyond the fine samples asked for, either side: the polyphase filter's
 half-length (10 samples at any factor) and two more, so that its zero padding never reaches them."""
+
+COMPILED_MAX_ROWS = 128
+"""Blocks of at most this many centres are summed by the compiled loop (:func:`_rows_compiled`),
+larger ones by NumPy (:func:`_rows`). A stream's searches (16-40 s: 10-70 beats) take 1.3-8x
+less time compiled (the fewer the beats, the more NumPy's per-call cost weighs); the offline
+detection's blocks (a record's beats, hundreds to 2000) are as fast or faster in NumPy, so that
+an offline command never compiles or loads the loop (``docs/studies/stream_design.md``)."""
 
 
 @functools.lru_cache(maxsize=8)
@@ -38,6 +46,13 @@ def polyphase_taps(up: int) -> tuple[np.ndarray, int]:
     return taps, half_len + 1
 
 
+def _padded_length(h: int, j0: int, n_fine: int, n_taps: int, up: int) -> int:
+    """Samples of one zero-padded segment: ``n_taps // up - 1`` zeros before the ``2 h + 1``
+    samples, and zeros after them up to the original sample that fine sample ``j0 + n_fine - 1``
+    reads."""
+    return n_taps // up - 1 + max(2 * h + 1, (j0 + n_fine - 1) // up + 1)
+
+
 def _rows(x, centres, h, first, taps, up, skip, out):
     """``out[i, k]``: fine sample ``first + k`` of the ``2 h + 1`` samples around
     ``centres[i]`` (indices clipped to ``x``: its edge values beyond its ends) upsampled.
@@ -48,14 +63,15 @@ def _rows(x, centres, h, first, taps, up, skip, out):
     segments for all rows at once (zero padded: a zero term leaves the sum as it was). The
     segments are held time-major (a sample of every row contiguous), so each multiply-add runs
     over one contiguous block into a buffer made once per phase: ~1.8x faster than row-major
-    slices on the alignment's blocks, the same products added in the same order. Faster than the
-    compiled loop it replaced, and nothing to compile (``docs/studies/first_run.md``).
+    slices on the alignment's blocks, the same products added in the same order. On the offline
+    detection's blocks (hundreds of beats) as fast as a compiled loop, and nothing to compile
+    (``docs/studies/first_run.md``); small blocks: :func:`_rows_compiled`.
     """
     per_phase = taps.size // up
     width = 2 * h + 1
     n_fine = out.shape[1]
     j0 = first + skip
-    padded = np.zeros((per_phase - 1 + max(width, (j0 + n_fine - 1) // up + 1), centres.size))
+    padded = np.zeros((_padded_length(h, first + skip, n_fine, taps.size, up), centres.size))
     padded[per_phase - 1:per_phase - 1 + width] = x[
         np.clip(centres[None, :] + np.arange(-h, h + 1)[:, None], 0, x.size - 1)]
     for k0 in range(min(up, n_fine)):
@@ -66,6 +82,40 @@ def _rows(x, centres, h, first, taps, up, skip, out):
         for p, tap in enumerate(taps[phase * per_phase:(phase + 1) * per_phase]):
             acc += np.multiply(padded[xi0 + p:xi0 + p + m], tap, out=product)
         out[:, k0::up] = acc.T
+
+
+@numba.njit(cache=True, nogil=True)
+def _rows_compiled(x, centres, h, first, taps, up, skip, padded, acc,
+                   out):  # pragma: no cover - compiled
+    """:func:`_rows` for a small block, one row at a time: the same products added in the same
+    order, each phase's fine samples summed side by side (independent sums: the loop over them
+    vectorises; no fast-math, so each sum keeps its order). ``padded`` (zeros, as long as
+    :func:`_rows` pads one row) and ``acc`` (a phase's fine samples) come from the caller:
+    nothing allocated here and no ``min``/``max`` builtins, each of which would compile an
+    implementation of its own on a first run (``docs/studies/first_run.md``)."""
+    last = x.size - 1
+    per_phase = taps.size // up
+    n_fine = out.shape[1]
+    j0 = first + skip
+    for i in range(centres.size):
+        for c in range(2 * h + 1):
+            src = centres[i] - h + c
+            if src < 0:
+                src = 0
+            elif src > last:
+                src = last
+            padded[per_phase - 1 + c] = x[src]
+        for k0 in range(up if up < n_fine else n_fine):
+            phase, xi0 = (j0 + k0) % up, (j0 + k0) // up
+            m = (n_fine - k0 + up - 1) // up
+            for q in range(m):
+                acc[q] = 0.0
+            for p in range(per_phase):
+                tap = taps[phase * per_phase + p]
+                for q in range(m):
+                    acc[q] = acc[q] + padded[xi0 + p + q] * tap
+            for q in range(m):
+                out[i, k0 + q * up] = acc[q]
 
 
 def neighbourhoods_upsampled(x: np.ndarray, centres: np.ndarray, up: int,
@@ -81,5 +131,11 @@ def neighbourhoods_upsampled(x: np.ndarray, centres: np.ndarray, up: int,
         return x[idx]
     taps, skip = polyphase_taps(int(up))
     out = np.empty((centres.size, 2 * half * up + 1))
-    _rows(x, centres, int(half) + MARGIN, MARGIN * up, taps, int(up), skip, out)
+    h = int(half) + MARGIN
+    if centres.size <= COMPILED_MAX_ROWS:
+        padded = np.zeros(_padded_length(h, MARGIN * up + skip, out.shape[1], taps.size, up))
+        _rows_compiled(x, centres, h, MARGIN * up, taps, int(up), skip, padded,
+                       np.empty(-(-out.shape[1] // up)), out)
+    else:
+        _rows(x, centres, h, MARGIN * up, taps, int(up), skip, out)
     return out

@@ -40,7 +40,15 @@ def test_running_median_removes_a_step_and_keeps_the_breathing():
         assert abs(R[t > 170, j].mean() - R[t < 130, j].mean()) < 0.02
 
 
-def test_running_median_equals_a_brute_force_median():
+MEDIAN_PATHS = {"numpy": -1, "compiled": 10**9}
+"""``COMPILED_MEDIAN_MAX_ROWS`` that sends every matrix down one path."""
+
+
+@pytest.mark.parametrize("path", sorted(MEDIAN_PATHS))
+def test_running_median_equals_a_brute_force_median(path, monkeypatch):
+    import edr.modulation as modulation
+
+    monkeypatch.setattr(modulation, "COMPILED_MEDIAN_MAX_ROWS", MEDIAN_PATHS[path])
     rng = np.random.default_rng(1)
     t = np.cumsum(rng.uniform(0.7, 0.9, 200))
     X = rng.normal(size=(200, 4))
@@ -52,12 +60,15 @@ def test_running_median_equals_a_brute_force_median():
     np.testing.assert_array_equal(R, X - brute)
 
 
-@pytest.mark.parametrize(("rows", "n"), [(1, 5), (2, 31), (7, 3), (60, 31)])
-def test_running_median_of_ties_and_nan_sorts_as_numpy(rows, n):
+@pytest.mark.parametrize("path", sorted(MEDIAN_PATHS))
+@pytest.mark.parametrize(("rows", "n"), [(1, 5), (2, 31), (7, 3), (60, 31), (300, 47)])
+def test_running_median_of_ties_and_nan_sorts_as_numpy(rows, n, path, monkeypatch):
     """Equal values and NaN (sorted last, as ``numpy.partition`` sorts them), windows longer
-    than the matrix: the middle of each sorted, edge-padded window."""
+    than the matrix: the middle of each sorted, edge-padded window, by either path."""
+    import edr.modulation as modulation
     from edr.modulation import _running_median_columns
 
+    monkeypatch.setattr(modulation, "COMPILED_MEDIAN_MAX_ROWS", MEDIAN_PATHS[path])
     rng = np.random.default_rng(rows)
     X = rng.normal(size=(rows, 3))
     X[rng.random(X.shape) < 0.3] = 0.5
@@ -68,10 +79,34 @@ def test_running_median_of_ties_and_nan_sorts_as_numpy(rows, n):
     np.testing.assert_array_equal(_running_median_columns(X, n), brute)
 
 
+def test_running_median_paths_agree_by_size(monkeypatch):
+    """Small matrices (a stream's stretches) go to the compiled sorted windows, large ones to
+    NumPy; both give the same bits on a stream-sized and an offline-sized matrix."""
+    import edr.modulation as modulation
+
+    rng = np.random.default_rng(9)
+    for rows in (modulation.COMPILED_MEDIAN_MAX_ROWS, 700):
+        X = rng.normal(size=(rows, 17))
+        got = {}
+        for path, limit in MEDIAN_PATHS.items():
+            monkeypatch.setattr(modulation, "COMPILED_MEDIAN_MAX_ROWS", limit)
+            got[path] = modulation._running_median_columns(X, 47).tobytes()
+        assert got["numpy"] == got["compiled"]
+    assert modulation._running_median_columns(np.zeros((0, 3)), 5).shape == (0, 3)
+    monkeypatch.undo()
+    calls = []
+    monkeypatch.setattr(modulation, "_running_median_sorted", lambda *a: calls.append(a[0].shape))
+    limit = modulation.COMPILED_MEDIAN_MAX_ROWS
+    modulation._running_median_columns(np.zeros((limit, 2)), 5)
+    modulation._running_median_columns(np.zeros((limit + 1, 2)), 5)
+    assert calls == [(limit, 2)]
+
+
 def test_running_median_blocks_join_without_seams(monkeypatch):
     """Blocks of rows (a few rows here) give the medians of the whole matrix at once."""
     import edr.modulation as modulation
 
+    monkeypatch.setattr(modulation, "COMPILED_MEDIAN_MAX_ROWS", -1)
     rng = np.random.default_rng(5)
     X = rng.normal(size=(53, 2))
     whole = modulation._running_median_columns(X, 9)
