@@ -76,17 +76,15 @@ class WindowInfo:
     lead : str
         Lead analysed.
     quality : dict
-        ``status`` ("ok"; "low quality: ..." when the median quality of its
-        rate windows, ``quality_index``, is below :data:`edr.rates.QUALITY_THRESHOLD`
-        or more than :data:`edr.rates.MAX_DROPPED_SHARE` of its beats were dropped
-        (``dropped_share``; its rates are then withheld); or the reason the window was skipped),
-        ``spectral_concentration`` of the window's EDR, the selection
-        ``criterion`` and ``margin`` (``lambda_1 - tau_1`` for MDD) when
-        available, and method-specific figures.
+        ``status`` ("ok"; "low quality: ..." when the median quality of its rate windows,
+        ``quality_index``, is below :data:`edr.rates.QUALITY_THRESHOLD` or more than
+        :data:`edr.rates.MAX_DROPPED_SHARE` of its beats were dropped (``dropped_share``; its
+        rates are then withheld); or the reason the window was skipped),
+        ``spectral_concentration`` of the window's EDR, the selection ``criterion`` and
+        ``margin`` (``lambda_1 - tau_1`` for MDD) when available, and method-specific figures.
     beats : dict or None
-        Every beat detected on ``lead`` over the window's samples: ``times`` (record time, s),
-        ``valid`` and ``ectopic`` (bool arrays; a beat neither valid nor ectopic is an
-        artefact or clipped); None for a skipped window.
+        Every beat detected on ``lead`` in the window: ``times`` (record time, s), ``valid`` and
+        ``ectopic`` (bool; neither: artefact or clipped); None for a skipped window.
 
     See Also
     --------
@@ -480,13 +478,11 @@ def _progress(plan, opts: EDROptions):
 def _window_info(window: Window, wa: WindowAnalysis, part: WindowPart) -> WindowInfo:
     beats = wa.segment.beats
     valid = wa.segment.valid
-    q = {"status": "ok", "spectral_concentration": part.concentration}
-    q.update(wa.output.quality)
-    q.update({"n_ectopic": int(beats.n_ectopic), "n_artifact": int(beats.n_artifact),
-              "n_masked_samples": int(beats.n_masked)})
-    q.update(wa.lead_info)
-    kept = {"times": wa.segment.beat_times, "valid": np.asarray(valid, dtype=bool),
-            "ectopic": np.asarray(beats.ectopic, dtype=bool)}
+    q = {"status": "ok", "spectral_concentration": part.concentration, **wa.output.quality,
+         "n_ectopic": int(beats.n_ectopic), "n_artifact": int(beats.n_artifact),
+         "n_masked_samples": int(beats.n_masked), **wa.lead_info}
+    kept = {"times": wa.segment.beat_times, "valid": valid, "ectopic": np.asarray(beats.ectopic,
+                                                                                 dtype=bool)}
     return WindowInfo(window.start_s, window.end_s, int(valid.sum()), int((~valid).sum()),
                       wa.output.sigma2, wa.segment.lead, q, kept)
 
