@@ -84,7 +84,7 @@ def window_starts(n: int, fs: float) -> np.ndarray:
     return np.arange(0, n - win + 1, step)
 
 
-_RATE_BLOCK = 256  # rate windows transformed together (~8 MB of spectra)
+_RATE_BLOCK = 32  # rate windows transformed together (~1 MB of zero-padded windows and spectra)
 
 
 def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TILT,

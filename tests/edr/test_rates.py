@@ -106,6 +106,19 @@ def test_spectral_peak_rates_equal_the_windows_one_by_one(fs):
         _rates_one_by_one(x[s:s + int(round(signal.SEGMENT_S * fs))], fs)[0] for s in starts])
 
 
+def test_spectral_peak_rates_in_several_blocks_equal_the_windows_one_by_one(monkeypatch):
+    """Windows transformed a few at a time (the memory bound of a day's series) give the
+    same rates as each window on its own, whatever the block."""
+    rng = np.random.default_rng(11)
+    x = np.sin(2 * np.pi * 0.25 * np.arange(7000) / 4.0) + rng.standard_normal(7000)
+    x[1000] = np.nan  # a window without a rate inside a block
+    want = _rates_one_by_one(x, 4.0)
+    assert want.size > 3 * rates._RATE_BLOCK and np.isnan(want).any()  # 108 windows
+    for block in (1, 7, rates._RATE_BLOCK):
+        monkeypatch.setattr(rates, "_RATE_BLOCK", block)
+        np.testing.assert_array_equal(rates.rate_series(x, fs=4.0)[1], want)
+
+
 @pytest.mark.parametrize("tilt", [0.0, 0.5, 2.0])
 def test_spectral_peak_rates_with_any_tilt_equal_the_windows_one_by_one(tilt):
     rng = np.random.default_rng(9)
