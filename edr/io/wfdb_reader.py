@@ -147,8 +147,9 @@ def read_signals(base: Path, header: wfdb.Record, indices: list[int]) -> list[np
     A record longer than :data:`BLOCK_FRAMES` frames is read :data:`BLOCK_FRAMES` frames at a
     time (``sampfrom``/``sampto``) into arrays allocated once, so that the read needs no more
     than the output and one block's temporaries (the digital samples, their float64 copy and
-    the mask of invalid samples), not those of the whole record: a 24-hour lead at 250 Hz
-    peaks at its 173 MB instead of about 230 MB. Each block goes through wfdb's own
+    the mask of invalid samples), not those of the whole record: reading a 24-hour lead at
+    250 Hz (173 MB of float64) peaks ~195 MB above the imports instead of ~238 MB (VmHWM,
+    ``docs/studies/fast_selection.md``). Each block goes through wfdb's own
     conversion ((digital - baseline) / gain, NaN at the format's invalid value), so the
     values are the same bits as one call's. Records whose samples depend on earlier frames
     (format 8 stores differences from the record's start; FLAC formats 508/516/524 are decoded
@@ -171,7 +172,9 @@ def read_signals(base: Path, header: wfdb.Record, indices: list[int]) -> list[np
     Raises
     ------
     ValueError
-        wfdb's errors of an unreadable data file, or a block of an unexpected length.
+        A block of an unexpected length; wfdb's own errors of an unreadable data file (bare
+        ``ValueError`` and others) pass through (:func:`read_wfdb` turns them into
+        :class:`~edr.errors.RecordError`).
 
     See Also
     --------
