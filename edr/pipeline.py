@@ -34,7 +34,7 @@ from edr.options import (
     WHOLE_RECORD_MAX_S,
     EDROptions,
 )
-from edr.rates import MAX_DROPPED_SHARE, QUALITY_THRESHOLD, RateSpan, judged_rates
+from edr.rates import MAX_DROPPED_SHARE, QUALITY_THRESHOLD, RateSpan, judged_rates, settled_span
 from edr.signal import GRID_FS, MIN_BEATS, SEGMENT_S
 from edr.stitch import MAX_GAP_S, Stitcher, WindowPart
 from edr.tables import ResultTables
@@ -355,7 +355,7 @@ def run(recording, opts: EDROptions) -> EDRResult:
     stitcher = Stitcher(grid, opts.fs_out, opts.spec.sign_reference is not None)
     infos: list[WindowInfo] = []
     analyses = []  # (window, info) of the analysed windows
-    spans = []  # what judging the rates needs of them: their analyses are not kept
+    spans = []  # what judging the rates needs of them (settled): their analyses are not kept
     first = None
     n_used = n_dropped = 0
     for window, wa, exc in _analyses(_progress(plan, opts), leads, fs, grid, opts):
@@ -369,7 +369,7 @@ def run(recording, opts: EDROptions) -> EDRResult:
         n_used, n_dropped = n_used + part.n_used, n_dropped + part.n_dropped
         infos.append(_window_info(window, wa, part))
         analyses.append((window, infos[-1]))
-        spans.append(RateSpan.of(window, wa))
+        spans.append(settled_span(RateSpan.of(window, wa), grid.size, opts.fs_out, grid[0]))
         if first is None:
             first = wa.output
     if first is None:

@@ -25,11 +25,14 @@ class RateSpan:
     grid points, its core (s), its evidence panel (:attr:`edr.windows.WindowAnalysis.panel`),
     the panel's weights (:attr:`edr.windows.WindowAnalysis.weights`) and the times of the beats
     its series are sampled at (the valid beats, on the grid's time axis; None: rates not
-    limited).
+    limited). A settled span (:func:`edr.rates.settled_span`) holds, instead of its panel, the
+    panel's rates at every rate window it contains whole (``rated``: their first grid indices;
+    ``rates``: per series, computed with the periodogram tilt ``tilt``), so that a long record's
+    spans keep a few numbers per rate window, not every panel series.
 
     See Also
     --------
-    judged_rates
+    judged_rates, edr.rates.settled_span
 
     Examples
     --------
@@ -46,6 +49,9 @@ class RateSpan:
     panel: dict
     weights: dict
     beat_times: np.ndarray | None = None
+    rated: np.ndarray | None = None
+    rates: dict | None = None
+    tilt: float | None = None
 
     @classmethod
     def of(cls, window: Window, wa: WindowAnalysis) -> RateSpan:

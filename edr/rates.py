@@ -26,7 +26,7 @@ The one home of the rate computations the pipeline, the stream and the evaluatio
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -48,7 +48,7 @@ from edr.windows import Window
 
 __all__ = ["AGREEMENT_BPM", "MAX_DROPPED_SHARE", "QUALITY_THRESHOLD", "JudgedRates", "RateSpan",
            "judged_rates", "near_carried", "panel_agreement", "rate_quality", "rate_series",
-           "spectral_peak_rates", "window_starts"]
+           "settled_span", "spectral_peak_rates", "window_starts"]
 
 AGREEMENT_BPM = 2.0
 """A panel series agrees with the EDR in a rate window when their rates differ by at most this."""
@@ -84,7 +84,7 @@ def window_starts(n: int, fs: float) -> np.ndarray:
     return np.arange(0, n - win + 1, step)
 
 
-_RATE_BLOCK = 256  # rate windows transformed together (~8 MB of spectra)
+_RATE_BLOCK = 32  # rate windows transformed together (~1 MB of zero-padded windows and spectra)
 
 
 def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TILT,
@@ -270,7 +270,8 @@ def rate_quality(edr, panel: Mapping[str, np.ndarray], weights: Mapping[str, flo
     starts = window_starts(edr.size, fs)
     t = t0 + (starts + SEGMENT_S * fs / 2) / fs
     limit = None if beat_times is None else carried_bpm(beat_times, t0 + starts / fs)
-    rate, quality = _judged(edr, starts, panel, starts, weights, fs, RATE_TILT, limit)
+    rates = _panel_rates(panel, starts, fs, RATE_TILT, limit)
+    rate, quality = _judged(edr, starts, rates, weights, fs, RATE_TILT, limit)
     return t, rate, quality
 
 
@@ -295,15 +296,18 @@ def near_carried(rate, limit) -> np.ndarray:
         return np.asarray(rate, dtype=float) > np.asarray(limit, dtype=float) - NYQUIST_MARGIN_BPM
 
 
-def _judged(edr, starts, panel, panel_starts, weights, fs, tilt, limit):
-    """``(rate, quality)`` of the rate windows of ``edr`` at ``starts`` judged by ``panel`` (its
-    windows at ``panel_starts``), the rates searched up to ``limit`` (None: no limit); a rate
+def _panel_rates(panel, starts, fs, tilt, limit) -> dict:
+    """The rates of every series of ``panel`` at its windows ``starts``, up to ``limit``."""
+    return {name: spectral_peak_rates(np.asarray(v, dtype=float), starts, fs, tilt=tilt,
+                                      max_bpm=limit) for name, v in panel.items()}
+
+
+def _judged(edr, starts, rates, weights, fs, tilt, limit):
+    """``(rate, quality)`` of the rate windows of ``edr`` at ``starts`` judged by the panel's
+    ``rates`` at the same windows, the rates searched up to ``limit`` (None: no limit); a rate
     :func:`near_carried` counts the agreement of the panel's morphology series only (the share
     of the whole panel's weight that agrees without the heart's series)."""
     rate = spectral_peak_rates(edr, starts, fs, tilt=tilt, max_bpm=limit)
-    rates = {name: spectral_peak_rates(np.asarray(v, dtype=float), panel_starts, fs, tilt=tilt,
-                                       max_bpm=limit)
-             for name, v in panel.items()}
     quality = panel_agreement(rate, rates, weights)
     if limit is not None:
         near = near_carried(rate, limit)
@@ -312,6 +316,33 @@ def _judged(edr, starts, panel, panel_starts, weights, fs, tilt, limit):
                           if k.rsplit("/", 1)[-1] not in HEART_SERIES}
             quality[near] = panel_agreement(rate, morphology, weights)[near]
     return rate, quality
+
+
+def settled_span(span: RateSpan, n: int, fs_out: float, t0: float = 0.0, *,
+                 tilt: float = RATE_TILT) -> RateSpan:
+    """``span`` holding, instead of its panel, the panel's rates (tilt ``tilt``) at every rate
+    window of the ``n``-point grid (``fs_out`` Hz, time ``t0`` at index 0) that it contains
+    whole: what :func:`judged_rates` computes from the panel, a few numbers per rate window.
+
+    See Also
+    --------
+    judged_rates : the rates it judges (the same values from a settled span).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.rates import RateSpan, settled_span
+    >>> x = np.sin(2 * np.pi * 0.25 * np.arange(480) / 4.0)
+    >>> span = settled_span(RateSpan(0, 479, (0.0, 120.0), {"a": x}, {"a": 1.0}), 480, 4.0)
+    >>> span.panel, span.rated, span.rates["a"]
+    ({}, array([  0,  64, 128, 192, 256, 320]), array([15., 15., 15., 15., 15., 15.]))
+    """
+    win = int(round(SEGMENT_S * fs_out))
+    starts = window_starts(n, fs_out)
+    rated = starts[(starts >= span.first) & (starts + win - 1 <= span.last)]
+    limit = None if span.beat_times is None else carried_bpm(span.beat_times, t0 + rated / fs_out)
+    rates = _panel_rates(span.panel, rated - span.first, fs_out, tilt, limit)
+    return replace(span, panel={}, rated=rated, rates=rates, tilt=float(tilt))
 
 
 def panel_agreement(rate, panel_rates: Mapping[str, np.ndarray],
@@ -458,7 +489,12 @@ def judged_rates(waveform, grid, spans, fs_out: float,
             idx, starts = (np.array(v) for v in zip(*items, strict=True))
             limit = (None if sp.beat_times is None
                      else carried_bpm(sp.beat_times, t0 + starts / fs_out))
-            raw[idx], quality[idx] = _judged(waveform, starts, sp.panel, starts - sp.first,
-                                             sp.weights, fs_out, tilt, limit)
+            if sp.rates is None:
+                pr = _panel_rates(sp.panel, starts - sp.first, fs_out, tilt, limit)
+            else:  # settled (:func:`settled_span`): every window it contains whole is rated
+                if sp.tilt != tilt:
+                    raise ValueError(f"span settled with tilt {sp.tilt}, judged with {tilt}")
+                pr = {k: r[np.searchsorted(sp.rated, starts)] for k, r in sp.rates.items()}
+            raw[idx], quality[idx] = _judged(waveform, starts, pr, sp.weights, fs_out, tilt, limit)
     rate = np.where(quality >= threshold, raw, np.nan)
     return JudgedRates(time, rate, raw, quality)

@@ -21,9 +21,9 @@ import numpy as np
 from edr.signal import bandpass, spectral_concentration
 from edr.windows import Window, WindowAnalysis
 
-__all__ = ["MAX_GAP_S", "MIN_ALIGN_POINTS", "Stitched", "Stitcher", "WindowPart", "local_sign",
-           "masked_bandpass", "near_used_beats", "ramp_weights", "standardised_window",
-           "window_sign"]
+__all__ = ["MAX_GAP_S", "MIN_ALIGN_POINTS", "Stitched", "Stitcher", "WindowPart", "grid_points",
+           "local_sign", "masked_bandpass", "near_used_beats", "ramp_weights",
+           "standardised_window", "window_sign"]
 
 MAX_GAP_S = 5.0
 """Grid points farther than this (s) from any used beat are masked (NaN)."""
@@ -94,7 +94,7 @@ class Stitcher:
 
     def add(self, window: Window, wa: WindowAnalysis) -> WindowPart:
         """Standardise, sign-align and cross-fade one window in; keep its core's per-beat values."""
-        gm = wa.grid_mask
+        gm = grid_points(wa.grid_mask)
         tg = self.grid[gm]
         seg = wa.segment
         z, ok, mu, sd = standardised_window(wa, tg)
@@ -155,6 +155,26 @@ class Stitcher:
         waveform = flip * masked_bandpass(raw, self._covered, self.fs_out)
         order = np.argsort(beat_times, kind="stable")
         return Stitched(waveform, beat_times[order], (flip * beat_values)[order])
+
+
+def grid_points(mask: np.ndarray):
+    """The points of a window's ``grid_mask`` as a slice when they are one run (a window on a
+    sorted grid), else the mask: the same elements in the same order, without a pass over the
+    whole grid each time they are read (a day's grid has 345 600 points).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.stitch import grid_points
+    >>> grid_points(np.array([False, True, True, False]))
+    slice(1, 3, None)
+    >>> grid_points(np.array([True, False, True]))
+    array([ True, False,  True])
+    """
+    idx = np.flatnonzero(mask)
+    if idx.size and idx[-1] - idx[0] + 1 == idx.size:
+        return slice(int(idx[0]), int(idx[-1]) + 1)
+    return mask
 
 
 def masked_bandpass(values, covered, fs_out: float) -> np.ndarray:

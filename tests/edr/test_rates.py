@@ -48,6 +48,37 @@ def test_judged_rates_equal_rate_quality_window_by_window():
                                                          res.raw_bpm, np.nan))
 
 
+def test_settled_spans_judge_the_same_rates():
+    """Spans holding their panel's rates instead of the panel (a day's memory) judge every rate
+    window as the spans with the panels do: rates, raw rates and qualities, bit for bit, with
+    and without the beats' limit, on a grid that does not start at 0."""
+    fs, t0 = 4.0, 100.0
+    rng = np.random.default_rng(5)
+    t = np.arange(int(900 * fs)) / fs
+    waveform = np.sin(2 * np.pi * 0.3 * t) + 0.9 * rng.standard_normal(t.size)
+    waveform[1500:1504] = np.nan
+    beats = np.cumsum(rng.uniform(1.0, 2.0, size=700))  # ~40/min: limits near the rates
+    spans = []
+    for a, b, core, limited in ((0, 1439, (0.0, 330.0), True), (1100, 2639, (330.0, 630.0), True),
+                                (2300, 3599, (630.0, 900.0), False)):
+        n = b - a + 1
+        panel = {"edr": waveform[a:b + 1].copy(), "rr": rng.standard_normal(n),
+                 "slow": np.sin(2 * np.pi * 0.31 * t[a:b + 1]) + rng.standard_normal(n)}
+        spans.append(RateSpan(a, b, tuple(t0 + c for c in core), panel,
+                              {"edr": 0.5, "rr": 0.2, "slow": 0.3},
+                              t0 + beats if limited else None))
+    want = judged_rates(waveform, t0 + t, spans, fs, tilt=1.0)
+    settled = [rates.settled_span(sp, t.size, fs, t0, tilt=1.0) for sp in spans]
+    assert all(sp.panel == {} and sp.rated.size for sp in settled)
+    got = judged_rates(waveform, t0 + t, settled, fs, tilt=1.0)
+    for name in ("time", "rate_bpm", "raw_bpm", "quality"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+    assert 0 < np.count_nonzero(want.quality) < want.quality.size
+    assert np.isfinite(want.rate_bpm).any() and np.isnan(want.rate_bpm).any()
+    with pytest.raises(ValueError, match="tilt"):
+        judged_rates(waveform, t0 + t, settled, fs)
+
+
 # ------------------------------------------------------- rate windows and spectral-peak rates
 
 def _sine(bpm, phase=0.0):
@@ -126,12 +157,15 @@ def test_the_tilt_lets_fast_shallow_breathing_outweigh_a_slow_drift():
             == rates.spectral_peak_rates(pure, [0], tilt=0.0)[0])
 
 
-def test_spectral_peak_rates_in_blocks_equal_the_windows_one_by_one():
+@pytest.mark.parametrize("block", [None, 7, 256])
+def test_spectral_peak_rates_in_blocks_equal_the_windows_one_by_one(monkeypatch, block):
+    if block is not None:
+        monkeypatch.setattr(rates, "_RATE_BLOCK", block)
     rng = np.random.default_rng(8)
     x = np.sin(2 * np.pi * 0.2 * np.arange(40000) / 4.0) + rng.standard_normal(40000)
     x[20000:20010] = np.nan  # in the second block of windows
     _, bpm = rates.rate_series(x)
-    assert bpm.size > 2 * 256
+    assert bpm.size > 2 * max(rates._RATE_BLOCK, 256)
     np.testing.assert_array_equal(bpm, _rates_one_by_one(x, 4.0))
 
 
