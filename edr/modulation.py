@@ -361,8 +361,8 @@ def _running_median_columns(X: np.ndarray, n: int) -> np.ndarray:
     ends: ``scipy.ndimage.median_filter(X, size=(n, 1), mode="nearest")`` (NaN sorted last, as
     :func:`numpy.partition` sorts it). Up to :data:`COMPILED_MEDIAN_MAX_ROWS` rows by the
     compiled sorted windows (:func:`_running_median_sorted`); else the middle of each window by
-    :func:`numpy.partition`, in blocks of :data:`_MEDIAN_BLOCK_ROWS` rows (nothing to compile:
-    ~0.8 s on a first run, ``docs/studies/first_run.md``). The same values either way (of two
+    :func:`numpy.partition`, in blocks of :data:`_MEDIAN_BLOCK_ROWS` rows (nothing to compile on a
+    first run: ``docs/studies/first_run.md``). The same values either way (of two
     equal values, a zero's sign may differ)."""
     X = np.ascontiguousarray(X, dtype=float)
     h = n // 2

@@ -147,9 +147,8 @@ def read_signals(base: Path, header: wfdb.Record, indices: list[int]) -> list[np
     A record longer than :data:`BLOCK_FRAMES` frames is read :data:`BLOCK_FRAMES` frames at a
     time (``sampfrom``/``sampto``) into arrays allocated once, so that the read needs no more
     than the output and one block's temporaries (the digital samples, their float64 copy and
-    the mask of invalid samples), not those of the whole record: reading a 24-hour lead at
-    250 Hz (173 MB of float64) peaks ~195 MB above the imports instead of ~238 MB (VmHWM,
-    ``docs/studies/fast_selection.md``). Each block goes through wfdb's own
+    the mask of invalid samples), not those of the whole record (measured in
+    ``docs/studies/fast_selection.md``, fifth round). Each block goes through wfdb's own
     conversion ((digital - baseline) / gain, NaN at the format's invalid value), so the
     values are the same bits as one call's. Records whose samples depend on earlier frames
     (format 8 stores differences from the record's start; FLAC formats 508/516/524 are decoded
