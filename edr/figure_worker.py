@@ -116,15 +116,17 @@ def _png_in_halves(fig, second) -> bytes:
         raw = _rgba(fig, second)
     finally:  # the child reaped whatever happens here
         status = _finished(pid, HALF_TIMEOUT_S)
-    first_px = np.frombuffer(raw, np.uint8).reshape(height, width, 4)
+    # one uint32 per RGBA pixel: opaque white is 0xFFFFFFFF whatever the byte order
+    first_px = np.frombuffer(raw, np.uint32).reshape(height, width)
     if status == 0:
-        second_px = np.frombuffer(shared, np.uint8).reshape(height, width, 4)
+        second_px = np.frombuffer(shared, np.uint32).reshape(height, width)
     else:  # the child failed or hung: its half drawn here
-        second_px = np.frombuffer(_rgba(fig, first), np.uint8).reshape(height, width, 4)
-    blank = (first_px == 255).all(axis=-1, keepdims=True)
-    pixels = np.where(blank, second_px, first_px)  # a copy: the shared pages can go
+        second_px = np.frombuffer(_rgba(fig, first), np.uint32).reshape(height, width)
+    white = np.uint32(0xFFFFFFFF)
+    pixels = np.where(first_px == white, second_px, first_px)  # a copy: the shared pages can go
     del second_px
     shared.close()
+    pixels = pixels.view(np.uint8).reshape(height, width, 4)
     out = io.BytesIO()
     imsave(out, pixels, format="png", origin="upper", dpi=DPI,
            pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL})
