@@ -308,10 +308,10 @@ _MEDIAN_BLOCK_ROWS = 2048
 window values)."""
 COMPILED_MEDIAN_MAX_ROWS = 128
 """Matrices of at most this many rows (beats) take their running medians from the compiled
-sorted windows (:func:`_running_median_sorted`), larger ones from :func:`numpy.partition`. A
-stream's stretches (40 s: 30-70 beats) take ~3-4x less time compiled, at every update; an
-offline record's matrix (hundreds of beats and more, a few ms either way) stays in NumPy, so
-that an offline command never compiles or loads the loop (``docs/studies/stream_design.md``)."""
+sorted windows (:func:`_running_median_sorted`), larger ones from :func:`numpy.partition`: a
+stream's stretches (40 s: 30-70 beats) are faster compiled, at every update, while an offline
+record's matrix (hundreds of beats and more) stays in NumPy, so that an offline command never
+compiles or loads the loop (the measurements: ``docs/studies/stream_design.md``)."""
 
 
 @numba.njit(cache=True, nogil=True)

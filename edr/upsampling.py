@@ -26,10 +26,11 @@ half-length (10 samples at any factor) and two more, so that its zero padding ne
 
 COMPILED_MAX_ROWS = 128
 """Blocks of at most this many centres are summed by the compiled loop (:func:`_rows_compiled`),
-larger ones by NumPy (:func:`_rows`). A stream's searches (16-40 s: 10-70 beats) take 1.3-8x
-less time compiled (the fewer the beats, the more NumPy's per-call cost weighs); the offline
-detection's blocks (a record's beats, hundreds to 2000) are as fast or faster in NumPy, so that
-an offline command never compiles or loads the loop (``docs/studies/stream_design.md``)."""
+larger ones by NumPy (:func:`_rows`): a stream's searches (16-40 s: 10-70 beats) are faster
+compiled (the fewer the beats, the more NumPy's per-call cost weighs), while the offline
+detection's blocks (a record's beats, hundreds to 2000) are as fast in NumPy, so that an
+offline command never compiles or loads the loop (the measurements:
+``docs/studies/stream_design.md``)."""
 
 
 @functools.lru_cache(maxsize=8)
@@ -62,10 +63,9 @@ def _rows(x, centres, h, first, taps, up, skip, out):
     phase read consecutive original samples, so each tap is one multiply-add of a slice of the
     segments for all rows at once (zero padded: a zero term leaves the sum as it was). The
     segments are held time-major (a sample of every row contiguous), so each multiply-add runs
-    over one contiguous block into a buffer made once per phase: ~1.8x faster than row-major
-    slices on the alignment's blocks, the same products added in the same order. On the offline
-    detection's blocks (hundreds of beats) as fast as a compiled loop, and nothing to compile
-    (``docs/studies/first_run.md``); small blocks: :func:`_rows_compiled`.
+    over one contiguous block into a buffer made once per phase, the same products added in the
+    same order as row-major slices would (``docs/studies/fast_selection.md``). Nothing to
+    compile (``docs/studies/first_run.md``); small blocks: :func:`_rows_compiled`.
     """
     per_phase = taps.size // up
     width = 2 * h + 1

@@ -199,7 +199,8 @@ _MIRROR_TILE = 64
 
 def _mirror_upper_numpy(K):
     """:func:`_mirror_upper` in NumPy: the strict upper triangle copied into the lower through
-    the transpose (1.3 ms at n = 723, where ``np.copyto(K, K.T, where=lower)`` took 11 ms)."""
+    the transpose with a cached mask (faster than ``np.copyto(K, K.T, where=lower)``:
+    ``docs/studies/fast_selection.md``)."""
     upper = _upper_mask(K.shape[0])
     K.T[upper] = K[upper]
 

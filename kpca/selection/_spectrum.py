@@ -83,8 +83,8 @@ def unpack_full(d2p, n, out, diag=0.0):
     """Symmetric ``out`` (``(n, n)``, C-contiguous float64, overwritten) from the packed strict
     lower triangle in column-major order, which is the strict upper triangle row by row; the
     diagonal is ``diag``.  Bit-identical to :func:`unpack_lower` (every entry is copied): the
-    upper triangle, then the same values through the transpose (0.16 ms at ``n = 361`` against
-    0.25 ms for zeros, the upper triangle and ``out += out.T``)."""
+    upper triangle, then the same values through the transpose (no zeros to write and no
+    addition: ``docs/studies/fast_selection.md``)."""
     upper = _upper_mask(int(n))
     out[upper] = d2p
     out.T[upper] = d2p
@@ -286,8 +286,8 @@ def _square_inplace(K):  # pragma: no cover - compiled
 def _row_sums_in_order(K):
     """The row sums of the symmetric ``K``, each added in column order (as
     ``np.cumsum(K, axis=1)[:, -1]``): its column sums, which NumPy adds row after row when it
-    reduces axis 0 of a C-contiguous array (no pairwise summation across rows), 15x faster than
-    the cumulative sum."""
+    reduces axis 0 of a C-contiguous array (no pairwise summation across rows), without the
+    cumulative sum's intermediate matrix (``docs/studies/fast_selection.md``)."""
     return K.sum(axis=0)
 
 
