@@ -49,15 +49,14 @@ def _render(data, fmt: str, *, halves: bool = False) -> bytes:
 
 
 def _rgba(fig, hidden) -> bytes:
-    """``fig`` saved as raw RGBA at :data:`edr.plots.DPI`, the artists ``hidden`` left out."""
-    from edr.plots import DPI
+    """``fig`` saved as raw RGBA (:func:`edr.plots.figure_bytes`), the artists ``hidden`` left
+    out."""
+    from edr.plots import figure_bytes
 
     for artist in hidden:
         artist.set_visible(False)
     try:
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="rgba", dpi=DPI)
-        return buffer.getvalue()
+        return figure_bytes(fig, "rgba")
     finally:
         for artist in hidden:
             artist.set_visible(True)

@@ -481,8 +481,8 @@ def _window_info(window: Window, wa: WindowAnalysis, part: WindowPart) -> Window
     q = {"status": "ok", "spectral_concentration": part.concentration, **wa.output.quality,
          "n_ectopic": int(beats.n_ectopic), "n_artifact": int(beats.n_artifact),
          "n_masked_samples": int(beats.n_masked), **wa.lead_info}
-    kept = {"times": wa.segment.beat_times, "valid": valid, "ectopic": np.asarray(beats.ectopic,
-                                                                                 dtype=bool)}
+    ectopic = np.asarray(beats.ectopic, dtype=bool)
+    kept = {"times": wa.segment.beat_times, "valid": valid, "ectopic": ectopic}
     return WindowInfo(window.start_s, window.end_s, int(valid.sum()), int((~valid).sum()),
                       wa.output.sigma2, wa.segment.lead, q, kept)
 
