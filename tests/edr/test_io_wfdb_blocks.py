@@ -11,6 +11,7 @@ import pytest
 import wfdb
 
 import edr.io.wfdb_reader as wr
+from edr.errors import RecordError
 from edr.io import read_record
 
 N_FRAMES = 5003  # not a multiple of the block nor of 3 (formats 310/311 pack 3 samples)
@@ -138,3 +139,19 @@ def test_blocks_need_no_more_than_the_output(tmp_path, monkeypatch):
     blocked = peak(lambda: wr.read_signals(base, header, [0]))
     assert whole > 1.3 * out_bytes  # what the blocks save is there to save
     assert blocked < 1.1 * out_bytes
+
+
+def test_a_block_of_the_wrong_length_is_refused_and_read_record_names_the_header(
+        tmp_path, monkeypatch):
+    base, _, _ = _write_digital(tmp_path, "16")
+    physical = wr._physical
+
+    def short_block(base, indices, start, stop):  # as a truncated data file would read
+        return [x[:-1] for x in physical(base, indices, start, stop)]
+
+    monkeypatch.setattr(wr, "_physical", short_block)
+    with pytest.raises(ValueError, match=rf"frames 0-{BLOCK} gave {BLOCK - 1} samples, "
+                                         rf"not {BLOCK}"):
+        _blocked(monkeypatch, base, [0])
+    with pytest.raises(RecordError, match=r"cannot read signals of .*d16\.hea: frames 0-"):
+        read_record(str(base) + ".hea")  # the block size set by _blocked still holds
