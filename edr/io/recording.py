@@ -17,6 +17,7 @@ import numpy as np
 
 from edr.errors import ReferenceWarning, SignalError
 from edr.io.channels import choose_ecg, choose_resp, clean_name, ecg_channels
+from edr.io.digital_lead import DigitalLead, lead_blocks
 from edr.names import check_fs
 
 __all__ = ["Recording", "VOLTAGE_UNITS", "to_millivolts", "assemble_recording"]
@@ -36,14 +37,18 @@ class Recording:
         Record name, e.g. ``"bidmc01"``.
     fs : float
         Sampling rate of ``ecg`` in Hz: the native rate of the selected ECG channel.
-    ecg : ndarray, shape (n,)
+    ecg : ndarray or DigitalLead, shape (n,)
         The selected lead, float64, in mV when the file states a voltage unit
-        (uV and V are converted); NaN samples are kept.
+        (uV and V are converted); NaN samples are kept. A WFDB record longer than
+        :data:`edr.io.wfdb_reader.BLOCK_FRAMES` frames gives a
+        :class:`~edr.io.digital_lead.DigitalLead`: its digital samples, read as a read-only
+        float64 array (slices and ``np.asarray(ecg)`` are float64 arrays of the same values).
     ecg_channel : str
         Cleaned name of the selected lead (trailing commas stripped), e.g. ``"II"``.
     leads : dict of str to ndarray
         Every ECG lead of the record at ``fs`` (leads stored at another rate are
-        resampled with :func:`scipy.signal.resample_poly`), including the selected one.
+        resampled with :func:`scipy.signal.resample_poly`), including the selected one; each
+        an array or a :class:`~edr.io.digital_lead.DigitalLead`, as ``ecg``.
     resp : ndarray or None
         Reference respiration at its own rate ``resp_fs`` (file units).
     resp_fs : float or None
@@ -94,7 +99,8 @@ class Recording:
         if not np.isfinite(self.fs) or self.fs <= 0:
             raise SignalError(f"sampling rate fs={self.fs!r} of record {self.name!r} must be "
                               "positive")
-        self.ecg = np.asarray(self.ecg, dtype=np.float64)
+        if not isinstance(self.ecg, DigitalLead):
+            self.ecg = np.asarray(self.ecg, dtype=np.float64)
         if self.ecg.ndim != 1:
             raise SignalError(f"ecg of record {self.name!r} must be 1-D, got shape "
                               f"{self.ecg.shape}")
@@ -171,8 +177,11 @@ class Recording:
 
 
 def to_millivolts(x: np.ndarray, unit: str | None) -> np.ndarray:
-    """Scale ``x`` from ``unit`` (mV, uV, V, nV) to mV; other or missing units are left as is."""
+    """Scale ``x`` from ``unit`` (mV, uV, V, nV) to mV; other or missing units are left as is
+    (a :class:`~edr.io.digital_lead.DigitalLead` stays one, scaled as it is read)."""
     scale = _MILLIVOLT_SCALE.get((unit or "").strip().lower(), 1.0)
+    if isinstance(x, DigitalLead):
+        return x.scaled(scale)
     x = np.asarray(x, dtype=np.float64)
     return x * scale if scale != 1.0 else x
 
@@ -184,6 +193,7 @@ def _resample(x: np.ndarray, fs_from: float, fs_to: float, n_out: int) -> np.nda
     neighbouring input samples include a NaN is set back to NaN.
     """
     ratio = Fraction(fs_to / fs_from).limit_denominator(1000)
+    x = np.asarray(x, dtype=np.float64)  # a DigitalLead resampled is converted whole
     nan = np.isnan(x)
     if nan.all():
         return np.full(n_out, np.nan)
@@ -224,7 +234,8 @@ def assemble_recording(
     names, fs, units : sequences, one entry per channel in the file
         Raw names (cleaned here), sampling rates (Hz) and physical units.
     read : callable
-        ``read(indices) -> list of 1-D float arrays`` in the same order, so that
+        ``read(indices) -> list of 1-D float arrays`` (or of
+        :class:`~edr.io.digital_lead.DigitalLead`) in the same order, so that
         readers only load the channels they need.
     channel, resp_channel : str or None
         Requested ECG and respiration channel names (None: defaults of
@@ -256,7 +267,7 @@ def assemble_recording(
     signals = dict(zip(wanted, read(wanted), strict=False))
 
     ecg = to_millivolts(signals[i_ecg], units[i_ecg])
-    if not np.isfinite(ecg).any():
+    if not any(np.isfinite(block).any() for _, block in lead_blocks(ecg)):
         raise SignalError(f"ECG channel {cleaned[i_ecg]!r} of {source} has no valid sample "
                           f"({ecg.size} samples, all missing)")
     leads = []

@@ -31,6 +31,7 @@ from edr.io.reference import (
     implausible_reason,
     listed_labels,
 )
+from edr.io.wfdb_samples import BLOCK_FRAMES, held_digital, read_digital, read_signals
 
 __all__ = ["resolve_record", "check_header_text", "read_wfdb", "read_signals",
            "read_breath_times", "read_breath_annotations", "BREATH_EXTENSION", "BLOCK_FRAMES"]
@@ -41,11 +42,6 @@ BREATH_EXTENSION = "breath"
 # bits per sample of the fixed-width WFDB formats (FLAC formats 508/516/524 are variable)
 _BITS = {"8": 8, "16": 16, "24": 24, "32": 32, "61": 16, "80": 8, "160": 16, "212": 12,
          "310": 32 / 3, "311": 32 / 3}
-#: Frames of a long record read per wfdb call (:func:`read_signals`): 8 MB of float64 per
-#: channel at one sample per frame.
-BLOCK_FRAMES = 1 << 20
-# formats whose samples depend on earlier frames (8: differences; FLAC: decoded whole)
-_WHOLE_FMTS = frozenset({"8", "508", "516", "524"})
 # sampling frequency [/counter frequency [(base counter value)]] of a WFDB record line
 _FS_TOKEN = re.compile(
     r"^([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)(?:/[0-9.eE+-]+(?:\([0-9.eE+-]*\))?)?$"
@@ -138,84 +134,6 @@ def _check_data_files(base: Path, header: wfdb.Record) -> None:
                 f"data file {data} is truncated: {size} bytes, header {hea} needs {needed} "
                 f"({header.sig_len} frames of format {header.fmt[idx[0]]})"
             )
-
-
-def read_signals(base: Path, header: wfdb.Record, indices: list[int]) -> list[np.ndarray]:
-    """The physical samples (float64) of channels ``indices`` of record ``base``, as wfdb reads
-    them (``e_p_signal`` of ``wfdb.rdrecord(..., smooth_frames=False, return_res=64)``).
-
-    A record longer than :data:`BLOCK_FRAMES` frames is read :data:`BLOCK_FRAMES` frames at a
-    time (``sampfrom``/``sampto``) into arrays allocated once, so that the read needs no more
-    than the output and one block's temporaries (the digital samples, their float64 copy and
-    the mask of invalid samples), not those of the whole record (measured in
-    ``docs/studies/fast_selection.md``, fifth round). Each block goes through wfdb's own
-    conversion ((digital - baseline) / gain, NaN at the format's invalid value), so the
-    values are the same bits as one call's. Records whose samples depend on earlier frames
-    (format 8 stores differences from the record's start; FLAC formats 508/516/524 are decoded
-    whole) or on later ones (a skewed signal) are read in one call.
-
-    Parameters
-    ----------
-    base : Path
-        The record without extension.
-    header : wfdb.Record
-        Its header (``wfdb.rdheader``).
-    indices : list of int
-        The channels to read, in the order returned.
-
-    Returns
-    -------
-    list of ndarray
-        One float64 array per channel, ``sig_len * samps_per_frame`` samples.
-
-    Raises
-    ------
-    ValueError
-        A block of an unexpected length; wfdb's own errors of an unreadable data file (bare
-        ``ValueError`` and others) pass through (:func:`read_wfdb` turns them into
-        :class:`~edr.errors.RecordError`).
-
-    See Also
-    --------
-    read_wfdb
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> import numpy as np
-    >>> import wfdb
-    >>> from edr.io import write_wfdb
-    >>> from edr.io.wfdb_reader import read_signals
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> hea, dat = write_wfdb(Path(tmp.name), "ramp", np.linspace(-1.0, 1.0, 500), 250.0)
-    >>> x, = read_signals(Path(tmp.name) / "ramp", wfdb.rdheader(str(hea)[:-4]), [0])
-    >>> x.dtype, x.size
-    (dtype('float64'), 500)
-    >>> tmp.cleanup()
-    """
-    n = int(header.sig_len or 0)
-    fmts = {str(header.fmt[i]) for i in indices}
-    skewed = any(header.skew[i] for i in indices) if header.skew else False
-    if n <= BLOCK_FRAMES or fmts & _WHOLE_FMTS or skewed:
-        return _physical(base, indices, 0, None)
-    spf = [(header.samps_per_frame or [1] * header.n_sig)[i] or 1 for i in indices]
-    out = [np.empty(n * k, dtype=np.float64) for k in spf]
-    for start in range(0, n, BLOCK_FRAMES):
-        stop = min(start + BLOCK_FRAMES, n)
-        for x, part, k in zip(out, _physical(base, indices, start, stop), spf, strict=True):
-            if part.size != (stop - start) * k:
-                raise ValueError(f"frames {start}-{stop} gave {part.size} samples, "
-                                 f"not {(stop - start) * k}")
-            x[start * k:stop * k] = part
-    return out
-
-
-def _physical(base: Path, indices: list[int], start: int, stop: int | None) -> list[np.ndarray]:
-    """wfdb's physical samples of frames ``start:stop`` of the channels ``indices``."""
-    rec = wfdb.rdrecord(str(base), sampfrom=start, sampto=stop, channels=list(indices),
-                        smooth_frames=False, return_res=64)
-    return [np.asarray(x, dtype=np.float64) for x in rec.e_p_signal]
 
 
 def read_breath_annotations(
@@ -327,6 +245,14 @@ def read_wfdb(
 ) -> Recording:
     """Read a WFDB record; see :func:`edr.io.read_record` for the parameters.
 
+    Returns
+    -------
+    Recording
+        A record longer than :data:`BLOCK_FRAMES` frames in formats read by blocks
+        (:func:`held_digital`) holds its ECG leads as
+        :class:`~edr.io.digital_lead.DigitalLead` (the digital samples, converted where they
+        are read: the same values); its respiration is converted whole.
+
     Raises
     ------
     FileNotFoundError
@@ -377,8 +303,10 @@ def read_wfdb(
     spf = [s or 1 for s in (header.samps_per_frame or [1] * header.n_sig)]
     fs = [float(header.fs) * k for k in spf]
 
-    def read(indices: list[int]) -> list[np.ndarray]:
+    def read(indices: list[int]) -> list:
         try:
+            if held_digital(header, indices):
+                return read_digital(base, header, indices)
             return read_signals(base, header, indices)
         # wfdb raises bare ValueError ("Samples were not loaded correctly")
         except Exception as exc:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import wfdb
 
-import edr.io.wfdb_reader as wr
+import edr.io.wfdb_samples as ws
 from edr.errors import RecordError
 from edr.io import read_record
 
@@ -34,8 +34,8 @@ def _same_bits(got, want):
 
 
 def _blocked(monkeypatch, base, channels):
-    monkeypatch.setattr(wr, "BLOCK_FRAMES", BLOCK)
-    return wr.read_signals(base, wfdb.rdheader(str(base)), list(channels))
+    monkeypatch.setattr(ws, "BLOCK_FRAMES", BLOCK)
+    return ws.read_signals(base, wfdb.rdheader(str(base)), list(channels))
 
 
 def _write_digital(folder, fmt, seed=0):
@@ -100,7 +100,7 @@ def test_raw_formats_and_samples_per_frame(tmp_path, monkeypatch, fmt, spf):
 def test_read_record_is_unchanged_by_the_blocks(tmp_path, monkeypatch):
     base, _, _ = _write_digital(tmp_path, "16")
     whole = read_record(base)
-    monkeypatch.setattr(wr, "BLOCK_FRAMES", BLOCK)
+    monkeypatch.setattr(ws, "BLOCK_FRAMES", BLOCK)
     blocked = read_record(base)
     assert np.array_equal(whole.ecg, blocked.ecg, equal_nan=True)
     for name in whole.leads:
@@ -111,8 +111,8 @@ def test_read_record_is_unchanged_by_the_blocks(tmp_path, monkeypatch):
 def test_real_records(data_dir, monkeypatch, record):
     base = data_dir / record
     n_sig = wfdb.rdheader(str(base)).n_sig
-    monkeypatch.setattr(wr, "BLOCK_FRAMES", 10007)
-    got = wr.read_signals(base, wfdb.rdheader(str(base)), list(range(n_sig)))
+    monkeypatch.setattr(ws, "BLOCK_FRAMES", 10007)
+    got = ws.read_signals(base, wfdb.rdheader(str(base)), list(range(n_sig)))
     _same_bits(got, _reference(base, range(n_sig)))
 
 
@@ -135,8 +135,8 @@ def test_blocks_need_no_more_than_the_output(tmp_path, monkeypatch):
             tracemalloc.stop()
 
     whole = peak(lambda: _reference(base, [0]))
-    monkeypatch.setattr(wr, "BLOCK_FRAMES", 1 << 13)
-    blocked = peak(lambda: wr.read_signals(base, header, [0]))
+    monkeypatch.setattr(ws, "BLOCK_FRAMES", 1 << 13)
+    blocked = peak(lambda: ws.read_signals(base, header, [0]))
     assert whole > 1.3 * out_bytes  # what the blocks save is there to save
     assert blocked < 1.1 * out_bytes
 
@@ -144,12 +144,12 @@ def test_blocks_need_no_more_than_the_output(tmp_path, monkeypatch):
 def test_a_block_of_the_wrong_length_is_refused_and_read_record_names_the_header(
         tmp_path, monkeypatch):
     base, _, _ = _write_digital(tmp_path, "16")
-    physical = wr._physical
+    digital = ws._digital
 
-    def short_block(base, indices, start, stop):  # as a truncated data file would read
-        return [x[:-1] for x in physical(base, indices, start, stop)]
+    def short_block(base, indices, start, stop, res):  # as a truncated data file would read
+        return [x[:-1] for x in digital(base, indices, start, stop, res)]
 
-    monkeypatch.setattr(wr, "_physical", short_block)
+    monkeypatch.setattr(ws, "_digital", short_block)
     with pytest.raises(ValueError, match=rf"frames 0-{BLOCK} gave {BLOCK - 1} samples, "
                                          rf"not {BLOCK}"):
         _blocked(monkeypatch, base, [0])
