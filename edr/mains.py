@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from edr import zero_phase
+from edr.beats import true_runs
 from edr.dsp.filters import iirnotch
+from edr.io.digital_lead import as_lead, finite_median, lead_blocks, lead_sum
 from edr.signal import welch_in_blocks
 
 __all__ = ["MAINS_HZ", "MAINS_MIN_DB", "MAINS_NOTCH_Q", "mains_frequency", "notch_mains",
@@ -54,16 +56,14 @@ def mains_frequency(x, fs: float) -> float | None:
     >>> mains_frequency(ecg, fs), mains_frequency(ecg - hum, fs)
     (50.0, None)
     """
-    x = np.asarray(x, dtype=float)
-    ok = np.isfinite(x)
+    x = as_lead(x)
+    ok = np.empty(x.size, dtype=bool)
+    for start, block in lead_blocks(x):
+        ok[start:start + block.size] = np.isfinite(block)
     n_ok = int(ok.sum())
     if n_ok < 8 * fs:
         return None
-    if n_ok == x.size:
-        fill, mean = None, x.mean()
-    else:
-        fill = float(np.median(x[ok]))
-        mean = (np.sum(x, where=ok) + (x.size - n_ok) * fill) / x.size
+    fill, mean = _fill_and_mean(x, ok, n_ok)
     f, p = welch_in_blocks(x, fs, int(round(4 * fs)), fill=fill, offset=mean)
     best, best_db = None, MAINS_MIN_DB
     for line in MAINS_HZ:
@@ -78,6 +78,20 @@ def mains_frequency(x, fs: float) -> float | None:
     return best
 
 
+def _fill_and_mean(x, ok: np.ndarray, n_ok: int):
+    """``(fill, mean)``: the median of the finite samples (None without NaN) and the mean of
+    the lead with its NaN set to it; ``x.mean()`` and ``(np.sum(x, where=ok) + n_nan * fill) /
+    x.size`` bit for bit, a block at a time (:func:`edr.io.digital_lead.lead_sum`; NumPy's
+    masked sum adds the pairwise sums of the runs of ``ok`` one after the other)."""
+    if n_ok == x.size:
+        return None, lead_sum(x) / x.size
+    fill = finite_median(x)
+    total = 0.0
+    for a, b in zip(*true_runs(ok), strict=True):
+        total = total + lead_sum(x, a, b)
+    return fill, (total + (x.size - n_ok) * fill) / x.size
+
+
 def remove_mains(x, fs: float) -> np.ndarray:
     """``x`` with its mains line and the line's harmonics notched out, when it has one.
 
@@ -87,7 +101,9 @@ def remove_mains(x, fs: float) -> np.ndarray:
     the breathing itself. :func:`mains_frequency` decides whether a line is present; each
     harmonic below ``0.45 fs`` then gets a zero-phase IIR notch (``scipy.signal.iirnotch``,
     ``Q =`` :data:`MAINS_NOTCH_Q`, applied forward and backward). Without a line ``x`` is
-    returned unchanged (the same array). NaN samples stay NaN. Measurements:
+    returned unchanged (the same array, or the same
+    :class:`~edr.io.digital_lead.DigitalLead`: the check reads a lead a block at a time; a
+    notched lead is a float64 array). NaN samples stay NaN. Measurements:
     ``docs/studies/beyond_the_icu.md``.
 
     See Also
@@ -127,11 +143,11 @@ def notch_mains(x, fs: float, line: float | None) -> np.ndarray:
     >>> notch_mains(ecg, fs, None) is ecg, round(float(np.std(notch_mains(ecg, fs, 50.0))), 2)
     (True, 0.05)
     """
-    x = np.asarray(x, dtype=float)
     if line is None:
-        return x
+        return as_lead(x)
+    x = np.asarray(x, dtype=float)
     ok = np.isfinite(x)
-    y = np.where(ok, x, np.median(x[ok]))
+    y = np.where(ok, x, finite_median(x))
     h = 1
     while h * line < _MAINS_MAX_FRACTION * fs:
         b, a = iirnotch(h * line, MAINS_NOTCH_Q, fs)

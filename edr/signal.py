@@ -26,6 +26,7 @@ from edr.dsp import filters, spectral
 from edr.dsp.spline import cubic_spline
 from edr.errors import SignalError
 from edr.io.arrays import as_series
+from edr.io.digital_lead import as_lead
 from edr.names import FS_RANGE
 
 __all__ = [
@@ -414,7 +415,7 @@ def welch_in_blocks(x, fs: float, nperseg: int, *, fill: float | None = None,
     >>> f.shape, f[np.argmax(p)]
     ((33,), np.float64(0.25))
     """
-    x = np.asarray(x, dtype=float)
+    x = as_lead(x)  # a DigitalLead is converted a block at a time
     step = nperseg - nperseg // 2
     n_seg = max((x.size - nperseg) // step + 1, 1)
     firsts = range(0, n_seg, block_segments)

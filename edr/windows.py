@@ -20,6 +20,7 @@ import numpy as np
 from edr.beats import Beats, detect, signal_mask, true_runs
 from edr.errors import ChannelError, SignalError
 from edr.fusion import HEART_SERIES, carried_hz, fuse, panel_weights, standardised
+from edr.io.digital_lead import as_lead
 from edr.mains import remove_mains
 from edr.methods import MethodOutput, Segment, series_on_grid
 from edr.names import check_fs
@@ -189,7 +190,9 @@ def check_rate(recording) -> float:
 
 def record_leads(recording, opts: EDROptions) -> dict:
     """``{name: samples}``: the requested lead, or every ECG lead for a multi-lead mode, each
-    with its mains line removed (:func:`edr.mains.remove_mains`).
+    with its mains line removed (:func:`edr.mains.remove_mains`); a
+    :class:`~edr.io.digital_lead.DigitalLead` without a mains line stays one (the windows read
+    their slices of it).
 
     For a mode the recording's selected lead comes first (ties go to it).
 
@@ -199,9 +202,9 @@ def record_leads(recording, opts: EDROptions) -> dict:
         A named lead that is not in the recording.
     """
     if opts.lead_mode is not None:
-        leads = {str(n): np.asarray(v, dtype=float) for n, v in (recording.leads or {}).items()}
+        leads = {str(n): as_lead(v) for n, v in (recording.leads or {}).items()}
         if not leads:
-            leads = {str(recording.ecg_channel): np.asarray(recording.ecg, dtype=float)}
+            leads = {str(recording.ecg_channel): as_lead(recording.ecg)}
         if str(recording.ecg_channel) in leads:
             leads = {str(recording.ecg_channel): leads.pop(str(recording.ecg_channel)), **leads}
     else:
@@ -213,14 +216,14 @@ def record_leads(recording, opts: EDROptions) -> dict:
 
 def _pick_lead(recording, lead):
     if lead is None:
-        return np.asarray(recording.ecg, dtype=float), str(recording.ecg_channel)
+        return as_lead(recording.ecg), str(recording.ecg_channel)
     leads = dict(getattr(recording, "leads", {}) or {})
     key = str(lead).rstrip(",").strip()
     for name, x in leads.items():
         if name == key or name.lower() == key.lower():
-            return np.asarray(x, dtype=float), name
+            return as_lead(x), name
     if key.lower() == str(recording.ecg_channel).lower():
-        return np.asarray(recording.ecg, dtype=float), str(recording.ecg_channel)
+        return as_lead(recording.ecg), str(recording.ecg_channel)
     raise ChannelError(f"lead {lead!r} is not in recording {getattr(recording, 'name', '?')!r}; "
                        f"its ECG leads are {sorted(leads) or [recording.ecg_channel]}")
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from edr.io.digital_lead import as_lead, lead_blocks
+
 __all__ = ["signal_mask", "true_runs"]
 
 _MASK_BLOCK = 1 << 20
@@ -34,7 +36,7 @@ def signal_mask(ecg, fs: float, *, flat_s: float = 1.0) -> np.ndarray:
 
     Parameters
     ----------
-    ecg : array_like, shape (n,)
+    ecg : array_like or DigitalLead, shape (n,)
         The lead.
     fs : float
         Sampling rate (Hz).
@@ -62,8 +64,10 @@ def signal_mask(ecg, fs: float, *, flat_s: float = 1.0) -> np.ndarray:
     >>> int(signal_mask(x, 250.0).sum())
     600
     """
-    x = np.asarray(ecg, dtype=float)
-    bad = ~np.isfinite(x)
+    x = as_lead(ecg)  # a DigitalLead is read a block at a time
+    bad = np.empty(x.size, dtype=bool)
+    for start, block in lead_blocks(x):
+        bad[start:start + block.size] = ~np.isfinite(block)
     m = max(int(round(flat_s * fs)) - 1, 1)  # a flat run: m equal neighbours in a row
     block = max(_MASK_BLOCK, 4 * m)
     for c0 in range(1, x.size, block):  # blocks of neighbour pairs (i - 1, i), m either side

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
-__all__ = ["DigitalLead", "LEAD_BLOCK", "physical", "lead_blocks", "lead_sum", "as_lead"]
+__all__ = ["DigitalLead", "LEAD_BLOCK", "physical", "lead_blocks", "lead_sum", "finite_median",
+           "as_lead"]
 
 LEAD_BLOCK = 1 << 20
 """Samples converted at a time when a whole :class:`DigitalLead` is read (8 MB of float64)."""
@@ -181,12 +182,13 @@ def lead_blocks(x, size: int = LEAD_BLOCK):
         yield start, x[start:start + size]
 
 
-def lead_sum(x, leaf: int = LEAD_BLOCK) -> float:
-    """``np.sum(x)`` of a float64 lead, the same bits, reading at most ``leaf`` samples at once.
+def lead_sum(x, start: int = 0, stop: int | None = None, leaf: int = LEAD_BLOCK) -> float:
+    """``np.sum(x[start:stop])`` of a float64 lead, the same bits, reading at most ``leaf``
+    samples at once.
 
     NumPy sums a contiguous float64 array pairwise: a range longer than 128 is split at half
     its length rounded down to a multiple of 8, and the two halves' sums added. Splitting the
-    lead the same way down to ranges of at most ``leaf`` samples and summing each with
+    range the same way down to ranges of at most ``leaf`` samples and summing each with
     ``np.sum`` follows the same tree (tested against ``np.sum`` on long arrays).
 
     Examples
@@ -194,8 +196,8 @@ def lead_sum(x, leaf: int = LEAD_BLOCK) -> float:
     >>> import numpy as np
     >>> from edr.io.digital_lead import lead_sum
     >>> x = np.random.default_rng(0).standard_normal(100_003)
-    >>> lead_sum(x, leaf=1000) == np.sum(x)
-    np.True_
+    >>> lead_sum(x, leaf=1000) == np.sum(x), lead_sum(x, 7, 50_000, 1000) == np.sum(x[7:50_000])
+    (np.True_, np.True_)
     """
     x = as_lead(x)
     leaf = max(int(leaf), 128)
@@ -207,7 +209,35 @@ def lead_sum(x, leaf: int = LEAD_BLOCK) -> float:
         half -= half % 8
         return tree(lo, half) + tree(lo + half, n - half)
 
-    return tree(0, x.size)
+    stop = x.size if stop is None else min(stop, x.size)
+    return tree(start, max(stop - start, 0))
+
+
+def finite_median(x) -> float:
+    """``np.median`` of the finite samples of a lead, the same bits.
+
+    Of a :class:`DigitalLead`, without converting it: the middle one or two digital samples
+    (``np.partition`` of the valid ones; the conversion keeps their order or reverses it) are
+    converted and averaged as ``np.median`` averages them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.io.digital_lead import DigitalLead, finite_median
+    >>> lead = DigitalLead(np.array([5, -32768, 1, 3, 2], dtype=np.int16), 2.0, 0, -32768)
+    >>> finite_median(lead), float(np.median([2.5, 0.5, 1.5, 1.0]))
+    (1.25, 1.25)
+    """
+    if not isinstance(x, DigitalLead) or not np.isfinite(x.gain) or x.gain == 0:
+        x = np.asarray(x, dtype=float)
+        return float(np.median(x[np.isfinite(x)]))
+    d = x.digital
+    d = d[d != x.invalid] if x.invalid is not None else d.copy()
+    if not d.size:
+        return float("nan")
+    lo, hi = (d.size - 1) // 2, d.size // 2
+    d.partition([lo, hi])
+    return float(np.median(physical(d[[lo, hi]], x.gain, x.baseline, None, x.scale)))
 
 
 def as_lead(x):
