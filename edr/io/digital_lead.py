@@ -150,6 +150,9 @@ class DigitalLead(NDArrayOperatorsMixin):
         args = [np.asarray(a) if isinstance(a, DigitalLead) else a for a in inputs]
         return getattr(ufunc, method)(*args, **kwargs)
 
+    def __reduce__(self):
+        return DigitalLead, (self.digital, self.gain, self.baseline, self.invalid, self.scale)
+
     def __getattr__(self, name: str):
         """The float64 array's public attributes and methods (``lead.mean()``, ``lead.copy()``):
         those of ``np.asarray(lead)``, the whole lead converted."""

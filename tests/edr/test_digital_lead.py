@@ -4,6 +4,7 @@ lead, the mains check's sums and median, the mask of unusable samples, and the e
 
 from __future__ import annotations
 
+import pickle
 import tracemalloc
 
 import numpy as np
@@ -97,6 +98,9 @@ def test_arrays_out_for_users():
     with pytest.raises(ValueError, match="1-D integer"):
         DigitalLead(np.zeros(3), 1.0, 0)
     assert lead.scaled(1.0) is lead and lead.scaled(1e-3)[1] == 1e-3
+    again = pickle.loads(pickle.dumps(lead.scaled(1e-3)))  # to a worker process and back
+    _same(again, x * 1e-3)
+    assert isinstance(again, DigitalLead) and not again.digital.flags.writeable
     with pytest.raises(ValueError, match="once"):
         lead.scaled(1e-3).scaled(1e3)
 
