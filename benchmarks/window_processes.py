@@ -1,16 +1,18 @@
 """Experiment (not the library): a long record's windows in forked worker processes against the
 pipeline's window threads, the same values, with the peak of the sum of the processes' PSS.
 
-Usage: ``python benchmarks/window_processes.py RECORD threads|fork`` (RECORD a WFDB record
-without extension, e.g. ``bench_edr.write_day``'s). ``fork`` replaces ``edr.pipeline._analyses``
-by one that analyses the first window here (Numba and the thread pools loaded before the fork,
-BLAS on one thread as the threads have it) and the others in 2 processes forked from this one
-(the lead shared copy-on-write, each window's analysis pickled back), at most 4 windows ahead.
-A thread samples the PSS (``/proc/<pid>/smaps_rollup``) of this process and its children every
-20 ms. Prints one JSON line (wall and CPU of read + extract, this process's and its children's
-CPU, the peak PSS sum, VmHWM) and the windows' statuses; saves the waveform and the rates in
-the working folder (``wave_<mode>.npy``, ``rate_<mode>.npy``) to compare the two modes.
-Measured in ``docs/studies/fast_selection.md``, sixth round.
+Usage: ``python benchmarks/window_processes.py RECORD threads|fork [INTERVAL_S]`` (RECORD a
+WFDB record without extension, e.g. ``bench_edr.write_day``'s). ``fork`` replaces
+``edr.pipeline._analyses`` by one that analyses the first window here (Numba and the thread pools
+loaded before the fork, BLAS on one thread as the threads have it) and the others in 2 processes
+forked from this one (the lead shared copy-on-write, each window's analysis pickled back), at
+most 4 windows ahead. A thread samples the PSS (``/proc/<pid>/smaps_rollup``) of this process
+and its children every ``INTERVAL_S`` (default 0.2 s; reading ``smaps_rollup`` costs CPU: every
+20 ms it cost the fork mode, three processes, several seconds of this process's CPU over a day).
+Prints one JSON line (wall and CPU of read + extract, this process's and its children's CPU, the
+peak PSS sum, VmHWM) and the windows' statuses; saves the waveform and the rates in the working
+folder (``wave_<mode>.npy``, ``rate_<mode>.npy``) to compare the two modes. Measured in
+``docs/studies/fast_selection.md``, sixth round.
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ def pss_total():
     return tot, len(pids)
 
 
-def main(path, mode):
+def main(path, mode, interval_s=0.2):
     if mode == "fork":
         pl._analyses = _analyses_fork
     peak, stop = [0, 0], threading.Event()
@@ -90,7 +92,7 @@ def main(path, mode):
             t, n = pss_total()
             if t > peak[0]:
                 peak[:] = [t, n]
-            time.sleep(0.02)
+            time.sleep(interval_s)
 
     th = threading.Thread(target=monitor, daemon=True)
     th.start()
@@ -117,4 +119,4 @@ def main(path, mode):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], *map(float, sys.argv[3:4]))
