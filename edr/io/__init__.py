@@ -23,6 +23,7 @@ __all__ = [
     "recording_from_arrays",
     "as_recording",
     "Recording",
+    "DigitalLead",
     "write_csv",
     "write_wfdb",
     "write_json",
@@ -36,6 +37,7 @@ __all__ = [
 # :mod:`edr.io.paths` do not load NumPy, SciPy, wfdb or YAML.
 _LAZY_IO = {
     "Recording": "edr.io.recording",
+    "DigitalLead": "edr.io.digital_lead",
     "recording_from_arrays": "edr.io.arrays",
     "as_recording": "edr.io.arrays",
     "write_csv": "edr.io.writers",
