@@ -13,7 +13,7 @@ import numpy as np
 from edr import zero_phase
 from edr.beats import true_runs
 from edr.dsp.filters import iirnotch
-from edr.io.digital_lead import as_lead, finite_median, lead_blocks, lead_sum
+from edr.io.digital_lead import DigitalLead, as_lead, finite_median, lead_blocks, lead_sum
 from edr.signal import welch_in_blocks
 
 __all__ = ["MAINS_HZ", "MAINS_MIN_DB", "MAINS_NOTCH_Q", "mains_frequency", "notch_mains",
@@ -80,9 +80,15 @@ def mains_frequency(x, fs: float) -> float | None:
 
 def _fill_and_mean(x, ok: np.ndarray, n_ok: int):
     """``(fill, mean)``: the median of the finite samples (None without NaN) and the mean of
-    the lead with its NaN set to it; ``x.mean()`` and ``(np.sum(x, where=ok) + n_nan * fill) /
-    x.size`` bit for bit, a block at a time (:func:`edr.io.digital_lead.lead_sum`; NumPy's
-    masked sum adds the pairwise sums of the runs of ``ok`` one after the other)."""
+    the lead with its NaN set to it: ``x.mean()`` or ``(np.sum(x, where=ok) + n_nan * fill) /
+    x.size``; of a :class:`~edr.io.digital_lead.DigitalLead` the same bits a block at a time
+    (:func:`edr.io.digital_lead.lead_sum` follows NumPy's pairwise sum of a contiguous array;
+    NumPy's masked sum adds the pairwise sums of the runs of ``ok`` one after the other)."""
+    if not isinstance(x, DigitalLead):  # an array, contiguous or not: NumPy's own sums
+        if n_ok == x.size:
+            return None, x.mean()
+        fill = finite_median(x)
+        return fill, (np.sum(x, where=ok) + (x.size - n_ok) * fill) / x.size
     if n_ok == x.size:
         return None, lead_sum(x) / x.size
     fill = finite_median(x)
