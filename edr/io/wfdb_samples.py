@@ -82,13 +82,13 @@ def read_signals(base: Path, header: wfdb.Record, indices: list[int]) -> list[np
     >>> tmp.cleanup()
     """
     if int(header.sig_len or 0) <= BLOCK_FRAMES or not _blockable(header, indices):
-        return _physical(base, indices, 0, None)
+        return _wfdb_physical(base, indices, 0, None)
     if not held_digital(header, indices):  # format 61: wfdb's physical samples by blocks
         return _in_blocks(header, indices, np.float64,
-                          lambda start, stop: _physical(base, indices, start, stop))
+                          lambda start, stop: _wfdb_physical(base, indices, start, stop))
     res, scales = _digital_scales(header, indices)
     return _in_blocks(header, indices, np.float64, lambda start, stop: [
-        physical(d, *scale) for d, scale in zip(_digital(base, indices, start, stop, res),
+        physical(d, *scale) for d, scale in zip(_wfdb_digital(base, indices, start, stop, res),
                                                 scales, strict=True)])
 
 
@@ -153,7 +153,7 @@ def read_digital(base: Path, header: wfdb.Record, indices: list[int]) -> list[Di
     """
     res, scales = _digital_scales(header, indices)
     out = _in_blocks(header, indices, np.dtype(f"int{res}"),
-                     lambda start, stop: _digital(base, indices, start, stop, res))
+                     lambda start, stop: _wfdb_digital(base, indices, start, stop, res))
     return [DigitalLead(d, *scale) for d, scale in zip(out, scales, strict=True)]
 
 
@@ -184,14 +184,15 @@ def _in_blocks(header: wfdb.Record, indices: list[int], dtype, read_block) -> li
     return out
 
 
-def _physical(base: Path, indices: list[int], start: int, stop: int | None) -> list[np.ndarray]:
+def _wfdb_physical(base: Path, indices: list[int], start: int,
+                   stop: int | None) -> list[np.ndarray]:
     """wfdb's physical samples of frames ``start:stop`` of the channels ``indices``."""
     rec = wfdb.rdrecord(str(base), sampfrom=start, sampto=stop, channels=list(indices),
                         smooth_frames=False, return_res=64)
     return [np.asarray(x, dtype=np.float64) for x in rec.e_p_signal]
 
 
-def _digital(base: Path, indices: list[int], start: int, stop: int, res: int):
+def _wfdb_digital(base: Path, indices: list[int], start: int, stop: int, res: int):
     """wfdb's digital samples (``int<res>``) of frames ``start:stop`` of the channels
     ``indices``."""
     rec = wfdb.rdrecord(str(base), sampfrom=start, sampto=stop, channels=list(indices),

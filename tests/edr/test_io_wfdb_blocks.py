@@ -144,12 +144,12 @@ def test_blocks_need_no_more_than_the_output(tmp_path, monkeypatch):
 def test_a_block_of_the_wrong_length_is_refused_and_read_record_names_the_header(
         tmp_path, monkeypatch):
     base, _, _ = _write_digital(tmp_path, "16")
-    digital = ws._digital
+    digital = ws._wfdb_digital
 
     def short_block(base, indices, start, stop, res):  # as a truncated data file would read
         return [x[:-1] for x in digital(base, indices, start, stop, res)]
 
-    monkeypatch.setattr(ws, "_digital", short_block)
+    monkeypatch.setattr(ws, "_wfdb_digital", short_block)
     with pytest.raises(ValueError, match=rf"frames 0-{BLOCK} gave {BLOCK - 1} samples, "
                                          rf"not {BLOCK}"):
         _blocked(monkeypatch, base, [0])
