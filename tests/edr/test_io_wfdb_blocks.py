@@ -155,3 +155,39 @@ def test_a_block_of_the_wrong_length_is_refused_and_read_record_names_the_header
         _blocked(monkeypatch, base, [0])
     with pytest.raises(RecordError, match=r"cannot read signals of .*d16\.hea: frames 0-"):
         read_record(str(base) + ".hea")  # the block size set by _blocked still holds
+
+
+@pytest.mark.parametrize("fmt", ["16", "24", "32", "80", "212"])
+def test_digital_leads_of_written_formats_are_wfdbs_values(tmp_path, monkeypatch, fmt):
+    """The leads held as digital samples (what read_record gives of a long record) convert to
+    the bits of one wfdb call, whole and by slices across the blocks."""
+    base, _, _ = _write_digital(tmp_path, fmt)
+    monkeypatch.setattr(ws, "BLOCK_FRAMES", BLOCK)
+    header = wfdb.rdheader(str(base))
+    assert ws.held_digital(header, [0, 1])
+    leads = ws.read_digital(base, header, [1, 0])
+    want = _reference(base, [1, 0])
+    assert leads[0].digital.dtype == (np.int32 if fmt in ("24", "32") else np.int16)
+    _same_bits([np.asarray(x) for x in leads], want)
+    _same_bits([x[BLOCK - 5:2 * BLOCK + 3] for x in leads],
+               [w[BLOCK - 5:2 * BLOCK + 3] for w in want])
+
+
+@pytest.mark.parametrize("fmt", ["160", "212", "310", "311"])
+@pytest.mark.parametrize("spf", [(1, 1), (3, 2)])
+def test_digital_leads_of_raw_formats_are_wfdbs_values(tmp_path, monkeypatch, fmt, spf):
+    base = _write_raw(tmp_path, fmt, spf)
+    monkeypatch.setattr(ws, "BLOCK_FRAMES", BLOCK)
+    header = wfdb.rdheader(str(base))
+    leads = ws.read_digital(base, header, [0, 1])
+    _same_bits([np.asarray(x) for x in leads], _reference(base, [0, 1]))
+
+
+def test_format_61_is_read_as_physical_blocks(tmp_path, monkeypatch):
+    """wfdb 4.3 cannot return format 61's digital samples: read_record gives float64."""
+    base = _write_raw(tmp_path, "61")
+    monkeypatch.setattr(ws, "BLOCK_FRAMES", BLOCK)
+    assert not ws.held_digital(wfdb.rdheader(str(base)), [0, 1])
+    rec = read_record(base)
+    assert isinstance(rec.ecg, np.ndarray)
+    _same_bits([rec.ecg], _reference(base, [0]))
