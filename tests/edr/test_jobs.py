@@ -4,6 +4,7 @@ loop (the reference), each job once, errors kept per job, resumption without dup
 from __future__ import annotations
 
 import math
+import sys
 import threading
 import time
 
@@ -132,6 +133,37 @@ def test_an_interruption_in_the_driver_cancels_the_jobs_not_started():
         list(run_jobs(range(20), work, store=store, backend="threads", workers=1))
     time.sleep(0.2)
     assert len(started) < 20  # the queue was cancelled, the running job finished
+
+
+def _worker_state(job):
+    import gc
+    import os
+    import signal
+    import sys
+
+    return (os.getpid(), gc.isenabled(), signal.getsignal(signal.SIGINT) is signal.SIG_IGN,
+            "edr.tests_marker_module" in sys.modules)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers fork on Linux only")
+def test_process_workers_fork_collect_garbage_and_leave_ctrl_c_to_the_driver(monkeypatch):
+    import gc
+    import os
+    import types
+
+    from edr.jobs import forks_workers
+
+    assert forks_workers()
+    # a module only this process has: a forked worker inherits it, a spawned one would not
+    monkeypatch.setitem(sys.modules, "edr.tests_marker_module", types.ModuleType("marker"))
+    gc.disable()  # the command lines start with the collector off
+    try:
+        outcomes = list(run_jobs([1, 2], _worker_state, backend="processes", workers=2))
+    finally:
+        gc.enable()
+    for o in outcomes:
+        pid, collects, ignores_ctrl_c, inherited = o.value
+        assert pid != os.getpid() and collects and ignores_ctrl_c and inherited
 
 
 def _unpicklable(job):
