@@ -35,11 +35,16 @@ from edr.extract.record import extract_and_write, prepare
 from edr.io.paths import record_kind, record_name, resolve_record
 from edr.io.targets import check_folder
 
-__all__ = ["RECORDS_AHEAD", "check_many_options", "expand_records", "run_many"]
+__all__ = ["RECORDS_AHEAD", "RECORDS_QUEUED", "check_many_options", "expand_records", "run_many"]
 
 RECORDS_AHEAD = 2
 """Records extracted at a time by :func:`run_many` (each in a worker process or thread of its
 own)."""
+
+RECORDS_QUEUED = 4 * RECORDS_AHEAD
+"""Records handed to the workers and not yet reported: a worker that finished starts the next
+record while an earlier, slower one still runs (only the running ones hold a record in memory;
+a finished one waiting for its turn holds its summary)."""
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
@@ -256,7 +261,7 @@ def _extract_rows(args, argv, jobs: list[Job], rows: list[dict]) -> bool:
         _load_for_workers(jobs)
     outcomes = run_jobs(jobs, partial(_extract_one, args, argv), done=done,
                         backend="processes" if forked else "threads",
-                        workers=RECORDS_AHEAD, ahead=RECORDS_AHEAD, ordered=True,
+                        workers=RECORDS_AHEAD, ahead=RECORDS_QUEUED, ordered=True,
                         progress={"desc": "extract", "unit": "record", "file": sys.stderr,
                                   "dynamic_ncols": True})
     try:
