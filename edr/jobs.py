@@ -141,7 +141,8 @@ class _Local:
             self.pool = ThreadPoolExecutor(max_workers=workers)
             return
         for stream in (sys.stdout, sys.stderr):  # a forked worker would write their buffers again
-            stream.flush()
+            if stream is not None:
+                stream.flush()
         self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=_process_context(),
                                         initializer=_worker_start)
         self.pool.submit(int).result()
