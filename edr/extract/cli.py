@@ -77,7 +77,7 @@ def build_parser(prog: str = PROG) -> Parser:
     """The argument parser of the ``extract`` command."""
     p = Parser(
         prog=prog,
-        description="Extract the respiration from an ECG recording (WFDB, EDF or CSV).",
+        description="Extract the respiration from an ECG recording (WFDB, EDF, CSV or NumPy).",
         epilog="Example: %(prog)s bidmc01.dat --plot bidmc01.png   |   %(prog)s --demo",
     )
     _add_record_options(p)
