@@ -275,6 +275,21 @@ def _check_numbers(data: np.ndarray, rows: list[str], delimiter: str, names: lis
                 )
 
 
+def _numbers(rows: list[str], delimiter: str, names: list[str], path: Path) -> np.ndarray:
+    """The data rows as a samples × columns float array, one column per name, checked."""
+    try:
+        data = np.genfromtxt(rows, delimiter=delimiter, dtype=np.float64,
+                             missing_values=("", "nan", "NaN", "NA"), filling_values=np.nan,
+                             invalid_raise=True, ndmin=2)
+    except ValueError as exc:
+        raise RecordError(f"CSV file {path} has a malformed row: {exc}") from exc
+    if data.shape[1] != len(names):
+        raise RecordError(f"CSV file {path} has {len(names)} header names but {data.shape[1]} "
+                          "columns")
+    _check_numbers(data, rows, delimiter, names, path)
+    return data
+
+
 def read_csv(
     path: str | Path,
     channel: str | None = None,
@@ -329,19 +344,7 @@ def read_csv(
     if not rows:
         raise RecordError(f"CSV file {path} has no data rows")
     time_idx, seconds, rows = _time_column(names, units, rows, delimiter)
-    try:
-        data = np.genfromtxt(rows, delimiter=delimiter, dtype=np.float64,
-                             missing_values=("", "nan", "NaN", "NA"), filling_values=np.nan,
-                             invalid_raise=True, ndmin=2)
-    except ValueError as exc:
-        raise RecordError(f"CSV file {path} has a malformed row: {exc}") from exc
-    if data.shape[1] != len(names):
-        raise RecordError(f"CSV file {path} has {len(names)} header names but {data.shape[1]} "
-                          "columns")
-    _check_numbers(data, rows, delimiter, names, path)
-    if data.shape[1] != len(names):
-        raise RecordError(f"CSV file {path} has {len(names)} header names but {data.shape[1]} "
-                          "columns")
+    data = _numbers(rows, delimiter, names, path)
     index = [i for i, n in enumerate(names) if n.lower() in INDEX_COLUMNS]
     if time_idx is not None:
         t = data[:, time_idx] * seconds
