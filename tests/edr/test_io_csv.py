@@ -113,7 +113,7 @@ _TIME_NAMES = {  # the reference: every spelling written out, seconds per unit o
     "Time [s]": 1.0, "Time (sec)": 1.0, "time_sec": 1.0, "seconds": 1.0, "sec": 1.0, "s": 1.0,
     "'Elapsed time'": 1.0, "Elapsed time (seconds)": 1.0, "timestamp": 1.0, "TimeStamp": 1.0,
     "time_ms": 1e-3, "time (ms)": 1e-3, "timestamp_ms": 1e-3, "Timestamp [ms]": 1e-3,
-    "ms": 1e-3, "t_us": 1e-6, "time (µs)": 1e-6, "time (min)": 60.0, "Time (hh:mm:ss.mmm)": 1.0,
+    "ms": 1e-3, "t_us": 1e-6, "sensor timestamp [ns]": None, "timestamp [ns]": 1e-9, "time (µs)": 1e-6, "time (min)": 60.0, "Time (hh:mm:ss.mmm)": 1.0,
     "ECG": None, "II": None, "min": None, "temp": None, "resp": None, "time (kg)": None,
     "sample": None, "": None,
 }
