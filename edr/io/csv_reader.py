@@ -1,18 +1,15 @@
 """Delimited text files: a header row of channel names, one row per sample.
 
-An optional time column gives the sampling rate; otherwise ``fs`` must be passed. A time
-column is named by a time word (``time``, ``t``, ``timestamp``, ``elapsed time``) with an
-optional unit after it (``time_s``, ``Time (sec)``, ``timestamp [ms]``, ``t_us``: the units of
-:data:`TIME_UNITS`; seconds without one), or by a unit alone (``s``, ``sec``, ``seconds``,
-``ms``); :func:`time_unit` reads a name. Names and units may be quoted (``'II'``). A second
-row with no number in it is a units row, as PhysioNet's CSV exports write
-(``'Elapsed time','II'`` then ``'seconds','mV'``): it gives the time column's unit (clock
-times such as ``'0:01.250'`` under ``'hh:mm:ss.mmm'`` are read too) and each channel's unit
-(``uV``, ``V``: scaled to mV); without one, channel values are taken to be in mV. A sample
-number column (``sample``, ``index``, ...: :data:`INDEX_COLUMNS`) is no channel. The file must
-be UTF-8 text (ASCII is). Empty fields and ``nan`` become NaN and are kept. Files separated by
-``;`` or tabs may use decimal commas (``1,23``, as spreadsheets in many locales write them);
-they are read as decimal points.
+An optional time column gives the sampling rate (its name and unit by the rules of
+:mod:`edr.io.time_axis`: ``time``, ``t_ms``, ``Time (sec)``, ``timestamp [ms]``, ...);
+otherwise ``fs`` must be passed. Names and units may be quoted (``'II'``). A second row with no
+number in it is a units row, as PhysioNet's CSV exports write (``'Elapsed time','II'`` then
+``'seconds','mV'``): it gives the time column's unit (clock times such as ``'0:01.250'`` under
+``'hh:mm:ss.mmm'`` are read too) and each channel's unit (``uV``, ``V``: scaled to mV); without
+one, channel values are taken to be in mV. A column of sample numbers (``sample``, ``index``,
+...) is no channel. The file must be UTF-8 text (ASCII is). Empty fields and ``nan`` become NaN
+and are kept. Files separated by ``;`` or tabs may use decimal commas (``1,23``, as spreadsheets
+in many locales write them); they are read as decimal points.
 """
 
 from __future__ import annotations
@@ -24,121 +21,22 @@ from pathlib import Path
 import numpy as np
 
 from edr.errors import RecordError
-from edr.io.channels import clean_name
 from edr.io.recording import Recording, assemble_recording
+from edr.io.time_axis import INDEX_COLUMNS, TIME_UNITS, fs_from_time, time_unit, unquoted
 from edr.names import FS_MAX, FS_MIN
 
-__all__ = ["INDEX_COLUMNS", "TIME_UNITS", "fs_from_time", "read_csv", "time_unit"]
-
-#: Units of a time column (case-insensitive) and their length in seconds.
-TIME_UNITS: dict[str, float] = {
-    "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0,
-    "ms": 1e-3, "msec": 1e-3, "millisecond": 1e-3, "milliseconds": 1e-3,
-    "us": 1e-6, "µs": 1e-6, "usec": 1e-6, "microsecond": 1e-6, "microseconds": 1e-6,
-    "ns": 1e-9, "nsec": 1e-9, "nanosecond": 1e-9, "nanoseconds": 1e-9,
-    "min": 60.0, "minute": 60.0, "minutes": 60.0,
-}
-
-#: Units that name a time column on their own (a column ``min`` is more likely a minimum).
-_BARE_TIME_UNITS = ("s", "sec", "seconds", "ms")
-
-_TIME_NAME = re.compile(r"(?P<word>elapsed[ _]?time|time[ _]?stamp|elapsed|time|t)?[ _\-]*"
-                        r"(?:[(\[]\s*(?P<bracketed>[^)\]]+?)\s*[)\]]|(?P<unit>[a-zµ]+))?")
-
-#: Names of a column of sample numbers (case-insensitive): no channel, and no sampling rate.
-INDEX_COLUMNS = ("sample", "samples", "sample #", "sample number", "sample_number", "sample no",
-                 "sample_no", "index", "idx")
+__all__ = ["read_csv"]
 
 _CLOCK = re.compile(r"(?:(?:(\d+):)?(\d+):)?(\d+(?:\.\d*)?)")
 
 
-def time_unit(name: str) -> float | None:
-    """Seconds per unit of a column named ``name`` if it is a time column, else None.
-
-    Parameters
-    ----------
-    name : str
-        A column name, compared case-insensitively, quotes and blanks around it ignored.
-
-    Returns
-    -------
-    float or None
-
-    See Also
-    --------
-    read_csv : uses it to find the time column.
-
-    Examples
-    --------
-    >>> from edr.io.csv_reader import time_unit
-    >>> [time_unit(n) for n in ("time", "Time (sec)", "timestamp_ms", "ECG", "min")]
-    [1.0, 1.0, 0.001, None, None]
-    """
-    m = _TIME_NAME.fullmatch(_unquoted(name).lower())
-    if m is None:
-        return None
-    unit = m["bracketed"] or m["unit"]
-    if unit is not None and ":" in unit:  # a clock (hh:mm:ss.mmm), read as seconds
-        return 1.0
-    if m["word"] is None:
-        return TIME_UNITS[unit] if unit in _BARE_TIME_UNITS else None
-    return 1.0 if unit is None else TIME_UNITS.get(unit.strip())
-
-
-def _unquoted(text: str) -> str:
-    """``text`` without blanks and one pair of enclosing quotes (``'II'`` -> ``II``)."""
-    text = clean_name(text)
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        text = text[1:-1].strip()
-    return text
-
-
 def _clock_seconds(text: str) -> float:
     """Seconds of a clock time ``[[h:]mm:]ss[.fff]`` (quotes ignored); NaN if it is none."""
-    m = _CLOCK.fullmatch(_unquoted(text))
+    m = _CLOCK.fullmatch(unquoted(text))
     if m is None:
         return float("nan")
     h, mins, sec = m.groups()
     return int(h or 0) * 3600.0 + int(mins or 0) * 60.0 + float(sec)
-
-
-def fs_from_time(t: np.ndarray, *, source: str, column: str) -> float:
-    """Sampling rate (Hz) of a uniformly sampled time axis ``t`` (s).
-
-    The rate is ``(n - 1) / (t[-1] - t[0])``; the axis must increase and every
-    step must lie within half a sample period of ``1 / fs`` (a missing or
-    repeated sample fails), which tolerates times printed with rounding.
-
-    Raises
-    ------
-    RecordError
-        Fewer than two times, NaN times, or a non-uniform axis (the worst step is named).
-
-    See Also
-    --------
-    read_csv
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from edr.io.csv_reader import fs_from_time
-    >>> round(fs_from_time(np.arange(10) / 250.0, source="rec.csv", column="time_s"), 6)
-    250.0
-    """
-    if t.size < 2 or not np.all(np.isfinite(t)):
-        raise RecordError(f"time column {column!r} of {source} needs at least 2 finite values")
-    span = t[-1] - t[0]
-    if span <= 0:
-        raise RecordError(f"time column {column!r} of {source} does not increase")
-    fs = (t.size - 1) / span
-    steps = np.diff(t) * fs
-    worst = int(np.argmax(np.abs(steps - 1.0)))
-    if abs(steps[worst] - 1.0) > 0.5:
-        raise RecordError(
-            f"time column {column!r} of {source} is not uniformly sampled: step "
-            f"{np.diff(t)[worst]:g} s at row {worst + 2} vs {1 / fs:g} s on average"
-        )
-    return float(fs)
 
 
 def _header_and_rows(path: Path) -> tuple[str, list[str]]:
@@ -230,7 +128,7 @@ def _is_number(text: str) -> bool:
 
 def _units_row(row: str, delimiter: str, n: int) -> list[str] | None:
     """The units of a row that holds no number (PhysioNet's ``'seconds','mV'``), else None."""
-    fields = [_unquoted(f) for f in next(csv.reader([row], delimiter=delimiter), [])]
+    fields = [unquoted(f) for f in next(csv.reader([row], delimiter=delimiter), [])]
     if len(fields) != n or any(_is_number(f) for f in fields):
         return None
     return fields if any(f.lower() not in _MISSING_TOKENS for f in fields) else None
@@ -276,7 +174,7 @@ def _check_numbers(data: np.ndarray, rows: list[str], delimiter: str, names: lis
                 )
 
 
-def _numbers(rows: list[str], delimiter: str, names: list[str], path: Path) -> np.ndarray:
+def _data_rows(rows: list[str], delimiter: str, names: list[str], path: Path) -> np.ndarray:
     """The data rows as a samples × columns float array, one column per name, checked."""
     try:
         data = np.genfromtxt(rows, delimiter=delimiter, dtype=np.float64,
@@ -337,7 +235,7 @@ def read_csv(
     delimiter = _delimiter(first)
     if delimiter != "," and any("," in row for row in rows):
         rows = _decimal_points(rows, path)
-    names = [_unquoted(n) for n in next(csv.reader([first], delimiter=delimiter), [])]
+    names = [unquoted(n) for n in next(csv.reader([first], delimiter=delimiter), [])]
     if not names or not any(names):
         raise RecordError(f"CSV file {path} has no header row of channel names")
     units = _units_row(rows[0], delimiter, len(names)) if rows else None
@@ -345,7 +243,7 @@ def read_csv(
     if not rows:
         raise RecordError(f"CSV file {path} has no data rows")
     time_idx, seconds, rows = _time_column(names, units, rows, delimiter)
-    data = _numbers(rows, delimiter, names, path)
+    data = _data_rows(rows, delimiter, names, path)
     index = [i for i, n in enumerate(names) if n.lower() in INDEX_COLUMNS]
     if time_idx is not None:
         t = data[:, time_idx] * seconds

@@ -25,7 +25,7 @@ __all__ = ["RATE_KEY", "read_numpy"]
 RATE_KEY = "fs"
 
 
-def _rate(stored, fs: float | None, path: Path) -> float:
+def _sampling_rate(stored, fs: float | None, path: Path) -> float:
     """The sampling rate: the file's ``fs`` entry and/or the one given, which must agree."""
     if stored is not None:
         value = np.asarray(stored)
@@ -119,14 +119,15 @@ def read_numpy(path: str | Path, channel: str | None = None, *, fs: float | None
     except (ValueError, OSError, EOFError) as exc:
         raise RecordError(f"NumPy file {path} cannot be read: {exc}") from None
     if not isinstance(loaded, np.lib.npyio.NpzFile):
-        return _assemble(path, _leads(loaded, path), _rate(None, fs, path), channel, resp_channel)
+        leads = _leads(loaded, path)
+        return _recording_of(path, leads, _sampling_rate(None, fs, path), channel, resp_channel)
     with loaded:
         try:
             arrays = {key: loaded[key] for key in loaded.files}
         except ValueError as exc:  # an object array: pickled
             raise RecordError(f"NumPy file {path} cannot be read: {exc}") from None
-    rate = _rate(arrays.pop(RATE_KEY, None), fs, path)
-    return _assemble(path, _channels(arrays, path), rate, channel, resp_channel)
+    rate = _sampling_rate(arrays.pop(RATE_KEY, None), fs, path)
+    return _recording_of(path, _channels(arrays, path), rate, channel, resp_channel)
 
 
 def _leads(x: np.ndarray, path: Path) -> dict[str, np.ndarray]:
@@ -143,7 +144,8 @@ def _leads(x: np.ndarray, path: Path) -> dict[str, np.ndarray]:
     return dict(zip(default_lead_names(x.shape[1]), x.T, strict=True))
 
 
-def _assemble(path: Path, channels: dict[str, np.ndarray], fs: float, channel, resp_channel):
+def _recording_of(path: Path, channels: dict[str, np.ndarray], fs: float, channel,
+                  resp_channel) -> Recording:
     names = list(channels)
     return assemble_recording(
         name=path.stem, path=str(path), source=str(path), names=names,

@@ -7,7 +7,7 @@ import pytest
 
 from edr.errors import ChannelError, RecordError, SignalError
 from edr.io import read_record
-from edr.io.csv_reader import fs_from_time
+from edr.io.time_axis import fs_from_time
 
 
 def _csv(path, header, rows, delimiter=","):
@@ -113,7 +113,8 @@ _TIME_NAMES = {  # the reference: every spelling written out, seconds per unit o
     "Time [s]": 1.0, "Time (sec)": 1.0, "time_sec": 1.0, "seconds": 1.0, "sec": 1.0, "s": 1.0,
     "'Elapsed time'": 1.0, "Elapsed time (seconds)": 1.0, "timestamp": 1.0, "TimeStamp": 1.0,
     "time_ms": 1e-3, "time (ms)": 1e-3, "timestamp_ms": 1e-3, "Timestamp [ms]": 1e-3,
-    "ms": 1e-3, "t_us": 1e-6, "sensor timestamp [ns]": None, "timestamp [ns]": 1e-9, "time (µs)": 1e-6, "time (min)": 60.0, "Time (hh:mm:ss.mmm)": 1.0,
+    "ms": 1e-3, "t_us": 1e-6, "sensor timestamp [ns]": None, "timestamp [ns]": 1e-9,
+    "time (µs)": 1e-6, "time (min)": 60.0, "Time (hh:mm:ss.mmm)": 1.0,
     "ECG": None, "II": None, "min": None, "temp": None, "resp": None, "time (kg)": None,
     "sample": None, "": None,
 }
@@ -121,7 +122,7 @@ _TIME_NAMES = {  # the reference: every spelling written out, seconds per unit o
 
 @pytest.mark.parametrize(("name", "seconds"), list(_TIME_NAMES.items()))
 def test_time_column_names(name, seconds):
-    from edr.io.csv_reader import time_unit
+    from edr.io.time_axis import time_unit
 
     assert time_unit(name) == seconds
 
