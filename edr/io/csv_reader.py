@@ -7,9 +7,11 @@ number in it is a units row, as PhysioNet's CSV exports write (``'Elapsed time',
 ``'seconds','mV'``): it gives the time column's unit (clock times such as ``'0:01.250'`` under
 ``'hh:mm:ss.mmm'`` are read too) and each channel's unit (``uV``, ``V``: scaled to mV); without
 one, channel values are taken to be in mV. A column of sample numbers (``sample``, ``index``,
-...) is no channel. The file must be UTF-8 text (ASCII is). Empty fields and ``nan`` become NaN
-and are kept. Files separated by ``;`` or tabs may use decimal commas (``1,23``, as spreadsheets
-in many locales write them); they are read as decimal points.
+...) is no channel, nor is a column of text (its first and last values not numbers: a date, a
+label) unless its name is an ECG's or a respiration's. The file must be UTF-8 text (ASCII is).
+Empty fields and ``nan`` become NaN and are kept. Files separated by ``;`` or tabs may use
+decimal commas (``1,23``, as spreadsheets in many locales write them); they are read as decimal
+points.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from edr.errors import RecordError
+from edr.io.channels import is_ecg_name, is_resp_name
 from edr.io.recording import Recording, assemble_recording
 from edr.io.time_axis import INDEX_COLUMNS, TIME_UNITS, fs_from_time, time_unit, unquoted
 from edr.names import FS_MAX, FS_MIN
@@ -134,6 +137,30 @@ def _units_row(row: str, delimiter: str, n: int) -> list[str] | None:
     return fields if any(f.lower() not in _MISSING_TOKENS for f in fields) else None
 
 
+def _without_text_columns(names: list[str], units: list[str] | None, rows: list[str],
+                          delimiter: str) -> tuple[list[str], list[str] | None, list[str]]:
+    """``names``, ``units`` and ``rows`` without the columns whose first and last values are both
+    text (a date, a label, a device name): they hold no channel. A time column stays (its clock
+    times are read), and so do a column of numbers with some text in it and an ECG or
+    respiration column of text (errors later)."""
+
+    def text(fields: list[str], i: int) -> bool:
+        value = unquoted(fields[i]) if i < len(fields) else ""
+        return not _is_number(value) and value.lower() not in _MISSING_TOKENS
+
+    ends = [next(csv.reader(rows[k:k + 1] if k == 0 else rows[-1:], delimiter=delimiter), [])
+            for k in (0, -1)]
+    drop = {i for i in range(len(names)) if time_unit(names[i]) is None
+            and not (is_ecg_name(names[i]) or is_resp_name(names[i]))
+            and text(ends[0], i) and text(ends[1], i)}
+    if not drop:
+        return names, units, rows
+    keep = [i for i in range(len(names)) if i not in drop]
+    out = [row if len(f) != len(names) else delimiter.join(f[i] for i in keep) + "\n"
+           for row, f in zip(rows, csv.reader(rows, delimiter=delimiter), strict=True)]
+    return ([names[i] for i in keep], None if units is None else [units[i] for i in keep], out)
+
+
 def _clock_rows(rows: list[str], delimiter: str, column: int) -> list[str]:
     """``rows`` with the clock times of ``column`` (``'0:01.250'``) written as seconds."""
     out = []
@@ -242,6 +269,7 @@ def read_csv(
     rows = rows if units is None else rows[1:]
     if not rows:
         raise RecordError(f"CSV file {path} has no data rows")
+    names, units, rows = _without_text_columns(names, units, rows, delimiter)
     time_idx, seconds, rows = _time_column(names, units, rows, delimiter)
     data = _data_rows(rows, delimiter, names, path)
     index = [i for i, n in enumerate(names) if n.lower() in INDEX_COLUMNS]

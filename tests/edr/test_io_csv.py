@@ -161,3 +161,21 @@ def test_sample_number_column_is_no_channel(tmp_path):
         read_record(path)
     rec = read_record(path, fs=250, channel="signal")
     assert rec.channels == ["signal"] and rec.ecg.size == 2000
+
+
+def test_text_columns_are_no_channels_and_text_among_numbers_is_an_error(tmp_path):
+    fs = 250.0
+    t = np.arange(3000) / fs
+    ecg = np.round(np.sin(2 * np.pi * 1.1 * t), 4)
+    stamp = [f"2026-03-01T10:{k // 15000:02d}:{(k / fs) % 60:09.6f}" for k in range(t.size)]
+    path = tmp_path / "wearable.csv"  # as a phone app writes it: a date column, times in ms
+    path.write_text("Phone timestamp;timestamp [ms];device;ecg [uV]\n" + "".join(
+        f"{s};{a * 1e3:.3f};H10;{b * 1e3:.1f}\n" for s, a, b in zip(stamp, t, ecg, strict=True)))
+    rec = read_record(path)
+    assert rec.fs == fs and rec.channels == ["ecg [uV]"]
+    np.testing.assert_allclose(rec.ecg, ecg * 1e3, atol=1e-9)
+    lines = path.read_text().splitlines()
+    lines[1500] = lines[1500].replace(";H10;", ";H10;x")  # text in the number column
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(RecordError, match=r"data row 1500, column 'ecg \[uV\]': 'x"):
+        read_record(path)
