@@ -86,3 +86,18 @@ def test_the_command_line_reads_a_npz_as_its_arrays(tmp_path, sim, monkeypatch, 
     assert extract.main(["rec.npy", "--fs", "250", "-o", "b.csv"]) == 0
     capsys.readouterr()
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+
+
+def test_the_stream_replays_a_npy_with_its_rate_and_refuses_a_disagreeing_one(tmp_path, sim,
+                                                                               monkeypatch, capsys):
+    from edr.stream.cli import main as stream_main
+
+    monkeypatch.chdir(tmp_path)
+    np.save("rec.npy", sim.ecg)
+    np.savez("rec.npz", II=sim.ecg, fs=250)
+    assert stream_main(["rec.npy", "--fs", "250", "-o", "a.csv", "--speed", "max"]) == 0
+    assert stream_main(["rec.npz", "-o", "b.csv", "--speed", "max"]) == 0
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+    capsys.readouterr()
+    assert stream_main(["rec.npz", "--fs", "500", "-o", "c.csv", "--speed", "max"]) == 2
+    assert "disagrees with the 250 Hz stored in" in capsys.readouterr().err
