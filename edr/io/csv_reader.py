@@ -11,7 +11,8 @@ one, channel values are taken to be in mV. A column of sample numbers (``sample`
 label) unless its name is an ECG's or a respiration's. The file must be UTF-8 text (ASCII is).
 Empty fields and ``nan`` become NaN and are kept. Files separated by ``;`` or tabs may use
 decimal commas (``1,23``, as spreadsheets in many locales write them); they are read as decimal
-points.
+points. A file without a header row (its first line all numbers) has leads named ``ECG`` (or
+``ECG1``, ``ECG2``, ...), and a first column that increases by uniform steps is its time.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from edr.errors import RecordError
+from edr.io.arrays import default_lead_names
 from edr.io.channels import is_ecg_name, is_resp_name
 from edr.io.recording import Recording, assemble_recording
 from edr.io.time_axis import INDEX_COLUMNS, TIME_UNITS, fs_from_time, time_unit, unquoted
@@ -258,38 +260,9 @@ def read_csv(
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"CSV file not found: {path}")
-    first, rows = _header_and_rows(path)
-    delimiter = _delimiter(first)
-    if delimiter != "," and any("," in row for row in rows):
-        rows = _decimal_points(rows, path)
-    names = [unquoted(n) for n in next(csv.reader([first], delimiter=delimiter), [])]
-    if not names or not any(names):
-        raise RecordError(f"CSV file {path} has no header row of channel names")
-    units = _units_row(rows[0], delimiter, len(names)) if rows else None
-    rows = rows if units is None else rows[1:]
-    if not rows:
-        raise RecordError(f"CSV file {path} has no data rows")
-    names, units, rows = _without_text_columns(names, units, rows, delimiter)
-    time_idx, seconds, rows = _time_column(names, units, rows, delimiter)
-    data = _data_rows(rows, delimiter, names, path)
+    names, units, data, time_idx, seconds = _csv_table(path)
     index = [i for i, n in enumerate(names) if n.lower() in INDEX_COLUMNS]
-    if time_idx is not None:
-        t = data[:, time_idx] * seconds
-        fs_t = fs_from_time(t, source=str(path), column=names[time_idx])
-        _check_time_unit(fs_t, names[time_idx], seconds, path)
-        if fs is not None and abs(float(fs) - fs_t) > 0.01 * fs_t:
-            raise RecordError(
-                f"the sampling rate given ({float(fs):g} Hz, --fs) disagrees with the {fs_t:g} Hz "
-                f"of time column {names[time_idx]!r} in {path}"
-            )
-        fs = fs_t if fs is None else float(fs)
-    elif fs is None:
-        numbers = "".join(f"; column {names[i]!r} holds sample numbers, not times" for i in index)
-        raise RecordError(
-            f"CSV file {path} has no time column (a name such as time, t, time_s, Time (ms), "
-            f"timestamp_ms or elapsed time, or a units row of seconds){numbers}; give its sampling "
-            f"rate with --fs HZ (read_record(..., fs=HZ) in Python)"
-        )
+    fs = _csv_rate(data, names, time_idx, seconds, index, fs, path)
     columns = [i for i in range(len(names)) if i != time_idx and i not in index]
     return assemble_recording(
         name=path.stem,
@@ -302,3 +275,74 @@ def read_csv(
         channel=channel,
         resp_channel=resp_channel,
     )
+
+
+def _csv_table(path: Path):
+    """``(names, units, data, time column, its seconds per unit)`` of a CSV file: the names of
+    its header row (or of a file without one), its units row (None without one), its values as
+    a samples × columns array, and the time column's index (None without one)."""
+    first, rows = _header_and_rows(path)
+    delimiter = _delimiter(first)
+    if delimiter != "," and any("," in row for row in rows):
+        rows = _decimal_points(rows, path)
+    names = [unquoted(n) for n in next(csv.reader([first], delimiter=delimiter), [])]
+    if not names or not any(names):
+        raise RecordError(f"CSV file {path} has no header row of channel names")
+    if all(_is_number(n) for n in names):  # no header row: the first line is data
+        return _headerless([first] + rows, delimiter, path)
+    units = _units_row(rows[0], delimiter, len(names)) if rows else None
+    rows = rows if units is None else rows[1:]
+    if not rows:
+        raise RecordError(f"CSV file {path} has no data rows")
+    names, units, rows = _without_text_columns(names, units, rows, delimiter)
+    time_idx, seconds, rows = _time_column(names, units, rows, delimiter)
+    return names, units, _data_rows(rows, delimiter, names, path), time_idx, seconds
+
+
+def _headerless(rows: list[str], delimiter: str, path: Path):
+    """:func:`_csv_table` of a file without a header row: its columns are leads (``ECG``, or
+    ``ECG1``, ``ECG2``, ...), but a first column that increases by uniform steps is its time
+    (in s, ms or us: whichever gives an ECG sampling rate)."""
+    n = len(next(csv.reader(rows[:1], delimiter=delimiter), []))
+    data = _data_rows(rows, delimiter, default_lead_names(n), path)
+    seconds = _time_steps(data[:, 0]) if n > 1 else None
+    if seconds is None:
+        return default_lead_names(n), None, data, None, 1.0
+    return ["time"] + default_lead_names(n - 1), None, data, 0, seconds
+
+
+def _time_steps(column: np.ndarray) -> float | None:
+    """Seconds per unit of a column that increases by uniform steps at an ECG sampling rate in
+    s, ms or us (a time axis); None for any other column (a signal)."""
+    if column.size < 2 or not np.all(np.diff(column) > 0):
+        return None
+    for unit in (1.0, 1e-3, 1e-6):
+        try:
+            fs = fs_from_time(column * unit, source="", column="")
+        except RecordError:
+            return None
+        if FS_MIN <= fs <= FS_MAX:
+            return unit
+    return None
+
+
+def _csv_rate(data, names, time_idx, seconds, index, fs, path) -> float:
+    """The sampling rate: the time column's (which ``fs``, if given, must match) or ``fs``."""
+    if time_idx is not None:
+        t = data[:, time_idx] * seconds
+        fs_t = fs_from_time(t, source=str(path), column=names[time_idx])
+        _check_time_unit(fs_t, names[time_idx], seconds, path)
+        if fs is not None and abs(float(fs) - fs_t) > 0.01 * fs_t:
+            raise RecordError(
+                f"the sampling rate given ({float(fs):g} Hz, --fs) disagrees with the {fs_t:g} Hz "
+                f"of time column {names[time_idx]!r} in {path}"
+            )
+        return fs_t if fs is None else float(fs)
+    if fs is None:
+        numbers = "".join(f"; column {names[i]!r} holds sample numbers, not times" for i in index)
+        raise RecordError(
+            f"CSV file {path} has no time column (a name such as time, t, time_s, Time (ms), "
+            f"timestamp_ms or elapsed time, or a units row of seconds){numbers}; give its sampling "
+            f"rate with --fs HZ (read_record(..., fs=HZ) in Python)"
+        )
+    return float(fs)

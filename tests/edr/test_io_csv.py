@@ -179,3 +179,21 @@ def test_text_columns_are_no_channels_and_text_among_numbers_is_an_error(tmp_pat
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(RecordError, match=r"data row 1500, column 'ecg \[uV\]': 'x"):
         read_record(path)
+
+
+@pytest.mark.parametrize(("scale", "fmt"), [(1.0, "%.4f"), (1e3, "%.3f"), (1e6, "%.0f")])
+def test_a_file_without_header_row(tmp_path, scale, fmt):
+    fs = 250.0
+    t = np.arange(2500) / fs
+    leads = np.round(np.column_stack([np.sin(2 * np.pi * t), np.cos(2 * np.pi * t)]), 4)
+    np.savetxt(tmp_path / "timed.csv", np.column_stack([t * scale, leads]), delimiter=",",
+               fmt=[fmt, "%.4f", "%.4f"])
+    rec = read_record(tmp_path / "timed.csv")  # a first column of uniform steps is the time
+    assert rec.fs == fs and rec.channels == ["ECG1", "ECG2"]
+    np.testing.assert_allclose(rec.leads["ECG2"], leads[:, 1], atol=1e-12)
+    np.savetxt(tmp_path / "bare.csv", leads, delimiter=";", fmt="%.4f")
+    with pytest.raises(RecordError, match="bare.csv has no time column"):
+        read_record(tmp_path / "bare.csv")
+    bare = read_record(tmp_path / "bare.csv", fs=fs)  # the first line is a sample, not a header
+    assert bare.channels == ["ECG1", "ECG2"] and bare.ecg.size == 2500
+    np.testing.assert_allclose(bare.ecg, leads[:, 0], atol=1e-12)
