@@ -129,26 +129,58 @@ def _process_context():
     return multiprocessing.get_context("fork") if forks_workers() else None
 
 
+def _process_pool(workers: int | None):
+    """A process pool whose workers have started (:func:`_worker_start`)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    for stream in (sys.stdout, sys.stderr):  # a forked worker would write their buffers again
+        if stream is not None:
+            stream.flush()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_process_context(),
+                               initializer=_worker_start)
+    pool.submit(int).result()
+    return pool
+
+
 class _Local:
     """A :mod:`concurrent.futures` pool behind the interface :func:`run_jobs` uses. A process
     pool starts its workers at once, before the caller starts threads of its own (a progress
-    bar's), so that they fork from as few threads as possible."""
+    bar's), so that they fork from as few threads as possible. A worker process that dies
+    (killed, out of memory, a crash in compiled code) breaks its pool: the jobs after it go to a
+    new pool, and each job the broken pool held is run again alone (:meth:`again`), so that only
+    a job that kills its worker twice fails."""
 
     def __init__(self, backend: str, workers: int | None):
-        from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+        from concurrent.futures import ThreadPoolExecutor
 
-        if backend == "threads":
-            self.pool = ThreadPoolExecutor(max_workers=workers)
-            return
-        for stream in (sys.stdout, sys.stderr):  # a forked worker would write their buffers again
-            if stream is not None:
-                stream.flush()
-        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=_process_context(),
-                                        initializer=_worker_start)
-        self.pool.submit(int).result()
+        self.workers = workers
+        self.pool = (ThreadPoolExecutor(max_workers=workers) if backend == "threads"
+                     else _process_pool(workers))
 
     def submit(self, fn, *args):
-        return self.pool.submit(fn, *args)
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            future = self.pool.submit(fn, *args)
+        except BrokenProcessPool:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = _process_pool(self.workers)
+            future = self.pool.submit(fn, *args)
+        future.edr_call = (fn, args)
+        return future
+
+    @staticmethod
+    def again(future):
+        """The job of ``future``, whose worker died, run again alone in a process of its own:
+        its future once done."""
+        fn, args = future.edr_call
+        pool = _process_pool(1)
+        try:
+            done = pool.submit(fn, *args)
+            done.exception()  # waits
+        finally:
+            pool.shutdown(wait=True)
+        return done
 
     def wait_first(self, futures):
         from concurrent.futures import FIRST_COMPLETED, wait
@@ -185,10 +217,16 @@ class _Dask:
         self.client.close()
 
 
-def _outcome(job, future) -> JobOutcome:
+def _outcome(job, future, runner=None) -> JobOutcome:
+    """The outcome of ``job`` from its future; a job whose worker process died is run again
+    alone once (``runner.again``) when the runner can."""
+    from concurrent.futures.process import BrokenProcessPool
+
     try:
         value, error, seconds = future.result()
     except Exception as exc:  # the worker died, or the result could not be sent back
+        if isinstance(exc, BrokenProcessPool) and hasattr(runner, "again"):
+            return _outcome(job, runner.again(future))
         value, error, seconds = None, exc, 0.0
     return JobOutcome(job, value, error, seconds)
 
@@ -219,7 +257,7 @@ def _in_order(runner, todo, work, ahead) -> Iterator[JobOutcome]:
             yield JobOutcome(job, stored, resumed=True)
         else:
             running -= 1
-            yield _outcome(job, future)
+            yield _outcome(job, future, runner)
 
 
 def _as_completed(runner, todo, work, ahead) -> Iterator[JobOutcome]:
@@ -236,7 +274,7 @@ def _as_completed(runner, todo, work, ahead) -> Iterator[JobOutcome]:
             job = waiting.popleft()
             running[runner.submit(_attempt, work, job)] = job
         for future in runner.wait_first(running):
-            yield _outcome(running.pop(future), future)
+            yield _outcome(running.pop(future), future, runner)
 
 
 def _serial(todo, work) -> Iterator[JobOutcome]:

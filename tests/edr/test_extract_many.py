@@ -189,6 +189,27 @@ def test_records_run_in_worker_processes_with_the_outputs_of_threads(records, ca
     assert os.getpid() not in pids
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers fork on Linux only")
+def test_a_record_that_kills_its_worker_fails_alone(records, capsys, monkeypatch):
+    from edr.extract import many_records
+
+    tmp, (a, b, c) = records
+    real = many_records.extract_and_write
+
+    def dies_on_rec_a(one, *args, **kwargs):
+        if "rec_a" in one.record:
+            os._exit(1)  # as a crash in compiled code or the kernel's out-of-memory killer
+        return real(one, *args, **kwargs)
+
+    monkeypatch.setattr(many_records, "extract_and_write", dies_on_rec_a)
+    assert extract.main([str(a), str(b), str(c), "-o", "out/"]) == 2
+    rows = _table(capsys.readouterr().out)
+    assert "failed" in rows["rec_a"] and "BrokenProcessPool" in rows["rec_a"]
+    assert "failed:" in rows["rec_b"] and "20" in rows["rec_b"]  # too short, as always
+    assert rows["rec_c"].endswith(" ok")
+    assert sorted(p.name for p in (tmp / "out").iterdir()) == ["rec_c_edr.csv", "rec_c_edr.json"]
+
+
 def test_breath_outputs_per_record_in_their_folders_and_resumed(records, capsys):
     tmp, paths = records
     argv = [str(paths[0]), str(paths[2]), "-o", "out/", "--breaths", "br/",

@@ -166,6 +166,29 @@ def test_process_workers_fork_collect_garbage_and_leave_ctrl_c_to_the_driver(mon
         assert pid != os.getpid() and collects and ignores_ctrl_c and inherited
 
 
+def _dies_at_3(job):
+    import os
+
+    time.sleep(0.05)
+    if job == 3.0:
+        os._exit(1)  # the worker process dies (as when killed, or out of memory)
+    return math.sqrt(job)
+
+
+@pytest.mark.parametrize("ordered", [False, True])
+def test_a_job_that_kills_its_worker_fails_alone(ordered):
+    from concurrent.futures.process import BrokenProcessPool
+
+    jobs = [4.0, 9.0, 3.0, 2.25, 16.0, 1.0, 0.0, 25.0]
+    outcomes = list(run_jobs(jobs, _dies_at_3, backend="processes", workers=2, ordered=ordered))
+    assert sorted(o.job for o in outcomes) == sorted(jobs)  # each once
+    for o in outcomes:
+        if o.job == 3.0:
+            assert o.value is None and isinstance(o.error, BrokenProcessPool)
+        else:  # the others, running beside it or queued behind it, run again
+            assert o.error is None and o.value == math.sqrt(o.job)
+
+
 def _unpicklable(job):
     return threading.Lock()
 
