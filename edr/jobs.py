@@ -10,7 +10,9 @@ process, so Dask workers need no access to the output folder. Every job is repor
 once, as resumed or as run: a resumed run adds no duplicate.
 
 A job that raises does not stop the others: its :class:`JobOutcome` holds the exception (a
-worker that died or a result that cannot be sent back counts as that job's error too). An
+result that cannot be sent back counts as that job's error too). A worker process that dies
+breaks its pool: the later jobs get a new pool and each job the broken one held is run again,
+alone, so that only a job that kills its worker twice fails (with ``BrokenProcessPool``). An
 interruption (Ctrl-C) cancels the jobs not started, waits for those running and propagates;
 worker processes leave Ctrl-C to the driving process. On Linux the worker processes are forked
 (:func:`forks_workers`): they inherit the driver's imports and start in milliseconds.
