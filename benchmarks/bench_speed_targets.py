@@ -20,7 +20,8 @@ process:
   this process, warm, against NeuroKit2's minimal chain on the same ECG
   (``bench_edr.nk_minimal_chain``); CPU by stage printed (``bench_edr._stage_split``). Target:
   <= 0.15 s wall and <= 5x the chain.
-* ``many`` — 10 BIDMC records in one ``python -m edr.extract`` process; per record beyond
+* ``many`` — 10 BIDMC records in one ``python -m edr.extract`` command (its two worker processes
+  on Linux, CPU included); per record beyond
   start-up = (wall - import floor) / records, and the marginal record (wall - one-record CLI)
   / (records - 1). Target: <= 0.25 s per record beyond start-up.
 * ``day`` — a synthetic 24-hour record (``bench_edr.write_day``: 250 Hz, one lead, WFDB), read
@@ -84,7 +85,7 @@ TARGET_WARM_S = 0.15
 TARGET_WARM_RATIO = 5.0
 """Largest ratio warm default / NeuroKit2 chain, in process."""
 TARGET_PER_RECORD_S = 0.25
-"""Largest time (s) per record beyond start-up, records in one process."""
+"""Largest time (s) per record beyond start-up, records in one command."""
 TARGET_DAY_S = 20.0
 TARGET_DAY_MB = 400.0
 STREAM_BUDGET_S = 4.8
@@ -291,14 +292,14 @@ def row_warm(run: Run) -> Row:
 def row_many(run: Run) -> Row:
     recs = sorted(run.data.glob("bidmc??.dat"))[: run.records]
     n = len(recs)
-    wall, cpu = _bench(f"{n} records in one process",
+    wall, cpu = _bench(f"{n} records in one command",
                        [run.py, "-m", "edr.extract", *map(str, recs), "-o",
                         str(Path(run.tmp) / "many") + os.sep, "--overwrite"],
                        run.repeat, run.env, per=n)
     f_wall = run.floor()[0]
     per = (wall - f_wall) / n
     marginal = (wall - run.cli()[0]) / max(n - 1, 1)
-    return Row(f"{n} BIDMC records in one `python -m edr.extract` process",
+    return Row(f"{n} BIDMC records in one `python -m edr.extract` command",
                f"{wall:.2f} s wall ({cpu:.2f} s CPU): {per:.2f} s per record beyond start-up",
                f"floor {f_wall:.2f} s; one-record CLI {run.cli()[0]:.2f} s",
                f"marginal record {marginal:.2f} s",

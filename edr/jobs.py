@@ -10,8 +10,12 @@ process, so Dask workers need no access to the output folder. Every job is repor
 once, as resumed or as run: a resumed run adds no duplicate.
 
 A job that raises does not stop the others: its :class:`JobOutcome` holds the exception (a
-worker that died or a result that cannot be sent back counts as that job's error too). An
-interruption (Ctrl-C) cancels the jobs not started, waits for those running and propagates.
+result that cannot be sent back counts as that job's error too). A worker process that dies
+breaks its pool: the later jobs get a new pool and each job the broken one held is run again,
+alone, so that only a job that kills its worker twice fails (with ``BrokenProcessPool``). An
+interruption (Ctrl-C) cancels the jobs not started, waits for those running and propagates;
+worker processes leave Ctrl-C to the driving process. On Linux the worker processes are forked
+(:func:`forks_workers`): they inherit the driver's imports and start in milliseconds.
 
 See Also
 --------
@@ -27,7 +31,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-__all__ = ["BACKENDS", "JobOutcome", "note", "run_jobs"]
+__all__ = ["BACKENDS", "JobOutcome", "forks_workers", "note", "run_jobs"]
 
 BACKENDS = ("serial", "threads", "processes")
 """Local back-ends of :func:`run_jobs`: this process, a thread pool, a process pool (a Dask
@@ -81,17 +85,104 @@ def _attempt(work: Callable, job) -> tuple[object, Exception | None, float]:
         return None, exc, time.perf_counter() - t0
 
 
+def _worker_start() -> None:
+    """Start of a worker process: Ctrl-C is the driving process's to handle (a running job
+    finishes, as in a thread), and the worker collects garbage whatever the driver's collector
+    was doing when it forked; what it inherited is frozen, never scanned (nor copied by the
+    scan)."""
+    import gc
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.freeze()
+    gc.enable()
+
+
+def forks_workers() -> bool:
+    """Whether the ``"processes"`` back-end forks its workers here (Linux): they then inherit
+    the driving process's imports and compiled functions and start in milliseconds; elsewhere
+    each worker starts a new interpreter and imports the stack again.
+
+    Returns
+    -------
+    bool
+
+    See Also
+    --------
+    run_jobs : its ``"processes"`` back-end.
+
+    Examples
+    --------
+    >>> import sys
+    >>> from edr.jobs import forks_workers
+    >>> forks_workers() == sys.platform.startswith("linux")
+    True
+    """
+    import multiprocessing
+
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+
+def _process_context():
+    """The start method of worker processes: fork where :func:`forks_workers`, else the
+    platform's default."""
+    import multiprocessing
+
+    return multiprocessing.get_context("fork") if forks_workers() else None
+
+
+def _process_pool(workers: int | None):
+    """A process pool whose workers have started (:func:`_worker_start`)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    for stream in (sys.stdout, sys.stderr):  # a forked worker would write their buffers again
+        if stream is not None:
+            stream.flush()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_process_context(),
+                               initializer=_worker_start)
+    pool.submit(int).result()
+    return pool
+
+
 class _Local:
-    """A :mod:`concurrent.futures` pool behind the interface :func:`run_jobs` uses."""
+    """A :mod:`concurrent.futures` pool behind the interface :func:`run_jobs` uses. A process
+    pool starts its workers at once, before the caller starts threads of its own (a progress
+    bar's), so that they fork from as few threads as possible. A worker process that dies
+    (killed, out of memory, a crash in compiled code) breaks its pool: the jobs after it go to a
+    new pool, and each job the broken pool held is run again alone (:meth:`again`), so that only
+    a job that kills its worker twice fails."""
 
     def __init__(self, backend: str, workers: int | None):
-        from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+        from concurrent.futures import ThreadPoolExecutor
 
-        pool = ThreadPoolExecutor if backend == "threads" else ProcessPoolExecutor
-        self.pool = pool(max_workers=workers)
+        self.workers = workers
+        self.pool = (ThreadPoolExecutor(max_workers=workers) if backend == "threads"
+                     else _process_pool(workers))
 
     def submit(self, fn, *args):
-        return self.pool.submit(fn, *args)
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            future = self.pool.submit(fn, *args)
+        except BrokenProcessPool:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = _process_pool(self.workers)
+            future = self.pool.submit(fn, *args)
+        future.edr_call = (fn, args)
+        return future
+
+    @staticmethod
+    def again(future):
+        """The job of ``future``, whose worker died, run again alone in a process of its own:
+        its future once done."""
+        fn, args = future.edr_call
+        pool = _process_pool(1)
+        try:
+            done = pool.submit(fn, *args)
+            done.exception()  # waits
+        finally:
+            pool.shutdown(wait=True)
+        return done
 
     def wait_first(self, futures):
         from concurrent.futures import FIRST_COMPLETED, wait
@@ -128,10 +219,16 @@ class _Dask:
         self.client.close()
 
 
-def _outcome(job, future) -> JobOutcome:
+def _outcome(job, future, runner=None) -> JobOutcome:
+    """The outcome of ``job`` from its future; a job whose worker process died is run again
+    alone once (``runner.again``) when the runner can."""
+    from concurrent.futures.process import BrokenProcessPool
+
     try:
         value, error, seconds = future.result()
     except Exception as exc:  # the worker died, or the result could not be sent back
+        if isinstance(exc, BrokenProcessPool) and hasattr(runner, "again"):
+            return _outcome(job, runner.again(future))
         value, error, seconds = None, exc, 0.0
     return JobOutcome(job, value, error, seconds)
 
@@ -162,7 +259,7 @@ def _in_order(runner, todo, work, ahead) -> Iterator[JobOutcome]:
             yield JobOutcome(job, stored, resumed=True)
         else:
             running -= 1
-            yield _outcome(job, future)
+            yield _outcome(job, future, runner)
 
 
 def _as_completed(runner, todo, work, ahead) -> Iterator[JobOutcome]:
@@ -179,7 +276,7 @@ def _as_completed(runner, todo, work, ahead) -> Iterator[JobOutcome]:
             job = waiting.popleft()
             running[runner.submit(_attempt, work, job)] = job
         for future in runner.wait_first(running):
-            yield _outcome(running.pop(future), future)
+            yield _outcome(running.pop(future), future, runner)
 
 
 def _serial(todo, work) -> Iterator[JobOutcome]:
@@ -272,13 +369,14 @@ def _run_todo(todo, work, store, backend, workers, scheduler, ahead, ordered, pr
     from tqdm.auto import tqdm
 
     n_resumed = sum(stored is not None for _, stored in todo)
-    bar = tqdm(total=len(todo), initial=n_resumed, disable=progress is None, **(progress or {}))
     runner = None
+    if n_resumed < len(todo) and (scheduler is not None or backend != "serial"):
+        runner = _Dask(scheduler) if scheduler is not None else _Local(backend, workers)
+    bar = tqdm(total=len(todo), initial=n_resumed, disable=progress is None, **(progress or {}))
     try:
-        if scheduler is None and backend == "serial":
+        if runner is None:
             outcomes = _serial(todo, work)
         else:
-            runner = _Dask(scheduler) if scheduler is not None else _Local(backend, workers)
             walk = _in_order if ordered else _as_completed
             outcomes = walk(runner, todo, work, ahead or len(todo) or 1)
         for outcome in outcomes:

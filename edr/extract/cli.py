@@ -77,7 +77,7 @@ def build_parser(prog: str = PROG) -> Parser:
     """The argument parser of the ``extract`` command."""
     p = Parser(
         prog=prog,
-        description="Extract the respiration from an ECG recording (WFDB, EDF or CSV).",
+        description="Extract the respiration from an ECG recording (WFDB, EDF, CSV or NumPy).",
         epilog="Example: %(prog)s bidmc01.dat --plot bidmc01.png   |   %(prog)s --demo",
     )
     _add_record_options(p)
@@ -89,9 +89,9 @@ def build_parser(prog: str = PROG) -> Parser:
 def _add_record_options(p: Parser) -> None:
     """The records and the CSV output."""
     p.add_argument("record", nargs="*", metavar="RECORD",
-                   help="record file: WFDB (rec, rec.hea, rec.dat), EDF/EDF+/BDF (.edf, .bdf) or "
-                        "CSV (.csv, .tsv, .txt); several records or glob patterns ('data/*.hea') "
-                        "are processed one after the other in one process, each into "
+                   help="record file: WFDB (rec, rec.hea, rec.dat), EDF/EDF+/BDF (.edf, .bdf), "
+                        "CSV (.csv, .tsv, .txt) or NumPy (.npy, .npz); several records or glob "
+                        "patterns ('data/*.hea') are processed two at a time, each into "
                         "OUTDIR/<record>_edr.csv and .json")
     p.add_argument("-o", "--output", metavar="OUT.csv|OUTDIR/",
                    help="EDR as CSV time_s,edr,rate_bpm,quality on the 4 Hz grid; rate_bpm is "
@@ -125,8 +125,8 @@ def _add_method_options(p: Parser) -> None:
                         "abdomen belts (ABDO, ABD), flow (AIRFLOW, FLOW, NASAL), CO2 (CO2, ETCO2, "
                         "CAPNO); any case")
     p.add_argument("--fs", type=rate_hz, metavar="HZ",
-                   help="sampling rate in Hz: needed for a CSV file without a time column; "
-                        "for other files it must agree with the rate they state")
+                   help="sampling rate in Hz: needed for a CSV file without a time column and "
+                        "for a .npy file; for other files it must agree with the rate they state")
     p.add_argument("--lead", metavar="NAME|auto|fuse|multilead",
                    help="lead used by the method: an ECG lead name of the record, 'auto' (the best "
                         "lead per window), 'fuse' (every usable lead, fused by quality) or "

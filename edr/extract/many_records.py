@@ -7,8 +7,10 @@ writes ``OUTDIR/<record>_edr.csv`` (the single-record default name) and
 ``<record>_breaths.csv`` / ``<record>.edrbr`` in it), all or none; a record whose outputs are
 complete is skipped unless ``--overwrite`` (an interrupted run resumes); a failing record is
 reported in the table and the run goes on (exit code 2 if any failed). The records run through
-:func:`edr.jobs.run_jobs`, :data:`RECORDS_AHEAD` at a time in threads of this process, reported
-in the order given.
+:func:`edr.jobs.run_jobs`, :data:`RECORDS_AHEAD` at a time, reported in the order given: in
+forked worker processes where the platform forks them (:func:`edr.jobs.forks_workers`; no
+interpreter lock shared between records, no start-up per worker), else in threads of this
+process.
 """
 
 from __future__ import annotations
@@ -33,10 +35,16 @@ from edr.extract.record import extract_and_write, prepare
 from edr.io.paths import record_kind, record_name, resolve_record
 from edr.io.targets import check_folder
 
-__all__ = ["RECORDS_AHEAD", "check_many_options", "expand_records", "run_many"]
+__all__ = ["RECORDS_AHEAD", "RECORDS_QUEUED", "check_many_options", "expand_records", "run_many"]
 
 RECORDS_AHEAD = 2
-"""Records extracted at a time by :func:`run_many` (each in a thread of its own)."""
+"""Records extracted at a time by :func:`run_many` (each in a worker process or thread of its
+own)."""
+
+RECORDS_QUEUED = 4 * RECORDS_AHEAD
+"""Records handed to the workers and not yet reported: a worker that finished starts the next
+record while an earlier, slower one still runs (only the running ones hold a record in memory;
+a finished one waiting for its turn holds its summary)."""
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
@@ -228,14 +236,32 @@ def _table(rows: list[dict]) -> list[str]:
     return [fmt.format(*head)] + [fmt.format(*b) for b in body]
 
 
+def _load_for_workers(jobs: list[Job]) -> None:
+    """Load once, before the worker processes fork, what every record needs, so that they
+    inherit it instead of each loading it again: the pipeline's and the readers' imports, and
+    Numba's dispatch machinery (built by the first call of any compiled function)."""
+    import numpy as np
+
+    import edr.pipeline  # noqa: F401
+    from edr.zero_phase import sosfiltfilt
+
+    if any(record_kind(job.record) == "wfdb" for job in jobs):
+        import edr.io.wfdb_reader  # noqa: F401
+    sosfiltfilt(np.array([[1.0, 0.0, 0.0, 1.0, 0.0, 0.0]]), np.zeros(16))
+
+
 def _extract_rows(args, argv, jobs: list[Job], rows: list[dict]) -> bool:
     """Extract ``jobs`` through :func:`edr.jobs.run_jobs`, appending a table row for each to
     ``rows`` and a progress line on stderr; whether interrupted."""
-    from edr.jobs import note, run_jobs
+    from edr.jobs import forks_workers, note, run_jobs
 
-    outcomes = run_jobs(jobs, partial(_extract_one, args, argv),
-                        done=None if args.overwrite else _complete, backend="threads",
-                        workers=RECORDS_AHEAD, ahead=RECORDS_AHEAD, ordered=True,
+    done = None if args.overwrite else _complete
+    forked = forks_workers() and sum(done is None or done(job) is None for job in jobs) > 1
+    if forked:
+        _load_for_workers(jobs)
+    outcomes = run_jobs(jobs, partial(_extract_one, args, argv), done=done,
+                        backend="processes" if forked else "threads",
+                        workers=RECORDS_AHEAD, ahead=RECORDS_QUEUED, ordered=True,
                         progress={"desc": "extract", "unit": "record", "file": sys.stderr,
                                   "dynamic_ncols": True})
     try:

@@ -65,21 +65,22 @@ def read_record(
     resp_channel: str | None = None,
     annotator: str | None = "auto",
 ) -> Recording:
-    """Read an ECG recording from a WFDB, EDF/EDF+ or CSV file.
+    """Read an ECG recording from a WFDB, EDF/EDF+, CSV or NumPy file.
 
     Parameters
     ----------
     path : str or Path
         WFDB record given as ``rec``, ``rec.hea`` or a data file (``rec.dat``,
         ``mixedsignals_e.dat``; not an annotation file such as ``rec.breath``);
-        ``*.edf`` / ``*.bdf`` (EDF, EDF+C, BDF); ``*.csv`` / ``*.tsv`` / ``*.txt``.
+        ``*.edf`` / ``*.bdf`` (EDF, EDF+C, BDF); ``*.csv`` / ``*.tsv`` / ``*.txt``;
+        ``*.npy`` / ``*.npz`` (:mod:`edr.io.numpy_reader`).
     channel : str, optional
         ECG channel name (compared after stripping trailing commas, case-insensitive).
         Default: the first name present in :data:`edr.io.channels.ECG_PRIORITY`
         (II, MLII, ECG, ECG1, EKG, V, V1..V6, I, III, MCL1, ...).
     fs : float, optional
-        Sampling rate in Hz. Needed for a CSV file without a time column; for
-        files that state their rate it must agree with it.
+        Sampling rate in Hz. Needed for a CSV file without a time column and for a
+        ``.npy`` file; for files that state their rate it must agree with it.
     resp_channel : str, optional
         Reference respiration channel; default: the best-ranked respiration name
         present (:data:`edr.io.channels.RESP_PRIORITY`: impedance such as RESP, RSP
@@ -159,6 +160,10 @@ def read_record(
         from edr.io.csv_reader import read_csv
 
         return read_csv(p, channel, fs=fs, resp_channel=resp_channel)
+    elif kind == "numpy":
+        from edr.io.numpy_reader import read_numpy
+
+        return read_numpy(p, channel, fs=fs, resp_channel=resp_channel)
     else:
         from edr.io.wfdb_reader import read_wfdb
 

@@ -24,9 +24,10 @@ from edr.errors import (
     SamplingRateError,
     UnitError,
 )
-from edr.io.channels import clean_name
+from edr.io.channels import choose_ecg, choose_resp, clean_name, ecg_channels
 from edr.io.recording import VOLTAGE_UNITS, Recording, to_millivolts
 from edr.io.reference import implausible_reason
+from edr.io.time_axis import INDEX_COLUMNS, fs_from_time, time_unit, unquoted
 from edr.names import check_fs
 
 __all__ = ["ARBITRARY_UNITS", "DEFAULT_NAME", "as_recording", "as_series", "default_lead_names",
@@ -86,10 +87,18 @@ def recording_from_arrays(ecg, fs, *, lead_names: Sequence[str] | str | None = N
     ----------
     ecg : array_like, pandas.DataFrame or pandas.Series
         One lead, shape ``(n,)``, or several, shape ``(n, n_leads)`` (samples × leads); the
-        first lead is the recording's selected lead. A DataFrame's columns are its leads.
+        first lead is the recording's selected lead. A DataFrame is read as a table: a time
+        column (named by the rules of :mod:`edr.io.time_axis`) or a time index (timedeltas,
+        datetimes, or numbers named like a time column) gives ``fs`` and is no lead, nor is a
+        column of sample numbers; where some columns have ECG names (``ECG``, ``II``, ``V5``),
+        they are the leads (the best-ranked first, :func:`edr.io.channels.choose_ecg`), a
+        respiration column (``RSP``, ``RESP``, ...) is the reference unless ``resp`` is given,
+        and other columns (``PPG``) are left out; otherwise every other column is a lead.
         NaN or infinite samples are missing (the pipeline masks them).
     fs : float
-        Sampling rate of the leads (Hz), :data:`~edr.names.FS_MIN` to :data:`~edr.names.FS_MAX`.
+        Sampling rate of the leads (Hz), :data:`~edr.names.FS_MIN` to :data:`~edr.names.FS_MAX`;
+        may be left out (None) for a DataFrame or Series with a time axis, and must then agree
+        with it within 1 %.
     lead_names : str or sequence of str, optional
         One name per lead. Default: the DataFrame's columns or the Series' name, else
         :func:`default_lead_names`. A name given twice is kept apart with a suffix.
@@ -143,14 +152,18 @@ def recording_from_arrays(ecg, fs, *, lead_names: Sequence[str] | str | None = N
     >>> rec.ecg_channel, list(rec.leads), rec.duration_s, bool(np.allclose(rec.ecg, x[:, 0] / 1e3))
     ('II', ['II', 'V'], 20.0, True)
     """
+    if _is_pandas(ecg):
+        ecg, fs, resp = _from_table(ecg, fs, resp, lead_names)
     values, names = _lead_matrix(ecg, lead_names)
     fs = _rate(fs, "fs")
     _check_fs_range(fs, names[0])
     leads = _leads_in_millivolts(values, names, _units(units, len(names)))
     resp_values, resp_fs = _resp(resp, resp_fs, fs)
     breaths, source = _breaths(breath_times, values.shape[0] / fs)
+    resp_name = getattr(resp, "name", None) if _is_pandas(resp) else None
     return Recording.from_leads(str(name), fs, leads, resp=resp_values, resp_fs=resp_fs,
-                                resp_channel=None if resp_values is None else RESP_NAME,
+                                resp_channel=None if resp_values is None else str(resp_name
+                                                                                  or RESP_NAME),
                                 breath_times=breaths, breath_source=source)
 
 
@@ -210,6 +223,55 @@ def as_recording(recording, *, fs=None, lead_names=None, units=None, resp=None, 
     return recording_from_arrays(recording, fs, lead_names=lead_names,
                                  units="mV" if units is None else units, resp=resp,
                                  resp_fs=resp_fs, breath_times=breath_times)
+
+
+def _time_axis(table) -> tuple[np.ndarray | None, str, list]:
+    """``(seconds, what, labels)`` of a DataFrame or Series: the times of its first time column,
+    else of a time index (None without either), what they came from, and the labels of its time
+    and sample-number columns."""
+    labels = list(getattr(table, "columns", []))
+    skip = [c for c in labels if time_unit(str(c)) is not None
+            or unquoted(str(c)).lower() in INDEX_COLUMNS]
+    for c in skip:
+        unit = time_unit(str(c))
+        if unit is not None:
+            return np.asarray(table[c], dtype=np.float64) * unit, str(c), skip
+    idx = table.index
+    kind = getattr(idx.dtype, "kind", "O")
+    if kind == "M":
+        return np.asarray((idx - idx[0]).total_seconds(), dtype=np.float64), "index", skip
+    if kind == "m":
+        return np.asarray(idx.total_seconds(), dtype=np.float64), "index", skip
+    unit = None if idx.name is None else time_unit(str(idx.name))
+    if unit is not None and kind in "iuf":
+        return np.asarray(idx, dtype=np.float64) * unit, "index", skip
+    return None, "", skip
+
+
+def _from_table(table, fs, resp, lead_names):
+    """``(ecg, fs, resp)`` of a DataFrame or Series read as a table (see
+    :func:`recording_from_arrays`)."""
+    seconds, what, skip = _time_axis(table)
+    if seconds is not None:
+        fs_t = fs_from_time(seconds, source="the ECG's DataFrame", column=what)
+        if fs is None:
+            fs = fs_t
+        elif abs(_rate(fs, "fs") - fs_t) > 0.01 * fs_t:
+            raise SamplingRateError(f"fs={_rate(fs, 'fs'):g} Hz disagrees with the {fs_t:g} Hz "
+                                    f"of the DataFrame's time ({what!r})")
+    if not hasattr(table, "columns"):
+        return table, fs, resp
+    rest = [c for c in table.columns if c not in skip]
+    names = [str(c) for c in rest]
+    leads = ecg_channels(names)
+    if lead_names is not None or not leads:
+        return table[rest], fs, resp
+    first = choose_ecg(names, source="the ECG's DataFrame")
+    if resp is None:
+        i = choose_resp([n if k not in leads else "" for k, n in enumerate(names)],
+                        source="the ECG's DataFrame")
+        resp = None if i is None else table[rest[i]]
+    return table[[rest[first]] + [rest[k] for k in leads if k != first]], fs, resp
 
 
 def _check_fs_range(fs: float, lead: str) -> None:

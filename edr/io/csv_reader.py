@@ -1,11 +1,18 @@
 """Delimited text files: a header row of channel names, one row per sample.
 
-An optional time column (``time``, ``t``, ``time_s``, ``seconds``, ...; or
-``time_ms`` / ``ms`` in milliseconds) gives the sampling rate; otherwise ``fs``
-must be passed. Channel values are taken to be in mV (a CSV states no units).
-The file must be UTF-8 text (ASCII is). Empty fields and ``nan`` become NaN and
-are kept. Files separated by ``;`` or tabs may use decimal commas (``1,23``, as
-spreadsheets in many locales write them); they are read as decimal points.
+An optional time column gives the sampling rate (its name and unit by the rules of
+:mod:`edr.io.time_axis`: ``time``, ``t_ms``, ``Time (sec)``, ``timestamp [ms]``, ...);
+otherwise ``fs`` must be passed. Names and units may be quoted (``'II'``). A second row with no
+number in it is a units row, as PhysioNet's CSV exports write (``'Elapsed time','II'`` then
+``'seconds','mV'``): it gives the time column's unit (clock times such as ``'0:01.250'`` under
+``'hh:mm:ss.mmm'`` are read too) and each channel's unit (``uV``, ``V``: scaled to mV); without
+one, channel values are taken to be in mV. A column of sample numbers (``sample``, ``index``,
+...) is no channel, nor is a column of text (its first and last values not numbers: a date, a
+label) unless its name is an ECG's or a respiration's. The file must be UTF-8 text (ASCII is).
+Empty fields and ``nan`` become NaN and are kept. Files separated by ``;`` or tabs may use
+decimal commas (``1,23``, as spreadsheets in many locales write them); they are read as decimal
+points. A file without a header row (its first line all numbers) has leads named ``ECG`` (or
+``ECG1``, ``ECG2``, ...), and a first column that increases by uniform steps is its time.
 """
 
 from __future__ import annotations
@@ -17,57 +24,24 @@ from pathlib import Path
 import numpy as np
 
 from edr.errors import RecordError
-from edr.io.channels import clean_name
+from edr.io.arrays import default_lead_names
+from edr.io.channels import is_ecg_name, is_resp_name
 from edr.io.recording import Recording, assemble_recording
+from edr.io.time_axis import INDEX_COLUMNS, TIME_UNITS, fs_from_time, time_unit, unquoted
 from edr.names import FS_MAX, FS_MIN
 
-__all__ = ["TIME_COLUMNS", "read_csv", "fs_from_time"]
+__all__ = ["read_csv"]
 
-#: Time-column names (case-insensitive) and their unit in seconds.
-TIME_COLUMNS: dict[str, float] = {
-    "time": 1.0, "t": 1.0, "time_s": 1.0, "time (s)": 1.0, "time [s]": 1.0, "seconds": 1.0,
-    "sec": 1.0, "s": 1.0, "elapsed time": 1.0, "timestamp": 1.0,
-    "time_ms": 1e-3, "time (ms)": 1e-3, "time [ms]": 1e-3, "ms": 1e-3,
-}
+_CLOCK = re.compile(r"(?:(?:(\d+):)?(\d+):)?(\d+(?:\.\d*)?)")
 
 
-def fs_from_time(t: np.ndarray, *, source: str, column: str) -> float:
-    """Sampling rate (Hz) of a uniformly sampled time axis ``t`` (s).
-
-    The rate is ``(n - 1) / (t[-1] - t[0])``; the axis must increase and every
-    step must lie within half a sample period of ``1 / fs`` (a missing or
-    repeated sample fails), which tolerates times printed with rounding.
-
-    Raises
-    ------
-    RecordError
-        Fewer than two times, NaN times, or a non-uniform axis (the worst step is named).
-
-    See Also
-    --------
-    read_csv
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from edr.io.csv_reader import fs_from_time
-    >>> round(fs_from_time(np.arange(10) / 250.0, source="rec.csv", column="time_s"), 6)
-    250.0
-    """
-    if t.size < 2 or not np.all(np.isfinite(t)):
-        raise RecordError(f"time column {column!r} of {source} needs at least 2 finite values")
-    span = t[-1] - t[0]
-    if span <= 0:
-        raise RecordError(f"time column {column!r} of {source} does not increase")
-    fs = (t.size - 1) / span
-    steps = np.diff(t) * fs
-    worst = int(np.argmax(np.abs(steps - 1.0)))
-    if abs(steps[worst] - 1.0) > 0.5:
-        raise RecordError(
-            f"time column {column!r} of {source} is not uniformly sampled: step "
-            f"{np.diff(t)[worst]:g} s at row {worst + 2} vs {1 / fs:g} s on average"
-        )
-    return float(fs)
+def _clock_seconds(text: str) -> float:
+    """Seconds of a clock time ``[[h:]mm:]ss[.fff]`` (quotes ignored); NaN if it is none."""
+    m = _CLOCK.fullmatch(unquoted(text))
+    if m is None:
+        return float("nan")
+    h, mins, sec = m.groups()
+    return int(h or 0) * 3600.0 + int(mins or 0) * 60.0 + float(sec)
 
 
 def _header_and_rows(path: Path) -> tuple[str, list[str]]:
@@ -92,9 +66,9 @@ def _header_and_rows(path: Path) -> tuple[str, list[str]]:
     return (lines[0] if lines else ""), [line for line in lines[1:] if line.strip()]
 
 
-def _check_time_unit(fs: float, column: str, path: Path) -> None:
-    """Raise when the rate read from a time column is no ECG rate, naming the unit that would
-    make it one.
+def _check_time_unit(fs: float, column: str, seconds: float, path: Path) -> None:
+    """Raise when the rate read from a time column (``seconds`` per unit) is no ECG rate, naming
+    the unit that would make it one.
 
     Raises
     ------
@@ -103,7 +77,7 @@ def _check_time_unit(fs: float, column: str, path: Path) -> None:
     """
     if FS_MIN <= fs <= FS_MAX:
         return
-    unit = "ms" if TIME_COLUMNS[column.lower()] < 1.0 else "s"
+    unit = "ms" if seconds < 1.0 else "s"
     hint = "drop the column and give the sampling rate with --fs HZ"
     for scale, name, rename in ((1e3, "milliseconds", "time_ms"), (1e-3, "seconds", "time_s")):
         if FS_MIN <= fs * scale <= FS_MAX and rename != column.lower():
@@ -149,6 +123,71 @@ def _decimal_points(rows: list[str], path: Path) -> list[str]:
 _MISSING_TOKENS = {"", "nan", "na", "n/a", "null", "none", "-"}
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _units_row(row: str, delimiter: str, n: int) -> list[str] | None:
+    """The units of a row that holds no number (PhysioNet's ``'seconds','mV'``), else None."""
+    fields = [unquoted(f) for f in next(csv.reader([row], delimiter=delimiter), [])]
+    if len(fields) != n or any(_is_number(f) for f in fields):
+        return None
+    return fields if any(f.lower() not in _MISSING_TOKENS for f in fields) else None
+
+
+def _without_text_columns(names: list[str], units: list[str] | None, rows: list[str],
+                          delimiter: str) -> tuple[list[str], list[str] | None, list[str]]:
+    """``names``, ``units`` and ``rows`` without the columns whose first and last values are both
+    text (a date, a label, a device name): they hold no channel. A time column stays (its clock
+    times are read), and so do a column of numbers with some text in it and an ECG or
+    respiration column of text (errors later)."""
+
+    def text(fields: list[str], i: int) -> bool:
+        value = unquoted(fields[i]) if i < len(fields) else ""
+        return not _is_number(value) and value.lower() not in _MISSING_TOKENS
+
+    ends = [next(csv.reader(rows[k:k + 1] if k == 0 else rows[-1:], delimiter=delimiter), [])
+            for k in (0, -1)]
+    drop = {i for i in range(len(names)) if time_unit(names[i]) is None
+            and not (is_ecg_name(names[i]) or is_resp_name(names[i]))
+            and text(ends[0], i) and text(ends[1], i)}
+    if not drop:
+        return names, units, rows
+    keep = [i for i in range(len(names)) if i not in drop]
+    out = [row if len(f) != len(names) else delimiter.join(f[i] for i in keep) + "\n"
+           for row, f in zip(rows, csv.reader(rows, delimiter=delimiter), strict=True)]
+    return ([names[i] for i in keep], None if units is None else [units[i] for i in keep], out)
+
+
+def _clock_rows(rows: list[str], delimiter: str, column: int) -> list[str]:
+    """``rows`` with the clock times of ``column`` (``'0:01.250'``) written as seconds."""
+    out = []
+    for fields in csv.reader(rows, delimiter=delimiter):
+        if len(fields) > column:
+            fields[column] = repr(_clock_seconds(fields[column]))
+        out.append(delimiter.join(fields) + "\n")
+    return out
+
+
+def _time_column(names: list[str], units: list[str] | None, rows: list[str],
+                 delimiter: str) -> tuple[int | None, float, list[str]]:
+    """The time column's index (None without one), its seconds per unit, and the data rows with
+    its clock times (if any) written as seconds."""
+    idx = next((i for i, n in enumerate(names) if time_unit(n) is not None), None)
+    if idx is None:
+        return None, 1.0, rows
+    seconds = time_unit(names[idx])
+    unit = units[idx].lower() if units is not None else ""
+    first = next(csv.reader(rows[:1], delimiter=delimiter), [])
+    if ":" in unit or (len(first) > idx and ":" in first[idx]):
+        return idx, 1.0, _clock_rows(rows, delimiter, idx)
+    return idx, TIME_UNITS.get(unit, seconds), rows
+
+
 def _check_numbers(data: np.ndarray, rows: list[str], delimiter: str, names: list[str],
                    path: Path) -> None:
     """Raise on the first field that is neither a number nor a missing-value marker (empty, nan,
@@ -162,6 +201,21 @@ def _check_numbers(data: np.ndarray, rows: list[str], delimiter: str, names: lis
                     f"CSV file {path}: data row {r + 1}, column {names[c]!r}: "
                     f"{text.strip()[:40]!r} is not a number"
                 )
+
+
+def _data_rows(rows: list[str], delimiter: str, names: list[str], path: Path) -> np.ndarray:
+    """The data rows as a samples × columns float array, one column per name, checked."""
+    try:
+        data = np.genfromtxt(rows, delimiter=delimiter, dtype=np.float64,
+                             missing_values=("", "nan", "NaN", "NA"), filling_values=np.nan,
+                             invalid_raise=True, ndmin=2)
+    except ValueError as exc:
+        raise RecordError(f"CSV file {path} has a malformed row: {exc}") from exc
+    if data.shape[1] != len(names):
+        raise RecordError(f"CSV file {path} has {len(names)} header names but {data.shape[1]} "
+                          "columns")
+    _check_numbers(data, rows, delimiter, names, path)
+    return data
 
 
 def read_csv(
@@ -206,45 +260,10 @@ def read_csv(
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"CSV file not found: {path}")
-    first, rows = _header_and_rows(path)
-    delimiter = _delimiter(first)
-    if delimiter != "," and any("," in row for row in rows):
-        rows = _decimal_points(rows, path)
-    names = [clean_name(n) for n in next(csv.reader([first], delimiter=delimiter), [])]
-    if not names or not any(names):
-        raise RecordError(f"CSV file {path} has no header row of channel names")
-    if not rows:
-        raise RecordError(f"CSV file {path} has no data rows")
-    try:
-        data = np.genfromtxt(rows, delimiter=delimiter, dtype=np.float64,
-                             missing_values=("", "nan", "NaN", "NA"), filling_values=np.nan,
-                             invalid_raise=True, ndmin=2)
-    except ValueError as exc:
-        raise RecordError(f"CSV file {path} has a malformed row: {exc}") from exc
-    if data.shape[1] != len(names):
-        raise RecordError(f"CSV file {path} has {len(names)} header names but {data.shape[1]} "
-                          "columns")
-    _check_numbers(data, rows, delimiter, names, path)
-    if data.shape[1] != len(names):
-        raise RecordError(f"CSV file {path} has {len(names)} header names but {data.shape[1]} "
-                          "columns")
-    time_idx = next((i for i, n in enumerate(names) if n.lower() in TIME_COLUMNS), None)
-    if time_idx is not None:
-        t = data[:, time_idx] * TIME_COLUMNS[names[time_idx].lower()]
-        fs_t = fs_from_time(t, source=str(path), column=names[time_idx])
-        _check_time_unit(fs_t, names[time_idx], path)
-        if fs is not None and abs(float(fs) - fs_t) > 0.01 * fs_t:
-            raise RecordError(
-                f"the sampling rate given ({float(fs):g} Hz, --fs) disagrees with the {fs_t:g} Hz "
-                f"of time column {names[time_idx]!r} in {path}"
-            )
-        fs = fs_t if fs is None else float(fs)
-    elif fs is None:
-        raise RecordError(
-            f"CSV file {path} has no time column (named one of {', '.join(sorted(TIME_COLUMNS))}); "
-            f"give its sampling rate with --fs HZ (read_record(..., fs=HZ) in Python)"
-        )
-    columns = [i for i in range(len(names)) if i != time_idx]
+    names, units, data, time_idx, seconds = _csv_table(path)
+    index = [i for i, n in enumerate(names) if n.lower() in INDEX_COLUMNS]
+    fs = _csv_rate(data, names, time_idx, seconds, index, fs, path)
+    columns = [i for i in range(len(names)) if i != time_idx and i not in index]
     return assemble_recording(
         name=path.stem,
         path=str(path),
@@ -252,7 +271,78 @@ def read_csv(
         names=[names[i] for i in columns],
         read=lambda indices: [data[:, columns[j]].copy() for j in indices],
         fs=[float(fs)] * len(columns),
-        units=["mV"] * len(columns),
+        units=["mV" if units is None else units[i] for i in columns],
         channel=channel,
         resp_channel=resp_channel,
     )
+
+
+def _csv_table(path: Path):
+    """``(names, units, data, time column, its seconds per unit)`` of a CSV file: the names of
+    its header row (or of a file without one), its units row (None without one), its values as
+    a samples × columns array, and the time column's index (None without one)."""
+    first, rows = _header_and_rows(path)
+    delimiter = _delimiter(first)
+    if delimiter != "," and any("," in row for row in rows):
+        rows = _decimal_points(rows, path)
+    names = [unquoted(n) for n in next(csv.reader([first], delimiter=delimiter), [])]
+    if not names or not any(names):
+        raise RecordError(f"CSV file {path} has no header row of channel names")
+    if all(_is_number(n) for n in names):  # no header row: the first line is data
+        return _headerless([first] + rows, delimiter, path)
+    units = _units_row(rows[0], delimiter, len(names)) if rows else None
+    rows = rows if units is None else rows[1:]
+    if not rows:
+        raise RecordError(f"CSV file {path} has no data rows")
+    names, units, rows = _without_text_columns(names, units, rows, delimiter)
+    time_idx, seconds, rows = _time_column(names, units, rows, delimiter)
+    return names, units, _data_rows(rows, delimiter, names, path), time_idx, seconds
+
+
+def _headerless(rows: list[str], delimiter: str, path: Path):
+    """:func:`_csv_table` of a file without a header row: its columns are leads (``ECG``, or
+    ``ECG1``, ``ECG2``, ...), but a first column that increases by uniform steps is its time
+    (in s, ms or us: whichever gives an ECG sampling rate)."""
+    n = len(next(csv.reader(rows[:1], delimiter=delimiter), []))
+    data = _data_rows(rows, delimiter, default_lead_names(n), path)
+    seconds = _time_steps(data[:, 0]) if n > 1 else None
+    if seconds is None:
+        return default_lead_names(n), None, data, None, 1.0
+    return ["time"] + default_lead_names(n - 1), None, data, 0, seconds
+
+
+def _time_steps(column: np.ndarray) -> float | None:
+    """Seconds per unit of a column that increases by uniform steps at an ECG sampling rate in
+    s, ms or us (a time axis); None for any other column (a signal)."""
+    if column.size < 2 or not np.all(np.diff(column) > 0):
+        return None
+    for unit in (1.0, 1e-3, 1e-6):
+        try:
+            fs = fs_from_time(column * unit, source="", column="")
+        except RecordError:
+            return None
+        if FS_MIN <= fs <= FS_MAX:
+            return unit
+    return None
+
+
+def _csv_rate(data, names, time_idx, seconds, index, fs, path) -> float:
+    """The sampling rate: the time column's (which ``fs``, if given, must match) or ``fs``."""
+    if time_idx is not None:
+        t = data[:, time_idx] * seconds
+        fs_t = fs_from_time(t, source=str(path), column=names[time_idx])
+        _check_time_unit(fs_t, names[time_idx], seconds, path)
+        if fs is not None and abs(float(fs) - fs_t) > 0.01 * fs_t:
+            raise RecordError(
+                f"the sampling rate given ({float(fs):g} Hz, --fs) disagrees with the {fs_t:g} Hz "
+                f"of time column {names[time_idx]!r} in {path}"
+            )
+        return fs_t if fs is None else float(fs)
+    if fs is None:
+        numbers = "".join(f"; column {names[i]!r} holds sample numbers, not times" for i in index)
+        raise RecordError(
+            f"CSV file {path} has no time column (a name such as time, t, time_s, Time (ms), "
+            f"timestamp_ms or elapsed time, or a units row of seconds){numbers}; give its sampling "
+            f"rate with --fs HZ (read_record(..., fs=HZ) in Python)"
+        )
+    return float(fs)

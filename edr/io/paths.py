@@ -17,23 +17,28 @@ from pathlib import Path
 
 from edr.errors import RecordError
 
-__all__ = ["EDF_SUFFIXES", "CSV_SUFFIXES", "record_kind", "resolve_record", "check_record_path",
-           "record_name", "record_files"]
+__all__ = ["EDF_SUFFIXES", "CSV_SUFFIXES", "NUMPY_SUFFIXES", "record_kind", "resolve_record",
+           "check_record_path", "record_name", "record_files"]
 
 #: Extensions read by the EDF reader (EDF, EDF+C, and 24-bit BDF).
 EDF_SUFFIXES = (".edf", ".bdf")
 #: Extensions read as delimited text.
 CSV_SUFFIXES = (".csv", ".txt", ".tsv")
+#: Extensions read as NumPy arrays.
+NUMPY_SUFFIXES = (".npy", ".npz")
 _MULTI_FILE_SUFFIX = re.compile(r"_[A-Za-z0-9]+$")
 
 
 def record_kind(path: str | Path) -> str:
-    """``"edf"``, ``"csv"`` or ``"wfdb"`` from the extension of ``path`` (anything else is WFDB)."""
+    """``"edf"``, ``"csv"``, ``"numpy"`` or ``"wfdb"`` from the extension of ``path`` (anything
+    else is WFDB)."""
     suffix = Path(path).suffix.lower()
     if suffix in EDF_SUFFIXES:
         return "edf"
     if suffix in CSV_SUFFIXES:
         return "csv"
+    if suffix in NUMPY_SUFFIXES:
+        return "numpy"
     return "wfdb"
 
 
@@ -162,7 +167,8 @@ def check_record_path(path: str | Path) -> str:
     if p.is_dir():
         raise RecordError(f"{p} is a folder, not a record file")
     if not p.is_file():
-        raise FileNotFoundError(f"{'EDF' if kind == 'edf' else 'CSV'} file not found: {p}")
+        what = {"edf": "EDF", "csv": "CSV", "numpy": "NumPy"}[kind]
+        raise FileNotFoundError(f"{what} file not found: {p}")
     return kind
 
 

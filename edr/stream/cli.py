@@ -90,7 +90,9 @@ def build_parser(prog: str = PROG) -> Parser:
     p.add_argument("--speed", type=_speed, default=math.inf, metavar="FACTOR|max",
                    help="replay speed: 1 = real time, max = as fast as possible (default)")
     p.add_argument("--fs", type=rate_hz, metavar="HZ",
-                   help="sampling rate (Hz) of the standard-input samples (required with '-')")
+                   help="sampling rate (Hz): required with '-' (standard input), a CSV record "
+                        "without a time column and a .npy record; for other records it must "
+                        "agree with the rate they state")
     p.add_argument("--columns", type=_columns, metavar="I,J,...",
                    help="standard input or LSL: the columns / channels holding ECG (0-based, "
                         "default: all)")
@@ -154,9 +156,6 @@ def _check_args(args) -> None:
         raise OptionError("give exactly one source: a RECORD, '-' (standard input) or --lsl NAME")
     if args.record == "-" and args.fs is None:
         raise OptionError("standard input needs --fs HZ (the sampling rate)")
-    if args.record not in (None, "-") and args.fs is not None and not args.record.lower().endswith(
-            (".csv", ".tsv", ".txt")):
-        raise OptionError("--fs applies to standard input or CSV records only")
     if args.columns is not None and args.record not in (None, "-"):
         raise OptionError("--columns applies to standard input or --lsl; a record gives its ECG "
                           "leads (choose one with --lead)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -161,6 +162,52 @@ def test_an_interrupted_run_reports_the_records_done_and_exits_130(records, caps
     assert "2 record(s): 1 extracted, 0 skipped, 0 failed" in out
     assert err.endswith("python -m edr.extract: interrupted\n")
     assert sorted(p.name for p in (tmp / "out").iterdir()) == ["rec_a_edr.csv", "rec_a_edr.json"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers fork on Linux only")
+def test_records_run_in_worker_processes_with_the_outputs_of_threads(records, capsys,
+                                                                    monkeypatch):
+    from edr.extract import many_records
+
+    tmp, (a, _, c) = records
+    assert extract.main([str(a), str(c), "-o", "forked/"]) == 0
+    monkeypatch.setattr("edr.jobs.forks_workers", lambda: False)  # the reference: threads
+    assert extract.main([str(a), str(c), "-o", "threads/"]) == 0
+    for name in ("rec_a_edr.csv", "rec_c_edr.csv"):
+        assert (tmp / "forked" / name).read_bytes() == (tmp / "threads" / name).read_bytes()
+    monkeypatch.undo()
+    monkeypatch.chdir(tmp)
+
+    def where(one, *args, **kwargs):
+        raise ValueError(f"ran in process {os.getpid()}")
+
+    monkeypatch.setattr(many_records, "extract_and_write", where)
+    capsys.readouterr()
+    assert extract.main([str(a), str(c), "-o", "where/"]) == 2
+    rows = _table(capsys.readouterr().out)
+    pids = {int(rows[n].split("ran in process ")[1].split()[0]) for n in ("rec_a", "rec_c")}
+    assert os.getpid() not in pids
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers fork on Linux only")
+def test_a_record_that_kills_its_worker_fails_alone(records, capsys, monkeypatch):
+    from edr.extract import many_records
+
+    tmp, (a, b, c) = records
+    real = many_records.extract_and_write
+
+    def dies_on_rec_a(one, *args, **kwargs):
+        if "rec_a" in one.record:
+            os._exit(1)  # as a crash in compiled code or the kernel's out-of-memory killer
+        return real(one, *args, **kwargs)
+
+    monkeypatch.setattr(many_records, "extract_and_write", dies_on_rec_a)
+    assert extract.main([str(a), str(b), str(c), "-o", "out/"]) == 2
+    rows = _table(capsys.readouterr().out)
+    assert "failed" in rows["rec_a"] and "BrokenProcessPool" in rows["rec_a"]
+    assert "failed:" in rows["rec_b"] and "20" in rows["rec_b"]  # too short, as always
+    assert rows["rec_c"].endswith(" ok")
+    assert sorted(p.name for p in (tmp / "out").iterdir()) == ["rec_c_edr.csv", "rec_c_edr.json"]
 
 
 def test_breath_outputs_per_record_in_their_folders_and_resumed(records, capsys):

@@ -14,6 +14,7 @@ from edr.errors import (
     ArrayTypeError,
     EDRError,
     MissingSignalError,
+    RecordError,
     ReferenceWarning,
     SamplingRateError,
     SignalError,
@@ -110,7 +111,7 @@ NAN_LEAD[:, 1] = np.nan
     (np.array(["1", "2"] * 500), {}, ArrayTypeError, ["dtype <U1", "not numbers"]),
     (np.array([1.0, None] * 500, dtype=object), {}, ArrayTypeError, ["dtype object"]),
     (TWO.astype(complex), {}, ArrayTypeError, ["dtype complex128"]),
-    (pd.DataFrame({"II": TWO[:, 0], "label": ["x"] * 5000}), {}, ArrayTypeError,
+    (pd.DataFrame({"a": TWO[:, 0], "label": ["x"] * 5000}), {}, ArrayTypeError,
      ["column 'label'", "not numbers"]),
     (np.full(5000, np.nan), {}, MissingSignalError, ["lead 'ECG'", "no valid sample",
                                                      "5000 samples"]),
@@ -170,5 +171,49 @@ def test_as_recording_passes_recordings_reads_paths_and_builds_arrays(tmp_path):
 
 def test_a_dataframe_with_ecg_and_fs_columns_is_still_an_array():
     frame = pd.DataFrame({"ecg": TWO[:, 0], "fs": TWO[:, 1]})
-    rec = as_recording(frame, fs=FS)
-    assert list(rec.leads) == ["ecg", "fs"]
+    rec = as_recording(frame, fs=FS)  # a table, not a Recording: its ECG-named column is the lead
+    assert list(rec.leads) == ["ecg"]
+    assert list(as_recording(frame, fs=FS, lead_names=["a", "b"]).leads) == ["a", "b"]
+
+
+T = np.arange(5000) / FS
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        pd.DataFrame({"time": T, "II": TWO[:, 0], "V": TWO[:, 1]}),
+        pd.DataFrame({"Time (ms)": T * 1e3, "II": TWO[:, 0], "V": TWO[:, 1]}),
+        pd.DataFrame({"II": TWO[:, 0], "V": TWO[:, 1]}, index=pd.Index(T, name="t")),
+        pd.DataFrame({"II": TWO[:, 0], "V": TWO[:, 1]}, index=pd.to_timedelta(T, unit="s")),
+        pd.DataFrame({"II": TWO[:, 0], "V": TWO[:, 1]},
+                     index=pd.Timestamp("2026-01-01", tz="UTC") + pd.to_timedelta(T, unit="s")),
+        pd.DataFrame({"sample": np.arange(5000), "II": TWO[:, 0], "V": TWO[:, 1]}),
+    ],
+)
+def test_a_dataframe_s_time_gives_fs_and_is_no_lead(frame):
+    given = None if "sample" not in frame.columns else FS
+    rec = recording_from_arrays(frame, given)
+    reference = recording_from_arrays(TWO, FS, lead_names=["II", "V"])  # plain arrays
+    assert rec.fs == FS and list(rec.leads) == ["II", "V"]
+    for name in ("II", "V"):
+        np.testing.assert_array_equal(rec.leads[name], reference.leads[name])
+    if given is None:
+        assert recording_from_arrays(frame, FS).fs == FS  # agreeing
+        with pytest.raises(SamplingRateError, match=r"fs=500 Hz disagrees with the 250 Hz of "
+                                                    r"the DataFrame's time"):
+            recording_from_arrays(frame, 500)
+
+
+def test_a_dataframe_of_named_channels_is_read_like_a_record():
+    resp = np.cos(T)
+    frame = pd.DataFrame({"PPG": TWO[:, 1], "V5": TWO[:, 1], "RSP": resp, "II": TWO[:, 0]})
+    rec = recording_from_arrays(frame, FS)
+    assert list(rec.leads) == ["II", "V5"] and rec.ecg_channel == "II"  # II ranks first
+    assert rec.resp_channel == "RSP"
+    np.testing.assert_array_equal(rec.resp, resp)
+    own = recording_from_arrays(frame, FS, resp=np.sin(T))  # a given resp wins
+    np.testing.assert_array_equal(own.resp, np.sin(T))
+    with pytest.raises(RecordError, match=r"time column 'time' of the ECG's DataFrame is not "
+                                          r"uniformly sampled"):
+        recording_from_arrays(pd.DataFrame({"time": np.delete(T, 9), "II": TWO[1:, 0]}), None)

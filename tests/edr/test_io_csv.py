@@ -7,7 +7,7 @@ import pytest
 
 from edr.errors import ChannelError, RecordError, SignalError
 from edr.io import read_record
-from edr.io.csv_reader import fs_from_time
+from edr.io.time_axis import fs_from_time
 
 
 def _csv(path, header, rows, delimiter=","):
@@ -106,3 +106,94 @@ def test_semicolon_csv_with_decimal_commas_is_read(tmp_path):
     mixed.write_text("time;II\n0;1,5\n0,004;2,a,5\n")
     with pytest.raises(RecordError, match=r"mixed\.csv: data row 2 has a ','"):
         read_record(mixed)
+
+
+_TIME_NAMES = {  # the reference: every spelling written out, seconds per unit or None
+    "time": 1.0, "Time": 1.0, "t": 1.0, "T": 1.0, "time_s": 1.0, "time (s)": 1.0,
+    "Time [s]": 1.0, "Time (sec)": 1.0, "time_sec": 1.0, "seconds": 1.0, "sec": 1.0, "s": 1.0,
+    "'Elapsed time'": 1.0, "Elapsed time (seconds)": 1.0, "timestamp": 1.0, "TimeStamp": 1.0,
+    "time_ms": 1e-3, "time (ms)": 1e-3, "timestamp_ms": 1e-3, "Timestamp [ms]": 1e-3,
+    "ms": 1e-3, "t_us": 1e-6, "sensor timestamp [ns]": None, "timestamp [ns]": 1e-9,
+    "time (µs)": 1e-6, "time (min)": 60.0, "Time (hh:mm:ss.mmm)": 1.0,
+    "ECG": None, "II": None, "min": None, "temp": None, "resp": None, "time (kg)": None,
+    "sample": None, "": None,
+}
+
+
+@pytest.mark.parametrize(("name", "seconds"), list(_TIME_NAMES.items()))
+def test_time_column_names(name, seconds):
+    from edr.io.time_axis import time_unit
+
+    assert time_unit(name) == seconds
+
+
+def _physionet_export(path, t, ecg_uv, resp, clock=False):
+    """A CSV as PhysioNet's export writes it: quoted names, a units row, uV."""
+    unit = "'hh:mm:ss.mmm'" if clock else "'seconds'"
+    rows = []
+    for a, b, c in zip(t, ecg_uv, resp, strict=True):
+        m, s = divmod(a, 60.0)
+        rows.append(f"'{int(m)}:{s:06.3f}'" if clock else f"{a:.3f}")
+        rows[-1] += f",{b:.1f},{c:.4f}"
+    path.write_text(f"'Elapsed time','II','RESP'\n{unit},'uV','mV'\n" + "\n".join(rows) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("clock", [False, True])
+def test_physionet_export_with_units_row(tmp_path, clock):
+    fs = 250.0
+    t = np.arange(20000) / fs  # 80 s: past a minute on the clock
+    ecg_mv = np.round(np.sin(2 * np.pi * 1.2 * t), 4)
+    resp = np.round(np.cos(2 * np.pi * 0.25 * t), 4)
+    rec = read_record(_physionet_export(tmp_path / "x.csv", t, ecg_mv * 1000, resp, clock))
+    plain = read_record(_csv(tmp_path / "plain.csv", ["time_s", "II", "RESP"],
+                             zip(t, ecg_mv, resp, strict=True)))
+    assert rec.fs == pytest.approx(fs, rel=1e-9) and rec.channels == ["II", "RESP"]
+    np.testing.assert_allclose(rec.ecg, plain.ecg, atol=1e-4)  # uV to mV, to the 0.1 uV written
+    np.testing.assert_allclose(rec.resp, plain.resp, atol=1e-12)
+
+
+def test_sample_number_column_is_no_channel(tmp_path):
+    rows = [(k, float(np.sin(k / 40))) for k in range(2000)]
+    path = _csv(tmp_path / "s.csv", ["sample", "signal"], rows)
+    with pytest.raises(RecordError, match=r"no time column .*column 'sample' holds sample numbers, "
+                                          r"not times; give its sampling rate with --fs HZ"):
+        read_record(path)
+    rec = read_record(path, fs=250, channel="signal")
+    assert rec.channels == ["signal"] and rec.ecg.size == 2000
+
+
+def test_text_columns_are_no_channels_and_text_among_numbers_is_an_error(tmp_path):
+    fs = 250.0
+    t = np.arange(3000) / fs
+    ecg = np.round(np.sin(2 * np.pi * 1.1 * t), 4)
+    stamp = [f"2026-03-01T10:{k // 15000:02d}:{(k / fs) % 60:09.6f}" for k in range(t.size)]
+    path = tmp_path / "wearable.csv"  # as a phone app writes it: a date column, times in ms
+    path.write_text("Phone timestamp;timestamp [ms];device;ecg [uV]\n" + "".join(
+        f"{s};{a * 1e3:.3f};H10;{b * 1e3:.1f}\n" for s, a, b in zip(stamp, t, ecg, strict=True)))
+    rec = read_record(path)
+    assert rec.fs == fs and rec.channels == ["ecg [uV]"]
+    np.testing.assert_allclose(rec.ecg, ecg * 1e3, atol=1e-9)
+    lines = path.read_text().splitlines()
+    lines[1500] = lines[1500].replace(";H10;", ";H10;x")  # text in the number column
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(RecordError, match=r"data row 1500, column 'ecg \[uV\]': 'x"):
+        read_record(path)
+
+
+@pytest.mark.parametrize(("scale", "fmt"), [(1.0, "%.4f"), (1e3, "%.3f"), (1e6, "%.0f")])
+def test_a_file_without_header_row(tmp_path, scale, fmt):
+    fs = 250.0
+    t = np.arange(2500) / fs
+    leads = np.round(np.column_stack([np.sin(2 * np.pi * t), np.cos(2 * np.pi * t)]), 4)
+    np.savetxt(tmp_path / "timed.csv", np.column_stack([t * scale, leads]), delimiter=",",
+               fmt=[fmt, "%.4f", "%.4f"])
+    rec = read_record(tmp_path / "timed.csv")  # a first column of uniform steps is the time
+    assert rec.fs == fs and rec.channels == ["ECG1", "ECG2"]
+    np.testing.assert_allclose(rec.leads["ECG2"], leads[:, 1], atol=1e-12)
+    np.savetxt(tmp_path / "bare.csv", leads, delimiter=";", fmt="%.4f")
+    with pytest.raises(RecordError, match="bare.csv has no time column"):
+        read_record(tmp_path / "bare.csv")
+    bare = read_record(tmp_path / "bare.csv", fs=fs)  # the first line is a sample, not a header
+    assert bare.channels == ["ECG1", "ECG2"] and bare.ecg.size == 2500
+    np.testing.assert_allclose(bare.ecg, leads[:, 0], atol=1e-12)

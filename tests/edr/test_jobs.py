@@ -4,6 +4,7 @@ loop (the reference), each job once, errors kept per job, resumption without dup
 from __future__ import annotations
 
 import math
+import sys
 import threading
 import time
 
@@ -132,6 +133,60 @@ def test_an_interruption_in_the_driver_cancels_the_jobs_not_started():
         list(run_jobs(range(20), work, store=store, backend="threads", workers=1))
     time.sleep(0.2)
     assert len(started) < 20  # the queue was cancelled, the running job finished
+
+
+def _worker_state(job):
+    import gc
+    import os
+    import signal
+    import sys
+
+    return (os.getpid(), gc.isenabled(), signal.getsignal(signal.SIGINT) is signal.SIG_IGN,
+            "edr.tests_marker_module" in sys.modules)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers fork on Linux only")
+def test_process_workers_fork_collect_garbage_and_leave_ctrl_c_to_the_driver(monkeypatch):
+    import gc
+    import os
+    import types
+
+    from edr.jobs import forks_workers
+
+    assert forks_workers()
+    # a module only this process has: a forked worker inherits it, a spawned one would not
+    monkeypatch.setitem(sys.modules, "edr.tests_marker_module", types.ModuleType("marker"))
+    gc.disable()  # the command lines start with the collector off
+    try:
+        outcomes = list(run_jobs([1, 2], _worker_state, backend="processes", workers=2))
+    finally:
+        gc.enable()
+    for o in outcomes:
+        pid, collects, ignores_ctrl_c, inherited = o.value
+        assert pid != os.getpid() and collects and ignores_ctrl_c and inherited
+
+
+def _dies_at_3(job):
+    import os
+
+    time.sleep(0.05)
+    if job == 3.0:
+        os._exit(1)  # the worker process dies (as when killed, or out of memory)
+    return math.sqrt(job)
+
+
+@pytest.mark.parametrize("ordered", [False, True])
+def test_a_job_that_kills_its_worker_fails_alone(ordered):
+    from concurrent.futures.process import BrokenProcessPool
+
+    jobs = [4.0, 9.0, 3.0, 2.25, 16.0, 1.0, 0.0, 25.0]
+    outcomes = list(run_jobs(jobs, _dies_at_3, backend="processes", workers=2, ordered=ordered))
+    assert sorted(o.job for o in outcomes) == sorted(jobs)  # each once
+    for o in outcomes:
+        if o.job == 3.0:
+            assert o.value is None and isinstance(o.error, BrokenProcessPool)
+        else:  # the others, running beside it or queued behind it, run again
+            assert o.error is None and o.value == math.sqrt(o.job)
 
 
 def _unpicklable(job):
