@@ -36,6 +36,7 @@ divides :data:`edr.signal.RATE_STEP_S` (else within ``hop_s``). Memory is bounde
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass, field, replace
 
@@ -81,11 +82,8 @@ SELECTION_DRAWS = 20
 (``mdd-fast``, the default criterion; its ``n_draws`` cap, offline
 :data:`kpca.selection.mdd.N_DRAWS` = 100), unless the caller sets ``n_draws``. A selection on
 the span's 40-odd beats at the first update stops only at the cap (its noise levels never
-settle) and cost 0.5 s a lead; on a filled span the draws settle after the first batch of 5.
-The held-out accuracy is unchanged (``docs/studies/stream_design.md``, third round)."""
-SEQUENTIAL_CRITERIA = ("varon2015-fast",)
-"""The criteria (keys of :data:`kpca.selection.CRITERIA`) whose ``n_draws`` is a cap that
-:data:`SELECTION_DRAWS` lowers."""
+settle) and cost 0.2–0.66 s a lead; on a filled span the draws settle after the first batch
+of 5. The held-out accuracy is unchanged (``docs/studies/stream_design.md``, third round)."""
 
 @dataclass(frozen=True)
 class StreamUpdate:
@@ -266,20 +264,21 @@ class StreamingEDR:
 
     def _analysis_options(self) -> tuple[EDROptions, EDROptions]:
         """``(selecting, fixed)``: the options of an analysis that selects σ² (:attr:`opts`,
-        ``n_draws`` capped at :data:`SELECTION_DRAWS` for a criterion of
-        :data:`SEQUENTIAL_CRITERIA` unless the caller set it) and of one at the stored widths
-        (:attr:`opts` without the criterion's options, which a fixed σ² refuses; a lead still
-        without a width selects its own with the criterion's defaults)."""
+        ``n_draws`` capped at :data:`SELECTION_DRAWS` when the criterion stops sequentially and
+        the caller did not set it) and of one at the stored widths (:attr:`opts` without the
+        criterion's options, which a fixed σ² refuses; a lead still without a width selects its
+        own with the criterion's defaults)."""
         if not self.kernel:
             return self.opts, self.opts
-        from kpca.selection import resolve_criterion
+        from kpca.selection import CRITERIA, resolve_criterion
 
         options = dict(self.opts.method_options)
         own = self.opts.kernel_options.selection_options
         fixed = replace(self.opts, method_options={k: v for k, v in options.items()
                                                    if k not in own})
-        if "n_draws" not in options and \
-                resolve_criterion(self.opts.sigma2) in SEQUENTIAL_CRITERIA:
+        params = inspect.signature(CRITERIA[resolve_criterion(self.opts.sigma2)]).parameters
+        stop = options.get("stop", params["stop"].default if "stop" in params else None)
+        if "n_draws" in params and "n_draws" not in options and stop == "sequential":
             options["n_draws"] = SELECTION_DRAWS
         return replace(self.opts, method_options=options), fixed
 

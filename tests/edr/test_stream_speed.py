@@ -68,7 +68,9 @@ def test_a_selection_draws_at_most_the_stream_cap():
 @pytest.mark.parametrize("sigma2, options, expected", [
     ("mdd-fast", {}, SELECTION_DRAWS),
     ("mdd-fast", {"n_draws": 40}, 40),  # the caller's cap stands
-    ("mdd", {}, None),  # the fixed stop keeps its draws
+    ("mdd-fast", {"stop": "fixed"}, None),  # a fixed stop keeps its draws
+    ("mdd", {}, None),
+    ("rot", {}, None),  # no draws
 ])
 def test_the_cap_applies_to_the_sequential_stop_only(sigma2, options, expected):
     s = StreamingEDR(FS, leads=LEADS, sigma2=sigma2, **options)
