@@ -225,7 +225,7 @@ def to_uniform_grid(t, x, *, fs: float = GRID_FS, t_start: float | None = None,
     if t.size < 4:
         raise SignalError(f"x has {t.size} finite samples; at least 4 are needed for a "
                           "cubic spline")
-    if np.any(np.diff(t) <= 0):
+    if not (t[1:] > t[:-1]).all():
         raise ValueError("t must be strictly increasing")
     t_start = t[0] if t_start is None else float(t_start)
     t_end = t[-1] if t_end is None else float(t_end)
@@ -233,7 +233,7 @@ def to_uniform_grid(t, x, *, fs: float = GRID_FS, t_start: float | None = None,
         raise ValueError(f"t_end must be >= t_start, got t_start={t_start}, t_end={t_end}")
     n = int(np.floor((t_end - t_start) * fs + 1e-9)) + 1
     t_grid = t_start + np.arange(n) / fs
-    return t_grid, cubic_spline(t, x, np.clip(t_grid, t[0], t[-1]))
+    return t_grid, cubic_spline(t, x, np.minimum(np.maximum(t_grid, t[0]), t[-1]))
 
 
 @functools.lru_cache(maxsize=32)

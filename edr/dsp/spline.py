@@ -11,25 +11,28 @@ __all__ = ["cubic_spline"]
 
 def _slopes(x: np.ndarray, dx: np.ndarray, y: np.ndarray, slope: np.ndarray) -> np.ndarray:
     """The first derivative at each knot of the not-a-knot spline (``n >= 4``), as
-    ``CubicSpline`` solves for it (banded system, ``scipy.linalg.solve_banded``)."""
-    from scipy.linalg import solve_banded  # cheap, unlike scipy.interpolate
+    ``CubicSpline`` solves for it: the tridiagonal system by LAPACK's ``gtsv``, the routine
+    ``scipy.linalg.solve_banded`` calls for one band either side (called here directly: the
+    wrapper's checks cost a spline of 50 knots 30 us, the solve 5 us)."""
+    from scipy.linalg import LinAlgError, lapack  # cheap, unlike scipy.interpolate
 
     n = x.size
     dxr = dx.reshape([dx.size] + [1] * (y.ndim - 1))
-    a = np.zeros((3, n))
+    d, du, dl = np.empty(n), np.empty(n - 1), np.empty(n - 1)
     b = np.empty((n,) + y.shape[1:])
-    a[1, 1:-1] = 2 * (dx[:-1] + dx[1:])
-    a[0, 2:] = dx[:-1]
-    a[-1, :-2] = dx[1:]
+    d[1:-1] = 2 * (dx[:-1] + dx[1:])
+    du[1:] = dx[:-1]
+    dl[:-1] = dx[1:]
     b[1:-1] = 3 * (dxr[1:] * slope[:-1] + dxr[:-1] * slope[1:])
-    a[1, 0], a[0, 1] = dx[1], x[2] - x[0]
-    d = x[2] - x[0]
-    b[0] = ((dxr[0] + 2 * d) * dxr[1] * slope[0] + dxr[0] ** 2 * slope[1]) / d
-    a[1, -1], a[-1, -2] = dx[-2], x[-1] - x[-3]
-    d = x[-1] - x[-3]
-    b[-1] = (dxr[-1] ** 2 * slope[-2] + (2 * d + dxr[-1]) * dxr[-2] * slope[-1]) / d
-    s = solve_banded((1, 1), a, b.reshape(n, -1), overwrite_ab=True, overwrite_b=True,
-                     check_finite=False)
+    d[0], du[0] = dx[1], x[2] - x[0]
+    w = x[2] - x[0]
+    b[0] = ((dxr[0] + 2 * w) * dxr[1] * slope[0] + dxr[0] ** 2 * slope[1]) / w
+    d[-1], dl[-1] = dx[-2], x[-1] - x[-3]
+    w = x[-1] - x[-3]
+    b[-1] = (dxr[-1] ** 2 * slope[-2] + (2 * w + dxr[-1]) * dxr[-2] * slope[-1]) / w
+    *_, s, info = lapack.dgtsv(dl, d, du, b.reshape(n, -1), 1, 1, 1, 1)
+    if info > 0:
+        raise LinAlgError("singular matrix")
     return s.reshape(b.shape)
 
 
@@ -78,16 +81,16 @@ def cubic_spline(x, y, x_new) -> np.ndarray:
     if x.ndim != 1 or x.size < 4 or y.shape[:1] != x.shape:
         raise ValueError(f"need at least 4 knots and one value each, got x {x.shape}, "
                          f"y {y.shape}")
-    dx = np.diff(x)
-    if np.any(dx <= 0):
+    dx = x[1:] - x[:-1]
+    if not (dx > 0).all():
         raise ValueError("x must be strictly increasing")
     dxr = dx.reshape([dx.size] + [1] * (y.ndim - 1))
-    slope = np.diff(y, axis=0) / dxr
+    slope = (y[1:] - y[:-1]) / dxr
     s = _slopes(x, dx, y, slope)
     t = (s[:-1] + s[1:] - 2 * slope) / dxr
     c0, c1, c2, c3 = t / dxr, (slope - s[:-1]) / dxr - t, s[:-1], y[:-1]
     x_new = np.asarray(x_new, dtype=float)
-    i = np.clip(np.searchsorted(x, x_new, side="right") - 1, 0, x.size - 2)
+    i = np.minimum(np.maximum(np.searchsorted(x, x_new, side="right") - 1, 0), x.size - 2)
     h = (x_new - x[i]).reshape(x_new.shape + (1,) * (y.ndim - 1))
     out, power = c3[i] + c2[i] * h, h * h  # PPoly's order: rising powers, summed
     out = out + c1[i] * power

@@ -36,8 +36,9 @@ divides :data:`edr.signal.RATE_STEP_S` (else within ``hop_s``). Memory is bounde
 
 from __future__ import annotations
 
+import inspect
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -56,7 +57,7 @@ from edr.windows import Window, analyse_window
 from kpca._blas import blas_limited_to_one_thread
 
 __all__ = ["DEFAULT_DELAY_S", "DEFAULT_HOP_S", "DEFAULT_SPAN_S", "MAX_UNUSABLE_SHARE",
-           "RESELECT_S", "WARMUP_S", "StreamUpdate", "StreamingEDR"]
+           "RESELECT_S", "SELECTION_DRAWS", "WARMUP_S", "StreamUpdate", "StreamingEDR"]
 
 DEFAULT_SPAN_S = 240.0
 """Analysis window (s): the ring buffer of ECG each update analyses."""
@@ -76,6 +77,13 @@ filled: one per :data:`DEFAULT_SPAN_S`, each on beats none of the previous selec
 MAX_UNUSABLE_SHARE = 0.5
 """A rate window more than this share of whose ECG is unusable (NaN or flat in every analysed
 lead) gets no rate and quality 0."""
+SELECTION_DRAWS = 20
+"""Most Monte-Carlo noise replicates a stream's σ² selection draws with the sequential stop
+(``mdd-fast``, the default criterion; its ``n_draws`` cap, offline
+:data:`kpca.selection.mdd.N_DRAWS` = 100), unless the caller sets ``n_draws``. A selection on
+the span's 40-odd beats at the first update stops only at the cap (its noise levels never
+settle) and cost 0.2–0.66 s a lead; on a filled span the draws settle after the first batch
+of 5. The held-out accuracy is unchanged (``docs/studies/stream_design.md``, third round)."""
 
 @dataclass(frozen=True)
 class StreamUpdate:
@@ -251,7 +259,28 @@ class StreamingEDR:
         self._last_schedule = -math.inf
         self._mains: dict = {}
         self._path = ProjectedPath(self) if supports(self.opts) else WindowedPath(self)
+        self._select_opts, self._fixed_opts = self._analysis_options()
         self.n_updates = self.n_selections = 0
+
+    def _analysis_options(self) -> tuple[EDROptions, EDROptions]:
+        """``(selecting, fixed)``: the options of an analysis that selects σ² (:attr:`opts`,
+        ``n_draws`` capped at :data:`SELECTION_DRAWS` when the criterion stops sequentially and
+        the caller did not set it) and of one at the stored widths (:attr:`opts` without the
+        criterion's options, which a fixed σ² refuses; a lead still without a width selects its
+        own with the criterion's defaults)."""
+        if not self.kernel:
+            return self.opts, self.opts
+        from kpca.selection import CRITERIA, resolve_criterion
+
+        options = dict(self.opts.method_options)
+        own = self.opts.kernel_options.selection_options
+        fixed = replace(self.opts, method_options={k: v for k, v in options.items()
+                                                   if k not in own})
+        params = inspect.signature(CRITERIA[resolve_criterion(self.opts.sigma2)]).parameters
+        stop = options.get("stop", params["stop"].default if "stop" in params else None)
+        if "n_draws" in params and "n_draws" not in options and stop == "sequential":
+            options["n_draws"] = SELECTION_DRAWS
+        return replace(self.opts, method_options=options), fixed
 
     def _lead_name(self, lead) -> str:
         if lead is None:
@@ -379,12 +408,14 @@ class StreamingEDR:
                  features: dict | None = None):
         """``(WindowAnalysis or None, status)``: :func:`edr.windows.analyse_window` of the span
         ``leads`` (samples from the span's start, ``grid`` in the same time) with ``beats`` (and
-        their ``features``, when kept), the kernel widths selected when ``select`` else the
-        stored ones (which it updates); the leads one after the other
+        their ``features``, when kept), the kernel widths selected when ``select`` (at most
+        :data:`SELECTION_DRAWS` replicates) else the stored ones (which it updates); the leads
+        one after the other
         (``docs/design.md#8-streaming``)."""
         n = next(iter(leads.values())).size
         try:
-            wa = analyse_window(Window(0.0, n / self.fs), leads, self.fs, grid, self.opts,
+            wa = analyse_window(Window(0.0, n / self.fs), leads, self.fs, grid,
+                                self._select_opts if select else self._fixed_opts,
                                 sigma2=None if select else self.sigma2, beats=beats,
                                 features=features, lead_threads=False)
         except SignalError as exc:
