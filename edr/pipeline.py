@@ -110,7 +110,7 @@ class WindowInfo:
     beats: dict | None = field(default=None, repr=False, compare=False)
 
 
-@dataclass
+@dataclass(repr=False)  # a digest, not every array: ResultTables.__repr__
 class EDRResult(ResultTables):
     """An extracted respiratory signal with everything needed to judge it.
 

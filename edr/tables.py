@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from edr.rates import QUALITY_THRESHOLD, window_starts
-from edr.signal import SEGMENT_S
+from edr.signal import GRID_FS, SEGMENT_S
 
 __all__ = ["WITHHELD", "ResultTables", "grid_frame", "lead_frame", "rate_frame", "window_frame",
            "withheld_reasons"]
@@ -336,6 +336,37 @@ class ResultTables:
         ['time_s', 'interval_s', 'quality', 'low_quality']
         """
         return self.breaths.to_frame()
+
+    def __repr__(self) -> str:
+        """A digest of the result, one field a line (what the command line prints), not its
+        arrays: ``print(result)`` or a notebook's echo shows what it holds.
+
+        Examples
+        --------
+        >>> from edr.pipeline import extract_edr
+        >>> from edr.simulate import simulate_recording
+        >>> print(extract_edr(simulate_recording(duration_s=120.0, random_state=0)))
+        ... # doctest: +ELLIPSIS
+        EDRResult(method='kpca_fusion', lead='II', status='ok',
+                  120.0 s, 139 beats used, 0 dropped, sigma2=...,
+                  rate median 1... breaths/min in 6 of 6 rate windows (quality >= 0.65),
+                  waveform: 480 samples at 4 Hz (.to_frame()); rate windows: .rate_frame();
+                  analysis windows: .window_frame(); breaths: .breath_frame())
+        """
+        s = self.summary()
+        rate = np.asarray(self.rate_bpm, dtype=float)
+        given = int(np.isfinite(rate).sum())
+        median = (f"rate median {s['rate_bpm_median']:.1f} breaths/min in {given} of "
+                  f"{rate.size} rate windows" if given else f"no rate in {rate.size} rate windows")
+        sigma2 = "None" if s["sigma2"] is None else f"{s['sigma2']:.4g}"
+        pad = " " * len("EDRResult(")
+        return (f"EDRResult(method={s['method']!r}, lead={s['lead']!r}, status={s['status']!r},\n"
+                f"{pad}{s['duration_s']:.1f} s, {s['n_beats']} beats used, "
+                f"{s['n_beats_dropped']} dropped, sigma2={sigma2},\n"
+                f"{pad}{median} (quality >= {s['quality_threshold']:g}),\n"
+                f"{pad}waveform: {np.size(self.waveform)} samples at {GRID_FS:g} Hz "
+                f"(.to_frame()); rate windows: .rate_frame();\n"
+                f"{pad}analysis windows: .window_frame(); breaths: .breath_frame())")
 
     def to_frame(self):
         """The output grid as a DataFrame (:func:`grid_frame`)."""

@@ -166,3 +166,18 @@ def test_breaths_are_found_once_and_their_frame_is_them(two_lead_result, monkeyp
     for name, values in first.columns().items():
         np.testing.assert_array_equal(frame[name].to_numpy(), values)
     assert frame["low_quality"].dtype == bool and frame["after_pause"].dtype == bool
+
+
+def test_a_result_prints_as_a_digest_not_its_arrays(two_lead_result):
+    text = repr(two_lead_result)
+    s = two_lead_result.summary()
+    assert len(text.splitlines()) == 5 and len(text) < 600  # no array dumped
+    assert text.startswith(f"EDRResult(method={s['method']!r}, lead={s['lead']!r}")
+    assert f"{s['n_beats']} beats used" in text
+    assert f"{s['rate_bpm_median']:.1f} breaths/min" in text
+    given = int(np.isfinite(two_lead_result.rate_bpm).sum())
+    assert f"in {given} of {len(two_lead_result.rate_bpm)} rate windows" in text
+    none = dataclasses.replace(two_lead_result, rate_bpm=np.full_like(two_lead_result.rate_bpm,
+                                                                      np.nan), sigma2=None)
+    assert "no rate in" in repr(none) and "sigma2=None" in repr(none)
+    assert str(two_lead_result) == text
