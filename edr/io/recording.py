@@ -27,7 +27,7 @@ _MILLIVOLT_SCALE = {"mv": 1.0, "uv": 1e-3, "µv": 1e-3, "μv": 1e-3, "v": 1e3, "
 VOLTAGE_UNITS: tuple[str, ...] = ("mV", "uV", "µV", "V", "nV")
 
 
-@dataclass
+@dataclass(repr=False)  # a digest, not the arrays: __repr__
 class Recording:
     """One ECG recording with an optional reference respiration.
 
@@ -114,6 +114,25 @@ class Recording:
     def duration_s(self) -> float:
         """Length of the ECG in seconds (``len(ecg) / fs``)."""
         return self.ecg.size / self.fs
+
+    def __repr__(self) -> str:
+        """A digest, not the arrays.
+
+        Examples
+        --------
+        >>> from edr.simulate import simulate_recording
+        >>> simulate_recording(duration_s=30.0, fs=250.0, random_state=0)
+        Recording('simulated', 30.0 s at 250 Hz, ECG lead 'II' of II;
+                  respiration 'RESP' at 250 Hz; 8 breath times)
+        """
+        resp = ("no respiration" if self.resp is None else
+                f"respiration {self.resp_channel!r} at {self.resp_fs:g} Hz")
+        breaths = ("" if self.breath_times is None else
+                   f"; {self.breath_times.size} breath times"
+                   + ("" if self.breath_source is None else f" ({self.breath_source})"))
+        return (f"Recording({self.name!r}, {self.duration_s:.1f} s at {self.fs:g} Hz, ECG lead "
+                f"{self.ecg_channel!r} of {', '.join(self.leads)};\n{' ' * len('Recording(')}"
+                f"{resp}{breaths})")
 
     @classmethod
     def from_leads(cls, name: str, fs: float, leads: Sequence[tuple[str, np.ndarray]], *,

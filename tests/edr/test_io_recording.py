@@ -93,3 +93,16 @@ def test_from_leads_selects_the_first_lead_and_keeps_names_apart():
     assert list(rec.leads) == ["II", "V", "II_2"]
     assert rec.channels == ["II", "V", "II", "RESP"] and rec.path is None
     assert rec.breath_source == "given: 1 breaths" and rec.resp_fs == 25.0
+
+
+def test_a_recording_prints_as_a_digest_not_its_arrays():
+    from edr.simulate import simulate_recording
+
+    rec = simulate_recording(120.0, 250.0, leads=("II", "V"), random_state=0)
+    text = repr(rec)
+    assert text.splitlines()[0] == ("Recording('simulated', 120.0 s at 250 Hz, ECG lead 'II' of "
+                                    "II, V;")
+    assert f"{rec.breath_times.size} breath times" in text and "array" not in text
+    bare = Recording(name="x", fs=250, ecg=np.zeros(500), ecg_channel="ECG", leads={"ECG": None})
+    assert repr(bare) == ("Recording('x', 2.0 s at 250 Hz, ECG lead 'ECG' of ECG;\n"
+                          "          no respiration)")
