@@ -82,8 +82,8 @@ SELECTION_DRAWS = 20
 (``mdd-fast``, the default criterion; its ``n_draws`` cap, offline
 :data:`kpca.selection.mdd.N_DRAWS` = 100), unless the caller sets ``n_draws``. A selection on
 the span's 40-odd beats at the first update stops only at the cap (its noise levels never
-settle) and cost 0.2–0.66 s a lead; on a filled span the draws settle after the first batch
-of 5. The held-out accuracy is unchanged (``docs/studies/stream_design.md``, third round)."""
+settle); on a filled span the draws settle after the first batch of 5. Measurements and the
+accuracy guard: ``docs/studies/stream_design.md``, third round."""
 
 @dataclass(frozen=True)
 class StreamUpdate:
