@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edr.errors import SignalError
 from edr.cross_phase import filtered, phase_filter, rotated_weights
+from edr.errors import SignalError
 from edr.fusion import ALIGN_LAG_S, HEART_PHASE, HEART_SERIES, LOCAL_S, aligned_sum, shifted
 from edr.methods import Segment, beat_series_on_grid, fusion_beat_series
 from edr.rates import spectral_peak_rates
@@ -32,7 +32,8 @@ from edr.signal import SEGMENT_S, local_mean_removed
 from edr.stitch import MIN_ALIGN_POINTS, local_sign, near_used_beats
 
 __all__ = ["ANCHOR_KEEP", "KNOT_MARGIN_S", "MIN_MODEL_AGREEMENT", "PHASE_LAG_S",
-           "ROTATION_REACH_S", "SPLINE_MARGIN_S", "FusionModel", "Projector", "first_index", "supports"]
+           "ROTATION_REACH_S", "SPLINE_MARGIN_S", "FusionModel", "Projector", "first_index",
+           "supports"]
 
 ANCHOR_KEEP = 0.5
 """A refresh keeps the previous model's anchor while it weighs at least this share of the
