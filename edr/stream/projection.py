@@ -192,12 +192,16 @@ class Projector:
         :data:`PHASE_LAG_S` in grid points.
     sign_reference : bool
         Whether the method has a sign reference (the R amplitude) for a model with no previous one.
+    rotation_n : int
+        :data:`ROTATION_REACH_S` in grid points: the heart rate's rotation reaches this far
+        before a point (and after it, where the stretch's end is held).
     """
 
     fs_out: float
     half_n: int
     max_lag: int
     sign_reference: bool
+    rotation_n: int
 
     @classmethod
     def of(cls, fs_out: float, delay_s: float, sign_reference: bool) -> Projector:
@@ -205,7 +209,8 @@ class Projector:
         the delay less :data:`SPLINE_MARGIN_S` and :data:`PHASE_LAG_S`."""
         max_lag = int(round(PHASE_LAG_S * fs_out))
         half_n = max(int(math.floor((delay_s - SPLINE_MARGIN_S) * fs_out)) - max_lag, 1)
-        return cls(float(fs_out), half_n, max_lag, bool(sign_reference))
+        return cls(float(fs_out), half_n, max_lag, bool(sign_reference),
+                   int(round(ROTATION_REACH_S * fs_out)))
 
     @staticmethod
     def raw(model: FusionModel, segments: dict, panel: dict | None = None):
