@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from edr.dsp.spectral import csd
+from edr.dsp.spectral import coherence, csd
 
 __all__ = ["filtered", "phase_filter", "phase_onto", "rotated_weights"]
 
@@ -93,12 +93,19 @@ def _unit_phasor(y, ref, fs: float, segment_s: float):
     return f, s_xy / np.maximum(np.abs(s_xy), np.finfo(float).tiny)
 
 
-def phase_filter(y, ref, fs: float, segment_s: float, reach_s: float) -> np.ndarray:
+def phase_filter(y, ref, fs: float, segment_s: float, reach_s: float,
+                 fallback: tuple[float, int] | None = None) -> np.ndarray:
     """Taps of the rotation :func:`phase_onto` would apply to ``y``, as a finite impulse response
     for later stretches of the same series: the impulse response of the cross-spectrum's unit
     phasor (one period of its segments' length), weighted by the squared sinc that interpolating
     the phasor onto the frequencies of a longer series amounts to, and cut at ``reach_s``
     either side.
+
+    A later stretch may breathe at a rate the span did not, where the span's phase is that of
+    noise. With ``fallback`` = ``(sign, lag)``, the response at each frequency is the unit phasor
+    weighted by the span's magnitude-squared coherence ``C`` of the two plus the one shift and
+    sign weighted by ``1 - C``: ``C e^{-i phi} + (1 - C) sign e^{-i 2 pi f lag / fs}``, the
+    rotation where the span showed it, the shift elsewhere.
 
     Parameters
     ----------
@@ -110,6 +117,9 @@ def phase_filter(y, ref, fs: float, segment_s: float, reach_s: float) -> np.ndar
         Length (s) of the cross-spectrum's segments (the whole series when it is shorter).
     reach_s : float
         Largest shift (s) of a tap, either side of the present.
+    fallback : (float, int), optional
+        Sign and delay (samples, as :func:`edr.fusion.shifted`) where the span's coherence is
+        low.
 
     Returns
     -------
@@ -149,6 +159,10 @@ def phase_filter(y, ref, fs: float, segment_s: float, reach_s: float) -> np.ndar
     """
     f, unit = _unit_phasor(y, ref, fs, segment_s)
     nper = 2 * (f.size - 1) if f.size > 1 else 1
+    if fallback is not None:
+        c = np.nan_to_num(coherence(y, ref, fs, nper)[1])
+        sign, lag = fallback
+        unit = c * unit + (1.0 - c) * sign * np.exp(-2j * np.pi * f * lag / fs)
     h = np.fft.irfft(unit, nper)
     reach = min(max(int(round(reach_s * fs)), 0), nper // 2 - 1 if nper > 1 else 0)
     m = np.arange(-reach, reach + 1)

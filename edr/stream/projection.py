@@ -126,8 +126,8 @@ class FusionModel:
         if rotated:
             rest = {k: 0.0 if k in rotated else w for k, w in weights.items()}
             ref = aligned_sum(wa.panel, rest, anchor_name, max_lag)[0]
-            taps = {k: phase_filter(wa.panel[k], ref, fs_out, LOCAL_S, ROTATION_REACH_S)
-                    for k in rotated}
+            taps = {k: phase_filter(wa.panel[k], ref, fs_out, LOCAL_S, ROTATION_REACH_S,
+                                    (signs[k], lags[k])) for k in rotated}
         scales = {}
         for name, (lead, key) in series.items():
             sd = fits[lead].scales.get(key, 0.0) if lead in fits else 0.0
