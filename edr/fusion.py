@@ -387,12 +387,16 @@ def fuse(panel: Mapping[str, np.ndarray], fs: float = GRID_FS,
     anchors = {k: w for k, w in weights.items()
                if k.rsplit("/", 1)[-1] not in delayed and w > 0} or weights
     best = max(anchors, key=anchors.get)
-    from edr.cross_phase import phase_onto, rotated_weights
-
-    rotated = rotated_weights(weights, best, len(next(iter(panel.values()))), fs, delayed, phase)
+    delayed_w = {k: w for k, w in weights.items()
+                 if k != best and w > 0 and k.rsplit("/", 1)[-1] in delayed}
+    n = len(next(iter(panel.values())))
+    rotated = (delayed_w if phase and sum(delayed_w.values()) < 0.5
+               and n >= PHASE_MIN_LOCAL * LOCAL_S * fs else {})
     rest = {k: 0.0 if k in rotated else w for k, w in weights.items()}
     series, signs, lags = aligned_sum(panel, rest, best, int(round(max_lag_s * fs)))
     if rotated:
+        from edr.cross_phase import phase_onto
+
         ref = series.copy()
         for k, w in rotated.items():
             series = series + w * phase_onto(_over_sd(panel[k]), ref, fs, LOCAL_S)

@@ -109,9 +109,7 @@ class ProjectedPath:
             for name, tail in tails.items():
                 eng.beats[name].advance(tail, n, n - n_win)
             self._last_detect = t_end
-        # the high-pass's, the shift's and the heart rate's rotation's reach before a point
-        p = self.projector
-        reach = p.half_n + p.max_lag + 1 + p.rotation_n
+        reach = self.projector.half_n + self.projector.max_lag + 1  # the filter's and the shift's
         segments, errors = self._stretch(tails, PROJECTED_S, self.k_emit - reach)
         recent = functools.cache(lambda: self._stretch(tails, RATES_STRETCH_S)[0])
         status = "ok" if segments else "no analysis: " + "; ".join(errors)

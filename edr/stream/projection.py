@@ -7,11 +7,10 @@ the anchor (:func:`edr.fusion.aligned_sum` on the span's panel) and its scale. B
 the beats of a recent stretch of every lead are projected onto the stored kernel PCA
 (:func:`edr.methods.fusion_beat_series`), splined onto the grid and summed with the stored
 weights, signs, lags and scales (:meth:`FusionModel.fused`): the linear combination the
-refresh's fusion made of the span, with no window edge in it. Where the offline fusion rotates the
-heart rate onto the others' sum (:data:`edr.fusion.HEART_PHASE`), the refresh estimates the same
-rotation on the span and keeps it as a finite impulse response
-(:func:`edr.cross_phase.phase_filter`, :data:`ROTATION_REACH_S` either side) that every stretch's
-heart rate goes through (its ends held). The sum is not band-passed here; the
+refresh's fusion made of the span, with no window edge in it, except that the heart rate is added
+by its shift and sign where the offline fusion rotates it (:data:`edr.fusion.HEART_PHASE`: a
+rotation would need its all-pass filter carried across blocks; the two correlate above 0.99 on
+a span, ``tests/edr/test_stream.py``). The sum is not band-passed here; the
 stream's zero-phase high-pass (:func:`edr.signal.local_mean_removed`) is linear, so filtering the
 sum equals summing the filtered series. Design and measurements: ``docs/design.md#8-streaming``.
 """
@@ -23,17 +22,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edr.cross_phase import filtered, phase_filter, rotated_weights
 from edr.errors import SignalError
-from edr.fusion import ALIGN_LAG_S, HEART_PHASE, HEART_SERIES, LOCAL_S, aligned_sum, shifted
+from edr.fusion import ALIGN_LAG_S, HEART_SERIES, aligned_sum, shifted
 from edr.methods import Segment, beat_series_on_grid, fusion_beat_series
 from edr.rates import spectral_peak_rates
 from edr.signal import SEGMENT_S, local_mean_removed
 from edr.stitch import MIN_ALIGN_POINTS, local_sign, near_used_beats
 
-__all__ = ["ANCHOR_KEEP", "KNOT_MARGIN_S", "MIN_MODEL_AGREEMENT", "PHASE_LAG_S",
-           "ROTATION_REACH_S", "SPLINE_MARGIN_S", "FusionModel", "Projector", "first_index",
-           "supports"]
+__all__ = ["ANCHOR_KEEP", "KNOT_MARGIN_S", "MIN_MODEL_AGREEMENT", "PHASE_LAG_S", "SPLINE_MARGIN_S",
+           "FusionModel", "Projector", "first_index", "supports"]
 
 ANCHOR_KEEP = 0.5
 """A refresh keeps the previous model's anchor while it weighs at least this share of the
@@ -57,9 +54,6 @@ KNOT_MARGIN_S = 4.0
 """Beats within this many seconds before a stretch's first grid point still enter its splines
 (a few beats, so that the not-a-knot end condition lies outside the grid); the earlier beats of
 the stretch serve only the robust matrix's running median."""
-ROTATION_REACH_S = 8.0
-"""Reach (s) either side of the finite impulse response by which a model rotates the heart rate
-(:func:`edr.cross_phase.phase_filter`)."""
 SPLINE_MARGIN_S = 1.0
 """ECG (s) the high-pass leaves after its reach before the emission point's delay: the last beat
 before the stream's end may be up to a beat interval old, and the spline holds beyond it."""
@@ -84,9 +78,6 @@ class FusionModel:
     weights, signs, lags, scales : dict
         Per panel name: fusion weight, sign and lag (grid samples) onto the anchor, and the
         standard deviation of the series' band-passed grid values over the span.
-    taps : dict
-        Panel name to the taps of the rotation onto the others' sum of a series the fusion
-        rotates (:func:`edr.cross_phase.rotated_weights`); its sign and lag are then unused.
     anchor : str
         The lead whose beats carry the sign reference (the analysis' chosen lead).
     anchor_series : str
@@ -101,7 +92,6 @@ class FusionModel:
     scales: dict
     anchor: str
     anchor_series: str
-    taps: dict
 
     @classmethod
     def of(cls, wa, fs_out: float, previous_anchor: str | None = None) -> FusionModel:
@@ -118,22 +108,13 @@ class FusionModel:
         if previous_anchor in weights and previous_anchor.rsplit("/", 1)[-1] not in HEART_SERIES \
                 and weights[previous_anchor] >= ANCHOR_KEEP * weights[anchor_name]:
             anchor_name = previous_anchor
-        max_lag = int(round(ALIGN_LAG_S * fs_out))
-        _, signs, lags = aligned_sum(wa.panel, weights, anchor_name, max_lag)
-        n = len(wa.panel[anchor_name])
-        rotated = rotated_weights(weights, anchor_name, n, fs_out, HEART_SERIES, HEART_PHASE)
-        taps = {}
-        if rotated:
-            rest = {k: 0.0 if k in rotated else w for k, w in weights.items()}
-            ref = aligned_sum(wa.panel, rest, anchor_name, max_lag)[0]
-            taps = {k: phase_filter(wa.panel[k], ref, fs_out, LOCAL_S, ROTATION_REACH_S,
-                                    (signs[k], lags[k])) for k in rotated}
+        _, signs, lags = aligned_sum(wa.panel, weights, anchor_name,
+                                     int(round(ALIGN_LAG_S * fs_out)))
         scales = {}
         for name, (lead, key) in series.items():
             sd = fits[lead].scales.get(key, 0.0) if lead in fits else 0.0
             scales[name] = sd if sd > 0 else 1.0
-        return cls(fits, series, weights, signs, lags, scales, wa.segment.lead, anchor_name,
-                   taps)
+        return cls(fits, series, weights, signs, lags, scales, wa.segment.lead, anchor_name)
 
     def panel(self, segments: dict) -> dict:
         """Panel name to the series' values on the segments' grid (un-filtered), for the panel
@@ -150,19 +131,14 @@ class FusionModel:
 
     def fused(self, panel: dict) -> np.ndarray | None:
         """``sum_k w_k s_k y_k(n - l_k) / scale_k`` over the series of ``panel``, weights
-        renormalised over those present, a rotated series through its taps instead of its sign
-        and lag; None when none is."""
+        renormalised over those present; None when none is."""
         total = sum(self.weights[k] for k in panel)
         if not panel or total <= 0:
             return None
         acc = 0.0
         for name, y in panel.items():
             y = (y - y.mean()) / self.scales[name]
-            if name in self.taps:
-                y = filtered(y, self.taps[name])
-            else:
-                y = self.signs[name] * shifted(y, self.lags[name])
-            acc = acc + self.weights[name] * y
+            acc = acc + self.weights[name] * self.signs[name] * shifted(y, self.lags[name])
         return acc / total
 
 
@@ -192,16 +168,12 @@ class Projector:
         :data:`PHASE_LAG_S` in grid points.
     sign_reference : bool
         Whether the method has a sign reference (the R amplitude) for a model with no previous one.
-    rotation_n : int
-        :data:`ROTATION_REACH_S` in grid points: the heart rate's rotation reaches this far
-        before a point (and after it, where the stretch's end is held).
     """
 
     fs_out: float
     half_n: int
     max_lag: int
     sign_reference: bool
-    rotation_n: int
 
     @classmethod
     def of(cls, fs_out: float, delay_s: float, sign_reference: bool) -> Projector:
@@ -209,8 +181,7 @@ class Projector:
         the delay less :data:`SPLINE_MARGIN_S` and :data:`PHASE_LAG_S`."""
         max_lag = int(round(PHASE_LAG_S * fs_out))
         half_n = max(int(math.floor((delay_s - SPLINE_MARGIN_S) * fs_out)) - max_lag, 1)
-        return cls(float(fs_out), half_n, max_lag, bool(sign_reference),
-                   int(round(ROTATION_REACH_S * fs_out)))
+        return cls(float(fs_out), half_n, max_lag, bool(sign_reference))
 
     @staticmethod
     def raw(model: FusionModel, segments: dict, panel: dict | None = None):

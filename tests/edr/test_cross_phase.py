@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 from scipy import signal as sps
 
-from edr.cross_phase import filtered, phase_filter, phase_onto
-from edr.fusion import band_passed, fuse, shifted, standardised
+from edr.cross_phase import phase_onto
+from edr.fusion import fuse, shifted, standardised
 
 FS = 4.0
 
 
-def _slow_unit(y, ref, fs, segment_s):
-    """Reference: the cross-spectrum's unit phasor, summed segment by segment with explicit DFT
-    sums; (frequencies, phasor, segment length)."""
+def _slow_phase_onto(y, ref, fs, segment_s):
+    """Reference: the cross-spectrum summed segment by segment with explicit DFT sums, its phase
+    interpolated, applied by an explicit inverse DFT."""
     n = int(round(segment_s * fs))
     step = n // 2
     win = sps.get_window("hann", n)
@@ -24,12 +24,8 @@ def _slow_unit(y, ref, fs, segment_s):
     for s in range(0, y.size - n + 1, step):
         yy, rr = y[s:s + n], ref[s:s + n]
         cross += np.conj(basis @ (win * (yy - yy.mean()))) * (basis @ (win * (rr - rr.mean())))
-    return k * fs / n, cross / np.abs(cross), n
-
-
-def _slow_phase_onto(y, ref, fs, segment_s):
-    """Reference: the slow phasor interpolated, applied by an explicit inverse DFT."""
-    f, unit, _ = _slow_unit(y, ref, fs, segment_s)
+    f = k * fs / n
+    unit = cross / np.abs(cross)
     m = y.size
     fk = np.arange(m // 2 + 1) * fs / m
     rot = np.interp(fk, f, unit.real) + 1j * np.interp(fk, f, unit.imag)
@@ -114,52 +110,3 @@ def test_a_series_too_short_for_an_averaged_cross_spectrum_is_shifted_as_before(
     enough = {k: v[:n] for k, v in panel.items()}
     assert not np.array_equal(fuse(enough, FS, phase=True).series,
                               fuse(enough, FS, phase=False).series)
-
-
-# --------------------------------------------------------------------------- the stream's filter
-def _slow_taps(y, ref, fs, segment_s, reach_s):
-    """Reference: the phasor's impulse response by an explicit inverse DFT sum over the whole
-    spectrum (conjugate-symmetric), one tap at a time, times the squared sinc."""
-    _, unit, n = _slow_unit(y, ref, fs, segment_s)
-    full = np.concatenate([unit, np.conj(unit[1:n // 2][::-1])])
-    reach = int(round(reach_s * fs))
-    taps = []
-    for m in range(-reach, reach + 1):
-        h = np.sum(full * np.exp(2j * np.pi * np.arange(n) * m / n)).real / n
-        x = m / n
-        taps.append(h * (1.0 if m == 0 else (np.sin(np.pi * x) / (np.pi * x)) ** 2))
-    return np.array(taps)
-
-
-def test_phase_filter_and_filtered_equal_the_slow_references():
-    rng = np.random.default_rng(1)
-    y, ref = rng.normal(size=480), rng.normal(size=480)
-    taps = phase_filter(y, ref, FS, 32.0, 6.0)
-    np.testing.assert_allclose(taps, _slow_taps(y, ref, FS, 32.0, 6.0), atol=1e-12)
-    x = rng.normal(size=50)
-    slow = [sum(taps[j] * x[min(max(i + 24 - j, 0), x.size - 1)] for j in range(taps.size))
-            for i in range(x.size)]  # tap 24 + m weighs the point m before, ends held
-    np.testing.assert_allclose(filtered(x, taps), slow, atol=1e-12)
-    assert phase_filter(y, ref, FS, 32.0, 100.0).size == 2 * 63 + 1  # at most half a segment
-    with pytest.raises(ValueError, match="points"):
-        phase_filter(y, ref[:-1], FS, 32.0, 6.0)
-
-
-def test_the_filter_rotates_as_phase_onto_and_carries_the_rotation_to_later_stretches():
-    # compared within the breathing band (band_passed), where the phasor is smooth: on the span
-    # the taps were estimated on, they follow phase_onto's rotation; on a later stretch of the
-    # same process (other noise), the filtered heart rate follows the breath, its best shift and
-    # sign does not (60 degrees at one rate, 170 at the other)
-    for seed in range(3):
-        breath, panel = _paced(seed)
-        _, later = _paced(seed + 10)
-        taps = phase_filter(panel["rsa"], panel["r_amplitude"], FS, 64.0, 16.0)
-        got = band_passed(filtered(panel["rsa"], taps), FS)[40:-40]
-        want = band_passed(phase_onto(panel["rsa"], panel["r_amplitude"], FS, 64.0), FS)[40:-40]
-        assert np.corrcoef(got, want)[0, 1] > 0.9
-        taps = phase_filter(panel["rsa"], panel["r_amplitude"], FS, 64.0, 8.0)
-        b = breath[40:-40]
-        rotated = np.corrcoef(band_passed(filtered(later["rsa"], taps), FS)[40:-40], b)[0, 1]
-        best_shift = max(abs(np.corrcoef(band_passed(shifted(later["rsa"], k), FS)[40:-40],
-                                         b)[0, 1]) for k in range(-2, 3))
-        assert rotated > best_shift + 0.2
