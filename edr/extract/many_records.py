@@ -213,7 +213,13 @@ def _outcome_row(outcome) -> dict:
         return _row(name, outcome.value, "skipped (outputs exist)", 0.0)
     if outcome.error is None:
         return _row(name, outcome.value, "ok", outcome.seconds)
+    from concurrent.futures.process import BrokenProcessPool
+
     exc = outcome.error
+    if isinstance(exc, BrokenProcessPool):  # twice: edr.jobs ran it again alone
+        return _row(name, None, "failed: its worker process died twice (killed, out of memory or "
+                                "a crash in compiled code); run this record alone to see why",
+                    outcome.seconds)
     if isinstance(exc, (EDRError, OSError, ValueError)):
         return _row(name, None, f"failed: {one_line(exc, EXTRACT_FLAGS)}", outcome.seconds)
     if debugging():
