@@ -261,11 +261,11 @@ def _extract_rows(args, argv, jobs: list[Job], rows: list[dict]) -> bool:
     ``rows`` and a progress line on stderr; whether interrupted."""
     from edr.jobs import forks_workers, note, run_jobs
 
-    done = None if args.overwrite else _complete
-    forked = forks_workers() and sum(done is None or done(job) is None for job in jobs) > 1
+    stored = {job.name: None if args.overwrite else _complete(job) for job in jobs}
+    forked = forks_workers() and sum(value is None for value in stored.values()) > 1
     if forked:
         _load_for_workers(jobs)
-    outcomes = run_jobs(jobs, partial(_extract_one, args, argv), done=done,
+    outcomes = run_jobs(jobs, partial(_extract_one, args, argv), done=lambda job: stored[job.name],
                         backend="processes" if forked else "threads",
                         workers=RECORDS_AHEAD, ahead=RECORDS_QUEUED, ordered=True,
                         progress={"desc": "extract", "unit": "record", "file": sys.stderr,
