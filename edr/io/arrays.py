@@ -30,8 +30,8 @@ from edr.io.reference import implausible_reason
 from edr.io.time_axis import INDEX_COLUMNS, fs_from_time, time_unit, unquoted
 from edr.names import check_fs
 
-__all__ = ["ARBITRARY_UNITS", "DEFAULT_NAME", "as_recording", "as_series", "default_lead_names",
-           "recording_from_arrays"]
+__all__ = ["ARBITRARY_UNITS", "DEFAULT_NAME", "NUMERIC_KINDS", "as_recording", "as_series",
+           "default_lead_names", "recording_from_arrays"]
 
 #: Record name of a recording given as arrays.
 DEFAULT_NAME = "array"
@@ -39,8 +39,8 @@ DEFAULT_NAME = "array"
 ARBITRARY_UNITS: tuple[str, ...] = ("arbitrary", "au", "a.u.", "adu", "nu")
 #: Name of a respiration given as an array.
 RESP_NAME = "RESP"
-
-_NUMERIC_KINDS = "iuf"
+#: NumPy dtype kinds of samples (integers and floats): arrays and NumPy files take no other.
+NUMERIC_KINDS = "iuf"
 
 
 def as_series(x, name: str) -> np.ndarray:
@@ -232,8 +232,7 @@ def _time_axis(table) -> tuple[np.ndarray | None, str, list]:
     labels = list(getattr(table, "columns", []))
     skip = [c for c in labels if time_unit(str(c)) is not None
             or unquoted(str(c)).lower() in INDEX_COLUMNS]
-    for c in skip:
-        unit = time_unit(str(c))
+    for c, unit in ((c, time_unit(str(c))) for c in skip):
         if unit is not None:
             return np.asarray(table[c], dtype=np.float64) * unit, str(c), skip
     idx = table.index
@@ -243,7 +242,7 @@ def _time_axis(table) -> tuple[np.ndarray | None, str, list]:
     if kind == "m":
         return np.asarray(idx.total_seconds(), dtype=np.float64), "index", skip
     unit = None if idx.name is None else time_unit(str(idx.name))
-    if unit is not None and kind in "iuf":
+    if unit is not None and kind in NUMERIC_KINDS:
         return np.asarray(idx, dtype=np.float64) * unit, "index", skip
     return None, "", skip
 
@@ -254,11 +253,11 @@ def _from_table(table, fs, resp, lead_names):
     seconds, what, skip = _time_axis(table)
     if seconds is not None:
         fs_t = fs_from_time(seconds, source="the ECG's DataFrame", column=what)
-        if fs is None:
-            fs = fs_t
-        elif abs(_rate(fs, "fs") - fs_t) > 0.01 * fs_t:
-            raise SamplingRateError(f"fs={_rate(fs, 'fs'):g} Hz disagrees with the {fs_t:g} Hz "
-                                    f"of the DataFrame's time ({what!r})")
+        given = None if fs is None else _rate(fs, "fs")
+        if given is not None and abs(given - fs_t) > 0.01 * fs_t:
+            raise SamplingRateError(f"fs={given:g} Hz disagrees with the {fs_t:g} Hz of the "
+                                    f"DataFrame's time ({what!r})")
+        fs = fs_t if fs is None else fs
     if not hasattr(table, "columns"):
         return table, fs, resp
     rest = [c for c in table.columns if c not in skip]
@@ -291,14 +290,14 @@ def _lead_matrix(ecg, lead_names) -> tuple[np.ndarray, list[str]]:
         columns = list(ecg.columns) if hasattr(ecg, "columns") else [ecg.name]
         dtypes = list(ecg.dtypes) if hasattr(ecg, "columns") else [ecg.dtype]
         for col, dt in zip(columns, dtypes, strict=True):
-            if getattr(dt, "kind", "O") not in _NUMERIC_KINDS:
+            if getattr(dt, "kind", "O") not in NUMERIC_KINDS:
                 raise ArrayTypeError(f"ecg column {col!r} has dtype {dt}, not numbers; give "
                                      "only the ECG columns (in mV or units=...)")
         if hasattr(ecg, "columns") or ecg.name is not None:
             names = [str(c) for c in columns]
         ecg = ecg.to_numpy(dtype=float, na_value=np.nan)
     x = np.asarray(ecg)
-    if x.dtype.kind not in _NUMERIC_KINDS:
+    if x.dtype.kind not in NUMERIC_KINDS:
         raise ArrayTypeError(f"ecg has dtype {x.dtype}, not numbers; give the samples as a float "
                              "array (np.asarray(ecg, dtype=float))")
     if x.ndim not in (1, 2):
@@ -355,11 +354,11 @@ def _series(values, argument: str) -> np.ndarray:
     if _is_pandas(values):
         kinds = [getattr(d, "kind", "O") for d in
                  (values.dtypes if hasattr(values, "columns") else [values.dtype])]
-        if any(k not in _NUMERIC_KINDS for k in kinds):
+        if any(k not in NUMERIC_KINDS for k in kinds):
             raise ArrayTypeError(f"{argument} is not numeric (dtypes {kinds})")
         values = values.to_numpy(dtype=float, na_value=np.nan)
     x = np.asarray(values)
-    if x.dtype.kind not in _NUMERIC_KINDS:
+    if x.dtype.kind not in NUMERIC_KINDS:
         raise ArrayTypeError(f"{argument} has dtype {x.dtype}, not numbers")
     if x.ndim == 2 and 1 in x.shape:
         x = x.ravel()

@@ -150,11 +150,10 @@ def _without_text_columns(names: list[str], units: list[str] | None, rows: list[
         value = unquoted(fields[i]) if i < len(fields) else ""
         return not _is_number(value) and value.lower() not in _MISSING_TOKENS
 
-    ends = [next(csv.reader(rows[k:k + 1] if k == 0 else rows[-1:], delimiter=delimiter), [])
-            for k in (0, -1)]
+    first, last = (next(csv.reader([row], delimiter=delimiter), []) for row in (rows[0], rows[-1]))
     drop = {i for i in range(len(names)) if time_unit(names[i]) is None
             and not (is_ecg_name(names[i]) or is_resp_name(names[i]))
-            and text(ends[0], i) and text(ends[1], i)}
+            and text(first, i) and text(last, i)}
     if not drop:
         return names, units, rows
     keep = [i for i in range(len(names)) if i not in drop]

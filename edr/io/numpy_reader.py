@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from edr.errors import RecordError
-from edr.io.arrays import default_lead_names
+from edr.io.arrays import NUMERIC_KINDS, default_lead_names
 from edr.io.recording import Recording, assemble_recording
 
 __all__ = ["RATE_KEY", "read_numpy"]
@@ -29,7 +29,7 @@ def _sampling_rate(stored, fs: float | None, path: Path) -> float:
     """The sampling rate: the file's ``fs`` entry and/or the one given, which must agree."""
     if stored is not None:
         value = np.asarray(stored)
-        if value.size != 1 or value.dtype.kind not in "iuf":
+        if value.size != 1 or value.dtype.kind not in NUMERIC_KINDS:
             raise RecordError(f"NumPy file {path}: entry {RATE_KEY!r} must be one number of Hz, "
                               f"got shape {value.shape} of {value.dtype}")
         stored = float(value.reshape(()))
@@ -50,7 +50,7 @@ def _channels(arrays: dict, path: Path) -> dict[str, np.ndarray]:
         raise RecordError(f"NumPy file {path} holds no channel (only {RATE_KEY!r} or nothing)")
     lengths = set()
     for key, a in arrays.items():
-        if a.ndim != 1 or a.dtype.kind not in "iuf":
+        if a.ndim != 1 or a.dtype.kind not in NUMERIC_KINDS:
             raise RecordError(f"NumPy file {path}: channel {key!r} must be a 1-D array of numbers, "
                               f"got shape {a.shape} of {a.dtype}")
         lengths.add(a.size)
@@ -132,7 +132,7 @@ def read_numpy(path: str | Path, channel: str | None = None, *, fs: float | None
 
 def _leads(x: np.ndarray, path: Path) -> dict[str, np.ndarray]:
     """The leads of a ``.npy`` array, checked: numbers, samples × leads."""
-    if x.dtype.kind not in "iuf" or x.ndim not in (1, 2) or x.size == 0:
+    if x.dtype.kind not in NUMERIC_KINDS or x.ndim not in (1, 2) or x.size == 0:
         raise RecordError(f"NumPy file {path} holds an array of shape {x.shape} of {x.dtype}: give "
                           "one lead as a 1-D array of numbers (samples,) or several as a 2-D "
                           "array (samples, leads)")
