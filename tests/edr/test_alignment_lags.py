@@ -47,3 +47,44 @@ def test_window_norms_kept_between_passes_change_nothing(monkeypatch):
     in_blocks = aligned_peaks(x, fs, peaks, **options)
     for a, b in zip(one_block, in_blocks, strict=True):
         assert np.array_equal(a, b)
+
+
+def test_template_is_the_median_of_each_column_of_the_aligned_beats():
+    # the template (edr.medians' sorted columns) against NumPy's median of each fine sample
+    # over the beats, one column at a time, from the lags the first pass found; an even and an
+    # odd number of beats, and a beat with NaN (the template is NaN where it reads it)
+    from edr.beats.alignment import aligned_peaks
+    from edr.upsampling import neighbourhoods_upsampled
+
+    rng = np.random.default_rng(11)
+    fs, up, half_s, max_lag_s = 250.0, 10, 0.05, 0.012
+    half, lag = int(round(half_s * fs)), int(round(max_lag_s * fs))
+    tw = half * up
+    for n_beats in (40, 41):
+        beats = (np.arange(1, n_beats + 1) + 0.02 * rng.normal(size=n_beats)) * fs
+        t = np.arange(int((n_beats + 1) * fs)) / fs
+        x = sum(np.exp(-0.5 * ((t * fs - b) / 3.0) ** 2) for b in beats)
+        x = x + 0.05 * rng.normal(size=t.size)
+        if n_beats == 41:
+            x[int(beats[7]) + 2] = np.nan
+        peaks = np.round(beats).astype(int)
+        _, _, template = aligned_peaks(x, fs, peaks, up=up, half_s=half_s, max_lag_s=max_lag_s,
+                                       shift=True)
+        fine = neighbourhoods_upsampled(x, peaks, up, half + lag + 1)
+        c = fine.shape[1] // 2
+        first = np.median(fine[:, c - tw:c + tw + 1], axis=0)  # the first pass: no lags
+        _, corr_lags, _ = aligned_peaks(x, fs, peaks, up=up, half_s=half_s,
+                                        max_lag_s=max_lag_s, shift=False, template=first)
+        assert corr_lags.shape == (n_beats,)
+        best = _best_lags(fine, first, tw, lag * up)
+        expect = np.array([np.median([fine[i, c + best[i] + j] for i in range(n_beats)])
+                           for j in range(-tw, tw + 1)])
+        assert np.array_equal(template, expect, equal_nan=True)
+        assert np.isnan(template).any() == (n_beats == 41)
+
+
+def _best_lags(fine, template, tw, max_lag):
+    """Each beat's lag of highest correlation with ``template`` (the alignment's first pass)."""
+    c = fine.shape[1] // 2
+    f = fine[:, c - tw - max_lag:c + tw + max_lag + 1]
+    return np.argmax(_pearson_lags(f, template, max_lag), axis=1) - max_lag
