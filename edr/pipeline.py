@@ -403,7 +403,7 @@ def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions):
     """
     def one(window):
         try:
-            return window, analyse_window(window, leads, fs, grid, opts), None
+            return window, analyse_window(window, leads, fs, grid, opts, panel_spectra=True), None
         except SignalError as exc:
             return window, None, exc
 

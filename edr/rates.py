@@ -32,12 +32,16 @@ import numpy as np
 
 from edr.fusion import HEART_SERIES
 from edr.rate_spans import RateSpan
+from edr.rate_spectra import (
+    peak_rates,
+    rate_spectra,
+    rated_starts,
+    spectral_peak_rates,
+    window_starts,
+)
 from edr.signal import (
     GRID_FS,
     NYQUIST_MARGIN_BPM,
-    RATE_BAND_BPM,
-    RATE_NFFT,
-    RATE_STEP_S,
     RATE_TILT,
     SEGMENT_S,
     as_series,
@@ -61,100 +65,6 @@ MAX_DROPPED_SHARE = 1 / 3
 """An analysis window in which more than this share of the detected beats were dropped
 (ectopic, artefact, clipped) gives no rate: its morphology is not to be trusted
 (``docs/design.md#3-generalisation-to-unseen-patients``)."""
-
-
-def window_starts(n: int, fs: float) -> np.ndarray:
-    """Sample indices where the :data:`~edr.signal.SEGMENT_S` rate windows (every
-    :data:`~edr.signal.RATE_STEP_S`) of an ``n``-sample series start.
-
-    See Also
-    --------
-    rate_series : the rates of these windows.
-
-    Examples
-    --------
-    >>> from edr.rates import window_starts
-    >>> window_starts(480, 4.0)  # 32 s windows every 16 s of a 120 s series at 4 Hz
-    array([  0,  64, 128, 192, 256, 320])
-    """
-    win = int(round(SEGMENT_S * fs))
-    step = int(round(RATE_STEP_S * fs))
-    if n < win:
-        return np.empty(0, dtype=int)
-    return np.arange(0, n - win + 1, step)
-
-
-_RATE_BLOCK = 32  # rate windows transformed together (~1 MB of zero-padded windows and spectra)
-
-
-def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TILT,
-                        max_bpm=None) -> np.ndarray:
-    """Spectral-peak rate (breaths/min) of the :data:`~edr.signal.SEGMENT_S` windows of ``x``
-    starting at the sample indices ``starts`` (each window inside ``x``): the peak of the
-    Hann-windowed periodogram of the demeaned window, zero-padded to
-    :data:`~edr.signal.RATE_NFFT` points, within :data:`~edr.signal.RATE_BAND_BPM`: of its
-    local maxima (band edges included), the one with the largest ``f**tilt`` times its power
-    (:data:`~edr.signal.RATE_TILT`; 0 takes the highest peak); NaN for a window with a
-    non-finite sample or no power in the band.
-
-    ``max_bpm`` (a float, or one per window): only the local maxima at or below it compete (the
-    maxima are those of the whole band, so a spectrum still rising at the limit offers none
-    there); NaN for a window with none. Default: no limit.
-
-    All windows are transformed at once (the same values as one by one).
-
-    See Also
-    --------
-    rate_series : the same over every rate window.
-    edr.signal.carried_bpm : a ``max_bpm`` per window.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
-    >>> x = np.sin(2 * np.pi * 0.25 * t)  # 15 breaths/min
-    >>> from edr.rates import spectral_peak_rates
-    >>> spectral_peak_rates(x, [0, 64], 4.0)
-    array([15., 15.])
-    """
-    fs = positive_rate(fs)
-    x = as_series(x, "x")
-    win = int(round(SEGMENT_S * fs))
-    starts = np.asarray(starts, dtype=int)
-    bpm = np.full(starts.size, np.nan)
-    if starts.size == 0:
-        return bpm
-    limit = np.broadcast_to(np.inf if max_bpm is None else np.asarray(max_bpm, dtype=float),
-                            starts.shape)
-    nfft = max(RATE_NFFT, win)
-    f_bpm = 60.0 * np.fft.rfftfreq(nfft, d=1.0 / fs)
-    inside = np.flatnonzero((f_bpm >= RATE_BAND_BPM[0]) & (f_bpm <= RATE_BAND_BPM[1]))
-    band = slice(inside[0], inside[-1] + 1) if inside.size else slice(0, 0)  # ascending bins
-    taper = np.hanning(win)
-    emphasis = f_bpm[band] ** float(tilt)
-    for c in range(0, starts.size, _RATE_BLOCK):  # bounded memory: _RATE_BLOCK spectra at once
-        segs = x[starts[c:c + _RATE_BLOCK, None] + np.arange(win)[None, :]]
-        ok = np.flatnonzero(np.isfinite(segs).all(axis=1))
-        if ok.size == 0:
-            continue
-        segs = segs[ok] - segs[ok].mean(axis=1, keepdims=True)
-        # the band's bins only squared (the same values as squaring all of them first)
-        spec = np.abs(np.fft.rfft(segs * taper, n=nfft, axis=1)[:, band]) ** 2
-        candidate = _local_maxima(spec) & (f_bpm[band][None, :] <= limit[c + ok][:, None])
-        score = np.where(candidate, spec * emphasis, -1.0)
-        peak = f_bpm[band][np.argmax(score, axis=1)]
-        found = np.any(spec > 0, axis=1) & candidate.any(axis=1)
-        bpm[c + ok] = np.where(found, peak, np.nan)
-    return bpm
-
-
-def _local_maxima(spec: np.ndarray) -> np.ndarray:
-    """Where each row of ``spec`` is at least both its neighbours (one, at the ends)."""
-    ge_left = np.ones(spec.shape, dtype=bool)
-    ge_right = np.ones(spec.shape, dtype=bool)
-    ge_left[:, 1:] = spec[:, 1:] >= spec[:, :-1]
-    ge_right[:, :-1] = spec[:, :-1] >= spec[:, 1:]
-    return ge_left & ge_right
 
 
 def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0, tilt: float = RATE_TILT):
@@ -323,6 +233,9 @@ def settled_span(span: RateSpan, n: int, fs_out: float, t0: float = 0.0, *,
     """``span`` holding, instead of its panel, the panel's rates (tilt ``tilt``) at every rate
     window of the ``n``-point grid (``fs_out`` Hz, time ``t0`` at index 0) that it contains
     whole: what :func:`judged_rates` computes from the panel, a few numbers per rate window.
+    The span's ``spectra`` (its series' periodograms at those windows, made where the series
+    were: :attr:`edr.windows.WindowAnalysis.panel_spectra`) are used instead of transforming
+    the series again (the same numbers: :func:`edr.rate_spectra.rate_spectra`).
 
     See Also
     --------
@@ -337,12 +250,16 @@ def settled_span(span: RateSpan, n: int, fs_out: float, t0: float = 0.0, *,
     >>> span.panel, span.rated, span.rates["a"]
     ({}, array([  0,  64, 128, 192, 256, 320]), array([15., 15., 15., 15., 15., 15.]))
     """
-    win = int(round(SEGMENT_S * fs_out))
-    starts = window_starts(n, fs_out)
-    rated = starts[(starts >= span.first) & (starts + win - 1 <= span.last)]
+    rated = rated_starts(n, fs_out, span.first, span.last)
     limit = None if span.beat_times is None else carried_bpm(span.beat_times, t0 + rated / fs_out)
-    rates = _panel_rates(span.panel, rated - span.first, fs_out, tilt, limit)
-    return replace(span, panel={}, rated=rated, rates=rates, tilt=float(tilt))
+    starts = rated - span.first
+    rates = {}
+    for name, v in span.panel.items():
+        spectra = (span.spectra or {}).get(name)
+        if spectra is None or spectra.fs != fs_out or not np.array_equal(spectra.starts, starts):
+            spectra = rate_spectra(np.asarray(v, dtype=float), starts, fs_out)
+        rates[name] = peak_rates(spectra, tilt=tilt, max_bpm=limit)
+    return replace(span, panel={}, spectra=None, rated=rated, rates=rates, tilt=float(tilt))
 
 
 def panel_agreement(rate, panel_rates: Mapping[str, np.ndarray],

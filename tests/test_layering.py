@@ -78,6 +78,7 @@ LAYERS = {
     "edr.signal": 2,
     "edr.mains": 2.1,
     "edr.similarity": 2.1,
+    "edr.rate_spectra": 2.1,
     "edr.fusion": 2,
     "edr.cross_phase": 2,
     "edr.methods.segment": 3.0,

@@ -82,7 +82,9 @@ def aligned_peaks(x: np.ndarray, fs: float, peaks: np.ndarray, *, up: int, half_
     whole-day lead); the median template is built from at most
     :data:`TEMPLATE_MAX_BEATS` evenly spread beats (all of them below that), unless
     ``template`` is given (one correlation pass against it instead of two against the
-    beats' own median).
+    beats' own median). The template: each beat's window at its lag, gathered as whole rows of
+    the windows' view, and the median of each column (:func:`edr.medians.median`: NumPy's, by
+    sorting, ~2.5x faster than NumPy's partition along axis 0).
     """
     half = max(int(round(half_s * fs)), 2)
     lag = max(int(round(max_lag_s * fs)), 1)
@@ -106,11 +108,8 @@ def aligned_peaks(x: np.ndarray, fs: float, peaks: np.ndarray, *, up: int, half_
     def template_of(lags_sub):
         f = fine_of(sub_key, peaks[sub])
         c = f.shape[1] // 2
-        # each beat's window at its lag, copied row by row from the windows' view (a gather of
-        # whole rows, ~15x faster than indexing every sample); edr.medians sorts the columns:
-        # NumPy's median, ~2.5x faster than its partition along axis 0
-        beat_windows = np.lib.stride_tricks.sliding_window_view(f, 2 * tw + 1, axis=1)
-        return median(beat_windows[np.arange(sub.size), c - tw + lags_sub], axis=0)
+        windows = np.lib.stride_tricks.sliding_window_view(f, 2 * tw + 1, axis=1)  # rows gathered
+        return median(windows[np.arange(sub.size), c - tw + lags_sub], axis=0)  # sorted columns
 
     if template is not None and template.size != 2 * tw + 1:
         raise ValueError(f"template must have {2 * tw + 1} samples, got {template.size}")

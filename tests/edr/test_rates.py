@@ -159,13 +159,15 @@ def test_the_tilt_lets_fast_shallow_breathing_outweigh_a_slow_drift():
 
 @pytest.mark.parametrize("block", [None, 7, 256])
 def test_spectral_peak_rates_in_blocks_equal_the_windows_one_by_one(monkeypatch, block):
+    from edr import rate_spectra
+
     if block is not None:
-        monkeypatch.setattr(rates, "_RATE_BLOCK", block)
+        monkeypatch.setattr(rate_spectra, "RATE_BLOCK", block)
     rng = np.random.default_rng(8)
     x = np.sin(2 * np.pi * 0.2 * np.arange(40000) / 4.0) + rng.standard_normal(40000)
     x[20000:20010] = np.nan  # in the second block of windows
     _, bpm = rates.rate_series(x)
-    assert bpm.size > 2 * max(rates._RATE_BLOCK, 256)
+    assert bpm.size > 2 * max(rate_spectra.RATE_BLOCK, 256)
     np.testing.assert_array_equal(bpm, _rates_one_by_one(x, 4.0))
 
 

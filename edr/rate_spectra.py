@@ -1,0 +1,211 @@
+"""The rate windows and their periodograms, apart from the peaks chosen in them.
+
+A rate (:mod:`edr.rates`) is the spectral peak of a :data:`~edr.signal.SEGMENT_S` window every
+:data:`~edr.signal.RATE_STEP_S` (:func:`window_starts`): the Hann-windowed periodogram of the
+demeaned window, zero-padded to :data:`~edr.signal.RATE_NFFT` points, within
+:data:`~edr.signal.RATE_BAND_BPM` (:func:`rate_spectra`), and its peak chosen by a frequency
+weighting, up to a limit (:func:`peak_rates`; :func:`spectral_peak_rates` is the two in one
+call). The periodograms do not depend on the weighting nor on the limit, so a window's
+evidence series can be transformed where they are made (the lead threads of
+:func:`edr.windows.analyse_window`) and their peaks chosen later, once the limit is known
+(:func:`edr.rates.settled_span`): the same numbers as :func:`spectral_peak_rates`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from edr.signal import (
+    GRID_FS,
+    RATE_BAND_BPM,
+    RATE_NFFT,
+    RATE_STEP_S,
+    RATE_TILT,
+    SEGMENT_S,
+    as_series,
+    positive_rate,
+)
+
+__all__ = ["RATE_BLOCK", "RateSpectra", "peak_rates", "rate_spectra", "rated_starts",
+           "spectral_peak_rates", "window_starts"]
+
+RATE_BLOCK = 32
+"""Rate windows transformed together (~1 MB of zero-padded windows and spectra at once)."""
+
+
+def window_starts(n: int, fs: float) -> np.ndarray:
+    """Sample indices where the :data:`~edr.signal.SEGMENT_S` rate windows (every
+    :data:`~edr.signal.RATE_STEP_S`) of an ``n``-sample series start.
+
+    See Also
+    --------
+    edr.rates.rate_series : the rates of these windows.
+
+    Examples
+    --------
+    >>> from edr.rate_spectra import window_starts
+    >>> window_starts(480, 4.0)  # 32 s windows every 16 s of a 120 s series at 4 Hz
+    array([  0,  64, 128, 192, 256, 320])
+    """
+    win = int(round(SEGMENT_S * fs))
+    step = int(round(RATE_STEP_S * fs))
+    if n < win:
+        return np.empty(0, dtype=int)
+    return np.arange(0, n - win + 1, step)
+
+
+def rated_starts(n: int, fs: float, first: int, last: int) -> np.ndarray:
+    """The :func:`window_starts` of an ``n``-point grid whose windows lie whole within its
+    points ``first`` to ``last``: the rate windows an analysis window over those points judges.
+
+    Examples
+    --------
+    >>> from edr.rate_spectra import rated_starts
+    >>> rated_starts(480, 4.0, 60, 479)
+    array([ 64, 128, 192, 256, 320])
+    """
+    win = int(round(SEGMENT_S * fs))
+    starts = window_starts(n, fs)
+    return starts[(starts >= first) & (starts + win - 1 <= last)]
+
+
+@dataclass(frozen=True)
+class RateSpectra:
+    """The band of the rate periodograms of a series' windows (:func:`rate_spectra`).
+
+    Attributes
+    ----------
+    starts : ndarray of int
+        The windows' first samples in the series.
+    fs : float
+        The series' rate (Hz).
+    f_bpm : ndarray
+        The band's frequencies (breaths/min), ascending.
+    blocks : tuple of (int, ndarray, ndarray)
+        Per block of :data:`RATE_BLOCK` windows: the index of its first window, the indices
+        (within the block) of its windows without a non-finite sample, and their periodograms
+        over the band (one row each).
+    """
+
+    starts: np.ndarray
+    fs: float
+    f_bpm: np.ndarray
+    blocks: tuple
+
+
+def rate_spectra(x, starts, fs: float = GRID_FS) -> RateSpectra:
+    """The periodograms of :func:`spectral_peak_rates` over :data:`~edr.signal.RATE_BAND_BPM`,
+    before any peak is chosen: each window of ``x`` at ``starts`` demeaned, Hann-windowed and
+    zero-padded to :data:`~edr.signal.RATE_NFFT` points (windows with a non-finite sample left
+    out), transformed :data:`RATE_BLOCK` at a time.
+
+    See Also
+    --------
+    peak_rates : the rates of these periodograms.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.rate_spectra import peak_rates, rate_spectra
+    >>> x = np.sin(2 * np.pi * 0.25 * np.arange(480) / 4.0)  # 15 breaths/min at 4 Hz
+    >>> spectra = rate_spectra(x, [0, 64], 4.0)
+    >>> spectra.f_bpm[[0, -1]].round(2), peak_rates(spectra)
+    (array([ 4.04, 60.  ]), array([15., 15.]))
+    """
+    fs = positive_rate(fs)
+    x = as_series(x, "x")
+    win = int(round(SEGMENT_S * fs))
+    starts = np.asarray(starts, dtype=int)
+    nfft = max(RATE_NFFT, win)
+    f_bpm = 60.0 * np.fft.rfftfreq(nfft, d=1.0 / fs)
+    inside = np.flatnonzero((f_bpm >= RATE_BAND_BPM[0]) & (f_bpm <= RATE_BAND_BPM[1]))
+    band = slice(inside[0], inside[-1] + 1) if inside.size else slice(0, 0)  # ascending bins
+    taper = np.hanning(win)
+    blocks = []
+    for c in range(0, starts.size, RATE_BLOCK):  # bounded memory: RATE_BLOCK spectra at once
+        segs = x[starts[c:c + RATE_BLOCK, None] + np.arange(win)[None, :]]
+        ok = np.flatnonzero(np.isfinite(segs).all(axis=1))
+        if ok.size == 0:
+            continue
+        segs = segs[ok] - segs[ok].mean(axis=1, keepdims=True)
+        # the band's bins only squared (the same values as squaring all of them first)
+        blocks.append((c, ok, np.abs(np.fft.rfft(segs * taper, n=nfft, axis=1)[:, band]) ** 2))
+    return RateSpectra(starts, fs, f_bpm[band], tuple(blocks))
+
+
+def peak_rates(spectra: RateSpectra, *, tilt: float = RATE_TILT, max_bpm=None) -> np.ndarray:
+    """The spectral-peak rates (breaths/min) of :func:`rate_spectra`'s periodograms, as
+    :func:`spectral_peak_rates` chooses them (``tilt``, ``max_bpm`` there).
+
+    See Also
+    --------
+    spectral_peak_rates : the periodograms and their peaks in one call.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.rate_spectra import peak_rates, rate_spectra
+    >>> x = np.sin(2 * np.pi * 0.25 * np.arange(480) / 4.0)  # 15 breaths/min at 4 Hz
+    >>> peak_rates(rate_spectra(x, [0, 64], 4.0), max_bpm=[20.0, 4.0])  # no peak below 4 /min
+    array([15., nan])
+    """
+    bpm = np.full(spectra.starts.size, np.nan)
+    if spectra.starts.size == 0:
+        return bpm
+    limit = np.broadcast_to(np.inf if max_bpm is None else np.asarray(max_bpm, dtype=float),
+                            spectra.starts.shape)
+    f_band = spectra.f_bpm
+    emphasis = f_band ** float(tilt)
+    for c, ok, spec in spectra.blocks:
+        candidate = _local_maxima(spec) & (f_band[None, :] <= limit[c + ok][:, None])
+        score = np.where(candidate, spec * emphasis, -1.0)
+        peak = f_band[np.argmax(score, axis=1)]
+        found = np.any(spec > 0, axis=1) & candidate.any(axis=1)
+        bpm[c + ok] = np.where(found, peak, np.nan)
+    return bpm
+
+
+def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TILT,
+                        max_bpm=None) -> np.ndarray:
+    """Spectral-peak rate (breaths/min) of the :data:`~edr.signal.SEGMENT_S` windows of ``x``
+    starting at the sample indices ``starts`` (each window inside ``x``): the peak of the
+    Hann-windowed periodogram of the demeaned window, zero-padded to
+    :data:`~edr.signal.RATE_NFFT` points, within :data:`~edr.signal.RATE_BAND_BPM`: of its
+    local maxima (band edges included), the one with the largest ``f**tilt`` times its power
+    (:data:`~edr.signal.RATE_TILT`; 0 takes the highest peak); NaN for a window with a
+    non-finite sample or no power in the band.
+
+    ``max_bpm`` (a float, or one per window): only the local maxima at or below it compete (the
+    maxima are those of the whole band, so a spectrum still rising at the limit offers none
+    there); NaN for a window with none. Default: no limit.
+
+    All windows are transformed at once (the same values as one by one):
+    ``peak_rates(rate_spectra(x, starts, fs), tilt=tilt, max_bpm=max_bpm)``.
+
+    See Also
+    --------
+    edr.rates.rate_series : the same over every rate window.
+    edr.signal.carried_bpm : a ``max_bpm`` per window.
+    rate_spectra, peak_rates : the two steps apart.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(480) / 4.0  # two minutes on the 4 Hz grid
+    >>> x = np.sin(2 * np.pi * 0.25 * t)  # 15 breaths/min
+    >>> from edr.rates import spectral_peak_rates
+    >>> spectral_peak_rates(x, [0, 64], 4.0)
+    array([15., 15.])
+    """
+    return peak_rates(rate_spectra(x, starts, fs), tilt=tilt, max_bpm=max_bpm)
+
+
+def _local_maxima(spec: np.ndarray) -> np.ndarray:
+    """Where each row of ``spec`` is at least both its neighbours (one, at the ends)."""
+    ge_left = np.ones(spec.shape, dtype=bool)
+    ge_right = np.ones(spec.shape, dtype=bool)
+    ge_left[:, 1:] = spec[:, 1:] >= spec[:, :-1]
+    ge_right[:, :-1] = spec[:, :-1] >= spec[:, 1:]
+    return ge_left & ge_right
