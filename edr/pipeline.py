@@ -34,7 +34,7 @@ from edr.options import (
     WHOLE_RECORD_MAX_S,
     EDROptions,
 )
-from edr.rates import MAX_DROPPED_SHARE, QUALITY_THRESHOLD, RateSpan, judged_rates, settled_span
+from edr.rates import QUALITY_THRESHOLD, RateSpan, judged_rates, settled_span
 from edr.signal import GRID_FS, MIN_BEATS, SEGMENT_S
 from edr.stitch import MAX_GAP_S, Stitcher, WindowPart
 from edr.tables import ResultTables
@@ -381,7 +381,7 @@ def run(recording, opts: EDROptions) -> EDRResult:
         lead_name = ok_leads.pop()
     out = stitcher.finish()
     rates = judged_rates(out.waveform, grid, spans, opts.fs_out)
-    rates, status = _judge_windows(analyses, rates)
+    rates, status = rates.judge_windows(analyses)
     params = {**_params(opts, lead_name, len(plan), first), "lead_requested": requested}
     return EDRResult(time=grid, waveform=out.waveform, fs=opts.fs_out, beat_times=out.beat_times,
                      beat_values=out.beat_values, rate_time=rates.time, rate_bpm=rates.rate_bpm,
@@ -399,7 +399,9 @@ def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions):
     windows ahead of the one yielded, BLAS limited to one thread throughout), so the windows
     share the cores; each window's analysis depends only on the window, so the results do not
     depend on the scheduling. A ``numpy.random.Generator`` as ``random_state`` is consumed in
-    window order, so windows are then analysed one after the other.
+    window order, so windows are then analysed one after the other; so is a single window, BLAS
+    on one thread as well (its small products are faster so, and a loaded machine's waiting
+    BLAS threads spin).
     """
     def one(window):
         try:
@@ -408,7 +410,8 @@ def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions):
             return window, None, exc
 
     if len(plan) == 1 or isinstance(opts.random_state, np.random.Generator):
-        yield from map(one, plan)
+        with blas_limited_to_one_thread():
+            yield from map(one, plan)
         return
     windows = iter(plan)
     with blas_limited_to_one_thread(), ThreadPoolExecutor(max_workers=WINDOW_THREADS) as pool:
@@ -438,33 +441,6 @@ def _plan(recording, leads: dict, duration: float, opts: EDROptions):
                           f"{', '.join(leads)} flat or missing over the whole record; check the "
                           "channel (a disconnected lead is flat)")
     return plan, masked
-
-
-def _judge_windows(analyses, rates):
-    """Set each analysed window's ``quality_index``, ``dropped_share`` and status; withhold the
-    rates of windows with too many dropped beats (:data:`edr.rates.MAX_DROPPED_SHARE`).
-
-    Returns the (possibly reduced) rates and the record's status."""
-    untrusted = []
-    for window, info in analyses:
-        qi = rates.window_quality(window)
-        share = info.n_dropped / max(info.n_beats + info.n_dropped, 1)
-        info.quality.update(quality_index=qi, dropped_share=share)
-        if share > MAX_DROPPED_SHARE:
-            untrusted.append(window)
-            info.quality["status"] = (f"low quality: {share:.0%} of the beats were dropped as "
-                                      f"ectopic, artefact or clipped (> {MAX_DROPPED_SHARE:.0%})")
-        elif qi < QUALITY_THRESHOLD:
-            info.quality["status"] = (f"low quality: the ECG shows no consistent breathing "
-                                      f"(quality {qi:.2f} < {QUALITY_THRESHOLD:g})")
-    rates = rates.withheld(untrusted) if untrusted else rates
-    if any(info.quality["status"] == "ok" for _, info in analyses):
-        return rates, "ok"
-    given = int(np.isfinite(rates.rate_bpm).sum())
-    return rates, ("no usable breathing: no analysis window is trustworthy (median quality below "
-                   f"{QUALITY_THRESHOLD:g}, or more than {MAX_DROPPED_SHARE:.0%} of its beats "
-                   f"dropped); rates given only for the {given} of {rates.rate_bpm.size} rate "
-                   "windows that reach the quality threshold")
 
 
 def _progress(plan, opts: EDROptions):

@@ -335,6 +335,51 @@ class JudgedRates:
             rate[self._in_core(window)] = np.nan
         return JudgedRates(self.time, rate, self.raw_bpm, self.quality)
 
+    def judge_windows(self, analyses) -> tuple[JudgedRates, str]:
+        """The rates with those of untrusted windows withheld, and the record's status.
+
+        Each analysed window's ``info.quality`` (``analyses``: ``(window, info)`` pairs, ``info``
+        an :class:`edr.pipeline.WindowInfo`) gets its ``quality_index`` (:meth:`window_quality`)
+        and ``dropped_share``, and a "low quality" status when more than
+        :data:`MAX_DROPPED_SHARE` of its beats were dropped (its rates withheld) or its quality
+        index is below :data:`QUALITY_THRESHOLD`. The status is "ok" when a window still is.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from types import SimpleNamespace
+        >>> from edr.rates import JudgedRates
+        >>> from edr.windows import Window
+        >>> r = JudgedRates(np.array([16.0, 32.0]), np.array([15.0, 15.0]),
+        ...                 np.array([15.0, 15.0]), np.array([0.9, 0.8]))
+        >>> info = SimpleNamespace(n_beats=40, n_dropped=30, quality={"status": "ok"})
+        >>> rates, status = r.judge_windows([(Window(0.0, 48.0), info)])
+        >>> rates.rate_bpm, status[:20], info.quality["status"][:25]
+        (array([nan, nan]), 'no usable breathing:', 'low quality: 43% of the b')
+        """
+        untrusted = []
+        for window, info in analyses:
+            qi = self.window_quality(window)
+            share = info.n_dropped / max(info.n_beats + info.n_dropped, 1)
+            info.quality.update(quality_index=qi, dropped_share=share)
+            if share > MAX_DROPPED_SHARE:
+                untrusted.append(window)
+                info.quality["status"] = (
+                    f"low quality: {share:.0%} of the beats were dropped as ectopic, artefact or "
+                    f"clipped (> {MAX_DROPPED_SHARE:.0%})")
+            elif qi < QUALITY_THRESHOLD:
+                info.quality["status"] = (f"low quality: the ECG shows no consistent breathing "
+                                          f"(quality {qi:.2f} < {QUALITY_THRESHOLD:g})")
+        rates = self.withheld(untrusted) if untrusted else self
+        if any(info.quality["status"] == "ok" for _, info in analyses):
+            return rates, "ok"
+        given = int(np.isfinite(rates.rate_bpm).sum())
+        return rates, (
+            "no usable breathing: no analysis window is trustworthy (median quality below "
+            f"{QUALITY_THRESHOLD:g}, or more than {MAX_DROPPED_SHARE:.0%} of its beats dropped); "
+            f"rates given only for the {given} of {rates.rate_bpm.size} rate windows that reach "
+            "the quality threshold")
+
     def _in_core(self, window: Window) -> np.ndarray:
         a, b = window.core
         return (self.time >= a) & (self.time < b)

@@ -292,3 +292,26 @@ def test_pooled_panel_keeps_the_heart_rate_once():
     for lead in leads:
         assert f"{lead}/r_amplitude" in wa.panel and f"{lead}/kpca_1" in wa.panel
     assert sum(wa.weights.values()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("duration_s", [120.0, 400.0])
+def test_every_window_is_analysed_with_blas_on_one_thread(monkeypatch, duration_s):
+    """A single window (or a Generator's windows, one after the other) runs with BLAS on one
+    thread as the window threads do: its values do not depend on the machine's BLAS threads."""
+    import edr.pipeline as pipeline
+    from kpca._blas import blas_limited_to, blas_threads
+
+    seen = []
+    analyse = pipeline.analyse_window
+
+    def counting(*args, **kwargs):
+        seen.append(blas_threads())
+        return analyse(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "analyse_window", counting)
+    rec = simulate_recording(duration_s=duration_s, fs=250.0, random_state=2)
+    with blas_limited_to(2):
+        for random_state in (0, np.random.default_rng(0)):
+            extract_edr(rec, window_s=None if duration_s < 200 else 150.0, n_draws=12,
+                        random_state=random_state)
+    assert seen and set(seen) == {1}
