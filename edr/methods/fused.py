@@ -209,11 +209,16 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
     check_flag(rsa, "rsa")
     seg.require_beats()
     X, t, n_out = seg.beat_matrix(opts.baseline, opts.robust)
+    # the classic series first: they do not wait for the kernel PCA, whose σ² selection shares
+    # its threads with the other leads' (the lead that finishes last has less left to do)
+    classic = {k: band_passed(series_on_grid(seg, o), seg.fs_out)
+               for k, o in _beat_series(seg, rsa).items()}
+    columns = unclipped_columns(seg.ecg, seg.beats, seg.matrix(opts.baseline).shape[1])
     model = opts.kernel_pca(min(int(n_components), X.shape[0] - 1))
     Z = model.fit_transform(X)
-    series = {f"kpca_{j + 1}": MethodOutput(t, Z[:, j]) for j in range(Z.shape[1])}
-    series.update(_beat_series(seg, rsa))
-    passed = {k: band_passed(series_on_grid(seg, o), seg.fs_out) for k, o in series.items()}
+    passed = {f"kpca_{j + 1}": band_passed(series_on_grid(seg, MethodOutput(t, Z[:, j])),
+                                           seg.fs_out) for j in range(Z.shape[1])}
+    passed.update(classic)
     scales = {k: float(y.std()) for k, y in passed.items()}
     panel = {k: y / scales[k] if scales[k] > 0 else y for k, y in passed.items()}
     fused = fuse(panel, seg.fs_out, max_hz=carried_hz(seg.beat_times[seg.valid]))
@@ -221,7 +226,6 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
     q = {"solver": "dense", "n_outliers": n_out, "n_features": int(X.shape[1]),
          "eigenvalue": float(model.eigenvalues_[0]), **selection_quality(selection),
          "weights": {k: float(w) for k, w in fused.weights.items()}, "best": fused.best}
-    columns = unclipped_columns(seg.ecg, seg.beats, seg.matrix(opts.baseline).shape[1])
     fit = KernelFit(model, columns, opts.baseline, opts.robust, bool(rsa), scales)
     return MethodOutput(seg.grid, fused.series, "grid", float(model.sigma2_), selection, q, panel,
                         fused.weights, fit)
