@@ -405,7 +405,7 @@ def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions):
     """
     def one(window):
         try:
-            return window, analyse_window(window, leads, fs, grid, opts, panel_spectra=True), None
+            return window, analyse_window(window, leads, fs, grid, opts), None
         except SignalError as exc:
             return window, None, exc
 

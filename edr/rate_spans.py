@@ -28,10 +28,7 @@ class RateSpan:
     limited). A settled span (:func:`edr.rates.settled_span`) holds, instead of its panel, the
     panel's rates at every rate window it contains whole (``rated``: their first grid indices;
     ``rates``: per series, computed with the periodogram tilt ``tilt``), so that a long record's
-    spans keep a few numbers per rate window, not every panel series. ``spectra``: per panel
-    series, its periodograms at the rate windows the span contains whole
-    (:class:`edr.rate_spectra.RateSpectra`, made in the window's threads:
-    :attr:`edr.windows.WindowAnalysis.panel_spectra`), which settling it uses; None: made then.
+    spans keep a few numbers per rate window, not every panel series.
 
     See Also
     --------
@@ -55,7 +52,6 @@ class RateSpan:
     rated: np.ndarray | None = None
     rates: dict | None = None
     tilt: float | None = None
-    spectra: dict | None = None
 
     @classmethod
     def of(cls, window: Window, wa: WindowAnalysis) -> RateSpan:
@@ -63,7 +59,7 @@ class RateSpan:
         idx = np.flatnonzero(wa.grid_mask)
         seg = wa.segment
         return cls(int(idx[0]), int(idx[-1]), window.core, wa.panel, wa.weights,
-                   seg.beat_times[seg.valid], spectra=wa.panel_spectra or None)
+                   seg.beat_times[seg.valid])
 
     @classmethod
     def on_stretch(cls, first: int, n: int, panel: dict, weights: dict, segment,

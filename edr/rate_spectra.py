@@ -1,19 +1,14 @@
-"""The rate windows and their periodograms, apart from the peaks chosen in them.
+"""The rate windows and their spectral-peak rates (re-exported by :mod:`edr.rates`).
 
-A rate (:mod:`edr.rates`) is the spectral peak of a :data:`~edr.signal.SEGMENT_S` window every
-:data:`~edr.signal.RATE_STEP_S` (:func:`window_starts`): the Hann-windowed periodogram of the
-demeaned window, zero-padded to :data:`~edr.signal.RATE_NFFT` points, within
-:data:`~edr.signal.RATE_BAND_BPM` (:func:`rate_spectra`), and its peak chosen by a frequency
-weighting, up to a limit (:func:`peak_rates`; :func:`spectral_peak_rates` is the two in one
-call). The periodograms do not depend on the weighting nor on the limit, so a window's
-evidence series can be transformed where they are made (the lead threads of
-:func:`edr.windows.analyse_window`) and their peaks chosen later, once the limit is known
-(:func:`edr.rates.settled_span`): the same numbers as :func:`spectral_peak_rates`.
+A rate is the spectral peak of a :data:`~edr.signal.SEGMENT_S` window every
+:data:`~edr.signal.RATE_STEP_S` (:func:`window_starts`; those an analysis window holds whole:
+:func:`rated_starts`): the Hann-windowed periodogram of the demeaned window, zero-padded to
+:data:`~edr.signal.RATE_NFFT` points, its peak within :data:`~edr.signal.RATE_BAND_BPM` chosen by
+a frequency weighting, up to a limit (:func:`spectral_peak_rates`). What the rates are used for
+(their quality, the judged rates) is :mod:`edr.rates`'.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,8 +23,7 @@ from edr.signal import (
     positive_rate,
 )
 
-__all__ = ["RATE_BLOCK", "RateSpectra", "peak_rates", "rate_spectra", "rated_starts",
-           "spectral_peak_rates", "window_starts"]
+__all__ = ["RATE_BLOCK", "rated_starts", "spectral_peak_rates", "window_starts"]
 
 RATE_BLOCK = 32
 """Rate windows transformed together (~1 MB of zero-padded windows and spectra at once)."""
@@ -71,102 +65,6 @@ def rated_starts(n: int, fs: float, first: int, last: int) -> np.ndarray:
     return starts[(starts >= first) & (starts + win - 1 <= last)]
 
 
-@dataclass(frozen=True)
-class RateSpectra:
-    """The band of the rate periodograms of a series' windows (:func:`rate_spectra`).
-
-    Attributes
-    ----------
-    starts : ndarray of int
-        The windows' first samples in the series.
-    fs : float
-        The series' rate (Hz).
-    f_bpm : ndarray
-        The band's frequencies (breaths/min), ascending.
-    blocks : tuple of (int, ndarray, ndarray)
-        Per block of :data:`RATE_BLOCK` windows: the index of its first window, the indices
-        (within the block) of its windows without a non-finite sample, and their periodograms
-        over the band (one row each).
-    """
-
-    starts: np.ndarray
-    fs: float
-    f_bpm: np.ndarray
-    blocks: tuple
-
-
-def rate_spectra(x, starts, fs: float = GRID_FS) -> RateSpectra:
-    """The periodograms of :func:`spectral_peak_rates` over :data:`~edr.signal.RATE_BAND_BPM`,
-    before any peak is chosen: each window of ``x`` at ``starts`` demeaned, Hann-windowed and
-    zero-padded to :data:`~edr.signal.RATE_NFFT` points (windows with a non-finite sample left
-    out), transformed :data:`RATE_BLOCK` at a time.
-
-    See Also
-    --------
-    peak_rates : the rates of these periodograms.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from edr.rate_spectra import peak_rates, rate_spectra
-    >>> x = np.sin(2 * np.pi * 0.25 * np.arange(480) / 4.0)  # 15 breaths/min at 4 Hz
-    >>> spectra = rate_spectra(x, [0, 64], 4.0)
-    >>> spectra.f_bpm[[0, -1]].round(2), peak_rates(spectra)
-    (array([ 4.04, 60.  ]), array([15., 15.]))
-    """
-    fs = positive_rate(fs)
-    x = as_series(x, "x")
-    win = int(round(SEGMENT_S * fs))
-    starts = np.asarray(starts, dtype=int)
-    nfft = max(RATE_NFFT, win)
-    f_bpm = 60.0 * np.fft.rfftfreq(nfft, d=1.0 / fs)
-    inside = np.flatnonzero((f_bpm >= RATE_BAND_BPM[0]) & (f_bpm <= RATE_BAND_BPM[1]))
-    band = slice(inside[0], inside[-1] + 1) if inside.size else slice(0, 0)  # ascending bins
-    taper = np.hanning(win)
-    blocks = []
-    for c in range(0, starts.size, RATE_BLOCK):  # bounded memory: RATE_BLOCK spectra at once
-        segs = x[starts[c:c + RATE_BLOCK, None] + np.arange(win)[None, :]]
-        ok = np.flatnonzero(np.isfinite(segs).all(axis=1))
-        if ok.size == 0:
-            continue
-        segs = segs[ok] - segs[ok].mean(axis=1, keepdims=True)
-        # the band's bins only squared (the same values as squaring all of them first)
-        blocks.append((c, ok, np.abs(np.fft.rfft(segs * taper, n=nfft, axis=1)[:, band]) ** 2))
-    return RateSpectra(starts, fs, f_bpm[band], tuple(blocks))
-
-
-def peak_rates(spectra: RateSpectra, *, tilt: float = RATE_TILT, max_bpm=None) -> np.ndarray:
-    """The spectral-peak rates (breaths/min) of :func:`rate_spectra`'s periodograms, as
-    :func:`spectral_peak_rates` chooses them (``tilt``, ``max_bpm`` there).
-
-    See Also
-    --------
-    spectral_peak_rates : the periodograms and their peaks in one call.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from edr.rate_spectra import peak_rates, rate_spectra
-    >>> x = np.sin(2 * np.pi * 0.25 * np.arange(480) / 4.0)  # 15 breaths/min at 4 Hz
-    >>> peak_rates(rate_spectra(x, [0, 64], 4.0), max_bpm=[20.0, 4.0])  # no peak below 4 /min
-    array([15., nan])
-    """
-    bpm = np.full(spectra.starts.size, np.nan)
-    if spectra.starts.size == 0:
-        return bpm
-    limit = np.broadcast_to(np.inf if max_bpm is None else np.asarray(max_bpm, dtype=float),
-                            spectra.starts.shape)
-    f_band = spectra.f_bpm
-    emphasis = f_band ** float(tilt)
-    for c, ok, spec in spectra.blocks:
-        candidate = _local_maxima(spec) & (f_band[None, :] <= limit[c + ok][:, None])
-        score = np.where(candidate, spec * emphasis, -1.0)
-        peak = f_band[np.argmax(score, axis=1)]
-        found = np.any(spec > 0, axis=1) & candidate.any(axis=1)
-        bpm[c + ok] = np.where(found, peak, np.nan)
-    return bpm
-
-
 def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TILT,
                         max_bpm=None) -> np.ndarray:
     """Spectral-peak rate (breaths/min) of the :data:`~edr.signal.SEGMENT_S` windows of ``x``
@@ -181,14 +79,13 @@ def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TI
     maxima are those of the whole band, so a spectrum still rising at the limit offers none
     there); NaN for a window with none. Default: no limit.
 
-    All windows are transformed at once (the same values as one by one):
-    ``peak_rates(rate_spectra(x, starts, fs), tilt=tilt, max_bpm=max_bpm)``.
+    All windows are transformed at once, :data:`RATE_BLOCK` at a time (the same values as one
+    by one).
 
     See Also
     --------
     edr.rates.rate_series : the same over every rate window.
     edr.signal.carried_bpm : a ``max_bpm`` per window.
-    rate_spectra, peak_rates : the two steps apart.
 
     Examples
     --------
@@ -198,8 +95,38 @@ def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TI
     >>> from edr.rates import spectral_peak_rates
     >>> spectral_peak_rates(x, [0, 64], 4.0)
     array([15., 15.])
+    >>> spectral_peak_rates(x, [0, 64], 4.0, max_bpm=[20.0, 4.0])  # no peak below 4 /min
+    array([15., nan])
     """
-    return peak_rates(rate_spectra(x, starts, fs), tilt=tilt, max_bpm=max_bpm)
+    fs = positive_rate(fs)
+    x = as_series(x, "x")
+    win = int(round(SEGMENT_S * fs))
+    starts = np.asarray(starts, dtype=int)
+    bpm = np.full(starts.size, np.nan)
+    if starts.size == 0:
+        return bpm
+    limit = np.broadcast_to(np.inf if max_bpm is None else np.asarray(max_bpm, dtype=float),
+                            starts.shape)
+    nfft = max(RATE_NFFT, win)
+    f_bpm = 60.0 * np.fft.rfftfreq(nfft, d=1.0 / fs)
+    inside = np.flatnonzero((f_bpm >= RATE_BAND_BPM[0]) & (f_bpm <= RATE_BAND_BPM[1]))
+    band = slice(inside[0], inside[-1] + 1) if inside.size else slice(0, 0)  # ascending bins
+    taper = np.hanning(win)
+    emphasis = f_bpm[band] ** float(tilt)
+    for c in range(0, starts.size, RATE_BLOCK):  # bounded memory: RATE_BLOCK spectra at once
+        segs = x[starts[c:c + RATE_BLOCK, None] + np.arange(win)[None, :]]
+        ok = np.flatnonzero(np.isfinite(segs).all(axis=1))
+        if ok.size == 0:
+            continue
+        segs = segs[ok] - segs[ok].mean(axis=1, keepdims=True)
+        # the band's bins only squared (the same values as squaring all of them first)
+        spec = np.abs(np.fft.rfft(segs * taper, n=nfft, axis=1)[:, band]) ** 2
+        candidate = _local_maxima(spec) & (f_bpm[band][None, :] <= limit[c + ok][:, None])
+        score = np.where(candidate, spec * emphasis, -1.0)
+        peak = f_bpm[band][np.argmax(score, axis=1)]
+        found = np.any(spec > 0, axis=1) & candidate.any(axis=1)
+        bpm[c + ok] = np.where(found, peak, np.nan)
+    return bpm
 
 
 def _local_maxima(spec: np.ndarray) -> np.ndarray:

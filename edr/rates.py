@@ -32,13 +32,7 @@ import numpy as np
 
 from edr.fusion import HEART_SERIES
 from edr.rate_spans import RateSpan
-from edr.rate_spectra import (
-    peak_rates,
-    rate_spectra,
-    rated_starts,
-    spectral_peak_rates,
-    window_starts,
-)
+from edr.rate_spectra import rated_starts, spectral_peak_rates, window_starts
 from edr.signal import (
     GRID_FS,
     NYQUIST_MARGIN_BPM,
@@ -233,9 +227,6 @@ def settled_span(span: RateSpan, n: int, fs_out: float, t0: float = 0.0, *,
     """``span`` holding, instead of its panel, the panel's rates (tilt ``tilt``) at every rate
     window of the ``n``-point grid (``fs_out`` Hz, time ``t0`` at index 0) that it contains
     whole: what :func:`judged_rates` computes from the panel, a few numbers per rate window.
-    The span's ``spectra`` (its series' periodograms at those windows, made where the series
-    were: :attr:`edr.windows.WindowAnalysis.panel_spectra`) are used instead of transforming
-    the series again (the same numbers: :func:`edr.rate_spectra.rate_spectra`).
 
     See Also
     --------
@@ -252,14 +243,8 @@ def settled_span(span: RateSpan, n: int, fs_out: float, t0: float = 0.0, *,
     """
     rated = rated_starts(n, fs_out, span.first, span.last)
     limit = None if span.beat_times is None else carried_bpm(span.beat_times, t0 + rated / fs_out)
-    starts = rated - span.first
-    rates = {}
-    for name, v in span.panel.items():
-        spectra = (span.spectra or {}).get(name)
-        if spectra is None or spectra.fs != fs_out or not np.array_equal(spectra.starts, starts):
-            spectra = rate_spectra(np.asarray(v, dtype=float), starts, fs_out)
-        rates[name] = peak_rates(spectra, tilt=tilt, max_bpm=limit)
-    return replace(span, panel={}, spectra=None, rated=rated, rates=rates, tilt=float(tilt))
+    rates = _panel_rates(span.panel, rated - span.first, fs_out, tilt, limit)
+    return replace(span, panel={}, rated=rated, rates=rates, tilt=float(tilt))
 
 
 def panel_agreement(rate, panel_rates: Mapping[str, np.ndarray],

@@ -25,7 +25,6 @@ from edr.mains import remove_mains
 from edr.methods import MethodOutput, Segment, series_on_grid
 from edr.names import check_fs
 from edr.options import DEFAULT_OVERLAP, DEFAULT_WINDOW_S, WHOLE_RECORD_MAX_S, EDROptions
-from edr.rate_spectra import rate_spectra, rated_starts
 from kpca._blas import blas_limited_to_one_thread
 
 __all__ = ["MASKED_STRETCH_S", "MIN_GRID_POINTS", "Window", "WindowAnalysis", "analyse_window",
@@ -91,10 +90,6 @@ class WindowAnalysis:
     lead_models : dict
         ``kpca_fusion``: each lead's :class:`edr.methods.KernelFit` whose series are in the
         panel (the analysed lead alone without a multi-lead mode); else empty.
-    panel_spectra : dict
-        With ``panel_spectra=True``: each ``panel`` series' periodograms at the rate windows the
-        window contains whole (:func:`edr.rate_spectra.rate_spectra`, made in the lead's
-        thread), which :func:`edr.rates.settled_span` reads; else empty.
     """
 
     segment: Segment
@@ -107,7 +102,6 @@ class WindowAnalysis:
     weights: dict
     lead_sigma2: dict = field(default_factory=dict)
     lead_models: dict = field(default_factory=dict)
-    panel_spectra: dict = field(default_factory=dict)
 
 
 def plan_windows(duration_s: float, window_s: float | None, overlap: float = DEFAULT_OVERLAP):
@@ -238,7 +232,7 @@ def analyse_window(window: Window, leads: dict, fs: float, grid: np.ndarray,
                    opts: EDROptions, *, sigma2: Mapping[str, float] | None = None,
                    beats: Mapping[str, Beats] | None = None,
                    features: Mapping[str, dict] | None = None,
-                   lead_threads: bool = True, panel_spectra: bool = False) -> WindowAnalysis:
+                   lead_threads: bool = True) -> WindowAnalysis:
     """Beats, method output and grid series of one window.
 
     ``opts.lead_mode`` None: the single lead in ``leads``. ``"auto"``: each
@@ -253,9 +247,7 @@ def analyse_window(window: Window, leads: dict, fs: float, grid: np.ndarray,
     instead of detecting them (leads not in it are detected); ``features``: per-beat features of
     those beats (:attr:`edr.methods.Segment.features`, e.g. a stream's kept ones), used instead of
     reading them from the ECG. ``lead_threads``: whether a kernel method runs the leads in threads
-    of their own (:func:`_lead_runs`; the same result either way). ``panel_spectra``: whether to
-    make the panel's periodograms at the rate windows of the record's grid the window contains
-    whole (:attr:`WindowAnalysis.panel_spectra`; each lead's in its thread).
+    of their own (:func:`_lead_runs`; the same result either way).
 
     Raises
     ------
@@ -273,31 +265,19 @@ def analyse_window(window: Window, leads: dict, fs: float, grid: np.ndarray,
     tg = grid[gm]
     lead_opts = _lead_options(leads, opts, sigma2)
     given = {n: (b, (features or {}).get(n)) for n, b in (beats or {}).items()}
-    starts = None
-    if panel_spectra:
-        idx = np.flatnonzero(gm)
-        starts = rated_starts(grid.size, opts.fs_out, idx[0], idx[-1]) - idx[0]
     if opts.lead_mode is None:
         (name, x), = leads.items()
         seg, out, y = _single(x, i0, i1, fs, tg, name, lead_opts[name], given.get(name))
-        info, used, made = {}, {name: out.sigma2}, {}
+        info, used = {}, {name: out.sigma2}
     else:
-        seg, out, y, info, used, made = _several_leads(leads, i0, i1, fs, tg, opts, lead_opts,
-                                                       given, lead_threads, starts)
+        seg, out, y, info, used = _several_leads(leads, i0, i1, fs, tg, opts, lead_opts, given,
+                                                 lead_threads)
     panel = evidence_panel(seg, out, y)
     weights = dict(out.weights) if out.weights else panel_weights(panel, opts.fs_out)
     lead_sigma2 = {n: float(s) for n, s in used.items() if s is not None}
     models = out.model if isinstance(out.model, dict) else \
         ({seg.lead: out.model} if out.model is not None else {})
-    spectra = {} if starts is None else \
-        {k: made[k] if k in made else _spectra_of(v, starts, opts.fs_out) for k, v in panel.items()}
-    return WindowAnalysis(seg, out, y, gm, span, info, panel, weights, lead_sigma2, models,
-                          spectra)
-
-
-def _spectra_of(series, starts, fs_out: float):
-    """The rate periodograms of one panel series (:func:`edr.rate_spectra.rate_spectra`)."""
-    return rate_spectra(np.asarray(series, dtype=float), starts, fs_out)
+    return WindowAnalysis(seg, out, y, gm, span, info, panel, weights, lead_sigma2, models)
 
 
 def _lead_options(leads: dict, opts: EDROptions, sigma2) -> dict:
@@ -344,11 +324,10 @@ def _single(x, i0, i1, fs, grid, name, opts: EDROptions, given=None):
 
 
 def _lead_runs(leads, i0, i1, fs, grid, opts: EDROptions, lead_opts: dict | None = None,
-               given: Mapping[str, tuple] | None = None, threads: bool = True, starts=None):
-    """``(runs, errors, spectra)``: :func:`_single` of every lead that gives an EDR (with its
-    options of ``lead_opts``, default ``opts``), in the order of ``leads``, the first line of the
-    :class:`SignalError` of every other lead, and with ``starts`` (rate windows' first points on
-    ``grid``) each run's panel periodograms there (:func:`_rated_single`; else empty).
+               given: Mapping[str, tuple] | None = None, threads: bool = True):
+    """``(runs, errors)``: :func:`_single` of every lead that gives an EDR (with its options of
+    ``lead_opts``, default ``opts``), in the order of ``leads``, and the first line of the
+    :class:`SignalError` of every other lead.
 
     A kernel method runs each lead whole (beat detection, then the method) in a thread of its
     own (BLAS limited to one thread; the σ² selections share the thread pool of
@@ -359,47 +338,38 @@ def _lead_runs(leads, i0, i1, fs, grid, opts: EDROptions, lead_opts: dict | None
     after the other, BLAS on one thread as well (a stream's refit, whose beats are given:
     ``docs/design.md#8-streaming``).
     """
-    errors, runs, spectra = {}, {}, {}
+    errors = {}
     lead_opts = lead_opts or dict.fromkeys(leads, opts)
     given = given or {}
     if not opts.spec.uses_sigma2 or len(leads) == 1 or not threads:
+        runs = {}
         with contextlib.nullcontext() if threads else blas_limited_to_one_thread():
             for name, x in leads.items():
                 try:
-                    *runs[name], spectra[name] = _rated_single(
-                        starts, x, i0, i1, fs, grid, name, lead_opts[name], given.get(name))
+                    runs[name] = _single(x, i0, i1, fs, grid, name, lead_opts[name],
+                                         given.get(name))
                 except SignalError as exc:
                     errors[name] = str(exc).splitlines()[0]
-        return {n: tuple(r) for n, r in runs.items()}, errors, spectra
+        return runs, errors
     with blas_limited_to_one_thread(), ThreadPoolExecutor(max_workers=len(leads)) as pool:
-        pending = {name: pool.submit(_rated_single, starts, x, i0, i1, fs, grid, name,
-                                     lead_opts[name], given.get(name))
+        pending = {name: pool.submit(_single, x, i0, i1, fs, grid, name, lead_opts[name],
+                                     given.get(name))
                    for name, x in leads.items()}
+        runs = {}
         for name, future in pending.items():
             try:
-                *runs[name], spectra[name] = future.result()
+                runs[name] = future.result()
             except SignalError as exc:
                 errors[name] = str(exc).splitlines()[0]
-    return {n: tuple(r) for n, r in runs.items()}, errors, spectra
-
-
-def _rated_single(starts, x, i0, i1, fs, grid, name, opts: EDROptions, given=None):
-    """:func:`_single` and, with ``starts``, the periodograms of its method's panel series at
-    those rate windows (:func:`_spectra_of`; empty without a panel)."""
-    seg, out, y = _single(x, i0, i1, fs, grid, name, opts, given)
-    spectra = {} if starts is None or not out.panel else \
-        {k: _spectra_of(v, starts, opts.fs_out) for k, v in out.panel.items()}
-    return seg, out, y, spectra
+    return runs, errors
 
 
 def _several_leads(leads, i0, i1, fs, grid, opts: EDROptions, lead_opts: dict, given=None,
-                   lead_threads: bool = True, starts=None):
-    """(segment, output, series, lead info, each lead's kernel width, the periodograms the leads
-    made of the series of the output's panel, by panel name) of a multi-lead mode."""
+                   lead_threads: bool = True):
+    """(segment, output, series, lead info, each lead's kernel width) of a multi-lead mode."""
     from edr import leads as lead_tools
 
-    runs, errors, spectra = _lead_runs(leads, i0, i1, fs, grid, opts, lead_opts, given,
-                                       lead_threads, starts)
+    runs, errors = _lead_runs(leads, i0, i1, fs, grid, opts, lead_opts, given, lead_threads)
     if not runs:
         raise SignalError("no lead gives an EDR in the window: "
                           + "; ".join(f"{n}: {e}" for n, e in errors.items()))
@@ -415,17 +385,15 @@ def _several_leads(leads, i0, i1, fs, grid, opts: EDROptions, lead_opts: dict, g
     used = {n: r[1].sigma2 for n, r in runs.items()}
     if opts.lead_mode == "fuse":
         usable = [n for n in runs if quality[n].usable] or [best]
-        if all(runs[n][1].panel for n in usable):  # the pooled panel: "<lead>/<series>"
-            made = {f"{n}/{k}": v for n, made in spectra.items() for k, v in made.items()}
-            return (seg, *_pooled(runs, usable, best, grid, opts), info, used, made)
+        if all(runs[n][1].panel for n in usable):
+            return (seg, *_pooled(runs, usable, best, grid, opts), info, used)
         fused = lead_tools.fuse_edrs({n: runs[n][2] for n in usable}, quality)
         q = {**out.quality, "fused_leads": sorted(usable)}
         return (seg, MethodOutput(grid, fused, "grid", out.sigma2, out.selection, q), fused, info,
-                used, {})
+                used)
     if opts.lead_mode == "multilead":
         seg, out, y = _joint_kpca(leads, runs, quality, best, i0, i1, fs, grid, opts)
-        return seg, out, y, info, used, {}
-    return seg, out, y, info, used, spectra[best]  # "auto": the best lead's own panel
+    return seg, out, y, info, used
 
 
 def _pooled(runs, usable, best, grid, opts: EDROptions):

@@ -266,7 +266,7 @@ def test_leads_analysed_in_threads_equal_lead_by_lead():
     leads = windows.record_leads(rec, opts)
     n = rec.ecg.size
     grid = windows.output_grid(n / rec.fs, opts.fs_out)
-    runs, errors, _ = windows._lead_runs(leads, 0, n, rec.fs, grid, opts)
+    runs, errors = windows._lead_runs(leads, 0, n, rec.fs, grid, opts)
     assert list(runs) == list(leads) and not errors
     for name, x in leads.items():
         seg, out, y = windows._single(x, 0, n, rec.fs, grid, name, opts)
