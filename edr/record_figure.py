@@ -314,7 +314,7 @@ def _score_lines(recording, result, ref) -> list[str]:
                      + ", ".join(f"{a:.0f}-{b:.0f} s" for a, b in result.masked))
     if ref is None:
         return [*lines, "", "No reference respiration: no scores",
-                "(name its channel with edr.extract --ref-channel)"]
+                "(name its channel: --ref-channel; from Python: resp=)"]
     try:
         s = score(result, recording)
     except (EDRError, ValueError) as exc:
