@@ -22,7 +22,7 @@ import numpy as np
 
 from edr.io.arrays import as_series
 from edr.rates import AGREEMENT_BPM, spectral_peak_rates
-from edr.signal import GRID_FS, SEGMENT_S, carried_bpm
+from edr.signal import GRID_FS, RATE_TILT, SEGMENT_S, carried_bpm
 
 __all__ = ["MIN_BREATHS", "breath_rate_series", "counted_rates", "with_counted_rates"]
 
@@ -87,7 +87,7 @@ def breath_rate_series(breath_times, window_starts_s, *, window_s: float = SEGME
 
 
 def counted_rates(edr, rate_bpm, rate_time, breath_times, beat_times, *,
-                  fs: float = GRID_FS, t0: float = 0.0) -> np.ndarray:
+                  fs: float = GRID_FS, t0: float = 0.0, tilt: float = RATE_TILT) -> np.ndarray:
     """The given window rates, chosen by the breaths counted in each window.
 
     In a window with a rate and at least :data:`MIN_BREATHS` breaths whose counted rate
@@ -115,6 +115,8 @@ def counted_rates(edr, rate_bpm, rate_time, breath_times, beat_times, *,
         The beats the EDR is sampled at (s, increasing): the limit of the rates they carry.
     fs : float, default :data:`~edr.signal.GRID_FS`
     t0 : float, default 0.0
+    tilt : float, default :data:`~edr.signal.RATE_TILT`
+        The periodogram weighting of :func:`edr.rates.spectral_peak_rates` among the peaks.
 
     Returns
     -------
@@ -149,7 +151,7 @@ def counted_rates(edr, rate_bpm, rate_time, breath_times, beat_times, *,
     out = rate.copy()
     if use.size:
         first = np.round((starts[use] - t0) * fs).astype(int)
-        peak = spectral_peak_rates(as_series(edr, "edr"), first, fs,
+        peak = spectral_peak_rates(as_series(edr, "edr"), first, fs, tilt=tilt,
                                    min_bpm=counted[use] - AGREEMENT_BPM,
                                    max_bpm=np.minimum(counted[use] + AGREEMENT_BPM, carried[use]))
         out[use] = np.where(np.isfinite(peak), peak, counted[use])
@@ -159,9 +161,10 @@ def counted_rates(edr, rate_bpm, rate_time, breath_times, beat_times, *,
 def with_counted_rates(result):
     """``result`` with its given rates chosen by its breaths (:func:`counted_rates`).
 
-    The breaths are the result's own (:attr:`edr.pipeline.EDRResult.breaths`, those not
-    flagged ``low_quality``); finding them asks only whether each window has a rate, never
-    which, so they are the same before and after and stay the result's breaths.
+    The breaths are the result's own (:attr:`edr.pipeline.EDRResult.breaths`, every one found:
+    those flagged ``low_quality`` too, since the flag says whether the rate around a breath is
+    given, not whether it is a breath); finding them asks only whether each window has a rate,
+    never which, so they are the same before and after and stay the result's breaths.
 
     Parameters
     ----------
@@ -187,9 +190,8 @@ def with_counted_rates(result):
     >>> bool(np.array_equal(with_counted_rates(res).rate_bpm, res.rate_bpm))  # chosen once
     True
     """
-    breaths = result.breaths
-    kept = np.asarray(breaths.time, dtype=float)[~np.asarray(breaths.low_quality, dtype=bool)]
     t0 = float(result.time[0]) if np.size(result.time) else 0.0
-    result.rate_bpm = counted_rates(result.waveform, result.rate_bpm, result.rate_time, kept,
-                                    result.beat_times, fs=float(result.fs), t0=t0)
+    result.rate_bpm = counted_rates(result.waveform, result.rate_bpm, result.rate_time,
+                                    result.breaths.time, result.beat_times, fs=float(result.fs),
+                                    t0=t0)
     return result
