@@ -91,14 +91,15 @@ def counted_rates(edr, rate_bpm, rate_time, breath_times, beat_times, *,
     """The given window rates, chosen by the breaths counted in each window.
 
     In a window with a rate and at least :data:`MIN_BREATHS` breaths whose counted rate
-    (:func:`breath_rate_series`) the beats carry (:func:`edr.signal.carried_bpm`), the rate is
-    the spectral peak of ``edr`` that the count confirms: of the periodogram's local maxima
-    within :data:`edr.rates.AGREEMENT_BPM` of the count (and below the beats' limit), the one
+    (:func:`breath_rate_series`) the beats carry (:func:`edr.signal.carried_bpm`) and which
+    differs from the rate by more than :data:`edr.rates.AGREEMENT_BPM`, the rate becomes the
+    spectral peak of ``edr`` that the count confirms: of the periodogram's local maxima within
+    :data:`edr.rates.AGREEMENT_BPM` of the count (and below the beats' limit), the one
     :func:`edr.rates.spectral_peak_rates` would choose among them; where no local maximum lies
     that near, the counted rate itself. Elsewhere the rate stays as it is (a withheld rate
-    stays withheld). Where breathing is regular the count confirms the peak already chosen,
-    and the rate keeps the periodogram's precision; where it changes within the window the
-    breaths decide which of its peaks is the rate.
+    stays withheld). Where the count agrees with the peak already chosen (regular breathing)
+    the rate keeps the periodogram's precision; where the breathing changes within the window
+    the breaths decide which of its peaks is the rate.
 
     Parameters
     ----------
@@ -147,7 +148,8 @@ def counted_rates(edr, rate_bpm, rate_time, breath_times, beat_times, *,
     starts = as_series(rate_time, "rate_time") - SEGMENT_S / 2.0
     counted = breath_rate_series(breath_times, starts)
     carried = carried_bpm(as_series(beat_times, "beat_times"), starts)
-    use = np.flatnonzero(np.isfinite(rate) & np.isfinite(counted) & (counted <= carried))
+    use = np.flatnonzero(np.isfinite(rate) & np.isfinite(counted) & (counted <= carried)
+                         & (np.abs(counted - rate) > AGREEMENT_BPM))
     out = rate.copy()
     if use.size:
         first = np.round((starts[use] - t0) * fs).astype(int)
