@@ -8,12 +8,12 @@ the rate the extraction gives (:func:`counted_rates`, :func:`with_counted_rates`
 breaths it finds in its own EDR (:func:`edr.breaths.detect_breaths`).
 
 The extraction's spectral-peak rate (:mod:`edr.rates`: the peak of the window's periodogram)
-stays what decides *whether* a window has a rate (the panel's agreement on it, the quality)
-and the rate of a window with fewer than :data:`MIN_BREATHS` breaths. Where the breathing
-changes within a window (a paced protocol, a sigh, a few deep breaths among fast shallow
-ones) the spectral peak follows the breaths with the most power, the count follows the
-breaths; the count also keeps the limit of what the beats carry
-(:func:`edr.signal.carried_bpm`). Measurements: ``docs/studies/counted_rates.md``.
+stays what decides *whether* a window has a rate (the panel's agreement on it, the quality),
+and stays the rate wherever the breaths counted agree with it or are too few. Where the
+breathing changes within a window (a paced protocol, a sigh, a few deep breaths among fast
+shallow ones) the periodogram's largest peak follows the breaths with the most power, the
+count follows the breaths: the count then chooses the peak, within the limit of what the beats
+carry (:func:`edr.signal.carried_bpm`). Measurements: ``docs/studies/counted_rates.md``.
 """
 
 from __future__ import annotations
@@ -126,6 +126,14 @@ def counted_rates(edr, rate_bpm, rate_time, breath_times, beat_times, *,
     See Also
     --------
     with_counted_rates : the same on an extraction's result.
+
+    References
+    ----------
+    .. [1] P. H. Charlton, D. A. Birrenkott, T. Bonnici, M. A. F. Pimentel, A. E. W. Johnson,
+       J. Alastruey, L. Tarassenko, P. J. Watkinson, R. Beale and D. A. Clifton, "Breathing rate
+       estimation from the electrocardiogram and photoplethysmogram: a review," IEEE Rev.
+       Biomed. Eng. 11, 2-20, 2018. Rates from the frequency domain and from breaths counted
+       in the time domain (Sec. IV-C); fusing the two.
 
     Examples
     --------
