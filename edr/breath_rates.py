@@ -133,7 +133,7 @@ def counted_rates(edr, rate_bpm, rate_time, breath_times, beat_times, *,
        J. Alastruey, L. Tarassenko, P. J. Watkinson, R. Beale and D. A. Clifton, "Breathing rate
        estimation from the electrocardiogram and photoplethysmogram: a review," IEEE Rev.
        Biomed. Eng. 11, 2-20, 2018. Rates from the frequency domain and from breaths counted
-       in the time domain (Sec. IV-C); fusing the two.
+       in the time domain, and their fusion.
 
     Examples
     --------
