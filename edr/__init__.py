@@ -1,8 +1,8 @@
 """edr — ECG-derived respiration with kernel PCA.
 
 Read a recording (:func:`read_record`) or take an ECG array, extract the respiratory waveform
-and rate (:func:`extract_edr` → :class:`EDRResult`, with pandas tables), evaluate it
-(:mod:`edr.evaluate`).
+and rate (:func:`extract_edr` → :class:`EDRResult`, with pandas tables), draw it
+(:func:`plot_record`), evaluate it (:mod:`edr.evaluate`).
 
 ``import edr`` is light: the entry points below are imported on first use (PEP 562), so
 NumPy, SciPy, Numba and pandas load only when needed.
@@ -26,12 +26,13 @@ from edr.errors import EDRError, RecordError, SignalError
 _LAZY_EDR = {
     "EDRResult": "edr.pipeline",
     "extract_edr": "edr.pipeline",
+    "plot_record": "edr.plots",
     "read_record": "edr.io",
     "recording_from_arrays": "edr.io.arrays",
 }
 
 __all__ = ["EDRError", "EDRResult", "RecordError", "SignalError", "__version__", "extract_edr",
-           "read_record", "recording_from_arrays"]
+           "plot_record", "read_record", "recording_from_arrays"]
 
 
 def __getattr__(name):

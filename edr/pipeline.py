@@ -20,6 +20,7 @@ from itertools import islice
 
 import numpy as np
 
+from edr.breath_rates import with_counted_rates
 from edr.errors import SignalError
 from edr.io.arrays import as_recording
 from edr.io.writers import to_jsonable
@@ -132,8 +133,8 @@ class EDRResult(ResultTables):
         the waveform before the band-pass read at the beats), same sign and
         scale as the waveform.
     rate_time, rate_bpm : ndarray
-        Respiratory rate, 32 s windows every 16 s (spectral peak in 4–60 /min);
-        NaN where the window is masked or its quality is below
+        Respiratory rate, 32 s windows every 16 s: the EDR's breaths counted, else its spectral
+        peak (:mod:`edr.breath_rates`); NaN where masked or of quality below
         :data:`edr.rates.QUALITY_THRESHOLD` (the extraction abstains).
     method, lead : str
     sigma2 : float or None
@@ -383,12 +384,12 @@ def run(recording, opts: EDROptions) -> EDRResult:
     rates = judged_rates(out.waveform, grid, spans, opts.fs_out)
     rates, status = rates.judge_windows(analyses)
     params = {**_params(opts, lead_name, len(plan), first), "lead_requested": requested}
-    return EDRResult(time=grid, waveform=out.waveform, fs=opts.fs_out, beat_times=out.beat_times,
-                     beat_values=out.beat_values, rate_time=rates.time, rate_bpm=rates.rate_bpm,
-                     method=opts.method, lead=lead_name, sigma2=first.sigma2,
-                     selection=first.selection, windows=infos, n_beats=n_used,
-                     n_beats_dropped=n_dropped, params=params, rate_quality=rates.quality,
-                     status=status, masked=masked)
+    return with_counted_rates(EDRResult(
+        time=grid, waveform=out.waveform, fs=opts.fs_out, beat_times=out.beat_times,
+        beat_values=out.beat_values, rate_time=rates.time, rate_bpm=rates.rate_bpm,
+        method=opts.method, lead=lead_name, sigma2=first.sigma2, selection=first.selection,
+        windows=infos, n_beats=n_used, n_beats_dropped=n_dropped, params=params,
+        rate_quality=rates.quality, status=status, masked=masked))
 
 
 def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions):
@@ -447,7 +448,6 @@ def _progress(plan, opts: EDROptions):
     if not opts.progress:
         return plan
     from tqdm.auto import tqdm
-
     return tqdm(plan, total=len(plan), desc=f"EDR {opts.method}", unit="window")
 
 

@@ -219,15 +219,16 @@ def _panel_sigma2(ax, panel):
     ax.legend(loc="best", fontsize=8)
 
 
-def plot_record(recording, result, *, path=None, reference=True, minute_s=MINUTE_S,
+def plot_record(recording, result, *, fs=None, path=None, reference=True, minute_s=MINUTE_S,
                 minute_start_s=None):
     """The per-record figure: rate overview with quality, a zoomed minute (ECG beats by fate, EDR
     vs reference), scores with their meaning, σ² selection.
 
     Parameters
     ----------
-    recording, result, reference, minute_s, minute_start_s
-        As in :func:`edr.record_figure.record_figure`.
+    recording, result, fs, reference, minute_s, minute_start_s
+        As in :func:`edr.record_figure.record_figure`: ``recording`` is what the EDR was
+        extracted from (a Recording, a path, or an ECG array with its rate ``fs``).
     path : str or Path, optional
         Where to save the figure (format from the suffix), atomically.
 
@@ -255,10 +256,13 @@ def plot_record(recording, result, *, path=None, reference=True, minute_s=MINUTE
     ['breaths/min', 'quality', 'mV', 'z-score', '', 'criterion']
     >>> [float(t) for t in fig.axes[2].get_xlim()]  # the ECG of the zoomed stretch (s)
     [16.0, 36.0]
+    >>> fig = plot_record(rec.ecg, extract_edr(rec.ecg, fs=250.0), fs=250.0)  # an array
+    >>> len(fig.axes), fig.axes[2].get_ylabel()
+    (6, 'mV')
     """
     from edr.record_figure import record_figure
 
-    data = record_figure(recording, result, reference=reference, minute_s=minute_s,
+    data = record_figure(recording, result, fs=fs, reference=reference, minute_s=minute_s,
                          minute_start_s=minute_start_s)
     return draw_record_figure(data, path=path)
 

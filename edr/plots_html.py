@@ -241,14 +241,15 @@ def _layout(fig, data):
         annotation.update(font={"size": 12})
 
 
-def write_record_html(recording, result, path, *, reference=True, minute_s=MINUTE_S,
+def write_record_html(recording, result, path, *, fs=None, reference=True, minute_s=MINUTE_S,
                       minute_start_s=None) -> Path:
     """Write the interactive record figure to ``path`` (a self-contained HTML file), atomically.
 
     Parameters
     ----------
-    recording, result, reference, minute_s, minute_start_s
-        As in :func:`edr.record_figure.record_figure`.
+    recording, result, fs, reference, minute_s, minute_start_s
+        As in :func:`edr.record_figure.record_figure` (``recording`` may be an ECG array with
+        ``fs``).
     path : str or Path
         The HTML file written; Plotly's JavaScript is embedded, so it opens offline.
         The same inputs give the same bytes.
@@ -293,8 +294,8 @@ def write_record_html(recording, result, path, *, reference=True, minute_s=MINUT
     from edr.io.writers import atomic_path
 
     require_plotly()  # fail before computing anything
-    fig = html_figure(record_figure(recording, result, reference=reference, minute_s=minute_s,
-                                    minute_start_s=minute_start_s))
+    fig = html_figure(record_figure(recording, result, fs=fs, reference=reference,
+                                    minute_s=minute_s, minute_start_s=minute_start_s))
     path = Path(path)
     with atomic_path(path) as tmp:
         fig.write_html(tmp, include_plotlyjs=True, full_html=True, div_id="edr-record-view",

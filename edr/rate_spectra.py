@@ -66,7 +66,7 @@ def rated_starts(n: int, fs: float, first: int, last: int) -> np.ndarray:
 
 
 def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TILT,
-                        max_bpm=None) -> np.ndarray:
+                        max_bpm=None, min_bpm=None) -> np.ndarray:
     """Spectral-peak rate (breaths/min) of the :data:`~edr.signal.SEGMENT_S` windows of ``x``
     starting at the sample indices ``starts`` (each window inside ``x``): the peak of the
     Hann-windowed periodogram of the demeaned window, zero-padded to
@@ -75,9 +75,9 @@ def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TI
     (:data:`~edr.signal.RATE_TILT`; 0 takes the highest peak); NaN for a window with a
     non-finite sample or no power in the band.
 
-    ``max_bpm`` (a float, or one per window): only the local maxima at or below it compete (the
-    maxima are those of the whole band, so a spectrum still rising at the limit offers none
-    there); NaN for a window with none. Default: no limit.
+    ``max_bpm`` / ``min_bpm`` (a float, or one per window): only the local maxima at or below /
+    at or above it compete (the maxima are those of the whole band, so a spectrum still rising
+    at the limit offers none there); NaN for a window with none. Default: no limit.
 
     All windows are transformed at once, :data:`RATE_BLOCK` at a time (the same values as one
     by one).
@@ -105,8 +105,8 @@ def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TI
     bpm = np.full(starts.size, np.nan)
     if starts.size == 0:
         return bpm
-    limit = np.broadcast_to(np.inf if max_bpm is None else np.asarray(max_bpm, dtype=float),
-                            starts.shape)
+    lo, hi = (np.broadcast_to(d if v is None else np.asarray(v, dtype=float), starts.shape)
+              for v, d in ((min_bpm, -np.inf), (max_bpm, np.inf)))
     nfft = max(RATE_NFFT, win)
     f_bpm = 60.0 * np.fft.rfftfreq(nfft, d=1.0 / fs)
     inside = np.flatnonzero((f_bpm >= RATE_BAND_BPM[0]) & (f_bpm <= RATE_BAND_BPM[1]))
@@ -121,11 +121,11 @@ def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TI
         segs = segs[ok] - segs[ok].mean(axis=1, keepdims=True)
         # the band's bins only squared (the same values as squaring all of them first)
         spec = np.abs(np.fft.rfft(segs * taper, n=nfft, axis=1)[:, band]) ** 2
-        candidate = _local_maxima(spec) & (f_bpm[band][None, :] <= limit[c + ok][:, None])
+        f = f_bpm[band]
+        candidate = _local_maxima(spec) & (f >= lo[c + ok, None]) & (f <= hi[c + ok, None])
         score = np.where(candidate, spec * emphasis, -1.0)
-        peak = f_bpm[band][np.argmax(score, axis=1)]
         found = np.any(spec > 0, axis=1) & candidate.any(axis=1)
-        bpm[c + ok] = np.where(found, peak, np.nan)
+        bpm[c + ok] = np.where(found, f[np.argmax(score, axis=1)], np.nan)
     return bpm
 
 

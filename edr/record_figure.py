@@ -46,6 +46,7 @@ from edr.figure_content import (
     Series,
     Sigma2Panel,
 )
+from edr.io.arrays import as_recording
 from edr.mains import remove_mains
 from edr.pauses import PAUSE_S
 from edr.rates import QUALITY_THRESHOLD
@@ -313,7 +314,7 @@ def _score_lines(recording, result, ref) -> list[str]:
                      + ", ".join(f"{a:.0f}-{b:.0f} s" for a, b in result.masked))
     if ref is None:
         return [*lines, "", "No reference respiration: no scores",
-                "(name its channel with edr.extract --ref-channel)"]
+                "(name its channel: --ref-channel; from Python: resp=)"]
     try:
         s = score(result, recording)
     except (EDRError, ValueError) as exc:
@@ -351,16 +352,19 @@ def _sigma2(result) -> Sigma2Panel:
     return Sigma2Panel("none", message=msg)
 
 
-def record_figure(recording, result, *, reference=True, minute_s=MINUTE_S,
+def record_figure(recording, result, *, fs=None, reference=True, minute_s=MINUTE_S,
                   minute_start_s=None) -> RecordFigure:
     """The content of the per-record figure (see the module docstring).
 
     Parameters
     ----------
-    recording : Recording
-        The record the EDR was extracted from.
+    recording : Recording, array_like, pandas.DataFrame, str or Path
+        The record the EDR was extracted from, as given to :func:`edr.pipeline.extract_edr`
+        (:func:`edr.io.arrays.as_recording`): a Recording, a path, or an ECG array with ``fs``.
     result : EDRResult
         Output of :func:`edr.pipeline.extract_edr` on ``recording``.
+    fs : float, optional
+        Sampling rate (Hz) of an ECG array (required for one; a path's must agree).
     reference : bool, default True
         Include the reference respiration and the scores when the record has one.
     minute_s : float, default :data:`MINUTE_S`
@@ -397,6 +401,7 @@ def record_figure(recording, result, *, reference=True, minute_s=MINUTE_S,
     >>> data.sigma2.chosen.label
     'chosen σ² = 0.0285'
     """
+    recording = as_recording(recording, fs=fs)
     duration = recording.duration_s
     if minute_start_s is None:
         minute = representative_minute(result, duration, minute_s)

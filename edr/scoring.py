@@ -9,9 +9,10 @@ on the uniform :data:`edr.signal.GRID_FS` grid and through the
   Hann segments, 50 % overlap) over ``f_ref ± MSC_HALF_WIDTH_HZ``, ``f_ref``
   the Welch peak of the reference in :data:`edr.signal.BAND_HZ`;
 * **respiratory-rate error** — per-record median absolute difference between
-  the EDR rate (:func:`edr.rates.rate_series`) and the reference rate, from
-  the breath annotations when they exist (:func:`breath_rate_series`),
-  otherwise from the reference waveform by the same spectral-peak rule.
+  the EDR rate (the extraction's own, :func:`edr_rates`) and the reference rate, from
+  the breath annotations when they exist (counted by
+  :func:`edr.breath_rates.breath_rate_series`, the rule of the extraction's counted rates),
+  otherwise from the reference waveform by the spectral-peak rule.
 
 The evaluation (:mod:`edr.evaluate`) and the record figure (:mod:`edr.record_figure`) both score
 with this module. The signal steps themselves (:func:`~edr.signal.to_uniform_grid`,
@@ -26,13 +27,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from edr import zero_phase
+from edr.breath_rates import breath_rate_series
 from edr.dsp.spline import cubic_spline
 from edr.errors import RecordError, SignalError
 from edr.rates import rate_series, window_starts
 from edr.signal import (
     FILTER_ORDER,
     GRID_FS,
-    SEGMENT_S,
     as_series,
     bandpass,
     butter_sos,
@@ -45,7 +46,6 @@ __all__ = [
     "REFERENCE_LOWPASS",
     "Scores",
     "band_passed_reference",
-    "breath_rate_series",
     "correlation",
     "edr_rates",
     "msc",
@@ -181,55 +181,6 @@ def band_passed_reference(result, recording) -> np.ndarray:
     return bandpass(reference_on_grid(recording.resp, recording.resp_fs, t_grid), fs=fs)
 
 
-def breath_rate_series(breath_times, window_starts_s, *, window_s: float = SEGMENT_S,
-                       min_breaths: int = 3):
-    """Reference rate per window from breath annotations.
-
-    For each window ``[s, s + window_s)`` the rate is ``60 / median(diff(b))``
-    with ``b`` the annotated breath times inside it; windows with fewer than
-    ``min_breaths`` breaths get NaN. The median makes one missed or doubled
-    annotation cost little.
-
-    Parameters
-    ----------
-    breath_times : array_like
-        Breath times in s.
-    window_starts_s : array_like
-        Window start times in s.
-    window_s : float, default :data:`~edr.signal.SEGMENT_S`
-        Window length in s.
-    min_breaths : int, default 3
-        Fewest annotated breaths for a rate.
-
-    See Also
-    --------
-    rate_error, edr.rates.rate_series
-
-    References
-    ----------
-    .. [1] P. H. Charlton, T. Bonnici, L. Tarassenko, D. A. Clifton, R. Beale and P. J. Watkinson,
-       "An assessment of algorithms to estimate respiratory rate from the electrocardiogram and
-       photoplethysmogram," Physiol. Meas. 37(4), 610-626, 2016. The reference rate of a window from
-       its breaths.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from edr.scoring import breath_rate_series
-    >>> breath_rate_series(np.arange(0.0, 120.0, 4.0), [0.0, 16.0])  # a breath every 4 s
-    array([15., 15.])
-    """
-    b = np.sort(as_series(breath_times, "breath_times"))
-    b = b[np.isfinite(b)]
-    starts = as_series(window_starts_s, "window_starts_s")
-    out = np.full(starts.size, np.nan)
-    for i, s in enumerate(starts):
-        inside = b[(b >= s) & (b < s + window_s)]
-        if inside.size >= max(min_breaths, 2):
-            out[i] = 60.0 / float(np.median(np.diff(inside)))
-    return out
-
-
 def edr_rates(result):
     """The rate windows' centres (s) and the EDR's rates (bpm) of a result.
 
@@ -266,10 +217,10 @@ def window_rates(result, recording, ref=None):
     """Centres (s), EDR rates and reference rates (bpm) of the protocol's 32 s rate windows.
 
     EDR rates from :func:`edr_rates` (the extraction's own, NaN where it abstained); reference
-    rates from the recording's breath annotations (:func:`breath_rate_series`) when it has any,
-    else from its band-passed reference waveform on the result's grid (``ref``, computed when
-    not given) by the EDR's spectral-peak rule. These are the windows of :func:`rate_error` and
-    of the window-level agreement.
+    rates from the recording's breath annotations (:func:`edr.breath_rates.breath_rate_series`)
+    when it has any, else from its band-passed reference waveform on the result's grid (``ref``,
+    computed when not given) by the EDR's spectral-peak rule. These are the windows of
+    :func:`rate_error` and of the window-level agreement.
 
     See Also
     --------
@@ -337,7 +288,7 @@ def rate_error(edr, ref=None, *, fs: float = GRID_FS, breath_times=None, t_grid=
 
     See Also
     --------
-    window_rates, breath_rate_series
+    window_rates, edr.breath_rates.breath_rate_series
 
     References
     ----------

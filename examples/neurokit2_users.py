@@ -1,4 +1,4 @@
-"""ECG-derived respiration for NeuroKit2 users: a NumPy array in, pandas DataFrames out, a plot.
+"""ECG-derived respiration for NeuroKit2 users: a NumPy array in, pandas DataFrames out, a figure.
 
 The ECG is simulated by NeuroKit2's ECGSYN (``nk.ecg_simulate``), whose model breathes at
 0.25 Hz (15 breaths/min; McSharry et al. 2003); ``--source edr`` uses
@@ -33,32 +33,6 @@ def simulated_ecg(source: str, duration_s: float) -> tuple[np.ndarray, str]:
     return rec.ecg, f"{rate:.1f} breaths/min (median of the simulated breaths)"
 
 
-def plot(ecg: np.ndarray, signals, rates, path: str) -> None:
-    """ECG, EDR and the respiratory rate (withheld rates marked) in one figure."""
-    import matplotlib.pyplot as plt
-
-    fig, (ax_ecg, ax_edr, ax_rate) = plt.subplots(3, 1, figsize=(9, 7), sharex=True)
-    ax_ecg.plot(np.arange(ecg.size) / FS, ecg, lw=0.5, color="0.3")
-    ax_ecg.set_ylabel("ECG (mV)")
-    ax_edr.plot(signals["time_s"], signals["edr"], color="tab:blue")
-    ax_edr.set_ylabel("EDR (standardised)")
-    given = rates["withheld"].isna()
-    ax_rate.plot(rates.loc[given, "time_s"], rates.loc[given, "rate_bpm"], "o-",
-                 color="tab:green", label="rate given")
-    for _, row in rates[~given].iterrows():
-        ax_rate.axvspan(row["start_s"], row["end_s"], color="0.9", zorder=0)
-        ax_rate.annotate(row["withheld"], (row["time_s"], 0.02), xycoords=("data", "axes fraction"),
-                         ha="center", fontsize=7, color="0.4")
-    top = np.nanmax(rates["rate_bpm"]) if given.any() else 0.0
-    ax_rate.set_ylim(0.0, max(30.0, 1.2 * top))
-    ax_rate.set_ylabel("breaths/min")
-    ax_rate.set_xlabel("time (s)")
-    ax_rate.legend(loc="upper right", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
 def main(argv=None) -> bool:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=float, default=120.0, help="simulated seconds")
@@ -77,7 +51,7 @@ def main(argv=None) -> bool:
     print(rates.to_string(index=False))
     print(f"median rate {np.nanmedian(result.rate_bpm):.1f} breaths/min; the simulated ECG "
           f"breathes at {truth}")
-    plot(ecg, signals, rates, args.plot)
+    edr.plot_record(ecg, result, fs=FS, path=args.plot)  # rates, quality, beats, EDR, σ²
     print(f"figure written to {args.plot}")
     return result.status == "ok"
 

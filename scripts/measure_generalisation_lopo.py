@@ -38,12 +38,13 @@ import numpy as np
 from _shared import write_markdown
 
 from edr.beats import detect
+from edr.breath_rates import breath_rate_series
 from edr.fusion import fuse, panel_weights, standardised
 from edr.io import read_record
 from edr.methods import MethodOutput, Segment, series_on_grid
 from edr.modulation import qrs_area, r_amplitude, robust_beat_matrix
 from edr.rates import rate_quality, window_starts
-from edr.scoring import breath_rate_series, correlation, msc, rate_error, reference_on_grid
+from edr.scoring import correlation, msc, rate_error, reference_on_grid
 from edr.signal import BAND_HZ, bandpass
 from kpca import KernelPCA
 

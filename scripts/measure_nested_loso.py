@@ -38,7 +38,7 @@ from nested_scores import Scores, rates_at
 
 START = dict(baseline="detrend", rsa=False, local_s=None, consensus=False, power=2,
              max_lag_s=0.0, anchor="heaviest", tilt=0.0, carried=False, components=3,
-             threshold=0.5, heart_phase=False)
+             threshold=0.5, heart_phase=False, counted=False)
 """The default before the first grid: whole-window concentration squared, no heart rate, no
 alignment, the untilted periodogram, the detrended matrix."""
 TILTS = (0.0, 0.5, 1.0, 2.0)
@@ -76,6 +76,10 @@ def _carried_tilt(c):
     return [dict(c, carried=True, tilt=t) for t in TILTS]
 
 
+def _counted(c):
+    return [dict(c, counted=k) for k in (False, True)]
+
+
 def _threshold(c):
     return [dict(c, threshold=float(q)) for q in THRESHOLDS]
 
@@ -83,16 +87,17 @@ def _threshold(c):
 STAGES = (("weighting", _weighting, "fusion"), ("alignment", _alignment, "fusion"),
           ("tilt", _tilt, "rates"), ("matrix", _matrix, "fusion"),
           ("heart phase", _heart_phase, "fusion"), ("carried tilt", _carried_tilt, "rates"),
-          ("threshold", _threshold, "coverage"))
+          ("counted rates", _counted, "rates"), ("threshold", _threshold, "coverage"))
 """The procedure, in order: name, candidates given the choice so far, objective. The first four
 are the project's grids as they were run (the matrix grid's last candidate is the previous
 default: the detrended matrix aligned on the heaviest series, lag 0.25 s); then whether the
 heart rate is added rotated onto the morphology frequency by frequency (``edr.fusion.fuse``'s
 ``phase``, ``docs/studies/one_lead_healthy.md``); then the rate search
 limited to what the beats carry (``edr.signal.carried_bpm``) with the periodogram tilt chosen
-again, and the quality threshold by the rule of the project's threshold grid (the largest that
-keeps :data:`MIN_COVERAGE` of the windows; there over the ICU records, here in each
-database)."""
+again; whether the rates are chosen by the EDR's own breaths (``edr.breath_rates``,
+``docs/studies/counted_rates.md``); and the quality threshold by the rule of the project's
+threshold grid (the largest that keeps :data:`MIN_COVERAGE` of the windows; there over the ICU
+records, here in each database)."""
 
 
 def objective(scores: dict, names) -> float:
@@ -228,12 +233,12 @@ def _changed(stage: str, cfg: dict) -> list:
             "alignment": ["max_lag_s", "power"], "tilt": ["tilt"],
             "matrix": ["baseline", "rsa", "max_lag_s", "anchor"],
             "heart phase": ["heart_phase"], "carried tilt": ["tilt"],
-            "threshold": ["threshold"]}[stage]
+            "counted rates": ["counted"], "threshold": ["threshold"]}[stage]
 
 
 def report(records, scores, full, full_trail, nested, plain, per_stage, out) -> list:
     ramp = {n: r["ramp"] for n, r in records.items()}
-    before = dict(full_trail)["matrix"]
+    before = dict(full, counted=False)
     lines = ["# Nested leave-one-subject-out estimate (BIDMC + MARSH)", "",
              f"Command: `python scripts/measure_nested_loso.py --out {out}`", "",
              f"{len(records)} records, {len({subject(n) for n in records})} subjects. Stages, in "
@@ -252,7 +257,7 @@ def report(records, scores, full, full_trail, nested, plain, per_stage, out) -> 
                  lambda n: plain[n][0]["threshold"]),
                 ("in-sample (chosen on every record)", {n: scores(full)[n] for n in names},
                  lambda n: full["threshold"]),
-                ("before the heart phase and the carried rates, in-sample",
+                ("the same without the counted rates (the spectral peak), in-sample",
                  {n: scores(before)[n] for n in names},
                  lambda n: before["threshold"]))
         for name, rows_, thr in rows:
@@ -299,7 +304,7 @@ def _windows(records, rows, threshold) -> list:
 
 
 def largest_errors(records, before, t_before, after, t_after, k: int = 15) -> list:
-    """The ``k`` largest window errors before and after the carried rates, in-sample."""
+    """The ``k`` largest window errors before and after the counted rates, in-sample."""
     lines = ["## Largest window errors, in-sample (every shared record)", "",
              "| | before: record, window centre (s) | rate / reference / half the heart rate "
              "(bpm), quality | after: record, window centre (s) | rate / reference / half the "

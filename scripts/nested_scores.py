@@ -26,21 +26,25 @@ import numpy as np
 from accuracy_cache import DEFAULT_CACHE
 from measure_generalisation_loso import Out, Ref, figures
 
+from edr.breath_rates import counted_rates
 from edr.fusion import HEART_SERIES, carried_hz, fuse
 from edr.methods import MethodOutput
+from edr.pipeline import EDRResult
 from edr.rates import RateSpan, judged_rates, window_starts
 from edr.signal import NYQUIST_MARGIN_BPM, SEGMENT_S, carried_bpm
 from edr.stitch import Stitcher
 
 KEYS = ("baseline", "rsa", "local_s", "consensus", "power", "max_lag_s", "anchor", "tilt",
-        "carried", "components", "heart_phase")
+        "carried", "components", "heart_phase", "counted")
 """A configuration: the QRS matrix ``baseline`` of the kernel components (an analysis of the
 cache), ``rsa`` (the heart rate in the panel), ``local_s``, ``consensus``, ``power`` (the
 weighting), ``max_lag_s`` and ``anchor`` (``"heaviest"`` or ``"morphology"``: the alignment),
 ``tilt`` (the rate periodogram), ``carried`` (rates and weights limited to what the beats carry),
-``components`` (kernel components kept in the panel, at most the analysis' three) and
-``heart_phase`` (the heart rate rotated onto the morphology, ``edr.fusion.fuse``'s ``phase``)."""
+``components`` (kernel components kept in the panel, at most the analysis' three),
+``heart_phase`` (the heart rate rotated onto the morphology, ``edr.fusion.fuse``'s ``phase``) and
+``counted`` (the rates chosen by the EDR's breaths, ``edr.breath_rates.counted_rates``)."""
 CODE = ("edr/fusion.py", "edr/cross_phase.py", "edr/rates.py", "edr/stitch.py", "edr/signal.py",
+        "edr/breath_rates.py", "edr/breaths.py", "edr/breath_extrema.py", "edr/polarity.py",
         "scripts/nested_scores.py")
 """Sources whose text enters the cache key (read once, at import: the code this process runs)."""
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,11 +92,26 @@ def run(rec: dict, cfg: dict) -> dict:
         spans.append(span if cfg["carried"] else replace(span, beat_times=None))
     stitched = stitcher.finish()
     rates = judged_rates(stitched.waveform, grid, spans, 4.0, threshold=0.0, tilt=cfg["tilt"])
-    res = Out(grid, stitched.waveform, rates.rate_bpm, rates.raw_bpm)
+    raw = counted(grid, stitched, rates, cfg["tilt"]) if cfg.get("counted") else rates.raw_bpm
+    res = Out(grid, stitched.waveform, raw, raw)
     f = figures(res, Ref(rec["reference"]), rec["plan"])
     f["quality"] = rates.quality
     f["half_hr"] = half_heart_rate(rec, grid)
     return f
+
+
+def counted(grid, stitched, rates, tilt: float) -> np.ndarray:
+    """Every rate window's raw rate chosen by the breaths of the stitched EDR
+    (:func:`edr.breath_rates.counted_rates`, as the extraction chooses its given rates; the
+    breaths found with every window rated, so a shallow breath inside a pause that the
+    extraction's withheld windows would leave out may count here)."""
+    res = EDRResult(time=grid, waveform=stitched.waveform, fs=4.0, beat_times=stitched.beat_times,
+                    beat_values=stitched.beat_values, rate_time=rates.time,
+                    rate_bpm=rates.raw_bpm, method="kpca_fusion", lead="", sigma2=None,
+                    selection=None, windows=[], n_beats=0, n_beats_dropped=0, params={},
+                    rate_quality=rates.quality)
+    return counted_rates(stitched.waveform, rates.raw_bpm, rates.time, res.breaths.time,
+                         stitched.beat_times, fs=4.0, t0=float(grid[0]), tilt=tilt)
 
 
 def half_heart_rate(rec: dict, grid) -> np.ndarray:

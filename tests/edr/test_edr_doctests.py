@@ -26,7 +26,7 @@ MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "ed
            "edr.io.time_axis", "edr.io.numpy_reader", "edr.tables",
            "edr.jobs",
            "edr.windows", "edr.options", "edr.methods.kernel_options", "edr.methods.segment",
-           "edr.pauses", "edr.breaths", "edr.breath_extrema",
+           "edr.pauses", "edr.breaths", "edr.breath_extrema", "edr.breath_rates",
            "edr.modulation", "edr.polarity",
            "edr.stream.engine", "edr.stream.beats", "edr.record_figure", "edr.plots",
            "edr.figure_worker", "edr.plots_html", "edr.evaluate.report.write",

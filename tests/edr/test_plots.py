@@ -136,3 +136,30 @@ def test_beat_fates_are_the_beats_each_window_kept(figure_record):
             np.testing.assert_array_equal(kept[fate], detected[fate])
         assert kept["used"].size > 30 and kept["artefact"].size + kept["ectopic"].size >= (
             1 if t0 <= figure_record.dropped_time < t0 + 40.0 else 0)
+
+
+def test_an_ecg_array_draws_as_its_recording(figure_record):
+    """An ECG array with its rate draws the figure of the Recording the array becomes, which
+    ``edr.plot_record`` (the package's entry point) draws as well."""
+    import edr
+    from edr.io.arrays import as_recording
+    from edr.record_figure import record_figure
+
+    ecg = np.asarray(figure_record.ecg)
+    res = extract_edr(ecg, fs=figure_record.fs, sigma2=0.5)
+    from_array = record_figure(ecg, res, fs=figure_record.fs)
+    from_recording = record_figure(as_recording(ecg, fs=figure_record.fs), res)
+    assert from_array.title == from_recording.title == (
+        "array: 90 s of ECG at 250 Hz, EDR by kpca_fusion")
+    np.testing.assert_array_equal(from_array.ecg.y, from_recording.ecg.y)
+    np.testing.assert_array_equal(from_array.beats["used"].x, from_recording.beats["used"].x)
+    assert edr.plot_record is plot_record
+    fig = edr.plot_record(ecg, res, fs=figure_record.fs)
+    assert [ax.get_ylabel() for ax in fig.axes][:3] == ["breaths/min", "quality", "mV"]
+
+
+def test_an_ecg_array_without_its_rate_is_refused(figure_record, figure_result):
+    from edr.io.arrays import SamplingRateError
+
+    with pytest.raises(SamplingRateError, match="fs"):
+        plot_record(np.asarray(figure_record.ecg), figure_result)

@@ -60,14 +60,6 @@ def test_msc_needs_one_segment():
         m.msc(np.ones(100), np.ones(100))
 
 
-def test_breath_rate_series_hand_computed():
-    # breaths every 4 s (15 /min) in [0, 32); every 5 s (12 /min) from 32 s on
-    b = np.concatenate([np.arange(0, 32, 4.0), np.arange(32, 80, 5.0)])
-    r = m.breath_rate_series(b, np.array([0.0, 32.0, 200.0]))
-    np.testing.assert_allclose(r[:2], [15.0, 12.0])
-    assert np.isnan(r[2])  # no breaths annotated there
-
-
 def test_rate_error_against_annotations_and_waveform():
     t = np.arange(0, 480, 1 / FS)
     edr = np.sin(2 * np.pi * (18.0 / 60) * t)
