@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from edr.io.arrays import as_series
-from edr.rates import AGREEMENT_BPM, spectral_peak_rates
+from edr.rate_spectra import spectral_peak_rates
+from edr.rates import AGREEMENT_BPM
 from edr.signal import GRID_FS, RATE_TILT, SEGMENT_S, carried_bpm
 
 __all__ = ["MIN_BREATHS", "breath_rate_series", "counted_rates", "with_counted_rates"]
@@ -95,8 +96,8 @@ def counted_rates(edr, rate_bpm, rate_time, breath_times, beat_times, *,
     differs from the rate by more than :data:`edr.rates.AGREEMENT_BPM`, the rate becomes the
     spectral peak of ``edr`` that the count confirms: of the periodogram's local maxima within
     :data:`edr.rates.AGREEMENT_BPM` of the count (and below the beats' limit), the one
-    :func:`edr.rates.spectral_peak_rates` would choose among them; where no local maximum lies
-    that near, the counted rate itself. Elsewhere the rate stays as it is (a withheld rate
+    :func:`edr.rate_spectra.spectral_peak_rates` would choose among them; where no local maximum
+    lies that near, the counted rate itself. Elsewhere the rate stays as it is (a withheld rate
     stays withheld). Where the count agrees with the peak already chosen (regular breathing)
     the rate keeps the periodogram's precision; where the breathing changes within the window
     the breaths decide which of its peaks is the rate.
@@ -117,7 +118,8 @@ def counted_rates(edr, rate_bpm, rate_time, breath_times, beat_times, *,
     fs : float, default :data:`~edr.signal.GRID_FS`
     t0 : float, default 0.0
     tilt : float, default :data:`~edr.signal.RATE_TILT`
-        The periodogram weighting of :func:`edr.rates.spectral_peak_rates` among the peaks.
+        The periodogram weighting of :func:`edr.rate_spectra.spectral_peak_rates` among the
+        peaks.
 
     Returns
     -------
@@ -142,7 +144,7 @@ def counted_rates(edr, rate_bpm, rate_time, breath_times, beat_times, *,
 
     >>> import numpy as np
     >>> from edr.breath_rates import counted_rates
-    >>> from edr.rates import spectral_peak_rates
+    >>> from edr.rate_spectra import spectral_peak_rates
     >>> t = np.arange(128) / 4.0  # one 32 s window on the 4 Hz grid
     >>> x = np.where(t < 18, 3 * np.cos(2 * np.pi * 0.1 * t), np.cos(2 * np.pi * 0.4 * t))
     >>> breaths = np.r_[0.0, 10.0, np.arange(18.0, 32.0, 2.5)]

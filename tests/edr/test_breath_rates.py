@@ -97,7 +97,7 @@ def _alternating(seconds=320.0, seed=0):
 def test_counted_rates_equal_the_slow_reference():
     x, breaths, beats = _alternating()
     centres = np.arange(16.0, 320.0 - 16.0 + 1e-9, 16.0)
-    from edr.rates import spectral_peak_rates
+    from edr.rate_spectra import spectral_peak_rates
 
     rate = spectral_peak_rates(x, np.round((centres - 16.0) * FS).astype(int), FS)
     rate[3] = np.nan  # a withheld rate stays withheld
@@ -114,7 +114,7 @@ def test_regular_breathing_keeps_the_spectral_peak():
     x = np.cos(2 * np.pi * 0.27 * t)
     breaths = np.arange(0.0, 320.0, 1 / 0.27)
     centres = np.arange(16.0, 305.0, 16.0)
-    from edr.rates import spectral_peak_rates
+    from edr.rate_spectra import spectral_peak_rates
 
     rate = spectral_peak_rates(x, np.round((centres - 16.0) * FS).astype(int), FS)
     np.testing.assert_array_equal(
