@@ -239,9 +239,17 @@ def _finish(y, lo, hi, a, b):
     non-decreasing (cubic Hermite rounding could break the order by an ulp).
 
     NumPy, not Numba: compiled, it saves ~0.6 ms per 45 000 draws but costs ~0.7 s of
-    compilation on a cold cache (``docs/studies/import_diet_kpca.md``)."""
-    v = np.minimum(np.maximum.accumulate(np.maximum(y, lo)), hi)
-    return a + b * (v if b > 0 else v[::-1])
+    compilation on a cold cache (``docs/studies/import_diet_kpca.md``). In place in ``y``
+    (overwritten; the same operations as ``a + b * v``, without four temporaries)."""
+    np.maximum(y, lo, out=y)
+    np.maximum.accumulate(y, out=y)
+    np.minimum(y, hi, out=y)
+    if b > 0:
+        out = np.multiply(y, b, out=y)
+    else:
+        out = np.multiply(y[::-1], b)
+    out += a
+    return out
 
 
 class SortedPearsonSampler:

@@ -298,3 +298,16 @@ def test_finish_matches_the_slow_loop(b):
     got = kpca_pearson._finish(y, lo, hi, a, b)
     np.testing.assert_array_equal(got, ref)
     assert np.all(np.diff(got) >= 0) and got.min() >= a + min(b * lo, b * hi)
+
+
+@pytest.mark.parametrize("b", [1.7, -0.3])
+def test_finish_in_place_is_the_written_out_formula(b):
+    # clip, running maximum, clip, a + b * v (reversed for b < 0), bit for bit, in place
+    rng = np.random.default_rng(0)
+    y = np.sort(rng.normal(size=5000))
+    y[100] = y[99] - 1e-16  # an ulp out of order (Hermite rounding)
+    y[0], y[-1] = -50.0, 50.0  # beyond the clip limits
+    v = np.minimum(np.maximum.accumulate(np.maximum(y, -3.0)), 2.0)
+    ref = 0.4 + b * (v if b > 0 else v[::-1])
+    got = kpca_pearson._finish(y.copy(), -3.0, 2.0, 0.4, b)
+    assert np.array_equal(got, ref) and got.flags.c_contiguous
