@@ -145,7 +145,15 @@ def tridiagonal_ql(alpha, beta, steps, d, e, Z):  # pragma: no cover - compiled
                 break
         d[lo] += f
         e[lo] = 0.0
-    _sort_pairs(d, Z, n)
+    for i in range(n - 1):  # sort ascending, the eigenvectors with the values
+        k = i
+        for j in range(i + 1, n):
+            if d[j] < d[k]:
+                k = j
+        if k != i:
+            d[k], d[i] = d[i], d[k]
+            for j in range(n):
+                Z[j, i], Z[j, k] = Z[j, k], Z[j, i]
     return True
 
 
@@ -186,24 +194,6 @@ def _ql_sweep(d, e, Z, lo, m, n):  # pragma: no cover - compiled
     e[lo] = s * p
     d[lo] = c * p
     return h
-
-
-@numba.njit(cache=True, nogil=True)
-def _sort_pairs(d, Z, n):  # pragma: no cover - compiled
-    """Sort ``d[:n]`` ascending, the columns of ``Z[:n, :n]`` with it (selection sort)."""
-    for i in range(n - 1):
-        k = i
-        p = d[i]
-        for j in range(i + 1, n):
-            if d[j] < p:
-                k, p = j, d[j]
-        if k != i:
-            d[k] = d[i]
-            d[i] = p
-            for j in range(n):
-                t = Z[j, i]
-                Z[j, i] = Z[j, k]
-                Z[j, k] = t
 
 
 @numba.njit(cache=True, nogil=True)
@@ -264,34 +254,15 @@ def _sin_direction(w, offset, step):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _ritz_into(Z, V, steps, k, out):  # pragma: no cover - compiled
-    """``out`` = the sum of the top-``k`` Ritz vectors, ``sum_u Z[:, u] @ V[:steps]``."""
-    n = out.size
-    for q in range(n):
-        out[q] = 0.0
-    for i in range(steps):
-        c = 0.0
-        for u in range(steps - k, steps):
-            c += Z[i, u]
-        for q in range(n):
-            out[q] += c * V[i, q]
-
-
-@numba.njit(cache=True, nogil=True)
-def check_every(k):  # pragma: no cover - compiled
-    """Steps between two convergence checks from the ``k``-th step on: 1 for ``k <= 2``, else
-    ``max(2, k // 3)`` (checking a Ritz value too early risks accepting it by the gap to the
-    Ritz values found so far, before a nearby eigenvalue has appeared)."""
-    return 1 if k <= 2 else max(2, k // 3)
-
-
-@numba.njit(cache=True, nogil=True)
 def lanczos_top(K, k, v0, rtol, V, alpha, beta, Z, d, e, ritz, vals):  # pragma: no cover - compiled
     """Top ``k`` eigenvalues of ``H K H`` into ``vals`` (descending) from the start ``v0``;
-    the sum of their Ritz vectors into ``work[6]`` (the next warm start).  ``work`` is
-    :func:`lanczos_workspace` ``(n, max_steps)``."""
+    the sum of their Ritz vectors into ``ritz`` (the next warm start).  ``V`` to ``ritz``: the
+    buffers of :func:`lanczos_workspace`.  The Ritz values are checked at step ``k`` and then
+    every step for ``k <= 2``, every ``max(2, k // 3)`` steps beyond (checking too early risks
+    accepting a value by its gap to the Ritz values found so far, before a nearby eigenvalue
+    has appeared)."""
     m = alpha.size
-    every = check_every(k)
+    every = 1 if k <= 2 else max(2, k // 3)
     _start_into(v0, V[0])
     done = 0
     while done < m:
@@ -303,7 +274,14 @@ def lanczos_top(K, k, v0, rtol, V, alpha, beta, Z, d, e, ritz, vals):  # pragma:
                 d[steps - 1] = np.nan  # (never seen) NaN values, not a wrong answer
             scale = max(abs(d[steps - 1]), 1e-300)
             if top_converged(d, Z, steps, b, k, rtol, scale) or b <= TINY * scale or steps == m:
-                _ritz_into(Z, V, steps, k, ritz)
+                for q in range(V.shape[1]):  # the sum of the top-k Ritz vectors
+                    ritz[q] = 0.0
+                for i in range(steps):
+                    c = 0.0
+                    for u in range(steps - k, steps):
+                        c += Z[i, u]
+                    for q in range(V.shape[1]):
+                        ritz[q] += c * V[i, q]
                 for t in range(k):
                     vals[t] = d[steps - 1 - t]
                 return
