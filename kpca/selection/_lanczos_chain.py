@@ -264,7 +264,7 @@ def lanczos_top(K, k, v0, rtol, V, alpha, beta, Z, d, e, ritz, vals):  # pragma:
     m = alpha.size
     every = 1 if k <= 2 else max(2, k // 3)
     _start_into(v0, V[0])
-    done = 0
+    done = m - m  # an int64, not the literal 0: one compiled signature of the steps
     while done < m:
         steps = _lanczos_steps(K, V, alpha, beta, done, done + 1)
         j = steps - 1
