@@ -24,12 +24,12 @@ touched as little as possible:
   float64 ``exp`` is scalar; ``docs/design.md#4-kpca-core-decisions``).
 
 The Lanczos iteration is compiled whole, in scalar loops only, GIL-free
-(:mod:`kpca.selection._lanczos_chain`: the steps, the QL eigensolve of the small tridiagonal
-after every step, the convergence test and the Ritz vectors).  Compiling the BLAS and LAPACK
-wrappers inside the iteration cost ~8 s CPU on a first run (``docs/studies/first_run.md``); a
-NumPy driver around the compiled steps cost about as much as the steps
-(``docs/studies/fast_selection.md``, seventh round).  The full-spectrum path stays compiled:
-LAPACK inside compiled code releases the GIL, so independent matrices run in threads.
+(:mod:`kpca.selection._lanczos_chain`: the steps, the QL eigensolve of the small tridiagonal at
+each convergence check, the convergence test and the Ritz vectors).  Compiling the BLAS and
+LAPACK wrappers inside the iteration cost ~8 s CPU on a first run
+(``docs/studies/first_run.md``); a NumPy driver around the compiled steps cost about as much as
+the steps (``docs/studies/fast_selection.md``, seventh round).  The full-spectrum path stays
+compiled: LAPACK inside compiled code releases the GIL, so independent matrices run in threads.
 """
 
 from __future__ import annotations
