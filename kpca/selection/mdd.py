@@ -144,7 +144,8 @@ def distance_moments(X_train, X_all, train_index=None):
     >>> r.size, sorted(mom)
     (390, ['kurtosis', 'mean', 'r_max', 'skew', 'std'])
     """
-    D = np.sqrt(np.maximum(squared_distances(X_train, X_all), 0.0))
+    D = squared_distances(X_train, X_all)
+    np.sqrt(np.maximum(D, 0.0, out=D), out=D)  # in place: no two (n_t, n) temporaries
     mask = np.ones(D.shape, dtype=bool)
     if train_index is not None:
         mask[np.arange(D.shape[0]), train_index] = False
