@@ -23,22 +23,22 @@ touched as little as possible:
   to 1 ulp (faster than NumPy's on CPUs without AVX-512, where NumPy's
   float64 ``exp`` is scalar; ``docs/design.md#4-kpca-core-decisions``).
 
-The Lanczos iteration is compiled whole, in scalar loops only, GIL-free
-(:mod:`kpca.selection._lanczos_chain`: the steps, the QL eigensolve of the small tridiagonal at
-each convergence check, the convergence test and the Ritz vectors).  Compiling the BLAS and
-LAPACK wrappers inside the iteration cost ~8 s CPU on a first run
-(``docs/studies/first_run.md``); a NumPy driver around the compiled steps cost about as much as
-the steps (``docs/studies/fast_selection.md``, seventh round).  The full-spectrum path stays
+The Lanczos steps are compiled as scalar loops only (:func:`_lanczos_steps`, GIL-free); the
+convergence checks (LAPACK ``dstev`` on the small tridiagonal), the Ritz vectors and the
+restart are NumPy.  Compiling the BLAS and LAPACK wrappers inside the iteration cost ~8 s CPU
+on a first run; an all-NumPy iteration cost 0.2-0.3 s CPU per record on the EDR's matrices
+(tens to a few hundred rows; ``docs/studies/first_run.md``).  The full-spectrum path stays
 compiled: LAPACK inside compiled code releases the GIL, so independent matrices run in threads.
 """
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
 from kpca._kernel_loops import _exp_scaled
-from kpca.selection._lanczos_chain import chain_spectra, lanczos_workspace
 
 #: Lanczos tolerance: every returned eigenvalue is within ``rtol * lambda_1`` of the exact one
 #: (by the residual, or residual^2 / gap, bound).  The Monte-Carlo/permutation spread of the
@@ -83,8 +83,8 @@ def unpack_full(d2p, n, out, diag=0.0):
     """Symmetric ``out`` (``(n, n)``, C-contiguous float64, overwritten) from the packed strict
     lower triangle in column-major order, which is the strict upper triangle row by row; the
     diagonal is ``diag``.  Bit-identical to :func:`unpack_lower` (every entry is copied), in one
-    compiled pass that writes each packed value to its two places (:func:`_unpack_rows`; about
-    half the time of NumPy's masked assignments, ``docs/studies/fast_selection.md``)."""
+    compiled pass that writes each packed value to its two places (:func:`_unpack_rows`: 0.15
+    against 0.18 ms at ``n = 361`` for NumPy's masked assignments; ``docs/studies/fast_selection.md``)."""
     if int(n) != out.shape[0]:
         raise ValueError(f"out must be ({n}, {n}); got {out.shape}")
     _unpack_rows(np.ascontiguousarray(d2p, dtype=np.float64), out, float(diag))
@@ -103,6 +103,160 @@ def _unpack_rows(d2p, out, diag):  # pragma: no cover - compiled
             out[i, j] = v
             out[j, i] = v
             idx += 1
+
+
+def _reorthogonalise(w, Vj):
+    """``w`` minus its projections on the orthonormal rows ``Vj`` (classical Gram-Schmidt,
+    twice: "twice is enough")."""
+    for _rep in range(2):
+        w -= (Vj @ w) @ Vj
+
+
+def _tridiagonal_eigh(alpha, beta, steps):
+    """Eigenvalues (ascending) and eigenvectors of the Lanczos tridiagonal of ``steps`` steps
+    (LAPACK ``dstev``: ~20 µs a call on these sizes, ``numpy.linalg.eigh`` ~60 µs)."""
+    from scipy.linalg.lapack import dstev  # scipy.linalg: imported by kpca.model anyway
+
+    if steps == 1:  # dstev's wrapper refuses an empty off-diagonal
+        return alpha[:1].copy(), np.ones((1, 1))
+    evals, evecs, info = dstev(alpha[:steps], beta[: steps - 1])
+    if info != 0:
+        raise np.linalg.LinAlgError(f"LAPACK dstev failed (info={info})")
+    return evals, evecs
+
+
+def _top_converged(evals, evecs, b, k, rtol, scale):
+    """Whether the ``k`` largest Ritz values (``evals`` ascending) are within ``rtol * scale``
+    of eigenvalues: each one's error is at most its residual ``r = |b s|`` (``s`` the last
+    entry of its eigenvector of the tridiagonal) and, when its gap to the other Ritz values
+    exceeds ``r``, at most ``r^2 / gap``."""
+    ev = evals.tolist()  # a few scalars: Python floats are faster than NumPy calls here
+    last = evecs[-1].tolist()
+    steps = len(ev)
+    for u in range(steps - 1, steps - 1 - k, -1):
+        r = abs(b * last[u])
+        err = r
+        if steps > 1:  # sorted: the nearest other Ritz value is a neighbour
+            gap = min(ev[u] - ev[u - 1] if u > 0 else math.inf,
+                      ev[u + 1] - ev[u] if u + 1 < steps else math.inf)
+            if gap > r:
+                err = min(r, r * r / gap)
+        if err > rtol * scale:
+            return False
+    return True
+
+
+def _start_vector(v0):
+    """The centred, normalised start vector (a fixed centred one if ``v0`` is constant)."""
+    v = v0 - v0.sum() / v0.size
+    nv = math.sqrt(v @ v)
+    if nv == 0.0:
+        v = np.sin(1.0 + np.arange(v.size))
+        v -= v.mean()
+        nv = math.sqrt(v @ v)
+    return v / nv
+
+
+def _restart_direction(w, Vj):
+    """A new centred direction orthogonal to the rows ``Vj`` in ``w``; returns its norm."""
+    j = Vj.shape[0] - 1
+    w[:] = np.sin(1.0 + (j + 2) * 0.7548776662 * np.arange(1, w.size + 1))
+    w -= w.mean()
+    _reorthogonalise(w, Vj)
+    return math.sqrt(w @ w)
+
+
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _lanczos_steps(K, V, alpha, beta, j0, j1):  # pragma: no cover - compiled
+    """Lanczos steps ``j0 .. j1 - 1`` on ``H K H`` (rows ``V[0..j0]`` orthonormal and centred on
+    entry); returns the number of steps done.  Step ``j`` writes ``alpha[j]``, ``beta[j]`` and
+    the new direction ``w`` (centred, re-orthogonalised against ``V[0..j]`` twice) into
+    ``V[j + 1]``, normalised except after the last step and after a step whose ``beta[j]`` is
+    below ``1e-14`` or ``1e-14 |alpha[j]|`` (the caller checks convergence or restarts there).
+
+    Only scalar loops: no BLAS or LAPACK wrapper, array expression or allocation, which are what
+    made the compiled Lanczos slow to compile (``docs/studies/first_run.md``); ``reassoc`` lets
+    the compiler vectorise the dot products."""
+    n = K.shape[0]
+    for j in range(j0, j1):
+        w = V[j + 1]
+        for i in range(n):
+            acc = 0.0
+            for q in range(n):
+                acc += K[i, q] * V[j, q]
+            w[i] = acc
+        mean = 0.0
+        for i in range(n):
+            mean += w[i]
+        mean /= n
+        a = 0.0
+        for i in range(n):
+            w[i] -= mean
+            a += w[i] * V[j, i]
+        alpha[j] = a
+        for _rep in range(2):  # full re-orthogonalisation, twice
+            for r in range(j + 1):
+                c = 0.0
+                for i in range(n):
+                    c += w[i] * V[r, i]
+                for i in range(n):
+                    w[i] -= c * V[r, i]
+        b = 0.0
+        for i in range(n):
+            b += w[i] * w[i]
+        b = math.sqrt(b)
+        beta[j] = b
+        size = abs(a)
+        if j + 1 == j1 or b <= 1e-14 or b <= 1e-14 * (1e-300 if 1e-300 > size else size):
+            return j + 1
+        inv_b = 1.0 / b
+        for i in range(n):
+            w[i] *= inv_b
+    return j1
+
+
+def _next_check(done, k, check_every, m):
+    """The step count at which the Ritz values are next checked, after ``done`` steps."""
+    steps = max(done + 1, k)
+    steps = k + -(-(steps - k) // check_every) * check_every
+    return min(steps, m)
+
+
+def _lanczos_top(K, k, v0, rtol, max_steps, ritz_out):
+    """Top ``k`` eigenvalues of ``H K H`` (Lanczos, full re-orthogonalisation, ``H`` applied
+    implicitly); writes the sum of the top-``k`` Ritz vectors into ``ritz_out`` (the next warm
+    start).  The steps run compiled between two convergence checks (:func:`_lanczos_steps`);
+    the checks (LAPACK on the small tridiagonal), the Ritz vectors and the rare restart are
+    NumPy, which compiles nothing (``docs/studies/first_run.md``)."""
+    n = K.shape[0]
+    m = min(max_steps, n - 1)
+    V = np.empty((m + 1, n))  # rows are written before they are read
+    alpha = np.zeros(m)
+    beta = np.zeros(m)
+    V[0] = _start_vector(v0)
+    check_every = 1 if k <= 2 else max(2, k // 3)  # the tridiagonal eigensolve is O(steps^3)
+    done = 0
+    while done < m:
+        steps = _lanczos_steps(K, V, alpha, beta, done, _next_check(done, k, check_every, m))
+        j = steps - 1
+        b = beta[j]
+        if steps >= k and ((steps - k) % check_every == 0 or b <= 1e-14 or steps == m):
+            evals, evecs = _tridiagonal_eigh(alpha, beta, steps)
+            scale = max(abs(evals[steps - 1]), 1e-300)
+            if (_top_converged(evals, evecs, b, k, rtol, scale) or b <= 1e-14 * scale
+                    or steps == m):
+                np.dot(evecs[:, steps - k:].sum(axis=1), V[:steps], out=ritz_out)
+                return evals[::-1][:k].copy()
+        if b <= 1e-14 * max(abs(alpha[j]), 1e-300):
+            # invariant subspace found before k values converged: restart with a new centred
+            # direction orthogonal to the basis (beta[j] = 0 decouples the tridiagonal blocks)
+            beta[j] = 0.0
+            b = _restart_direction(V[steps], V[:steps])
+            if b == 0.0:
+                return np.zeros(k)
+        V[steps] *= 1.0 / b
+        done = steps
+    return np.zeros(k)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -141,6 +295,35 @@ def _square_inplace(K):  # pragma: no cover - compiled
     flat = K.ravel()
     for i in range(flat.size):
         flat[i] = flat[i] * flat[i]
+
+
+def _row_sums_in_order(K):
+    """The row sums of the symmetric ``K``, each added in column order (as
+    ``np.cumsum(K, axis=1)[:, -1]``): its column sums, which NumPy adds row after row when it
+    reduces axis 0 of a C-contiguous array (no pairwise summation across rows), without the
+    cumulative sum's intermediate matrix (``docs/studies/fast_selection.md``)."""
+    return K.sum(axis=0)
+
+
+def _chain_spectra(roots, parent, slot, k, rtol, max_steps, warm, has_warm, out):
+    """Leading eigenvalues (Lanczos) along the grid; ``roots[slot[g]]`` holds exp(-gamma_g D2) for
+    chain roots and is squared in place for the other widths.  ``warm[g]`` (if ``has_warm[g]``)
+    starts Lanczos at width ``g``; on return it holds the new Ritz vector and ``has_warm`` is set.
+    A loop over a few dozen widths: the work is in :func:`_lanczos_top`."""
+    ritz = np.zeros(roots.shape[1])
+    for g in range(parent.size):
+        K = roots[slot[g]]
+        if parent[g] >= 0:
+            np.multiply(K, K, out=K)
+        if has_warm[g]:
+            v0 = warm[g]
+        elif g > 0 and has_warm[g - 1]:
+            v0 = warm[g - 1]
+        else:  # deterministic cold start: one power step from the constant vector
+            v0 = _row_sums_in_order(K)
+        out[g, :k] = _lanczos_top(K, k, v0, rtol, max_steps, ritz)
+        warm[g] = ritz
+        has_warm[g] = True
 
 
 class SpectrumPlan:
@@ -187,13 +370,10 @@ class SpectrumPlan:
         """Fresh per-thread state ``(warm, has_warm, kernels)`` for a sequence of related matrices.
 
         ``warm``/``has_warm`` carry Ritz vectors from one matrix to the next; ``kernels`` is
-        the reusable ``(n_roots, n, n)`` kernel buffer (no 8 n^2-byte allocation per width chain);
-        the fourth item is the Lanczos workspace
-        (:func:`~kpca.selection._lanczos_chain.lanczos_workspace`).
+        the reusable ``(n_roots, n, n)`` kernel buffer (no 8 n^2-byte allocation per width chain).
         """
         return (np.zeros((self.gammas.size, self.n)), np.zeros(self.gammas.size, dtype=np.bool_),
-                np.empty((self.root_index.size, self.n, self.n)),
-                None if self.full else lanczos_workspace(self.n, self.max_steps))
+                np.empty((self.root_index.size, self.n, self.n)))
 
     def spectra(self, D2, warm=None):
         """Leading eigenvalues of ``H exp(-D2 / (2 sigma2)) H`` per width (input grid order).
@@ -225,8 +405,8 @@ class SpectrumPlan:
         if self.full:
             _chain_full(roots, self.parent, self.slot, out)
         else:
-            chain_spectra(roots, self.parent, self.slot, self.k_eff, self.rtol, warm[0],
-                          warm[1], out, *warm[3])
+            _chain_spectra(roots, self.parent, self.slot, self.k_eff, self.rtol,
+                           self.max_steps, warm[0], warm[1], out)
         res = np.empty_like(out)
         res[self.order] = out
         return res[:, : self.k_out]

@@ -1,3 +1,5 @@
+import functools
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -133,3 +135,95 @@ def test_unpack_full_is_unpack_lower(n):
     out = np.full((n, n), np.nan)
     unpack_full(packed, n, out, 1.0)
     assert np.array_equal(out, unpack_lower(packed, n, diag=1.0))
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 64, 361, 1000])
+def test_row_sums_in_order_are_the_sequential_row_sums(n):
+    # the cold start's row sums of a symmetric kernel, bit for bit as summed one entry after
+    # the other along each row (a Python loop for the small sizes, the cumulative sum beyond)
+    from kpca.selection._spectrum import _row_sums_in_order
+
+    packed = np.random.default_rng(n).random(n * (n - 1) // 2) * 10.0 ** np.arange(-3, 4)[
+        np.arange(n * (n - 1) // 2) % 7]
+    K = np.empty((n, n))
+    unpack_full(packed, n, K, 1.0)
+    if n <= 64:
+        ref = np.array([functools.reduce(lambda a, b: a + b, row.tolist(), 0.0) for row in K])
+    else:
+        ref = np.cumsum(K, axis=1)[:, -1]
+    assert np.array_equal(_row_sums_in_order(K), ref)
+
+
+def _top_converged_reference(evals, evecs, b, k, rtol, scale):
+    """The convergence test written out: every other Ritz value is compared (no sorting used)."""
+    steps = evals.size
+    for t in range(k):
+        u = steps - 1 - t
+        r = abs(b * evecs[steps - 1, u])
+        others = [abs(evals[v] - evals[u]) for v in range(steps) if v != u]
+        gap = min(others) if others else None
+        err = min(r, r * r / gap) if gap is not None and gap > r else r
+        if err > rtol * scale:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3, 5, 9])
+def test_top_converged_matches_the_written_out_bound(steps):
+    from kpca.selection._spectrum import _top_converged
+
+    rng = np.random.default_rng(steps)
+    decided = set()
+    for trial in range(300):
+        T = rng.normal(size=(steps, steps))
+        evals, evecs = np.linalg.eigh(T + T.T)
+        if trial % 3 == 0 and steps > 1:  # near-ties: gaps below the residual
+            evals[-1] = evals[-2] + 1e-9
+        k = int(rng.integers(1, steps + 1))
+        b = 10.0 ** rng.uniform(-9, 0)
+        rtol = 10.0 ** rng.uniform(-8, -2)
+        got = _top_converged(evals, evecs, b, k, rtol, 1.0)
+        assert got == _top_converged_reference(evals, evecs, b, k, rtol, 1.0)
+        decided.add(got)
+    assert decided == {True, False}  # both outcomes exercised
+
+
+@pytest.mark.parametrize("steps", [1, 2, 7])
+def test_tridiagonal_eigh_matches_dense_eigh(steps):
+    from kpca.selection._spectrum import _tridiagonal_eigh
+
+    rng = np.random.default_rng(steps)
+    alpha, beta = rng.normal(size=10), rng.normal(size=10)
+    evals, evecs = _tridiagonal_eigh(alpha, beta, steps)
+    T = np.diag(alpha[:steps]) + np.diag(beta[: steps - 1], 1) + np.diag(beta[: steps - 1], -1)
+    np.testing.assert_allclose(evals, np.linalg.eigvalsh(T), atol=1e-12)
+    np.testing.assert_allclose(T @ evecs, evecs * evals, atol=1e-12)
+
+
+def test_lanczos_steps_build_the_lanczos_relation():
+    # the compiled steps against the definition: V orthonormal and centred, and
+    # V (H K H) V^T is the tridiagonal of alpha, beta (H the centring matrix)
+    from kpca.selection._spectrum import _lanczos_steps, _start_vector
+
+    rng = np.random.default_rng(4)
+    n, s = 30, 8
+    D2 = squared_distances(rng.normal(size=(n, 3)))
+    K = np.exp(-D2 / np.median(D2))
+    V = np.empty((s + 1, n))
+    alpha, beta = np.zeros(s), np.zeros(s)
+    V[0] = _start_vector(rng.normal(size=n))
+    done = 0
+    while done < s:  # in two calls, as the convergence checks split them
+        done = _lanczos_steps(K, V, alpha, beta, done, min(done + 5, s))
+        if done < s:
+            V[done] /= beta[done - 1]
+    Q = V[:s]
+    H = np.eye(n) - 1.0 / n
+    np.testing.assert_allclose(Q @ Q.T, np.eye(s), atol=1e-12)
+    np.testing.assert_allclose(Q.sum(axis=1), 0.0, atol=1e-12)
+    T = np.diag(alpha) + np.diag(beta[:-1], 1) + np.diag(beta[:-1], -1)
+    np.testing.assert_allclose(Q @ H @ K @ H @ Q.T, T, atol=1e-10)
+    # the last direction, unnormalised, is the residual: (H K H) Q^T = Q^T T + w e_s^T
+    R = H @ K @ H @ Q.T - Q.T @ T
+    np.testing.assert_allclose(R[:, -1], V[s], atol=1e-10)
+    np.testing.assert_allclose(np.linalg.norm(V[s]), beta[-1], rtol=1e-12)
