@@ -3,12 +3,14 @@
 Two independent shortcuts of the "eigenvalues above the 95th-percentile noise level" criteria
 (MDD, :mod:`kpca.selection.mdd`):
 
-* **sequential stop** (``stop="sequential"``): the noise replicates are drawn in batches of
-  :data:`BATCH`; after each batch the criterion is evaluated and the draws stop once the
-  selected width is statistically settled: every evaluated width more than one grid step away
-  from the best one trails it by more than :data:`SETTLE_Z` standard errors of the difference.  The
-  standard error of a 95th-percentile noise level ``tau_hat`` estimated from ``q`` replicates
-  is taken from the large-sample law of a sample quantile of a normal distribution,
+* **sequential stop** (``stop="sequential"``): the noise replicates are drawn in a first batch
+  of ``first_batch`` (:data:`BATCH` for ``select_mdd``, :data:`FIRST_BATCH` for
+  ``select_mdd_fast``), then in batches of :data:`BATCH`; after each batch the criterion is
+  evaluated and the draws stop once the selected width is statistically settled: every
+  evaluated width more than one grid step away from the best one trails it by more than
+  :data:`SETTLE_Z` standard errors of the difference.  The standard error of a 95th-percentile
+  noise level ``tau_hat`` estimated from ``q`` replicates is taken from the large-sample law of
+  a sample quantile of a normal distribution,
   ``se = sqrt(p (1 - p)) / phi(z_p) * s / sqrt(q)`` (``p = 0.95``, ``s`` the replicates'
   standard deviation; :data:`QUANTILE_SE_FACTOR`), summed over the components in the criterion
   (no credit taken for their correlation, nor for the positive correlation of neighbouring
@@ -37,8 +39,13 @@ from kpca.selection._spectrum import SpectrumPlan
 
 STOPS = ("fixed", "sequential")
 SEARCHES = ("full", "coarse-to-fine")
-#: replicates per batch of the sequential stop (also the fewest it draws)
+#: replicates per batch of the sequential stop after the first
 BATCH = 5
+#: replicates of the sequential stop's first batch in ``select_mdd_fast`` (the fewest it draws):
+#: the criterion's 95th-percentile noise level of 3 or 5 replicates is their largest value
+#: (Hazen positions), and the stop's standard error needs at least 3 for its standard deviation
+#: (``docs/studies/fast_selection.md``, seventh round)
+FIRST_BATCH = 3
 #: replicates per thread task
 TASK_CHUNK = 5
 #: Lanczos tolerance relative to the largest eigenvalue
@@ -103,7 +110,7 @@ def is_settled(curve, se, positions, z):
 
 
 def adaptive_noise_levels(make_D2, data_D2, grid, k, n, n_components, rng, *, n_draws, stop,
-                          search, n_jobs=None):
+                          search, n_jobs=None, first_batch=BATCH):
     """Data spectra, noise levels and criterion at the widths the strategy evaluates.
 
     Parameters
@@ -123,6 +130,8 @@ def adaptive_noise_levels(make_D2, data_D2, grid, k, n, n_components, rng, *, n_
         Replicates (``stop="fixed"``) or their cap (``"sequential"``).
     stop, search : str
         See the module docstring.
+    first_batch : int
+        Replicates of the sequential stop's first batch (at least 3).
 
     Returns
     -------
@@ -164,7 +173,7 @@ def adaptive_noise_levels(make_D2, data_D2, grid, k, n, n_components, rng, *, n_
 
     coarse = coarse_positions(n_grid) if search == "coarse-to-fine" else np.arange(n_grid)
     positions = coarse
-    q = min(BATCH, n_draws) if stop == "sequential" else n_draws
+    q = min(first_batch, n_draws) if stop == "sequential" else n_draws
     fill(np.arange(q), positions, True)
     while True:
         tau = percentile95(null[:q, positions])

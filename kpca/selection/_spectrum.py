@@ -38,7 +38,7 @@ import math
 import numba
 import numpy as np
 
-from kpca._kernel_loops import _exp_scaled, _upper_mask
+from kpca._kernel_loops import _exp_scaled
 
 #: Lanczos tolerance: every returned eigenvalue is within ``rtol * lambda_1`` of the exact one
 #: (by the residual, or residual^2 / gap, bound).  The Monte-Carlo/permutation spread of the
@@ -82,13 +82,27 @@ def square_parents(gammas, rtol=1e-9):
 def unpack_full(d2p, n, out, diag=0.0):
     """Symmetric ``out`` (``(n, n)``, C-contiguous float64, overwritten) from the packed strict
     lower triangle in column-major order, which is the strict upper triangle row by row; the
-    diagonal is ``diag``.  Bit-identical to :func:`unpack_lower` (every entry is copied): the
-    upper triangle, then the same values through the transpose (no zeros to write and no
-    addition: ``docs/studies/fast_selection.md``)."""
-    upper = _upper_mask(int(n))
-    out[upper] = d2p
-    out.T[upper] = d2p
-    np.fill_diagonal(out, diag)
+    diagonal is ``diag``.  Bit-identical to :func:`unpack_lower` (every entry is copied), in one
+    compiled pass that writes each packed value to its two places (:func:`_unpack_rows`: 0.15
+    against 0.18 ms at ``n = 361`` for NumPy's masked assignments; ``docs/studies/fast_selection.md``)."""
+    if int(n) != out.shape[0]:
+        raise ValueError(f"out must be ({n}, {n}); got {out.shape}")
+    _unpack_rows(np.ascontiguousarray(d2p, dtype=np.float64), out, float(diag))
+
+
+@numba.njit(cache=True, nogil=True)
+def _unpack_rows(d2p, out, diag):  # pragma: no cover - compiled
+    """``out[i, j] = out[j, i] = d2p[idx]`` for ``i < j`` in row-major order of the upper
+    triangle (``idx`` counting up), ``out[i, i] = diag``."""
+    n = out.shape[0]
+    idx = 0
+    for i in range(n):
+        out[i, i] = diag
+        for j in range(i + 1, n):
+            v = d2p[idx]
+            out[i, j] = v
+            out[j, i] = v
+            idx += 1
 
 
 def _reorthogonalise(w, Vj):

@@ -47,7 +47,7 @@ from kpca._blas import single_threaded_blas
 from kpca._validation import check_count, check_n_components
 from kpca.kernels import squared_distances
 from kpca.pearson import SortedPearsonSampler, in_pearson_region
-from kpca.selection._adaptive import adaptive_noise_levels, check_strategy
+from kpca.selection._adaptive import BATCH, FIRST_BATCH, adaptive_noise_levels, check_strategy
 from kpca.selection._common import (
     check_data,
     check_grid,
@@ -144,7 +144,8 @@ def distance_moments(X_train, X_all, train_index=None):
     >>> r.size, sorted(mom)
     (390, ['kurtosis', 'mean', 'r_max', 'skew', 'std'])
     """
-    D = np.sqrt(np.maximum(squared_distances(X_train, X_all), 0.0))
+    D = squared_distances(X_train, X_all)
+    np.sqrt(np.maximum(D, 0.0, out=D), out=D)  # in place: no two (n_t, n) temporaries
     mask = np.ones(D.shape, dtype=bool)
     if train_index is not None:
         mask[np.arange(D.shape[0]), train_index] = False
@@ -264,7 +265,7 @@ def noise_distance_matrix(n, moments, rng, *, sampler=None):
 
 @single_threaded_blas
 def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=N_DRAWS, n_train=0.5,
-               n_eigenvalues=None, n_jobs=None, stop="fixed", search="full"):
+               n_eigenvalues=None, n_jobs=None, stop="fixed", search="full", first_batch=BATCH):
     """Kernel width (and number of components) by MDD (Varon et al. 2015, §IV).
 
     Parameters
@@ -295,6 +296,10 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=N_
     search : {"full", "coarse-to-fine"}
         ``"full"``: every grid value (the paper). ``"coarse-to-fine"``: every third value,
         then the values around each local maximum of that coarse curve.
+    first_batch : int
+        With ``stop="sequential"``: replicates drawn before the first look at the criterion
+        (at least 3; default :data:`~kpca.selection._adaptive.BATCH`, 5; later batches are
+        of 5).
 
     Returns
     -------
@@ -338,6 +343,7 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=N_
     """
     t0 = time.perf_counter()
     n_draws = check_count(n_draws, "n_draws", 2)
+    first_batch = check_count(first_batch, "first_batch", 3)
     stop, search = check_strategy(stop, search)
     X, n_dup = check_data(X)
     nt = _n_train(n_train, X.shape[0])
@@ -352,7 +358,7 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=N_
     sampler = noise_sampler(mom)
     grid, lam, tau, curve, nc_grid, n_used = _noise_levels(
         Xt, mom, sampler, grid, k, nc, rng, n_draws=n_draws, stop=stop, search=search,
-        n_jobs=n_jobs)
+        n_jobs=n_jobs, first_batch=first_batch)
     sigma2, n_sel, details = pick(grid, curve, nc_grid, nc, "varon2015",
                                   fallback_curve=(lam - tau)[:, 0] if nc is None else None)
     details.update({
@@ -379,7 +385,8 @@ def _check_pearson_region(mom):
         )
 
 
-def _noise_levels(Xt, mom, sampler, grid, k, nc, rng, *, n_draws, stop, search, n_jobs):
+def _noise_levels(Xt, mom, sampler, grid, k, nc, rng, *, n_draws, stop, search, n_jobs,
+                  first_batch):
     """``(grid, lambda, tau_hat, curve, n_c per width, draws made)`` of MDD on the training set
     ``Xt``: every width and ``n_draws`` draws (the paper), or the shortcuts of
     :mod:`kpca.selection._adaptive` (``grid`` is then the evaluated widths only)."""
@@ -396,7 +403,7 @@ def _noise_levels(Xt, mom, sampler, grid, k, nc, rng, *, n_draws, stop, search, 
         return (grid, lam, tau, *excess_curve(lam, tau, nc), n_draws)
     at, lam, tau, curve, nc_grid, n_used = adaptive_noise_levels(
         noise_D2, squared_distances(Xt), grid, k, nt, nc, rng, n_draws=n_draws, stop=stop,
-        search=search, n_jobs=n_jobs)
+        search=search, n_jobs=n_jobs, first_batch=first_batch)
     return grid[at], lam, tau, curve, nc_grid, n_used
 
 
@@ -442,11 +449,14 @@ class _DistanceHistograms(Mapping):
 
 
 def select_mdd_fast(X, *, n_components=None, grid=None, random_state=None, n_draws=N_DRAWS,
-                    stop="sequential", search="coarse-to-fine", **options):
+                    stop="sequential", search="coarse-to-fine", first_batch=FIRST_BATCH,
+                    **options):
     """MDD (:func:`select_mdd`) with the sequential stop and the coarse-to-fine search.
 
-    The same criterion; ``n_draws`` is the cap of the draws.  The result's ``criterion`` is
-    ``"varon2015-fast"``.  See :func:`select_mdd` for the parameters.
+    The same criterion; ``n_draws`` is the cap of the draws, ``first_batch`` (default
+    :data:`~kpca.selection._adaptive.FIRST_BATCH`, 3) the draws before the first look at the
+    criterion.  The result's ``criterion`` is ``"varon2015-fast"``.  See :func:`select_mdd` for
+    the parameters.
 
     See Also
     --------
@@ -465,9 +475,10 @@ def select_mdd_fast(X, *, n_components=None, grid=None, random_state=None, n_dra
     >>> from kpca.selection import select_mdd_fast
     >>> X, _ = semicircles(100, noise=0.1, random_state=0)
     >>> res = select_mdd_fast(X, n_draws=20, random_state=0)
-    >>> res.criterion, res.details["n_draws"] <= 20
+    >>> res.criterion, 3 <= res.details["n_draws"] <= 20
     ('varon2015-fast', True)
     """
     res = select_mdd(X, n_components=n_components, grid=grid, random_state=random_state,
-                     n_draws=n_draws, stop=stop, search=search, **options)
+                     n_draws=n_draws, stop=stop, search=search, first_batch=first_batch,
+                     **options)
     return replace(res, criterion="varon2015-fast")

@@ -155,6 +155,27 @@ def test_quantile_table_matches_the_exact_quantile(ptype, truncate):
         assert np.all(err[~bulk] <= 1e-5 * np.maximum(1.0, np.abs(exact[~bulk]) * abs(s._scale)))
 
 
+@pytest.mark.parametrize("ptype", [0, 1, 2, 3, 5, 6, 7])
+@pytest.mark.parametrize("truncate", [None, (-1.0, 2.5)])
+def test_quantile_table_knots_are_the_exact_quantile(ptype, truncate):
+    """The knots between the exact ones (one Newton step on the cdf from the Hermite
+    interpolant of the exact knots) = SciPy's exact ppf/isf at the same knots, to 1e-12
+    standard deviations (relative beyond one)."""
+    skew, kurt = CASES[ptype]
+    exact_at = kpca_pearson._exact_knots()
+    assert 0 < exact_at.sum() < exact_at.size  # both kinds of knots are there
+    for sign in (1.0, -1.0):
+        s = SortedPearsonSampler(0.0, 1.0, sign * skew, kurt, truncate=truncate)
+        q = s._quantile
+        for upper in (False, True):
+            t, z, m = q.table(upper)
+            exact = -q.upper(t) if upper else q.lower(t)
+            assert np.array_equal(z[exact_at], exact[exact_at])
+            err = np.abs(z - exact) * abs(s._scale)
+            assert np.all(err <= 1e-12 * np.maximum(1.0, np.abs(exact) * abs(s._scale)))
+            assert np.all(np.isfinite(m)) and np.all(np.diff(z) >= 0)
+
+
 def _hermite_at(t, kt, inv_h, c):
     j = max(0, min(np.searchsorted(kt, t) - 1, kt.size - 2))
     z, _ = kpca_pearson._hermite(t, kt, inv_h, c, j)
@@ -277,3 +298,16 @@ def test_finish_matches_the_slow_loop(b):
     got = kpca_pearson._finish(y, lo, hi, a, b)
     np.testing.assert_array_equal(got, ref)
     assert np.all(np.diff(got) >= 0) and got.min() >= a + min(b * lo, b * hi)
+
+
+@pytest.mark.parametrize("b", [1.7, -0.3])
+def test_finish_in_place_is_the_written_out_formula(b):
+    # clip, running maximum, clip, a + b * v (reversed for b < 0), bit for bit, in place
+    rng = np.random.default_rng(0)
+    y = np.sort(rng.normal(size=5000))
+    y[100] = y[99] - 1e-16  # an ulp out of order (Hermite rounding)
+    y[0], y[-1] = -50.0, 50.0  # beyond the clip limits
+    v = np.minimum(np.maximum.accumulate(np.maximum(y, -3.0)), 2.0)
+    ref = 0.4 + b * (v if b > 0 else v[::-1])
+    got = kpca_pearson._finish(y.copy(), -3.0, 2.0, 0.4, b)
+    assert np.array_equal(got, ref) and got.flags.c_contiguous

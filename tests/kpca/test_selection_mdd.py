@@ -212,14 +212,40 @@ def test_sequential_stop_draws_batches_up_to_the_cap(monkeypatch):
     monkeypatch.setattr(adaptive, "BATCH", 3)
     monkeypatch.setattr(adaptive, "SETTLE_Z", np.inf)  # never settled: batches 3, 3, 2
     res = select(X, "mdd", grid=grid, random_state=3, n_draws=8, n_components=1,
-                 stop="sequential")
+                 stop="sequential", first_batch=3)
     assert res.details["n_draws"] == 8 and res.details["stop"] == "sequential"
     scale = lam[:, 0].max()
     np.testing.assert_allclose(res.noise_spectra[:, 0], tau[:, 0], rtol=0, atol=1e-3 * scale)
     monkeypatch.setattr(adaptive, "SETTLE_Z", 0.0)  # settled after the first batch
     res = select(X, "mdd", grid=grid, random_state=3, n_draws=8, n_components=1,
-                 stop="sequential")
+                 stop="sequential", first_batch=3)
     assert res.details["n_draws"] == 3
+
+
+@pytest.mark.parametrize(("criterion", "first"), [("mdd", 5), ("mdd-fast", 3)])
+def test_first_batch_of_the_sequential_stop(monkeypatch, criterion, first):
+    # select_mdd's sequential stop looks first after BATCH (5) replicates, select_mdd_fast's
+    # after FIRST_BATCH (3), then after every BATCH more: the first q replicates' noise levels
+    import kpca.selection._adaptive as adaptive
+
+    assert (adaptive.BATCH, adaptive.FIRST_BATCH) == (5, 3)
+    X, grid, (lam, tau) = _toy()  # q = 8 reference
+    options = {"stop": "sequential"} if criterion == "mdd" else {}
+    monkeypatch.setattr(adaptive, "SETTLE_Z", 0.0)  # settled after the first batch
+    res = select(X, criterion, grid=grid, random_state=3, n_draws=8, n_components=1,
+                 search="full", **options)
+    assert res.details["n_draws"] == first
+    _, tau_first = _reference_mdd(X, grid, 3, first, 30)  # seed 3, the first replicates
+    scale = lam[:, 0].max()
+    np.testing.assert_allclose(res.noise_spectra[:, 0], tau_first[:, 0], rtol=0,
+                               atol=1e-3 * scale)
+    monkeypatch.setattr(adaptive, "SETTLE_Z", np.inf)  # never settled: first, then 5 at most
+    res = select(X, criterion, grid=grid, random_state=3, n_draws=8, n_components=1,
+                 search="full", **options)
+    assert res.details["n_draws"] == 8
+    with pytest.raises(ValueError, match="first_batch"):
+        select(X, criterion, grid=grid, random_state=3, n_components=1, first_batch=2,
+               **options)
 
 
 @pytest.mark.parametrize("stop", ["fixed", "sequential"])
