@@ -448,6 +448,7 @@ def _progress(plan, opts: EDROptions):
     if not opts.progress:
         return plan
     from tqdm.auto import tqdm
+
     return tqdm(plan, total=len(plan), desc=f"EDR {opts.method}", unit="window")
 
 
