@@ -65,12 +65,10 @@ _BULK_STEP = 2.0**-12
 _TAIL_START = 1e-13
 _TAIL_PER_DECADE = 80
 #: Every ``_NEWTON_STRIDE``-th knot of the bulk (and every tail knot) takes the exact quantile
-#: (``ppf``/``isf``: SciPy's inverse incomplete beta function, ~2 µs a knot); the bulk knots
-#: between take one Newton step on the exact ``cdf`` (~0.7 µs; the complementary ``sf`` costs
-#: ~7 µs) from the cubic Hermite interpolant of those: its error ``O(h^4)`` (~3e-5 standard
-#: deviations at ``h = 4 * _BULK_STEP``) becomes ``O(h^8)``, within a few ulp of the exact
-#: quantile (tested), and the table costs ~40 % less (``docs/studies/fast_selection.md``,
-#: seventh round)
+#: (``ppf``/``isf``: SciPy's inverse incomplete beta function); the bulk knots between take one
+#: Newton step on the exact ``cdf`` from the cubic Hermite interpolant of those: its error
+#: ``O(h^4)`` becomes ``O(h^8)``, within a few ulp of the exact quantile (tested). Costs:
+#: ``docs/studies/fast_selection.md``, seventh round
 _NEWTON_STRIDE = 4
 
 
@@ -149,9 +147,9 @@ class _TruncatedQuantile:
 
     def _newton(self, t, z, upper):
         """One Newton step on ``cdf(y) = p_lo + t mass`` (``= 1 - s_hi - t mass`` for ``upper``,
-        ``y = -z``: in the bulk, ``t >= 0.008``, the complement costs no accuracy worth having
-        and ``cdf`` is ten times cheaper than ``sf``) from ``z``; the exact quantile where the
-        step is not finite or leaves ``[y_lo, y_hi]``."""
+        ``y = -z``: in the bulk, ``t >= 0.008``, the complement costs no accuracy worth having,
+        and ``cdf`` is cheaper than ``sf``) from ``z``; the exact quantile where the step is not
+        finite or leaves ``[y_lo, y_hi]``."""
         y = -z if upper else z
         target = (1.0 - self.s_hi) - t * self.mass if upper else self.p_lo + t * self.mass
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

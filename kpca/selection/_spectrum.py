@@ -83,9 +83,8 @@ def unpack_full(d2p, n, out, diag=0.0):
     """Symmetric ``out`` (``(n, n)``, C-contiguous float64, overwritten) from the packed strict
     lower triangle in column-major order, which is the strict upper triangle row by row; the
     diagonal is ``diag``.  Bit-identical to :func:`unpack_lower` (every entry is copied), in one
-    compiled pass that writes each packed value to its two places (:func:`_unpack_rows`: 0.15
-    against 0.18 ms at ``n = 361`` for NumPy's masked assignments;
-    ``docs/studies/fast_selection.md``)."""
+    compiled pass that writes each packed value to its two places (:func:`_unpack_rows`;
+    measured in ``docs/studies/fast_selection.md``, seventh round)."""
     if int(n) != out.shape[0]:
         raise ValueError(f"out must be ({n}, {n}); got {out.shape}")
     _unpack_rows(np.ascontiguousarray(d2p, dtype=np.float64), out, float(diag))
