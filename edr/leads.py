@@ -1,4 +1,4 @@
-"""Use every ECG lead: per-lead quality, automatic lead choice, multi-lead fusion.
+"""Use every ECG lead: per-lead quality, automatic lead choice, the fusion of their EDRs.
 
 Everything here sees the ECG alone (and EDRs derived from it); the reference
 respiration never enters.
@@ -13,7 +13,7 @@ single-lead EDR:
   correlation with the lead's template) from :func:`edr.beats.detect`;
 * ``agreement`` — fraction of the lead's beats that the majority of the other
   usable leads also found within :data:`MATCH_TOL_S` (after removing each
-  pair's constant offset, see ``_matched``);
+  pair's constant offset, see :func:`matched_beats`);
 * ``concentration`` — :func:`edr.signal.spectral_concentration` of the lead's EDR;
 * ``margin`` — MDD's ``lambda_1 - tau_1`` divided by ``lambda_1`` when the
   caller passes the kernel PCA result's margin and eigenvalue.
@@ -31,44 +31,34 @@ Lead choice and fusion
 * :func:`fuse_edrs` — quality-weighted combination of single-lead EDRs on a
   common grid: each standardised, sign-aligned to the best lead (sign of the
   inner product), weighted by its score (unusable leads weight 0).
-* :func:`joint_beats` + :func:`multilead_matrix` — beats detected once for all
-  leads: the best lead's aligned beats, kept when the joined leads (usable,
-  scoring at least :data:`JOINT_SCORE_FRACTION` of the best) confirm them;
-  each lead's QRS window is read at those positions plus the lead's constant
-  median R offset, and the windows are concatenated (each lead's block
-  divided by its median absolute value so leads of different gain weigh
-  alike) for multi-lead kernel PCA (:func:`multilead_kpca`).
+* One kernel PCA of every lead's QRS windows side by side, on beats detected
+  once for all leads: :mod:`edr.multilead`.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from edr.beats import Beats, detect, signal_mask
 from edr.errors import SignalError
 from edr.fusion import aligned_sum
-from edr.modulation import MATRIX_RATE_HZ, qrs_matrix, rail_free_columns
-from edr.signal import GRID_FS, MIN_BEATS, spectral_concentration
+from edr.signal import GRID_FS, spectral_concentration
 
 __all__ = [
     "LeadQuality",
+    "MATCH_TOL_S",
     "SCORE_RULE",
     "assess_leads",
     "choose_lead",
     "fuse_edrs",
-    "joint_beats",
     "lead_quality",
-    "multilead_kpca",
-    "multilead_matrix",
+    "matched_beats",
 ]
 
 MATCH_TOL_S = 0.05
 """Two leads' beats within this distance (s) are the same heart beat."""
-
-JOINT_SCORE_FRACTION = 0.8
-"""Leads scoring below this fraction of the best lead's score stay out of multi-lead kPCA."""
 
 SCORE_RULE = "concentration"
 """Indicator that ranks usable leads (see the module docstring)."""
@@ -196,7 +186,8 @@ def _nearest(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(left <= right, j - 1, np.minimum(j, b.size - 1))
 
 
-def _matched(a: np.ndarray, b: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
+def matched_beats(a: np.ndarray, b: np.ndarray,
+                  tol: float = MATCH_TOL_S) -> tuple[np.ndarray, np.ndarray]:
     """For each time in ``a``: whether ``b`` has one within ``tol`` and the index of the nearest.
 
     The leads' R peaks sit at lead-specific instants of the QRS complex and
@@ -205,6 +196,34 @@ def _matched(a: np.ndarray, b: np.ndarray, tol: float) -> tuple[np.ndarray, np.n
     ``b`` against ``a`` is removed first: the mode (10 ms bins) of the differences between each time
     of ``a`` and its neighbours in ``b`` within ±0.45 median RR, refined by the median of
     the differences within ``tol`` of that mode.
+
+    Parameters
+    ----------
+    a, b : ndarray
+        Increasing beat times (s) of two leads.
+    tol : float, default :data:`MATCH_TOL_S`
+        Largest distance (s) of a match after the offset.
+
+    Returns
+    -------
+    hit : ndarray of bool
+        Per time of ``a``, whether it is matched.
+    index : ndarray of int
+        Per time of ``a``, the index of the nearest time of ``b`` (after the offset).
+
+    See Also
+    --------
+    assess_leads : the beat agreement between leads.
+    edr.multilead.joint_beats : beats detected once for all leads.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.leads import matched_beats
+    >>> a = np.arange(0.0, 10.0, 1.0)
+    >>> hit, index = matched_beats(a, np.r_[a[:4], a[5:]] + 0.03)  # one beat missing, 30 ms later
+    >>> hit.tolist().count(False), index[:3].tolist()
+    (1, [0, 1, 2])
     """
     if a.size < 2 or b.size == 0:
         return np.zeros(a.size, bool), np.zeros(a.size, int)
@@ -271,7 +290,7 @@ def assess_leads(leads: dict, fs: float, *, beats: dict | None = None, edrs: dic
         if not others:
             continue
         t = beats[name].times
-        hits = np.sum([_matched(t, beats[o].times, MATCH_TOL_S)[0] for o in others], axis=0)
+        hits = np.sum([matched_beats(t, beats[o].times)[0] for o in others], axis=0)
         out[name].agreement = float(np.mean(hits * 2 > len(others) - 1e-9)) if t.size else 0.0
         out[name].score = _lead_score(out[name])
     return out
@@ -349,152 +368,3 @@ def fuse_edrs(edrs: dict, quality: dict[str, LeadQuality]) -> np.ndarray:
     centred = {n: np.asarray(edrs[n], dtype=float) - np.mean(edrs[n]) for n in names}
     fused, _, _ = aligned_sum(centred, dict(zip(names, w / w.sum(), strict=True)), best)
     return fused
-
-
-def joint_beats(beats: dict[str, Beats], quality: dict[str, LeadQuality]):
-    """Beats detected once for all leads.
-
-    The reference is the best usable lead (:func:`choose_lead`); the leads
-    joined to it are the usable leads scoring at least
-    :data:`JOINT_SCORE_FRACTION` of its score. The reference's aligned beats
-    are kept, valid where valid in the reference and matched (within 50 ms,
-    after the pair's constant offset) by a valid beat in every joined lead.
-    Each joined lead's R offset is the median of the matched differences.
-
-    Returns
-    -------
-    joint : Beats
-        The reference lead's beats with the joint ``valid`` mask.
-    offsets : dict of str to float
-        Per joined lead, its R position minus the reference's (samples);
-        0 for the reference.
-
-    See Also
-    --------
-    multilead_matrix, multilead_kpca
-
-    Examples
-    --------
-    >>> from edr.simulate import simulate_recording
-    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0, leads=("II", "V2"))
-    >>> from edr.beats import detect
-    >>> from edr.leads import assess_leads, joint_beats
-    >>> quality = assess_leads(rec.leads, rec.fs)
-    >>> beats = {name: detect(x, rec.fs) for name, x in rec.leads.items()}
-    >>> joint, offsets = joint_beats(beats, quality)
-    >>> int(joint.valid.sum()), offsets["II"]
-    (69, 0.0)
-    """
-    ref = choose_lead(quality)
-    rb = beats[ref]
-    valid = np.asarray(rb.valid, bool).copy()
-    offsets = {ref: 0.0}
-    floor = JOINT_SCORE_FRACTION * quality[ref].score
-    for n, q in quality.items():
-        if n == ref or not q.usable or q.score < floor:
-            continue
-        ob = beats[n]
-        hit, idx = _matched(rb.peaks / rb.fs, ob.peaks / ob.fs, MATCH_TOL_S)
-        ok = hit & np.asarray(ob.valid, bool)[idx]
-        valid &= ok
-        d = ob.peaks[idx][hit] - rb.peaks[hit]
-        offsets[n] = float(np.median(d)) if d.size else 0.0
-    return replace(rb, valid=valid), offsets
-
-
-def multilead_matrix(leads: dict, fs: float, beats: Beats, offsets: dict, *,
-                     half_width_s: float = 0.06) -> np.ndarray:
-    """Concatenated QRS windows of the leads in ``offsets`` at the joint beat positions.
-
-    Each lead's block is :func:`edr.modulation.qrs_matrix` at
-    ``beats.peaks + offsets[lead]`` on the lead as recorded (a whole block's
-    sign does not change kernel distances), without the window positions
-    where the lead sits at its rail in more than 5 % of the beats (clipping),
-    divided by the block's median absolute value.
-
-    Returns
-    -------
-    ndarray, shape (n_beats, n_leads * window)
-        All beats (mask with ``beats.valid``).
-
-    See Also
-    --------
-    joint_beats, multilead_kpca
-
-    Examples
-    --------
-    >>> from edr.beats import detect
-    >>> from edr.leads import multilead_matrix
-    >>> from edr.simulate import simulate_recording
-    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0, leads=("II", "V2"))
-    >>> beats = detect(rec.leads["II"], rec.fs)
-    >>> multilead_matrix(rec.leads, rec.fs, beats, {"II": 0.0, "V2": 10.6}).shape  # 2 x 17 samples
-    (69, 34)
-    """
-    blocks = []
-    for n in offsets:
-        b = replace(beats, peaks=beats.peaks + offsets[n], polarity=1)
-        m = qrs_matrix(leads[n], fs, b, half_width_s=half_width_s, rate_hz=MATRIX_RATE_HZ)
-        m = m[:, rail_free_columns(leads[n], b, m.shape[1], step=fs / MATRIX_RATE_HZ)]
-        scale = np.median(np.abs(m))
-        blocks.append(m / (scale if scale > 0 else 1.0))
-    return np.hstack(blocks)
-
-
-def multilead_kpca(leads: dict, fs: float, beats: Beats, offsets: dict, *, sigma2="mdd",
-                   random_state=0, selection_options=None, half_width_s: float = 0.06):
-    """Multi-lead kernel PCA EDR (``n_c = 1``) on the concatenated QRS windows.
-
-    ``kpca.core.KernelPCACore(n_components=1, sigma2=sigma2, random_state=random_state,
-    selection_options=selection_options)`` (:class:`kpca.KernelPCA` without scikit-learn) fitted
-    to the valid joint beats of :func:`multilead_matrix`; it resolves a criterion ``sigma2``.
-
-    Returns
-    -------
-    times : ndarray
-        Times (s) of the valid joint beats.
-    values : ndarray
-        First kernel principal component score per valid beat.
-    model : kpca.core.KernelPCACore
-        The fitted model (``sigma2_``, ``selection_``, ``eigenvalues_``).
-
-    Raises
-    ------
-    SignalError
-        Fewer than :data:`edr.signal.MIN_BEATS` beats valid in every joined lead.
-
-    See Also
-    --------
-    multilead_matrix, edr.methods.kpca_edr : the single-lead method.
-
-    References
-    ----------
-    .. [1] D. Widjaja, C. Varon, A. C. Dorado, J. A. K. Suykens and S. Van Huffel, "Application of
-       kernel principal component analysis for single-lead ECG-derived respiration," IEEE Trans.
-       Biomed. Eng. 59(4), 1169-1176, 2012. Kernel PCA of the QRS windows, the first component as
-       the respiration.
-
-    Examples
-    --------
-    >>> from edr.simulate import simulate_recording
-    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0, leads=("II", "V2"))
-    >>> from edr.beats import detect
-    >>> from edr.leads import assess_leads, joint_beats
-    >>> quality = assess_leads(rec.leads, rec.fs)
-    >>> beats = {name: detect(x, rec.fs) for name, x in rec.leads.items()}
-    >>> joint, offsets = joint_beats(beats, quality)
-    >>> from edr.leads import multilead_kpca
-    >>> times, values, model = multilead_kpca(rec.leads, rec.fs, joint, offsets, sigma2=1.0)
-    >>> times.shape == values.shape == (69,), model.n_components
-    (True, 1)
-    """
-    from kpca.core import KernelPCACore
-
-    X = multilead_matrix(leads, fs, beats, offsets, half_width_s=half_width_s)[beats.valid]
-    if X.shape[0] < MIN_BEATS:
-        raise SignalError(f"only {X.shape[0]} beats valid in every usable lead; "
-                          f"at least {MIN_BEATS} are needed")
-    model = KernelPCACore(n_components=1, sigma2=sigma2, random_state=random_state,
-                          selection_options=selection_options or None)
-    values = model.fit_transform(X)[:, 0]
-    return beats.times[beats.valid], values, model

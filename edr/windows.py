@@ -240,7 +240,7 @@ def analyse_window(window: Window, leads: dict, fs: float, grid: np.ndarray,
     score. ``"fuse"``: the quality-weighted, sign-aligned combination of the
     single-lead EDRs (:func:`edr.leads.fuse_edrs`). ``"multilead"``: kernel
     PCA of the concatenated QRS windows of the joined leads at jointly
-    detected beats (:func:`edr.leads.multilead_kpca`). The segment returned is
+    detected beats (:func:`edr.multilead.multilead_kpca`). The segment returned is
     the chosen (or best) lead's. ``sigma2`` (kernel methods): a kernel width per lead name that
     replaces ``opts.sigma2`` for that lead (leads not in it use ``opts.sigma2``). ``beats``: the
     beats of a lead over the window's samples (peaks from the window's first sample), used
@@ -417,13 +417,13 @@ def _pooled(runs, usable, best, grid, opts: EDROptions):
 
 def _joint_kpca(leads, runs, quality, best, i0, i1, fs, grid, opts: EDROptions):
     """(segment, output, series) of ``lead="multilead"``: one kernel PCA of every usable
-    lead's QRS windows side by side (:func:`edr.leads.multilead_kpca`)."""
-    from edr import leads as lead_tools
+    lead's QRS windows side by side (:func:`edr.multilead.multilead_kpca`)."""
+    from edr import multilead
 
-    joint, offsets = lead_tools.joint_beats({n: r[0].beats for n, r in runs.items()},
+    joint, offsets = multilead.joint_beats({n: r[0].beats for n, r in runs.items()},
                                             {n: q for n, q in quality.items() if n in runs})
     ko = opts.kernel_options
-    times, values, model = lead_tools.multilead_kpca(
+    times, values, model = multilead.multilead_kpca(
         {n: leads[n][i0:i1] for n in offsets}, fs, joint, offsets, sigma2=ko.sigma2,
         random_state=ko.random_state, selection_options=ko.selection_options)
     seg = Segment(leads[best][i0:i1], fs, i0 / fs, joint, grid, opts.fs_out, best)

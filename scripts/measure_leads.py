@@ -16,7 +16,7 @@ only. Then, per record:
 * ``fuse_b:<rule>`` — :func:`edr.leads.fuse_edrs` of the single-lead EDRs
   weighted by ``<rule>``;
 * ``fuse_a`` — multi-lead kernel PCA on the concatenated QRS windows at the
-  joint beats (:func:`edr.leads.joint_beats`, :func:`edr.leads.multilead_kpca`),
+  joint beats (:func:`edr.multilead.joint_beats`, :func:`edr.multilead.multilead_kpca`),
   same σ² criterion. ``--refresh-fuse-a`` recomputes only this variant for the
   stored rows (lead quality as stored) after a change to the multi-lead code.
 
@@ -55,7 +55,8 @@ def one_record(args):
     from edr.beats import detect
     from edr.errors import SignalError
     from edr.io import read_record
-    from edr.leads import assess_leads, choose_lead, fuse_edrs, joint_beats, multilead_kpca
+    from edr.leads import assess_leads, choose_lead, fuse_edrs
+    from edr.multilead import joint_beats, multilead_kpca
     from edr.pipeline import extract_edr
     from edr.scoring import score
     from edr.signal import bandpass, to_uniform_grid
@@ -118,7 +119,8 @@ def refresh_fuse_a(args):
     from edr.beats import detect
     from edr.errors import SignalError
     from edr.io import read_record
-    from edr.leads import LeadQuality, joint_beats, multilead_kpca
+    from edr.leads import LeadQuality
+    from edr.multilead import joint_beats, multilead_kpca
     from edr.scoring import score
     from edr.signal import bandpass, to_uniform_grid
 

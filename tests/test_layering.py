@@ -91,6 +91,7 @@ LAYERS = {
     "edr.methods.fused": 3.2,
     "edr.methods": 3.3,
     "edr.leads": 3,
+    "edr.multilead": 3.01,
     "edr.options": 4.0,
     "edr.windows": 4.1,
     "edr.stitch": 4.2,

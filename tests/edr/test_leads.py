@@ -1,4 +1,5 @@
-"""Tests of edr.leads: per-lead quality, lead choice, fusion, joint beats, multi-lead kPCA."""
+"""Tests of edr.leads (per-lead quality, lead choice, fusion) and edr.multilead (joint beats,
+multi-lead kPCA)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,11 @@ from edr.leads import (
     assess_leads,
     choose_lead,
     fuse_edrs,
-    joint_beats,
     lead_quality,
-    multilead_kpca,
-    multilead_matrix,
+    matched_beats,
 )
 from edr.modulation import r_amplitude
+from edr.multilead import joint_beats, multilead_kpca, multilead_matrix
 from edr.scoring import correlation
 from edr.signal import bandpass, spectral_concentration, to_uniform_grid
 from edr.simulate import simulate_recording
@@ -163,3 +163,21 @@ def test_agreement_survives_a_constant_channel_delay():
     q["V"].score = 0.5
     joint, offsets = joint_beats({"II": mk(t), "V": mk(shifted)}, q)
     assert offsets == {"II": 0.0} and joint.valid.all()
+
+
+def test_matched_beats_removes_the_pairs_offset_and_finds_the_nearest_beat():
+    rng = np.random.default_rng(0)
+    a = np.cumsum(rng.uniform(0.7, 1.1, 200))
+    keep = np.ones(a.size, bool)
+    keep[[10, 50, 51, 120]] = False  # beats the other lead missed
+    b = a[keep] + 0.037 + rng.normal(0.0, 0.004, keep.sum())  # a constant offset and jitter
+    hit, index = matched_beats(a, b)
+    # slow reference: the nearest beat of b to each shifted time, matched within the tolerance
+    shift = np.median(b - a[keep])
+    nearest = np.array([int(np.argmin(np.abs(b - (t + shift)))) for t in a])
+    assert hit.tolist() == keep.tolist()
+    assert index[hit].tolist() == nearest[hit].tolist()
+    # the 37 ms offset is taken out first: within 20 ms every kept beat still matches
+    assert (np.abs(b - a[keep]) > 0.02).mean() > 0.9
+    assert matched_beats(a, b, 0.02)[0][keep].all()
+    assert matched_beats(a, np.array([]))[0].tolist() == [False] * a.size
