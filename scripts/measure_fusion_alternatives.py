@@ -26,11 +26,11 @@ scores them by the protocol (MSC, |r|) against the reference, which no candidate
   peak.
 
 Output: per database the median MSC / |r| and the number of records where the candidate's MSC
-is above the R amplitude's, and every MARSH subject's MSC. With ``--spectra`` also, for the named
-records, the default's spectrum, the reference's and their coherence bin by bin (Welch, the
-protocol's 32 s segments) over the reference's rate ± 0.1 Hz (the bins the MSC averages) and
-where the breathing's harmonics fold at the beat rate (``k``-th harmonic at ``|f_k - m f_HR|``,
-``f_HR`` the median beat rate).
+is above the R amplitude's, and every MARSH subject's MSC. With ``--spectra`` also, for the
+named records (or simulated scenarios: ``--spectra ventilated``), the default's spectrum, the
+reference's and their coherence bin by bin (Welch, the protocol's 32 s segments) over the
+reference's rate ± 0.1 Hz (the bins the MSC averages) and where the breathing's harmonics fold
+at the beat rate (``k``-th harmonic at ``|f_k - m f_HR|``, ``f_HR`` the median beat rate).
 
 Usage: ``EDR_DATA_DIR=/path/to/data python scripts/measure_fusion_alternatives.py [--spectra
 bidmc07 bidmc09] --out scripts/output/measure_fusion_alternatives.md``
@@ -79,6 +79,7 @@ from edr.signal import (
     spectral_concentration,
 )
 from edr.similarity import MSC_HALF_WIDTH_HZ
+from edr.simulate import simulate_scenario
 from edr.stitch import Stitcher
 
 FS = 4.0
@@ -312,10 +313,12 @@ def table(records: dict, paths: dict) -> list[str]:
                         f"{sum(CHOSEN)} of {len(CHOSEN)} analysis windows.", ""]
 
 
-def spectra(name: str, path: str) -> list[str]:
+def spectra(name: str, path: str | None) -> list[str]:
     """The default's and the reference's spectra and coherence over the MSC's bins of one
-    record, and the folded harmonics of the breathing within 0.2 Hz of its rate."""
-    rec = read_record(path[:-4] + ".hea")
+    record (``path`` None: ``name`` is a scenario of ``edr.simulate``, 8 min at 300 Hz, one
+    lead), and the folded harmonics of the breathing within 0.2 Hz of its rate."""
+    rec = (read_record(path[:-4] + ".hea") if path else
+           simulate_scenario(name, duration_s=480.0, fs=300.0, leads=("II",), random_state=0))
     res = extract_edr(rec)
     x = np.nan_to_num(np.asarray(res.waveform, dtype=float))
     y = bandpass(reference_on_grid(rec.resp, rec.resp_fs, res.time), fs=FS)
@@ -345,7 +348,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="scripts/output/measure_fusion_alternatives.md")
     ap.add_argument("--cache-dir", default=DEFAULT_CACHE)
-    ap.add_argument("--spectra", nargs="*", default=[], help="records whose spectra to print")
+    ap.add_argument("--spectra", nargs="*", default=[],
+                    help="records (or simulated scenarios, e.g. ventilated) whose spectra to print")
     args = ap.parse_args(argv)
     paths = record_names(os.environ["EDR_DATA_DIR"])
     spectra_opt = f" --spectra {' '.join(args.spectra)}" if args.spectra else ""
@@ -354,7 +358,7 @@ def main(argv=None) -> int:
              f"{args.out}`", ""]
     lines += table(load_all(args.cache_dir), paths)
     for name in args.spectra:
-        lines += spectra(name, paths[name])
+        lines += spectra(name, paths.get(name))
     return write_markdown(args.out, lines)
 
 
