@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from edr.beats import Beats, detect, signal_mask, true_runs
+from edr.beats.mask import without_glitches
 from edr.errors import ChannelError, SignalError
 from edr.fusion import HEART_SERIES, carried_hz, fuse, panel_weights, standardised
 from edr.io.digital_lead import as_lead
@@ -190,7 +191,8 @@ def check_rate(recording) -> float:
 
 def record_leads(recording, opts: EDROptions) -> dict:
     """``{name: samples}``: the requested lead, or every ECG lead for a multi-lead mode, each
-    with its mains line removed (:func:`edr.mains.remove_mains`); a
+    with its impulse glitches set to NaN (:func:`edr.beats.mask.without_glitches`: before the
+    notch spreads them) and its mains line removed (:func:`edr.mains.remove_mains`); a
     :class:`~edr.io.digital_lead.DigitalLead` without a mains line stays one (the windows read
     their slices of it).
 
@@ -211,7 +213,7 @@ def record_leads(recording, opts: EDROptions) -> dict:
         x, name = _pick_lead(recording, opts.lead)
         leads = {name: x}
     fs = float(recording.fs)
-    return {name: remove_mains(x, fs) for name, x in leads.items()}
+    return {name: remove_mains(without_glitches(x, fs), fs) for name, x in leads.items()}
 
 
 def _pick_lead(recording, lead):

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from edr.beats import signal_mask
+from edr.beats.mask import glitch_limits
 from edr.errors import SignalError
 from edr.mains import mains_frequency, notch_mains
 from edr.methods import DEFAULT_SIGMA2
@@ -128,6 +129,8 @@ class _Ring:
         self.buf = np.zeros((n_channels, capacity))
         self.cap = capacity
         self.n_total = 0
+        self.n_checked = 0  # samples judged for glitches (:meth:`glitches_to_nan`)
+        self.limits, self.n_limits = None, 0
 
     def append(self, x: np.ndarray) -> None:
         """Append ``x`` of shape (n_channels, n)."""
@@ -146,6 +149,26 @@ class _Ring:
         if n <= i:
             return self.buf[:, i - n:i].copy()
         return np.concatenate([self.buf[:, self.cap - (n - i):], self.buf[:, :i]], axis=1)
+
+    def glitches_to_nan(self, fs: float) -> None:
+        """Set the impulse glitches (:func:`edr.beats.mask.glitch_limits`) among the samples
+        appended since the last call to NaN, a masked sample as in a recording; each channel's
+        limits are judged on the buffer and renewed every :data:`~edr.signal.SEGMENT_S` of
+        stream."""
+        new = min(self.n_total - self.n_checked, self.cap)
+        if new <= 0:
+            return
+        if self.limits is None or self.n_total - self.n_limits >= SEGMENT_S * fs:
+            held = self.last(self.cap)
+            self.limits = [glitch_limits(c, fs) for c in held]
+            self.n_limits = self.n_total
+        positions = (self.n_total - new + np.arange(new)) % self.cap
+        with np.errstate(over="ignore", invalid="ignore"):
+            for c, limits in enumerate(self.limits):
+                if limits is not None:
+                    values = self.buf[c, positions]
+                    self.buf[c, positions[np.abs(values - limits[0]) > limits[1]]] = np.nan
+        self.n_checked = self.n_total
 
 
 class StreamingEDR:
@@ -343,6 +366,7 @@ class StreamingEDR:
     def _update(self, final: bool) -> StreamUpdate:
         # An update's matrices have a few hundred rows: a second BLAS thread costs more than it
         # saves, and on a busy machine far more (``docs/studies/stream_design.md``, speed).
+        self.ring.glitches_to_nan(self.fs)
         with blas_limited_to_one_thread():
             edr_time, edr, rt, rb, rq, reselected, status = self._path.update(final)
         self.n_updates += 1

@@ -177,8 +177,13 @@ def test_signal_mask_keeps_short_constant_runs():
 
 
 def _slow_signal_mask(x, fs, flat_s):
-    """Sample by sample: non-finite, or inside a run of >= round(flat_s * fs) equal samples."""
-    bad = [not np.isfinite(v) for v in x]
+    """Sample by sample: non-finite, farther from the finite samples' median than
+    GLITCH_FACTOR times the 99th percentile of their distances from it, or inside a run of
+    >= round(flat_s * fs) equal samples."""
+    finite = [v for v in x if np.isfinite(v)]
+    median = float(np.median(finite))
+    limit = mask.GLITCH_FACTOR * float(np.percentile([abs(v - median) for v in finite], 99.0))
+    bad = [not np.isfinite(v) or abs(v - median) > limit for v in x]
     min_run = max(int(round(flat_s * fs)), 2)
     i = 0
     while i < len(x):
@@ -199,8 +204,24 @@ def test_signal_mask_matches_a_sample_by_sample_reference(seed, block, monkeypat
     for _ in range(6):
         a = int(rng.integers(0, 2900))
         x[a:a + int(rng.integers(1, 150))] = rng.choice([np.nan, np.inf, 0.3, 0.3])
+    x[rng.integers(0, 3000, 3)] = [1e308, -1e30, 400.0]  # impulse glitches
+    x[rng.integers(0, 3000)] = 200.0  # far out, yet within the limit: kept
     m = signal_mask(x, 100.0, flat_s=0.5)
     assert np.array_equal(m, _slow_signal_mask(x, 100.0, 0.5))
+
+
+@pytest.mark.parametrize("glitch", [1e4, 1e30, 1e308])
+def test_an_impulse_glitch_costs_the_edr_no_more_than_a_missing_sample(glitch):
+    from edr import extract_edr
+
+    rec = simulate_recording(duration_s=120.0, fs=250.0, random_state=1)
+    missing, glitched = rec.ecg.copy(), rec.ecg.copy()
+    missing[[5000, 9000]] = np.nan
+    glitched[[5000, 9000]] = glitch, -glitch  # transmission errors, two orders beyond any QRS
+    a, b = extract_edr(missing, fs=250.0), extract_edr(glitched, fs=250.0)
+    assert b.n_beats == a.n_beats and b.n_beats_dropped == a.n_beats_dropped
+    assert np.allclose(b.waveform, a.waveform, equal_nan=True)
+    assert np.array_equal(b.rate_bpm, a.rate_bpm, equal_nan=True)
 
 
 def test_clipping_minority_flagged_majority_kept():

@@ -61,6 +61,14 @@ def _api_rows(x: np.ndarray, leads) -> np.ndarray:
                             np.concatenate([u.edr for u in ups])])
 
 
+def test_an_impulse_glitch_is_a_masked_sample_not_the_end():
+    x = simulate_recording(duration_s=90.0, fs=FS, random_state=2).ecg[:, None]
+    missing, glitched = x.copy(), x.copy()
+    missing[[1000, 6000], 0] = np.nan
+    glitched[[1000, 6000], 0] = 1e308, -1e30  # values no ECG reaches, in any unit
+    assert np.allclose(_api_rows(glitched, ("II",)), _api_rows(missing, ("II",)), equal_nan=True)
+
+
 def _rows(path) -> np.ndarray:
     with open(path) as f:
         rows = list(csv.reader(f))
