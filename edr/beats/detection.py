@@ -26,6 +26,13 @@ DEFAULT_DETECTOR = "neurokit"
 """Default NeuroKit2 R-peak detector: tied best on BIDMC (see :mod:`edr.beats`)."""
 MIN_BEATS = 20
 """Fewest detected beats :func:`detect` accepts."""
+SHORT_GAP_S = 0.05
+"""Masked runs at most this long (s) are bridged, not cut out: half a QRS complex cannot hide a
+beat, so a lead that lost single samples here and there (a lossy link) keeps its stretches
+whole; a beat with such a gap within :data:`GAP_GUARD_S` of its R peak is flagged an artifact."""
+GAP_GUARD_S = 0.06
+"""Half-width (s) around R within which a bridged gap makes a beat an artifact (the QRS window
+its morphology is read from, :func:`edr.modulation.qrs_matrix`)."""
 
 
 @dataclass
@@ -194,17 +201,20 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
     x, fs = _check_inputs(ecg, fs, upsample, polarity)
     method = str(method).lower()
     masked = signal_mask(x, fs, flat_s=flat_s)
-    segs = _usable_segments(masked, fs)
+    gaps = _short_gaps(masked, fs)
+    segs = _usable_segments(masked & ~gaps, fs)
     xs, clean, polarity = _oriented_clean(x, fs, masked, segs, polarity)
     peaks = _detect_segments(xs, clean, fs, segs, method, min_beats)
     pos, tcorr, template = aligned_peaks(clean, fs, peaks, up=int(upsample), half_s=align_half_s,
                                   max_lag_s=max_lag_s, shift=align, template=template)
-    ectopic = rr_ectopic(pos, peaks, fs, masked)
+    ectopic = rr_ectopic(pos, peaks, fs, masked & ~gaps)
     clipped = clipped_beats(xs, ~masked, peaks, fs)
     amp = clean[peaks]
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = amp / running_median(amp)
     artifact = (tcorr < min_template_corr) | ~((ratio >= 0.4) & (ratio <= 2.5))
+    if gaps.any():
+        artifact |= _near(gaps, peaks, int(round(GAP_GUARD_S * fs)))
     if clipped.mean() < max_clipped_fraction:
         artifact |= clipped
     valid = ~(ectopic | artifact)
@@ -212,6 +222,24 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
                  n_ectopic=int(ectopic.sum()), n_artifact=int(artifact.sum()),
                  template_corr=tcorr, clipped=clipped, ectopic=ectopic,
                  n_masked=int(masked.sum()), method=method, template=template)
+
+
+def _short_gaps(masked: np.ndarray, fs: float) -> np.ndarray:
+    """The masked runs of at most :data:`SHORT_GAP_S` (boolean mask)."""
+    gaps = np.zeros(masked.size, dtype=bool)
+    starts, stops = true_runs(masked)
+    for a, b in zip(starts, stops, strict=True):
+        if b - a <= SHORT_GAP_S * fs:
+            gaps[a:b] = True
+    return gaps
+
+
+def _near(gaps: np.ndarray, peaks: np.ndarray, half: int) -> np.ndarray:
+    """Per peak, whether ``gaps`` holds a sample within ``half`` samples of it."""
+    before = np.concatenate([[0], np.cumsum(gaps, dtype=np.int64)])
+    lo = np.clip(peaks - half, 0, gaps.size)
+    hi = np.clip(peaks + half + 1, 0, gaps.size)
+    return before[hi] > before[lo]
 
 
 def _usable_segments(masked: np.ndarray, fs: float) -> list[tuple[int, int]]:
@@ -230,9 +258,10 @@ def _usable_segments(masked: np.ndarray, fs: float) -> list[tuple[int, int]]:
 def _oriented_clean(x: np.ndarray, fs: float, masked: np.ndarray,
                     segs: list[tuple[int, int]],
                     polarity: int | None = None) -> tuple[np.ndarray, np.ndarray, int]:
-    """The lead with R upwards, its cleaned copy and the polarity (+1, or -1 when inverted).
+    """The lead with R upwards (masked samples bridged linearly), its cleaned copy and the
+    polarity (+1, or -1 when inverted).
 
-    The lead is cleaned once, masked samples bridged linearly; polarity, detection of an
+    The lead is cleaned once, masked samples bridged; polarity, detection of an
     unmasked lead, alignment and amplitudes all read it (the filter is linear and odd, so
     inverting the lead inverts it exactly). The polarity, unless given, is judged on the
     usable segments joined.
@@ -245,11 +274,11 @@ def _oriented_clean(x: np.ndarray, fs: float, masked: np.ndarray,
     clean_x = clean_long(filled, fs, "neurokit")
     if polarity is None:
         whole = len(segs) == 1 and segs[0] == (0, x.size)
-        joined = clean_x if whole else clean_long(np.concatenate([x[a:b] for a, b in segs]),
+        joined = clean_x if whole else clean_long(np.concatenate([filled[a:b] for a, b in segs]),
                                                    fs, "neurokit")
         polarity = -1 if inverted(joined, fs) else 1
         del joined
-    xs = x if polarity == 1 else -x
+    xs = filled if polarity == 1 else -filled
     clean = clean_x if polarity == 1 else np.negative(clean_x, out=clean_x)
     return xs, clean, polarity
 

@@ -123,14 +123,14 @@ class StreamUpdate:
 
 
 class _Ring:
-    """The last ``capacity`` samples of ``n_channels`` unbounded streams (circular buffer)."""
+    """The last ``capacity`` samples of ``n_channels`` unbounded streams (circular buffer), read
+    with their impulse glitches as NaN (:meth:`renew_limits`)."""
 
     def __init__(self, n_channels: int, capacity: int):
         self.buf = np.zeros((n_channels, capacity))
         self.cap = capacity
         self.n_total = 0
-        self.n_checked = 0  # samples judged for glitches (:meth:`glitches_to_nan`)
-        self.limits, self.n_limits = None, 0
+        self.limits, self.n_limits = [None] * n_channels, None
 
     def append(self, x: np.ndarray) -> None:
         """Append ``x`` of shape (n_channels, n)."""
@@ -142,33 +142,32 @@ class _Ring:
         self.buf[:, :n - k] = x[:, k:]
         self.n_total += n
 
+    def renew_limits(self, fs: float) -> None:
+        """Judge each channel's glitch limits (:func:`edr.beats.mask.glitch_limits`) on the
+        samples held as recorded, at the first call and then every :data:`~edr.signal.SEGMENT_S`
+        of stream (a lasting shift of the level is learnt, a glitch is not)."""
+        if self.n_limits is None or self.n_total - self.n_limits >= SEGMENT_S * fs:
+            n = min(self.cap, self.n_total)
+            self.limits = [glitch_limits(c, fs) for c in self._raw(n)]
+            self.n_limits = self.n_total
+
     def last(self, n: int) -> np.ndarray:
-        """The last ``n`` samples (at most the capacity), shape (n_channels, n)."""
+        """The last ``n`` samples (at most the capacity), shape (n_channels, n), a sample beyond
+        its channel's glitch limits NaN."""
+        out = self._raw(n)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for c, limits in enumerate(self.limits):
+                if limits is not None:
+                    out[c, np.abs(out[c] - limits[0]) > limits[1]] = np.nan
+        return out
+
+    def _raw(self, n: int) -> np.ndarray:
+        """The last ``n`` samples as appended (a copy)."""
         n = min(n, self.cap, self.n_total)
         i = self.n_total % self.cap
         if n <= i:
             return self.buf[:, i - n:i].copy()
         return np.concatenate([self.buf[:, self.cap - (n - i):], self.buf[:, :i]], axis=1)
-
-    def glitches_to_nan(self, fs: float) -> None:
-        """Set the impulse glitches (:func:`edr.beats.mask.glitch_limits`) among the samples
-        appended since the last call to NaN, a masked sample as in a recording; each channel's
-        limits are judged on the buffer and renewed every :data:`~edr.signal.SEGMENT_S` of
-        stream."""
-        new = min(self.n_total - self.n_checked, self.cap)
-        if new <= 0:
-            return
-        if self.limits is None or self.n_total - self.n_limits >= SEGMENT_S * fs:
-            held = self.last(self.cap)
-            self.limits = [glitch_limits(c, fs) for c in held]
-            self.n_limits = self.n_total
-        positions = (self.n_total - new + np.arange(new)) % self.cap
-        with np.errstate(over="ignore", invalid="ignore"):
-            for c, limits in enumerate(self.limits):
-                if limits is not None:
-                    values = self.buf[c, positions]
-                    self.buf[c, positions[np.abs(values - limits[0]) > limits[1]]] = np.nan
-        self.n_checked = self.n_total
 
 
 class StreamingEDR:
@@ -366,7 +365,7 @@ class StreamingEDR:
     def _update(self, final: bool) -> StreamUpdate:
         # An update's matrices have a few hundred rows: a second BLAS thread costs more than it
         # saves, and on a busy machine far more (``docs/studies/stream_design.md``, speed).
-        self.ring.glitches_to_nan(self.fs)
+        self.ring.renew_limits(self.fs)
         with blas_limited_to_one_thread():
             edr_time, edr, rt, rb, rq, reselected, status = self._path.update(final)
         self.n_updates += 1

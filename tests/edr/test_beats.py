@@ -224,6 +224,26 @@ def test_an_impulse_glitch_costs_the_edr_no_more_than_a_missing_sample(glitch):
     assert np.array_equal(b.rate_bpm, a.rate_bpm, equal_nan=True)
 
 
+def test_a_lead_that_lost_single_samples_keeps_its_beats():
+    from edr.beats.detection import GAP_GUARD_S
+
+    times = regular_times(120.0, seed=5)
+    x = synthetic_ecg(times, FS, 120.0)
+    clean = detect(x, FS)
+    rng = np.random.default_rng(5)
+    lost = np.flatnonzero(rng.random(x.size) < 0.005)  # a lossy link: one sample in 200
+    x[lost] = np.nan
+    b = detect(x, FS)
+    assert b.peaks.size >= clean.peaks.size - 2
+    assert np.max(np.abs(_match(b.peaks, clean.peaks))) < 0.5  # samples
+    # slow reference: a beat with a lost sample within GAP_GUARD_S of R is an artifact
+    half = int(round(GAP_GUARD_S * FS))
+    near = np.array([np.any(np.abs(lost - p) <= half) for p in np.round(b.peaks)])
+    assert near.any() and not b.valid[near].any()
+    assert b.valid[~near].mean() > 0.95
+    assert np.max(np.abs(_match(clean.peaks, b.peaks[~near]))) < 0.05
+
+
 def test_clipping_minority_flagged_majority_kept():
     times = regular_times(60.0, seed=4)
     amps = np.ones(times.size)

@@ -69,6 +69,35 @@ def test_an_impulse_glitch_is_a_masked_sample_not_the_end():
     assert np.allclose(_api_rows(glitched, ("II",)), _api_rows(missing, ("II",)), equal_nan=True)
 
 
+def test_a_lossy_link_losing_one_sample_in_200_keeps_the_rates():
+    x = simulate_recording(duration_s=120.0, fs=FS, random_state=4).ecg[:, None]
+    lossy = x.copy()
+    lossy[np.random.default_rng(4).random(x.shape[0]) < 0.005, 0] = np.nan
+
+    def rates(y):
+        s = StreamingEDR(FS, leads=("II",), sigma2="rot")
+        ups = [u for i in range(0, y.shape[0], 125) for u in s.push(y[i:i + 125])] + s.flush()
+        return np.concatenate([u.rate_bpm for u in ups])
+
+    clean, lost = rates(x), rates(lossy)
+    assert lost.size == clean.size and np.isfinite(lost).sum() >= np.isfinite(clean).sum() - 1
+    both = np.isfinite(lost) & np.isfinite(clean)
+    assert np.max(np.abs(lost[both] - clean[both])) < 1.0
+
+
+def test_a_lasting_shift_of_the_level_is_learnt_not_masked():
+    x = simulate_recording(duration_s=150.0, fs=FS, random_state=2).ecg.copy()
+    x[int(60 * FS):] += 1e4  # beyond the glitch limit, but for good: a level, not a glitch
+    s = StreamingEDR(FS, leads=("II",), sigma2="rot")
+    ups = []
+    for i in range(0, x.size, 125):
+        ups += s.push(x[i:i + 125, None])
+    ups += s.flush()
+    late = np.concatenate([u.rate_time for u in ups]) >= 80.0
+    assert late.sum() >= 3 and np.isfinite(np.concatenate([u.rate_bpm for u in ups])[late]).all()
+    assert np.isfinite(np.concatenate([u.edr for u in ups[-10:]])).all()
+
+
 def _rows(path) -> np.ndarray:
     with open(path) as f:
         rows = list(csv.reader(f))
