@@ -81,9 +81,12 @@ def breath_rate_series(breath_times, window_starts_s, *, window_s: float = SEGME
     starts = as_series(window_starts_s, "window_starts_s")
     out = np.full(starts.size, np.nan)
     lo = np.searchsorted(b, starts, side="left")
-    hi = np.searchsorted(b, starts + window_s, side="left")
-    for i in np.flatnonzero(hi - lo >= max(min_breaths, 2)):
-        out[i] = 60.0 / float(np.median(np.diff(b[lo[i]:hi[i]])))
+    n = np.searchsorted(b, starts + window_s, side="left") - lo - 1  # intervals inside
+    intervals = np.diff(b)
+    for m in np.unique(n[n >= max(min_breaths, 2) - 1]):  # the windows with m intervals at once
+        at = np.flatnonzero(n == m)
+        rows = np.lib.stride_tricks.sliding_window_view(intervals, m)[lo[at]]
+        out[at] = 60.0 / np.median(rows, axis=1)
     return out
 
 

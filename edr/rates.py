@@ -111,9 +111,8 @@ def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0, tilt: float = RATE_T
     """
     fs = positive_rate(fs)
     x = as_series(x, "x")
-    win = int(round(SEGMENT_S * fs))
     starts = window_starts(x.size, fs)
-    return t0 + (starts + win / 2) / fs, spectral_peak_rates(x, starts, fs, tilt=tilt)
+    return _window_centres(starts, fs, t0), spectral_peak_rates(x, starts, fs, tilt=tilt)
 
 
 def rate_quality(edr, panel: Mapping[str, np.ndarray], weights: Mapping[str, float], *,
@@ -220,6 +219,27 @@ def _judged(edr, starts, rates, weights, fs, tilt, limit):
                           if k.rsplit("/", 1)[-1] not in HEART_SERIES}
             quality[near] = panel_agreement(rate, morphology, weights)[near]
     return rate, quality
+
+
+def _window_centres(starts: np.ndarray, fs: float, t0: float) -> np.ndarray:
+    """Times (s) of the centres of the rate windows starting at the grid indices ``starts``."""
+    return t0 + (starts + int(round(SEGMENT_S * fs)) / 2) / fs
+
+
+def _judging_spans(starts: np.ndarray, time: np.ndarray, spans, win: int) -> np.ndarray:
+    """Per rate window (first grid index ``starts``, increasing; centre ``time``): the index of
+    the span that judges it, -1 for none: of the spans that contain the window whole
+    (``first <= start`` and ``start + win - 1 <= last``), the first whose core holds its centre,
+    else the first. Each span visits only the windows between its own limits."""
+    first_in = np.full(starts.size, -1)
+    in_core = np.full(starts.size, -1)
+    for j, sp in enumerate(spans):
+        run = slice(np.searchsorted(starts, sp.first, "left"),
+                    np.searchsorted(starts, sp.last - win + 1, "right"))
+        f, c, t = first_in[run], in_core[run], time[run]  # views: written in place
+        f[f < 0] = j
+        c[(c < 0) & (sp.core[0] <= t) & (t < sp.core[1])] = j
+    return np.where(in_core >= 0, in_core, first_in)
 
 
 def settled_span(span: RateSpan, n: int, fs_out: float, t0: float = 0.0, *,
@@ -422,26 +442,27 @@ def judged_rates(waveform, grid, spans, fs_out: float,
     """
     waveform = np.asarray(waveform, dtype=float)
     t0 = float(grid[0]) if np.size(grid) else 0.0
-    time, raw = rate_series(waveform, fs=fs_out, t0=t0, tilt=tilt)
-    quality = np.zeros(raw.size)
-    win = int(round(SEGMENT_S * fs_out))
-    judged = [[] for _ in spans]  # per span: the rate windows it judges
-    for i, s in enumerate(window_starts(waveform.size, fs_out)):
-        inside = [j for j, sp in enumerate(spans) if sp.first <= s and s + win - 1 <= sp.last]
-        if inside:
-            judged[next((j for j in inside if spans[j].core[0] <= time[i] < spans[j].core[1]),
-                        inside[0])].append((i, s))
-    for sp, items in zip(spans, judged, strict=True):
-        if items:  # the panel's rates of all these windows at once (= rate_quality per window)
-            idx, starts = (np.array(v) for v in zip(*items, strict=True))
+    fs_out = positive_rate(fs_out)
+    starts = window_starts(waveform.size, fs_out)
+    time = _window_centres(starts, fs_out, t0)
+    raw, quality = np.full(starts.size, np.nan), np.zeros(starts.size)
+    judge = _judging_spans(starts, time, spans, int(round(SEGMENT_S * fs_out)))
+    order = np.argsort(judge, kind="stable")  # each span's rate windows, in time order
+    bounds = np.searchsorted(judge[order], np.arange(len(spans) + 1))
+    for j, sp in enumerate(spans):
+        idx = order[bounds[j]:bounds[j + 1]]
+        if idx.size:  # the panel's rates of all these windows at once (= rate_quality per window)
             limit = (None if sp.beat_times is None
-                     else carried_bpm(sp.beat_times, t0 + starts / fs_out))
+                     else carried_bpm(sp.beat_times, t0 + starts[idx] / fs_out))
             if sp.rates is None:
-                pr = _panel_rates(sp.panel, starts - sp.first, fs_out, tilt, limit)
+                pr = _panel_rates(sp.panel, starts[idx] - sp.first, fs_out, tilt, limit)
             else:  # settled (:func:`settled_span`): every window it contains whole is rated
                 if sp.tilt != tilt:
                     raise ValueError(f"span settled with tilt {sp.tilt}, judged with {tilt}")
-                pr = {k: r[np.searchsorted(sp.rated, starts)] for k, r in sp.rates.items()}
-            raw[idx], quality[idx] = _judged(waveform, starts, pr, sp.weights, fs_out, tilt, limit)
+                pr = {k: r[np.searchsorted(sp.rated, starts[idx])] for k, r in sp.rates.items()}
+            raw[idx], quality[idx] = _judged(waveform, starts[idx], pr, sp.weights, fs_out, tilt,
+                                             limit)
+    alone = np.flatnonzero(judge < 0)  # no span judges them: the unlimited spectral peak
+    raw[alone] = spectral_peak_rates(waveform, starts[alone], fs_out, tilt=tilt)
     rate = np.where(quality >= threshold, raw, np.nan)
     return JudgedRates(time, rate, raw, quality)

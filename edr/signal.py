@@ -17,6 +17,8 @@ the evaluation protocol these steps implement is
 from __future__ import annotations
 
 import functools
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -43,6 +45,7 @@ __all__ = [
     "SEGMENT_S",
     "CONCENTRATION_HALF_WIDTH_HZ",
     "WELCH_BLOCK_SEGMENTS",
+    "WELCH_THREADS",
     "as_series",
     "butter_sos",
     "carried_bpm",
@@ -98,6 +101,9 @@ CONCENTRATION_HALF_WIDTH_HZ = 0.05
 WELCH_BLOCK_SEGMENTS = 512
 """Segments per block of :func:`welch_in_blocks` (about 17 minutes of 4 s half-overlapping
 segments)."""
+WELCH_THREADS = min(os.cpu_count() or 1, 2)
+"""Threads transforming the blocks of :func:`welch_in_blocks` (each holds a block's segments
+and spectra: ~15 MB at 250 Hz)."""
 
 # FS_RANGE — supported ECG sampling rates (Hz, defined in :mod:`edr.names`), and MIN_BEATS —
 # fewest beats an analysis needs, are those :func:`edr.beats.detect` enforces; re-exported here
@@ -399,7 +405,8 @@ def welch_in_blocks(x, fs: float, nperseg: int, *, fill: float | None = None,
     none), computed over blocks of at most ``block_segments`` consecutive segments whose
     periodograms are averaged with their segment counts: the same average of the same segments
     without a record-sized copy or segment array (a 24-hour record at 250 Hz is 173 MB per
-    float64 copy; ``welch`` holds several at once).
+    float64 copy; ``welch`` holds several at once). Several blocks are transformed in
+    :data:`WELCH_THREADS` threads and added in their order: the sum one thread makes.
 
     See Also
     --------
@@ -419,14 +426,20 @@ def welch_in_blocks(x, fs: float, nperseg: int, *, fill: float | None = None,
     step = nperseg - nperseg // 2
     n_seg = max((x.size - nperseg) // step + 1, 1)
     firsts = range(0, n_seg, block_segments)
-    total = 0.0
-    for first in firsts:
+
+    def block(first):
         m = min(block_segments, n_seg - first)
         y = x[first * step:(first + m - 1) * step + nperseg]
         if fill is not None:
             y = np.where(np.isfinite(y), y, fill)
         f, p = spectral.welch(y - offset, fs, nperseg)  # SciPy's values; short: one segment
-        if len(firsts) == 1:
-            return f, p
-        total = total + m * p
+        return f, p, m
+
+    if len(firsts) == 1:
+        return block(0)[:2]
+    total = 0.0
+    with ThreadPoolExecutor(max_workers=WELCH_THREADS) as pool:
+        for part in pool.map(block, firsts):  # added in order, as by one thread
+            f, p, m = part
+            total = total + m * p
     return f, total / n_seg

@@ -184,7 +184,8 @@ def signal_mask(ecg, fs: float, *, flat_s: float = 1.0) -> np.ndarray:
     block = max(_MASK_BLOCK, 4 * m)
     for c0 in range(1, x.size, block):  # blocks of neighbour pairs (i - 1, i), m either side
         lo, hi = max(c0 - m, 1), min(c0 + block + m, x.size)
-        same = x[lo:hi] == x[lo - 1:hi - 1]  # NaN compares unequal, so NaN never counts as flat
+        y = x[lo - 1:hi]  # read (a DigitalLead: converted) once
+        same = y[1:] == y[:-1]  # NaN compares unequal, so NaN never counts as flat
         starts, stops = true_runs(same)
         long = stops - starts >= m
         for a, b in zip(starts[long] + lo, stops[long] + lo, strict=True):

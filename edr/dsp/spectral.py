@@ -61,10 +61,15 @@ def _segment_spectra(x: np.ndarray, fs: float, nperseg: int) -> np.ndarray:
     shaped ``x.shape[:-1] + (n_segments, nperseg // 2 + 1)``."""
     win = density_window(nperseg, float(fs))
     hop = nperseg - nperseg // 2
-    starts = np.arange((x.shape[-1] - nperseg // 2) // hop) * hop
-    segs = x[..., starts[:, None] + np.arange(nperseg)[None, :]].reshape(-1, nperseg)
+    n = (x.shape[-1] - nperseg // 2) // hop
+    if x.ndim == 1:  # a strided view of the segments, one copy demeaned and windowed in place
+        segs = np.lib.stride_tricks.sliding_window_view(x, nperseg)[::hop][:n]
+        spec = segs - segs.mean(axis=1, keepdims=True)
+        spec *= win
+        return sp_fft.rfft(spec, axis=-1)
+    segs = x[..., (np.arange(n) * hop)[:, None] + np.arange(nperseg)[None, :]].reshape(-1, nperseg)
     spec = sp_fft.rfft((segs - segs.mean(axis=1, keepdims=True)) * win, axis=-1)
-    return spec.reshape(*x.shape[:-1], starts.size, -1)
+    return spec.reshape(*x.shape[:-1], n, -1)
 
 
 def _one_sided_mean(p: np.ndarray, nperseg: int) -> np.ndarray:

@@ -82,6 +82,18 @@ def test_breath_rate_series_equals_a_loop_over_windows():
                                   _slow_breath_rates(breaths, starts))
 
 
+@pytest.mark.parametrize(("window_s", "min_breaths"), [(32.0, 2), (32.0, 5), (60.0, 3), (9.0, 1)])
+def test_breath_rate_series_equals_the_loop_with_any_window_and_count(window_s, min_breaths):
+    rng = np.random.default_rng(7)
+    breaths = np.cumsum(rng.uniform(0.5, 12.0, 300))  # 0 to ~60 breaths a window
+    starts = np.r_[np.arange(-40.0, breaths[-1] + 40.0, 7.0), 3.0]  # unsorted, past both ends
+    got = breath_rate_series(breaths, starts, window_s=window_s, min_breaths=min_breaths)
+    want = _slow_breath_rates(breaths, starts, window_s, max(min_breaths, 2))
+    np.testing.assert_array_equal(got, want)
+    assert np.isfinite(want).any() and np.isnan(want).any()
+    assert np.isnan(breath_rate_series([], starts)).all()
+
+
 def _alternating(seconds=320.0, seed=0):
     """Deep breaths at 6 /min and shallow ones at 24 /min, alternating every 20 s, the breath
     times at the maxima, beats at 80 /min."""

@@ -3,6 +3,7 @@ each segment demeaned): the same values to rounding."""
 
 import numpy as np
 import pytest
+from scipy import fft as sp_fft
 from scipy import signal
 
 from edr.dsp import spectral
@@ -45,3 +46,20 @@ def test_welch_of_rows_is_welch_of_each_row():
     f, p = spectral.welch(x, 4.0, 128)
     for row, prow in zip(x, p, strict=True):
         np.testing.assert_allclose(prow, signal.welch(row, **_kw(128, 4.0))[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize(("shape", "nperseg"), [((5000,), 1000), ((4999,), 255), ((300,), 300),
+                                                ((700,), 64), ((31,), 2)])
+def test_segment_spectra_equal_each_segment_on_its_own(shape, nperseg):
+    """A series' segments read as a strided view, demeaned and windowed in one copy: each one's
+    spectrum bit for bit that of the segment cut out, demeaned and windowed by itself."""
+    x = np.random.default_rng(4).standard_normal(shape)
+    got = spectral._segment_spectra(x, 250.0, nperseg)
+    hop = nperseg - nperseg // 2
+    win = spectral.density_window(nperseg, 250.0)
+    for row in np.ndindex(*shape[:-1]):
+        for k in range(got.shape[-2]):
+            seg = x[row][k * hop:k * hop + nperseg]
+            assert seg.size == nperseg
+            np.testing.assert_array_equal(got[row][k], sp_fft.rfft((seg - seg.mean()) * win))
+    assert got.shape[-2] == (shape[-1] - nperseg // 2) // hop

@@ -79,6 +79,48 @@ def test_settled_spans_judge_the_same_rates():
         judged_rates(waveform, t0 + t, settled, fs)
 
 
+def test_judged_rates_of_many_spans_equal_the_windows_one_by_one():
+    """Many spans, overlapping, one out of time order, some limited by their beats, and rate
+    windows no span holds whole: each window's rate and quality are those of
+    :func:`edr.rates.rate_quality` on its own with the panel of the span a plain search over
+    every span chooses (the first holding it whole whose core holds its centre, else the first),
+    and an unjudged window's rate is :func:`rate_series`'s."""
+    fs, t0 = 4.0, 50.0
+    rng = np.random.default_rng(11)
+    t = t0 + np.arange(int(1500 * fs)) / fs
+    waveform = np.sin(2 * np.pi * 0.27 * t) + 0.9 * rng.standard_normal(t.size)
+    waveform[2000:2003] = np.nan
+    beats = t0 + np.cumsum(rng.uniform(0.9, 2.2, size=1200))
+    limits = [(0, 1199), (900, 2099), (1800, 2999), (3400, 4599), (4300, 5999), (1000, 1900),
+              (2700, 3199)]  # 3200-3399 held whole by none; the last two out of time order
+    spans = []
+    for k, (a, b) in enumerate(limits):
+        n = b - a + 1
+        panel = {"edr": waveform[a:b + 1].copy(), "rr": rng.standard_normal(n),
+                 "slow": np.sin(2 * np.pi * 0.26 * t[a:b + 1]) + rng.standard_normal(n)}
+        core = (t[a] + 60.0, t[b] - 150.0)  # many windows held whole by two, in neither core
+        spans.append(RateSpan(a, b, core, panel, {"edr": 0.5, "rr": 0.2, "slow": 0.3},
+                              beats if k % 2 else None))
+    got = judged_rates(waveform, t, spans, fs)
+    time, raw = rate_series(waveform, fs=fs, t0=t0)
+    win = int(round(SEGMENT_S * fs))
+    quality = np.zeros(raw.size)
+    for i, s in enumerate(window_starts(waveform.size, fs)):
+        inside = [sp for sp in spans if sp.first <= s and s + win - 1 <= sp.last]
+        if inside:
+            sp = next((x for x in inside if x.core[0] <= time[i] < x.core[1]), inside[0])
+            panel = {name: v[s - sp.first:s - sp.first + win] for name, v in sp.panel.items()}
+            _, r, q = rate_quality(waveform[s:s + win], panel, sp.weights, fs=fs, t0=t[s],
+                                   beat_times=sp.beat_times)
+            raw[i], quality[i] = r[0], q[0]
+    np.testing.assert_array_equal(got.time, time)
+    np.testing.assert_array_equal(got.raw_bpm, raw)
+    np.testing.assert_array_equal(got.quality, quality)
+    unjudged = (time > t[3199]) & (time < t[3400])
+    assert unjudged.any() and np.all(got.quality[unjudged] == 0)
+    assert 0 < np.count_nonzero(quality) < quality.size
+
+
 # ------------------------------------------------------- rate windows and spectral-peak rates
 
 def _sine(bpm, phase=0.0):

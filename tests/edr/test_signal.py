@@ -195,6 +195,23 @@ def test_welch_in_blocks_is_scipys_welch(n):
     np.testing.assert_allclose(p, p_ref, rtol=1e-12, atol=0)
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_welch_in_blocks_adds_the_blocks_in_order_whatever_the_threads(monkeypatch, threads):
+    """The blocks transformed in threads add up to the bits of one thread's loop over them."""
+    from edr.dsp import spectral
+
+    x = np.random.default_rng(8).normal(size=61_111)
+    x[::89] = np.nan
+    total, n_seg, step = 0.0, (x.size - 1000) // 500 + 1, 500
+    for first in range(0, n_seg, 7):
+        k = min(7, n_seg - first)
+        y = x[first * step:(first + k - 1) * step + 1000]
+        total = total + k * spectral.welch(np.where(np.isfinite(y), y, 0.25) - 1.5, 250.0, 1000)[1]
+    monkeypatch.setattr(m, "WELCH_THREADS", threads)
+    f, p = m.welch_in_blocks(x, 250.0, 1000, fill=0.25, offset=1.5, block_segments=7)
+    np.testing.assert_array_equal(p, total / n_seg)
+
+
 def test_butter_sos_is_scipys_design_made_once():
     from scipy import signal as sps
 
