@@ -127,9 +127,17 @@ def _sqdist_row(x, YT, d2):  # pragma: no cover - compiled
 @_SerialOrParallel
 def _sqdist_cross_exact(X, YT, out):  # pragma: no cover - compiled
     # Each entry summed over the features in order, as ``_sqdist_self_exact``, but vectorised
-    # along the row (``YT`` is ``Y`` transposed; :func:`_sqdist_row`): the same numbers.
+    # along the row (``YT`` is ``Y`` transposed): the same numbers. Scalar loops only (no call
+    # of ``_sqdist_row``, whose slice assignment would be compiled into this loop as well).
+    d, m = YT.shape
     for i in numba.prange(X.shape[0]):
-        _sqdist_row(X[i], YT, out[i])
+        for j in range(m):
+            out[i, j] = 0.0
+        for k in range(d):
+            xk = X[i, k]
+            for j in range(m):
+                t = xk - YT[k, j]
+                out[i, j] += t * t
 
 
 # --------------------------------------------------------------------------- #

@@ -292,16 +292,16 @@ def _annotation_fields(path: Path):
 
 def _standard_symbols() -> dict:
     """wfdb's standard annotation symbol of each label store."""
-    global _SYMBOLS
-    if _SYMBOLS is None:
+    global _WFDB_SYMBOLS
+    if _WFDB_SYMBOLS is None:
         from wfdb.io.annotation import ann_label_table
 
-        _SYMBOLS = dict(zip(ann_label_table["label_store"].tolist(),
+        _WFDB_SYMBOLS = dict(zip(ann_label_table["label_store"].tolist(),
                             ann_label_table["symbol"].tolist(), strict=True))
-    return _SYMBOLS
+    return _WFDB_SYMBOLS
 
 
-_SYMBOLS = None
+_WFDB_SYMBOLS = None
 
 
 def read_breath_times(base: Path, *, fs: float, annotator: str | None = AUTO,
