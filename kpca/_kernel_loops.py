@@ -5,7 +5,7 @@ Each loop is compiled on its first call and cached on disk (``cache=True``); the
 ``numba.prange`` outer loop are compiled as a serial and a parallel twin
 (:class:`_SerialOrParallel`), the parallel one only for problems of at least
 :data:`SERIAL_MAX_ENTRIES` output entries; the element-wise ones (the Gram route's distances,
-the mirror, the centring) run in NumPy below that size, the same operations in the same order
+the centring) run in NumPy below that size, the same operations in the same order
 (:meth:`_SerialOrParallel.parallel_only`: nothing to compile on a first run of the small
 problems). The checked Python API is :mod:`kpca.kernels`; every loop has a plain NumPy twin in
 the tests (``tests/kpca/kernel_references.py``).
@@ -13,7 +13,6 @@ the tests (``tests/kpca/kernel_references.py``).
 
 from __future__ import annotations
 
-import functools
 import types
 
 import numba
@@ -114,17 +113,31 @@ def _sqdist_self_exact(X, out):  # pragma: no cover - compiled
             out[j, i] = s
 
 
+@numba.njit(cache=True, nogil=True)
+def _sqdist_row(x, YT, d2):  # pragma: no cover - compiled
+    """``d2[j] = sum_k (x[k] - YT[k, j])^2``, the features added in order for every ``j``."""
+    d2[:] = 0.0
+    for k in range(YT.shape[0]):
+        xk = x[k]
+        for j in range(YT.shape[1]):
+            t = xk - YT[k, j]
+            d2[j] += t * t
+
+
 @_SerialOrParallel
-def _sqdist_cross_exact(X, Y, out):  # pragma: no cover - compiled
-    n, d = X.shape
-    m = Y.shape[0]
-    for i in numba.prange(n):
+def _sqdist_cross_exact(X, YT, out):  # pragma: no cover - compiled
+    # Each entry summed over the features in order, as ``_sqdist_self_exact``, but vectorised
+    # along the row (``YT`` is ``Y`` transposed): the same numbers. Scalar loops only (no call
+    # of ``_sqdist_row``, whose slice assignment would be compiled into this loop as well).
+    d, m = YT.shape
+    for i in numba.prange(X.shape[0]):
         for j in range(m):
-            s = 0.0
-            for k in range(d):
-                t = X[i, k] - Y[j, k]
-                s += t * t
-            out[i, j] = s
+            out[i, j] = 0.0
+        for k in range(d):
+            xk = X[i, k]
+            for j in range(m):
+                t = xk - YT[k, j]
+                out[i, j] += t * t
 
 
 # --------------------------------------------------------------------------- #
@@ -191,45 +204,12 @@ def _exp_scaled_inplace(D2, scale):  # pragma: no cover - compiled
 
 # Fused Gram-matrix kernels (d >= 16): distance, clipping and exp in one pass over the output
 # (the separate passes dominated the build time; benchmarks/bench_kpca.py). For the symmetric
-# case only the upper triangle is evaluated and then mirrored, which halves the exp calls and
-# makes the result exactly symmetric with a unit diagonal. Rows are processed in pairs
-# (i, n-1-i) so that both threads get the same amount of triangle.
-_MIRROR_TILE = 64
-
-
-def _mirror_upper_numpy(K):
-    """:func:`_mirror_upper` in NumPy: the strict upper triangle copied into the lower through
-    the transpose with a cached mask (faster than ``np.copyto(K, K.T, where=lower)``:
-    ``docs/studies/fast_selection.md``)."""
-    upper = _upper_mask(K.shape[0])
-    K.T[upper] = K[upper]
-
-
-@functools.lru_cache(maxsize=8)
-def _upper_mask(n):
-    """The strict upper triangle of an ``(n, n)`` matrix (read-only, made once per size)."""
-    mask = np.triu(np.ones((n, n), dtype=bool), k=1)
-    mask.flags.writeable = False
-    return mask
-
-
-@_SerialOrParallel.parallel_only(_mirror_upper_numpy)
-def _mirror_upper(K):  # pragma: no cover - compiled
-    n = K.shape[0]
-    nb = (n + _MIRROR_TILE - 1) // _MIRROR_TILE
-    for bi in numba.prange(nb):
-        i0 = bi * _MIRROR_TILE
-        i1 = min(i0 + _MIRROR_TILE, n)
-        for bj in range(bi + 1):
-            j0 = bj * _MIRROR_TILE
-            for i in range(i0, i1):
-                for j in range(j0, min(j0 + _MIRROR_TILE, i)):
-                    K[i, j] = K[j, i]
-
-
+# case only the upper triangle is evaluated, each value written to its two places, which halves
+# the exp calls and makes the result exactly symmetric with a unit diagonal. Rows are processed
+# in pairs (i, n-1-i) so that both threads get the same amount of triangle.
 @_SerialOrParallel
 def _rbf_self_gram(G, sq, scale):  # pragma: no cover - compiled
-    # G holds X X^T on entry; the upper triangle becomes the kernel.
+    # G holds X X^T on entry; only its upper triangle is read, its lower one only written.
     n = G.shape[0]
     for p in numba.prange((n + 1) // 2):
         q = np.int64(p)  # prange indices are unsigned; keep the arithmetic in int64
@@ -240,7 +220,9 @@ def _rbf_self_gram(G, sq, scale):  # pragma: no cover - compiled
             G[i, i] = 1.0
             for j in range(i + 1, n):
                 v = sq[i] + sq[j] - 2.0 * G[i, j]
-                G[i, j] = np.exp(-(v if v > 0.0 else 0.0) * scale)
+                e = np.exp(-(v if v > 0.0 else 0.0) * scale)
+                G[i, j] = e
+                G[j, i] = e
 
 
 @_SerialOrParallel
@@ -254,20 +236,10 @@ def _rbf_cross_gram(G, xx, yy, scale):  # pragma: no cover - compiled
 
 
 # Direct-difference kernels (d < 16): each row's squared distances are summed over the
-# features in the same order as in ``_sqdist_cross_exact`` but vectorised along the row (``YT``
-# is ``Y`` transposed), then exponentiated by ``_exp_scaled_into``. Rows go to the threads in chunks
-# of ``_ROW_CHUNK`` so that the row buffers are allocated once per chunk.
+# features in order along the row (``_sqdist_row``, ``YT`` is ``Y`` transposed), then
+# exponentiated by ``_exp_scaled_into``. Rows go to the threads in chunks of ``_ROW_CHUNK`` so
+# that the row buffers are allocated once per chunk.
 _ROW_CHUNK = 16
-
-
-@numba.njit(cache=True, nogil=True)
-def _sqdist_row(x, YT, d2):  # pragma: no cover - compiled
-    d2[:] = 0.0
-    for k in range(YT.shape[0]):
-        xk = x[k]
-        for j in range(YT.shape[1]):
-            t = xk - YT[k, j]
-            d2[j] += t * t
 
 
 @_SerialOrParallel

@@ -29,7 +29,6 @@ from kpca._kernel_loops import (
     SERIAL_MAX_ENTRIES,
     _center_inplace,
     _exp_scaled_inplace,
-    _mirror_upper,
     _rbf_cross_gram,
     _rbf_project_exact,
     _rbf_rows_exact,
@@ -147,7 +146,7 @@ def squared_distances(X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
         if same:
             _sqdist_self_exact.for_size(out.size)(X, out)
         else:
-            _sqdist_cross_exact.for_size(out.size)(X, Y, out)
+            _sqdist_cross_exact.for_size(out.size)(X, np.ascontiguousarray(Y.T), out)
         return out
     np.matmul(X, Y.T, out=out)
     out *= -2.0
@@ -267,7 +266,6 @@ def _rbf(X: np.ndarray, Y: np.ndarray | None, scale: float) -> np.ndarray:
         if gram:
             K = X @ X.T
             _rbf_self_gram.for_size(entries)(K, np.einsum("ij,ij->i", X, X), scale)
-            _mirror_upper.for_size(entries)(K)
         else:
             K = np.empty((X.shape[0], X.shape[0]))
             _rbf_rows_exact.for_size(entries)(X, np.ascontiguousarray(X.T), scale, K)

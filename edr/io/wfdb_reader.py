@@ -179,26 +179,39 @@ def read_breath_annotations(
     >>> read_breath_annotations(Path("no_such_record"), fs=250.0)
     (None, None)
     """
+    return _breath_annotations(base, fs, annotator, duration_s, header_rate=False)
+
+
+def _breath_annotations(base: Path, fs: float, annotator, duration_s, *, header_rate: bool,
+                        stacklevel: int = 4):
+    """:func:`read_breath_annotations`; ``header_rate``: ``fs`` is the rate of the record's
+    header, which ``wfdb.rdann`` would read for a file that states none (so the annotation
+    file's bytes may be decoded without it: :func:`_annotation_fields`)."""
     ann_path = base.with_name(f"{base.name}.{BREATH_EXTENSION}")
     if not ann_path.is_file():
         return None, None
     try:
-        times, why = _breath_times(base, fs, annotator)
+        times, why = _breath_times(base, fs, annotator, header_rate)
         reason = why if times is None else implausible_reason(times, duration_s)
     except Exception as exc:  # wfdb raises bare ValueError/IndexError/TypeError on corrupt files
         detail = (str(exc).strip().splitlines() or [""])[0]
         times, reason = None, f"unreadable ({type(exc).__name__}: {detail})"
     if times is None or reason is not None:
         warnings.warn(f"breath annotations {ann_path} not used: {reason}; the EDR goes on "
-                      "without them", ReferenceWarning, stacklevel=3)
+                      "without them", ReferenceWarning, stacklevel=stacklevel)
         return None, None
     return np.sort(times), f"{ann_path.name}: {why}; {times.size} breaths"
 
 
-def _breath_times(base: Path, fs: float, annotator: str | None):
+def _breath_times(base: Path, fs: float, annotator: str | None, header_rate: bool = False):
     """``(times in file order, what was chosen)``, or ``(None, why not)``."""
-    ann = wfdb.rdann(str(base), BREATH_EXTENSION)
-    labels = annotation_labels(ann.aux_note, ann.symbol, len(ann.sample))
+    fields = _annotation_fields(base.with_name(f"{base.name}.{BREATH_EXTENSION}")) \
+        if header_rate else None
+    if fields is None:
+        ann = wfdb.rdann(str(base), BREATH_EXTENSION)
+        fields = ann.sample, ann.aux_note, ann.symbol, ann.fs
+    sample, aux_note, symbol, ann_fs = fields
+    labels = annotation_labels(aux_note, symbol, len(sample))
     found = listed_labels(labels)
     if annotator is None:
         keep, why = np.ones(labels.size, dtype=bool), "every annotation"
@@ -214,8 +227,81 @@ def _breath_times(base: Path, fs: float, annotator: str | None):
         if not keep.any():
             return None, f"no annotation labelled {annotator!r} (labels found: {found})"
         why = f"label {annotator!r} of {found}"
-    samples = np.asarray(ann.sample, dtype=np.float64)[keep]
-    return samples / float(ann.fs or fs), why
+    samples = np.asarray(sample, dtype=np.float64)[keep]
+    return samples / float(ann_fs or fs), why
+
+
+#: Label stores of the WFDB annotation format (``annot(5)``): a sample-less ``SKIP`` (a 32-bit
+#: interval follows), the ``NUM``, ``SUB``, ``CHN`` fields and an ``AUX`` note (its length, then
+#: its bytes); ``NOTE`` at sample 0 holds the file's definitions
+_SKIP, _AUX, _NOTE = 59, 63, 22
+#: wfdb's pattern of the time-resolution definition (``wfdb.io.annotation.rx_fs``)
+_TIME_RESOLUTION = re.compile(r"## time resolution: (?P<fs>\d+\.?\d*)")
+
+
+def _annotation_fields(path: Path):
+    """``(sample, aux_note, symbol, fs)`` of a WFDB annotation file as ``wfdb.rdann`` reads them
+    (the same walk over its byte pairs as ``wfdb.io.annotation.proc_ann_bytes``, with Python
+    integers instead of wfdb's per-annotation pandas and NumPy look-ups; ``fs`` None when the
+    file states no time resolution), or None for a file that holds anything else — definitions
+    other than one time resolution first (custom labels), a field twice in one annotation, bytes
+    that do not parse — which ``wfdb.rdann`` itself then reads."""
+    try:
+        raw = np.fromfile(path, dtype=np.uint8)
+        lo, hi = raw[0::2].tolist(), raw[1::2].tolist()
+        n = len(hi)
+        sample, store, aux_note = [], [], []
+        bpi = total = 0
+        while bpi < n - 1:
+            while hi[bpi] >> 2 == _SKIP:
+                skip = (lo[bpi + 1] << 16) + (hi[bpi + 1] << 24) + lo[bpi + 2] + (hi[bpi + 2] << 8)
+                total += skip - 4294967296 if skip > 2147483647 else skip
+                bpi += 3
+            store.append(hi[bpi] >> 2)
+            total += lo[bpi] + 256 * (hi[bpi] & 3)
+            sample.append(total)
+            bpi += 1
+            note, seen = "", set()
+            while hi[bpi] >> 2 > _SKIP:
+                code = hi[bpi] >> 2
+                if code in seen:
+                    return None
+                seen.add(code)
+                if code == _AUX:
+                    start = 2 * (bpi + 1)
+                    note = "".join(map(chr, raw[start:start + lo[bpi]].tolist()))
+                    bpi += 1 + (lo[bpi] + 1) // 2
+                else:
+                    bpi += 1
+            aux_note.append(note)
+    except (IndexError, ValueError, OSError):
+        return None
+    definitions = [i for i, (s, c) in enumerate(zip(sample, store, strict=True))
+                   if s == 0 and c == _NOTE]
+    fs = None
+    if definitions:  # only a time resolution first, as wfdb.wrann writes it; else wfdb reads
+        found = _TIME_RESOLUTION.findall(aux_note[0])
+        if definitions != [0] or not found:
+            return None
+        fs = float(found[0])
+    kept = [i for i, c in enumerate(store) if c != 0 and i not in definitions]  # wfdb drops
+    symbols = _standard_symbols()  # its definitions and its "not an annotation" entries
+    return (np.array([sample[i] for i in kept], dtype=np.int64), [aux_note[i] for i in kept],
+            [symbols.get(store[i]) for i in kept], fs)
+
+
+def _standard_symbols() -> dict:
+    """wfdb's standard annotation symbol of each label store."""
+    global _WFDB_SYMBOLS
+    if _WFDB_SYMBOLS is None:
+        from wfdb.io.annotation import ann_label_table
+
+        _WFDB_SYMBOLS = dict(zip(ann_label_table["label_store"].tolist(),
+                            ann_label_table["symbol"].tolist(), strict=True))
+    return _WFDB_SYMBOLS
+
+
+_WFDB_SYMBOLS = None
 
 
 def read_breath_times(base: Path, *, fs: float, annotator: str | None = AUTO,
@@ -313,8 +399,8 @@ def read_wfdb(
             raise RecordError(f"cannot read signals of {hea}: {exc}") from exc
 
     duration = header.sig_len / float(header.fs) if header.sig_len else None
-    breaths, source = read_breath_annotations(base, fs=float(header.fs), annotator=annotator,
-                                              duration_s=duration)
+    breaths, source = _breath_annotations(base, float(header.fs), annotator, duration,
+                                          header_rate=True, stacklevel=3)
     return assemble_recording(
         name=base.name,
         path=str(path),

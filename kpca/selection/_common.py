@@ -43,9 +43,9 @@ def check_data(X):
     if n < MIN_SAMPLES:
         raise ValueError(f"X must have at least {MIN_SAMPLES} samples for model selection; got "
                          f"n_samples={n}")
-    if _all_distinct(X):  # the usual case, without sorting the rows
+    first = _first_occurrences(X)
+    if first is None:  # the rows are distinct
         return X, 0
-    _, first = np.unique(X, axis=0, return_index=True)
     n_dup = n - first.size
     if first.size == 1:
         raise ValueError("X is constant (all rows identical): no kernel width can be selected")
@@ -59,13 +59,47 @@ def check_data(X):
     return X, int(n_dup)
 
 
+def _projections(rows):
+    """One projection of each row: the features weighted and added in the same order for every
+    row, element-wise (no BLAS kernel's row-dependent order), so equal rows project equally."""
+    weights = np.sin(1.0 + np.arange(rows.shape[1]))
+    with np.errstate(over="ignore", invalid="ignore"):  # not finite: the caller checks
+        proj = rows[:, 0] * weights[0]
+        for k in range(1, rows.shape[1]):
+            proj += rows[:, k] * weights[k]
+    return proj
+
+
+def _first_occurrences(X):
+    """None if the (finite) rows of ``X`` differ pairwise, else the indices of the first
+    occurrence of every distinct row (``-0.0`` equal to ``0.0``), as the ``return_index`` of
+    ``np.unique(X, axis=0)``, sorted.
+
+    Rows whose projection (:func:`_projections`) no other row shares are distinct from every
+    other row; only the rows of shared projections are compared, by ``np.unique`` (sorting all
+    rows is the slow part of a selection's check: ``docs/studies/fast_selection.md``)."""
+    rows = X + 0.0  # -0.0 made 0.0
+    proj = _projections(rows)
+    if not np.isfinite(proj).all():
+        return np.sort(np.unique(X, axis=0, return_index=True)[1])
+    order = np.argsort(proj, kind="stable")
+    p = proj[order]
+    same = p[1:] == p[:-1]
+    if not same.any():
+        return None
+    shared = np.zeros(p.size, dtype=bool)
+    shared[1:] |= same
+    shared[:-1] |= same
+    candidates = np.sort(order[shared])
+    first = candidates[np.unique(X[candidates], axis=0, return_index=True)[1]]
+    if first.size == candidates.size:
+        return None
+    return np.sort(np.concatenate([order[~shared], first]))
+
+
 def _all_distinct(X):
-    """Whether the (finite) rows of ``X`` differ pairwise: by their bytes once ``-0.0`` is made
-    ``0.0``, after which equal bytes are equal values and different bytes different values (a
-    set of the rows, which needs no sort, unlike ``np.unique(X, axis=0)``:
-    ``docs/studies/fast_selection.md``)."""
-    rows = np.ascontiguousarray(X + 0.0)
-    return len({row.tobytes() for row in rows}) == rows.shape[0]
+    """Whether the (finite) rows of ``X`` differ pairwise (:func:`_first_occurrences`)."""
+    return _first_occurrences(X) is None
 
 
 def seed_of(random_state):

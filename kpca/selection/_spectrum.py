@@ -112,11 +112,17 @@ def _reorthogonalise(w, Vj):
         w -= (Vj @ w) @ Vj
 
 
+#: SciPy's LAPACK ``dstev``, imported by the first :func:`_tridiagonal_eigh`
+_dstev = None
+
+
 def _tridiagonal_eigh(alpha, beta, steps):
     """Eigenvalues (ascending) and eigenvectors of the Lanczos tridiagonal of ``steps`` steps
     (LAPACK ``dstev``: ~20 µs a call on these sizes, ``numpy.linalg.eigh`` ~60 µs)."""
-    from scipy.linalg.lapack import dstev  # scipy.linalg: imported by kpca.model anyway
-
+    global _dstev
+    if _dstev is None:  # imported on first use, not by every call
+        from scipy.linalg.lapack import dstev as _dstev  # imported by kpca.model anyway
+    dstev = _dstev
     if steps == 1:  # dstev's wrapper refuses an empty off-diagonal
         return alpha[:1].copy(), np.ones((1, 1))
     evals, evecs, info = dstev(alpha[:steps], beta[: steps - 1])

@@ -105,21 +105,6 @@ def test_fused_rbf_paths_match_twin_symmetric_unit_diagonal(n, d):
     )
 
 
-@pytest.mark.parametrize("n", [1, 2, 5, 64, 65, 300])
-def test_numpy_mirror_copies_the_upper_triangle(n):
-    # the NumPy twin of the mirroring loop: every entry below the diagonal is its transposed
-    # entry, the rest untouched, bit for bit
-    from kpca._kernel_loops import _mirror_upper_numpy
-
-    K = np.random.default_rng(n).normal(size=(n, n))
-    ref = K.copy()
-    for i in range(n):
-        for j in range(i):
-            ref[i, j] = K[j, i]
-    _mirror_upper_numpy(K)
-    assert np.array_equal(K, ref)
-
-
 def test_exact_rbf_path_is_within_one_ulp_of_numpy_exp():
     # d < 16: the same direct distance sums, exponentiated by the vectorised exp
     rng = np.random.default_rng(4)

@@ -79,6 +79,34 @@ def test_all_distinct_brute_force(seed):
     assert not _all_distinct(Y) and check_data(Y)[1] == 1
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("coarse", [False, True])
+def test_first_occurrences_are_those_of_numpy_unique(seed, coarse, monkeypatch):
+    # the rows of unshared projections kept, the others compared by np.unique: the same first
+    # occurrences as np.unique(X, axis=0) on all rows; with coarse=True the projections are
+    # rounded so that distinct rows share them (the path that compares rows)
+    from kpca.selection import _common
+
+    if coarse:
+        exact = _common._projections
+        monkeypatch.setattr(_common, "_projections", lambda rows: np.round(exact(rows)))
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        n, d = int(rng.integers(10, 50)), int(rng.integers(1, 5))
+        X = rng.integers(-2, 3, size=(n, d)).astype(float)
+        X[rng.random(X.shape) < 0.3] *= -1.0  # signed zeros
+        if rng.random() < 0.3:
+            X = rng.normal(size=(n, d))
+            X[rng.integers(0, n, 3)] = X[rng.integers(0, n, 3)]
+        ref = np.sort(np.unique(X, axis=0, return_index=True)[1])
+        got = _common._first_occurrences(X)
+        np.testing.assert_array_equal(np.arange(n) if got is None else got, ref)
+    X = np.ones((12, 3))
+    X[4], X[5] = np.finfo(float).max, -np.finfo(float).max  # projections overflow: np.unique
+    assert not np.isfinite(_common._projections(X)).all()
+    np.testing.assert_array_equal(_common._first_occurrences(X), [0, 4, 5])
+
+
 def test_bad_grid_and_components():
     X, _ = semicircles(30, snr_db=10, random_state=0)
     with pytest.raises(ValueError, match="grid must be a non-empty sequence"):
