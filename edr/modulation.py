@@ -356,19 +356,20 @@ def _running_median_sorted(X, n, win, out):  # pragma: no cover - compiled
             out[r, c] = win[h]
 
 
-def _running_median_columns(X: np.ndarray, n: int) -> np.ndarray:
+def _running_median_columns(X: np.ndarray, n: int, compiled: bool | None = None) -> np.ndarray:
     """Running median of every column over ``n`` (odd) rows, the edge rows repeated beyond the
     ends: ``scipy.ndimage.median_filter(X, size=(n, 1), mode="nearest")`` (NaN sorted last, as
     :func:`numpy.partition` sorts it). Up to :data:`COMPILED_MEDIAN_MAX_ROWS` rows by the
     compiled sorted windows (:func:`_running_median_sorted`); else the middle of each window by
     :func:`numpy.partition`, in blocks of :data:`_MEDIAN_BLOCK_ROWS` rows (nothing to compile on a
-    first run: ``docs/studies/first_run.md``). The same values either way (of two
+    first run: ``docs/studies/first_run.md``); ``compiled=True`` takes the compiled windows
+    whatever the size (a caller that has loaded them already). The same values either way (of two
     equal values, a zero's sign may differ)."""
     X = np.ascontiguousarray(X, dtype=float)
     h = n // 2
     rows = X.shape[0]
     out = np.empty_like(X)
-    if 0 < rows <= COMPILED_MEDIAN_MAX_ROWS:
+    if 0 < rows and (compiled or rows <= COMPILED_MEDIAN_MAX_ROWS):
         _running_median_sorted(X, int(n), np.empty(int(n)), out)
         return out
     for lo in range(0, rows, _MEDIAN_BLOCK_ROWS):
@@ -380,7 +381,7 @@ def _running_median_columns(X: np.ndarray, n: int) -> np.ndarray:
 
 
 def robust_beat_matrix(X, times, *, window_s: float | None = MORPHOLOGY_WINDOW_S,
-                       outlier_mads: float | None = OUTLIER_MADS):
+                       outlier_mads: float | None = OUTLIER_MADS, compiled: bool | None = None):
     """The beat matrix without its slow morphology changes and its outlier beats.
 
     Respiration modulates the beats at 0.05-1 Hz; electrode repositioning,
@@ -404,6 +405,10 @@ def robust_beat_matrix(X, times, *, window_s: float | None = MORPHOLOGY_WINDOW_S
         Running-median span; None keeps the columns as they are.
     outlier_mads : float or None, default :data:`OUTLIER_MADS`
         Outlier threshold; None flags no beat.
+    compiled : bool, optional
+        True: the running medians from the compiled sorted windows whatever the matrix's size
+        (a stream, which loads them for its short stretches anyway); None: by size
+        (:data:`COMPILED_MEDIAN_MAX_ROWS`). The same values either way.
 
     Returns
     -------
@@ -448,7 +453,7 @@ def robust_beat_matrix(X, times, *, window_s: float | None = MORPHOLOGY_WINDOW_S
     if window_s is not None:
         rr = median(np.diff(t))
         n = max(3, int(round(window_s / rr)) | 1) if rr > 0 else 3
-        X = X - _running_median_columns(X, n)
+        X = X - _running_median_columns(X, n, compiled)
     if outlier_mads is not None:
         d = np.linalg.norm(X - median(X, axis=0), axis=1)
         middle = median(d)

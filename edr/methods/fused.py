@@ -58,6 +58,9 @@ class KernelFit:
     scales : dict
         Per panel series: the standard deviation of its band-passed grid values over the
         segment (the divisor :func:`edr.fusion.standardised` applied).
+    scores : ndarray, optional
+        The component scores of the rows it was fitted on (``model.fit_transform``'s), which
+        :func:`fusion_beat_series` gives for the same rows instead of projecting them again.
 
     See Also
     --------
@@ -83,6 +86,16 @@ class KernelFit:
     robust: bool
     rsa: bool
     scales: dict
+    scores: np.ndarray | None = None
+
+    def scores_of(self, X: np.ndarray) -> np.ndarray:
+        """The component scores of the rows ``X``: :attr:`scores` when ``X`` is the fitted
+        matrix itself (equal to its projection up to rounding), else ``model.transform(X)``."""
+        fitted = getattr(self.model, "X_fit_", None)
+        if self.scores is not None and fitted is not None and fitted.shape == X.shape \
+                and np.array_equal(fitted, X):
+            return self.scores.copy()
+        return self.model.transform(X)
 
 
 def kpca_rsa_edr(seg: Segment, **kpca_options) -> MethodOutput:
@@ -226,7 +239,7 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
     q = {"solver": "dense", "n_outliers": n_out, "n_features": int(X.shape[1]),
          "eigenvalue": float(model.eigenvalues_[0]), **selection_quality(selection),
          "weights": {k: float(w) for k, w in fused.weights.items()}, "best": fused.best}
-    fit = KernelFit(model, columns, opts.baseline, opts.robust, bool(rsa), scales)
+    fit = KernelFit(model, columns, opts.baseline, opts.robust, bool(rsa), scales, Z)
     return MethodOutput(seg.grid, fused.series, "grid", float(model.sigma2_), selection, q, panel,
                         fused.weights, fit)
 
@@ -255,8 +268,10 @@ def fusion_beat_series(seg: Segment, fit: KernelFit, since: float | None = None)
 
     The valid beats' QRS matrix (``fit``'s baseline and columns) has its slow morphology
     changes removed and its outlier beats left out as in the fit
-    (:func:`edr.modulation.robust_beat_matrix` over ``seg``); the other rows are projected
-    (``fit.model.transform``). Projecting the fit's own segment gives its component scores.
+    (:func:`edr.modulation.robust_beat_matrix` over ``seg``, its running medians compiled
+    whatever the number of beats: a stream's span); the other rows are projected
+    (``fit.model.transform``). The fit's own segment gives its component scores (those of
+    the fit itself: :meth:`KernelFit.scores_of`).
     With ``since`` (record time, s) only the beats from then on are projected and returned; the
     robust matrix still takes every beat of ``seg``.
 
@@ -288,12 +303,12 @@ def fusion_beat_series(seg: Segment, fit: KernelFit, since: float | None = None)
     X = seg.matrix(fit.baseline)[v][:, fit.columns]
     keep = np.ones(t.size, dtype=bool)
     if fit.robust:
-        X, keep = robust_beat_matrix(X, t)
+        X, keep = robust_beat_matrix(X, t, compiled=True)
     if since is not None:
         keep &= t >= since
     series = {}
     if keep.any():
-        Z = fit.model.transform(X[keep])
+        Z = fit.scores_of(X[keep])
         series = {f"kpca_{j + 1}": MethodOutput(t[keep], Z[:, j]) for j in range(Z.shape[1])}
     series.update(_beat_series(seg, fit.rsa, since))
     return series

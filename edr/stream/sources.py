@@ -34,11 +34,16 @@ from edr.stream.faults import FaultLedger
 from edr.stream.stopping import POLL_S, StopFlag, Stopped
 from edr.stream.timestamps import TimestampGaps
 
-__all__ = ["BLOCK_S", "Source", "lsl_blocks", "open_lsl", "open_record", "open_stdin", "paced",
-           "text_lines"]
+__all__ = ["BLOCK_S", "FULL_SPEED_BLOCK_S", "Source", "lsl_blocks", "open_lsl", "open_record",
+           "open_stdin", "paced", "text_lines"]
 
 BLOCK_S = 0.25
 """Replay and standard-input block length (s)."""
+FULL_SPEED_BLOCK_S = 2.0
+"""Block length (s) of a replay at full speed (``speed=inf``): no clock paces it, so its blocks
+only set how often the stop flag is checked and the faults counted; one update's worth (the
+default hop) costs an eighth of the per-block work of :data:`BLOCK_S` and changes no output
+(an update falls on the same sample whatever the blocks)."""
 _STDIN_CHUNK = 1 << 16  # bytes read from standard input at once
 _QUEUED = 16  # chunks read ahead at most (the reader waits beyond: memory stays bounded)
 
@@ -55,25 +60,27 @@ class Source:
     what: str
 
 
-def _block_size(fs: float) -> int:
-    return max(int(round(fs * BLOCK_S)), 1)
+def _block_size(fs: float, seconds: float = BLOCK_S) -> int:
+    return max(int(round(fs * seconds)), 1)
 
 
 def paced(x: np.ndarray, fs: float, speed: float = math.inf,
           stop: StopFlag | None = None) -> Iterator[np.ndarray]:
     """Blocks of :data:`BLOCK_S` of ``x`` (shape ``(n, n_leads)``), each given no earlier than
-    its time divided by ``speed`` after the first (``inf``: at once); ends early when ``stop``
-    is set.
+    its time divided by ``speed`` after the first; at ``speed=inf`` blocks of
+    :data:`FULL_SPEED_BLOCK_S`, at once. Ends early when ``stop`` is set.
 
     Examples
     --------
     >>> import numpy as np
     >>> from edr.stream.sources import paced
-    >>> [b.shape for b in paced(np.zeros((10, 2)), 16.0)]  # blocks of 0.25 s: 4 samples
+    >>> [b.shape for b in paced(np.zeros((10, 2)), 16.0, speed=1e9)]  # 0.25 s: 4 samples
     [(4, 2), (4, 2), (2, 2)]
+    >>> [b.shape for b in paced(np.zeros((70, 2)), 16.0)]  # full speed: 2 s, 32 samples
+    [(32, 2), (32, 2), (6, 2)]
     """
     stop = StopFlag() if stop is None else stop
-    block = _block_size(fs)
+    block = _block_size(fs, BLOCK_S if math.isfinite(speed) else FULL_SPEED_BLOCK_S)
     t0 = time.monotonic()
     for i in range(0, x.shape[0], block):
         if math.isfinite(speed):
@@ -116,8 +123,8 @@ def open_record(path, *, fs: float | None = None, speed: float = math.inf,
     >>> source.fs, source.names
     (250.0, ['II'])
     >>> blocks = list(source.blocks)
-    >>> len(blocks), blocks[0].shape, sum(b.shape[0] for b in blocks)  # 0.25 s blocks
-    (41, (62, 1), 2500)
+    >>> len(blocks), blocks[0].shape, sum(b.shape[0] for b in blocks)  # 2 s blocks at full speed
+    (5, (500, 1), 2500)
     >>> source.ledger.summary_line()
     'none'
     >>> tmp.cleanup()

@@ -102,6 +102,32 @@ def test_running_median_paths_agree_by_size(monkeypatch):
     assert calls == [(limit, 2)]
 
 
+def test_compiled_running_median_is_taken_on_request_whatever_the_size(monkeypatch):
+    """``compiled=True`` (a stream's span) takes the compiled windows above the size limit too,
+    with the brute-force medians; the default keeps such a matrix in NumPy."""
+    import edr.modulation as modulation
+
+    rows = modulation.COMPILED_MEDIAN_MAX_ROWS + 200
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(rows, 5))
+    n = 31
+    h = n // 2
+    padded = np.concatenate([np.repeat(X[:1], h, 0), X, np.repeat(X[-1:], h, 0)])
+    brute = np.array([np.sort(padded[i:i + n], axis=0)[h] for i in range(rows)])
+    calls = []
+    compiled = modulation._running_median_sorted
+    monkeypatch.setattr(modulation, "_running_median_sorted",
+                        lambda *a: calls.append(a[0].shape) or compiled(*a))
+    np.testing.assert_array_equal(modulation._running_median_columns(X, n, compiled=True), brute)
+    assert calls == [(rows, 5)]
+    np.testing.assert_array_equal(modulation._running_median_columns(X, n), brute)
+    assert calls == [(rows, 5)]  # by size: NumPy
+    t = np.cumsum(rng.uniform(0.7, 0.9, rows))
+    for a, b in zip(robust_beat_matrix(X, t, compiled=True), robust_beat_matrix(X, t),
+                    strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_running_median_blocks_join_without_seams(monkeypatch):
     """Blocks of rows (a few rows here) give the medians of the whole matrix at once."""
     import edr.modulation as modulation

@@ -16,6 +16,7 @@ from edr.methods import (
     rsa_edr,
     series_on_grid,
 )
+from edr.modulation import robust_beat_matrix
 from edr.scoring import correlation, reference_on_grid
 from edr.signal import bandpass, spectral_concentration
 from edr.simulate import simulate_recording
@@ -231,7 +232,16 @@ def test_fusion_beat_series_projects_new_beats_as_the_fit_scored_its_own(sim):
     y = bandpass(series_on_grid(seg, again["r_amplitude"]))
     np.testing.assert_allclose(out.panel["r_amplitude"] * fit.scales["r_amplitude"], y,
                                atol=1e-9)
+    # the fit's own rows: its stored scores, equal to projecting them (the slow reference)
+    Xk = seg.matrix(fit.baseline)[seg.valid][:, fit.columns]
+    rows = robust_beat_matrix(Xk, seg.beat_times[seg.valid])
+    Xk = rows[0][rows[1]]
+    np.testing.assert_allclose(fit.scores_of(Xk), fit.model.transform(Xk), atol=1e-9)
+    np.testing.assert_array_equal(fit.scores_of(Xk), fit.scores)
+    other = Xk[::2]  # other rows: projected
+    np.testing.assert_array_equal(fit.scores_of(other), fit.model.transform(other))
     # beats of a later stretch: the same model projects them (no refit)
+    rec, beats, grid = sim    # beats of a later stretch: the same model projects them (no refit)
     rec, beats, grid = sim
     half = rec.ecg.size // 2
     later = Segment(rec.ecg[half:], rec.fs, half / rec.fs, detect(rec.ecg[half:], rec.fs),
