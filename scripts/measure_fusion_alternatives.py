@@ -49,6 +49,7 @@ import scipy.signal as ss
 from _shared import write_markdown
 from accuracy_cache import DEFAULT_CACHE, load_all, record_names
 from measure_generalisation_loso import Out, Ref, database, figures
+from measure_one_lead_healthy import candidate_rows
 from scipy.optimize import minimize
 
 from edr import extract_edr
@@ -289,20 +290,7 @@ def run(rec: dict, candidate: str, path: str) -> dict:
 
 def table(records: dict, paths: dict) -> list[str]:
     res = {c: {n: run(r, c, paths[n]) for n, r in records.items()} for c in CANDIDATES}
-    ramp = {n: r["ramp"]["msc"] for n, r in records.items()}
-    marsh = [n for n in records if database(n) == "MARSH"]
-    lines = ["| candidate | BIDMC MSC / \\|r\\| / above R amplitude | MARSH MSC / \\|r\\| / "
-             "above R amplitude | " + " | ".join(marsh) + " |",
-             "|---|---|---|" + "---|" * len(marsh)]
-    for c in CANDIDATES:
-        cells = []
-        for db in ("BIDMC", "MARSH"):
-            names = [n for n in records if database(n) == db]
-            cells.append(f"{np.median([res[c][n]['msc'] for n in names]):.3f} / "
-                         f"{np.median([res[c][n]['r'] for n in names]):.3f} / "
-                         f"{sum(res[c][n]['msc'] > ramp[n] for n in names)} of {len(names)}")
-        lines.append(f"| {c} | {cells[0]} | {cells[1]} | "
-                     + " | ".join(f"{res[c][n]['msc']:.2f}" for n in marsh) + " |")
+    lines = candidate_rows(res, records)
     bidmc = [n for n in records if database(n) == "BIDMC"]
     moved = {c: sorted((res[c][n]["msc"] - res["default"][n]["msc"], n) for n in bidmc)
              for c in CANDIDATES[1:]}
