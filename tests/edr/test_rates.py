@@ -10,20 +10,23 @@ from edr.rates import RateSpan, judged_rates, rate_quality, rate_series, window_
 from edr.signal import SEGMENT_S
 
 
-def _judged_one_by_one(waveform, fs, spans):
-    """Reference: :func:`edr.rates.rate_quality` of each rate window on its own, with the panel
-    of the span holding it whole (preferably the one whose core holds its centre)."""
-    time, raw = rate_series(waveform, fs=fs)
+def _judged_one_by_one(waveform, fs, spans, t0=0.0):
+    """Reference: ``(time, raw, quality)`` of :func:`edr.rates.rate_quality` of each rate window
+    on its own, with the panel of the span holding it whole (preferably the one whose core holds
+    its centre) and that span's beats; a window no span holds keeps :func:`rate_series`'s rate
+    and quality 0."""
+    time, raw = rate_series(waveform, fs=fs, t0=t0)
     win = int(round(SEGMENT_S * fs))
     quality = np.zeros(raw.size)
     for i, s in enumerate(window_starts(waveform.size, fs)):
         inside = [sp for sp in spans if sp.first <= s and s + win - 1 <= sp.last]
         if inside:
             sp = next((x for x in inside if x.core[0] <= time[i] < x.core[1]), inside[0])
-            k = s - sp.first
-            panel = {name: v[k:k + win] for name, v in sp.panel.items()}
-            quality[i] = rate_quality(waveform[s:s + win], panel, sp.weights, fs=fs)[2][0]
-    return quality
+            panel = {name: v[s - sp.first:s - sp.first + win] for name, v in sp.panel.items()}
+            _, r, q = rate_quality(waveform[s:s + win], panel, sp.weights, fs=fs,
+                                   t0=t0 + s / fs, beat_times=sp.beat_times)
+            raw[i], quality[i] = r[0], q[0]
+    return time, raw, quality
 
 
 def test_judged_rates_equal_rate_quality_window_by_window():
@@ -41,7 +44,7 @@ def test_judged_rates_equal_rate_quality_window_by_window():
                  "noise": rng.standard_normal(n)}
         spans.append(RateSpan(a, b, core, panel, {"edr": 0.5, "slow": 0.3, "noise": 0.2}))
     res = judged_rates(waveform, t, spans, fs)
-    expected = _judged_one_by_one(waveform, fs, spans)
+    expected = _judged_one_by_one(waveform, fs, spans)[2]
     np.testing.assert_array_equal(res.quality, expected)
     assert 0 < np.count_nonzero(expected) < expected.size
     np.testing.assert_array_equal(res.rate_bpm, np.where(expected >= rates.QUALITY_THRESHOLD,
@@ -102,17 +105,7 @@ def test_judged_rates_of_many_spans_equal_the_windows_one_by_one():
         spans.append(RateSpan(a, b, core, panel, {"edr": 0.5, "rr": 0.2, "slow": 0.3},
                               beats if k % 2 else None))
     got = judged_rates(waveform, t, spans, fs)
-    time, raw = rate_series(waveform, fs=fs, t0=t0)
-    win = int(round(SEGMENT_S * fs))
-    quality = np.zeros(raw.size)
-    for i, s in enumerate(window_starts(waveform.size, fs)):
-        inside = [sp for sp in spans if sp.first <= s and s + win - 1 <= sp.last]
-        if inside:
-            sp = next((x for x in inside if x.core[0] <= time[i] < x.core[1]), inside[0])
-            panel = {name: v[s - sp.first:s - sp.first + win] for name, v in sp.panel.items()}
-            _, r, q = rate_quality(waveform[s:s + win], panel, sp.weights, fs=fs, t0=t[s],
-                                   beat_times=sp.beat_times)
-            raw[i], quality[i] = r[0], q[0]
+    time, raw, quality = _judged_one_by_one(waveform, fs, spans, t0)
     np.testing.assert_array_equal(got.time, time)
     np.testing.assert_array_equal(got.raw_bpm, raw)
     np.testing.assert_array_equal(got.quality, quality)
