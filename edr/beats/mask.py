@@ -17,9 +17,8 @@ GLITCH_FACTOR = 100.0
 """A sample farther from its lead's median than this many times the 99th percentile of the
 lead's distances from it is an impulse glitch, masked like NaN. The 99th percentile lies within
 the lead's QRS complexes (they fill more than 1 % of any ECG); no R peak, pacing spike or motion
-artefact reaches two orders of magnitude beyond them, while a single glitch of 10**4 times the
-QRS amplitude already cost a simulated record a fifth of its beats
-(``docs/studies/inputs_and_outputs.md``)."""
+artefact reaches two orders of magnitude beyond them. Measured on the shared leads and on
+simulated glitches: ``docs/studies/inputs_and_outputs.md``."""
 _SCALE_STRETCHES = (16, 2.0)
 """How many stretches, and how long (s), :func:`glitch_limits` reads of a longer lead: evenly
 spread, each long enough to hold whole heart beats (a stride through the samples could fall in

@@ -25,10 +25,11 @@ touched as little as possible:
 
 The Lanczos steps are compiled as scalar loops only (:func:`_lanczos_steps`, GIL-free); the
 convergence checks (LAPACK ``dstev`` on the small tridiagonal), the Ritz vectors and the
-restart are NumPy.  Compiling the BLAS and LAPACK wrappers inside the iteration cost ~8 s CPU
-on a first run; an all-NumPy iteration cost 0.2-0.3 s CPU per record on the EDR's matrices
-(tens to a few hundred rows; ``docs/studies/first_run.md``).  The full-spectrum path stays
-compiled: LAPACK inside compiled code releases the GIL, so independent matrices run in threads.
+restart are NumPy: compiling the BLAS and LAPACK wrappers inside the iteration costs a
+newcomer's first run far more than it saves, and an all-NumPy iteration is slow on the EDR's
+matrices (tens to a few hundred rows); the measurements are in ``docs/studies/first_run.md``.
+The full-spectrum path stays compiled: LAPACK inside compiled code releases the GIL, so
+independent matrices run in threads.
 """
 
 from __future__ import annotations
