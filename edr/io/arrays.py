@@ -27,7 +27,7 @@ from edr.errors import (
 from edr.io.channels import choose_ecg, choose_resp, clean_name, ecg_channels
 from edr.io.recording import VOLTAGE_UNITS, Recording, to_millivolts
 from edr.io.reference import implausible_reason
-from edr.io.time_axis import INDEX_COLUMNS, fs_from_time, time_unit, unquoted
+from edr.io.time_axis import INDEX_COLUMNS, elapsed_seconds, fs_from_time, time_unit, unquoted
 from edr.names import check_fs
 
 __all__ = ["ARBITRARY_UNITS", "DEFAULT_NAME", "NUMERIC_KINDS", "as_recording", "as_series",
@@ -78,7 +78,7 @@ def default_lead_names(n_leads: int) -> list[str]:
     return ["ECG"] if n_leads == 1 else [f"ECG{k + 1}" for k in range(n_leads)]
 
 
-def recording_from_arrays(ecg, fs, *, lead_names: Sequence[str] | str | None = None,
+def recording_from_arrays(ecg, fs=None, *, lead_names: Sequence[str] | str | None = None,
                           units: Sequence[str] | str = "mV", resp=None, resp_fs=None,
                           breath_times=None, name: str = DEFAULT_NAME) -> Recording:
     """A :class:`~edr.io.recording.Recording` of ECG leads given as arrays.
@@ -88,8 +88,9 @@ def recording_from_arrays(ecg, fs, *, lead_names: Sequence[str] | str | None = N
     ecg : array_like, pandas.DataFrame or pandas.Series
         One lead, shape ``(n,)``, or several, shape ``(n, n_leads)`` (samples × leads); the
         first lead is the recording's selected lead. A DataFrame is read as a table: a time
-        column (named by the rules of :mod:`edr.io.time_axis`) or a time index (timedeltas,
-        datetimes, or numbers named like a time column) gives ``fs`` and is no lead, nor is a
+        column (named by the rules of :mod:`edr.io.time_axis`: numbers, datetimes or dates and
+        times as text) or a time index (timedeltas, datetimes, or numbers named like a time
+        column) gives ``fs`` and is no lead, nor is a
         column of sample numbers; where some columns have ECG names (``ECG``, ``II``, ``V5``),
         they are the leads (the best-ranked first, :func:`edr.io.channels.choose_ecg`), a
         respiration column (``RSP``, ``RESP``, ...) is the reference unless ``resp`` is given,
@@ -234,16 +235,13 @@ def _time_axis(table) -> tuple[np.ndarray | None, str, list]:
             or unquoted(str(c)).lower() in INDEX_COLUMNS]
     for c, unit in ((c, time_unit(str(c))) for c in skip):
         if unit is not None:
-            return np.asarray(table[c], dtype=np.float64) * unit, str(c), skip
+            return elapsed_seconds(table[c], unit, source="the ECG's DataFrame",
+                                   column=str(c)), str(c), skip
     idx = table.index
     kind = getattr(idx.dtype, "kind", "O")
-    if kind == "M":
-        return np.asarray((idx - idx[0]).total_seconds(), dtype=np.float64), "index", skip
-    if kind == "m":
-        return np.asarray(idx.total_seconds(), dtype=np.float64), "index", skip
     unit = None if idx.name is None else time_unit(str(idx.name))
-    if unit is not None and kind in NUMERIC_KINDS:
-        return np.asarray(idx, dtype=np.float64) * unit, "index", skip
+    if kind in "Mm" or (unit is not None and kind in NUMERIC_KINDS):
+        return elapsed_seconds(idx, unit or 1.0), "index", skip
     return None, "", skip
 
 

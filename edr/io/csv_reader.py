@@ -5,7 +5,8 @@ An optional time column gives the sampling rate (its name and unit by the rules 
 otherwise ``fs`` must be passed. Names and units may be quoted (``'II'``). A second row with no
 number in it is a units row, as PhysioNet's CSV exports write (``'Elapsed time','II'`` then
 ``'seconds','mV'``): it gives the time column's unit (clock times such as ``'0:01.250'`` under
-``'hh:mm:ss.mmm'`` are read too) and each channel's unit (``uV``, ``V``: scaled to mV); without
+``'hh:mm:ss.mmm'`` are read too, and so are dates and times such as ``2026-03-01T10:00:00.004``
+in any column with a time name) and each channel's unit (``uV``, ``V``: scaled to mV); without
 one, channel values are taken to be in mV. A column of sample numbers (``sample``, ``index``,
 ...) is no channel, nor is a column of text (its first and last values not numbers: a date, a
 label) unless its name is an ECG's or a respiration's. The file must be UTF-8 text (ASCII is).
@@ -27,7 +28,15 @@ from edr.errors import RecordError
 from edr.io.arrays import default_lead_names
 from edr.io.channels import is_ecg_name, is_resp_name
 from edr.io.recording import Recording, assemble_recording
-from edr.io.time_axis import INDEX_COLUMNS, TIME_UNITS, fs_from_time, time_unit, unquoted
+from edr.io.time_axis import (
+    INDEX_COLUMNS,
+    TIME_UNITS,
+    elapsed_seconds,
+    fs_from_time,
+    is_date_time,
+    time_unit,
+    unquoted,
+)
 from edr.names import FS_MAX, FS_MIN
 
 __all__ = ["read_csv"]
@@ -162,28 +171,36 @@ def _without_text_columns(names: list[str], units: list[str] | None, rows: list[
     return ([names[i] for i in keep], None if units is None else [units[i] for i in keep], out)
 
 
-def _clock_rows(rows: list[str], delimiter: str, column: int) -> list[str]:
-    """``rows`` with the clock times of ``column`` (``'0:01.250'``) written as seconds."""
+def _rows_in_seconds(rows: list[str], delimiter: str, column: int, seconds_of) -> list[str]:
+    """``rows`` with the times of ``column`` (clock times ``'0:01.250'``, dates and times)
+    written as the seconds ``seconds_of`` gives for the column's texts."""
+    table = list(csv.reader(rows, delimiter=delimiter))
+    seconds = seconds_of([f[column] if len(f) > column else "" for f in table])
     out = []
-    for fields in csv.reader(rows, delimiter=delimiter):
+    for fields, value in zip(table, seconds, strict=True):
         if len(fields) > column:
-            fields[column] = repr(_clock_seconds(fields[column]))
+            fields[column] = repr(float(value))
         out.append(delimiter.join(fields) + "\n")
     return out
 
 
-def _time_column(names: list[str], units: list[str] | None, rows: list[str],
-                 delimiter: str) -> tuple[int | None, float, list[str]]:
+def _time_column(names: list[str], units: list[str] | None, rows: list[str], delimiter: str,
+                 path: Path) -> tuple[int | None, float, list[str]]:
     """The time column's index (None without one), its seconds per unit, and the data rows with
-    its clock times (if any) written as seconds."""
+    its clock times or dates and times (if any) written as seconds."""
     idx = next((i for i, n in enumerate(names) if time_unit(n) is not None), None)
     if idx is None:
         return None, 1.0, rows
     seconds = time_unit(names[idx])
     unit = units[idx].lower() if units is not None else ""
     first = next(csv.reader(rows[:1], delimiter=delimiter), [])
-    if ":" in unit or (len(first) > idx and ":" in first[idx]):
-        return idx, 1.0, _clock_rows(rows, delimiter, idx)
+    value = first[idx] if len(first) > idx else ""
+    if is_date_time(value):
+        return idx, 1.0, _rows_in_seconds(rows, delimiter, idx, lambda texts: elapsed_seconds(
+            texts, source=str(path), column=names[idx]))
+    if ":" in unit or ":" in value:
+        return idx, 1.0, _rows_in_seconds(rows, delimiter, idx,
+                                          lambda texts: [_clock_seconds(t) for t in texts])
     return idx, TIME_UNITS.get(unit, seconds), rows
 
 
@@ -294,7 +311,7 @@ def _csv_table(path: Path):
     if not rows:
         raise RecordError(f"CSV file {path} has no data rows")
     names, units, rows = _without_text_columns(names, units, rows, delimiter)
-    time_idx, seconds, rows = _time_column(names, units, rows, delimiter)
+    time_idx, seconds, rows = _time_column(names, units, rows, delimiter, path)
     return names, units, _data_rows(rows, delimiter, names, path), time_idx, seconds
 
 
@@ -341,7 +358,8 @@ def _csv_rate(data, names, time_idx, seconds, index, fs, path) -> float:
         numbers = "".join(f"; column {names[i]!r} holds sample numbers, not times" for i in index)
         raise RecordError(
             f"CSV file {path} has no time column (a name such as time, t, time_s, Time (ms), "
-            f"timestamp_ms or elapsed time, or a units row of seconds){numbers}; give its sampling "
+            f"timestamp_ms, elapsed time or datetime, or a units row of seconds){numbers}; give "
+            f"its sampling "
             f"rate with --fs HZ (read_record(..., fs=HZ) in Python)"
         )
     return float(fs)

@@ -2,11 +2,13 @@
 
 The one home of the rules the CSV reader (:mod:`edr.io.csv_reader`) and DataFrames given as
 arrays (:func:`edr.io.arrays.recording_from_arrays`) share. A time column is named by a time word
-(``time``, ``t``, ``timestamp``, ``elapsed time``) with an optional unit after it (``time_s``,
-``Time (sec)``, ``timestamp [ms]``, ``t_us``: the units of :data:`TIME_UNITS`; seconds without
-one), or by a unit alone (``s``, ``sec``, ``seconds``, ``ms``); :func:`time_unit` reads a name.
-A column of sample numbers (:data:`INDEX_COLUMNS`) is neither a channel nor a time.
-:func:`fs_from_time` gives the sampling rate of a uniformly sampled axis.
+(``time``, ``t``, ``timestamp``, ``elapsed time``, ``datetime``) with an optional unit after it
+(``time_s``, ``Time (sec)``, ``timestamp [ms]``, ``t_us``: the units of :data:`TIME_UNITS`;
+seconds without one), or by a unit alone (``s``, ``sec``, ``seconds``, ``ms``); :func:`time_unit`
+reads a name. Its values are numbers in that unit, dates and times (``2026-03-01T10:00:00.004``,
+NumPy or pandas datetimes, any time zone) or time differences: :func:`elapsed_seconds` turns
+each into seconds from the first. A column of sample numbers (:data:`INDEX_COLUMNS`) is neither a
+channel nor a time. :func:`fs_from_time` gives the sampling rate of a uniformly sampled axis.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import numpy as np
 from edr.errors import RecordError
 from edr.io.channels import clean_name
 
-__all__ = ["INDEX_COLUMNS", "TIME_UNITS", "fs_from_time", "time_unit", "unquoted"]
+__all__ = ["INDEX_COLUMNS", "TIME_UNITS", "elapsed_seconds", "fs_from_time", "is_date_time",
+           "time_unit", "unquoted"]
 
 #: Units of a time column (case-insensitive) and their length in seconds.
 TIME_UNITS: dict[str, float] = {
@@ -32,7 +35,8 @@ TIME_UNITS: dict[str, float] = {
 #: Units that name a time column on their own (a column ``min`` is more likely a minimum).
 _BARE_TIME_UNITS = ("s", "sec", "seconds", "ms")
 
-_TIME_NAME = re.compile(r"(?P<word>elapsed[ _]?time|time[ _]?stamp|elapsed|time|t)?[ _\-]*"
+_TIME_NAME = re.compile(r"(?P<word>elapsed[ _]?time|time[ _]?stamp|elapsed|date[ _]?time|time|t)?"
+                        r"[ _\-]*"
                         r"(?:[(\[]\s*(?P<bracketed>[^)\]]+?)\s*[)\]]|(?P<unit>[a-zµ]+))?")
 
 #: Names of a column of sample numbers (case-insensitive): no channel, and no sampling rate.
@@ -70,6 +74,109 @@ def time_unit(name: str) -> float | None:
     if m["word"] is None:
         return TIME_UNITS[unit] if unit in _BARE_TIME_UNITS else None
     return 1.0 if unit is None else TIME_UNITS.get(unit.strip())
+
+
+_DATE_TIME = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}[T ]\d{1,2}:\d{2}")
+
+
+def is_date_time(text: str) -> bool:
+    """Whether ``text`` begins with a calendar date and a time of day, year first
+    (``2026-03-01T10:00:00.004``, ``2026/03/01 10:00:00``; quotes ignored).
+
+    Examples
+    --------
+    >>> from edr.io.time_axis import is_date_time
+    >>> is_date_time("2026-03-01T10:00:00.004Z"), is_date_time("0:01.250"), is_date_time("0.004")
+    (True, False, False)
+    """
+    return _DATE_TIME.match(unquoted(str(text))) is not None
+
+
+def elapsed_seconds(values, unit: float = 1.0, *, source: str = "", column: str = "") -> np.ndarray:
+    """Seconds from the first value of a time column or index.
+
+    Parameters
+    ----------
+    values : array_like
+        Numbers in ``unit``; NumPy or pandas datetimes (time zones included) or time
+        differences; or text: dates and times (:func:`is_date_time`, read by
+        :func:`pandas.to_datetime`, offsets converted to UTC) or numbers.
+    unit : float, default 1.0
+        Seconds per unit of numbers (:func:`time_unit`); datetimes and differences carry theirs.
+    source, column : str
+        The file and column named in errors.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 seconds: numbers times ``unit``, datetimes from the first, differences as they
+        are; NaN where a value is missing (``NaT``).
+
+    Raises
+    ------
+    RecordError
+        Text that is neither a date and time nor a number (the first such value is named).
+
+    See Also
+    --------
+    fs_from_time : the sampling rate of the seconds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.io.time_axis import elapsed_seconds
+    >>> elapsed_seconds(["2026-03-01T10:00:00.000", "2026-03-01T10:00:00.004"]).tolist()
+    [0.0, 0.004]
+    >>> elapsed_seconds(np.array([0, 4, 8]), 1e-3).tolist()
+    [0.0, 0.004, 0.008]
+    """
+    kind = getattr(getattr(values, "dtype", None), "kind", None)
+    if kind is None:
+        values = np.asarray(values)
+        kind = values.dtype.kind
+    if kind == "M":
+        values = values - (values.iloc[0] if hasattr(values, "iloc") else values[0])
+        kind = "m"
+    if kind == "m":
+        delta = np.asarray(values, dtype="timedelta64[ns]")
+        return np.where(np.isnat(delta), np.nan, delta.astype(np.int64) / 1e9)
+    if kind in "OUS":
+        texts = [unquoted(str(v)) for v in np.asarray(values, dtype=object)]
+        if texts and is_date_time(texts[0]):
+            return _date_time_seconds(texts, source, column)
+        try:
+            return np.asarray(texts, dtype=np.float64) * unit
+        except ValueError:
+            bad = next(t for t in texts if not _number(t))
+            raise RecordError(f"time column {column!r} of {source}: {bad[:40]!r} is neither a "
+                              "number nor a date and time") from None
+    return np.asarray(values, dtype=np.float64) * unit
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _date_time_seconds(texts: list[str], source: str, column: str) -> np.ndarray:
+    """Seconds from the first of dates and times written as text (pandas reads them)."""
+    import pandas as pd
+
+    series = pd.Series(texts, dtype=object)
+    try:
+        stamps = pd.to_datetime(series, utc=True, format="ISO8601")
+    except (ValueError, TypeError):
+        stamps = pd.to_datetime(series, utc=True, errors="coerce")
+    missing = stamps.isna().to_numpy() & np.array([t.lower() not in ("", "nan", "nat", "na")
+                                                    for t in texts])
+    if missing.any():
+        row = int(np.argmax(missing))
+        raise RecordError(f"time column {column!r} of {source}: {texts[row][:40]!r} (data row "
+                          f"{row + 1}) is not a date and time like {texts[0][:40]!r}")
+    return elapsed_seconds(stamps)
 
 
 def fs_from_time(t: np.ndarray, *, source: str, column: str) -> float:

@@ -189,6 +189,10 @@ T = np.arange(5000) / FS
         pd.DataFrame({"II": TWO[:, 0], "V": TWO[:, 1]},
                      index=pd.Timestamp("2026-01-01", tz="UTC") + pd.to_timedelta(T, unit="s")),
         pd.DataFrame({"sample": np.arange(5000), "II": TWO[:, 0], "V": TWO[:, 1]}),
+        pd.DataFrame({"timestamp": pd.Timestamp("2026-03-29 01:59:50", tz="Europe/Berlin")
+                      + pd.to_timedelta(T, unit="s"), "II": TWO[:, 0], "V": TWO[:, 1]}),
+        pd.DataFrame({"datetime": (pd.Timestamp("2026-01-01") + pd.to_timedelta(T, unit="s"))
+                      .strftime("%Y-%m-%dT%H:%M:%S.%f"), "II": TWO[:, 0], "V": TWO[:, 1]}),
     ],
 )
 def test_a_dataframe_s_time_gives_fs_and_is_no_lead(frame):

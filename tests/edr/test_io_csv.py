@@ -116,7 +116,7 @@ _TIME_NAMES = {  # the reference: every spelling written out, seconds per unit o
     "ms": 1e-3, "t_us": 1e-6, "sensor timestamp [ns]": None, "timestamp [ns]": 1e-9,
     "time (µs)": 1e-6, "time (min)": 60.0, "Time (hh:mm:ss.mmm)": 1.0,
     "ECG": None, "II": None, "min": None, "temp": None, "resp": None, "time (kg)": None,
-    "sample": None, "": None,
+    "sample": None, "": None, "datetime": 1.0, "Date Time": 1.0, "date": None,
 }
 
 
@@ -197,3 +197,28 @@ def test_a_file_without_header_row(tmp_path, scale, fmt):
     bare = read_record(tmp_path / "bare.csv", fs=fs)  # the first line is a sample, not a header
     assert bare.channels == ["ECG1", "ECG2"] and bare.ecg.size == 2500
     np.testing.assert_allclose(bare.ecg, leads[:, 0], atol=1e-12)
+
+
+@pytest.mark.parametrize("stamp", ["%Y-%m-%dT%H:%M:%S.%f", "%Y-%m-%d %H:%M:%S.%f",
+                                   "%Y-%m-%dT%H:%M:%S.%fZ", "%Y-%m-%dT%H:%M:%S.%f+01:00",
+                                   "'%Y/%m/%d %H:%M:%S.%f'"])
+def test_dates_and_times_in_a_time_column(tmp_path, stamp):
+    import datetime as dt
+
+    fs = 250.0
+    t = np.arange(5000) / fs  # 20 s across midnight
+    ecg = np.round(np.sin(2 * np.pi * 1.1 * t), 4)
+    start = dt.datetime(2026, 3, 1, 23, 59, 50)
+    texts = [(start + dt.timedelta(seconds=float(a))).strftime(stamp) for a in t]
+    path = tmp_path / "stamped.csv"
+    path.write_text("timestamp,ECG\n" + "".join(f"{s},{v:.4f}\n" for s, v in zip(texts, ecg,
+                                                                                  strict=True)))
+    rec = read_record(path)
+    plain = read_record(_csv(tmp_path / "plain.csv", ["time_s", "ECG"], zip(t, ecg, strict=True)))
+    assert rec.fs == plain.fs == fs
+    np.testing.assert_array_equal(rec.ecg, plain.ecg)
+    lines = path.read_text().splitlines()
+    lines[300] = "yesterday," + lines[300].split(",")[1]
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(RecordError, match=r"'yesterday' \(data row 300\) is not a date and time"):
+        read_record(path)
