@@ -84,8 +84,10 @@ def build_parser(prog: str = PROG) -> Parser:
                        "cat ecg.csv | %(prog)s - --fs 250 -o live.csv")
     p.add_argument("record", nargs="?", metavar="RECORD|-",
                    help="record file (any format edr.io.read_record reads), replayed with every "
-                        "ECG lead; or '-' for CSV rows on standard input, one column per ECG "
-                        "channel (an optional header row names them)")
+                        "ECG lead; or '-' for CSV rows on standard input, one column per "
+                        "channel (an optional header row names them: a time or sample-number "
+                        "column is then no lead, and where some names are ECG leads' only those "
+                        "are)")
     _add_outputs(p)
     p.add_argument("--speed", type=_speed, default=math.inf, metavar="FACTOR|max",
                    help="replay speed: 1 = real time, max = as fast as possible (default)")
@@ -95,7 +97,7 @@ def build_parser(prog: str = PROG) -> Parser:
                         "agree with the rate they state")
     p.add_argument("--columns", type=_columns, metavar="I,J,...",
                    help="standard input or LSL: the columns / channels holding ECG (0-based, "
-                        "default: all)")
+                        "default: all, or as the header names them)")
     p.add_argument("--lead", metavar="NAME|auto|fuse|multilead",
                    help="as edr extract: one lead by name, or a multi-lead mode (default: every "
                         "lead fused when there are several)")

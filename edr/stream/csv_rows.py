@@ -1,9 +1,10 @@
 """Rows of ECG samples from CSV text lines as a live link delivers them, faults included.
 
 The layout comes from the first lines: an optional header row (a first non-blank line that is not
-all numbers) names the columns, and the column count is the most common one among the first
-:data:`LAYOUT_ROWS` rows of numbers (a link joined mid-line starts with a partial row). After
-that every line is one sample instant, whatever it holds:
+all numbers) names the columns (by default a time or sample-number column is no lead, and where
+some names are ECG leads' only those are, as offline: :func:`default_columns`), and the column
+count is the most common one among the first :data:`LAYOUT_ROWS` rows of numbers (a link joined
+mid-line starts with a partial row). After that every line is one sample instant, whatever it holds:
 
 =================================  ========================================================
 line                               row (one value per selected column)
@@ -28,9 +29,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from edr.errors import SignalError
+from edr.io.channels import is_ecg_name
+from edr.io.time_axis import INDEX_COLUMNS, time_unit, unquoted
 from edr.stream.faults import FaultLedger
 
-__all__ = ["LAYOUT_ROWS", "CsvRows", "Layout", "read_layout"]
+__all__ = ["LAYOUT_ROWS", "CsvRows", "Layout", "default_columns", "read_layout"]
 
 LAYOUT_ROWS = 5
 """Rows of numbers the column count is judged on (the most common count wins)."""
@@ -68,7 +71,7 @@ def read_layout(lines: Iterable, columns: Sequence[int] | None = None, *,
         ``(line number, text without the newline, complete)``; read up to the
         :data:`LAYOUT_ROWS`-th row of numbers.
     columns : sequence of int, optional
-        The columns holding ECG (default: all).
+        The columns holding ECG (default: :func:`default_columns` of the header).
     what : str
         The input's name in messages.
 
@@ -90,11 +93,13 @@ def read_layout(lines: Iterable, columns: Sequence[int] | None = None, *,
     >>> from edr.stream.csv_rows import read_layout
     >>> lines = [(1, "time,II,V2", True), (2, "2,0.3", True), (3, "0.0,0.1,0.2", True),
     ...          (4, "0.004,0.1,0.3", True)]
-    >>> layout, taken = read_layout(lines, [1, 2])
+    >>> layout, taken = read_layout(lines)
     >>> layout
     Layout(n_cols=3, columns=[1, 2], names=['II', 'V2'])
     >>> [n for n, _, _ in taken]
     [2, 3, 4]
+    >>> read_layout(lines, [0, 2])[0].names
+    ['time', 'V2']
     """
     header, taken, counts = None, [], []
     for item in lines:
@@ -115,13 +120,34 @@ def read_layout(lines: Iterable, columns: Sequence[int] | None = None, *,
         raise SignalError(f"{what} holds no samples")
     tally = Counter(counts)
     n_cols = max(tally, key=lambda c: (tally[c], c))
-    cols = list(range(n_cols)) if columns is None else [int(c) for c in columns]
+    cols = default_columns(header, n_cols) if columns is None else [int(c) for c in columns]
     if max(cols) >= n_cols:
         raise ValueError(f"{what} has {n_cols} column(s); column {max(cols)} is not there")
     names = [header[c] if header and c < len(header) and header[c] else f"ch{c}" for c in cols]
     if len(set(names)) != len(names):
         names = [f"ch{c}" for c in cols]
     return Layout(n_cols, cols, names), taken
+
+
+def default_columns(header: Sequence[str] | None, n_cols: int) -> list[int]:
+    """The columns that are leads when none are chosen: every column without a header; with
+    one, those named as ECG leads (:func:`edr.io.channels.is_ecg_name`) if any, else those
+    that are neither a time (:func:`edr.io.time_axis.time_unit`) nor sample numbers, else all.
+
+    Examples
+    --------
+    >>> from edr.stream.csv_rows import default_columns
+    >>> default_columns(["time_ms", "II", "RESP"], 3), default_columns(["t", "a", "b"], 3)
+    ([1], [1, 2])
+    >>> default_columns(None, 2)
+    [0, 1]
+    """
+    if not header:
+        return list(range(n_cols))
+    names = [unquoted(header[c]) if c < len(header) else "" for c in range(n_cols)]
+    data = [c for c, n in enumerate(names)
+            if time_unit(n) is None and n.lower() not in INDEX_COLUMNS]
+    return [c for c in data if is_ecg_name(names[c])] or data or list(range(n_cols))
 
 
 class CsvRows:

@@ -131,6 +131,7 @@ class _Ring:
         self.cap = capacity
         self.n_total = 0
         self.limits, self.n_limits = [None] * n_channels, None
+        self.glitches, self.n_judged = np.zeros(n_channels, dtype=np.int64), 0
 
     def append(self, x: np.ndarray) -> None:
         """Append ``x`` of shape (n_channels, n)."""
@@ -145,11 +146,21 @@ class _Ring:
     def renew_limits(self, fs: float) -> None:
         """Judge each channel's glitch limits (:func:`edr.beats.mask.glitch_limits`) on the
         samples held as recorded, at the first call and then every :data:`~edr.signal.SEGMENT_S`
-        of stream (a lasting shift of the level is learnt, a glitch is not)."""
+        of stream (a lasting shift of the level is learnt, a glitch is not), and add the
+        samples appended since the previous call that lie beyond them to ``glitches`` (per
+        channel)."""
         if self.n_limits is None or self.n_total - self.n_limits >= SEGMENT_S * fs:
             n = min(self.cap, self.n_total)
             self.limits = [glitch_limits(c, fs) for c in self._raw(n)]
             self.n_limits = self.n_total
+        fresh = self.n_total - self.n_judged
+        if fresh:
+            with np.errstate(invalid="ignore"):
+                for c, x in enumerate(self._raw(fresh)):
+                    if self.limits[c] is not None:
+                        self.glitches[c] += np.count_nonzero(np.abs(x - self.limits[c][0])
+                                                             > self.limits[c][1])
+            self.n_judged = self.n_total
 
     def last(self, n: int) -> np.ndarray:
         """The last ``n`` samples (at most the capacity), shape (n_channels, n), a sample beyond
@@ -316,6 +327,12 @@ class StreamingEDR:
     def n_samples(self) -> int:
         """Samples per channel pushed so far."""
         return self.ring.n_total
+
+    @property
+    def glitch_samples(self) -> dict:
+        """Per channel, the samples judged so far (at each update) to lie beyond its glitch
+        limits (:func:`edr.beats.mask.glitch_limits`): values no ECG reaches, read as missing."""
+        return dict(zip(self.leads, self.ring.glitches.tolist(), strict=True))
 
     def push(self, block) -> list[StreamUpdate]:
         """Append samples and run the updates they complete.

@@ -34,6 +34,8 @@ FAULT_KINDS = {
     "gap": ("gap in the timestamps", "gaps in the timestamps"),
     "jump_back": ("sample dropped (its timestamp jumped back)", "samples dropped (their "
                   "timestamps jumped back)"),
+    "glitch": ("value no ECG reaches (read as missing)", "values no ECG reaches (read as "
+               "missing)"),
     "flat": ("flat sample (constant for 1 s or more)", "flat samples (constant for 1 s or "
              "more)"),
     "unusable": ("rate withheld (more than half of its window's ECG unusable)", "rates withheld "

@@ -133,12 +133,22 @@ def run_stream(source: Source, engine: StreamingEDR, outputs: StreamOutputs, *,
             if on_update is not None:
                 on_update(u)
 
+    glitches = dict.fromkeys(engine.leads, 0)
+
+    def note_glitches():
+        for lead, n in engine.glitch_samples.items():
+            if n > glitches[lead]:
+                ledger.note("glitch", engine.n_samples, f"lead {lead}", n - glitches[lead])
+                glitches[lead] = n
+
     for block in source.blocks:
         ledger.observe(block)
         emit(engine.push(block))
+        note_glitches()
         if stop.is_set():
             break
     emit(engine.flush())
+    note_glitches()
     if breaths is not None:
         end = engine.n_samples / source.fs
         outputs.write_breaths(breaths.finish(end), end)

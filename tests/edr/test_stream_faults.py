@@ -254,7 +254,7 @@ def _summary(capsys) -> str:
 
 
 @pytest.mark.parametrize("fault", ["garbage", "nan_run", "flat_lead", "lead_vanishes",
-                                   "extra_columns"])
+                                   "extra_columns", "glitches"])
 def test_faulty_lines_become_masked_samples(fault, two_leads, tmp_path, monkeypatch, capsys):
     lines, clean = two_leads
     bad, at = ["II,V2"] + list(lines), 1 + int(36 * FS)  # a header row this time
@@ -272,6 +272,9 @@ def test_faulty_lines_become_masked_samples(fault, two_leads, tmp_path, monkeypa
     elif fault == "lead_vanishes":
         bad[stretch] = [line.split(",")[0] for line in bad[stretch]]
         want = [f"{n} missing values", f"NaN samples: V2 {n}"]
+    elif fault == "glitches":
+        bad[at], bad[at + 300] = "1e30," + bad[at].split(",")[1], bad[at + 300] + "e308"
+        want = ["2 values no ECG reaches (read as missing)"]
     else:
         bad[at] = bad[at] + ",0.3"
         want = ["1 line with too many columns", "NaN samples: II 1, V2 1"]
@@ -283,6 +286,20 @@ def test_faulty_lines_become_masked_samples(fault, two_leads, tmp_path, monkeypa
     _same_rows(got, clean, 36.0 - 10.0)  # rows emitted before the fault: unchanged
     for part in want:
         assert part in summary, summary
+
+
+def test_a_header_s_time_and_sample_columns_are_no_leads(two_leads, tmp_path, monkeypatch,
+                                                          capsys):
+    lines, clean = two_leads
+    timed = ["sample,time_s,II,V2"] + [f"{k},{k / FS:.3f},{line}" for k, line in
+                                       enumerate(lines)]
+    code, out = _main_on(timed, tmp_path, monkeypatch)
+    assert code == 0 and "2 leads" in _summary(capsys)
+    _same_rows(_rows(out), clean, 45.0)
+    with_resp = ["time,RESP,II,V2"] + [f"{k / FS:.3f},0.5,{line}" for k, line in enumerate(lines)]
+    code, out = _main_on(with_resp, tmp_path, monkeypatch)  # only the ECG-named columns
+    assert code == 0 and "2 leads" in _summary(capsys)
+    _same_rows(_rows(out), clean, 45.0)
 
 
 def test_a_truncated_last_line_is_a_bad_line(two_leads, tmp_path, monkeypatch, capsys):
