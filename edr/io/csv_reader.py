@@ -34,6 +34,7 @@ from edr.io.time_axis import (
     elapsed_seconds,
     fs_from_time,
     is_date_time,
+    is_number,
     time_unit,
     unquoted,
 )
@@ -132,18 +133,10 @@ def _decimal_points(rows: list[str], path: Path) -> list[str]:
 _MISSING_TOKENS = {"", "nan", "na", "n/a", "null", "none", "-"}
 
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _units_row(row: str, delimiter: str, n: int) -> list[str] | None:
     """The units of a row that holds no number (PhysioNet's ``'seconds','mV'``), else None."""
     fields = [unquoted(f) for f in next(csv.reader([row], delimiter=delimiter), [])]
-    if len(fields) != n or any(_is_number(f) for f in fields):
+    if len(fields) != n or any(is_number(f) for f in fields):
         return None
     return fields if any(f.lower() not in _MISSING_TOKENS for f in fields) else None
 
@@ -157,7 +150,7 @@ def _without_text_columns(names: list[str], units: list[str] | None, rows: list[
 
     def text(fields: list[str], i: int) -> bool:
         value = unquoted(fields[i]) if i < len(fields) else ""
-        return not _is_number(value) and value.lower() not in _MISSING_TOKENS
+        return not is_number(value) and value.lower() not in _MISSING_TOKENS
 
     first, last = (next(csv.reader([row], delimiter=delimiter), []) for row in (rows[0], rows[-1]))
     drop = {i for i in range(len(names)) if time_unit(names[i]) is None
@@ -304,7 +297,7 @@ def _csv_table(path: Path):
     names = [unquoted(n) for n in next(csv.reader([first], delimiter=delimiter), [])]
     if not names or not any(names):
         raise RecordError(f"CSV file {path} has no header row of channel names")
-    if all(_is_number(n) for n in names):  # no header row: the first line is data
+    if all(is_number(n) for n in names):  # no header row: the first line is data
         return _headerless([first] + rows, delimiter, path)
     units = _units_row(rows[0], delimiter, len(names)) if rows else None
     rows = rows if units is None else rows[1:]

@@ -21,7 +21,7 @@ from edr.errors import RecordError
 from edr.io.channels import clean_name
 
 __all__ = ["INDEX_COLUMNS", "TIME_UNITS", "elapsed_seconds", "fs_from_time", "is_date_time",
-           "time_unit", "unquoted"]
+           "is_number", "time_unit", "unquoted"]
 
 #: Units of a time column (case-insensitive) and their length in seconds.
 TIME_UNITS: dict[str, float] = {
@@ -147,13 +147,25 @@ def elapsed_seconds(values, unit: float = 1.0, *, source: str = "", column: str 
         try:
             return np.asarray(texts, dtype=np.float64) * unit
         except ValueError:
-            bad = next(t for t in texts if not _number(t))
+            bad = next(t for t in texts if not is_number(t))
             raise RecordError(f"time column {column!r} of {source}: {bad[:40]!r} is neither a "
                               "number nor a date and time") from None
     return np.asarray(values, dtype=np.float64) * unit
 
 
-def _number(text: str) -> bool:
+def is_number(text: str) -> bool:
+    """Whether ``float(text)`` reads ``text``.
+
+    See Also
+    --------
+    is_date_time : the other kind of time a table writes.
+
+    Examples
+    --------
+    >>> from edr.io.time_axis import is_number
+    >>> is_number("1e3"), is_number(" 2.5"), is_number("nan"), is_number("II")
+    (True, True, True, False)
+    """
     try:
         float(text)
     except ValueError:
