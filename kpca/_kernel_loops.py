@@ -194,19 +194,11 @@ def _exp_scaled_into(x, scale, out, bits, t, tbits):  # pragma: no cover - compi
 # --------------------------------------------------------------------------- #
 # RBF kernel
 # --------------------------------------------------------------------------- #
-@_SerialOrParallel
-def _exp_scaled_inplace(D2, scale):  # pragma: no cover - compiled
-    n, m = D2.shape
-    for i in numba.prange(n):
-        for j in range(m):
-            D2[i, j] = np.exp(-D2[i, j] * scale)
-
-
-# Fused Gram-matrix kernels (d >= 16): distance, clipping and exp in one pass over the output
-# (the separate passes dominated the build time; benchmarks/bench_kpca.py). For the symmetric
-# case only the upper triangle is evaluated, each value written to its two places, which halves
-# the exp calls and makes the result exactly symmetric with a unit diagonal. Rows are processed
-# in pairs (i, n-1-i) so that both threads get the same amount of triangle.
+# The fused Gram-matrix kernel of a set with itself (d >= 16): distance, clipping and exp in one
+# pass over the output (the separate passes, with their temporary matrices, cost more). Only the
+# upper triangle is evaluated, each value written to its two places, which halves the exp calls
+# and makes the result exactly symmetric with a unit diagonal. Rows are processed in pairs
+# (i, n-1-i) so that both threads get the same amount of triangle.
 @_SerialOrParallel
 def _rbf_self_gram(G, sq, scale):  # pragma: no cover - compiled
     # G holds X X^T on entry; only its upper triangle is read, its lower one only written.
@@ -223,16 +215,6 @@ def _rbf_self_gram(G, sq, scale):  # pragma: no cover - compiled
                 e = np.exp(-(v if v > 0.0 else 0.0) * scale)
                 G[i, j] = e
                 G[j, i] = e
-
-
-@_SerialOrParallel
-def _rbf_cross_gram(G, xx, yy, scale):  # pragma: no cover - compiled
-    # G holds X Y^T on entry.
-    n, m = G.shape
-    for i in numba.prange(n):
-        for j in range(m):
-            v = xx[i] + yy[j] - 2.0 * G[i, j]
-            G[i, j] = np.exp(-(v if v > 0.0 else 0.0) * scale)
 
 
 # Direct-difference kernels (d < 16): each row's squared distances are summed over the

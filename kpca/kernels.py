@@ -28,8 +28,7 @@ from numpy.typing import ArrayLike
 from kpca._kernel_loops import (
     SERIAL_MAX_ENTRIES,
     _center_inplace,
-    _exp_scaled_inplace,
-    _rbf_cross_gram,
+    _exp_scaled_into,
     _rbf_project_exact,
     _rbf_rows_exact,
     _rbf_self_gram,
@@ -140,14 +139,23 @@ def squared_distances(X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
         raise ValueError(
             f"X and Y must have the same number of features; got {X.shape[1]} and {Y.shape[1]}"
         )
-    n, d = X.shape
-    out = np.empty((n, Y.shape[0]))
-    if d < _GRAM_MIN_FEATURES:
-        if same:
-            _sqdist_self_exact.for_size(out.size)(X, out)
-        else:
-            _sqdist_cross_exact.for_size(out.size)(X, np.ascontiguousarray(Y.T), out)
-        return out
+    if X.shape[1] >= _GRAM_MIN_FEATURES:
+        return _gram_squared_distances(X, None if same else Y)
+    out = np.empty((X.shape[0], Y.shape[0]))
+    if same:
+        _sqdist_self_exact.for_size(out.size)(X, out)
+    else:
+        _sqdist_cross_exact.for_size(out.size)(X, np.ascontiguousarray(Y.T), out)
+    return out
+
+
+def _gram_squared_distances(X: np.ndarray, Y: np.ndarray | None) -> np.ndarray:
+    """:func:`squared_distances` of checked C-contiguous float arrays by the Gram-matrix
+    identity (a BLAS product, the norms added, clipped at zero); with ``Y=None`` exactly
+    symmetric with a zero diagonal."""
+    same = Y is None
+    Y = X if same else Y
+    out = np.empty((X.shape[0], Y.shape[0]))
     np.matmul(X, Y.T, out=out)
     out *= -2.0
     _sqdist_cross.for_size(out.size)(X, Y, out)
@@ -196,8 +204,27 @@ def rbf_from_squared_distances(D2: ArrayLike, sigma2: float, *,
     s = check_sigma2(sigma2)
     D2 = np.asarray(D2, dtype=np.float64)
     K = np.array(D2, order="C", copy=True) if copy or not D2.flags.c_contiguous else D2
-    _exp_scaled_inplace.for_size(K.size)(K, 1.0 / (2.0 * s))
-    return K
+    return _exp_in_place(K, 1.0 / (2.0 * s))
+
+
+#: Entries per pass of :func:`_exp_in_place` (the size of its two buffers).
+_EXP_BLOCK = 1 << 15
+
+
+def _exp_in_place(D2: np.ndarray, scale: float) -> np.ndarray:
+    """``D2`` (C-contiguous float64) overwritten by ``exp(-scale * D2)``: the vectorised exp
+    (``_exp_scaled_into``, 1 ulp) in blocks of :data:`_EXP_BLOCK` entries through a buffer (its
+    output must not be its input, or the compiler keeps it scalar)."""
+    flat = D2.reshape(-1)
+    k = max(1, min(flat.size, _EXP_BLOCK))
+    buf, t = np.empty(k), np.empty(k)
+    bits, tbits = buf.view(np.int64), t.view(np.int64)
+    for s in range(0, flat.size, k):
+        x = flat[s : s + k]
+        n = x.size
+        _exp_scaled_into(x, -scale, buf[:n], bits[:n], t[:n], tbits[:n])
+        x[:] = buf[:n]
+    return D2
 
 
 def rbf_kernel(X: ArrayLike, Y: ArrayLike | None = None, *, sigma2: float) -> np.ndarray:
@@ -220,11 +247,12 @@ def rbf_kernel(X: ArrayLike, Y: ArrayLike | None = None, *, sigma2: float) -> np
     Notes
     -----
     Distances are formed as in :func:`squared_distances` (direct sums for
-    ``d < 16``, BLAS Gram matrix otherwise) and exponentiated in the same
-    compiled pass. For ``d < 16`` the exponential is a vectorised one accurate
-    to 1 ulp (``_exp_scaled``) and every row is computed in full (the distances
-    are exactly symmetric); for ``d >= 16`` with ``Y=None`` only the upper
-    triangle is computed and mirrored.
+    ``d < 16``, BLAS Gram matrix otherwise; with ``Y=None`` exactly symmetric)
+    and exponentiated: for ``d < 16`` by a vectorised exp accurate to 1 ulp
+    (``_exp_scaled``) row by row in the same compiled pass; for ``d >= 16``
+    with ``Y=None`` in the same compiled pass over the upper triangle,
+    mirrored; otherwise by the vectorised exp over the distance matrix, in
+    blocks, in place.
 
     See Also
     --------
@@ -260,23 +288,15 @@ def rbf_kernel(X: ArrayLike, Y: ArrayLike | None = None, *, sigma2: float) -> np
 
 def _rbf(X: np.ndarray, Y: np.ndarray | None, scale: float) -> np.ndarray:
     """:func:`rbf_kernel` of checked C-contiguous float arrays, ``scale = 1 / (2 sigma2)``."""
-    gram = X.shape[1] >= _GRAM_MIN_FEATURES
-    entries = X.shape[0] * (X.shape[0] if Y is None else Y.shape[0])
-    if Y is None:
-        if gram:
+    if X.shape[1] >= _GRAM_MIN_FEATURES:
+        if Y is None:
             K = X @ X.T
-            _rbf_self_gram.for_size(entries)(K, np.einsum("ij,ij->i", X, X), scale)
-        else:
-            K = np.empty((X.shape[0], X.shape[0]))
-            _rbf_rows_exact.for_size(entries)(X, np.ascontiguousarray(X.T), scale, K)
-        return K
-    if gram:
-        K = X @ Y.T
-        _rbf_cross_gram.for_size(entries)(K, np.einsum("ij,ij->i", X, X),
-                                          np.einsum("ij,ij->i", Y, Y), scale)
-    else:
-        K = np.empty((X.shape[0], Y.shape[0]))
-        _rbf_rows_exact.for_size(entries)(X, np.ascontiguousarray(Y.T), scale, K)
+            _rbf_self_gram.for_size(K.size)(K, np.einsum("ij,ij->i", X, X), scale)
+            return K
+        return _exp_in_place(_gram_squared_distances(X, Y), scale)
+    YT = np.ascontiguousarray((X if Y is None else Y).T)
+    K = np.empty((X.shape[0], YT.shape[1]))
+    _rbf_rows_exact.for_size(K.size)(X, YT, scale, K)
     return K
 
 

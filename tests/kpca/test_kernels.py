@@ -88,9 +88,8 @@ def test_distances_reject_mismatched_features():
 
 
 @pytest.mark.parametrize("n, d", [(1, 3), (2, 3), (7, 2), (33, 15), (34, 16), (131, 40)])
-def test_fused_rbf_paths_match_twin_symmetric_unit_diagonal(n, d):
-    # Exact (d < 16) and Gram (d >= 16) paths, odd/even n for the paired-row
-    # triangle loop and sizes across the mirroring tile.
+def test_rbf_paths_match_twin_symmetric_unit_diagonal(n, d):
+    # Exact (d < 16) and Gram (d >= 16) paths, odd and even n.
     rng = np.random.default_rng(n + d)
     X = rng.normal(size=(n, d))
     Y = rng.normal(size=(n + 3, d))
@@ -105,15 +104,26 @@ def test_fused_rbf_paths_match_twin_symmetric_unit_diagonal(n, d):
     )
 
 
-def test_exact_rbf_path_is_within_one_ulp_of_numpy_exp():
-    # d < 16: the same direct distance sums, exponentiated by the vectorised exp
+@pytest.mark.parametrize("d", [5, 16, 31])
+@pytest.mark.parametrize("block", [None, 7])
+def test_every_rbf_path_is_within_one_ulp_of_numpy_exp(monkeypatch, d, block):
+    # The kernel is the vectorised exp of squared_distances (d < 16: row by row; d >= 16
+    # between two sets, and the kernel of given distances: in blocks through a buffer); the
+    # fused self kernel of d >= 16 is checked against the twin above
+    if block is not None:
+        monkeypatch.setattr(kk, "_EXP_BLOCK", block)  # many blocks, the last one short
     rng = np.random.default_rng(4)
-    X = rng.normal(size=(70, 5))
-    Y = rng.normal(size=(45, 5)) * 3.0
+    X = rng.normal(size=(70, d))
+    Y = rng.normal(size=(45, d)) * 3.0
     for A, B in ((X, None), (X, Y)):
-        got = kk.rbf_kernel(A, B, sigma2=0.7)
-        ref = np.exp(-(1.0 / 1.4) * kk.squared_distances(A, B))
-        assert np.all(np.abs(got - ref) <= np.spacing(ref))
+        D2 = kk.squared_distances(A, B)
+        ref = np.exp(-(1.0 / (1.4 * d)) * D2)
+        fused = B is None and d >= kk._GRAM_MIN_FEATURES
+        for got in ([] if fused else [kk.rbf_kernel(A, B, sigma2=0.7 * d)]) + [
+                kk.rbf_from_squared_distances(D2, 0.7 * d)]:
+            assert np.all(np.abs(got - ref) <= np.spacing(ref))
+        same = kk.rbf_from_squared_distances(D2, 0.7 * d, copy=False)
+        assert same is D2 and np.all(np.abs(same - ref) <= np.spacing(ref))  # in place
 
 
 @pytest.mark.parametrize(
