@@ -23,7 +23,10 @@ scores them by the protocol (MSC, |r|) against the reference, which no candidate
   the panel as a member of its own;
 * ``narrowed to ±0.1 Hz``: the stitched waveform rebuilt from its short-time spectrum
   (64 s Hann stretches, half-overlapping) keeping only the bins within 0.1 Hz of each stretch's
-  peak.
+  peak;
+* ``envelope levelled over 16 s`` / ``64 s``: the stitched waveform divided by its running RMS
+  (Hann-weighted over 16 s or 64 s): a time-varying gain, which can change the coherence where
+  a filter cannot (the EDR's amplitude carries no calibrated volume).
 
 Output: per database the median MSC / |r| and the number of records where the candidate's MSC
 is above the R amplitude's, and every MARSH subject's MSC. With ``--spectra`` also, for the
@@ -90,7 +93,7 @@ CHOSEN = []
 CANDIDATES = ("default", "max concentration", "max concentration, weights ≥ 0",
               "weights per stretch", "weights per stretch, half the window's",
               "the more concentrated of fused and R amplitude", "baseline wander added",
-              "narrowed to ±0.1 Hz")
+              "narrowed to ±0.1 Hz", "envelope levelled over 16 s", "envelope levelled over 64 s")
 
 
 def unit(x) -> np.ndarray:
@@ -227,6 +230,17 @@ def narrowed(x: np.ndarray, half_hz: float = 0.1) -> np.ndarray:
     return np.where(ok, (out / np.maximum(wsum, 1e-12))[h:h + y0.size], np.nan)
 
 
+def levelled(x: np.ndarray, span_s: float) -> np.ndarray:
+    """``x`` divided by its running RMS over a Hann window of ``span_s`` (missing samples
+    ignored)."""
+    ok = np.isfinite(x)
+    y = np.where(ok, x, 0.0)
+    w = np.hanning((int(span_s * FS) | 1) + 2)[1:-1]
+    power = ss.fftconvolve(y ** 2, w, mode="same") / np.maximum(
+        ss.fftconvolve(ok.astype(float), w, mode="same"), 1e-9)
+    return np.where(ok, y / np.sqrt(np.maximum(power, 1e-30)), np.nan)
+
+
 def baseline_wander(path: str, grid: np.ndarray) -> dict:
     """Every lead's continuous baseline on ``grid``: running medians of 0.2 s and 0.6 s,
     low-passed at 1.5 Hz (zero phase)."""
@@ -283,6 +297,8 @@ def run(rec: dict, candidate: str, path: str) -> dict:
     wave = stitcher.finish().waveform
     if candidate.startswith("narrowed"):
         wave = narrowed(wave)
+    if candidate.startswith("envelope levelled"):
+        wave = levelled(wave, float(candidate.split()[-2]))
     rates = judged_rates(wave, grid, spans, FS)
     return figures(Out(grid, wave, rates.rate_bpm, rates.raw_bpm), Ref(rec["reference"]),
                    rec["plan"])
