@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from itertools import chain, islice
+from itertools import islice
 
 import numpy as np
 
@@ -357,14 +357,14 @@ def run(recording, opts: EDROptions) -> EDRResult:
             f"({round(duration * fs)} samples at {fs:g} Hz), too short for an EDR, which needs "
             f"at least {MIN_BEATS} heart beats (a respiratory rate needs {SEGMENT_S:g} s); give a "
             "longer recording (a minute or more)")
-    plan, masked = _plan(recording, leads, duration, opts, ahead)
+    plan, masked, done = _plan(recording, leads, duration, opts, ahead)
     stitcher = Stitcher(grid, opts.fs_out, opts.spec.sign_reference is not None)
     infos: list[WindowInfo] = []
     analyses = []  # (window, info) of the analysed windows
     spans = []  # what judging the rates needs of them (settled): their analyses are not kept
     first = None
     n_used = n_dropped = 0
-    for window, wa, exc in _analyses(_progress(plan, opts), leads, fs, grid, opts, ahead):
+    for window, wa, exc in _analyses(_progress(plan, opts), leads, fs, grid, opts, done):
         if exc is not None:
             if len(plan) == 1:
                 raise exc
@@ -397,11 +397,10 @@ def run(recording, opts: EDROptions) -> EDRResult:
         rate_quality=rates.quality, status=status, masked=masked))
 
 
-def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions, ahead=None):
+def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions, done=None):
     """``(window, analysis, None)`` or ``(window, None, SignalError)`` of every window of
-    ``plan``, in plan order (:func:`edr.windows.analyse_window`); ``ahead``: a
-    :class:`edr.windows.FirstWindow` whose analysis stands for the first window's when it is
-    that window's on these leads (closed here in any case).
+    ``plan``, in plan order (:func:`edr.windows.analyse_window`); ``done``: that of the plan's
+    first window, analysed ahead (:class:`edr.windows.FirstWindow`), or None.
 
     With several windows the analyses run in :data:`WINDOW_THREADS` threads (at most
     :data:`WINDOWS_AHEAD` windows submitted ahead of the one yielded, BLAS limited to one thread
@@ -417,33 +416,33 @@ def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions, 
         except SignalError as exc:
             return window, None, exc
 
-    windows, made = iter(plan), []
-    try:
-        if ahead is not None:
-            w0 = next(windows)
-            made = [f for f in [ahead.future(w0, leads)] if f is not None]
-            windows = chain([] if made else [w0], windows)
-        if len(plan) == 1 or isinstance(opts.random_state, np.random.Generator):
-            with blas_limited_to_one_thread():
-                yield from (f.result() for f in made)
-                yield from map(one, windows)
+    windows = iter(plan)
+    if done is not None:
+        next(windows)  # done[0]: the first window
+        if len(plan) == 1:
+            yield done
             return
-        with blas_limited_to_one_thread(), ThreadPoolExecutor(max_workers=WINDOW_THREADS) as pool:
-            queued = deque(made + [pool.submit(one, w) for w in islice(windows, WINDOWS_AHEAD)])
-            while queued:
-                done = queued.popleft().result()
-                queued.extend(pool.submit(one, w) for w in islice(windows, 1))
-                yield done
-    finally:
-        if ahead is not None:
-            ahead.close()
+    if len(plan) == 1 or isinstance(opts.random_state, np.random.Generator):
+        with blas_limited_to_one_thread():
+            yield from map(one, windows)
+        return
+    with blas_limited_to_one_thread(), ThreadPoolExecutor(max_workers=WINDOW_THREADS) as pool:
+        ahead = deque(pool.submit(one, w) for w in islice(windows, WINDOWS_AHEAD))
+        if done is not None:
+            ahead.appendleft(Future())
+            ahead[0].set_result(done)
+        while ahead:
+            done = ahead.popleft().result()
+            ahead.extend(pool.submit(one, w) for w in islice(windows, 1))
+            yield done
 
 
 def _plan(recording, leads: dict, duration: float, opts: EDROptions, ahead=None):
-    """``(windows, masked)``: the window plan and the stretches without a usable lead
+    """``(windows, masked, done)``: the window plan, the stretches without a usable lead
     (:func:`edr.windows.masked_stretches` of the leads as recorded, before the mains notch,
-    which would blur a flat line); ``ahead`` (a :class:`edr.windows.FirstWindow`) is closed when
-    this raises.
+    which would blur a flat line) and the plan's first window with its analysis made ahead
+    (``(window, analysis, error)`` from ``ahead``, a :class:`edr.windows.FirstWindow`, when
+    it is that window's on these leads; else None).
 
     Raises
     ------
@@ -451,19 +450,18 @@ def _plan(recording, leads: dict, duration: float, opts: EDROptions, ahead=None)
         Every lead is masked over the whole record.
     """
     recorded = dict(getattr(recording, "leads", None) or {})
+    plan = []
     try:
         masked = masked_stretches({n: recorded.get(n, recording.ecg) for n in leads},
                                   float(recording.fs))
         plan = window_plan(duration, opts, masked)
-        if not plan:
-            raise SignalError(f"record {getattr(recording, 'name', '?')!r} has no usable ECG: "
-                              f"{', '.join(leads)} flat or missing over the whole record; check "
-                              "the channel (a disconnected lead is flat)")
-    except BaseException:
-        if ahead is not None:
-            ahead.close()
-        raise
-    return plan, masked
+    finally:  # the window ahead is waited for in any case
+        done = None if ahead is None else ahead.result(plan[0] if plan else None, leads)
+    if not plan:
+        raise SignalError(f"record {getattr(recording, 'name', '?')!r} has no usable ECG: "
+                          f"{', '.join(leads)} flat or missing over the whole record; check the "
+                          "channel (a disconnected lead is flat)")
+    return plan, masked, None if done is None else (plan[0], *done)
 
 
 def _progress(plan, opts: EDROptions):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -197,7 +197,8 @@ def record_leads(recording, opts: EDROptions, before_mains=None) -> dict:
     their slices of it).
 
     For a mode the recording's selected lead comes first (ties go to it). ``before_mains``:
-    called with the leads without their glitches before the mains check (:class:`FirstWindow`).
+    called with the leads without their glitches before their mains lines are looked for (a
+    lead without a line is returned as that very object: :class:`FirstWindow` starts on them).
 
     Raises
     ------
@@ -221,17 +222,22 @@ def record_leads(recording, opts: EDROptions, before_mains=None) -> dict:
 
 
 class FirstWindow:
-    """A record's first window analysed in a thread while the main thread checks the mains
-    lines and plans the windows (the first calls of the compiled code with it, on a core the
-    serial head leaves idle). :meth:`start` (``before_mains`` of :func:`record_leads`) limits
-    BLAS to one thread for the process and analyses the first window of :func:`plan_windows` on
-    the leads without their glitches; :meth:`future` gives it only for the same window of the
-    same lead objects (no mains line found), so the values are those of the window analysed in
-    its turn; :meth:`close` waits for the thread and lifts the limit. One window: nothing."""
+    """A record's first window analysed ahead, in a thread of its own, while the main thread
+    checks the leads' mains lines and plans the windows (:func:`edr.pipeline.extract_edr`): the
+    core the serial head leaves idle takes the window, and the first calls of the compiled
+    functions, which the window threads would otherwise wait for at their start.
+
+    :meth:`start` (``before_mains`` of :func:`record_leads`) analyses the first window of
+    :func:`plan_windows` on the leads without their glitches, with BLAS on one thread as the
+    window threads do; :meth:`result` waits for it and gives its ``(analysis, SignalError or
+    None)`` only for the same window of the same lead objects (no mains line found, the plan
+    starting with that window), so the values are those of the window analysed in its turn.
+    A record of one window (or the FS2 solver's whole record) starts nothing.
+    """
 
     def __init__(self, opts: EDROptions):
         self.opts = opts
-        self.window = self.leads = self._pool = self._future = self._blas = None
+        self.window = self.leads = self._pool = self._future = None
 
     def start(self, leads: dict, fs: float) -> None:
         duration = next(iter(leads.values())).size / fs
@@ -240,42 +246,31 @@ class FirstWindow:
             return
         self.window, self.leads = Window(*limits[0]), dict(leads)
         grid = output_grid(duration, self.opts.fs_out)
-        self._blas = blas_limited_to_one_thread()  # until close(): no thread restores it before
         self._pool = ThreadPoolExecutor(max_workers=1)
         self._future = self._pool.submit(_one_window, self.window, self.leads, fs, grid,
                                          self.opts)
 
-    def future(self, window: Window, leads: dict):
-        """A future of ``(window, analysis, error)``; None: not ``window``'s on ``leads``."""
-        if not (self._future is not None
+    def result(self, window: Window | None, leads: dict):
+        """``(analysis, error)`` of ``window`` analysed ahead on ``leads``, else None; waits for
+        the thread in any case (BLAS is limited process-wide while it runs)."""
+        if self._future is None:
+            return None
+        self._pool.shutdown(wait=True)
+        same = (window is not None
                 and (window.start_s, window.end_s) == (self.window.start_s, self.window.end_s)
                 and leads.keys() == self.leads.keys()
-                and all(leads[n] is self.leads[n] for n in leads)):
-            return None
-        out = Future()
-
-        def relay(made):
-            error = made.exception()
-            out.set_exception(error) if error else out.set_result((window, *made.result()))
-
-        self._future.add_done_callback(relay)
-        return out
-
-    def close(self) -> None:
-        """Wait for the thread and lift the BLAS limit (after any limit entered since)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
-            self._blas.__exit__(None, None, None)
+                and all(leads[n] is self.leads[n] for n in leads))
+        return self._future.result() if same else None
 
 
 def _one_window(window: Window, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions):
-    """``(analysis, None)`` or ``(None, SignalError)`` of :func:`analyse_window` (BLAS
-    limited by the caller)."""
-    try:
-        return analyse_window(window, leads, fs, grid, opts), None
-    except SignalError as exc:
-        return None, exc
+    """``(analysis, None)`` or ``(None, SignalError)`` of :func:`analyse_window`, BLAS on one
+    thread."""
+    with blas_limited_to_one_thread():
+        try:
+            return analyse_window(window, leads, fs, grid, opts), None
+        except SignalError as exc:
+            return None, exc
 
 
 def _pick_lead(recording, lead):

@@ -364,7 +364,6 @@ def test_the_first_window_analysed_ahead_is_kept_only_for_what_the_windows_read(
     analyses nothing ahead."""
     import edr.pipeline as pipeline
     import edr.windows as windows
-    from kpca._blas import blas_limited_to, blas_threads
 
     rec = simulate_recording(duration_s=500.0, fs=250.0, random_state=4)
     ecg = np.array(rec.ecg, dtype=float)
@@ -379,19 +378,8 @@ def test_the_first_window_analysed_ahead_is_kept_only_for_what_the_windows_read(
         analysed.append(window.start_s)
         return analyse(window, *args, **kwargs)
 
-    blas = []
-    ahead = windows.analyse_window
-
-    def blas_ahead(*args, **kwargs):
-        blas.append(blas_threads())
-        return ahead(*args, **kwargs)
-
     monkeypatch.setattr(pipeline, "analyse_window", counting)
-    monkeypatch.setattr(windows, "analyse_window", blas_ahead)
-    with blas_limited_to(2):
-        got = extract_edr(ecg, fs=250.0, window_s=150.0, n_draws=12)
-        assert blas_threads() == 2  # the limit lifted after the windows
-    assert blas == [1]  # the window ahead ran as the window threads do
+    got = extract_edr(ecg, fs=250.0, window_s=150.0, n_draws=12)
     in_turn = list(analysed)
     monkeypatch.setattr(windows.FirstWindow, "start", lambda self, leads, fs: None)
     expect = extract_edr(ecg, fs=250.0, window_s=150.0, n_draws=12)
