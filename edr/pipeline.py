@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from itertools import islice
 
@@ -41,7 +41,6 @@ from edr.stitch import MAX_GAP_S, Stitcher, WindowPart
 from edr.tables import ResultTables
 from edr.windows import (
     MIN_GRID_POINTS,
-    FirstWindow,
     Window,
     WindowAnalysis,
     analyse_window,
@@ -346,8 +345,7 @@ def run(recording, opts: EDROptions) -> EDRResult:
     requested = opts.lead
     if opts.lead is None and len(getattr(recording, "leads", None) or {}) > 1:
         opts = replace(opts, lead=DEFAULT_MULTI_LEAD)
-    ahead = None if isinstance(opts.random_state, np.random.Generator) else FirstWindow(opts)
-    leads = record_leads(recording, opts, None if ahead is None else ahead.start)
+    leads = record_leads(recording, opts)
     lead_name = opts.lead_mode or next(iter(leads))
     duration = next(iter(leads.values())).size / fs
     grid = output_grid(duration, opts.fs_out)
@@ -357,14 +355,14 @@ def run(recording, opts: EDROptions) -> EDRResult:
             f"({round(duration * fs)} samples at {fs:g} Hz), too short for an EDR, which needs "
             f"at least {MIN_BEATS} heart beats (a respiratory rate needs {SEGMENT_S:g} s); give a "
             "longer recording (a minute or more)")
-    plan, masked, done = _plan(recording, leads, duration, opts, ahead)
+    plan, masked = _plan(recording, leads, duration, opts)
     stitcher = Stitcher(grid, opts.fs_out, opts.spec.sign_reference is not None)
     infos: list[WindowInfo] = []
     analyses = []  # (window, info) of the analysed windows
     spans = []  # what judging the rates needs of them (settled): their analyses are not kept
     first = None
     n_used = n_dropped = 0
-    for window, wa, exc in _analyses(_progress(plan, opts), leads, fs, grid, opts, done):
+    for window, wa, exc in _analyses(_progress(plan, opts), leads, fs, grid, opts):
         if exc is not None:
             if len(plan) == 1:
                 raise exc
@@ -397,10 +395,9 @@ def run(recording, opts: EDROptions) -> EDRResult:
         rate_quality=rates.quality, status=status, masked=masked))
 
 
-def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions, done=None):
+def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions):
     """``(window, analysis, None)`` or ``(window, None, SignalError)`` of every window of
-    ``plan``, in plan order (:func:`edr.windows.analyse_window`); ``done``: that of the plan's
-    first window, analysed ahead (:class:`edr.windows.FirstWindow`), or None.
+    ``plan``, in plan order (:func:`edr.windows.analyse_window`).
 
     With several windows the analyses run in :data:`WINDOW_THREADS` threads (at most
     :data:`WINDOWS_AHEAD` windows submitted ahead of the one yielded, BLAS limited to one thread
@@ -416,33 +413,23 @@ def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions, 
         except SignalError as exc:
             return window, None, exc
 
-    windows = iter(plan)
-    if done is not None:
-        next(windows)  # done[0]: the first window
-        if len(plan) == 1:
-            yield done
-            return
     if len(plan) == 1 or isinstance(opts.random_state, np.random.Generator):
         with blas_limited_to_one_thread():
-            yield from map(one, windows)
+            yield from map(one, plan)
         return
+    windows = iter(plan)
     with blas_limited_to_one_thread(), ThreadPoolExecutor(max_workers=WINDOW_THREADS) as pool:
         ahead = deque(pool.submit(one, w) for w in islice(windows, WINDOWS_AHEAD))
-        if done is not None:
-            ahead.appendleft(Future())
-            ahead[0].set_result(done)
         while ahead:
             done = ahead.popleft().result()
             ahead.extend(pool.submit(one, w) for w in islice(windows, 1))
             yield done
 
 
-def _plan(recording, leads: dict, duration: float, opts: EDROptions, ahead=None):
-    """``(windows, masked, done)``: the window plan, the stretches without a usable lead
+def _plan(recording, leads: dict, duration: float, opts: EDROptions):
+    """``(windows, masked)``: the window plan and the stretches without a usable lead
     (:func:`edr.windows.masked_stretches` of the leads as recorded, before the mains notch,
-    which would blur a flat line) and the plan's first window with its analysis made ahead
-    (``(window, analysis, error)`` from ``ahead``, a :class:`edr.windows.FirstWindow`, when
-    it is that window's on these leads; else None).
+    which would blur a flat line).
 
     Raises
     ------
@@ -450,18 +437,14 @@ def _plan(recording, leads: dict, duration: float, opts: EDROptions, ahead=None)
         Every lead is masked over the whole record.
     """
     recorded = dict(getattr(recording, "leads", None) or {})
-    plan = []
-    try:
-        masked = masked_stretches({n: recorded.get(n, recording.ecg) for n in leads},
-                                  float(recording.fs))
-        plan = window_plan(duration, opts, masked)
-    finally:  # the window ahead is waited for in any case
-        done = None if ahead is None else ahead.result(plan[0] if plan else None, leads)
+    masked = masked_stretches({n: recorded.get(n, recording.ecg) for n in leads},
+                              float(recording.fs))
+    plan = window_plan(duration, opts, masked)
     if not plan:
         raise SignalError(f"record {getattr(recording, 'name', '?')!r} has no usable ECG: "
                           f"{', '.join(leads)} flat or missing over the whole record; check the "
                           "channel (a disconnected lead is flat)")
-    return plan, masked, None if done is None else (plan[0], *done)
+    return plan, masked
 
 
 def _progress(plan, opts: EDROptions):

@@ -28,9 +28,9 @@ from edr.names import check_fs
 from edr.options import DEFAULT_OVERLAP, DEFAULT_WINDOW_S, WHOLE_RECORD_MAX_S, EDROptions
 from kpca._blas import blas_limited_to_one_thread
 
-__all__ = ["MASKED_STRETCH_S", "MIN_GRID_POINTS", "FirstWindow", "Window", "WindowAnalysis",
-           "analyse_window", "check_rate", "masked_stretches", "output_grid", "plan_windows",
-           "record_leads", "window_plan"]
+__all__ = ["MASKED_STRETCH_S", "MIN_GRID_POINTS", "Window", "WindowAnalysis", "analyse_window",
+           "check_rate", "masked_stretches", "output_grid", "plan_windows", "record_leads",
+           "window_plan"]
 
 MIN_GRID_POINTS = 8
 """Fewest output grid points a window must cover to be analysed."""
@@ -189,16 +189,14 @@ def check_rate(recording) -> float:
     return check_fs(recording.fs, f"recording {getattr(recording, 'name', '')!r}")
 
 
-def record_leads(recording, opts: EDROptions, before_mains=None) -> dict:
+def record_leads(recording, opts: EDROptions) -> dict:
     """``{name: samples}``: the requested lead, or every ECG lead for a multi-lead mode, each
     with its impulse glitches set to NaN (:func:`edr.beats.mask.without_glitches`: before the
     notch spreads them) and its mains line removed (:func:`edr.mains.remove_mains`); a
     :class:`~edr.io.digital_lead.DigitalLead` without a mains line stays one (the windows read
     their slices of it).
 
-    For a mode the recording's selected lead comes first (ties go to it). ``before_mains``:
-    called with the leads without their glitches before their mains lines are looked for (a
-    lead without a line is returned as that very object: :class:`FirstWindow` starts on them).
+    For a mode the recording's selected lead comes first (ties go to it).
 
     Raises
     ------
@@ -215,62 +213,7 @@ def record_leads(recording, opts: EDROptions, before_mains=None) -> dict:
         x, name = _pick_lead(recording, opts.lead)
         leads = {name: x}
     fs = float(recording.fs)
-    leads = {name: without_glitches(x, fs) for name, x in leads.items()}
-    if before_mains is not None:
-        before_mains(leads, fs)
-    return {name: remove_mains(x, fs) for name, x in leads.items()}
-
-
-class FirstWindow:
-    """A record's first window analysed ahead, in a thread of its own, while the main thread
-    checks the leads' mains lines and plans the windows (:func:`edr.pipeline.extract_edr`): the
-    core the serial head leaves idle takes the window, and the first calls of the compiled
-    functions, which the window threads would otherwise wait for at their start.
-
-    :meth:`start` (``before_mains`` of :func:`record_leads`) analyses the first window of
-    :func:`plan_windows` on the leads without their glitches, with BLAS on one thread as the
-    window threads do; :meth:`result` waits for it and gives its ``(analysis, SignalError or
-    None)`` only for the same window of the same lead objects (no mains line found, the plan
-    starting with that window), so the values are those of the window analysed in its turn.
-    A record of one window (or the FS2 solver's whole record) starts nothing.
-    """
-
-    def __init__(self, opts: EDROptions):
-        self.opts = opts
-        self.window = self.leads = self._pool = self._future = None
-
-    def start(self, leads: dict, fs: float) -> None:
-        duration = next(iter(leads.values())).size / fs
-        limits = plan_windows(duration, self.opts.window_s, float(self.opts.overlap))
-        if self.opts.solver == "fs2" or len(limits) < 2:
-            return
-        self.window, self.leads = Window(*limits[0]), dict(leads)
-        grid = output_grid(duration, self.opts.fs_out)
-        self._pool = ThreadPoolExecutor(max_workers=1)
-        self._future = self._pool.submit(_one_window, self.window, self.leads, fs, grid,
-                                         self.opts)
-
-    def result(self, window: Window | None, leads: dict):
-        """``(analysis, error)`` of ``window`` analysed ahead on ``leads``, else None; waits for
-        the thread in any case (BLAS is limited process-wide while it runs)."""
-        if self._future is None:
-            return None
-        self._pool.shutdown(wait=True)
-        same = (window is not None
-                and (window.start_s, window.end_s) == (self.window.start_s, self.window.end_s)
-                and leads.keys() == self.leads.keys()
-                and all(leads[n] is self.leads[n] for n in leads))
-        return self._future.result() if same else None
-
-
-def _one_window(window: Window, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions):
-    """``(analysis, None)`` or ``(None, SignalError)`` of :func:`analyse_window`, BLAS on one
-    thread."""
-    with blas_limited_to_one_thread():
-        try:
-            return analyse_window(window, leads, fs, grid, opts), None
-        except SignalError as exc:
-            return None, exc
+    return {name: remove_mains(without_glitches(x, fs), fs) for name, x in leads.items()}
 
 
 def _pick_lead(recording, lead):

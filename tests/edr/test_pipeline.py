@@ -319,9 +319,9 @@ def test_every_window_is_analysed_with_blas_on_one_thread(monkeypatch, duration_
 
 def test_a_thread_that_finishes_early_starts_the_next_window(monkeypatch):
     """The window threads keep one window queued beyond those running: a thread that finishes a
-    window while an earlier one still runs starts the next at once (the second window, the first
-    the threads take, waits here until the fourth has started), and the windows are still yielded
-    in plan order, with the values of the windows analysed one after the other."""
+    window while an earlier one still runs starts the next at once (the first window here waits
+    until the third has started), and the windows are still yielded in plan order, with the
+    values of the windows analysed one after the other."""
     import threading
 
     import edr.pipeline as pipeline
@@ -329,16 +329,16 @@ def test_a_thread_that_finishes_early_starts_the_next_window(monkeypatch):
     assert pipeline.WINDOWS_AHEAD == pipeline.WINDOW_THREADS + 1
     rec = simulate_recording(duration_s=500.0, fs=250.0, random_state=3)
     plan = pipeline.window_plan(500.0, pipeline.EDROptions(window_s=150.0))
-    assert len(plan) >= 5
+    assert len(plan) >= 4
     analyse = pipeline.analyse_window
-    fourth_started = threading.Event()
+    third_started = threading.Event()
     waited = []
 
     def ordered(window, *args, **kwargs):
-        if window.start_s == plan[3].start_s:
-            fourth_started.set()
-        if window.start_s == plan[1].start_s:
-            waited.append(fourth_started.wait(timeout=10.0))
+        if window.start_s == plan[2].start_s:
+            third_started.set()
+        if window.start_s == plan[0].start_s:
+            waited.append(third_started.wait(timeout=10.0))
         return analyse(window, *args, **kwargs)
 
     monkeypatch.setattr(pipeline, "WINDOW_THREADS", 2)
@@ -353,38 +353,3 @@ def test_a_thread_that_finishes_early_starts_the_next_window(monkeypatch):
     assert [w.start_s for w in threaded.windows] == [w.start_s for w in plan]
     for name in ("waveform", "rate_bpm", "rate_quality", "beat_times", "beat_values"):
         np.testing.assert_array_equal(getattr(threaded, name), getattr(serial, name))
-
-
-@pytest.mark.parametrize("change", [None, "mains", "flat start"])
-def test_the_first_window_analysed_ahead_is_kept_only_for_what_the_windows_read(monkeypatch,
-                                                                                  change):
-    """The first window is analysed ahead while the mains lines are checked and the windows
-    planned (``edr.windows.FirstWindow``): kept when the plan starts with it and no line changed
-    the lead, else dropped and analysed in its turn; the values are those of an extraction that
-    analyses nothing ahead."""
-    import edr.pipeline as pipeline
-    import edr.windows as windows
-
-    rec = simulate_recording(duration_s=500.0, fs=250.0, random_state=4)
-    ecg = np.array(rec.ecg, dtype=float)
-    if change == "mains":
-        ecg += 0.5 * np.sin(2 * np.pi * 50.0 * np.arange(ecg.size) / 250.0)
-    elif change == "flat start":
-        ecg[:250 * 30] = ecg[0]  # 30 s of a loose electrode: the plan starts after it
-    analysed = []
-    analyse = pipeline.analyse_window
-
-    def counting(window, *args, **kwargs):
-        analysed.append(window.start_s)
-        return analyse(window, *args, **kwargs)
-
-    monkeypatch.setattr(pipeline, "analyse_window", counting)
-    got = extract_edr(ecg, fs=250.0, window_s=150.0, n_draws=12)
-    in_turn = list(analysed)
-    monkeypatch.setattr(windows.FirstWindow, "start", lambda self, leads, fs: None)
-    expect = extract_edr(ecg, fs=250.0, window_s=150.0, n_draws=12)
-    assert (got.windows[0].start_s in in_turn) == (change is not None)
-    assert len(in_turn) == len(got.windows) - (change is None)
-    for name in ("waveform", "rate_bpm", "rate_quality", "beat_times", "beat_values"):
-        np.testing.assert_array_equal(getattr(got, name), getattr(expect, name))
-    assert [w.quality for w in got.windows] == [w.quality for w in expect.windows]
