@@ -57,9 +57,12 @@ __all__ = ["EDRResult", "WindowInfo", "extract_edr", "plan_windows", "EDROptions
            "DEFAULT_WINDOW_S", "DEFAULT_OVERLAP", "WHOLE_RECORD_MAX_S", "MAX_GAP_S",
            "MIN_WINDOW_S", "LEAD_MODES"]
 
-#: threads analysing the windows of a long record (:func:`_analyses`), also the windows in memory
-#: at a time beyond the one being stitched
+#: threads analysing the windows of a long record (:func:`_analyses`)
 WINDOW_THREADS = min(os.cpu_count() or 1, 4)
+#: windows submitted to those threads beyond the one being stitched, also the most analyses in
+#: memory at a time besides it: one more than the threads, so that a thread that finishes a
+#: window before an earlier one starts the next at once instead of waiting for the earlier one
+WINDOWS_AHEAD = WINDOW_THREADS + 1
 
 
 @dataclass
@@ -396,13 +399,13 @@ def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions):
     """``(window, analysis, None)`` or ``(window, None, SignalError)`` of every window of
     ``plan``, in plan order (:func:`edr.windows.analyse_window`).
 
-    With several windows the analyses run in :data:`WINDOW_THREADS` threads (at most that many
-    windows ahead of the one yielded, BLAS limited to one thread throughout), so the windows
-    share the cores; each window's analysis depends only on the window, so the results do not
-    depend on the scheduling. A ``numpy.random.Generator`` as ``random_state`` is consumed in
-    window order, so windows are then analysed one after the other; so is a single window, BLAS
-    on one thread as well (its small products are faster so, and a loaded machine's waiting
-    BLAS threads spin).
+    With several windows the analyses run in :data:`WINDOW_THREADS` threads (at most
+    :data:`WINDOWS_AHEAD` windows submitted ahead of the one yielded, BLAS limited to one thread
+    throughout), so the windows share the cores; each window's analysis depends only on the
+    window, so the results do not depend on the scheduling. A ``numpy.random.Generator`` as
+    ``random_state`` is consumed in window order, so windows are then analysed one after the
+    other; so is a single window, BLAS on one thread as well (its small products are faster so,
+    and a loaded machine's waiting BLAS threads spin).
     """
     def one(window):
         try:
@@ -416,7 +419,7 @@ def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions):
         return
     windows = iter(plan)
     with blas_limited_to_one_thread(), ThreadPoolExecutor(max_workers=WINDOW_THREADS) as pool:
-        ahead = deque(pool.submit(one, w) for w in islice(windows, WINDOW_THREADS))
+        ahead = deque(pool.submit(one, w) for w in islice(windows, WINDOWS_AHEAD))
         while ahead:
             done = ahead.popleft().result()
             ahead.extend(pool.submit(one, w) for w in islice(windows, 1))

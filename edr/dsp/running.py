@@ -80,8 +80,8 @@ def _sliding_extreme(x, w: int, ufunc) -> np.ndarray:
     blocks = padded.reshape(n_blocks, w)
     prefix = ufunc.accumulate(blocks, axis=1).ravel()  # block start .. i
     suffix = ufunc.accumulate(blocks[:, ::-1], axis=1)[:, ::-1].ravel()  # i .. block end
-    j = np.arange(x.size - w + 1)
-    return ufunc(suffix[j], prefix[j + w - 1])
+    m = x.size - w + 1  # window j: the suffix from j, the prefix to j + w - 1 (slices, no gather)
+    return ufunc(suffix[:m], prefix[w - 1:w - 1 + m])
 
 
 def sliding_max(x, w: int) -> np.ndarray:

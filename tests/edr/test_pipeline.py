@@ -315,3 +315,41 @@ def test_every_window_is_analysed_with_blas_on_one_thread(monkeypatch, duration_
             extract_edr(rec, window_s=None if duration_s < 200 else 150.0, n_draws=12,
                         random_state=random_state)
     assert seen and set(seen) == {1}
+
+
+def test_a_thread_that_finishes_early_starts_the_next_window(monkeypatch):
+    """The window threads keep one window queued beyond those running: a thread that finishes a
+    window while an earlier one still runs starts the next at once (the first window here waits
+    until the third has started), and the windows are still yielded in plan order, with the
+    values of the windows analysed one after the other."""
+    import threading
+
+    import edr.pipeline as pipeline
+
+    assert pipeline.WINDOWS_AHEAD == pipeline.WINDOW_THREADS + 1
+    rec = simulate_recording(duration_s=500.0, fs=250.0, random_state=3)
+    plan = pipeline.window_plan(500.0, pipeline.EDROptions(window_s=150.0))
+    assert len(plan) >= 4
+    analyse = pipeline.analyse_window
+    third_started = threading.Event()
+    waited = []
+
+    def ordered(window, *args, **kwargs):
+        if window.start_s == plan[2].start_s:
+            third_started.set()
+        if window.start_s == plan[0].start_s:
+            waited.append(third_started.wait(timeout=10.0))
+        return analyse(window, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "WINDOW_THREADS", 2)
+    monkeypatch.setattr(pipeline, "WINDOWS_AHEAD", 3)
+    monkeypatch.setattr(pipeline, "analyse_window", ordered)
+    threaded = extract_edr(rec, window_s=150.0, n_draws=12)
+    assert waited == [True]
+    monkeypatch.setattr(pipeline, "WINDOW_THREADS", 1)
+    monkeypatch.setattr(pipeline, "WINDOWS_AHEAD", 1)
+    monkeypatch.setattr(pipeline, "analyse_window", analyse)
+    serial = extract_edr(rec, window_s=150.0, n_draws=12)
+    assert [w.start_s for w in threaded.windows] == [w.start_s for w in plan]
+    for name in ("waveform", "rate_bpm", "rate_quality", "beat_times", "beat_values"):
+        np.testing.assert_array_equal(getattr(threaded, name), getattr(serial, name))
