@@ -352,7 +352,6 @@ def _csv_rate(data, names, time_idx, seconds, index, fs, path) -> float:
         raise RecordError(
             f"CSV file {path} has no time column (a name such as time, t, time_s, Time (ms), "
             f"timestamp_ms, elapsed time or datetime, or a units row of seconds){numbers}; give "
-            f"its sampling "
-            f"rate with --fs HZ (read_record(..., fs=HZ) in Python)"
+            f"its sampling rate with --fs HZ (read_record(..., fs=HZ) in Python)"
         )
     return float(fs)
