@@ -221,3 +221,13 @@ def test_a_dataframe_of_named_channels_is_read_like_a_record():
     with pytest.raises(RecordError, match=r"time column 'time' of the ECG's DataFrame is not "
                                           r"uniformly sampled"):
         recording_from_arrays(pd.DataFrame({"time": np.delete(T, 9), "II": TWO[1:, 0]}), None)
+
+
+def test_a_time_column_of_text_that_is_no_time_is_named():
+    frame = pd.DataFrame({"time": ["0.000", "0.004", "soon"], "II": [0.1, 0.2, 0.3]})
+    with pytest.raises(RecordError, match=r"time column 'time' of the ECG's DataFrame: 'soon' is "
+                                          r"neither a number nor a date and time"):
+        recording_from_arrays(frame)
+    stamps = pd.DataFrame({"timestamp": ["2026-01-01T10:00:00.000", "later"], "II": [0.1, 0.2]})
+    with pytest.raises(RecordError, match=r"'later' \(data row 2\) is not a date and time"):
+        recording_from_arrays(stamps)
