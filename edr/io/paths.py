@@ -17,8 +17,8 @@ from pathlib import Path
 
 from edr.errors import RecordError
 
-__all__ = ["EDF_SUFFIXES", "CSV_SUFFIXES", "NUMPY_SUFFIXES", "READER_SUFFIXES", "record_kind",
-           "resolve_record", "check_record_path", "record_name", "record_files"]
+__all__ = ["EDF_SUFFIXES", "CSV_SUFFIXES", "NUMPY_SUFFIXES", "READER_SUFFIXES", "formats_text",
+           "record_kind", "resolve_record", "check_record_path", "record_name", "record_files"]
 
 #: Extensions read by the EDF reader (EDF, EDF+C, and 24-bit BDF).
 EDF_SUFFIXES = (".edf", ".bdf")
@@ -42,14 +42,25 @@ def record_kind(path: str | Path) -> str:
                 "wfdb")
 
 
+def formats_text() -> str:
+    """The formats read by their extension (:data:`READER_SUFFIXES`), for messages and help.
+
+    Examples
+    --------
+    >>> from edr.io.paths import formats_text
+    >>> formats_text()
+    'EDF .edf, .bdf; CSV .csv, .txt, .tsv; NumPy .npy, .npz'
+    """
+    return "; ".join(f"{name} {', '.join(s)}" for name, s in READER_SUFFIXES.values())
+
+
 def _formats_note(p: Path) -> str:
     """For a path whose extension no reader claims and WFDB does not use (``rec.ecg``): the
     formats read by their extension, to end a message with; else ``""``."""
     if p.suffix.lower() in _WFDB_SUFFIXES:
         return ""
-    formats = "; ".join(f"{name} {', '.join(s)}" for name, s in READER_SUFFIXES.values())
-    return (f" ({p.suffix} is no extension a reader claims: {formats}; any other file is read as "
-            "a WFDB record)")
+    return (f" ({p.suffix} is no extension a reader claims: {formats_text()}; any other file is "
+            "read as a WFDB record)")
 
 
 def _signal_files(hea: Path) -> list[str] | None:

@@ -272,6 +272,10 @@ def test_help_lists_the_valid_choices(monkeypatch):
     flat = " ".join(texts["extract"].split())
     for fragment in ("20 to 1800 s", "dense", "fs2", "auto", "fuse", "RSP", "CO2"):
         assert fragment in flat, fragment
+    from edr.io.paths import READER_SUFFIXES
+
+    for name, suffixes in READER_SUFFIXES.values():  # every reader, from its one table
+        assert f"{name} {', '.join(suffixes)}" in flat, name
     flat = " ".join(texts["evaluate"].split())
     for key in load_manifest()["databases"]:
         assert key in flat, key
