@@ -244,3 +244,16 @@ def test_one_set_of_missing_values_for_dates_and_numbers(tmp_path, token):
     path.write_text("timestamp,ECG\n" + "".join(f"{s},0.1\n" for s in texts))
     with pytest.raises(RecordError, match=r"'timestamp' .* has no time in data row 301 \(a"):
         read_record(path)
+
+
+
+def test_a_column_of_numbers_that_starts_and_ends_missing_is_a_channel(tmp_path):
+    """``NaT`` is a missing value, not text: a column of numbers that starts and ends with it is
+    no text column (it was left out as one)."""
+    t = np.arange(2500) / 250.0
+    path = tmp_path / "nat.csv"
+    path.write_text("time_s,ECG,Other\n" + "".join(
+        f"{a:.4f},{np.sin(7 * a):.4f},{'NaT' if i in (0, t.size - 1) else i}\n"
+        for i, a in enumerate(t)))
+    rec = read_record(path)
+    assert rec.channels == ["ECG", "Other"] and rec.ecg_channel == "ECG"
