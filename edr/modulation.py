@@ -29,14 +29,18 @@ import numpy as np
 from edr.medians import median
 from edr.upsampling import MARGIN, polyphase_taps
 
-__all__ = ["MATRIX_RATE_HZ", "MORPHOLOGY_WINDOW_S", "OUTLIER_MADS", "qrs_matrix", "r_amplitude",
-           "qrs_area", "rail_free_columns",
+__all__ = ["MATRIX_RATE_HZ", "MORPHOLOGY_WINDOW_S", "OUTLIER_MADS", "QRS_HALF_WIDTH_S",
+           "qrs_matrix", "r_amplitude", "qrs_area", "rail_free_columns",
            "robust_beat_matrix", "rr_intervals", "sample_at"]
 
 _UP = 10
 MATRIX_RATE_HZ = 125.0
 """Rate (Hz) at which the kernel methods read the QRS window, whatever the ECG's rate: the matrix
 then has the same columns (and the RBF kernel the same scale) at 125, 250 or 1000 Hz."""
+QRS_HALF_WIDTH_S = 0.06
+"""Half-width (s) of a beat's QRS window, R ± 60 ms: the window its morphology is read from
+(:func:`qrs_matrix`), within which a clipped sample (:func:`edr.beats.flags.clipped_beats`) or a
+bridged gap (:data:`edr.beats.detection.GAP_GUARD_S`) makes the beat unusable."""
 PR_SEGMENT_S = (-0.12, -0.06)
 """PR-segment window (s relative to R) whose median is the local baseline."""
 
@@ -161,7 +165,7 @@ def _check_baseline(baseline):
         raise ValueError(f"baseline must be 'pr' or None, got {baseline!r}")
 
 
-def qrs_matrix(ecg, fs: float, beats, *, half_width_s: float = 0.06, upsample: int = 1,
+def qrs_matrix(ecg, fs: float, beats, *, half_width_s: float = QRS_HALF_WIDTH_S, upsample: int = 1,
                baseline: str | None = "pr", rate_hz: float | None = None) -> np.ndarray:
     """Beats × samples matrix of QRS windows centred on the sub-sample R peaks.
 
@@ -173,7 +177,7 @@ def qrs_matrix(ecg, fs: float, beats, *, half_width_s: float = 0.06, upsample: i
         Its sampling rate in Hz (must equal ``beats.fs``).
     beats : Beats
         From :func:`edr.beats.detect`.
-    half_width_s : float, default 0.06
+    half_width_s : float, default :data:`QRS_HALF_WIDTH_S`
         Window half-width in s (R ± 60 ms by default).
     upsample : int, default 1
         Samples per original sampling interval in the window; 1 keeps the

@@ -18,7 +18,7 @@ import numpy as np
 from edr.beats import Beats
 from edr.errors import SignalError
 from edr.leads import LeadQuality, choose_lead, matched_beats
-from edr.modulation import MATRIX_RATE_HZ, qrs_matrix, rail_free_columns
+from edr.modulation import MATRIX_RATE_HZ, QRS_HALF_WIDTH_S, qrs_matrix, rail_free_columns
 from edr.signal import MIN_BEATS
 
 __all__ = ["JOINT_SCORE_FRACTION", "joint_beats", "multilead_kpca", "multilead_matrix"]
@@ -80,7 +80,7 @@ def joint_beats(beats: dict[str, Beats], quality: dict[str, LeadQuality]):
 
 
 def multilead_matrix(leads: dict, fs: float, beats: Beats, offsets: dict, *,
-                     half_width_s: float = 0.06) -> np.ndarray:
+                     half_width_s: float = QRS_HALF_WIDTH_S) -> np.ndarray:
     """Concatenated QRS windows of the leads in ``offsets`` at the joint beat positions.
 
     Each lead's block is :func:`edr.modulation.qrs_matrix` at
@@ -119,7 +119,7 @@ def multilead_matrix(leads: dict, fs: float, beats: Beats, offsets: dict, *,
 
 
 def multilead_kpca(leads: dict, fs: float, beats: Beats, offsets: dict, *, sigma2="mdd",
-                   random_state=0, selection_options=None, half_width_s: float = 0.06):
+                   random_state=0, selection_options=None, half_width_s: float = QRS_HALF_WIDTH_S):
     """Multi-lead kernel PCA EDR (``n_c = 1``) on the concatenated QRS windows.
 
     ``kpca.core.KernelPCACore(n_components=1, sigma2=sigma2, random_state=random_state,

@@ -48,7 +48,9 @@ DEFAULT_METHOD = "kpca_fusion"
 METHOD_NAMES = ("kpca", "kpca_fusion", "kpca_positions", "kpca_rsa", "neurokit_charlton2016",
                 "neurokit_sarkar2015", "neurokit_soni2019", "neurokit_vangent2019", "pca",
                 "qrs_area", "r_amplitude", "rsa")
-"""Every method of the registry :data:`edr.methods.METHODS`."""
+"""Every key of the registry :data:`edr.methods.METHODS`, written here so that a command line
+checks ``--method`` without importing the methods; a new method is added to both
+(``tests/edr/test_names.py`` fails while they differ; ``CONTRIBUTING.md``)."""
 
 DEFAULT_SIGMA2 = "mdd-fast"
 """The default kernel width criterion: MDD with the sequential stop and the coarse-to-fine grid
@@ -59,8 +61,9 @@ CRITERION_NAMES = {
     "max-distance-to-mean": None, "mean-distance": None, "median-distance": None,
     "nn1-distance": None, "nn5-distance": None,
 }
-"""σ² criteria: canonical key of :data:`kpca.selection.CRITERIA` -> its alias (None when it has
-none), in the order the help lists them."""
+"""σ² criteria: canonical key of :data:`kpca.selection.CRITERIA` -> its alias in
+:data:`kpca.selection.ALIASES` (None when it has none), in the order the help lists them; a new
+criterion is added to all three (``tests/edr/test_names.py`` fails while they differ)."""
 
 SOLVER_NAMES = ("dense", "fs2")
 """Kernel PCA solvers: dense :class:`kpca.KernelPCA` of a window's beats, or one

@@ -12,7 +12,7 @@ import resource
 
 import numpy as np
 
-__all__ = ["median_iqr", "peak_rss_mb", "write_markdown"]
+__all__ = ["database", "median_iqr", "peak_rss_mb", "subject", "write_markdown"]
 
 
 def peak_rss_mb() -> float:
@@ -53,3 +53,25 @@ def write_markdown(path: str | None, lines) -> int:
             fh.write(text)
     print(text)
     return 0
+
+
+def subject(record: str) -> str:
+    """The subject of a shared record: BIDMC's records of one patient share one name (``p06``:
+    bidmc06-09, ``p20``: bidmc20-23, ``p38``: bidmc38-39), every other record is its own; the
+    unit a leave-one-subject-out split holds out.
+
+    Examples
+    --------
+    >>> [subject(r) for r in ("bidmc07", "bidmc10", "bidmc39", "m0023")]
+    ['p06', 'bidmc10', 'p38', 'm0023']
+    """
+    if record.startswith("bidmc"):
+        n = int(record[5:])
+        return "p06" if 6 <= n <= 9 else "p20" if 20 <= n <= 23 else \
+            "p38" if n in (38, 39) else record
+    return record
+
+
+def database(record: str) -> str:
+    """``"BIDMC"`` or ``"MARSH"``: the shared database a record name belongs to."""
+    return "BIDMC" if record.startswith("bidmc") else "MARSH"

@@ -43,7 +43,7 @@ import tempfile
 from itertools import product
 
 import numpy as np
-from _shared import write_markdown
+from _shared import database, subject, write_markdown
 
 from edr.breaths import (
     BREATH_MIN_QUALITY,
@@ -97,16 +97,6 @@ def record_paths(root: str) -> list[str]:
         sorted(glob.glob(os.path.join(root, "marsh", "m????.hea")))
 
 
-def subject(record: str) -> str:
-    if record.startswith("bidmc"):
-        n = int(record[5:])
-        return "p06" if 6 <= n <= 9 else "p20" if 20 <= n <= 23 else \
-            "p38" if n in (38, 39) else record
-    return record
-
-
-def database(record: str) -> str:
-    return "BIDMC" if record.startswith("bidmc") else "MARSH"
 
 
 def cached(key: str, cache_dir: str, make) -> dict:

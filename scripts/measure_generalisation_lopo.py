@@ -35,7 +35,7 @@ from collections import Counter
 from itertools import product
 
 import numpy as np
-from _shared import write_markdown
+from _shared import subject, write_markdown
 
 from edr.beats import detect
 from edr.breath_rates import breath_rate_series
@@ -59,11 +59,6 @@ ICU_FUSION = dict(ICU_WEIGHTING, max_lag_s=0.0)
 """Its fusion: signs aligned, not lags. The committed output predates
 ``edr.signal.RATE_TILT`` (rates from the untilted periodogram); rerun, the rate columns follow
 the current rule."""
-
-
-def patient(record: str) -> str:
-    n = int(record[5:])
-    return "p06" if 6 <= n <= 9 else "p20" if 20 <= n <= 23 else "p38" if n in (38, 39) else record
 
 
 def panel_of(x, fs, grid, beats, window_s, outlier_mads):
@@ -99,11 +94,11 @@ def scores(y, ref, breaths):
 def lopo(table, records, objective):
     """table: config -> record -> (msc, r, err). Returns held-out scores and the chosen configs."""
     held, chosen = {}, []
-    for p in sorted({patient(r) for r in records}):
-        train = [r for r in records if patient(r) != p]
+    for p in sorted({subject(r) for r in records}):
+        train = [r for r in records if subject(r) != p]
         best = max(table, key=lambda c: objective(table[c], train))
         chosen.append(best)
-        held.update({r: table[best][r] for r in records if patient(r) == p})
+        held.update({r: table[best][r] for r in records if subject(r) == p})
     return held, chosen
 
 
@@ -177,7 +172,7 @@ def report(args, records, single, multi, windows) -> int:
     objective = lambda table, rs: np.median([(table[r][0] + table[r][1]) / 2 for r in rs])  # noqa: E731
     lines = ["# Leave-one-patient-out choice of the robust EDR (shared BIDMC records)", "",
              f"Command: `python scripts/measure_generalisation_lopo.py --out {args.out}`", "",
-             f"{len(records)} records, {len({patient(r) for r in records})} patients. "
+             f"{len(records)} records, {len({subject(r) for r in records})} patients. "
              "Objective: median (MSC + |r|) / 2 over the training patients' records.", ""]
     base = single[(None, None, "k0")]
     lines += ["## Single lead (II)", "",
@@ -205,11 +200,11 @@ def report(args, records, single, multi, windows) -> int:
     for mode, rows in windows.items():
         rows = [r for r in rows if np.isfinite(r[2])]
         held, ths = [], []
-        for p in sorted({patient(r[0]) for r in rows}):
-            q = np.array([r[3] for r in rows if patient(r[0]) != p])
+        for p in sorted({subject(r[0]) for r in rows}):
+            q = np.array([r[3] for r in rows if subject(r[0]) != p])
             th = max(t for t in grid_q if np.mean(q >= t) >= 0.90)
             ths.append(th)
-            held += [(r, r[3] >= th) for r in rows if patient(r[0]) == p]
+            held += [(r, r[3] >= th) for r in rows if subject(r[0]) == p]
         err = np.array([abs(r[1] - r[2]) for r, _ in held])
         kept = np.array([k for _, k in held])
         per = [np.median([abs(r[1] - r[2]) for r, k in held if r[0] == n and k] or [np.nan])

@@ -62,7 +62,7 @@ from dataclasses import replace
 from itertools import product
 
 import numpy as np
-from _shared import write_markdown
+from _shared import database, subject, write_markdown
 
 from edr.fusion import ALIGN_LAG_S, CONSENSUS, FUSION_POWER, HEART_SERIES, LOCAL_S, fuse
 from edr.io import read_record
@@ -113,16 +113,6 @@ FLIP_MIN_R = 0.3
 opposite signs."""
 
 
-def subject(record: str) -> str:
-    if record.startswith("bidmc"):
-        n = int(record[5:])
-        return "p06" if 6 <= n <= 9 else "p20" if 20 <= n <= 23 else \
-            "p38" if n in (38, 39) else record
-    return record
-
-
-def database(record: str) -> str:
-    return "BIDMC" if record.startswith("bidmc") else "MARSH"
 
 
 def analyse(path: str, opts: EDROptions | None = None, variants=ANALYSES) -> dict:

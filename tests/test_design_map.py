@@ -17,6 +17,9 @@
 * **Studies**: design.md links to every report of ``docs/studies/`` and to
   ``docs/tuned_constants.md``.
 * design.md has at most 400 lines.
+* **The guides**: ``CONTRIBUTING.md`` (where to change what) and ``docs/tuned_constants.md``
+  name only paths and dotted names that exist, as design.md; ``CONTRIBUTING.md`` names every
+  registry a newcomer extends (:data:`REGISTRIES`).
 
 Each check also runs on planted text, where it must fail.
 """
@@ -32,7 +35,13 @@ MAX_LINES = 400
 
 #: Where references to the documents are looked for.
 SEARCHED = ("edr", "kpca", "tests", "scripts", "benchmarks", "docs", "examples")
-SEARCHED_FILES = ("README.md", "CHANGELOG.md")
+SEARCHED_FILES = ("README.md", "CHANGELOG.md", "CONTRIBUTING.md")
+GUIDES = (ROOT / "CONTRIBUTING.md", ROOT / "docs" / "tuned_constants.md")
+#: The registries and name lists a new method, criterion, format or output column extends.
+REGISTRIES = ("edr.methods.METHODS", "edr.names.METHOD_NAMES", "kpca.selection.CRITERIA",
+              "kpca.selection.ALIASES", "edr.names.CRITERION_NAMES",
+              "edr.io.paths.READER_SUFFIXES", "edr.pipeline.EDRResult.grid_columns",
+              "edr.extract.summary.json_summary")
 
 PATH = re.compile(r"`([\w./*-]+(?:\.py|/))`")
 TREE_PATH = re.compile(
@@ -113,15 +122,16 @@ def stale_names(text: str, root: Path = ROOT) -> list[str]:
 
 
 def _dotted_exists(dotted: str, root: Path) -> bool:
-    """``a.b.NAME``: the longest prefix that is a module, and the next part written in it."""
+    """``a.b.NAME`` (or ``a.b.Class.attribute``): the longest prefix that is a module, and every
+    further part written in it."""
     parts = dotted.split(".")
     for cut in range(len(parts), 0, -1):
         base = root.joinpath(*parts[:cut])
         source = base.with_suffix(".py")
         source = source if source.is_file() else base / "__init__.py"
         if source.is_file():
-            rest = parts[cut:]
-            return not rest or bool(re.search(rf"\b{re.escape(rest[0])}\b", source.read_text()))
+            text = source.read_text()
+            return all(re.search(rf"\b{re.escape(p)}\b", text) for p in parts[cut:])
     return False
 
 
@@ -201,6 +211,19 @@ def test_design_names_only_paths_and_names_that_exist():
     assert not stale, f"docs/design.md names what does not exist: {stale}"
 
 
+def test_the_guides_name_only_paths_and_names_that_exist():
+    stale = {g.relative_to(ROOT).as_posix(): stale_names(g.read_text()) for g in GUIDES}
+    stale = {k: v for k, v in stale.items() if v}
+    assert not stale, f"the guides name what does not exist: {stale}"
+
+
+def test_the_guide_names_every_registry():
+    guide = (ROOT / "CONTRIBUTING.md").read_text()
+    missing = [r for r in REGISTRIES if f"`{r}`" not in guide]
+    assert not missing, f"CONTRIBUTING.md does not say where to extend: {missing}"
+    assert not [r for r in REGISTRIES if not _dotted_exists(r, ROOT)]
+
+
 def test_design_lists_every_study():
     missing = unlisted_studies(DESIGN.read_text())
     assert not missing, f"docs/design.md does not link to: {missing}"
@@ -221,7 +244,7 @@ def test_every_reference_to_design_points_at_a_heading():
 
 
 def test_the_links_between_the_documents_resolve():
-    docs = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    docs = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md"))]
     bad = {p.relative_to(ROOT).as_posix(): broken_links(p, p.read_text()) for p in docs}
     bad = {k: v for k, v in bad.items() if v}
     assert not bad, f"links to a missing document or heading: {bad}"
@@ -257,6 +280,8 @@ def test_the_name_check_sees_a_moved_constant(tmp_path):
     assert stale_names(text, tmp_path) == []
     assert stale_names(text + "`edr.sub.a.MOVED` and `edr/gone.py` do not", tmp_path) == [
         "edr.sub.a.MOVED", "edr/gone.py"]
+    assert stale_names("`edr.b.LIMIT.gone`, an attribute that is not there", tmp_path) == [
+        "edr.b.LIMIT.gone"]
 
 
 def test_the_reference_checks_see_a_renamed_heading_and_a_missing_file(tmp_path):

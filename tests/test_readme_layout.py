@@ -18,3 +18,8 @@ MAP_LINK = "](docs/design.md#map)"
 def test_the_readme_links_to_the_design_map():
     assert MAP_LINK in (ROOT / "README.md").read_text(), f"README.md has no link {MAP_LINK}"
     assert "\n## Map\n" in (ROOT / "docs" / "design.md").read_text()
+
+
+def test_the_readme_links_to_the_guide_of_where_to_change_what():
+    assert "](CONTRIBUTING.md)" in (ROOT / "README.md").read_text()
+    assert (ROOT / "CONTRIBUTING.md").is_file()

@@ -18,6 +18,7 @@ from edr.beats.flags import clipped_beats, rr_ectopic, running_median
 from edr.beats.mask import signal_mask, true_runs
 from edr.beats.polarity import inverted
 from edr.errors import SignalError
+from edr.modulation import QRS_HALF_WIDTH_S
 from edr.names import FS_RANGE, check_fs
 
 __all__ = ["Beats", "DEFAULT_DETECTOR", "FS_RANGE", "MIN_BEATS", "detect"]
@@ -30,9 +31,9 @@ SHORT_GAP_S = 0.05
 """Masked runs at most this long (s) are bridged, not cut out: half a QRS complex cannot hide a
 beat, so a lead that lost single samples here and there (a lossy link) keeps its stretches
 whole; a beat with such a gap within :data:`GAP_GUARD_S` of its R peak is flagged an artifact."""
-GAP_GUARD_S = 0.06
-"""Half-width (s) around R within which a bridged gap makes a beat an artifact (the QRS window
-its morphology is read from, :func:`edr.modulation.qrs_matrix`)."""
+GAP_GUARD_S = QRS_HALF_WIDTH_S
+"""Half-width (s) around R within which a bridged gap makes a beat an artifact: the QRS window
+its morphology is read from (:data:`edr.modulation.QRS_HALF_WIDTH_S`)."""
 
 
 @dataclass

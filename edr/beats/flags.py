@@ -11,6 +11,7 @@ import numpy as np
 from edr.beats.mask import true_runs
 from edr.dsp.running import rank_filter_mirror
 from edr.medians import median
+from edr.modulation import QRS_HALF_WIDTH_S
 
 __all__ = ["clipped_beats", "rr_ectopic", "running_median"]
 
@@ -60,8 +61,8 @@ def rr_ectopic(pos: np.ndarray, peaks: np.ndarray, fs: float,
 
 
 def clipped_beats(xs: np.ndarray, ok: np.ndarray, peaks: np.ndarray, fs: float) -> np.ndarray:
-    """Beats with a clipped sample within 60 ms of R."""
+    """Beats with a clipped sample within :data:`edr.modulation.QRS_HALF_WIDTH_S` of R."""
     clipped_samples = _clipped_samples(xs, ok)
-    hw = max(int(round(0.06 * fs)), 1)
+    hw = max(int(round(QRS_HALF_WIDTH_S * fs)), 1)
     win = np.clip(peaks[:, None] + np.arange(-hw, hw + 1)[None, :], 0, xs.size - 1)
     return clipped_samples[win].any(axis=1)

@@ -59,6 +59,7 @@ from edr.cli_core import (
 from edr.extract import EXTRACT_FLAGS, PROG
 from edr.extract.many_records import check_many_options, expand_records
 from edr.extract.record import DEMO_DIR, DEMO_DURATION_S, PLOT_SUFFIXES, prepare, run_record
+from edr.io.paths import formats_text
 from edr.names import (
     DEFAULT_METHOD,
     DEFAULT_N_SUPPORT,
@@ -89,8 +90,8 @@ def build_parser(prog: str = PROG) -> Parser:
 def _add_record_options(p: Parser) -> None:
     """The records and the CSV output."""
     p.add_argument("record", nargs="*", metavar="RECORD",
-                   help="record file: WFDB (rec, rec.hea, rec.dat), EDF/EDF+/BDF (.edf, .bdf), "
-                        "CSV (.csv, .tsv, .txt) or NumPy (.npy, .npz); several records or glob "
+                   help=f"record file: {formats_text()}; any other a WFDB record (rec, "
+                        "rec.hea, rec.dat); several records or glob "
                         "patterns ('data/*.hea') are processed two at a time, each into "
                         "OUTDIR/<record>_edr.csv and .json")
     p.add_argument("-o", "--output", metavar="OUT.csv|OUTDIR/",

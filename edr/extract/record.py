@@ -183,10 +183,8 @@ def _writers(rec, result, summary, outputs, pending_figure=None) -> dict:
     ``pending_figure``, an :class:`edr.figure_worker.PendingFigure`, when given)."""
     from edr.io.writers import write_csv, write_json
 
-    cols = result.grid_columns()
-    writers = {"csv": lambda tmp: write_csv(tmp, cols["time_s"], cols["edr"],
-                                            rate_bpm=cols["rate_bpm"],
-                                            quality=cols["quality"])}
+    cols = result.grid_columns()  # the CSV's columns, in order: their one home
+    writers = {"csv": lambda tmp: write_csv(tmp, **cols)}
     if "json" in outputs:
         writers["json"] = lambda tmp: write_json(tmp, summary)
     if "breaths" in outputs:

@@ -45,6 +45,8 @@ def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> 
     the reference, outputs, time."""
     import numpy as np
 
+    from edr.signal import SEGMENT_S
+
     rate = np.asarray(result.rate_bpm, dtype=float)
     rate = rate[np.isfinite(rate)]
     source = rec.path or "simulated (edr.simulate)"
@@ -56,8 +58,8 @@ def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> 
            == "fs2" else ""),
         f"beats      {result.n_beats} used, {result.n_beats_dropped} dropped",
         f"resp rate  median {_fmt(float(np.median(rate)) if rate.size else None, '.1f')} "
-        f"breaths/min, given for {rate.size}/{np.size(result.rate_bpm)} windows of 32 s (quality "
-        f">= {result.summary()['quality_threshold']:g})",
+        f"breaths/min, given for {rate.size}/{np.size(result.rate_bpm)} windows of {SEGMENT_S:g} s "
+        f"(quality >= {result.summary()['quality_threshold']:g})",
         f"status     {result.status}",
     ]
     lines += _unused_lines(rec, result)

@@ -118,6 +118,7 @@ def read_record(
     See Also
     --------
     edr.io.arrays.recording_from_arrays : a recording from arrays.
+    edr.io.paths.READER_SUFFIXES : the extensions each reader claims.
     edr.io.datasets.record_paths : the records of a PhysioNet database.
     edr.pipeline.extract_edr : the EDR of a recording.
 

@@ -34,6 +34,7 @@ from edr.io.time_axis import (
     elapsed_seconds,
     fs_from_time,
     is_date_time,
+    is_missing,
     is_number,
     time_unit,
     unquoted,
@@ -130,15 +131,12 @@ def _decimal_points(rows: list[str], path: Path) -> list[str]:
     return out
 
 
-_MISSING_TOKENS = {"", "nan", "na", "n/a", "null", "none", "-"}
-
-
 def _units_row(row: str, delimiter: str, n: int) -> list[str] | None:
     """The units of a row that holds no number (PhysioNet's ``'seconds','mV'``), else None."""
     fields = [unquoted(f) for f in next(csv.reader([row], delimiter=delimiter), [])]
     if len(fields) != n or any(is_number(f) for f in fields):
         return None
-    return fields if any(f.lower() not in _MISSING_TOKENS for f in fields) else None
+    return fields if any(not is_missing(f) for f in fields) else None
 
 
 def _without_text_columns(names: list[str], units: list[str] | None, rows: list[str],
@@ -150,7 +148,7 @@ def _without_text_columns(names: list[str], units: list[str] | None, rows: list[
 
     def text(fields: list[str], i: int) -> bool:
         value = unquoted(fields[i]) if i < len(fields) else ""
-        return not is_number(value) and value.lower() not in _MISSING_TOKENS
+        return not is_number(value) and not is_missing(value)
 
     first, last = (next(csv.reader([row], delimiter=delimiter), []) for row in (rows[0], rows[-1]))
     drop = {i for i in range(len(names)) if time_unit(names[i]) is None
@@ -199,13 +197,13 @@ def _time_column(names: list[str], units: list[str] | None, rows: list[str], del
 
 def _check_numbers(data: np.ndarray, rows: list[str], delimiter: str, names: list[str],
                    path: Path) -> None:
-    """Raise on the first field that is neither a number nor a missing-value marker (empty, nan,
-    NA)."""
+    """Raise on the first field that is neither a number nor a missing value
+    (:data:`edr.io.time_axis.MISSING_TOKENS`)."""
     bad_rows = np.flatnonzero(np.isnan(data).any(axis=1))
     for r in bad_rows[:1000]:
         fields = next(csv.reader([rows[r]], delimiter=delimiter))
         for c, text in enumerate(fields[: len(names)]):
-            if np.isnan(data[r, c]) and text.strip().lower() not in _MISSING_TOKENS:
+            if np.isnan(data[r, c]) and not is_missing(text):
                 raise RecordError(
                     f"CSV file {path}: data row {r + 1}, column {names[c]!r}: "
                     f"{text.strip()[:40]!r} is not a number"
@@ -215,9 +213,8 @@ def _check_numbers(data: np.ndarray, rows: list[str], delimiter: str, names: lis
 def _data_rows(rows: list[str], delimiter: str, names: list[str], path: Path) -> np.ndarray:
     """The data rows as a samples × columns float array, one column per name, checked."""
     try:
-        data = np.genfromtxt(rows, delimiter=delimiter, dtype=np.float64,
-                             missing_values=("", "nan", "NaN", "NA"), filling_values=np.nan,
-                             invalid_raise=True, ndmin=2)
+        data = np.genfromtxt(rows, delimiter=delimiter, dtype=np.float64, filling_values=np.nan,
+                             invalid_raise=True, ndmin=2)  # what is no number: NaN, checked below
     except ValueError as exc:
         raise RecordError(f"CSV file {path} has a malformed row: {exc}") from exc
     if data.shape[1] != len(names):

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from edr.errors import RecordError
 
-__all__ = ["EDF_SUFFIXES", "CSV_SUFFIXES", "NUMPY_SUFFIXES", "record_kind", "resolve_record",
-           "check_record_path", "record_name", "record_files"]
+__all__ = ["EDF_SUFFIXES", "CSV_SUFFIXES", "NUMPY_SUFFIXES", "READER_SUFFIXES", "formats_text",
+           "record_kind", "resolve_record", "check_record_path", "record_name", "record_files"]
 
 #: Extensions read by the EDF reader (EDF, EDF+C, and 24-bit BDF).
 EDF_SUFFIXES = (".edf", ".bdf")
@@ -26,6 +26,11 @@ EDF_SUFFIXES = (".edf", ".bdf")
 CSV_SUFFIXES = (".csv", ".txt", ".tsv")
 #: Extensions read as NumPy arrays.
 NUMPY_SUFFIXES = (".npy", ".npz")
+READER_SUFFIXES = {"edf": ("EDF", EDF_SUFFIXES), "csv": ("CSV", CSV_SUFFIXES),
+                   "numpy": ("NumPy", NUMPY_SUFFIXES)}
+"""Every reader chosen by a file's extension: kind -> (the format's name, its extensions); any
+other path is a WFDB record. :func:`edr.io.read_record` runs the reader of each kind."""
+_WFDB_SUFFIXES = ("", ".hea", ".dat", ".mat")
 _MULTI_FILE_SUFFIX = re.compile(r"_[A-Za-z0-9]+$")
 
 
@@ -33,13 +38,29 @@ def record_kind(path: str | Path) -> str:
     """``"edf"``, ``"csv"``, ``"numpy"`` or ``"wfdb"`` from the extension of ``path`` (anything
     else is WFDB)."""
     suffix = Path(path).suffix.lower()
-    if suffix in EDF_SUFFIXES:
-        return "edf"
-    if suffix in CSV_SUFFIXES:
-        return "csv"
-    if suffix in NUMPY_SUFFIXES:
-        return "numpy"
-    return "wfdb"
+    return next((kind for kind, (_, suffixes) in READER_SUFFIXES.items() if suffix in suffixes),
+                "wfdb")
+
+
+def formats_text() -> str:
+    """The formats read by their extension (:data:`READER_SUFFIXES`), for messages and help.
+
+    Examples
+    --------
+    >>> from edr.io.paths import formats_text
+    >>> formats_text()
+    'EDF .edf, .bdf; CSV .csv, .txt, .tsv; NumPy .npy, .npz'
+    """
+    return "; ".join(f"{name} {', '.join(s)}" for name, s in READER_SUFFIXES.values())
+
+
+def _formats_note(p: Path) -> str:
+    """For a path whose extension no reader claims and WFDB does not use (``rec.ecg``): the
+    formats read by their extension, to end a message with; else ``""``."""
+    if p.suffix.lower() in _WFDB_SUFFIXES:
+        return ""
+    return (f" ({p.suffix} is no extension a reader claims: {formats_text()}; any other file is "
+            "read as a WFDB record)")
 
 
 def _signal_files(hea: Path) -> list[str] | None:
@@ -105,7 +126,8 @@ def resolve_record(path: str | Path) -> Path:
     if p.with_name(p.name + ".hea").is_file():
         return p
     if not p.is_file():
-        raise FileNotFoundError(f"record not found: {p} (no such file, and no header {p.name}.hea)")
+        raise FileNotFoundError(f"record not found: {p} (no such file, and no header {p.name}.hea)"
+                                + _formats_note(p))
     tried = [p.with_suffix(".hea")]
     stripped = _MULTI_FILE_SUFFIX.sub("", p.stem)
     if stripped != p.stem:
@@ -129,7 +151,7 @@ def resolve_record(path: str | Path) -> Path:
             return existing[0].with_suffix("")
         raise FileNotFoundError(
             f"no WFDB header for data file {p}: tried {', '.join(str(t) for t in tried)}, "
-            f"and no .hea file in {p.parent} references {p.name}"
+            f"and no .hea file in {p.parent} references {p.name}" + _formats_note(p)
         )
     return hea.with_suffix("")
 
@@ -167,8 +189,7 @@ def check_record_path(path: str | Path) -> str:
     if p.is_dir():
         raise RecordError(f"{p} is a folder, not a record file")
     if not p.is_file():
-        what = {"edf": "EDF", "csv": "CSV", "numpy": "NumPy"}[kind]
-        raise FileNotFoundError(f"{what} file not found: {p}")
+        raise FileNotFoundError(f"{READER_SUFFIXES[kind][0]} file not found: {p}")
     return kind
 
 

@@ -20,8 +20,12 @@ import numpy as np
 from edr.errors import RecordError
 from edr.io.channels import clean_name
 
-__all__ = ["INDEX_COLUMNS", "TIME_UNITS", "elapsed_seconds", "fs_from_time", "is_date_time",
-           "is_number", "time_unit", "unquoted"]
+__all__ = ["INDEX_COLUMNS", "MISSING_TOKENS", "TIME_UNITS", "elapsed_seconds", "fs_from_time",
+           "is_date_time", "is_missing", "is_number", "time_unit", "unquoted"]
+
+MISSING_TOKENS = frozenset({"", "nan", "nat", "na", "n/a", "null", "none", "-"})
+"""Texts a table writes for a missing value, compared stripped and lower-case: the one set of
+every field a table reader reads (a CSV's numbers, its dates and times, its units row)."""
 
 #: Units of a time column (case-insensitive) and their length in seconds.
 TIME_UNITS: dict[str, float] = {
@@ -173,6 +177,22 @@ def is_number(text: str) -> bool:
     return True
 
 
+def is_missing(text: str) -> bool:
+    """Whether a table's field ``text`` marks a missing value (:data:`MISSING_TOKENS`).
+
+    See Also
+    --------
+    is_number, is_date_time : the values a field holds otherwise.
+
+    Examples
+    --------
+    >>> from edr.io.time_axis import is_missing
+    >>> is_missing(" NaN"), is_missing("NaT"), is_missing("n/a"), is_missing("0")
+    (True, True, True, False)
+    """
+    return text.strip().lower() in MISSING_TOKENS
+
+
 def _date_time_seconds(texts: list[str], source: str, column: str) -> np.ndarray:
     """Seconds from the first of dates and times written as text (pandas reads them)."""
     import pandas as pd
@@ -182,8 +202,7 @@ def _date_time_seconds(texts: list[str], source: str, column: str) -> np.ndarray
         stamps = pd.to_datetime(series, utc=True, format="ISO8601")
     except (ValueError, TypeError):
         stamps = pd.to_datetime(series, utc=True, errors="coerce")
-    missing = stamps.isna().to_numpy() & np.array([t.lower() not in ("", "nan", "nat", "na")
-                                                    for t in texts])
+    missing = stamps.isna().to_numpy() & np.array([not is_missing(t) for t in texts])
     if missing.any():
         row = int(np.argmax(missing))
         raise RecordError(f"time column {column!r} of {source}: {texts[row][:40]!r} (data row "
@@ -201,7 +220,8 @@ def fs_from_time(t: np.ndarray, *, source: str, column: str) -> float:
     Raises
     ------
     RecordError
-        Fewer than two times, NaN times, or a non-uniform axis (the worst step is named).
+        Fewer than two times, a missing (NaN) time (its row is named), or a non-uniform axis
+        (the worst step is named).
 
     See Also
     --------
@@ -214,8 +234,12 @@ def fs_from_time(t: np.ndarray, *, source: str, column: str) -> float:
     >>> round(fs_from_time(np.arange(10) / 250.0, source="rec.csv", column="time_s"), 6)
     250.0
     """
-    if t.size < 2 or not np.all(np.isfinite(t)):
+    if t.size < 2:
         raise RecordError(f"time column {column!r} of {source} needs at least 2 finite values")
+    if not np.all(np.isfinite(t)):
+        row = int(np.argmin(np.isfinite(t))) + 1
+        raise RecordError(f"time column {column!r} of {source} has no time in data row {row} (a "
+                          "missing value): every sample needs its time")
     span = t[-1] - t[0]
     if span <= 0:
         raise RecordError(f"time column {column!r} of {source} does not increase")

@@ -183,6 +183,8 @@ METHODS: dict[str, MethodSpec] = {
     "qrs_area": MethodSpec(qrs_area_edr, False, _MORPH, "QRS area (R ± 50 ms)"),
     "rsa": MethodSpec(rsa_edr, False, None, "instantaneous heart rate (RSA)"),
 }
+"""Every EDR method by key (and the NeuroKit2 peers, ``neurokit_<variant>``); each key is also in
+:data:`edr.names.METHOD_NAMES`, which the command lines check (``CONTRIBUTING.md``)."""
 for _v in NEUROKIT_VARIANTS:
     METHODS[f"neurokit_{_v}"] = MethodSpec(neurokit_method(_v), False, None,
                                            f"NeuroKit2 ecg_rsp(method='{_v}')")

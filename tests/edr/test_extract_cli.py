@@ -85,6 +85,18 @@ def test_extract_writes_csv_json_plot_and_scores_against_resp(workdir, capsys):
     assert not [p for p in _listing(workdir) if p.endswith(".tmp")]
 
 
+
+def test_the_csv_writes_every_grid_column(workdir, capsys, monkeypatch):
+    """A column added to ``EDRResult.grid_columns`` reaches the CSV with no other edit."""
+    from edr.pipeline import EDRResult
+
+    plain = EDRResult.grid_columns
+    monkeypatch.setattr(EDRResult, "grid_columns",
+                        lambda self: {**plain(self), "extra": np.ones(np.size(self.time))})
+    code, _, err = _run([str(_simulated_record(workdir)), "-o", "x.csv"], capsys)
+    assert code == 0, err
+    assert (workdir / "x.csv").read_text().splitlines()[0] == "time_s,edr,rate_bpm,quality,extra"
+
 def test_demo_runs_without_data_and_compares_with_the_truth(workdir, capsys):
     code, out, err = _run(["--demo"], capsys)
     assert code == 0, err
@@ -260,6 +272,10 @@ def test_help_lists_the_valid_choices(monkeypatch):
     flat = " ".join(texts["extract"].split())
     for fragment in ("20 to 1800 s", "dense", "fs2", "auto", "fuse", "RSP", "CO2"):
         assert fragment in flat, fragment
+    from edr.io.paths import READER_SUFFIXES
+
+    for name, suffixes in READER_SUFFIXES.values():  # every reader, from its one table
+        assert f"{name} {', '.join(suffixes)}" in flat, name
     flat = " ".join(texts["evaluate"].split())
     for key in load_manifest()["databases"]:
         assert key in flat, key

@@ -222,3 +222,38 @@ def test_dates_and_times_in_a_time_column(tmp_path, stamp):
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(RecordError, match=r"'yesterday' \(data row 300\) is not a date and time"):
         read_record(path)
+
+
+
+@pytest.mark.parametrize("token", ["n/a", "null", "-", "NaT", " nan", "NA", ""])
+def test_one_set_of_missing_values_for_dates_and_numbers(tmp_path, token):
+    """A missing number and a missing date and time are the same texts (``MISSING_TOKENS``):
+    ``NaT`` among numbers was an error, ``n/a``, ``null``, ``-`` in a date column were "not a
+    date and time"; a missing time is named with its row."""
+    fs = 250.0
+    t = np.arange(2500) / fs
+    ecg = [f"{v:.4f}" for v in np.sin(2 * np.pi * 1.1 * t)]
+    ecg[400] = token
+    path = tmp_path / "gaps.csv"
+    path.write_text("time_s,ECG\n" + "".join(f"{a:.4f},{v}\n" for a, v in zip(t, ecg,
+                                                                               strict=True)))
+    rec = read_record(path)
+    assert rec.fs == fs and np.flatnonzero(np.isnan(rec.ecg)).tolist() == [400]
+    texts = [f"2026-03-01T10:00:{a:09.6f}" for a in t]
+    texts[300] = token
+    path.write_text("timestamp,ECG\n" + "".join(f"{s},0.1\n" for s in texts))
+    with pytest.raises(RecordError, match=r"'timestamp' .* has no time in data row 301 \(a"):
+        read_record(path)
+
+
+
+def test_a_column_of_numbers_that_starts_and_ends_missing_is_a_channel(tmp_path):
+    """``NaT`` is a missing value, not text: a column of numbers that starts and ends with it is
+    no text column (it was left out as one)."""
+    t = np.arange(2500) / 250.0
+    path = tmp_path / "nat.csv"
+    path.write_text("time_s,ECG,Other\n" + "".join(
+        f"{a:.4f},{np.sin(7 * a):.4f},{'NaT' if i in (0, t.size - 1) else i}\n"
+        for i, a in enumerate(t)))
+    rec = read_record(path)
+    assert rec.channels == ["ECG", "Other"] and rec.ecg_channel == "ECG"

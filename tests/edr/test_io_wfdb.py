@@ -105,6 +105,20 @@ def test_data_file_without_header(tmp_path):
     (tmp_path / "tiny.hea").unlink()
     with pytest.raises(FileNotFoundError, match=r"no WFDB header for data file .*lonely\.dat"):
         read_record(tmp_path / "lonely.dat")
+    with pytest.raises(FileNotFoundError) as err:  # a .dat is WFDB's: no list of formats
+        read_record(tmp_path / "lonely.dat")
+    assert "extension" not in str(err.value)
+
+
+def test_a_file_of_no_known_format_lists_the_formats_read(tmp_path):
+    """An extension no reader claims is tried as WFDB; the error names every reader's."""
+    (tmp_path / "one.ecg").write_text("fs=250\n0.1\n0.2\n")
+    for path in (tmp_path / "one.ecg", tmp_path / "missing.ecg"):
+        with pytest.raises(FileNotFoundError) as err:
+            read_record(path)
+        for fragment in (".ecg is no extension a reader claims", "EDF .edf, .bdf", "CSV .csv",
+                         "NumPy .npy, .npz", "read as a WFDB record"):
+            assert fragment in str(err.value)
 
 
 @pytest.mark.parametrize("fmt", ["16", "212"])

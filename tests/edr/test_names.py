@@ -18,10 +18,15 @@ def test_names_equal_the_registries():
     from edr import methods, options, pipeline
     from kpca.selection import ALIASES, CRITERIA
 
-    assert set(names.METHOD_NAMES) == set(methods.METHODS)
+    odd = set(names.METHOD_NAMES) ^ set(methods.METHODS)
+    assert not odd, (f"{sorted(odd)}: a method is named in edr.names.METHOD_NAMES and "
+                     "registered in edr.methods.METHODS (CONTRIBUTING.md)")
     assert tuple(names.SOLVER_NAMES) == tuple(methods.SOLVERS)
-    assert set(names.CRITERION_NAMES) == set(CRITERIA)
-    assert {a: k for k, a in names.CRITERION_NAMES.items() if a} == dict(ALIASES)
+    odd = set(names.CRITERION_NAMES) ^ set(CRITERIA)
+    assert not odd, (f"{sorted(odd)}: a criterion is in kpca.selection.CRITERIA and "
+                     "edr.names.CRITERION_NAMES (CONTRIBUTING.md)")
+    assert {a: k for k, a in names.CRITERION_NAMES.items() if a} == dict(ALIASES), (
+        "an alias is in kpca.selection.ALIASES and edr.names.CRITERION_NAMES (CONTRIBUTING.md)")
     assert names.DEFAULT_METHOD in names.METHOD_NAMES
     assert names.DEFAULT_SIGMA2 in ALIASES
     # the library reads its defaults and limits from here (one definition each)

@@ -11,6 +11,7 @@ import numpy as np
 from edr.evaluate.agreement import Agreement
 from edr.evaluate.report.comparisons import stars
 from edr.evaluate.report.tables import METRICS, ResultsTable, config_order
+from edr.signal import RATE_STEP_S, SEGMENT_S
 
 __all__ = ["has_curve", "normalise", "plot_bland_altman", "plot_boxes", "plot_curves",
            "plot_curves_one_record"]
@@ -106,7 +107,8 @@ def plot_bland_altman(windows: dict, agree: dict[str, Agreement], configs: list[
         ax.set_xlabel("mean of EDR and reference rate (breaths/min)")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("EDR − reference rate (breaths/min)")
-    fig.suptitle("Bland–Altman: 32 s windows (16 s step) pooled over records", fontsize=10)
+    fig.suptitle(f"Bland–Altman: {SEGMENT_S:g} s windows ({RATE_STEP_S:g} s step) pooled over "
+                 "records", fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 0.95))
     fig.savefig(path, dpi=110)
     plt.close(fig)
