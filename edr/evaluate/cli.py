@@ -38,6 +38,8 @@ from edr.names import (
 __all__ = ["build_parser", "main"]
 
 PROG = "python -m edr.evaluate"
+#: ``--database`` when neither it nor ``--data-dir`` is given.
+DEFAULT_DATABASE = "bidmc"
 EVALUATE_FLAGS = {"window_s": "--window-s", "random_state": "--random-state", "jobs": "--jobs"}
 """Library parameter name -> the flag, for messages (:func:`edr.cli_core.one_line`)."""
 
@@ -122,14 +124,16 @@ def build_parser(prog: str = PROG) -> Parser:
                     "results.csv, window_rates.csv and selection_curves.json.",
         epilog="Example: %(prog)s --database bidmc --methods kpca_fusion,kpca,rsa -o results/  "
                "(then: python -m edr.evaluate.report results/results.csv -o report/)")
-    p.add_argument("--database", default="bidmc", metavar="NAME",
+    p.add_argument("--database", default=None, metavar="NAME",
                    help="database of the data manifest: "
                         + ", ".join(sorted(load_manifest()["databases"]))
-                        + " (default bidmc); found locally or downloaded (EDR_DATA_DIR)")
+                        + f" (default {DEFAULT_DATABASE}); found locally or downloaded "
+                        "(EDR_DATA_DIR); with --data-dir, the name its rows carry")
     p.add_argument("--data-dir", metavar="FOLDER",
-                   help="folder of WFDB records; every record with an ECG channel is used "
-                        "(default: the manifest's records of --database, under EDR_DATA_DIR or "
-                        "downloaded)")
+                   help="folder of WFDB records of your own (rec.hea and rec.dat; breath "
+                        "annotations in rec.breath, any label); every record with an ECG "
+                        "channel is used, its rows named after the folder (default: the "
+                        "manifest's records of --database, under EDR_DATA_DIR or downloaded)")
     p.add_argument("--methods", default="kpca,pca,r_amplitude,qrs_area,rsa", metavar="LIST",
                    help="comma-separated methods, from: " + ", ".join(METHOD_NAMES)
                         + "; or 'all' (default kpca,pca,r_amplitude,qrs_area,rsa)")
@@ -185,8 +189,9 @@ def _records(args) -> tuple[Path, dict[str, Path]]:
     else:
         from edr.io.datasets import database_entry, locate_database
 
-        folder = Path(locate_database(args.database))
-        records = {r: folder / r for r in database_entry(args.database)["records"]}
+        name = args.database or DEFAULT_DATABASE
+        folder = Path(locate_database(name))
+        records = {r: folder / r for r in database_entry(name)["records"]}
     if args.records:
         wanted = _split(args.records)
         missing = [r for r in wanted if r not in records]
@@ -202,7 +207,8 @@ def _evaluate(argv: list[str], prog: str) -> int:
     methods, criteria = _methods(args.methods), _criteria(args.criteria)
     commit = _git_commit()
     folder, records = _records(args)
-    tasks = plan_tasks(args.database, records, methods, criteria, _split(args.leads))
+    database = args.database or (folder.name if args.data_dir else DEFAULT_DATABASE)
+    tasks = plan_tasks(database, records, methods, criteria, _split(args.leads))
     options = {"random_state": args.random_state}
     if args.window_s is not None:
         options["window_s"] = args.window_s

@@ -274,3 +274,15 @@ def test_breath_columns_are_the_breath_scores(monkeypatch):
     monkeypatch.setattr(batch, "_read", lambda path: replace(rec, breath_times=None))
     row = batch.run_task(task)["row"]
     assert row["error"] == "" and all(np.isnan(row[c]) for c in SCORE_COLUMNS)
+
+
+def test_own_folder_rows_carry_the_folders_name(simulated_db, tmp_path, stand_ins):
+    """``--data-dir`` on one's own records: the rows are named after the folder, not after the
+    default database (``bidmc``); ``--database`` given with it names them."""
+    argv = ["--data-dir", str(simulated_db), "--methods", "r_amplitude", "--jobs", "1",
+            "--no-progress"]
+    assert cli.main(argv + ["-o", str(tmp_path / "own")]) == 0
+    rows = _rows(tmp_path / "own" / "results.csv")
+    assert len(rows) == 2 and {r["database"] for r in rows} == {simulated_db.name}
+    assert cli.main(argv + ["--database", "mine", "-o", str(tmp_path / "named")]) == 0
+    assert {r["database"] for r in _rows(tmp_path / "named" / "results.csv")} == {"mine"}
