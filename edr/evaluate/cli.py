@@ -130,10 +130,11 @@ def build_parser(prog: str = PROG) -> Parser:
                         + f" (default {DEFAULT_DATABASE}); found locally or downloaded "
                         "(EDR_DATA_DIR); with --data-dir, the name its rows carry")
     p.add_argument("--data-dir", metavar="FOLDER",
-                   help="folder of WFDB records of your own (rec.hea and rec.dat; breath "
-                        "annotations in rec.breath, any label); every record with an ECG "
-                        "channel is used, its rows named after the folder (default: the "
-                        "manifest's records of --database, under EDR_DATA_DIR or downloaded)")
+                   help="folder of records of your own: WFDB (rec.hea, rec.dat; breaths in "
+                        "rec.breath) or EDF/EDF+ (breaths as its annotations), breath labels "
+                        "in any convention; every record with an ECG channel is used, its rows "
+                        "named after the folder (default: the manifest's records of "
+                        "--database, under EDR_DATA_DIR or downloaded)")
     p.add_argument("--methods", default="kpca,pca,r_amplitude,qrs_area,rsa", metavar="LIST",
                    help="comma-separated methods, from: " + ", ".join(METHOD_NAMES)
                         + "; or 'all' (default kpca,pca,r_amplitude,qrs_area,rsa)")
