@@ -9,6 +9,7 @@ are stored with their task, listed at the end and counted in ``batch.json``.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -38,6 +39,7 @@ from edr.names import (
 __all__ = ["build_parser", "main"]
 
 PROG = "python -m edr.evaluate"
+_NO_DISTRIBUTED = "--scheduler needs Dask's distributed (pip install 'kpca-edr[distributed]'): "
 #: ``--database`` when neither it nor ``--data-dir`` is given.
 DEFAULT_DATABASE = "bidmc"
 EVALUATE_FLAGS = {"window_s": "--window-s", "random_state": "--random-state", "jobs": "--jobs"}
@@ -206,6 +208,8 @@ def _records(args) -> tuple[Path, dict[str, Path]]:
 def _evaluate(argv: list[str], prog: str) -> int:
     args = build_parser(prog).parse_args(argv)
     methods, criteria = _methods(args.methods), _criteria(args.criteria)
+    if args.scheduler is not None and importlib.util.find_spec("distributed") is None:
+        raise OptionError(_NO_DISTRIBUTED + "No module named 'distributed'")
     commit = _git_commit()
     folder, records = _records(args)
     database = args.database or (folder.name if args.data_dir else DEFAULT_DATABASE)
@@ -220,8 +224,7 @@ def _evaluate(argv: list[str], prog: str) -> int:
     except ImportError as exc:
         if args.scheduler is None:
             raise
-        raise OptionError(f"--scheduler needs Dask's distributed (pip install "
-                          f"'kpca-edr[distributed]'): {exc}") from exc
+        raise OptionError(f"{_NO_DISTRIBUTED}{exc}") from exc
     _log_run(Path(args.out), argv, folder, summary, commit)
     print(f"{summary.n_tasks} tasks ({summary.n_run} run, {summary.n_skipped} resumed, "
           f"{summary.n_errors} errors) -> {summary.results_csv}", file=sys.stderr)

@@ -306,3 +306,16 @@ def test_own_folder_of_edf_files_is_evaluated(tmp_path, stand_ins):
     assert cli.main(["--data-dir", str(tmp_path), "--methods", "r_amplitude", "--jobs", "1",
                      "--no-progress", "-o", str(out)]) == 0
     assert [r["record"] for r in _rows(out / "results.csv")] == ["a", "c"]
+
+
+def test_scheduler_without_distributed_fails_before_any_output(simulated_db, tmp_path,
+                                                               monkeypatch, capsys):
+    """``--scheduler`` without the ``distributed`` extra: one line naming the extra to install,
+    exit 2, and no output folder."""
+    monkeypatch.setitem(__import__("sys").modules, "distributed", None)  # not installed
+    out = tmp_path / "out"
+    assert cli.main(["--data-dir", str(simulated_db), "--scheduler", "tcp://127.0.0.1:1",
+                     "--no-progress", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install 'kpca-edr[distributed]'" in err
+    assert not out.exists()
