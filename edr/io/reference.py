@@ -70,6 +70,7 @@ MAX_ODD_INTERVAL_SHARE = 0.1
 #: Breath times with fewer breaths per minute over the record are not plausible.
 MIN_BREATHS_PER_MIN = 3.0
 
+_KINDS = ("annotator", "end of inspiration", "start of inspiration")  # by _annotator_rank
 _ANNOTATOR = re.compile(r"^ann(?:otator)?[ _-]?(\d+)$", re.IGNORECASE)
 
 
@@ -156,7 +157,8 @@ def choose_breath_label(labels: Sequence[str]) -> tuple[str | None, str]:
         file has no annotation or several labels none of which is known.
     why : str
         ``"annotator 'ann1' of ann1, ann2"``, ``"end of inspiration 'exp' of exp, insp"``,
-        ``"label '\\"'"`` (the only one), or why there is none.
+        ``"label '\\"'"`` (the only one), ``"start of inspiration 'insp', the only label"``
+        (a breath phase alone: its times are not ends of inspiration), or why there is none.
 
     See Also
     --------
@@ -173,20 +175,24 @@ def choose_breath_label(labels: Sequence[str]) -> tuple[str | None, str]:
     ('exp', "end of inspiration 'exp' of exp, insp")
     >>> choose_breath_label(["a", "b"])[0] is None
     True
+    >>> choose_breath_label(["insp", "insp"])
+    ('insp', "start of inspiration 'insp', the only label")
     """
     found = sorted(set(labels))
     if not found:
         return None, "no annotation"
     if len(found) == 1:
-        return found[0], f"label {found[0]!r}"
+        rank = _annotator_rank(found[0])
+        if rank is None or rank[0] == 0:
+            return found[0], f"label {found[0]!r}"
+        return found[0], f"{_KINDS[rank[0]]} {found[0]!r}, the only label"
     ranked = sorted((r, lab) for lab in found if (r := _annotator_rank(lab)) is not None)
     listed = listed_labels(found)
     if not ranked:
         return None, (f"labels {listed} are neither annotators (ann1, ann2, ...) nor breath "
                       "phases (exp, insp, ...); pass annotator=<label> to choose one")
     (kind, _), label = ranked[0]
-    what = ("annotator", "end of inspiration", "start of inspiration")[kind]
-    return label, f"{what} {label!r} of {listed}"
+    return label, f"{_KINDS[kind]} {label!r} of {listed}"
 
 
 def implausible_reason(times, duration_s: float | None = None) -> str | None:
