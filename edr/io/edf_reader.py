@@ -309,7 +309,7 @@ def read_edf(path: str | Path, channel: str | None = None, *,
         return out
 
     duration = max((d.size - k) / f for d, k, f in zip(digital, drop, fs, strict=True))
-    breaths, source = _breath_annotations(edf, path, annotator, duration)
+    breaths, source = _edf_breaths(edf, path, annotator, duration)
     return assemble_recording(
         name=path.stem,
         path=str(path),
@@ -325,7 +325,7 @@ def read_edf(path: str | Path, channel: str | None = None, *,
     )
 
 
-def _breath_annotations(edf, path: Path, annotator, duration_s: float):
+def _edf_breaths(edf, path: Path, annotator, duration_s: float):
     """``(breath times in s, their source)`` of the EDF+ annotations of ``edf``, or
     ``(None, None)``; annotations of anything but breaths are no reference, silently."""
     try:
