@@ -19,7 +19,7 @@ __all__ = ["COMMANDS", "console", "main"]
 #: subcommand -> (module whose ``main(argv, prog=...)`` runs it, one-line description)
 COMMANDS: dict[str, tuple[str, str]] = {
     "extract": ("edr.extract.cli", "extract the respiration from recordings (or --demo)"),
-    "evaluate": ("edr.evaluate.cli", "evaluate methods on a PhysioNet database (results CSV)"),
+    "evaluate": ("edr.evaluate.cli", "score methods on a database or your own records"),
     "report": ("edr.evaluate.report.cli", "figures and a Markdown report from a results CSV"),
     "stream": ("edr.stream.cli", "real-time EDR from a replayed record, standard input or LSL"),
 }

@@ -10,7 +10,8 @@ The protocol (:func:`run_command`):
   parameter names replaced by the command's flags (``window_s`` -> ``--window``); an internal
   error prints ``<prog>: internal error: <type>: <message> (set EDR_DEBUG=1 for the
   traceback)``, and with ``EDR_DEBUG=1`` the traceback instead; an interruption prints
-  ``<prog>: interrupted``;
+  ``<prog>: interrupted``; standard output closed by its reader (``| head``) ends the command
+  quietly with 0, what it wrote kept;
 * a bad option is one of those lines too (:class:`Parser` raises :class:`OptionError` where
   argparse would print its usage and exit), and every option type here words its error
   ``must be ..., got '<text>'``;
@@ -234,12 +235,27 @@ def run_command(prog: str, command: Callable[[list[str]], int | None],
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader of standard output left: no error, as on SIGPIPE
+        _stdout_to_devnull()
+        return EXIT_OK
     except Exception as exc:
         if not isinstance(exc, BAD_INPUT) and debugging():
             raise
         code, line = error_line(prog, exc, flags)
         print(line, file=sys.stderr)
     return EXIT_OK if code is None else code
+
+
+def _stdout_to_devnull() -> None:
+    """Point standard output at the null device, so that the interpreter's last flush of a
+    closed pipe raises nothing."""
+    try:
+        sys.stdout.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no file descriptor (a captured stream): nothing to flush
+        pass
 
 
 def _resume_collection() -> None:

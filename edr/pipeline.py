@@ -151,7 +151,8 @@ class EDRResult(ResultTables):
     rate_quality : ndarray
         Quality (0-1) of each rate window (:func:`edr.rates.judged_rates`).
     status : str
-        "ok" when at least one window is; else why no usable breathing was found.
+        "ok" when at least one window is; else why no usable breathing was found ("too short
+        for a rate: ..." when the record holds no 32 s rate window).
     masked : list of (float, float)
         Stretches (s) in which every lead analysed is flat or missing for at least
         :data:`edr.windows.MASKED_STRETCH_S`: no window covers them, the waveform and the

@@ -59,6 +59,7 @@ MAX_DROPPED_SHARE = 1 / 3
 """An analysis window in which more than this share of the detected beats were dropped
 (ectopic, artefact, clipped) gives no rate: its morphology is not to be trusted
 (``docs/design.md#3-generalisation-to-unseen-patients``)."""
+_TOO_SHORT = f"too short for a rate: less than one {SEGMENT_S:g} s rate window"
 
 
 def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0, tilt: float = RATE_TILT):
@@ -372,12 +373,16 @@ class JudgedRates:
                 info.quality["status"] = (
                     f"low quality: {share:.0%} of the beats were dropped as ectopic, artefact or "
                     f"clipped (> {MAX_DROPPED_SHARE:.0%})")
+            elif not self.time.size:
+                info.quality["status"] = _TOO_SHORT
             elif qi < QUALITY_THRESHOLD:
                 info.quality["status"] = (f"low quality: the ECG shows no consistent breathing "
                                           f"(quality {qi:.2f} < {QUALITY_THRESHOLD:g})")
         rates = self.withheld(untrusted) if untrusted else self
         if any(info.quality["status"] == "ok" for _, info in analyses):
             return rates, "ok"
+        if not self.time.size:
+            return rates, f"{_TOO_SHORT}; give at least {SEGMENT_S:g} s of ECG (a minute or more)"
         given = int(np.isfinite(rates.rate_bpm).sum())
         return rates, (
             "no usable breathing: no analysis window is trustworthy (median quality below "

@@ -27,6 +27,9 @@ DEFAULT_DETECTOR = "neurokit"
 """Default NeuroKit2 R-peak detector: tied best on BIDMC (see :mod:`edr.beats`)."""
 MIN_BEATS = 20
 """Fewest detected beats :func:`detect` accepts."""
+MIN_BEATS_SPAN_S = 2.0 * MIN_BEATS
+"""An ECG at least this long (s) with fewer than :data:`MIN_BEATS` beats has a heart rate below
+30 /min: the message names the sampling rate to check, not a longer recording."""
 SHORT_GAP_S = 0.05
 """Masked runs at most this long (s) are bridged, not cut out: half a QRS complex cannot hide a
 beat, so a lead that lost single samples here and there (a lossy link) keeps its stretches
@@ -299,9 +302,12 @@ def _detect_segments(xs: np.ndarray, clean: np.ndarray, fs: float,
         found.append(p[(p >= a + edge) & (p < b - edge)])
     peaks = np.concatenate(found) if found else np.empty(0, dtype=int)
     if peaks.size < min_beats:
+        duration = xs.size / fs
+        fix = ("give a longer recording (a minute or more) or another ECG lead"
+               if duration < MIN_BEATS_SPAN_S else
+               f"a heart rate of {60 * peaks.size / duration:.0f} /min; check that {fs:g} Hz is "
+               "the ECG's sampling rate (--fs, fs=), or give another ECG lead")
         raise SignalError(
-            f"only {peaks.size} heart beats found in {xs.size / fs:.1f} s of ECG at {fs:g} Hz "
-            f"(QRS detector {method}); an EDR needs at least {min_beats}: give a longer "
-            "recording (a minute or more) or another ECG lead"
-        )
+            f"only {peaks.size} heart beats found in {duration:.1f} s of ECG at {fs:g} Hz "
+            f"(QRS detector {method}); an EDR needs at least {min_beats}: {fix}")
     return peaks

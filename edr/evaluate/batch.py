@@ -121,14 +121,28 @@ def uses_sigma2(method: str) -> bool:
 
 
 def list_records(folder: str | Path) -> dict[str, Path]:
-    """Records of a WFDB folder that hold at least one ECG channel, name -> path.
+    """Records of a folder that hold at least one ECG channel, name -> path.
 
-    Headers are read with :func:`wfdb.rdheader`; records without an ECG channel
-    (e.g. BIDMC's 1 Hz numerics ``bidmcNNn``) are left out.
+    WFDB records (headers read with :func:`wfdb.rdheader`) and EDF/BDF files (headers read with
+    :func:`edr.io.edf_reader.read_edf_header`; an EDF file whose header cannot be read is kept,
+    its task then stores why); a WFDB record and an EDF file of one name: the WFDB record.
+    Records without an ECG channel (e.g. BIDMC's 1 Hz numerics ``bidmcNNn``) are left out.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such folder, or no record with an ECG channel in it.
+
+    See Also
+    --------
+    plan_tasks : the tasks of these records.
     """
     import wfdb
 
+    from edr.errors import RecordError
     from edr.io.channels import ecg_channels
+    from edr.io.edf_reader import read_edf_header
+    from edr.io.paths import EDF_SUFFIXES
 
     folder = Path(folder)
     if not folder.is_dir():
@@ -139,9 +153,16 @@ def list_records(folder: str | Path) -> dict[str, Path]:
         names = list(header.sig_name or [])
         if names and ecg_channels(names):
             out[hea.stem] = hea.with_suffix("")
+    for edf in sorted(p for p in folder.iterdir() if p.suffix.lower() in EDF_SUFFIXES):
+        try:
+            names = read_edf_header(edf).labels
+        except (RecordError, OSError):
+            names = None
+        if edf.stem not in out and (names is None or ecg_channels(names)):
+            out[edf.stem] = edf
     if not out:
-        raise FileNotFoundError(f"no WFDB record with an ECG channel in {folder}")
-    return out
+        raise FileNotFoundError(f"no WFDB record or EDF file with an ECG channel in {folder}")
+    return dict(sorted(out.items()))
 
 
 def plan_tasks(database: str, records: dict[str, Path], methods: Sequence[str],

@@ -9,6 +9,7 @@ are stored with their task, listed at the end and counted in ``batch.json``.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -38,6 +39,9 @@ from edr.names import (
 __all__ = ["build_parser", "main"]
 
 PROG = "python -m edr.evaluate"
+_NO_DISTRIBUTED = "--scheduler needs Dask's distributed (pip install 'kpca-edr[distributed]'): "
+#: ``--database`` when neither it nor ``--data-dir`` is given.
+DEFAULT_DATABASE = "bidmc"
 EVALUATE_FLAGS = {"window_s": "--window-s", "random_state": "--random-state", "jobs": "--jobs"}
 """Library parameter name -> the flag, for messages (:func:`edr.cli_core.one_line`)."""
 
@@ -122,14 +126,17 @@ def build_parser(prog: str = PROG) -> Parser:
                     "results.csv, window_rates.csv and selection_curves.json.",
         epilog="Example: %(prog)s --database bidmc --methods kpca_fusion,kpca,rsa -o results/  "
                "(then: python -m edr.evaluate.report results/results.csv -o report/)")
-    p.add_argument("--database", default="bidmc", metavar="NAME",
+    p.add_argument("--database", default=None, metavar="NAME",
                    help="database of the data manifest: "
                         + ", ".join(sorted(load_manifest()["databases"]))
-                        + " (default bidmc); found locally or downloaded (EDR_DATA_DIR)")
+                        + f" (default {DEFAULT_DATABASE}); found locally or downloaded "
+                        "(EDR_DATA_DIR); with --data-dir, the name its rows carry")
     p.add_argument("--data-dir", metavar="FOLDER",
-                   help="folder of WFDB records; every record with an ECG channel is used "
-                        "(default: the manifest's records of --database, under EDR_DATA_DIR or "
-                        "downloaded)")
+                   help="folder of records of your own: WFDB (rec.hea, rec.dat; breaths in "
+                        "rec.breath) or EDF/EDF+ (breaths as its annotations), breath labels "
+                        "in any convention; every record with an ECG channel is used, its rows "
+                        "named after the folder (default: the manifest's records of "
+                        "--database, under EDR_DATA_DIR or downloaded)")
     p.add_argument("--methods", default="kpca,pca,r_amplitude,qrs_area,rsa", metavar="LIST",
                    help="comma-separated methods, from: " + ", ".join(METHOD_NAMES)
                         + "; or 'all' (default kpca,pca,r_amplitude,qrs_area,rsa)")
@@ -185,8 +192,9 @@ def _records(args) -> tuple[Path, dict[str, Path]]:
     else:
         from edr.io.datasets import database_entry, locate_database
 
-        folder = Path(locate_database(args.database))
-        records = {r: folder / r for r in database_entry(args.database)["records"]}
+        name = args.database or DEFAULT_DATABASE
+        folder = Path(locate_database(name))
+        records = {r: folder / r for r in database_entry(name)["records"]}
     if args.records:
         wanted = _split(args.records)
         missing = [r for r in wanted if r not in records]
@@ -200,9 +208,12 @@ def _records(args) -> tuple[Path, dict[str, Path]]:
 def _evaluate(argv: list[str], prog: str) -> int:
     args = build_parser(prog).parse_args(argv)
     methods, criteria = _methods(args.methods), _criteria(args.criteria)
+    if args.scheduler is not None and importlib.util.find_spec("distributed") is None:
+        raise OptionError(_NO_DISTRIBUTED + "No module named 'distributed'")
     commit = _git_commit()
     folder, records = _records(args)
-    tasks = plan_tasks(args.database, records, methods, criteria, _split(args.leads))
+    database = args.database or (folder.name if args.data_dir else DEFAULT_DATABASE)
+    tasks = plan_tasks(database, records, methods, criteria, _split(args.leads))
     options = {"random_state": args.random_state}
     if args.window_s is not None:
         options["window_s"] = args.window_s
@@ -213,8 +224,7 @@ def _evaluate(argv: list[str], prog: str) -> int:
     except ImportError as exc:
         if args.scheduler is None:
             raise
-        raise OptionError(f"--scheduler needs Dask's distributed (pip install "
-                          f"'kpca-edr[distributed]'): {exc}") from exc
+        raise OptionError(f"{_NO_DISTRIBUTED}{exc}") from exc
     _log_run(Path(args.out), argv, folder, summary, commit)
     print(f"{summary.n_tasks} tasks ({summary.n_run} run, {summary.n_skipped} resumed, "
           f"{summary.n_errors} errors) -> {summary.results_csv}", file=sys.stderr)

@@ -86,8 +86,10 @@ def read_record(
         present (:data:`edr.io.channels.RESP_PRIORITY`: impedance such as RESP, RSP
         or IP, then thorax and abdomen belts, flow, CO2), else none.
     annotator : str or None, default "auto"
-        The label of a WFDB ``<record>.breath`` file's breaths: ``"auto"`` chooses
-        (:func:`edr.io.reference.choose_breath_label`), None keeps every annotation.
+        The label of the breaths of a WFDB ``<record>.breath`` file or of an EDF+ file's
+        annotations: ``"auto"`` chooses (:func:`edr.io.reference.choose_breath_label`; EDF+
+        annotations none of which is labelled as a breath are no reference), None keeps every
+        annotation.
 
     Returns
     -------
@@ -156,7 +158,7 @@ def read_record(
     if kind == "edf":
         from edr.io.edf_reader import read_edf
 
-        rec = read_edf(p, channel, resp_channel=resp_channel)
+        rec = read_edf(p, channel, resp_channel=resp_channel, annotator=annotator)
     elif kind == "csv":
         from edr.io.csv_reader import read_csv
 

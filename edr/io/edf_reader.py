@@ -20,7 +20,10 @@ own rate, lazily (memory-mapped for EDF). Two things are added here:
 
 Why not ``wfdb.io.convert.edf.read_edf`` (wfdb 4.3.1)? It returns every
 channel at one frame rate, averaging the faster channels, and cannot read only
-the channels needed. ``EDF Annotations`` / ``BDF Annotations`` channels are skipped.
+the channels needed. ``EDF Annotations`` / ``BDF Annotations`` channels are no signals: their
+EDF+ annotations are the breath times when some are labelled as breaths (``insp``/``exp``,
+``ann1``, ...: :func:`edr.io.reference.breath_mask`); annotations of anything else (sleep stages,
+events) are not a reference.
 """
 
 from __future__ import annotations
@@ -33,6 +36,14 @@ import numpy as np
 
 from edr.errors import RecordError
 from edr.io.recording import Recording, assemble_recording
+from edr.io.reference import (
+    AUTO,
+    annotation_labels,
+    breath_mask,
+    implausible_reason,
+    is_breath_label,
+    warn_unused,
+)
 
 __all__ = ["EDFHeader", "read_edf_header", "read_edf", "padding_samples"]
 
@@ -219,13 +230,20 @@ def padding_samples(signals: list[np.ndarray], spr: list[int], *, n_records: int
 
 
 def read_edf(path: str | Path, channel: str | None = None, *,
-             resp_channel: str | None = None) -> Recording:
+             resp_channel: str | None = None, annotator: str | None = AUTO) -> Recording:
     """Read an EDF, EDF+C or BDF file; see :func:`edr.io.read_record` for the parameters.
 
     Every channel keeps its own rate (``samples per record / record duration``);
     physical values are ``(d - dmin) (pmax - pmin) / (dmax - dmin) + pmin``
     (``edfio``). The padding of the last data record is trimmed
-    (:func:`padding_samples`).
+    (:func:`padding_samples`). EDF+ annotations labelled as breaths are the breath times
+    (``annotator`` as for a WFDB ``.breath`` file; with ``"auto"``, a file none of whose labels
+    is a breath label has none).
+
+    Warns
+    -----
+    ReferenceWarning
+        Breath annotations with no label to keep, or not plausible: left out.
 
     Raises
     ------
@@ -290,6 +308,8 @@ def read_edf(path: str | Path, channel: str | None = None, *,
             out.append(x[: x.size - drop[j]] if drop[j] else x)
         return out
 
+    duration = max((d.size - k) / f for d, k, f in zip(digital, drop, fs, strict=True))
+    breaths, source = _edf_breaths(edf, path, annotator, duration)
     return assemble_recording(
         name=path.stem,
         path=str(path),
@@ -300,4 +320,27 @@ def read_edf(path: str | Path, channel: str | None = None, *,
         units=[s.physical_dimension for s in signals],
         channel=channel,
         resp_channel=resp_channel,
+        breath_times=breaths,
+        breath_source=source,
     )
+
+
+def _edf_breaths(edf, path: Path, annotator, duration_s: float):
+    """``(breath times in s, their source)`` of the EDF+ annotations of ``edf``, or
+    ``(None, None)``; annotations of anything but breaths are no reference, silently."""
+    try:
+        notes = list(edf.annotations)
+    except Exception as exc:  # edfio raises bare IndexError/ValueError on a corrupt channel
+        warn_unused(f"{path} (EDF+ annotations)", f"unreadable ({type(exc).__name__}: {exc})",
+                    stacklevel=4)
+        return None, None
+    labels = annotation_labels([a.text for a in notes], None, len(notes))
+    if not notes or (annotator == AUTO and not any(map(is_breath_label, labels))):
+        return None, None
+    keep, why = breath_mask(labels, annotator)
+    times = None if keep is None else np.array([a.onset for a in notes], dtype=float)[keep]
+    reason = why if times is None else implausible_reason(np.sort(times), duration_s)
+    if reason is not None:
+        warn_unused(f"{path} (EDF+ annotations)", reason, stacklevel=4)
+        return None, None
+    return np.sort(times), f"{path.name} EDF+ annotations: {why}; {times.size} breaths"

@@ -31,14 +31,17 @@ and the recording has no breath times, so the ECG-derived respiration goes on wi
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
+from edr.errors import ReferenceWarning
+
 __all__ = ["AUTO", "BREATH_LABEL_ORDER", "END_OF_INSPIRATION_LABELS", "INSPIRATION_ONSET_LABELS",
            "MAX_BREATH_INTERVAL_S", "MAX_ODD_INTERVAL_SHARE", "MIN_BREATHS_PER_MIN",
-           "MIN_BREATH_INTERVAL_S", "annotation_labels", "choose_breath_label",
-           "implausible_reason", "listed_labels"]
+           "MIN_BREATH_INTERVAL_S", "annotation_labels", "breath_mask", "choose_breath_label",
+           "implausible_reason", "is_breath_label", "listed_labels", "warn_unused"]
 
 #: ``annotator=AUTO`` chooses the label by :data:`BREATH_LABEL_ORDER`.
 AUTO = "auto"
@@ -67,6 +70,7 @@ MAX_ODD_INTERVAL_SHARE = 0.1
 #: Breath times with fewer breaths per minute over the record are not plausible.
 MIN_BREATHS_PER_MIN = 3.0
 
+_KINDS = ("annotator", "end of inspiration", "start of inspiration")  # by _annotator_rank
 _ANNOTATOR = re.compile(r"^ann(?:otator)?[ _-]?(\d+)$", re.IGNORECASE)
 
 
@@ -125,6 +129,19 @@ def _annotator_rank(label: str) -> tuple | None:
     return None
 
 
+def is_breath_label(label: str) -> bool:
+    """Whether ``label`` is one of :data:`BREATH_LABEL_ORDER`'s: an annotator (``ann1``) or a
+    breath phase (``exp``, ``insp``, ...), compared case-insensitively.
+
+    Examples
+    --------
+    >>> from edr.io.reference import is_breath_label
+    >>> [is_breath_label(x) for x in ("INSP", "exp", "ann2", "Sleep stage W")]
+    [True, True, True, False]
+    """
+    return _annotator_rank(label) is not None
+
+
 def choose_breath_label(labels: Sequence[str]) -> tuple[str | None, str]:
     """The label whose annotations are the breaths, and why, in a few words.
 
@@ -140,7 +157,8 @@ def choose_breath_label(labels: Sequence[str]) -> tuple[str | None, str]:
         file has no annotation or several labels none of which is known.
     why : str
         ``"annotator 'ann1' of ann1, ann2"``, ``"end of inspiration 'exp' of exp, insp"``,
-        ``"label '\\"'"`` (the only one), or why there is none.
+        ``"label '\\"'"`` (the only one), ``"start of inspiration 'insp', the only label"``
+        (a breath phase alone: its times are not ends of inspiration), or why there is none.
 
     See Also
     --------
@@ -157,20 +175,24 @@ def choose_breath_label(labels: Sequence[str]) -> tuple[str | None, str]:
     ('exp', "end of inspiration 'exp' of exp, insp")
     >>> choose_breath_label(["a", "b"])[0] is None
     True
+    >>> choose_breath_label(["insp", "insp"])
+    ('insp', "start of inspiration 'insp', the only label")
     """
     found = sorted(set(labels))
     if not found:
         return None, "no annotation"
     if len(found) == 1:
-        return found[0], f"label {found[0]!r}"
+        rank = _annotator_rank(found[0])
+        if rank is None or rank[0] == 0:
+            return found[0], f"label {found[0]!r}"
+        return found[0], f"{_KINDS[rank[0]]} {found[0]!r}, the only label"
     ranked = sorted((r, lab) for lab in found if (r := _annotator_rank(lab)) is not None)
     listed = listed_labels(found)
     if not ranked:
         return None, (f"labels {listed} are neither annotators (ann1, ann2, ...) nor breath "
                       "phases (exp, insp, ...); pass annotator=<label> to choose one")
     (kind, _), label = ranked[0]
-    what = ("annotator", "end of inspiration", "start of inspiration")[kind]
-    return label, f"{what} {label!r} of {listed}"
+    return label, f"{_KINDS[kind]} {label!r} of {listed}"
 
 
 def implausible_reason(times, duration_s: float | None = None) -> str | None:
@@ -226,3 +248,69 @@ def implausible_reason(times, duration_s: float | None = None) -> str | None:
         return (f"{t.size} breath(s) in {span:.3g} s, fewer than {MIN_BREATHS_PER_MIN:g} per "
                 "minute")
     return None
+
+
+def breath_mask(labels, annotator: str | None = AUTO) -> tuple[np.ndarray | None, str]:
+    """Which of the annotations labelled ``labels`` are the breaths, and what was kept.
+
+    Parameters
+    ----------
+    labels : array_like of str
+        The label of every annotation (:func:`annotation_labels`).
+    annotator : str or None, default "auto"
+        ``"auto"``: the label :func:`choose_breath_label` chooses; a label: the annotations of
+        that label (else of that label in any case); None: every annotation.
+
+    Returns
+    -------
+    keep : ndarray of bool or None
+        One flag per annotation; None when no annotation is a breath.
+    why : str
+        What was kept (``"end of inspiration 'exp' of exp, insp"``), or why nothing was.
+
+    See Also
+    --------
+    choose_breath_label, edr.io.wfdb_reader.read_breath_annotations
+
+    Examples
+    --------
+    >>> from edr.io.reference import breath_mask
+    >>> keep, why = breath_mask(["insp", "exp", "insp", "exp"])
+    >>> keep.tolist(), why
+    ([False, True, False, True], "end of inspiration 'exp' of exp, insp")
+    >>> breath_mask(["insp", "exp"], "EXP")[0].tolist()
+    [False, True]
+    >>> breath_mask(["insp", "exp"], "ann1")
+    (None, "no annotation labelled 'ann1' (labels found: exp, insp)")
+    """
+    labels = np.asarray(labels, dtype=object)
+    if annotator is None:
+        return np.ones(labels.size, dtype=bool), "every annotation"
+    if annotator == AUTO:
+        label, why = choose_breath_label(labels.tolist())
+        return (None, why) if label is None else (labels == label, why)
+    found = listed_labels(labels.tolist())
+    keep = labels == annotator
+    if not keep.any():
+        keep = np.array([lab.lower() == annotator.lower() for lab in labels], dtype=bool)
+    if not keep.any():
+        return None, f"no annotation labelled {annotator!r} (labels found: {found})"
+    return keep, f"label {annotator!r} of {found}"
+
+
+def warn_unused(where, reason: str, stacklevel: int = 2) -> None:
+    """Warn that the breath annotations of ``where`` (a file, named in the message) are left
+    out, and why: the one :class:`~edr.errors.ReferenceWarning` of every reader.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from edr.io.reference import warn_unused
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_unused("rec.breath", "no breath")
+    >>> str(w[0].message)
+    'breath annotations rec.breath not used: no breath; the EDR goes on without them'
+    """
+    warnings.warn(f"breath annotations {where} not used: {reason}; the EDR goes on without them",
+                  ReferenceWarning, stacklevel=stacklevel + 1)

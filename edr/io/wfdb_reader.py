@@ -15,21 +15,20 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 from pathlib import Path
 
 import numpy as np
 import wfdb
 
-from edr.errors import RecordError, ReferenceWarning
+from edr.errors import RecordError
 from edr.io.paths import resolve_record
 from edr.io.recording import Recording, assemble_recording
 from edr.io.reference import (
     AUTO,
     annotation_labels,
-    choose_breath_label,
+    breath_mask,
     implausible_reason,
-    listed_labels,
+    warn_unused,
 )
 from edr.io.wfdb_samples import BLOCK_FRAMES, held_digital, read_digital, read_signals
 
@@ -197,8 +196,7 @@ def _breath_annotations(base: Path, fs: float, annotator, duration_s, *, header_
         detail = (str(exc).strip().splitlines() or [""])[0]
         times, reason = None, f"unreadable ({type(exc).__name__}: {detail})"
     if times is None or reason is not None:
-        warnings.warn(f"breath annotations {ann_path} not used: {reason}; the EDR goes on "
-                      "without them", ReferenceWarning, stacklevel=stacklevel)
+        warn_unused(ann_path, reason, stacklevel=stacklevel)
         return None, None
     return np.sort(times), f"{ann_path.name}: {why}; {times.size} breaths"
 
@@ -211,22 +209,9 @@ def _breath_times(base: Path, fs: float, annotator: str | None, header_rate: boo
         ann = wfdb.rdann(str(base), BREATH_EXTENSION)
         fields = ann.sample, ann.aux_note, ann.symbol, ann.fs
     sample, aux_note, symbol, ann_fs = fields
-    labels = annotation_labels(aux_note, symbol, len(sample))
-    found = listed_labels(labels)
-    if annotator is None:
-        keep, why = np.ones(labels.size, dtype=bool), "every annotation"
-    elif annotator == AUTO:
-        label, why = choose_breath_label(labels.tolist())
-        if label is None:
-            return None, why
-        keep = labels == label
-    else:
-        keep = labels == annotator
-        if not keep.any():
-            keep = np.array([lab.lower() == annotator.lower() for lab in labels], dtype=bool)
-        if not keep.any():
-            return None, f"no annotation labelled {annotator!r} (labels found: {found})"
-        why = f"label {annotator!r} of {found}"
+    keep, why = breath_mask(annotation_labels(aux_note, symbol, len(sample)), annotator)
+    if keep is None:
+        return None, why
     samples = np.asarray(sample, dtype=np.float64)[keep]
     return samples / float(ann_fs or fs), why
 

@@ -55,7 +55,7 @@ __all__ = ["build_parser", "main"]
 
 PROG = "python -m edr.stream"
 STREAM_FLAGS = {"lead": "--lead", "method": "--method", "sigma2": "--sigma2", "span_s": "--span",
-         "hop_s": "--hop", "delay_s": "--delay"}
+         "hop_s": "--hop", "delay_s": "--delay", "channel": "--channel"}
 """Engine parameter name -> the flag, for messages (:func:`edr.cli_core.one_line`)."""
 
 
@@ -95,6 +95,9 @@ def build_parser(prog: str = PROG) -> Parser:
                    help="sampling rate (Hz): required with '-' (standard input), a CSV record "
                         "without a time column and a .npy record; for other records it must "
                         "agree with the rate they state")
+    p.add_argument("--channel", metavar="NAME",
+                   help="a record: its ECG channel, as edr extract --channel (needed when no "
+                        "channel has an ECG name); the other ECG channels are further leads")
     p.add_argument("--columns", type=_columns, metavar="I,J,...",
                    help="standard input or LSL: the columns / channels holding ECG (0-based, "
                         "default: all, or as the header names them)")
@@ -161,6 +164,9 @@ def _check_args(args) -> None:
     if args.columns is not None and args.record not in (None, "-"):
         raise OptionError("--columns applies to standard input or --lsl; a record gives its ECG "
                           "leads (choose one with --lead)")
+    if args.channel is not None and args.record in (None, "-"):
+        raise OptionError("--channel applies to a record; standard input and --lsl take "
+                          "--columns")
     check_method(args.method)
     check_sigma2_option(args.sigma2)
     targets = {flag: path for flag, path in (("-o/--output", args.output), ("--rates", args.rates),
@@ -180,7 +186,8 @@ def _open_source(args, stop, warn):
                         warn=warn)
     if args.record == "-":
         return open_stdin(sys.stdin, args.fs, columns=args.columns, stop=stop, warn=warn)
-    return open_record(args.record, fs=args.fs, speed=args.speed, stop=stop, warn=warn)
+    return open_record(args.record, fs=args.fs, channel=args.channel, speed=args.speed,
+                       stop=stop, warn=warn)
 
 
 def _live_line(u) -> str:

@@ -92,10 +92,11 @@ def paced(x: np.ndarray, fs: float, speed: float = math.inf,
         yield x[i:i + block]
 
 
-def open_record(path, *, fs: float | None = None, speed: float = math.inf,
-                stop: StopFlag | None = None, warn: Callable | None = None) -> Source:
+def open_record(path, *, fs: float | None = None, channel: str | None = None,
+                speed: float = math.inf, stop: StopFlag | None = None,
+                warn: Callable | None = None) -> Source:
     """Every ECG lead of the record at ``path`` (:func:`edr.io.read_record`), the selected lead
-    first, replayed at ``speed`` (see :func:`paced`).
+    (``channel``, else the default ECG channel) first, replayed at ``speed`` (see :func:`paced`).
 
     Raises
     ------
@@ -132,7 +133,7 @@ def open_record(path, *, fs: float | None = None, speed: float = math.inf,
     from edr.io import check_record_path, read_record
 
     check_record_path(path)
-    rec = read_record(path, fs=fs)
+    rec = read_record(path, channel, fs=fs)
     leads = dict(rec.leads or {rec.ecg_channel: rec.ecg})
     names = [rec.ecg_channel] + [n for n in leads if n != rec.ecg_channel]
     x = np.column_stack([np.asarray(leads[n], dtype=float) for n in names])

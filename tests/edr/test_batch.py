@@ -274,3 +274,48 @@ def test_breath_columns_are_the_breath_scores(monkeypatch):
     monkeypatch.setattr(batch, "_read", lambda path: replace(rec, breath_times=None))
     row = batch.run_task(task)["row"]
     assert row["error"] == "" and all(np.isnan(row[c]) for c in SCORE_COLUMNS)
+
+
+def test_own_folder_rows_carry_the_folders_name(simulated_db, tmp_path, stand_ins):
+    """``--data-dir`` on one's own records: the rows are named after the folder, not after the
+    default database (``bidmc``); ``--database`` given with it names them."""
+    argv = ["--data-dir", str(simulated_db), "--methods", "r_amplitude", "--jobs", "1",
+            "--no-progress"]
+    assert cli.main(argv + ["-o", str(tmp_path / "own")]) == 0
+    rows = _rows(tmp_path / "own" / "results.csv")
+    assert len(rows) == 2 and {r["database"] for r in rows} == {simulated_db.name}
+    assert cli.main(argv + ["--database", "mine", "-o", str(tmp_path / "named")]) == 0
+    assert {r["database"] for r in _rows(tmp_path / "named" / "results.csv")} == {"mine"}
+
+
+def test_own_folder_of_edf_files_is_evaluated(tmp_path, stand_ins):
+    """``--data-dir`` on EDF files: each file with an ECG channel is a record (a WFDB record of
+    the same name wins), one without is left out."""
+    edfio = pytest.importorskip("edfio")
+    wfdb = pytest.importorskip("wfdb")
+    from edr.simulate import simulate_recording
+
+    rec = simulate_recording(40.0, 250.0, random_state=0)
+    for name, label in (("a", "ECG"), ("b", "EEG Fpz-Cz"), ("c", "ECG")):
+        edfio.Edf([edfio.EdfSignal(rec.ecg, sampling_frequency=250.0, label=label,
+                                   physical_dimension="mV")]).write(tmp_path / f"{name}.edf")
+    wfdb.wrsamp("c", fs=250.0, units=["mV"], sig_name=["II"], p_signal=rec.ecg[:, None],
+                fmt=["16"], write_dir=str(tmp_path))
+    assert batch.list_records(tmp_path) == {"a": tmp_path / "a.edf", "c": tmp_path / "c"}
+    out = tmp_path / "out"
+    assert cli.main(["--data-dir", str(tmp_path), "--methods", "r_amplitude", "--jobs", "1",
+                     "--no-progress", "-o", str(out)]) == 0
+    assert [r["record"] for r in _rows(out / "results.csv")] == ["a", "c"]
+
+
+def test_scheduler_without_distributed_fails_before_any_output(simulated_db, tmp_path,
+                                                               monkeypatch, capsys):
+    """``--scheduler`` without the ``distributed`` extra: one line naming the extra to install,
+    exit 2, and no output folder."""
+    monkeypatch.setitem(__import__("sys").modules, "distributed", None)  # not installed
+    out = tmp_path / "out"
+    assert cli.main(["--data-dir", str(simulated_db), "--scheduler", "tcp://127.0.0.1:1",
+                     "--no-progress", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install 'kpca-edr[distributed]'" in err
+    assert not out.exists()

@@ -379,3 +379,18 @@ def test_refractory_matches_a_scalar_reference(seed):
     got = refractory(snapped, ref, fs)
     assert got.dtype == np.asarray(expect, dtype=int).dtype
     assert np.array_equal(got, expect)
+
+
+def test_few_beats_in_a_long_ecg_name_the_sampling_rate():
+    """Ten minutes of a 125 Hz ECG given as 1000 Hz are 75 s at 9 beats/min: the error names the
+    rate to check, not a longer recording; a short ECG is still asked to be longer."""
+    from edr.errors import SignalError
+    from edr.pipeline import extract_edr
+    from edr.simulate import simulate_recording
+
+    ecg = simulate_recording(600.0, 125.0, random_state=0).ecg
+    with pytest.raises(SignalError, match=r"check that 1000 Hz is the ECG's sampling rate") as e:
+        extract_edr(ecg, fs=1000.0)
+    assert "longer recording" not in str(e.value)
+    with pytest.raises(SignalError, match="give a longer recording"):
+        extract_edr(ecg[:1250], fs=125.0)

@@ -101,6 +101,19 @@ def test_internal_error_and_interruption_same_protocol(command, workdir, capsys,
     assert capsys.readouterr().err == f"{prog}: interrupted\n"
 
 
+@pytest.mark.parametrize("command", COMMANDS)
+def test_stdout_closed_by_its_reader_ends_quietly(command, workdir, capsys, monkeypatch):
+    """``edr extract rec.hea | head -3``: the reader leaving is no error line and exit 0."""
+    module, body, prog, _ = COMMANDS[command]
+
+    def reader_left(argv, prog):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(module, body, reader_left)
+    assert module.main([]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_every_command_limits_blas_to_one_thread_unless_the_user_chose(monkeypatch):
     seen = []
 

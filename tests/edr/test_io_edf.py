@@ -60,8 +60,12 @@ def test_multi_rate_edf_keeps_native_rates_and_converts_to_mv(tmp_path):
 
 
 def test_edf_plus_annotation_channel_is_skipped(tmp_path):
+    from edr.errors import ReferenceWarning
+
     sig = _signals() + [("EDF Annotations", "", 30.0, np.zeros(300), (-1.0, 1.0))]
-    rec = read_record(write_edf(tmp_path / "plus.edf", sig, reserved="EDF+C"))
+    with pytest.warns(ReferenceWarning, match=r"plus\.edf \(EDF\+ annotations\) not used: "
+                                              "unreadable"):  # zeros are no annotations
+        rec = read_record(write_edf(tmp_path / "plus.edf", sig, reserved="EDF+C"))
     assert rec.channels == ["ECG II", "Resp chest"]
     assert read_edf_header(tmp_path / "plus.edf").labels[-1] == "EDF Annotations"
 
@@ -130,3 +134,44 @@ def test_bdf_24_bit_is_read(tmp_path):
     rec = read_record(tmp_path / "r.bdf")
     assert rec.fs == fs and rec.ecg_channel == "ECG"
     np.testing.assert_allclose(rec.ecg, x, atol=1e-5)
+
+
+def _edf_plus(path, annotations, seconds=120, fs=250.0):
+    """An EDF+ file of ``seconds`` of simulated ECG and the EDF+ ``annotations``, (onset, text)."""
+    import edfio
+
+    from edr.simulate import simulate_recording
+
+    rec = simulate_recording(float(seconds), fs, random_state=0)
+    edf = edfio.Edf([edfio.EdfSignal(rec.ecg, sampling_frequency=fs, label="ECG",
+                                     physical_dimension="mV")],
+                    annotations=[edfio.EdfAnnotation(t, None, text) for t, text in annotations])
+    edf.write(path)
+    return path
+
+
+def test_edf_plus_breath_annotations_are_the_reference(tmp_path):
+    """EDF+ annotations ``insp``/``exp`` (a breath is one cycle): the ``exp`` onsets, the ends of
+    inspiration, are the breath times, each breath once; ``annotator`` picks another label."""
+    exp = np.arange(3.0, 118.0, 4.0)
+    notes = sorted([(t - 1.5, "insp") for t in exp] + [(t, "exp") for t in exp])
+    path = _edf_plus(tmp_path / "an.edf", notes + [(0.0, "Sleep stage W")])
+    rec = read_record(path)
+    np.testing.assert_allclose(rec.breath_times, exp)
+    assert rec.breath_source == (f"an.edf EDF+ annotations: end of inspiration 'exp' of "
+                                 f"Sleep stage ..., exp, insp; {exp.size} breaths")
+    np.testing.assert_allclose(read_record(path, annotator="INSP").breath_times, exp - 1.5)
+
+
+def test_edf_plus_annotations_of_no_breath_are_no_reference(tmp_path, recwarn):
+    """Sleep stages or events are no breaths: no reference and no warning; breath labels whose
+    times no breathing has are left out with one ReferenceWarning naming the file."""
+    from edr.errors import ReferenceWarning
+
+    rec = read_record(_edf_plus(tmp_path / "psg.edf", [(0.0, "Sleep stage W"),
+                                                        (30.0, "Sleep stage N1")]))
+    assert rec.breath_times is None and rec.breath_source is None and not recwarn.list
+    with pytest.warns(ReferenceWarning, match=r"odd\.edf \(EDF\+ annotations\) not used: 3 of 4"):
+        rec = read_record(_edf_plus(tmp_path / "odd.edf", [(t, "exp") for t in
+                                                            (1.0, 1.2, 1.4, 1.6, 5.0)]))
+    assert rec.breath_times is None

@@ -229,6 +229,18 @@ def test_the_second_annotator_alone_is_taken(tmp_path):
     assert not warned and rec.breath_source == f"rec.breath: label 'ann2'; {EXP.size} breaths"
 
 
+def test_starts_of_inspiration_alone_are_named_as_such(tmp_path):
+    """A file of ``insp`` only gives the starts of inspiration, not the ends the EDR's breaths
+    mark: its source says so (the rate is the same, the times are not)."""
+    base = _record(tmp_path)
+    wfdb.wrann("rec", "breath", sample=np.round(INSP * FS).astype(int), symbol=['"'] * INSP.size,
+               aux_note=["insp"] * INSP.size, fs=FS, write_dir=str(tmp_path))
+    rec, warned = _read(base)
+    assert not warned and rec.breath_source == (
+        f"rec.breath: start of inspiration 'insp', the only label; {INSP.size} breaths")
+    np.testing.assert_allclose(rec.breath_times, INSP)
+
+
 def test_annotations_no_breathing_has_are_dropped_with_a_warning(tmp_path):
     base = _record(tmp_path)
     fast = np.arange(1.0, 100.0, 0.5)  # 120 /min

@@ -222,3 +222,18 @@ def test_rate_quality_is_zero_where_the_edr_is_masked():
     t, rate, q = rates.rate_quality(edr, {"x": _sine(15)}, {"x": 1.0}, fs=4.0)
     masked = ~np.isfinite(rate)
     assert masked.any() and np.all(q[masked] == 0) and np.all(q[~masked] == 1)
+
+
+def test_a_record_shorter_than_a_rate_window_is_called_too_short():
+    """A 30 s ECG that breathes holds no 32 s rate window: its status says it is too short and
+    how long a record must be, not that the ECG shows no breathing."""
+    from edr.pipeline import extract_edr
+    from edr.simulate import simulate_recording
+
+    ecg = simulate_recording(30.0, 250.0, random_state=3).ecg
+    result = extract_edr(ecg, fs=250.0)
+    assert result.status.startswith("too short for a rate")
+    assert f"give at least {SEGMENT_S:g} s of ECG" in result.status
+    assert "breathing" not in result.status
+    assert result.window_frame()["status"].str.startswith("too short").all()
+    assert result.time.size == 120 and result.rate_frame().empty  # the grid spans the record

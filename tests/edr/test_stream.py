@@ -320,6 +320,8 @@ def test_edr_console_script_has_stream(capsys):
     (["{rec}", "-o", "{out}", "--sigma2", "banana"], "sigma2"),
     (["{rec}", "-o", "{out}", "--columns", "0"], "--columns"),
     (["{rec}", "-o", "{out}", "--lead", "V9"], "V9"),
+    (["{rec}", "-o", "{out}", "--channel", "V9"], "V9"),
+    (["-", "--fs", "125", "-o", "{out}", "--channel", "II"], "--channel applies to a record"),
 ])
 def test_cli_bad_input(argv, needle, csv_record, tmp_path, capsys):
     out = tmp_path / "o.csv"
@@ -328,6 +330,22 @@ def test_cli_bad_input(argv, needle, csv_record, tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and needle in err, err
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_cli_record_without_an_ecg_name_is_streamed_by_channel(csv_record, tmp_path, capsys):
+    """A record whose ECG column has no ECG name (``CH1``): the error names the flag that
+    chooses it, ``--channel``, and the stream runs with it."""
+    _, x = csv_record
+    path = tmp_path / "ch.csv"
+    np.savetxt(path, np.column_stack([np.arange(x.shape[0]) / FS, x[:, 0]]), delimiter=",",
+               header="time,CH1", comments="", fmt="%.6f")
+    out = tmp_path / "o.csv"
+    assert main([str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "pass --channel <name>" in err and not out.exists()
+    assert main([str(path), "--channel", "ch1", "--sigma2", "rot", "-o", str(out),
+                 "--quiet"]) == 0
+    assert _read_csv(out).shape[0] > 0
 
 
 def test_cli_stdin_too_short_or_empty(tmp_path, monkeypatch, capsys):
