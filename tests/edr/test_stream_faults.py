@@ -548,3 +548,37 @@ def test_standard_input_s_own_file_is_refused_as_an_output(tmp_path, monkeypatch
     err = capsys.readouterr().err
     assert "is the input" in err and len(err.splitlines()) == 1
     assert data.read_bytes() == before
+
+
+# --------------------------------------------------------------------------- outputs that fail
+def _no_bigger_than(limit: int):
+    """A child process's files limited to ``limit`` bytes, SIGXFSZ ignored: a write beyond
+    fails with EFBIG, as one on a full disk fails with ENOSPC (part of it may be written)."""
+    import resource
+
+    def start():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return start
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGXFSZ"), reason="needs RLIMIT_FSIZE and SIGXFSZ")
+def test_an_output_that_cannot_be_written_keeps_every_whole_row(one_lead, tmp_path):
+    """The EDR file reaches its size limit (a full disk) mid-update: the stream stops with one
+    line naming the file and the rows kept, exit 2, and the file ends on a whole row (no
+    half-written one), every row that of a clean run."""
+    lines, clean = one_lead
+    out = tmp_path / "out.csv"
+    proc = subprocess.Popen([sys.executable, "-m", "edr.stream", "-", "--fs", f"{FS:g}", *FAST,
+                             "-o", str(out), "--quiet"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=ROOT,
+                            preexec_fn=_no_bigger_than(9000))
+    _, err = proc.communicate("\n".join(lines).encode() + b"\n", timeout=120)
+    err = err.decode()
+    assert proc.returncode == 2, err
+    assert len(err.splitlines()) == 1 and str(out) in err and "kept" in err, err
+    text = out.read_text()
+    assert text.endswith("\n") and 0 < len(text) <= 9000
+    got = _rows(out)
+    assert f"{got.shape[0]} EDR rows" in err, err
+    _same_rows(got, clean, got[-1, 0] + 0.01)
