@@ -582,3 +582,30 @@ def test_an_output_that_cannot_be_written_keeps_every_whole_row(one_lead, tmp_pa
     got = _rows(out)
     assert f"{got.shape[0]} EDR rows" in err, err
     _same_rows(got, clean, got[-1, 0] + 0.01)
+
+
+def test_a_closed_standard_output_ends_the_stream_with_every_row(one_lead, tmp_path):
+    """``edr stream ... | head -1``: the reader of the live lines goes away. The stream ends as
+    on a stop request (its last update written, the summary naming why), exit code 141 (as a
+    shell reports SIGPIPE), no traceback."""
+    lines, clean = one_lead
+    out = tmp_path / "out.csv"
+    proc = _stream_process("-o", str(out))
+    first = int(60 * FS)
+    proc.stdin.write(("\n".join(lines[:first]) + "\n").encode())
+    proc.stdin.flush()
+    assert proc.stdout.readline().startswith(b"t=")  # the first update's line, then head exits
+    proc.stdout.close()
+    try:
+        proc.stdin.write(("\n".join(lines[first:]) + "\n").encode())
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass  # it ended before reading all of it
+    proc.wait(120)
+    err = proc.stderr.read().decode()
+    assert proc.returncode == 141, err
+    assert len(err.splitlines()) == 1 and err.startswith("summary:"), err
+    assert "ended by its standard output closed" in err, err
+    got = _rows(out)
+    assert f"{got.shape[0]} EDR rows" in err and got.shape[0] >= 24 * 4
+    _same_rows(got, clean, 24.0)  # the first update's rows
