@@ -6,8 +6,8 @@ start: the header first, then the rows of every update, flushed to the operating
 end of the update. ``tail -f`` follows the files; a process killed outright (``kill -9``, a
 crash) leaves every row of the updates before the last one, and a power loss what the
 operating system had written. A write that fails (a full disk, a file-size limit) is taken back
-to the file's last whole row and stops the stream with an :class:`OutputError`: a file never
-ends on part of a row. A stream that emitted no row leaves no file.
+to the file's last whole row and stops the stream with an :class:`edr.errors.OutputError`: a
+file never ends on part of a row. A stream that emitted no row leaves no file.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ import math
 import os
 from pathlib import Path
 
+from edr.errors import OutputError
 from edr.io.annotations import BREATH_COLUMNS, breath_csv_lines
 from edr.stream.engine import StreamUpdate
 
-__all__ = ["BREATHS_HEADER", "EDR_HEADER", "RATES_HEADER", "OutputError", "StreamOutputs"]
+__all__ = ["BREATHS_HEADER", "EDR_HEADER", "RATES_HEADER", "StreamOutputs"]
 
 EDR_HEADER = "time_s,edr,rate_bpm,quality"
 """Columns of the EDR output: each grid point's EDR with the last rate reported when it was
@@ -33,10 +34,6 @@ BREATHS_HEADER = ",".join(BREATH_COLUMNS) + ",reported_s"
 (:data:`edr.io.annotations.BREATH_COLUMNS`, rows :func:`edr.io.annotations.breath_csv_lines`),
 then the stream time of the update that reported the breath
 (:mod:`edr.stream.breaths`)."""
-
-
-class OutputError(OSError):
-    """An output of the stream could not be written; its rows before are kept, whole."""
 
 
 class StreamOutputs:
@@ -66,8 +63,8 @@ class StreamOutputs:
         On entry: an output is the input's file.
     OSError
         On entry: an output cannot be created.
-    OutputError
-        A write failed (:meth:`write`, :meth:`write_breaths`).
+    edr.errors.OutputError
+        A write failed (:meth:`write`, :meth:`write_breaths`); the rows before are kept.
 
     Notes
     -----
@@ -165,7 +162,8 @@ class StreamOutputs:
 
     def _append(self, kind: str, text: str) -> None:
         """Append ``text`` (whole rows) to the file of ``kind``: all of it or, when the write
-        fails, none (the file cut back to its last whole row, :class:`OutputError` raised)."""
+        fails, none (the file cut back to its last whole row, :class:`edr.errors.OutputError`
+        raised)."""
         f, start = self._by_kind[kind], self._sizes[kind]
         data = memoryview(text.encode())
         size = len(data)
