@@ -609,3 +609,43 @@ def test_a_closed_standard_output_ends_the_stream_with_every_row(one_lead, tmp_p
     got = _rows(out)
     assert f"{got.shape[0]} EDR rows" in err and got.shape[0] >= 24 * 4
     _same_rows(got, clean, 24.0)  # the first update's rows
+
+
+# --------------------------------------------------------------------------- a time column
+def _timed_lines(lines, t, unit=1.0):
+    return ["time" if unit == 1.0 else "time_ms"] + [f"{v / unit:.6f},{line}"
+                                                       for v, line in zip(t, lines, strict=True)]
+
+
+@pytest.mark.parametrize(("fault", "named"), [
+    ("back", "1 line whose time does not increase (repeated or back)"),
+    ("repeated", "49 lines whose time does not increase (repeated or back)"),
+    ("hours", "1 jump forward in the time column"),
+    ("glitch", "1 line whose time does not increase (repeated or back); 1 jump forward"),
+    ("rate", "lines at another rate than 125 Hz (by their time column)")])
+def test_a_time_column_s_faults_are_named_and_every_sample_kept(fault, named, one_lead,
+                                                                 tmp_path, monkeypatch, capsys):
+    """A header's time column on standard input is checked, never followed: time going back,
+    repeated, jumping hours forward (or one time field wrong) and another rate than ``--fs``
+    are named in the summary, and the rows are a clean run's (one line, one sample)."""
+    lines, clean = one_lead
+    n, at = int(120 * FS), int(60 * FS)
+    lines = lines[:n]
+    t = np.arange(n) / FS
+    if fault == "back":
+        t[at:] -= 30.0  # the clock set back 30 s
+    elif fault == "repeated":
+        t[at:at + 50] = t[at]  # 0.4 s of lines stamped alike, then on time again
+    elif fault == "hours":
+        t[at:] += 3 * 3600.0
+    elif fault == "glitch":
+        t[at] = 1e12  # one time field wrong: no clock jumps with it
+    else:
+        t[at:] = t[at] + np.arange(n - at) / (2 * FS)  # the device's rate doubles
+    unit = 1e-3 if fault == "back" else 1.0  # time_ms once
+    code, out = _main_on(_timed_lines(lines, t, unit), tmp_path, monkeypatch)
+    summary = _summary(capsys)
+    assert code == 0 and named in summary, summary
+    got = _rows(out)
+    assert got.shape == (n / FS * 4, 4)
+    _same_rows(got, _api_rows(_parsed(lines), ["ch0"]), 120.0)
