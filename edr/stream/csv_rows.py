@@ -15,6 +15,7 @@ fewer fields (a lead vanished)     NaN for the selected columns it lacks (``miss
 more fields                        NaN for every column (``columns``)
 blank                              NaN for every column (``blank``)
 no newline at the end of input     NaN for every column (``truncated``)
+over :data:`MAX_LINE` characters   NaN for every column (``long``)
 =================================  ========================================================
 
 Each fault is noted in a :class:`edr.stream.faults.FaultLedger`; the NaN samples are masked by
@@ -41,11 +42,14 @@ from edr.io.time_axis import INDEX_COLUMNS, time_unit, unquoted
 from edr.stream.faults import FaultLedger
 from edr.stream.timestamps import GAP_PERIODS
 
-__all__ = ["LAYOUT_ROWS", "RATE_TOLERANCE", "CsvRows", "Layout", "default_columns",
+__all__ = ["LAYOUT_ROWS", "MAX_LINE", "RATE_TOLERANCE", "CsvRows", "Layout", "default_columns",
            "read_layout"]
 
 LAYOUT_ROWS = 5
 """Rows of numbers the column count is judged on (the most common count wins)."""
+MAX_LINE = 1 << 16
+"""Longest line (characters) taken as a row; a longer one (binary garbage without a newline) is
+one faulty row, and only its first ``MAX_LINE + 1`` characters are kept while it is read."""
 RATE_TOLERANCE = 0.05
 """Relative difference of a time column's median step (over a second of lines) from ``1 / fs``
 beyond which those lines count as at another rate."""
@@ -207,7 +211,7 @@ class CsvRows:
         self.n_rows += 1
         if self.time is not None:
             self._check_time(lineno, text, complete)
-        if complete:
+        if complete and len(text) <= MAX_LINE:
             fields = _split_fields(text)
             if len(fields) == self.n_cols:
                 try:
@@ -270,8 +274,9 @@ class CsvRows:
         stripped = text.strip()
         nothing = [NAN] * len(self.columns)
         fields = _split_fields(stripped)
-        kind = ("truncated" if not complete else "blank" if not stripped
-                else "columns" if len(fields) > self.n_cols else None)
+        kind = ("long" if len(text) > MAX_LINE else "truncated" if not complete
+                else "blank" if not stripped else "columns" if len(fields) > self.n_cols
+                else None)
         if kind is not None:
             self._note(kind, lineno, stripped)
             return nothing

@@ -28,6 +28,7 @@ FAULT_KINDS = {
     "columns": ("line with too many columns", "lines with too many columns"),
     "blank": ("blank line", "blank lines"),
     "truncated": ("truncated last line (no newline at the end)",) * 2,
+    "long": ("line over 64 KiB (cut)", "lines over 64 KiB (cut)"),
     "non_finite": ("non-finite value (nan, inf)", "non-finite values (nan, inf)"),
     "missing": ("missing value (a lead absent from a row)", "missing values (a lead absent "
                 "from a row)"),

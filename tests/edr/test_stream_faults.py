@@ -649,3 +649,21 @@ def test_a_time_column_s_faults_are_named_and_every_sample_kept(fault, named, on
     got = _rows(out)
     assert got.shape == (n / FS * 4, 4)
     _same_rows(got, _api_rows(_parsed(lines), ["ch0"]), 120.0)
+
+
+def test_a_line_of_many_megabytes_costs_no_more_than_its_bytes():
+    """64 MB without a newline (a binary dump on the pipe) between two lines: read in linear
+    time and bounded memory, one NaN row counted as one over-long line."""
+    from edr.stream.csv_rows import MAX_LINE
+
+    big = "7" * (64 << 20)
+    t0 = time.perf_counter()
+    got = list(text_lines(io.StringIO("0.1\n" + big + "\n0.2\n" + big)))
+    assert time.perf_counter() - t0 < 5.0  # quadratic: minutes
+    assert [(n, len(t), c) for n, t, c in got] == [(1, 3, True), (2, MAX_LINE + 1, True),
+                                                   (3, 3, True), (4, MAX_LINE + 1, False)]
+    ledger = FaultLedger(FS, ["ch0"])
+    rows = CsvRows(Layout(1, [0], ["ch0"]), ledger)
+    assert np.isnan(rows.row(2, got[1][1])).all()
+    assert np.isnan(rows.row(3, "0" * (MAX_LINE + 1))).all()  # a number, but no sample
+    assert ledger.counts["long"] == 2 and "2 lines over 64 KiB" in ledger.summary_line()
