@@ -256,7 +256,7 @@ class CsvRows:
         if step <= 0:
             self.ledger.note("time_back", self.n_rows - 1, where)
         elif step > GAP_PERIODS / fs:
-            self.ledger.note("time_jump", self.n_rows - 1, f"{where}, taken as the next sample")
+            self.ledger.note("time_jump", self.n_rows - 1, where)
         else:
             self._steps.append(step)
         if len(self._steps) >= fs:

@@ -37,7 +37,8 @@ FAULT_KINDS = {
                   "timestamps jumped back)"),
     "time_back": ("line whose time does not increase (repeated or back)", "lines whose time "
                   "does not increase (repeated or back)"),
-    "time_jump": ("jump forward in the time column", "jumps forward in the time column"),
+    "time_jump": ("jump forward of the time (taken as the next sample)", "jumps forward of the "
+                  "time (taken as the next sample)"),
     "rate": ("line at another rate than {fs} Hz (by its time column)", "lines at another rate "
              "than {fs} Hz (by their time column)"),
     "glitch": ("value no ECG reaches (read as missing)", "values no ECG reaches (read as "

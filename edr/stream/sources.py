@@ -313,7 +313,8 @@ def lsl_blocks(inlet, columns: Sequence[int], fs: float, ledger: FaultLedger, *,
             x[bad] = np.nan
         rows, events = clock.apply(x, stamps)
         for kind, i, k in events:
-            ledger.note(kind, n_out + i, f"{what}: {k} samples", 1 if kind == "gap" else k)
+            ledger.note(kind, n_out + i, f"{what}: {k} {'s' if kind == 'time_jump' else 'samples'}",
+                        k if kind == "jump_back" else 1)
         ledger.gap_samples = clock.gap_samples
         n_out += rows.shape[0]
         if rows.shape[0]:

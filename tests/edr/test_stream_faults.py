@@ -620,7 +620,7 @@ def _timed_lines(lines, t, unit=1.0):
 @pytest.mark.parametrize(("fault", "named"), [
     ("back", "1 line whose time does not increase (repeated or back)"),
     ("repeated", "49 lines whose time does not increase (repeated or back)"),
-    ("hours", "1 jump forward in the time column"),
+    ("hours", "1 jump forward of the time (taken as the next sample)"),
     ("glitch", "1 line whose time does not increase (repeated or back); 1 jump forward"),
     ("rate", "lines at another rate than 125 Hz (by their time column)")])
 def test_a_time_column_s_faults_are_named_and_every_sample_kept(fault, named, one_lead,
@@ -667,3 +667,24 @@ def test_a_line_of_many_megabytes_costs_no_more_than_its_bytes():
     assert np.isnan(rows.row(2, got[1][1])).all()
     assert np.isnan(rows.row(3, "0" * (MAX_LINE + 1))).all()  # a number, but no sample
     assert ledger.counts["long"] == 2 and "2 lines over 64 KiB" in ledger.summary_line()
+
+
+def test_a_timestamp_jump_of_days_is_a_jump_not_a_gap_to_fill():
+    """An LSL timestamp set 11 days forward (a device clock reset): no 11 days of NaN samples
+    (2 GB, and hours of work for the engine) but a jump, counted, the samples contiguous; a
+    dropout up to MAX_GAP_S is still a gap of its length."""
+    from edr.stream.timestamps import MAX_GAP_S
+
+    fs = 100.0
+    t = np.arange(600) / fs
+    t[300:] += 1e6
+    x = np.arange(600, dtype=float)[:, None]
+    ledger = FaultLedger(fs, ["ch0"])
+    chunks = [(x[i:i + 100].tolist(), t[i:i + 100].tolist()) for i in range(0, 600, 100)]
+    got = np.concatenate(list(lsl_blocks(_FakeInlet(chunks), [0], fs, ledger, timeout=0.2)))
+    np.testing.assert_array_equal(got[:, 0], x[:, 0])
+    assert ledger.counts["time_jump"] == 1 and ledger.gap_samples == 0
+    assert "1 jump forward of the time (taken as the next sample)" in ledger.summary_line()
+    clock = TimestampGaps(fs)
+    rows, events = clock.apply(np.ones((2, 1)), [0.0, MAX_GAP_S - 1.0])
+    assert rows.shape[0] == round((MAX_GAP_S - 1.0) * fs) + 1 and events[0][0] == "gap"
