@@ -11,7 +11,9 @@ stream runs (:mod:`edr.stream.sinks`). A bad option or source: one line on stder
 no output file (the protocol of every ``edr`` command line, :mod:`edr.cli_core`). Faults of a
 live input (bad lines, NaN, flat or missing leads, timestamp gaps) are masked gaps, warned about
 and counted in the summary line on stderr, never the end; the stream ends at the end of its input
-or on SIGINT/SIGTERM (exit 0, every row written).
+or on SIGINT/SIGTERM (exit 0, every row written), or when its standard output closes (``| head``:
+exit 141, every row written). An output that cannot be written (a full disk) stops it: one line,
+exit 2, each file ending on a whole row.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ time of the next sample:
 
 * a sample later than expected by more than :data:`GAP_PERIODS` sample periods follows a gap:
   ``round(lateness * fs)`` NaN rows go before it (its length on the uniform clock), unless it is
-  later by more than :data:`MAX_GAP_S`: the clock jumped forward (a device clock set, a bad
+  later by more than :data:`MAX_DROPOUT_S`: the clock jumped forward (a device clock set, a bad
   timestamp), no dropout is that long, and the sample is taken as the next one;
 * a sample earlier than expected by more than :data:`JUMP_BACK_S` jumped back: it is dropped;
 * anything in between is taken as the next sample. A sample that is late (within the tolerance)
@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["GAP_PERIODS", "JUMP_BACK_S", "MAX_GAP_S", "TimestampGaps"]
+__all__ = ["GAP_PERIODS", "JUMP_BACK_S", "MAX_DROPOUT_S", "TimestampGaps"]
 
 GAP_PERIODS = 4.0
 """A sample later than expected by more than this many sample periods follows a gap."""
-MAX_GAP_S = 3600.0
+MAX_DROPOUT_S = 3600.0
 """Longest dropout (s) filled with NaN samples; a sample later than that jumped forward in time
 (filling it would cost memory and engine time without bound)."""
 JUMP_BACK_S = 1.0
@@ -49,7 +49,7 @@ class TimestampGaps:
     gaps, gap_samples : int
         Gaps found and the NaN rows inserted for them.
     jumps : int
-        Jumps forward beyond :data:`MAX_GAP_S` (no row inserted).
+        Jumps forward beyond :data:`MAX_DROPOUT_S` (no row inserted).
     dropped : int
         Samples dropped for jumping back in time.
 
@@ -119,7 +119,7 @@ class TimestampGaps:
                 else:
                     events.append(("jump_back", n_out, 1))
                 continue
-            if late > MAX_GAP_S:
+            if late > MAX_DROPOUT_S:
                 events.append(("time_jump", n_out, int(round(late))))
                 self.jumps += 1
                 late = 0.0

@@ -672,8 +672,8 @@ def test_a_line_of_many_megabytes_costs_no_more_than_its_bytes():
 def test_a_timestamp_jump_of_days_is_a_jump_not_a_gap_to_fill():
     """An LSL timestamp set 11 days forward (a device clock reset): no 11 days of NaN samples
     (2 GB, and hours of work for the engine) but a jump, counted, the samples contiguous; a
-    dropout up to MAX_GAP_S is still a gap of its length."""
-    from edr.stream.timestamps import MAX_GAP_S
+    dropout up to MAX_DROPOUT_S is still a gap of its length."""
+    from edr.stream.timestamps import MAX_DROPOUT_S
 
     fs = 100.0
     t = np.arange(600) / fs
@@ -686,5 +686,5 @@ def test_a_timestamp_jump_of_days_is_a_jump_not_a_gap_to_fill():
     assert ledger.counts["time_jump"] == 1 and ledger.gap_samples == 0
     assert "1 jump forward of the time (taken as the next sample)" in ledger.summary_line()
     clock = TimestampGaps(fs)
-    rows, events = clock.apply(np.ones((2, 1)), [0.0, MAX_GAP_S - 1.0])
-    assert rows.shape[0] == round((MAX_GAP_S - 1.0) * fs) + 1 and events[0][0] == "gap"
+    rows, events = clock.apply(np.ones((2, 1)), [0.0, MAX_DROPOUT_S - 1.0])
+    assert rows.shape[0] == round((MAX_DROPOUT_S - 1.0) * fs) + 1 and events[0][0] == "gap"
