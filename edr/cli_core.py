@@ -5,7 +5,8 @@ The protocol (:func:`run_command`):
 
 * exit code 0 when done, 2 for bad input (an option, a file, a record, an output target: every
   :class:`edr.errors.EDRError`, :class:`OSError` and :class:`ValueError`), 1 for an unexpected
-  internal error, 130 when interrupted (Ctrl-C);
+  internal error, 130 when interrupted (Ctrl-C), 141 when a command that writes as it runs (a
+  live stream) ended because the reader of its standard output went away (``... | head``);
 * bad input prints ONE line on stderr, ``<prog>: error: <message>``, with the library's
   parameter names replaced by the command's flags (``window_s`` -> ``--window``); an internal
   error prints ``<prog>: internal error: <type>: <message> (set EDR_DEBUG=1 for the
@@ -55,6 +56,7 @@ from edr.names import (
 __all__ = [
     "BAD_INPUT",
     "EXIT_BAD_INPUT",
+    "EXIT_CLOSED_OUTPUT",
     "EXIT_INTERNAL_ERROR",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
@@ -87,6 +89,9 @@ EXIT_BAD_INPUT = 2
 """Bad input: an option, a file, a record or an output target."""
 EXIT_INTERRUPTED = 130
 """Interrupted (Ctrl-C), as a shell reports SIGINT."""
+EXIT_CLOSED_OUTPUT = 141
+"""Ended early because standard output was closed by its reader, as a shell reports SIGPIPE;
+what the command wrote to its files is complete."""
 BAD_INPUT = (EDRError, OSError, ValueError)
 """The exceptions that mean bad input (exit code :data:`EXIT_BAD_INPUT`)."""
 DEBUG_VARIABLE = "EDR_DEBUG"

@@ -31,7 +31,8 @@ class SignalError(EDRError, ValueError):
 
 class OutputError(EDRError, ValueError):
     """An output cannot be written where it was asked for: a folder, an input file, a target
-    named twice, a folder that cannot be created or is not writable."""
+    named twice, a folder that cannot be created or is not writable, or a write that failed (a
+    full disk)."""
 
 
 class DataUnavailableError(EDRError, RuntimeError):

@@ -37,6 +37,12 @@ BACKENDS = ("serial", "threads", "processes")
 """Local back-ends of :func:`run_jobs`: this process, a thread pool, a process pool (a Dask
 scheduler is the other choice)."""
 
+PARENT_POLL_S = 0.5
+"""Seconds between a worker process's checks that its driving process is alive."""
+
+EXIT_ORPHANED = 1
+"""Exit status of a worker process whose driving process died."""
+
 
 @dataclass(frozen=True)
 class JobOutcome:
@@ -85,15 +91,31 @@ def _attempt(work: Callable, job) -> tuple[object, Exception | None, float]:
         return None, exc, time.perf_counter() - t0
 
 
+def _exit_with(parent: int) -> None:
+    """Ends this worker process once ``parent`` (the driving process) is gone: checked every
+    :data:`PARENT_POLL_S` seconds, by a daemon thread of the worker."""
+    import os
+
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    os._exit(EXIT_ORPHANED)
+
+
 def _worker_start() -> None:
     """Start of a worker process: Ctrl-C is the driving process's to handle (a running job
     finishes, as in a thread), and the worker collects garbage whatever the driver's collector
     was doing when it forked; what it inherited is frozen, never scanned (nor copied by the
-    scan)."""
+    scan). A worker ends within :data:`PARENT_POLL_S` seconds of its driver's death (a
+    ``kill -9`` of the driver leaves the pool's pipes open in the workers: they would otherwise
+    finish their jobs, writing outputs nobody reports, and then wait for work forever)."""
     import gc
+    import os
     import signal
+    import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with, args=(os.getppid(),), name="edr-worker-parent",
+                     daemon=True).start()
     gc.freeze()
     gc.enable()
 

@@ -307,8 +307,9 @@ def locate_database(
     try:
         download_database(entry, target, base_url=base_url)
     except (OSError, urllib.error.URLError, http.client.HTTPException) as exc:
-        raise DataUnavailableError(f"download failed ({exc}); " + _instructions(entry,
-                                                                                searched)) from exc
+        url = getattr(exc, "url", None)  # an HTTP error names the file it was for
+        raise DataUnavailableError(f"download failed ({exc}{f' for {url}' if url else ''}); "
+                                   + _instructions(entry, searched)) from exc
     return target
 
 

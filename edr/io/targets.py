@@ -184,7 +184,7 @@ def write_all_or_none(targets: Mapping[str, str | Path],
     ...         print(sorted(p.name for p in Path(d).iterdir()))
     []
     """
-    from edr.io.writers import new_file_mode, temporary_path
+    from edr.io.writers import new_file_mode, output_error, temporary_path
 
     created: list[Path] = []
     temps: dict[str, Path] = {}
@@ -192,7 +192,13 @@ def write_all_or_none(targets: Mapping[str, str | Path],
         _make_folders(targets.values(), created)
         for key, path in targets.items():
             temps[key] = temporary_path(path)
-            writers[key](temps[key])
+            try:
+                writers[key](temps[key])
+            except OSError as exc:  # a full disk: the output, not its temporary file, named
+                named = output_error(exc, temps[key], path)
+                if named is exc:
+                    raise
+                raise named from exc
             os.chmod(temps[key], new_file_mode(path))
         for key, path in targets.items():  # every output is complete: move them into place
             os.replace(temps.pop(key), path)

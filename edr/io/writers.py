@@ -24,8 +24,8 @@ import numpy as np
 
 from edr.io.arrays import as_series
 
-__all__ = ["atomic_path", "temporary_path", "new_file_mode", "write_csv", "write_wfdb",
-           "write_json", "to_jsonable"]
+__all__ = ["atomic_path", "output_error", "temporary_path", "new_file_mode", "write_csv",
+           "write_wfdb", "write_json", "to_jsonable"]
 
 _RECORD_NAME_PATTERN = re.compile(r"^[-\w]+$")
 
@@ -64,13 +64,50 @@ def temporary_path(path: str | Path) -> Path:
     return Path(tmp)
 
 
+def output_error(exc: OSError, tmp: str | Path, path: str | Path) -> OSError:
+    """``exc``, raised while writing the temporary file ``tmp`` of ``path``, naming ``path``.
+
+    Parameters
+    ----------
+    exc : OSError
+        What the writer raised.
+    tmp : str or Path
+        The temporary file (:func:`temporary_path`).
+    path : str or Path
+        The output.
+
+    Returns
+    -------
+    OSError
+        A new error of the same errno naming ``path`` when ``exc`` names no file or ``tmp``
+        (a full disk, a file-size limit); else ``exc`` itself.
+
+    See Also
+    --------
+    atomic_path, edr.io.targets.write_all_or_none : raise it.
+
+    Examples
+    --------
+    >>> import errno
+    >>> from edr.io.writers import output_error
+    >>> exc = OSError(errno.ENOSPC, "No space left on device", "/data/.a.csv.x1.tmp.csv")
+    >>> str(output_error(exc, "/data/.a.csv.x1.tmp.csv", "/data/a.csv"))
+    "[Errno 28] No space left on device: '/data/a.csv'"
+    """
+    name = None if exc.filename is None else Path(os.fsdecode(exc.filename)).name
+    if exc.errno is None or name not in (None, Path(tmp).name):
+        return exc
+    return OSError(exc.errno, exc.strerror, str(path))
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; on success move it onto ``path``.
 
-    On an exception the temporary file is deleted and ``path`` is untouched.
-    The file ends up with the mode of :func:`new_file_mode` (the user's umask
-    for a new file), not the 0600 of a temporary file.
+    On an exception the temporary file is deleted and ``path`` is untouched; an
+    :class:`OSError` that names no file, or the temporary one (a full disk), is raised
+    again naming ``path``. The file ends up with the mode of :func:`new_file_mode` (the
+    user's umask for a new file), not the 0600 of a temporary file.
     """
     path = Path(path)
     tmp = temporary_path(path)
@@ -78,6 +115,12 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         yield tmp
         os.chmod(tmp, new_file_mode(path))
         os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        named = output_error(exc, tmp, path)
+        if named is exc:
+            raise
+        raise named from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -11,13 +11,17 @@ stream runs (:mod:`edr.stream.sinks`). A bad option or source: one line on stder
 no output file (the protocol of every ``edr`` command line, :mod:`edr.cli_core`). Faults of a
 live input (bad lines, NaN, flat or missing leads, timestamp gaps) are masked gaps, warned about
 and counted in the summary line on stderr, never the end; the stream ends at the end of its input
-or on SIGINT/SIGTERM (exit 0, every row written).
+or on SIGINT/SIGTERM (exit 0, every row written), or when its standard output closes (``| head``:
+exit 141, every row written). An output that cannot be written (a full disk) stops it: one line,
+exit 2, each file ending on a whole row.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import math
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,6 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from edr.cli_core import (
+    EXIT_BAD_INPUT,
+    EXIT_CLOSED_OUTPUT,
+    EXIT_OK,
     OptionError,
     Parser,
     check_method,
@@ -54,6 +61,8 @@ from edr.stream.engine import (
 __all__ = ["build_parser", "main"]
 
 PROG = "python -m edr.stream"
+CLOSED_OUTPUT = "its standard output closed"
+"""The start of a stream's end reason when the reader of its live lines went away."""
 STREAM_FLAGS = {"lead": "--lead", "method": "--method", "sigma2": "--sigma2", "span_s": "--span",
          "hop_s": "--hop", "delay_s": "--delay", "channel": "--channel"}
 """Engine parameter name -> the flag, for messages (:func:`edr.cli_core.one_line`)."""
@@ -213,10 +222,40 @@ def _warn(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+def _discard(out) -> None:
+    """Point ``out``'s file descriptor at the null device: what is left in its buffer, flushed
+    at exit, is then dropped instead of raising again."""
+    try:
+        fd, null = out.fileno(), os.open(os.devnull, os.O_WRONLY)
+    except (AttributeError, OSError, ValueError):
+        return  # an in-memory stream (tests)
+    os.dup2(null, fd)
+    os.close(null)
+
+
+def _live_lines(out, stop):
+    """The callback printing each update's live line to ``out``. Once ``out`` cannot be
+    written (its reader gone, ``| head``; a full disk) it prints nothing more and sets ``stop``:
+    the stream ends as on a signal, its last update written to its files."""
+    failed = []
+
+    def show(u):
+        if failed:
+            return
+        try:
+            print(_live_line(u), file=out, flush=True)
+        except OSError as exc:
+            failed.append(exc)
+            _discard(out)
+            stop.set(f"{CLOSED_OUTPUT} (its reader went away)" if exc.errno == errno.EPIPE
+                     else f"its standard output failing ({exc.strerror or exc})")
+    return show
+
+
 def stream_with_options(args, out=None) -> int:
     """Stream the source through :class:`StreamingEDR` into the outputs, written as it runs
-    (:mod:`edr.stream.session`); SIGINT and SIGTERM end it as the end of the input does.
-    Returns the number of EDR rows."""
+    (:mod:`edr.stream.session`); SIGINT and SIGTERM end it as the end of the input does, and so
+    does a standard output that can no longer be written. Returns the exit code."""
     from edr.methods import get_method
     from edr.stream.breaths import StreamBreaths
     from edr.stream.session import run_stream
@@ -229,12 +268,12 @@ def stream_with_options(args, out=None) -> int:
             source = _open_source(args, stop, _warn)
         except Stopped as exc:
             _warn(f"summary: no ECG read; ended by {exc}")
-            return 0
+            return EXIT_OK
         kw = {"sigma2": args.sigma2} if get_method(args.method).uses_sigma2 else {}
         stream = StreamingEDR(source.fs, leads=source.names, method=args.method, lead=args.lead,
                               span_s=args.span, hop_s=args.hop, delay_s=args.delay,
                               random_state=args.seed, **kw)
-        live = None if args.quiet else (lambda u: print(_live_line(u), file=out, flush=True))
+        live = None if args.quiet else _live_lines(out, stop)
         breaths = None if args.breaths is None else StreamBreaths(stream.fs_out, args.delay,
                                                                   args.hop)
         with StreamOutputs(args.output, args.rates, breaths=args.breaths,
@@ -245,17 +284,18 @@ def stream_with_options(args, out=None) -> int:
         raise SignalError(f"the stream ({report.seconds:.1f} s at fs={source.fs:g} Hz) gave no "
                           f"EDR: at least {WARMUP_S:g} s of ECG with enough beats are needed")
     _warn(report.line())
-    return report.rows
+    if report.ended_by.startswith(CLOSED_OUTPUT):
+        return EXIT_CLOSED_OUTPUT
+    return EXIT_BAD_INPUT if report.ended_by.startswith("its standard output") else EXIT_OK
 
 
 def _stream(argv: list[str], prog: str) -> int:
     args = build_parser(prog).parse_args(argv)
     _check_args(args)
-    stream_with_options(args)
-    return 0
+    return stream_with_options(args)
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
     """Entry point: 0 ok, 2 bad input (one line on stderr, no output file), 1 internal error,
-    130 interrupted (:func:`edr.cli_core.run_command`)."""
+    130 interrupted, 141 ended by a closed standard output (:func:`edr.cli_core.run_command`)."""
     return run_command(prog, lambda args: _stream(args, prog), argv, flags=STREAM_FLAGS)

@@ -15,10 +15,18 @@ fewer fields (a lead vanished)     NaN for the selected columns it lacks (``miss
 more fields                        NaN for every column (``columns``)
 blank                              NaN for every column (``blank``)
 no newline at the end of input     NaN for every column (``truncated``)
+over :data:`MAX_LINE` characters   NaN for every column (``long``)
 =================================  ========================================================
 
 Each fault is noted in a :class:`edr.stream.faults.FaultLedger`; the NaN samples are masked by
 the engine as offline.
+
+The stream's clock is the line count at the sampling rate given: a time column the header names
+(the first that is no lead) is checked, never followed (one bad time field cannot move the clock).
+A line whose time does not increase (``time_back``), a jump forward of more than
+:data:`edr.stream.timestamps.GAP_PERIODS` sample periods (``time_jump``) and a second of lines
+whose median step is not ``1 / fs`` within :data:`RATE_TOLERANCE` (``rate``) are counted; their
+samples are kept as they are.
 """
 
 from __future__ import annotations
@@ -32,11 +40,19 @@ from edr.errors import SignalError
 from edr.io.channels import is_ecg_name
 from edr.io.time_axis import INDEX_COLUMNS, time_unit, unquoted
 from edr.stream.faults import FaultLedger
+from edr.stream.timestamps import GAP_PERIODS
 
-__all__ = ["LAYOUT_ROWS", "CsvRows", "Layout", "default_columns", "read_layout"]
+__all__ = ["LAYOUT_ROWS", "MAX_LINE", "RATE_TOLERANCE", "CsvRows", "Layout", "default_columns",
+           "read_layout"]
 
 LAYOUT_ROWS = 5
 """Rows of numbers the column count is judged on (the most common count wins)."""
+MAX_LINE = 1 << 16
+"""Longest line (characters) taken as a row; a longer one (binary garbage without a newline) is
+one faulty row, and only its first ``MAX_LINE + 1`` characters are kept while it is read."""
+RATE_TOLERANCE = 0.05
+"""Relative difference of a time column's median step (over a second of lines) from ``1 / fs``
+beyond which those lines count as at another rate."""
 NAN = math.nan
 
 
@@ -54,11 +70,14 @@ def _numbers(fields: Sequence[str]) -> list[float] | None:
 @dataclass(frozen=True)
 class Layout:
     """The columns of a CSV input: ``n_cols`` fields a row, the selected ``columns`` (0-based)
-    and their ``names`` (the header's, else ``ch<i>``)."""
+    and their ``names`` (the header's, else ``ch<i>``); the ``time`` column (None: no header
+    names one) and its unit in seconds (``time_unit``)."""
 
     n_cols: int
     columns: list[int]
     names: list[str]
+    time: int | None = None
+    time_unit: float = 1.0
 
 
 def read_layout(lines: Iterable, columns: Sequence[int] | None = None, *,
@@ -95,7 +114,7 @@ def read_layout(lines: Iterable, columns: Sequence[int] | None = None, *,
     ...          (4, "0.004,0.1,0.3", True)]
     >>> layout, taken = read_layout(lines)
     >>> layout
-    Layout(n_cols=3, columns=[1, 2], names=['II', 'V2'])
+    Layout(n_cols=3, columns=[1, 2], names=['II', 'V2'], time=0, time_unit=1.0)
     >>> [n for n, _, _ in taken]
     [2, 3, 4]
     >>> read_layout(lines, [0, 2])[0].names
@@ -126,7 +145,9 @@ def read_layout(lines: Iterable, columns: Sequence[int] | None = None, *,
     names = [header[c] if header and c < len(header) and header[c] else f"ch{c}" for c in cols]
     if len(set(names)) != len(names):
         names = [f"ch{c}" for c in cols]
-    return Layout(n_cols, cols, names), taken
+    clocks = [(c, time_unit(header[c])) for c in range(min(n_cols, len(header or ())))
+              if c not in cols and time_unit(header[c]) is not None]
+    return Layout(n_cols, cols, names, *(clocks[0] if clocks else ())), taken
 
 
 def default_columns(header: Sequence[str] | None, n_cols: int) -> list[int]:
@@ -180,13 +201,17 @@ class CsvRows:
 
     def __init__(self, layout: Layout, ledger: FaultLedger, what: str = "standard input"):
         self.n_cols, self.columns = layout.n_cols, list(layout.columns)
+        self.time, self.time_unit = layout.time, layout.time_unit
+        self._last_t, self._steps = NAN, []
         self.ledger, self.what = ledger, what
         self.n_rows = 0
 
     def row(self, lineno: int, text: str, complete: bool = True) -> list[float]:
         """The samples of one line (NaN where faulty; see the module docstring)."""
         self.n_rows += 1
-        if complete:
+        if self.time is not None:
+            self._check_time(lineno, text, complete)
+        if complete and len(text) <= MAX_LINE:
             fields = _split_fields(text)
             if len(fields) == self.n_cols:
                 try:
@@ -197,6 +222,51 @@ class CsvRows:
                     pass
         return self._faulty(lineno, text, complete)
 
+    def seconds(self, text: str, complete: bool = True) -> float:
+        """The time of a line by the layout's time column, in seconds; NaN without a time
+        column or where its field is no finite number.
+
+        Examples
+        --------
+        >>> from edr.stream.csv_rows import CsvRows, Layout
+        >>> from edr.stream.faults import FaultLedger
+        >>> rows = CsvRows(Layout(2, [1], ["II"], 0, 1e-3), FaultLedger(250.0, ["II"]))
+        >>> rows.seconds("1004,0.2"), rows.seconds("x,0.2")
+        (1.004, nan)
+        """
+        if self.time is None or not complete:
+            return NAN
+        fields = _split_fields(text)
+        try:
+            t = float(fields[self.time]) * self.time_unit
+        except (IndexError, ValueError):
+            return NAN
+        return t if math.isfinite(t) else NAN
+
+    def _check_time(self, lineno: int, text: str, complete: bool) -> None:
+        """Count the line's time fault, if any (see the module docstring)."""
+        t = self.seconds(text, complete)
+        if math.isnan(t):
+            return
+        last, self._last_t = self._last_t, t
+        if math.isnan(last):
+            return
+        step, fs = t - last, self.ledger.fs
+        where = f"{self.what} line {lineno}: time {t:.6g} s after {last:.6g} s"
+        if step <= 0:
+            self.ledger.note("time_back", self.n_rows - 1, where)
+        elif step > GAP_PERIODS / fs:
+            self.ledger.note("time_jump", self.n_rows - 1, where)
+        else:
+            self._steps.append(step)
+        if len(self._steps) >= fs:
+            median = sorted(self._steps)[len(self._steps) // 2]
+            if abs(median * fs - 1.0) > RATE_TOLERANCE:
+                self.ledger.note("rate", self.n_rows - 1, f"{self.what} lines to {lineno}: its "
+                                 f"time steps by {median * 1e3:.4g} ms ({1.0 / median:.4g} Hz)",
+                                 len(self._steps))
+            self._steps = []
+
     def _note(self, kind: str, lineno: int, text: str, n: int = 1) -> None:
         self.ledger.note(kind, self.n_rows - 1, f"{self.what} line {lineno}: {text[:40]!r}", n)
 
@@ -204,8 +274,9 @@ class CsvRows:
         stripped = text.strip()
         nothing = [NAN] * len(self.columns)
         fields = _split_fields(stripped)
-        kind = ("truncated" if not complete else "blank" if not stripped
-                else "columns" if len(fields) > self.n_cols else None)
+        kind = ("long" if len(text) > MAX_LINE else "truncated" if not complete
+                else "blank" if not stripped else "columns" if len(fields) > self.n_cols
+                else None)
         if kind is not None:
             self._note(kind, lineno, stripped)
             return nothing

@@ -28,12 +28,19 @@ FAULT_KINDS = {
     "columns": ("line with too many columns", "lines with too many columns"),
     "blank": ("blank line", "blank lines"),
     "truncated": ("truncated last line (no newline at the end)",) * 2,
+    "long": ("line over 64 KiB (cut)", "lines over 64 KiB (cut)"),
     "non_finite": ("non-finite value (nan, inf)", "non-finite values (nan, inf)"),
     "missing": ("missing value (a lead absent from a row)", "missing values (a lead absent "
                 "from a row)"),
     "gap": ("gap in the timestamps", "gaps in the timestamps"),
     "jump_back": ("sample dropped (its timestamp jumped back)", "samples dropped (their "
                   "timestamps jumped back)"),
+    "time_back": ("line whose time does not increase (repeated or back)", "lines whose time "
+                  "does not increase (repeated or back)"),
+    "time_jump": ("jump forward of the time (taken as the next sample)", "jumps forward of the "
+                  "time (taken as the next sample)"),
+    "rate": ("line at another rate than {fs} Hz (by its time column)", "lines at another rate "
+             "than {fs} Hz (by their time column)"),
     "glitch": ("value no ECG reaches (read as missing)", "values no ECG reaches (read as "
                "missing)"),
     "flat": ("flat sample (constant for 1 s or more)", "flat samples (constant for 1 s or "
@@ -41,12 +48,13 @@ FAULT_KINDS = {
     "unusable": ("rate withheld (more than half of its window's ECG unusable)", "rates withheld "
                  "(more than half of their window's ECG unusable)"),
 }
-"""Every kind of fault a ledger counts, with its name in the singular and the plural."""
+"""Every kind of fault a ledger counts, with its name in the singular and the plural (``{fs}``:
+the stream's sampling rate)."""
 
 
-def _counted(kind: str, n: int) -> str:
+def _counted(kind: str, n: int, fs: float) -> str:
     one, many = FAULT_KINDS[kind]
-    return f"{n} {one if n == 1 else many}"
+    return f"{n} {one if n == 1 else many}".format(fs=f"{fs:g}")
 
 
 @dataclass
@@ -178,7 +186,7 @@ class FaultLedger:
         if th.pending and t >= th.last_t + WARN_EVERY_S:
             since = f" since t={th.last_t:.1f} s" if np.isfinite(th.last_t) else ""
             if self.warn is not None:
-                self.warn(f"warning: t={t:.1f} s: {_counted(kind, th.pending)}{since}; "
+                self.warn(f"warning: t={t:.1f} s: {_counted(kind, th.pending, self.fs)}{since}; "
                           f"last: {th.detail}")
             th.last_t, th.pending = t, 0
 
@@ -198,7 +206,7 @@ class FaultLedger:
         --------
         as_dict : the same counts as plain types.
         """
-        parts = [_counted(k, n) for k, n in self.counts.items() if n and k != "flat"]
+        parts = [_counted(k, n, self.fs) for k, n in self.counts.items() if n and k != "flat"]
         if self.gap_samples:
             parts.append(f"{self.gap_samples} NaN samples for the gaps")
         for label, counts in (("NaN samples", self.nan_samples),

@@ -5,15 +5,19 @@ renamed when complete: :mod:`edr.io.writers`), a stream writes under the final n
 start: the header first, then the rows of every update, flushed to the operating system at the
 end of the update. ``tail -f`` follows the files; a process killed outright (``kill -9``, a
 crash) leaves every row of the updates before the last one, and a power loss what the
-operating system had written. A stream that emitted no row leaves no file.
+operating system had written. A write that fails (a full disk, a file-size limit) is taken back
+to the file's last whole row and stops the stream with an :class:`edr.errors.OutputError`: a
+file never ends on part of a row. A stream that emitted no row leaves no file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from pathlib import Path
 
+from edr.errors import OutputError
 from edr.io.annotations import BREATH_COLUMNS, breath_csv_lines
 from edr.stream.engine import StreamUpdate
 
@@ -59,6 +63,8 @@ class StreamOutputs:
         On entry: an output is the input's file.
     OSError
         On entry: an output cannot be created.
+    edr.errors.OutputError
+        A write failed (:meth:`write`, :meth:`write_breaths`); the rows before are kept.
 
     Notes
     -----
@@ -101,6 +107,7 @@ class StreamOutputs:
         self._rate, self._quality = math.nan, math.nan
         self._files: list = []
         self._by_kind: dict = {}
+        self._sizes: dict = {}  # bytes of whole rows in each file
 
     def __enter__(self) -> StreamOutputs:
         if self.input_fd is not None:
@@ -110,11 +117,11 @@ class StreamOutputs:
                     raise ValueError(f"{path} is the input: standard input reads it")
         try:
             for path, (kind, header) in zip(self.paths, self._headers.items(), strict=True):
-                f = open(path, "w")  # noqa: SIM115 - closed in __exit__
+                f = open(path, "wb", buffering=0)  # noqa: SIM115 - closed in __exit__
                 self._files.append(f)
                 self._by_kind[kind] = f
-                f.write(header + "\n")
-                f.flush()
+                self._sizes[kind] = 0
+                self._append(kind, header + "\n")
         except BaseException:
             self._close(remove=True)
             raise
@@ -133,7 +140,7 @@ class StreamOutputs:
 
     def write(self, update: StreamUpdate) -> None:
         """Append the update's EDR samples (with the last rate reported before it) and rate
-        windows, then flush both files.
+        windows, each file written at once (unbuffered: on disk for ``tail -f``).
 
         See Also
         --------
@@ -141,24 +148,44 @@ class StreamOutputs:
         edr.stream.engine.StreamingEDR.push : the updates.
         """
         rate, quality = self._rate, self._quality
-        f = self._by_kind["edr"]
-        f.write("".join(f"{t:.6f},{v:.9g},{rate:.6g},{quality:.4f}\n"
-                        for t, v in zip(update.edr_time, update.edr, strict=True)))
+        self._append("edr", "".join(f"{t:.6f},{v:.9g},{rate:.6g},{quality:.4f}\n"
+                                    for t, v in zip(update.edr_time, update.edr, strict=True)))
         self.rows += update.edr.size
         windows = list(zip(update.rate_time, update.rate_bpm, update.quality, strict=True))
         if "rates" in self._by_kind:
-            self._by_kind["rates"].write("".join(f"{t:.3f},{b:.6g},{q:.4f},{update.time_s:.3f}\n"
-                                         for t, b, q in windows))
+            self._append("rates", "".join(f"{t:.3f},{b:.6g},{q:.4f},{update.time_s:.3f}\n"
+                                          for t, b, q in windows))
         for _, b, q in windows:
             self._rate, self._quality = b, q
             self.rate_windows += 1
             self.withheld += not math.isfinite(b)
-        for fh in self._files:
-            fh.flush()
+
+    def _append(self, kind: str, text: str) -> None:
+        """Append ``text`` (whole rows) to the file of ``kind``: all of it or, when the write
+        fails, none (the file cut back to its last whole row, :class:`edr.errors.OutputError`
+        raised)."""
+        f, start = self._by_kind[kind], self._sizes[kind]
+        data = memoryview(text.encode())
+        size = len(data)
+        try:
+            while data:
+                n = f.write(data)
+                if not n:
+                    raise OSError("nothing written")
+                data = data[n:]
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                f.truncate(start)
+                f.seek(start)
+            kept = (f"its {self.rows} EDR rows written before are kept, each whole" if self.rows
+                    else "no EDR row was written")
+            raise OutputError(f"cannot write {f.name} ({exc.strerror or exc}): the stream "
+                              f"stopped; {kept}") from exc
+        self._sizes[kind] = start + size
 
     def write_breaths(self, breaths, reported_s: float) -> None:
         """Append the rows of ``breaths`` (:class:`edr.breaths.Breaths`, those reported at the
-        update of stream time ``reported_s``) and flush; nothing without a breath output.
+        update of stream time ``reported_s``) at once; nothing without a breath output.
 
         See Also
         --------
@@ -168,12 +195,11 @@ class StreamOutputs:
         f = self._by_kind.get("breaths")
         if f is None or not len(breaths):
             return
-        f.write("".join(line[:-1] + f",{reported_s:.3f}\n" for line in breath_csv_lines(breaths)))
-        f.flush()
+        self._append("breaths", "".join(line[:-1] + f",{reported_s:.3f}\n"
+                                        for line in breath_csv_lines(breaths)))
         self.breaths += len(breaths)
 
     def fsync(self) -> None:
         """Ask the operating system to put what was written on disk (at the stream's end)."""
         for f in self._files:
-            f.flush()
             os.fsync(f.fileno())

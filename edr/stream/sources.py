@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edr.stream.csv_rows import CsvRows, read_layout
+from edr.stream.csv_rows import MAX_LINE, CsvRows, read_layout
 from edr.stream.faults import FaultLedger
 from edr.stream.stopping import POLL_S, StopFlag, Stopped
 from edr.stream.timestamps import TimestampGaps
@@ -183,7 +183,8 @@ def _chunks(stream, stop: StopFlag) -> Iterator[str]:
 def text_lines(stream, stop: StopFlag | None = None) -> Iterator[tuple[int, str, bool]]:
     """``(line number, text without the newline, complete)`` of every line of ``stream``; a last
     line without a newline at EOF comes with ``complete=False``; a partial line when ``stop`` is
-    set is left unread.
+    set is left unread. A line longer than :data:`edr.stream.csv_rows.MAX_LINE` characters comes
+    cut to ``MAX_LINE + 1`` (the rest is read and dropped: time and memory stay linear).
 
     Examples
     --------
@@ -196,10 +197,10 @@ def text_lines(stream, stop: StopFlag | None = None) -> Iterator[tuple[int, str,
     rest, lineno = "", 0
     for text in _chunks(stream, stop):
         lines = (rest + text).split("\n")
-        rest = lines.pop()
+        rest = lines.pop()[:MAX_LINE + 1]
         for line in lines:
             lineno += 1
-            yield lineno, line, True
+            yield lineno, line[:MAX_LINE + 1], True
     if rest and not stop.is_set():
         yield lineno + 1, rest, False
 
@@ -313,7 +314,8 @@ def lsl_blocks(inlet, columns: Sequence[int], fs: float, ledger: FaultLedger, *,
             x[bad] = np.nan
         rows, events = clock.apply(x, stamps)
         for kind, i, k in events:
-            ledger.note(kind, n_out + i, f"{what}: {k} samples", 1 if kind == "gap" else k)
+            ledger.note(kind, n_out + i, f"{what}: {k} {'s' if kind == 'time_jump' else 'samples'}",
+                        k if kind == "jump_back" else 1)
         ledger.gap_samples = clock.gap_samples
         n_out += rows.shape[0]
         if rows.shape[0]:

@@ -6,7 +6,9 @@ jumps back in time must not be taken for a new one. :class:`TimestampGaps` keeps
 time of the next sample:
 
 * a sample later than expected by more than :data:`GAP_PERIODS` sample periods follows a gap:
-  ``round(lateness * fs)`` NaN rows go before it (its length on the uniform clock);
+  ``round(lateness * fs)`` NaN rows go before it (its length on the uniform clock), unless it is
+  later by more than :data:`MAX_DROPOUT_S`: the clock jumped forward (a device clock set, a bad
+  timestamp), no dropout is that long, and the sample is taken as the next one;
 * a sample earlier than expected by more than :data:`JUMP_BACK_S` jumped back: it is dropped;
 * anything in between is taken as the next sample. A sample that is late (within the tolerance)
   moves the expected clock on to it, so jitter never accumulates into a gap; an early one does
@@ -21,10 +23,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["GAP_PERIODS", "JUMP_BACK_S", "TimestampGaps"]
+__all__ = ["GAP_PERIODS", "JUMP_BACK_S", "MAX_DROPOUT_S", "TimestampGaps"]
 
 GAP_PERIODS = 4.0
 """A sample later than expected by more than this many sample periods follows a gap."""
+MAX_DROPOUT_S = 3600.0
+"""Longest dropout (s) filled with NaN samples; a sample later than that jumped forward in time
+(filling it would cost memory and engine time without bound)."""
 JUMP_BACK_S = 1.0
 """A sample earlier than expected by more than this (s) jumped back in time and is dropped;
 earlier by less, it is a burst or jitter and is kept."""
@@ -43,6 +48,8 @@ class TimestampGaps:
     ----------
     gaps, gap_samples : int
         Gaps found and the NaN rows inserted for them.
+    jumps : int
+        Jumps forward beyond :data:`MAX_DROPOUT_S` (no row inserted).
     dropped : int
         Samples dropped for jumping back in time.
 
@@ -69,6 +76,7 @@ class TimestampGaps:
     fs: float
     gaps: int = 0
     gap_samples: int = 0
+    jumps: int = 0
     dropped: int = 0
     _next: float = math.nan  # expected timestamp of the next sample
 
@@ -89,7 +97,8 @@ class TimestampGaps:
             that jumped back left out.
         events : list of (kind, row, count)
             ``("gap", i, k)``: ``k`` NaN rows inserted at output row ``i``; ``("jump_back", i,
-            k)``: ``k`` samples dropped before output row ``i``.
+            k)``: ``k`` samples dropped before output row ``i``; ``("time_jump", i, s)``: output
+            row ``i`` is ``s`` seconds (rounded) later than expected, taken as the next sample.
 
         See Also
         --------
@@ -110,7 +119,11 @@ class TimestampGaps:
                 else:
                     events.append(("jump_back", n_out, 1))
                 continue
-            if late > tol:
+            if late > MAX_DROPOUT_S:
+                events.append(("time_jump", n_out, int(round(late))))
+                self.jumps += 1
+                late = 0.0
+            elif late > tol:
                 k = int(round(late * self.fs))
                 out.append(np.full((k, x.shape[1]), np.nan))
                 events.append(("gap", n_out, k))

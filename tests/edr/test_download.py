@@ -220,7 +220,8 @@ def test_an_http_error_is_not_retried_and_says_what_to_fetch(server, tmp_path):
     _publish(server, TOY)
     server.faults["toy/1.0.0/r2.hea"] = ["404"]
     with pytest.raises(DataUnavailableError, match=(
-            r"download failed \(HTTP Error 404.*Fetch its files from http://127\.0\.0\.1")):
+            r"download failed \(HTTP Error 404: .* for http://127\.0\.0\.1:\d+/files/toy/1\.0\.0/"
+            r"r2\.hea\).*Fetch its files from http://127\.0\.0\.1")):
         datasets.locate_database("toy", manifest=_toy())
     assert _names(server).count("r2.hea") == 1
     assert not (tmp_path / "cache" / CACHE / "r2.hea").exists()

@@ -113,3 +113,40 @@ def test_written_wfdb_cannot_be_read_as_ecg(tmp_path):
     write_wfdb(tmp_path, "only_edr", np.zeros(100), 4.0)
     with pytest.raises(ValueError, match=r"no ECG channel in .*only_edr\.hea; channels found: EDR"):
         read_record(tmp_path / "only_edr")
+
+
+@pytest.mark.parametrize("named", [False, True])  # the temporary file's name, given absolute
+def test_a_write_that_fails_on_a_full_disk_names_the_output(named, tmp_path, monkeypatch):
+    """ENOSPC from the writer (which knows only the temporary file, or no name at all): the
+    error names the output, and nothing is left (a batch's row then says which file)."""
+    import errno
+    import os
+
+    def full(fname, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device",
+                      *([os.path.abspath(fname)] if named else []))
+
+    monkeypatch.setattr(np, "savetxt", full)
+    monkeypatch.chdir(tmp_path)
+    out = Path("rec_edr.csv")
+    with pytest.raises(OSError, match=r"No space left on device: 'rec_edr\.csv'") as info:
+        write_csv(out, np.arange(3) / 4.0, np.zeros(3))
+    assert info.value.errno == errno.ENOSPC
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_all_or_none_outputs_on_a_full_disk_name_the_output(tmp_path):
+    """The several outputs of one record (``write_all_or_none``, the batch's path): ENOSPC on
+    the second names it, not its temporary file; nothing is left."""
+    import errno
+
+    from edr.io.targets import write_all_or_none
+
+    def full(tmp):
+        tmp.write_text("part")
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp))
+
+    out = {"csv": tmp_path / "r_edr.csv", "json": tmp_path / "r_edr.json"}
+    with pytest.raises(OSError, match=r"No space left on device: '.*r_edr\.json'$"):
+        write_all_or_none(out, {"csv": lambda p: p.write_text("t,edr\n"), "json": full})
+    assert list(tmp_path.iterdir()) == []

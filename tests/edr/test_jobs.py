@@ -206,3 +206,52 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="ahead must be a positive integer, got 0"):
         run_jobs([], math.sqrt, ahead=0)
     assert list(run_jobs([], math.sqrt, backend="processes")) == []
+
+
+_DRIVER = """
+import os, sys, time
+from edr.jobs import run_jobs
+
+def work(job):
+    open(os.path.join(sys.argv[1], f"{os.getpid()}.pid"), "w").close()
+    time.sleep(60)  # far longer than the test waits
+
+list(run_jobs([1, 2], work, backend="processes", workers=2))
+"""
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie waiting to be reaped."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers fork on Linux only")
+def test_worker_processes_end_when_their_driver_is_killed(tmp_path):
+    """``kill -9`` of the driving process (its pool's pipes stay open in the workers): the
+    workers end within seconds instead of running on, or waiting for work forever."""
+    import os
+    import signal
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    driver = subprocess.Popen([sys.executable, "-c", _DRIVER, str(tmp_path)], cwd=root,
+                              env={**os.environ, "PYTHONPATH": str(root)})
+    deadline = time.monotonic() + 60
+    while len(list(tmp_path.glob("*.pid"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    workers = [int(p.stem) for p in tmp_path.glob("*.pid")]
+    assert len(workers) == 2, "the workers did not start"
+    driver.send_signal(signal.SIGKILL)
+    driver.wait(10)
+    deadline = time.monotonic() + 10
+    while any(map(_running, workers)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    alive = [pid for pid in workers if _running(pid)]
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)  # leave nothing behind when the test fails
+    assert not alive, f"worker processes {alive} outlived their driver"

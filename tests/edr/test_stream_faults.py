@@ -548,3 +548,143 @@ def test_standard_input_s_own_file_is_refused_as_an_output(tmp_path, monkeypatch
     err = capsys.readouterr().err
     assert "is the input" in err and len(err.splitlines()) == 1
     assert data.read_bytes() == before
+
+
+# --------------------------------------------------------------------------- outputs that fail
+def _no_bigger_than(limit: int):
+    """A child process's files limited to ``limit`` bytes, SIGXFSZ ignored: a write beyond
+    fails with EFBIG, as one on a full disk fails with ENOSPC (part of it may be written)."""
+    import resource
+
+    def start():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return start
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGXFSZ"), reason="needs RLIMIT_FSIZE and SIGXFSZ")
+def test_an_output_that_cannot_be_written_keeps_every_whole_row(one_lead, tmp_path):
+    """The EDR file reaches its size limit (a full disk) mid-update: the stream stops with one
+    line naming the file and the rows kept, exit 2, and the file ends on a whole row (no
+    half-written one), every row that of a clean run."""
+    lines, clean = one_lead
+    out = tmp_path / "out.csv"
+    proc = subprocess.Popen([sys.executable, "-m", "edr.stream", "-", "--fs", f"{FS:g}", *FAST,
+                             "-o", str(out), "--quiet"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=ROOT,
+                            preexec_fn=_no_bigger_than(9000))
+    _, err = proc.communicate("\n".join(lines).encode() + b"\n", timeout=120)
+    err = err.decode()
+    assert proc.returncode == 2, err
+    assert len(err.splitlines()) == 1 and str(out) in err and "kept" in err, err
+    text = out.read_text()
+    assert text.endswith("\n") and 0 < len(text) <= 9000
+    got = _rows(out)
+    assert f"{got.shape[0]} EDR rows" in err, err
+    _same_rows(got, clean, got[-1, 0] + 0.01)
+
+
+def test_a_closed_standard_output_ends_the_stream_with_every_row(one_lead, tmp_path):
+    """``edr stream ... | head -1``: the reader of the live lines goes away. The stream ends as
+    on a stop request (its last update written, the summary naming why), exit code 141 (as a
+    shell reports SIGPIPE), no traceback."""
+    lines, clean = one_lead
+    out = tmp_path / "out.csv"
+    proc = _stream_process("-o", str(out))
+    first = int(60 * FS)
+    proc.stdin.write(("\n".join(lines[:first]) + "\n").encode())
+    proc.stdin.flush()
+    assert proc.stdout.readline().startswith(b"t=")  # the first update's line, then head exits
+    proc.stdout.close()
+    try:
+        proc.stdin.write(("\n".join(lines[first:]) + "\n").encode())
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass  # it ended before reading all of it
+    proc.wait(120)
+    err = proc.stderr.read().decode()
+    assert proc.returncode == 141, err
+    assert len(err.splitlines()) == 1 and err.startswith("summary:"), err
+    assert "ended by its standard output closed" in err, err
+    got = _rows(out)
+    assert f"{got.shape[0]} EDR rows" in err and got.shape[0] >= 24 * 4
+    _same_rows(got, clean, 24.0)  # the first update's rows
+
+
+# --------------------------------------------------------------------------- a time column
+def _timed_lines(lines, t, unit=1.0):
+    return ["time" if unit == 1.0 else "time_ms"] + [f"{v / unit:.6f},{line}"
+                                                       for v, line in zip(t, lines, strict=True)]
+
+
+@pytest.mark.parametrize(("fault", "named"), [
+    ("back", "1 line whose time does not increase (repeated or back)"),
+    ("repeated", "49 lines whose time does not increase (repeated or back)"),
+    ("hours", "1 jump forward of the time (taken as the next sample)"),
+    ("glitch", "1 line whose time does not increase (repeated or back); 1 jump forward"),
+    ("rate", "lines at another rate than 125 Hz (by their time column)")])
+def test_a_time_column_s_faults_are_named_and_every_sample_kept(fault, named, one_lead,
+                                                                 tmp_path, monkeypatch, capsys):
+    """A header's time column on standard input is checked, never followed: time going back,
+    repeated, jumping hours forward (or one time field wrong) and another rate than ``--fs``
+    are named in the summary, and the rows are a clean run's (one line, one sample)."""
+    lines, clean = one_lead
+    n, at = int(120 * FS), int(60 * FS)
+    lines = lines[:n]
+    t = np.arange(n) / FS
+    if fault == "back":
+        t[at:] -= 30.0  # the clock set back 30 s
+    elif fault == "repeated":
+        t[at:at + 50] = t[at]  # 0.4 s of lines stamped alike, then on time again
+    elif fault == "hours":
+        t[at:] += 3 * 3600.0
+    elif fault == "glitch":
+        t[at] = 1e12  # one time field wrong: no clock jumps with it
+    else:
+        t[at:] = t[at] + np.arange(n - at) / (2 * FS)  # the device's rate doubles
+    unit = 1e-3 if fault == "back" else 1.0  # time_ms once
+    code, out = _main_on(_timed_lines(lines, t, unit), tmp_path, monkeypatch)
+    summary = _summary(capsys)
+    assert code == 0 and named in summary, summary
+    got = _rows(out)
+    assert got.shape == (n / FS * 4, 4)
+    _same_rows(got, _api_rows(_parsed(lines), ["ch0"]), 120.0)
+
+
+def test_a_line_of_many_megabytes_costs_no_more_than_its_bytes():
+    """64 MB without a newline (a binary dump on the pipe) between two lines: read in linear
+    time and bounded memory, one NaN row counted as one over-long line."""
+    from edr.stream.csv_rows import MAX_LINE
+
+    big = "7" * (64 << 20)
+    t0 = time.perf_counter()
+    got = list(text_lines(io.StringIO("0.1\n" + big + "\n0.2\n" + big)))
+    assert time.perf_counter() - t0 < 5.0  # quadratic: minutes
+    assert [(n, len(t), c) for n, t, c in got] == [(1, 3, True), (2, MAX_LINE + 1, True),
+                                                   (3, 3, True), (4, MAX_LINE + 1, False)]
+    ledger = FaultLedger(FS, ["ch0"])
+    rows = CsvRows(Layout(1, [0], ["ch0"]), ledger)
+    assert np.isnan(rows.row(2, got[1][1])).all()
+    assert np.isnan(rows.row(3, "0" * (MAX_LINE + 1))).all()  # a number, but no sample
+    assert ledger.counts["long"] == 2 and "2 lines over 64 KiB" in ledger.summary_line()
+
+
+def test_a_timestamp_jump_of_days_is_a_jump_not_a_gap_to_fill():
+    """An LSL timestamp set 11 days forward (a device clock reset): no 11 days of NaN samples
+    (2 GB, and hours of work for the engine) but a jump, counted, the samples contiguous; a
+    dropout up to MAX_DROPOUT_S is still a gap of its length."""
+    from edr.stream.timestamps import MAX_DROPOUT_S
+
+    fs = 100.0
+    t = np.arange(600) / fs
+    t[300:] += 1e6
+    x = np.arange(600, dtype=float)[:, None]
+    ledger = FaultLedger(fs, ["ch0"])
+    chunks = [(x[i:i + 100].tolist(), t[i:i + 100].tolist()) for i in range(0, 600, 100)]
+    got = np.concatenate(list(lsl_blocks(_FakeInlet(chunks), [0], fs, ledger, timeout=0.2)))
+    np.testing.assert_array_equal(got[:, 0], x[:, 0])
+    assert ledger.counts["time_jump"] == 1 and ledger.gap_samples == 0
+    assert "1 jump forward of the time (taken as the next sample)" in ledger.summary_line()
+    clock = TimestampGaps(fs)
+    rows, events = clock.apply(np.ones((2, 1)), [0.0, MAX_DROPOUT_S - 1.0])
+    assert rows.shape[0] == round((MAX_DROPOUT_S - 1.0) * fs) + 1 and events[0][0] == "gap"
