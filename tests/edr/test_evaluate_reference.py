@@ -8,12 +8,13 @@ name the readers know as respiration) and breaths in ``<record>.resp`` labelled 
 from __future__ import annotations
 
 import csv
+import json
 
 import numpy as np
 import pytest
 
 from edr.errors import RecordError
-from edr.evaluate import batch, cli
+from edr.evaluate import cli
 
 FS = 300.0
 DURATION_S = 60.0
@@ -112,8 +113,12 @@ def test_another_reference_is_another_task(own_folder, tmp_path, capsys):
     assert _evaluate(own_folder, out, "--ref-channel", "Kapno") == 0
     assert "(2 run, 0 resumed" in capsys.readouterr().err
     assert all(r["breath_n_annotated"] == "" for r in _rows(out))  # no rec.breath: no breaths
-    assert batch.run_task(batch.Task("x", "case1", str(own_folder / "case1"), "pca", "none",
-                                     "default"))["options"] == {}
+    stored = json.loads((out / "tasks" / "case1" / "pca__none__default.json").read_text())
+    assert stored["options"] == {"random_state": 0, "resp_channel": "Kapno"}
+    bare = tmp_path / "bare"  # without the names, a task stores the options it stored before them
+    assert _evaluate(own_folder, bare) == 0
+    stored = json.loads((bare / "tasks" / "case1" / "pca__none__default.json").read_text())
+    assert stored["options"] == {"random_state": 0}
 
 
 def test_read_record_names_the_annotation_files_of_a_record(own_folder, tmp_path):
@@ -140,8 +145,6 @@ def test_evaluate_options(tmp_path):
 
 
 def test_extract_takes_the_same_reference_options(own_folder, tmp_path, capsys):
-    import json
-
     from edr.extract.cli import main
 
     out = tmp_path / "case1.json"
