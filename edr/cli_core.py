@@ -62,6 +62,11 @@ __all__ = [
     "EXIT_OK",
     "OptionError",
     "Parser",
+    "REFERENCE_FLAGS",
+    "add_reference_options",
+    "annotation_extension",
+    "is_annotation_extension",
+    "reference_options",
     "check_choice",
     "check_method",
     "check_sigma2_option",
@@ -389,6 +394,57 @@ def sigma2_value(text: str) -> str | float:
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"must be a criterion name or a number > 0, got {text!r}")
     return value
+
+
+def is_annotation_extension(ext: str) -> bool:
+    """Whether ``ext`` can name a WFDB annotation file (``rec.<ext>``, read by
+    ``wfdb.rdann(rec, ext)``): letters and digits, not a record's own ``hea`` or ``dat``."""
+    return bool(ext) and ext.isalnum() and ext.isascii() and ext.lower() not in ("hea", "dat")
+
+
+def annotation_extension(text: str) -> str:
+    """Option type of ``--annotator``: :func:`is_annotation_extension`."""
+    if not is_annotation_extension(text):
+        raise argparse.ArgumentTypeError(f"must be an annotation file's extension of letters and "
+                                         f"digits other than hea and dat (e.g. resp), got {text!r}")
+    return text
+
+
+# --- the reference of a record ------------------------------------------------------------------
+
+REFERENCE_FLAGS = {"resp_channel": "--ref-channel", "breath_extension": "--annotator",
+                   "annotator": "--breath-label"}
+"""Parameter of :func:`edr.io.read_record` -> the flag of :func:`add_reference_options`."""
+
+
+def add_reference_options(p: argparse.ArgumentParser) -> None:
+    """``--ref-channel``, ``--annotator`` and ``--breath-label``: the reference a record is
+    scored against (:func:`reference_options` gives their :func:`edr.io.read_record` keywords)."""
+    p.add_argument("--ref-channel", metavar="NAME",
+                   help="reference respiration channel the EDR is scored against (MSC, |r|, "
+                        "rate error); default: the first respiration name found: RESP, RSP, "
+                        "RESPIRATION, IP, thorax belts (THOR, CHEST, RIP THORAX), their sum, "
+                        "abdomen belts (ABDO, ABD), flow (AIRFLOW, FLOW, NASAL), CO2 (CO2, ETCO2, "
+                        "CAPNO); any case")
+    p.add_argument("--annotator", type=annotation_extension, metavar="EXT",
+                   help="WFDB records: the extension of the breath annotation file, its WFDB "
+                        "annotator name (resp reads rec.resp; it must exist); default: "
+                        "rec.breath when it exists")
+    p.add_argument("--breath-label", metavar="LABEL",
+                   help="the label (aux_note, else symbol) of the annotations that are the "
+                        "breaths, any case (e.g. exp, insp, ann2); default: annotators ann1, "
+                        "ann2, ... first, then ends of inspiration (exp, ...), then starts (insp, "
+                        "...); a file of one label is taken whole. Starts of inspiration give "
+                        "the reference rates but not breath-by-breath scores: the EDR's breaths "
+                        "are ends of inspiration")
+
+
+def reference_options(args) -> dict:
+    """The :func:`edr.io.read_record` keywords of the options :func:`add_reference_options`
+    defined that were given (none given: an empty dict)."""
+    values = {"resp_channel": args.ref_channel, "breath_extension": args.annotator,
+              "annotator": args.breath_label}
+    return {k: v for k, v in values.items() if v is not None}
 
 
 # --- choices --------------------------------------------------------------------------------------

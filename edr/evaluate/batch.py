@@ -58,6 +58,7 @@ __all__ = [
     "run_batch",
     "assemble",
     "uses_sigma2",
+    "READ_OPTIONS",
 ]
 
 #: Columns of ``results.csv``. ``used_lead``: the lead the EDR came from (the one
@@ -187,11 +188,47 @@ def plan_tasks(database: str, records: dict[str, Path], methods: Sequence[str],
     return tasks
 
 
+#: Options of :func:`run_task` that choose the reference, read by :func:`edr.io.read_record`
+#: (the others go to :func:`edr.pipeline.extract_edr`).
+READ_OPTIONS = ("resp_channel", "annotator", "breath_extension")
+
+
 @lru_cache(maxsize=2)
-def _read(path: str):
+def _read(path: str, read_options: tuple = ()):
+    """The recording at ``path``, which must have a reference respiration
+    (:func:`_check_reference`); with ``read_options`` (pairs of :data:`READ_OPTIONS`), a
+    reference named but not usable (a :class:`~edr.errors.ReferenceWarning`) is an error."""
+    import warnings
+
+    from edr.errors import ReferenceWarning
     from edr.io import read_record
 
-    return read_record(path)
+    with warnings.catch_warnings():
+        if read_options:
+            warnings.simplefilter("error", ReferenceWarning)
+        recording = read_record(path, **dict(read_options))
+    _check_reference(recording)
+    return recording
+
+
+def _check_reference(recording) -> None:
+    """Raise :class:`~edr.errors.RecordError` when ``recording`` has no reference respiration
+    channel to score against, naming its channels and annotation files."""
+    if getattr(recording, "resp", None) is not None:
+        return
+    from edr.errors import RecordError
+    from edr.io.paths import record_kind, resolve_record
+    from edr.io.wfdb_reader import annotation_files
+
+    path = recording.path
+    files = annotation_files(resolve_record(path)) if path and record_kind(path) == "wfdb" else []
+    breaths = recording.breath_source or (
+        f"annotation files {', '.join(files)} (none read: name one with --annotator)"
+        if files else "no annotation file")
+    raise RecordError(
+        f"no reference respiration in {recording.name}: none of its channels "
+        f"{', '.join(recording.channels)} is a respiration name (name it with --ref-channel); "
+        f"breaths: {breaths}")
 
 
 def _run_extract_edr(recording, method, **kwargs):
@@ -246,7 +283,8 @@ def run_task(task: Task, options: dict | None = None) -> dict:
         ``row["error"]`` (exception type and message) with NaN scores.
     """
     options = dict(options or {})
-    kwargs = dict(options)
+    kwargs = {k: v for k, v in options.items() if k not in READ_OPTIONS}
+    read_options = tuple((k, options[k]) for k in READ_OPTIONS if options.get(k) is not None)
     if task.criterion != NO_CRITERION:
         kwargs["sigma2"] = task.criterion
     if task.lead != DEFAULT_LEAD:
@@ -257,7 +295,7 @@ def run_task(task: Task, options: dict | None = None) -> dict:
     selection = windows = None
     t0 = time.perf_counter()
     try:
-        recording = _read(task.path)
+        recording = _read(task.path, read_options)
         result = _run_extract_edr(recording, task.method, **kwargs)
         scores = _run_score(result, recording)
         windows = _window_rate_lists(result, recording)
@@ -324,7 +362,10 @@ def run_batch(tasks: Iterable[Task], out_dir: str | Path, *, options: dict | Non
         ``options`` are kept and not recomputed.
     options : dict, optional
         Extra keyword arguments of :func:`edr.pipeline.extract_edr`
-        (``window_s``, ``random_state``, ...); part of a task's identity.
+        (``window_s``, ``random_state``, ...) and of :func:`edr.io.read_record`
+        (:data:`READ_OPTIONS`: ``resp_channel``, ``annotator``, ``breath_extension``; a
+        reference named but missing or unusable is the task's error); part of a task's
+        identity.
     jobs : int, optional
         Worker processes (default: CPU count); 1 runs in this process.
     scheduler : str or dask.distributed address, optional

@@ -18,12 +18,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from edr.cli_core import (
+    REFERENCE_FLAGS,
     OptionError,
     Parser,
+    add_reference_options,
     check_choice,
     check_method,
     integer,
     positive_integer,
+    reference_options,
     run_command,
     window_seconds,
 )
@@ -42,7 +45,14 @@ PROG = "python -m edr.evaluate"
 _NO_DISTRIBUTED = "--scheduler needs Dask's distributed (pip install 'kpca-edr[distributed]'): "
 #: ``--database`` when neither it nor ``--data-dir`` is given.
 DEFAULT_DATABASE = "bidmc"
-EVALUATE_FLAGS = {"window_s": "--window-s", "random_state": "--random-state", "jobs": "--jobs"}
+#: ``--methods`` when not given: the pipeline's default method and the classic ones.
+DEFAULT_METHODS = ("kpca_fusion", "kpca", "pca", "r_amplitude", "qrs_area", "rsa")
+#: ``--methods paper``: the methods of the paper's comparison (Widjaja et al. 2012).
+PAPER_METHODS = ("kpca", "pca", "r_amplitude", "qrs_area", "rsa")
+#: ``--criteria`` when not given: the criteria of the paper's comparison.
+DEFAULT_CRITERIA = ("mdd", "shannon", "kpa", "rule-of-thumb")
+EVALUATE_FLAGS = {"window_s": "--window-s", "random_state": "--random-state", "jobs": "--jobs",
+                  **REFERENCE_FLAGS}
 """Library parameter name -> the flag, for messages (:func:`edr.cli_core.one_line`)."""
 
 
@@ -133,17 +143,23 @@ def build_parser(prog: str = PROG) -> Parser:
                         "(EDR_DATA_DIR); with --data-dir, the name its rows carry")
     p.add_argument("--data-dir", metavar="FOLDER",
                    help="folder of records of your own: WFDB (rec.hea, rec.dat; breaths in "
-                        "rec.breath) or EDF/EDF+ (breaths as its annotations), breath labels "
-                        "in any convention; every record with an ECG channel is used, its rows "
+                        "rec.breath, or the file --annotator names) or EDF/EDF+ (breaths as its "
+                        "annotations), breath labels in any convention (--breath-label chooses "
+                        "one); every record with an ECG channel is used, its rows "
                         "named after the folder (default: the manifest's records of "
                         "--database, under EDR_DATA_DIR or downloaded)")
-    p.add_argument("--methods", default="kpca,pca,r_amplitude,qrs_area,rsa", metavar="LIST",
+    add_reference_options(p)
+    p.add_argument("--methods", default=",".join(DEFAULT_METHODS), metavar="LIST",
                    help="comma-separated methods, from: " + ", ".join(METHOD_NAMES)
-                        + "; or 'all' (default kpca,pca,r_amplitude,qrs_area,rsa)")
-    p.add_argument("--criteria", default="mdd,shannon,kpa,rule-of-thumb", metavar="LIST",
-                   help=f"comma-separated sigma2 criteria of the kernel PCA methods, from: "
-                        f"{criteria} (default mdd,shannon,kpa,rule-of-thumb); other methods "
-                        "run once")
+                        + "; 'paper' for the paper's comparison (" + ",".join(PAPER_METHODS)
+                        + "); or 'all' (default " + ",".join(DEFAULT_METHODS) + ": "
+                        "kpca_fusion, what edr extract runs, beside the classic methods)")
+    p.add_argument("--criteria", default=",".join(DEFAULT_CRITERIA), metavar="LIST",
+                   help=f"comma-separated sigma2 criteria of the kernel PCA methods (kpca, "
+                        f"kpca_fusion, ...: one task each), from: {criteria} (default "
+                        f"{','.join(DEFAULT_CRITERIA)}; mdd is the exact selection that edr "
+                        "extract's default mdd-fast approximates: add mdd-fast to score exactly "
+                        "what it runs); other methods run once")
     p.add_argument("--leads", default=DEFAULT_LEAD, metavar="LIST",
                    help=f"comma-separated leads: {DEFAULT_LEAD} (the pipeline's: every ECG lead "
                         "fused when the record has several), auto (best lead per window), fuse, "
@@ -171,9 +187,12 @@ def build_parser(prog: str = PROG) -> Parser:
 
 
 def _methods(spec: str) -> list[str]:
-    """``--methods``: the names listed (each checked), or every method for ``all``."""
+    """``--methods``: the names listed (each checked), every method for ``all``, the paper's
+    for ``paper``."""
     if spec.strip() == "all":
         return sorted(METHOD_NAMES)
+    if spec.strip() == "paper":
+        return list(PAPER_METHODS)
     return [check_method(m, "--methods") for m in _split(spec)]
 
 
@@ -214,7 +233,7 @@ def _evaluate(argv: list[str], prog: str) -> int:
     folder, records = _records(args)
     database = args.database or (folder.name if args.data_dir else DEFAULT_DATABASE)
     tasks = plan_tasks(database, records, methods, criteria, _split(args.leads))
-    options = {"random_state": args.random_state}
+    options = {"random_state": args.random_state, **reference_options(args)}
     if args.window_s is not None:
         options["window_s"] = args.window_s
     try:

@@ -17,12 +17,15 @@ errors): :mod:`edr.cli_core`.
 
 import importlib
 
+from edr.cli_core import REFERENCE_FLAGS
+
 __all__ = ["EXTRACT_FLAGS", "PROG", "build_parser", "main"]
 
 PROG = "python -m edr.extract"
 """The command's name in its messages (``edr extract`` through the console script)."""
 EXTRACT_FLAGS = {"window_s": "--window", "n_support": "--n-support", "channel": "--channel",
-         "solver": "--solver", "method": "--method", "lead": "--lead", "sigma2": "--sigma2"}
+         "solver": "--solver", "method": "--method", "lead": "--lead", "sigma2": "--sigma2",
+         **REFERENCE_FLAGS}
 """Library parameter name -> the flag a user can act on, for messages
 (:func:`edr.cli_core.one_line`)."""
 

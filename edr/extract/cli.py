@@ -46,6 +46,7 @@ from collections.abc import Sequence
 from edr.cli_core import (
     OptionError,
     Parser,
+    add_reference_options,
     check_choice,
     check_method,
     check_sigma2_option,
@@ -119,12 +120,7 @@ def _add_method_options(p: Parser) -> None:
                    help="ECG channel read as the record's lead (any case; default: the first "
                         "of II, MLII, ECG, ECG1, EKG, V, V1-V6, I, MLI, III, ... that exists); "
                         "the other ECG channels are read as further leads")
-    p.add_argument("--ref-channel", metavar="NAME",
-                   help="reference respiration channel the EDR is scored against (MSC, |r|, "
-                        "rate error); default: the first respiration name found: RESP, RSP, "
-                        "RESPIRATION, IP, thorax belts (THOR, CHEST, RIP THORAX), their sum, "
-                        "abdomen belts (ABDO, ABD), flow (AIRFLOW, FLOW, NASAL), CO2 (CO2, ETCO2, "
-                        "CAPNO); any case")
+    add_reference_options(p)
     p.add_argument("--fs", type=rate_hz, metavar="HZ",
                    help="sampling rate in Hz: needed for a CSV file without a time column and "
                         "for a .npy file; for other files it must agree with the rate they state")
@@ -189,7 +185,9 @@ def _check_extract_options(args) -> None:
     if args.demo:
         if args.record:
             raise OptionError(f"give either a record or --demo, not both (record {args.record!r})")
-        for flag, value in (("--fs", args.fs), ("--ref-channel", args.ref_channel)):
+        given = (("--fs", args.fs), ("--ref-channel", args.ref_channel),
+                 ("--annotator", args.annotator), ("--breath-label", args.breath_label))
+        for flag, value in given:
             if value is not None:
                 raise OptionError(f"{flag} applies to a record file, not to --demo (scored "
                                   "against its simulated respiration)")

@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from edr.cli_core import OptionError
+from edr.cli_core import OptionError, reference_options
 from edr.errors import EDRError, ReferenceWarning
 from edr.extract.summary import json_summary, summary_lines
 from edr.io.paths import check_record_path, record_files, record_name
@@ -125,7 +125,7 @@ def _load(args):
     from edr.io import read_record
 
     with recorded_warnings(ReferenceWarning) as caught:
-        rec = read_record(args.record, args.channel, fs=args.fs, resp_channel=args.ref_channel)
+        rec = read_record(args.record, args.channel, fs=args.fs, **reference_options(args))
     notes = [" ".join(str(w.message).split()) for w in caught]
     for note in notes:  # the EDR needs no reference: one line each, and the run goes on
         print(f"warning: {note}", file=sys.stderr, flush=True)

@@ -64,6 +64,7 @@ def read_record(
     fs: float | None = None,
     resp_channel: str | None = None,
     annotator: str | None = "auto",
+    breath_extension: str | None = None,
 ) -> Recording:
     """Read an ECG recording from a WFDB, EDF/EDF+, CSV or NumPy file.
 
@@ -90,6 +91,10 @@ def read_record(
         annotations: ``"auto"`` chooses (:func:`edr.io.reference.choose_breath_label`; EDF+
         annotations none of which is labelled as a breath are no reference), None keeps every
         annotation.
+    breath_extension : str, optional
+        The extension of a WFDB record's breath annotation file (its WFDB annotator name:
+        ``resp`` for ``rec.resp``); given, the file must exist. Default: ``rec.breath`` when it
+        exists. WFDB records only.
 
     Returns
     -------
@@ -105,7 +110,9 @@ def read_record(
     RecordError
         Unreadable or truncated file, a header whose sampling rate or signal count
         is invalid or disagrees with its signal lines, inconsistent ``fs``, a
-        folder, or a WFDB annotation file given as the record.
+        folder, a WFDB annotation file given as the record, or no annotation file of the
+        ``breath_extension`` given (the message lists the record's files), or a
+        ``breath_extension`` for a record that is not WFDB.
     ChannelError
         No ECG channel (message lists the channels found) or unknown channel name.
     SignalError
@@ -155,6 +162,9 @@ def read_record(
     p = Path(path)
     if fs is not None:
         fs = _check_fs_argument(fs, path)
+    if breath_extension is not None and kind != "wfdb":
+        raise RecordError(f"an annotation file extension ({breath_extension!r}) applies to WFDB "
+                          f"records, not to {p.name} (an EDF+ file's breaths are its annotations)")
     if kind == "edf":
         from edr.io.edf_reader import read_edf
 
@@ -170,7 +180,8 @@ def read_record(
     else:
         from edr.io.wfdb_reader import read_wfdb
 
-        rec = read_wfdb(p, channel, resp_channel=resp_channel, annotator=annotator)
+        rec = read_wfdb(p, channel, resp_channel=resp_channel, annotator=annotator,
+                        breath_extension=breath_extension)
     if fs is not None and abs(fs - rec.fs) > 1e-6 * rec.fs:
         raise RecordError(
             f"the sampling rate given ({fs:g} Hz, --fs) disagrees with the {rec.fs:g} Hz stated in "

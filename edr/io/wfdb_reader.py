@@ -13,6 +13,7 @@ read.
 
 from __future__ import annotations
 
+import glob
 import math
 import re
 from pathlib import Path
@@ -32,7 +33,7 @@ from edr.io.reference import (
 )
 from edr.io.wfdb_samples import BLOCK_FRAMES, held_digital, read_digital, read_signals
 
-__all__ = ["resolve_record", "check_header_text", "read_wfdb", "read_signals",
+__all__ = ["resolve_record", "check_header_text", "annotation_files", "read_wfdb", "read_signals",
            "read_breath_times", "read_breath_annotations", "BREATH_EXTENSION", "BLOCK_FRAMES"]
 
 #: Annotation file extension of breath annotations (BIDMC, MARSH).
@@ -137,8 +138,9 @@ def _check_data_files(base: Path, header: wfdb.Record) -> None:
 
 def read_breath_annotations(
     base: Path, *, fs: float, annotator: str | None = AUTO, duration_s: float | None = None,
+    extension: str = BREATH_EXTENSION,
 ) -> tuple[np.ndarray | None, str | None]:
-    """Breath times (s) from ``<base>.breath`` and where they come from, or ``(None, None)``.
+    """Breath times (s) from ``<base>.<extension>`` and where they come from, or ``(None, None)``.
 
     Parameters
     ----------
@@ -153,6 +155,8 @@ def read_breath_annotations(
         None: every annotation.
     duration_s : float, optional
         Record length (s), for :func:`edr.io.reference.implausible_reason`.
+    extension : str, default "breath"
+        The annotation file's extension (the WFDB annotator name: ``resp``, ``atr``, ...).
 
     Returns
     -------
@@ -178,19 +182,20 @@ def read_breath_annotations(
     >>> read_breath_annotations(Path("no_such_record"), fs=250.0)
     (None, None)
     """
-    return _breath_annotations(base, fs, annotator, duration_s, header_rate=False)
+    return _breath_annotations(base, fs, annotator, duration_s, header_rate=False,
+                               extension=extension)
 
 
 def _breath_annotations(base: Path, fs: float, annotator, duration_s, *, header_rate: bool,
-                        stacklevel: int = 4):
+                        stacklevel: int = 4, extension: str = BREATH_EXTENSION):
     """:func:`read_breath_annotations`; ``header_rate``: ``fs`` is the rate of the record's
     header, which ``wfdb.rdann`` would read for a file that states none (so the annotation
     file's bytes may be decoded without it: :func:`_annotation_fields`)."""
-    ann_path = base.with_name(f"{base.name}.{BREATH_EXTENSION}")
+    ann_path = base.with_name(f"{base.name}.{extension}")
     if not ann_path.is_file():
         return None, None
     try:
-        times, why = _breath_times(base, fs, annotator, header_rate)
+        times, why = _breath_times(base, fs, annotator, header_rate, extension=extension)
         reason = why if times is None else implausible_reason(times, duration_s)
     except Exception as exc:  # wfdb raises bare ValueError/IndexError/TypeError on corrupt files
         detail = (str(exc).strip().splitlines() or [""])[0]
@@ -201,12 +206,13 @@ def _breath_annotations(base: Path, fs: float, annotator, duration_s, *, header_
     return np.sort(times), f"{ann_path.name}: {why}; {times.size} breaths"
 
 
-def _breath_times(base: Path, fs: float, annotator: str | None, header_rate: bool = False):
+def _breath_times(base: Path, fs: float, annotator: str | None, header_rate: bool = False, *,
+                  extension: str = BREATH_EXTENSION):
     """``(times in file order, what was chosen)``, or ``(None, why not)``."""
-    fields = _annotation_fields(base.with_name(f"{base.name}.{BREATH_EXTENSION}")) \
+    fields = _annotation_fields(base.with_name(f"{base.name}.{extension}")) \
         if header_rate else None
     if fields is None:
-        ann = wfdb.rdann(str(base), BREATH_EXTENSION)
+        ann = wfdb.rdann(str(base), extension)
         fields = ann.sample, ann.aux_note, ann.symbol, ann.fs
     sample, aux_note, symbol, ann_fs = fields
     keep, why = breath_mask(annotation_labels(aux_note, symbol, len(sample)), annotator)
@@ -289,6 +295,23 @@ def _standard_symbols() -> dict:
 _WFDB_SYMBOLS = None
 
 
+def annotation_files(base: Path) -> list[str]:
+    """The names of the files ``<base>.<extension>`` beside a WFDB record other than its
+    ``.hea`` and ``.dat``: its annotation files, sorted."""
+    base = Path(base)
+    return sorted(p.name for p in base.parent.glob(f"{glob.escape(base.name)}.*")
+                  if p.is_file() and p.suffix.lower() not in (".hea", ".dat"))
+
+
+def _check_annotation_file(base: Path, extension: str) -> None:
+    """Raise :class:`RecordError` when ``<base>.<extension>`` is no file, naming the record's
+    annotation files."""
+    if base.with_name(f"{base.name}.{extension}").is_file():
+        return
+    raise RecordError(f"no annotation file {base.name}.{extension} for record {base.name}; its "
+                      f"annotation files: {', '.join(annotation_files(base)) or 'none'}")
+
+
 def read_breath_times(base: Path, *, fs: float, annotator: str | None = AUTO,
                       duration_s: float | None = None) -> np.ndarray | None:
     """The breath times of :func:`read_breath_annotations` alone (s), or None.
@@ -313,6 +336,7 @@ def read_wfdb(
     *,
     resp_channel: str | None = None,
     annotator: str | None = AUTO,
+    breath_extension: str | None = None,
 ) -> Recording:
     """Read a WFDB record; see :func:`edr.io.read_record` for the parameters.
 
@@ -329,7 +353,8 @@ def read_wfdb(
     FileNotFoundError
         Missing record, header or data file.
     RecordError
-        Unparsable header, truncated or unreadable data file, multi-segment record.
+        Unparsable header, truncated or unreadable data file, multi-segment record, no
+        annotation file of the ``breath_extension`` given (the message lists the record's).
     ChannelError, SignalError
         See :func:`edr.io.recording.assemble_recording`.
 
@@ -384,8 +409,11 @@ def read_wfdb(
             raise RecordError(f"cannot read signals of {hea}: {exc}") from exc
 
     duration = header.sig_len / float(header.fs) if header.sig_len else None
+    if breath_extension is not None:
+        _check_annotation_file(base, breath_extension)
     breaths, source = _breath_annotations(base, float(header.fs), annotator, duration,
-                                          header_rate=True, stacklevel=3)
+                                          header_rate=True, stacklevel=3,
+                                          extension=breath_extension or BREATH_EXTENSION)
     return assemble_recording(
         name=base.name,
         path=str(path),

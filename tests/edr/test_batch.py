@@ -49,8 +49,8 @@ def _fake_windows(result, recording):
 @pytest.fixture
 def stand_ins(monkeypatch):
     """Private stand-ins for read_record / extract_edr / score (pure functions of the task)."""
-    monkeypatch.setattr(batch, "_read",
-                        lambda path: "bad" if path.endswith("r3") else Path(path).name)
+    monkeypatch.setattr(batch, "_read", lambda path, read_options=():
+                        "bad" if path.endswith("r3") else Path(path).name)
     monkeypatch.setattr(batch, "_run_extract_edr", _fake_extract)
     monkeypatch.setattr(batch, "_run_score", _fake_score)
     monkeypatch.setattr(batch, "_window_rate_lists", _fake_windows)
@@ -262,7 +262,7 @@ def test_breath_columns_are_the_breath_scores(monkeypatch):
     assert tuple(c for c in batch.COLUMNS if c.startswith("breath_")) == SCORE_COLUMNS
     rec = simulate_recording(180.0, 125.0, random_state=3, apnoea_episodes=[(80.0, 25.0)])
     task = batch.Task("sim", "sim", "/nowhere/sim", "kpca_fusion", "mdd-fast", "default")
-    monkeypatch.setattr(batch, "_read", lambda path: rec)
+    monkeypatch.setattr(batch, "_read", lambda path, read_options=(): rec)
     row = batch.run_task(task)["row"]
     assert row["error"] == ""
     expected = score_kept(extract_edr(rec, sigma2="mdd-fast").breaths, rec.breath_times)
@@ -271,7 +271,8 @@ def test_breath_columns_are_the_breath_scores(monkeypatch):
     assert row["breath_n_annotated"] == len(rec.breath_times) and n_match > 0.9 * n_ref
     assert row["breath_f1"] == pytest.approx(2 * n_match / (n_ref + n_det))
     assert row["breath_interval_error_s"] < 0.5
-    monkeypatch.setattr(batch, "_read", lambda path: replace(rec, breath_times=None))
+    monkeypatch.setattr(batch, "_read",
+                        lambda path, read_options=(): replace(rec, breath_times=None))
     row = batch.run_task(task)["row"]
     assert row["error"] == "" and all(np.isnan(row[c]) for c in SCORE_COLUMNS)
 
