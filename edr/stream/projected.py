@@ -2,11 +2,11 @@
 
 Every :data:`REFIT_S` the span is analysed as offline and its fusion kept
 (:class:`edr.stream.projection.FusionModel`). At each update the last :data:`PROJECTED_S` of every
-lead (notched ECG with its tracked beats) is projected onto the current model, the sum's local
-mean removed by the zero-phase high-pass
-:func:`edr.signal.local_mean_removed` (half-length the emission delay less
-:data:`edr.stream.projection.SPLINE_MARGIN_S` and :data:`edr.stream.projection.PHASE_LAG_S`: a
-point is emitted once the ECG after it fills the filter), and the grid points up to the delay are
+lead (notched ECG with its tracked beats) is projected onto the current model, the sum
+high-passed by the FIR :func:`edr.signal.fir_highpass` (reaching after a point the emission delay
+less :data:`edr.stream.projection.SPLINE_MARGIN_S` and :data:`edr.stream.projection.PHASE_LAG_S`,
+before it :data:`edr.stream.projection.HIGHPASS_PAST_S`: a point is emitted once the ECG after it
+fills the filter), and the grid points up to the delay are
 emitted, scaled, signed and shifted as fixed at the model's refit: unit standard deviation over
 the span, the sign and shift that agree with the previous model's output over the same span (the
 R amplitude's sign for the first model, or when the two models disagree;
@@ -43,7 +43,7 @@ DETECT_S = 2.0
 """Stream time (s) between two beat detections (at least; also at every refit and at the end)."""
 PROJECTED_S = 40.0
 """ECG (s) before the stream's end projected at each update: the emitted points with the
-high-pass's reach either side and the 30 s running median of the robust beat matrix
+high-pass's reach before and after and the 30 s running median of the robust beat matrix
 (:data:`edr.modulation.MORPHOLOGY_WINDOW_S`) behind them."""
 FILL_SELECT_GROWTH = 2.0
 """While the span fills, a refit selects the kernel widths again once the span holds this many
@@ -109,7 +109,7 @@ class ProjectedPath:
             for name, tail in tails.items():
                 eng.beats[name].advance(tail, n, n - n_win)
             self._last_detect = t_end
-        reach = self.projector.half_n + self.projector.max_lag + 1  # the filter's and the shift's
+        reach = self.projector.past_n + self.projector.max_lag + 1  # the filter's and the shift's
         segments, errors = self._stretch(tails, PROJECTED_S, self.k_emit - reach)
         recent = functools.cache(lambda: self._stretch(tails, RATES_STRETCH_S)[0])
         status = "ok" if segments else "no analysis: " + "; ".join(errors)
