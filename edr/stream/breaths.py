@@ -15,6 +15,11 @@ A breath after the first :data:`edr.signal.SEGMENT_S` of the stream that the det
 after its bound has passed (it was not there, or not settled, before) is not reported
 (:attr:`StreamBreaths.n_late`): every breath reported meets the bound.
 
+A pause needs both of its breaths judged by a rate window with a rate
+(:func:`edr.breaths.judged_around`); the windows after the last one reported are still to come,
+and a breath one of them would judge counts as judged (at :meth:`StreamBreaths.finish`, none is
+to come): the window that judges the breath ending a pause is reported after that breath's bound.
+
 Which extrema end inspiration is decided as offline (:func:`edr.polarity.decide_polarity`) on
 what the detector sees; until a significant evidence decides it (about a minute of heart beats
 for the arrhythmia), the breaths reported are marked ``uncertain_polarity``; once decided, the
