@@ -215,7 +215,8 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
                    relative: float = RELATIVE_PROMINENCE, pause_s: float = PAUSE_S,
                    rsa_min_bpm: float = RSA_MIN_BPM,
                    min_quality: float = BREATH_MIN_QUALITY,
-                   min_cycle_fraction: float = MIN_CYCLE_FRACTION) -> Breaths:
+                   min_cycle_fraction: float = MIN_CYCLE_FRACTION,
+                   rates_pending_from: float = np.inf) -> Breaths:
     """Every breath of an extracted EDR: its end of inspiration, interval, quality and pauses.
 
     Parameters
@@ -246,6 +247,11 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
     min_cycle_fraction : float, default :data:`MIN_CYCLE_FRACTION`
         Two extrema closer than this fraction of the local breathing period are one breath,
         the more prominent (:func:`breath_peaks`).
+    rates_pending_from : float, default inf
+        Centre (s, the result's time) of the first rate window whose verdict is not known yet:
+        a stream's windows from it on are still to come. A breath that one of them would judge
+        counts as judged for the pauses (:func:`judged_around`); inf: every window is known
+        (offline).
 
     Returns
     -------
@@ -294,7 +300,7 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
     keep = depth >= relative
     return _breaths_at(result, pos[keep], depth[keep] >= max(relative, PAUSE_RELATIVE),
                        decided if polarity == "auto" else None, decided.sign, pause_s,
-                       min_quality)
+                       min_quality, rates_pending_from)
 
 
 def _check_breath_options(polarity, prominence, relative, min_quality,
@@ -326,18 +332,19 @@ def _runs_and_intervals(result, time: np.ndarray, pos: np.ndarray):
 
 
 def _breaths_at(result, pos: np.ndarray, full: np.ndarray, decided, sign: int,
-                pause_s: float, min_quality: float) -> Breaths:
+                pause_s: float, min_quality: float, pending_from: float) -> Breaths:
     """The :class:`Breaths` at the fractional grid positions ``pos`` of ``result``'s EDR, the
-    pauses found between the ``full`` ones (a shallower breath inside a pause is dropped),
-    flagged by ``min_quality`` (:data:`BREATH_MIN_QUALITY`)."""
+    pauses found between the ``full`` ones (a shallower breath inside a pause is dropped; the
+    rate windows from the centre ``pending_from`` on not known yet), flagged by ``min_quality``
+    (:data:`BREATH_MIN_QUALITY`)."""
     t = np.asarray(result.time, dtype=float)
     x = np.asarray(result.waveform, dtype=float)
     t0 = float(t[0]) if t.size else 0.0
     fs = float(result.fs)
     full_time = t0 + pos[full] / fs
     _, full_interval = _runs_and_intervals(result, full_time, pos[full])
-    pauses, _ = find_pauses(full_time, full_interval, judged_around(full_time, result),
-                            pause_s=pause_s)
+    pauses, _ = find_pauses(full_time, full_interval,
+                            judged_around(full_time, result, pending_from), pause_s=pause_s)
     time = t0 + pos / fs
     inside = ((time[:, None] > pauses[None, :, 0]) & (time[:, None] < pauses[None, :, 1])).any(1)
     pos, time = pos[~inside], time[~inside]
@@ -356,11 +363,17 @@ def _breaths_at(result, pos: np.ndarray, full: np.ndarray, decided, sign: int,
                    polarity=decided)
 
 
-def judged_around(time, result) -> np.ndarray:
+def judged_around(time, result, pending_from: float = np.inf) -> np.ndarray:
     """Whether a rate window holding each of the times ``time`` (s) has a rate (not withheld):
     the ECG shows consistent breathing around it. A breath that ends a long pause is judged by
     the windows that reach past the pause, not only by the nearest one, which may be mostly
     pause.
+
+    In a stream the windows that reach past a pause are reported after the breath that ends it
+    (a window at its end): the windows centred at ``pending_from`` (s) and after, still to
+    come, are given the benefit of the doubt, and a time one of them would hold counts as
+    judged (windows every half a window: every time later than ``pending_from`` less half a
+    window). The default, inf: every window is known.
 
     See Also
     --------
@@ -375,16 +388,19 @@ def judged_around(time, result) -> np.ndarray:
     >>> from edr.breaths import judged_around
     >>> judged_around([10.0, 30.0], res)
     array([ True,  True])
+    >>> judged_around([10.0, 90.0], res), judged_around([10.0, 90.0], res, pending_from=80.0)
+    (array([ True, False]), array([ True,  True]))
     """
     time = np.asarray(time, dtype=float)
     centres = np.asarray(result.rate_time, dtype=float)
     given = centres[np.isfinite(np.asarray(result.rate_bpm, dtype=float))]
+    pending = time > float(pending_from) - SEGMENT_S / 2
     if given.size == 0 or time.size == 0:
-        return np.zeros(time.size, dtype=bool)
+        return pending
     k = np.clip(np.searchsorted(given, time), 1, max(given.size - 1, 1))
     near = np.minimum(np.abs(time - given[k - 1]),
                       np.abs(time - given[np.minimum(k, given.size - 1)]))
-    return near < SEGMENT_S / 2
+    return (near < SEGMENT_S / 2) | pending
 
 
 def _stretches(t: np.ndarray, mask: np.ndarray, fs: float) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 The one home of the uniform output grid (:data:`GRID_FS`), the respiratory
 band (:data:`BAND_HZ`) and its band-pass, the filters' designs (:func:`butter_sos`; the stream's
-FIR high-pass :func:`local_mean_removed`), the cubic-spline resampling of
+FIR high-pass :func:`fir_highpass`), the cubic-spline resampling of
 beat-sampled series, the constants of the rate windows (their rates: :mod:`edr.rates`) and
 the spectral concentration,
 and the limits every layer above shares (:data:`FS_RANGE`, :data:`MIN_BEATS`).
@@ -50,7 +50,8 @@ __all__ = [
     "butter_sos",
     "carried_bpm",
     "bandpass",
-    "local_mean_removed",
+    "fir_highpass",
+    "fir_highpass_taps",
     "positive_rate",
     "spectral_concentration",
     "to_uniform_grid",
@@ -307,27 +308,73 @@ def bandpass(x, *, fs: float = GRID_FS, low: float = BAND_HZ[0], high: float = B
     return zero_phase.sosfiltfilt(sos, x - np.mean(x), padlen=padlen)
 
 
-def local_mean_removed(x: np.ndarray, half_n: int) -> np.ndarray:
-    """``x`` minus its Hann-weighted mean over the ``half_n`` points either side (a zero-phase FIR
-    high-pass with no gain at 0 Hz; about 0.8 at ``fs / (2.6 half_n)``), on the points with
-    ``half_n`` neighbours on both sides: the output is ``2 half_n`` points shorter.
+@functools.lru_cache(maxsize=8)
+def fir_highpass_taps(fs: float, before_n: int, after_n: int) -> np.ndarray:
+    """Taps of the FIR high-pass :func:`fir_highpass` reaching ``before_n`` points before and
+    ``after_n`` points after each output point (``before_n + after_n + 1`` taps, the first for
+    the point ``after_n`` ahead; read-only): no gain at 0 Hz, and otherwise the gain closest in
+    least squares, over 512 frequencies evenly spaced from 0 to ``fs / 2``, to that of the
+    band-pass's lower edge, a Butterworth high-pass at ``BAND_HZ[0]`` of order
+    :data:`FILTER_ORDER` applied forward and backward
+    (``1 / (1 + (tan(pi f_low / fs) / tan(pi f / fs)) ** (2 FILTER_ORDER))``).
+
+    A zero-phase FIR must reach as far after a point as before it; one that may wait only a few
+    seconds for the points after (the stream's emission delay) then cuts far above
+    ``BAND_HZ[0]``. Reaching further before moves its edge down to the band's, with a phase
+    within a few degrees above it.
 
     See Also
     --------
-    bandpass
+    fir_highpass : the filter applied.
+    bandpass : the band-pass whose lower edge it follows.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from edr.signal import local_mean_removed
-    >>> y = local_mean_removed(np.arange(10.0), 2)  # a straight line has no local deviation
-    >>> y.size, bool(np.allclose(y, 0.0))
-    (6, True)
+    >>> from edr.signal import fir_highpass_taps
+    >>> h = fir_highpass_taps(4.0, 72, 24)
+    >>> h.size, bool(abs(h.sum()) < 1e-9)  # no gain at 0 Hz
+    (97, True)
     """
-    if x.size <= 2 * half_n:
+    f = np.linspace(0.0, fs / 2, 512)
+    edge = np.tan(np.pi * BAND_HZ[0] / fs)
+    with np.errstate(divide="ignore"):
+        ratio = np.where(f > 0, edge / np.tan(np.pi * np.minimum(f, fs / 2 * (1 - 1e-9)) / fs),
+                         np.inf)
+    target = 1.0 / (1.0 + ratio ** (2 * FILTER_ORDER))
+    lags = np.arange(-after_n, before_n + 1)  # tap k weighs x[n - lags[k]]
+    phase = 2 * np.pi * np.outer(f, lags) / fs
+    a = np.vstack([np.cos(phase), np.sin(phase)])
+    b = np.concatenate([target, np.zeros(f.size)])
+    m = lags.size  # least squares with the taps summing to 0 (Lagrange)
+    kkt = np.zeros((m + 1, m + 1))
+    kkt[:m, :m] = a.T @ a
+    kkt[:m, m] = kkt[m, :m] = 1.0
+    taps = np.linalg.solve(kkt, np.concatenate([a.T @ b, [0.0]]))[:m]
+    taps.flags.writeable = False
+    return taps
+
+
+def fir_highpass(x: np.ndarray, fs: float, before_n: int, after_n: int) -> np.ndarray:
+    """``x`` high-passed by :func:`fir_highpass_taps` on the points with ``before_n`` points
+    before and ``after_n`` after them: the output is ``before_n + after_n`` points shorter, its
+    point ``i`` that of ``x[before_n + i]``.
+
+    See Also
+    --------
+    fir_highpass_taps, bandpass
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.signal import fir_highpass
+    >>> y = fir_highpass(np.full(200, 3.0), 4.0, 72, 24)  # a constant has no high frequencies
+    >>> y.size, bool(np.allclose(y, 0.0))
+    (104, True)
+    """
+    if x.size <= before_n + after_n:
         return x[:0]
-    w = np.hanning(2 * half_n + 3)[1:-1]
-    return x[half_n:x.size - half_n] - np.convolve(x, w / w.sum(), mode="valid")
+    return np.convolve(x, fir_highpass_taps(float(fs), before_n, after_n), mode="valid")
 
 
 def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,

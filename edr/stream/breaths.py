@@ -15,6 +15,11 @@ A breath after the first :data:`edr.signal.SEGMENT_S` of the stream that the det
 after its bound has passed (it was not there, or not settled, before) is not reported
 (:attr:`StreamBreaths.n_late`): every breath reported meets the bound.
 
+A pause needs both of its breaths judged by a rate window with a rate
+(:func:`edr.breaths.judged_around`); the windows after the last one reported are still to come,
+and a breath one of them would judge counts as judged (at :meth:`StreamBreaths.finish`, none is
+to come): the window that judges the breath ending a pause is reported after that breath's bound.
+
 Which extrema end inspiration is decided as offline (:func:`edr.polarity.decide_polarity`) on
 what the detector sees; until a significant evidence decides it (about a minute of heart beats
 for the arrhythmia), the breaths reported are marked ``uncertain_polarity``; once decided, the
@@ -166,7 +171,7 @@ class StreamBreaths:
         --------
         add : the breaths reported at each update.
         """
-        return self._report(np.inf, float(time_s))
+        return self._report(np.inf, float(time_s), final=True)
 
     def _trim(self) -> None:
         """Keep the last :data:`CONTEXT_S` of EDR, and the rate windows and beats of it."""
@@ -178,11 +183,12 @@ class StreamBreaths:
         self._rates = self._rates[self._rates[:, 0] >= start - SEGMENT_S / 2]
         self._beats = self._beats[self._beats >= start - SEGMENT_S / 2]
 
-    def _report(self, ready: float, now: float) -> Breaths:
+    def _report(self, ready: float, now: float, final: bool = False) -> Breaths:
         """The breaths found at stream time ``now`` after the last reported one and up to
         ``ready`` (s), those found only after their bound (after the first
-        :data:`edr.signal.SEGMENT_S`) left out and counted."""
-        found = self._detect()
+        :data:`edr.signal.SEGMENT_S`) left out and counted; ``final``: no rate window is to
+        come."""
+        found = self._detect(final)
         if found is None:
             return _take(_empty(), np.zeros(0, bool))
         keep = (found.time > self._last + 0.5 / self.fs_out) & (found.time <= ready)
@@ -197,9 +203,11 @@ class StreamBreaths:
             self.n_reported += len(out)
         return out
 
-    def _detect(self) -> Breaths | None:
+    def _detect(self, final: bool = False) -> Breaths | None:
         """:func:`edr.breaths.detect_breaths` of the kept EDR, rate windows and beats (None
-        while there is less than one rate window of EDR or no rate window)."""
+        while there is less than one rate window of EDR or no rate window); the rate windows
+        after the last reported one are still to come (unless ``final``): a breath they would
+        judge counts as judged for the pauses (:func:`edr.breaths.judged_around`)."""
         from edr.pipeline import EDRResult
 
         if self._time.size / self.fs_out < SEGMENT_S or not self._rates.shape[0]:
@@ -211,7 +219,8 @@ class StreamBreaths:
                            rate_time=rates[:, 0] - t0, rate_bpm=rates[:, 1], method="stream",
                            lead="stream", sigma2=None, selection=None, windows=[], n_beats=0,
                            n_beats_dropped=0, params={}, rate_quality=rates[:, 2])
-        b = detect_breaths(result, polarity=self._polarity)
+        pending = np.inf if final else rates[-1, 0] + RATE_STEP_S - t0
+        b = detect_breaths(result, polarity=self._polarity, rates_pending_from=pending)
         if self._polarity == "auto" and b.polarity is not None and b.polarity.confident:
             self._polarity = "peaks" if b.sign > 0 else "troughs"  # one per stream, as offline
         return Breaths(b.time + t0, b.interval, b.quality, b.low_quality, b.after_gap,

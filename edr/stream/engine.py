@@ -8,7 +8,8 @@ line and, for a kernel method, each lead's σ². Every :data:`DEFAULT_HOP_S` sec
 * the default method (``kpca_fusion``, one lead or every lead fused) streams by projection
   (:mod:`edr.stream.projected`): a model fitted on the span as offline, refitted every
   :data:`edr.stream.projected.REFIT_S`, projects the new beats; its sum is high-passed by a
-  zero-phase filter that fits in the emission delay, so no window edge reaches the emitted EDR;
+  filter whose reach after a point fits in the emission delay, so no window edge reaches the
+  emitted EDR;
 * every other method key and lead mode re-analyses the span at each update and stitches the
   windows (:mod:`edr.stream.windowed`).
 
@@ -66,8 +67,8 @@ DEFAULT_HOP_S = 2.0
 """Stream time (s) between updates; divides :data:`edr.signal.RATE_STEP_S` so that every rate
 window ends on an update. With :data:`DEFAULT_DELAY_S` every EDR sample is out within 10 s."""
 DEFAULT_DELAY_S = 8.0
-"""EDR is emitted up to this many seconds before the stream's end: the projected path's zero-phase
-high-pass reaches this far (less a beat interval and the phase shift) into the ECG after a point;
+"""EDR is emitted up to this many seconds before the stream's end: the projected path's high-pass
+reaches this far (less a beat interval and the phase shift) into the ECG after a point;
 the re-analysing path's window is least reliable near its end."""
 WARMUP_S = SEGMENT_S
 """Stream time (s) before the first update: one rate window."""

@@ -2,11 +2,11 @@
 
 Every :data:`REFIT_S` the span is analysed as offline and its fusion kept
 (:class:`edr.stream.projection.FusionModel`). At each update the last :data:`PROJECTED_S` of every
-lead (notched ECG with its tracked beats) is projected onto the current model, the sum's local
-mean removed by the zero-phase high-pass
-:func:`edr.signal.local_mean_removed` (half-length the emission delay less
-:data:`edr.stream.projection.SPLINE_MARGIN_S` and :data:`edr.stream.projection.PHASE_LAG_S`: a
-point is emitted once the ECG after it fills the filter), and the grid points up to the delay are
+lead (notched ECG with its tracked beats) is projected onto the current model, the sum
+high-passed by the FIR :func:`edr.signal.fir_highpass` (reaching after a point the emission delay
+less :data:`edr.stream.projection.SPLINE_MARGIN_S` and :data:`edr.stream.projection.PHASE_LAG_S`,
+before it :data:`edr.stream.projection.HIGHPASS_PAST_S`: a point is emitted once the ECG after it
+fills the filter), and the grid points up to the delay are
 emitted, scaled, signed and shifted as fixed at the model's refit: unit standard deviation over
 the span, the sign and shift that agree with the previous model's output over the same span (the
 R amplitude's sign for the first model, or when the two models disagree;
@@ -33,8 +33,8 @@ from edr.stitch import masked_bandpass
 from edr.stream.features import FeatureCache
 from edr.stream.projection import SPLINE_MARGIN_S, FusionModel, Projector, first_index
 
-__all__ = ["DETECT_S", "FILL_SELECT_GROWTH", "PROJECTED_S", "RATES_STRETCH_S", "REFIT_S",
-           "ProjectedPath"]
+__all__ = ["DETECT_S", "FILL_REFIT_GROWTH", "FILL_SELECT_GROWTH", "PROJECTED_S",
+           "RATES_STRETCH_S", "REFIT_S", "ProjectedPath"]
 
 REFIT_S = 30.0
 """Stream time (s) between two fits of the model on the span (at the stored σ² between
@@ -43,13 +43,21 @@ DETECT_S = 2.0
 """Stream time (s) between two beat detections (at least; also at every refit and at the end)."""
 PROJECTED_S = 40.0
 """ECG (s) before the stream's end projected at each update: the emitted points with the
-high-pass's reach either side and the 30 s running median of the robust beat matrix
+high-pass's reach before and after and the 30 s running median of the robust beat matrix
 (:data:`edr.modulation.MORPHOLOGY_WINDOW_S`) behind them."""
-FILL_SELECT_GROWTH = 2.0
+FILL_REFIT_GROWTH = 1.25
+"""While the span fills, the model is also fitted again once the span holds this many times the
+ECG of the last fit, before :data:`REFIT_S` has passed (at 32, 40, 50, 64, 80, 100 s, ...): a model
+fitted on the first half-minute is applied to the next one otherwise, each refit of a short span
+costs little, and the sign and phase of the record are carried from model to model by their
+agreement over the span, stronger between spans that differ less (chosen by
+leave-one-subject-out: ``docs/studies/stream_design.md``)."""
+FILL_SELECT_GROWTH = 4.0
 """While the span fills, a refit selects the kernel widths again once the span holds this many
-times the ECG of the last selection: a σ² chosen on a few beats is chosen again as they grow (at
-32, 92 and 212 s of stream, and when the span fills at 240 s; chosen by leave-one-subject-out:
-``docs/studies/stream_projection.md``)."""
+times the ECG of the last selection: a σ² chosen on a few beats is chosen again once they have
+grown (at 32 and 156 s of stream with the refits of :data:`FILL_REFIT_GROWTH`, and when the span
+fills at 240 s; chosen by leave-one-subject-out among the schedules that keep the rates of a
+beat-to-beat alternation: ``docs/studies/stream_design.md``)."""
 RATES_STRETCH_S = 64.0
 """ECG (s) before the stream's end projected to judge the rate windows that end at an update:
 the 32 s window with as much again before it for the band-pass and the running median of the
@@ -86,6 +94,7 @@ class ProjectedPath:
         self._features = {name: FeatureCache() for name in engine.analysed}
         self._last_fit = self._last_detect = -math.inf
         self._selected_n = 0  # span samples at the last σ² selection
+        self._fit_n = 0  # span samples at the last fit
         self.k_emit = 0
         self.rate_next = 0
 
@@ -98,7 +107,8 @@ class ProjectedPath:
         n_win = min(n, eng.ring.cap)
         due = eng.schedule_due(t_end, n_win)
         span = eng.ring.last(n_win)
-        refit = due or self.model is None or t_end - self._last_fit >= REFIT_S - 1e-9
+        refit = due or self.model is None or t_end - self._last_fit >= REFIT_S - 1e-9 \
+            or (not eng.span_filled and n_win >= FILL_REFIT_GROWTH * self._fit_n)
         detect = final or refit or t_end - self._last_detect >= DETECT_S - 1e-9
         tails = {name: eng.notched(name, span, int(round(RATES_STRETCH_S * eng.fs)), due)
                  for name in eng.analysed}
@@ -109,7 +119,7 @@ class ProjectedPath:
             for name, tail in tails.items():
                 eng.beats[name].advance(tail, n, n - n_win)
             self._last_detect = t_end
-        reach = self.projector.half_n + self.projector.max_lag + 1  # the filter's and the shift's
+        reach = self.projector.past_n + self.projector.max_lag + 1  # the filter's and the shift's
         segments, errors = self._stretch(tails, PROJECTED_S, self.k_emit - reach)
         recent = functools.cache(lambda: self._stretch(tails, RATES_STRETCH_S)[0])
         status = "ok" if segments else "no analysis: " + "; ".join(errors)
@@ -178,6 +188,7 @@ class ProjectedPath:
                                   {name: seg.features for name, seg in segments.items()})
         if self.model is not None or wa is not None:
             self._last_fit = n / eng.fs  # a stream without a model tries at every update
+            self._fit_n = span.shape[1]
         if wa is None:
             return status, False
         refreshed = self.projector.refreshed(wa, segments, self.model, self._look)

@@ -11,8 +11,8 @@ refresh's fusion made of the span, with no window edge in it, except that the he
 by its shift and sign where the offline fusion rotates it (:data:`edr.fusion.HEART_PHASE`: a
 rotation would need its all-pass filter carried across blocks; the two correlate above 0.99 on
 a span, ``tests/edr/test_stream.py``). The sum is not band-passed here; the
-stream's zero-phase high-pass (:func:`edr.signal.local_mean_removed`) is linear, so filtering the
-sum equals summing the filtered series. Design and measurements: ``docs/design.md#8-streaming``.
+stream's high-pass (:func:`edr.signal.fir_highpass`) is linear, so filtering the sum equals
+summing the filtered series. Design and measurements: ``docs/design.md#8-streaming``.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from edr.errors import SignalError
 from edr.fusion import ALIGN_LAG_S, HEART_SERIES, aligned_sum, shifted
 from edr.methods import Segment, beat_series_on_grid, fusion_beat_series
 from edr.rates import spectral_peak_rates
-from edr.signal import SEGMENT_S, local_mean_removed
+from edr.signal import SEGMENT_S, fir_highpass
 from edr.stitch import MIN_ALIGN_POINTS, local_sign, near_used_beats
 
-__all__ = ["ANCHOR_KEEP", "KNOT_MARGIN_S", "MIN_MODEL_AGREEMENT", "PHASE_LAG_S", "SPLINE_MARGIN_S",
-           "FusionModel", "Projector", "first_index", "supports"]
+__all__ = ["ANCHOR_KEEP", "HIGHPASS_PAST_S", "KNOT_MARGIN_S", "MIN_MODEL_AGREEMENT", "PHASE_LAG_S",
+           "SPLINE_MARGIN_S", "FusionModel", "Projector", "first_index", "supports"]
 
 ANCHOR_KEEP = 0.5
 """A refresh keeps the previous model's anchor while it weighs at least this share of the
@@ -54,6 +54,12 @@ KNOT_MARGIN_S = 4.0
 """Beats within this many seconds before a stretch's first grid point still enter its splines
 (a few beats, so that the not-a-knot end condition lies outside the grid); the earlier beats of
 the stretch serve only the robust matrix's running median."""
+HIGHPASS_PAST_S = 18.0
+"""Reach (s) of the high-pass (:func:`edr.signal.fir_highpass`) into the grid points before an
+emitted one (at least its reach after). The filter may wait for the emission delay only (less
+:data:`SPLINE_MARGIN_S` and :data:`PHASE_LAG_S`: 6 s by default); reaching further before lets its
+gain follow the offline band-pass's lower edge (0.05 Hz) where a zero-phase filter within the delay
+would cut near 0.1 Hz, below which healthy people breathe in the shared records."""
 SPLINE_MARGIN_S = 1.0
 """ECG (s) the high-pass leaves after its reach before the emission point's delay: the last beat
 before the stream's end may be up to a beat interval old, and the spline holds beyond it."""
@@ -162,8 +168,9 @@ class Projector:
     ----------
     fs_out : float
         Grid rate (Hz).
-    half_n : int
-        Half-length (grid points) of the high-pass :func:`edr.signal.local_mean_removed`.
+    half_n, past_n : int
+        Reach (grid points) of the high-pass :func:`edr.signal.fir_highpass` after and before a
+        point.
     max_lag : int
         :data:`PHASE_LAG_S` in grid points.
     sign_reference : bool
@@ -172,6 +179,7 @@ class Projector:
 
     fs_out: float
     half_n: int
+    past_n: int
     max_lag: int
     sign_reference: bool
 
@@ -181,7 +189,8 @@ class Projector:
         the delay less :data:`SPLINE_MARGIN_S` and :data:`PHASE_LAG_S`."""
         max_lag = int(round(PHASE_LAG_S * fs_out))
         half_n = max(int(math.floor((delay_s - SPLINE_MARGIN_S) * fs_out)) - max_lag, 1)
-        return cls(float(fs_out), half_n, max_lag, bool(sign_reference))
+        past_n = max(half_n, int(round(HIGHPASS_PAST_S * fs_out)))
+        return cls(float(fs_out), half_n, past_n, max_lag, bool(sign_reference))
 
     @staticmethod
     def raw(model: FusionModel, segments: dict, panel: dict | None = None):
@@ -203,13 +212,13 @@ class Projector:
         raw, near = self.raw(model, segments)
         if raw is None:
             return None, None
-        h = self.half_n
-        front = h if ks == 0 else 0
+        h, p = self.half_n, self.past_n
+        front = p if ks == 0 else 0
         back = h if final else 0
         padded = np.concatenate([np.full(front, raw[0]), raw, np.full(back, raw[-1])])
-        y = local_mean_removed(padded, h)
+        y = fir_highpass(padded, self.fs_out, p, h)
         sign, sd, lag = look
-        lead = np.full(h - front, np.nan)
+        lead = np.full(p - front, np.nan)
         y = np.concatenate([lead, sign * y / sd, np.full(h - back, np.nan)])
         return shifted(y, lag), shifted(near, lag)
 
@@ -220,13 +229,13 @@ class Projector:
         output near a used beat."""
         new = FusionModel.of(wa, self.fs_out, model.anchor_series if model is not None else None)
         raw, near = self.raw(new, segments)
-        h = self.half_n
-        y = local_mean_removed(raw, h) if raw is not None else None
-        if y is None or not near[h:near.size - h].any():
+        h, p = self.half_n, self.past_n
+        y = fir_highpass(raw, self.fs_out, p, h) if raw is not None else None
+        if y is None or not near[p:near.size - h].any():
             return None
-        sd = y[near[h:near.size - h]].std()
+        sd = y[near[p:near.size - h]].std()
         sd = sd if sd > 0 else 1.0
-        y = np.concatenate([np.full(h, np.nan), y / sd, np.full(h, np.nan)])
+        y = np.concatenate([np.full(p, np.nan), y / sd, np.full(h, np.nan)])
         aligned = None
         if model is not None:
             same = model.anchor_series == new.anchor_series
@@ -278,3 +287,4 @@ def _quarter_period(y: np.ndarray, fs_out: float) -> int:
     rates = spectral_peak_rates(y, np.arange(0, y.size - win + 1, win // 2), fs_out)
     rate = np.nanmedian(rates) if np.isfinite(rates).any() else np.nan
     return int(60.0 / rate * fs_out / 4) if np.isfinite(rate) and rate > 0 else 0
+

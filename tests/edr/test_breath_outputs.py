@@ -285,3 +285,54 @@ def test_a_breath_found_only_after_its_bound_is_not_reported():
     assert sb.n_late == late.size and sb.n_reported == len(b)
     rest = sb.finish(130.0)  # the end: the breaths after 104 s (ready at 128: 120 - 16)
     np.testing.assert_allclose(rest.time, [105.0, 109.0, 113.0, 117.0], atol=0.05)
+
+
+def test_a_pause_whose_closing_windows_are_still_to_come_is_kept():
+    """An apnoea from 96 to 132 s whose rate windows centred 112 and 128 s are withheld (mostly
+    apnoea; offline withholds those of the simulated record): the window that judges the breath
+    ending the pause (centred 144 s) is reported at 160 s, after the latency bound of that
+    breath and of the last ripples before it. With the windows still to come given the benefit
+    of the doubt, the stream reports the breaths and the pause that offline finds with every
+    window known, and none of the apnoea's ripples."""
+    from edr.stream.breaths import StreamBreaths
+    from edr.stream.engine import StreamUpdate
+
+    t = np.arange(0, 240, 0.25)
+    x = np.cos(2 * np.pi * t / 4)  # 15 /min, maxima at 0, 4, 8, ... s
+    apnoea = (t > 97) & (t < 131)
+    x[apnoea] = 0.1 * np.sin(2 * np.pi * (t[apnoea] - 97) / 4.3) \
+        + 0.02 * np.random.default_rng(0).standard_normal(apnoea.sum())  # shallow ripples
+    hr = 70 + 8 * x  # the arrhythmia decides the polarity: peaks
+    phase = np.cumsum(hr / 60 * 0.25)
+    beats = np.interp(np.arange(0, phase[-1]), phase, t)
+    centres = np.arange(16.0, 232.0, 16.0)
+    withheld = (centres == 112.0) | (centres == 128.0)
+    bpm = np.where(withheld, np.nan, 15.0)
+    quality = np.where(withheld, 0.5, 0.9)
+    sb, parts = StreamBreaths(4.0), []
+    for now in np.arange(32.0, 242.0, 2.0):  # an update every 2 s, the EDR 8 s behind
+        new = (t >= now - 10) & (t < now - 8) if now > 32 else t < now - 8
+        c = (centres + 16 <= now) & (centres + 16 > now - 2)  # windows reported at their end
+        u = StreamUpdate(now, t[new], x[new], centres[c], bpm[c], quality[c])
+        parts.append(sb.add(u, beat_times=beats[beats < now - 8]))
+    parts.append(sb.finish(242.0))
+    times = np.concatenate([p.time for p in parts])
+    after = np.concatenate([p.after_pause for p in parts])
+    offline = detect_breaths_of(t, x, beats, centres, bpm, quality)
+    np.testing.assert_allclose(offline.pauses, [[96.0, 132.0]], atol=0.05)
+    inner, inner_off = (times > 2) & (times < 230), (offline.time > 2) & (offline.time < 230)
+    np.testing.assert_allclose(times[inner], offline.time[inner_off], atol=0.05)  # no ripple
+    np.testing.assert_array_equal(after[inner], offline.after_pause[inner_off])
+    assert after.sum() == 1 and sb.n_late == 0
+
+
+def detect_breaths_of(t, x, beats, centres, bpm, quality):
+    """The offline breaths of the EDR ``x`` on ``t`` with every rate window known."""
+    from edr.breaths import detect_breaths
+    from edr.pipeline import EDRResult
+
+    res = EDRResult(time=t, waveform=x, fs=4.0, beat_times=beats, beat_values=np.empty(0),
+                    rate_time=centres, rate_bpm=bpm, method="test", lead="test", sigma2=None,
+                    selection=None, windows=[], n_beats=0, n_beats_dropped=0, params={},
+                    rate_quality=quality)
+    return detect_breaths(res)

@@ -157,6 +157,42 @@ def test_breath_peaks_against_a_slow_reference(seed):
     np.testing.assert_allclose(fast, _slow_breath_peaks(x, sign, period, 0.8, 0.3, 0.5))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_judged_around_against_a_loop(seed):
+    """Judged: a rate window with a rate within half a window, or one still to come (centred at
+    ``pending_from`` or after, every rate step) within half a window."""
+    from edr.breaths import judged_around
+    from edr.signal import RATE_STEP_S, SEGMENT_S
+
+    rng = np.random.default_rng(seed)
+    centres = np.arange(16.0, 300.0, RATE_STEP_S)
+    bpm = np.where(rng.random(centres.size) < 0.4, np.nan, 15.0)
+    res = EDRResult(time=np.arange(0, 320, 0.25), waveform=np.zeros(1280), fs=FS,
+                    beat_times=np.empty(0), beat_values=np.empty(0), rate_time=centres,
+                    rate_bpm=bpm, method="test", lead="II", sigma2=None, selection=None,
+                    windows=[], n_beats=0, n_beats_dropped=0, params={})
+    times = np.sort(rng.uniform(0, 330, 200))
+    pending_from = float(rng.choice(centres))
+    to_come = np.arange(pending_from, 400.0, RATE_STEP_S)
+    for pend in (np.inf, pending_from):
+        slow = [any(abs(t - c) < SEGMENT_S / 2 for c, r in zip(centres, bpm, strict=True)
+                    if np.isfinite(r) and (pend == np.inf or c < pend))
+                or (pend < np.inf and any(abs(t - c) < SEGMENT_S / 2 for c in to_come))
+                for t in times]
+        np.testing.assert_array_equal(judged_around(times, res, pend), slow)
+
+
+def test_a_pause_counts_when_the_windows_after_it_are_still_to_come():
+    x, _ = breathing([15] * 6, noise=0.0)
+    t = np.arange(x.size) / FS
+    quiet = (t > 150) & (t < 190)
+    x[quiet] = x[~quiet].min() + 0.03 * np.random.default_rng(1).standard_normal(quiet.sum())
+    res = result_of(x, quality=lambda c: np.where((c > 150) & (c < 215), 0.3, 0.9))
+    assert detect_breaths(res).pauses.size == 0  # the windows after the pause withheld
+    b = detect_breaths(res, rates_pending_from=192.0)  # those from 192 s not known yet
+    assert b.pauses.shape == (1, 2) and 189 < b.pauses[0, 1] < 196
+
+
 def test_local_period_follows_the_rate():
     x, _ = breathing([6, 6, 30, 30])
     p = local_period(x, FS)

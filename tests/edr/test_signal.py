@@ -3,6 +3,8 @@ concentration."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -223,16 +225,59 @@ def test_butter_sos_is_scipys_design_made_once():
     np.testing.assert_array_equal(m.bandpass(x), sps.sosfiltfilt(ref, x - x.mean(), padlen=27))
 
 
-def test_local_mean_removed_matches_a_slow_reference():
-    x = np.random.default_rng(0).normal(size=200)
-    h = 7
-    w = np.hanning(2 * h + 3)[1:-1]
-    w = w / w.sum()
-    ref = [x[i] - sum(w[j + h] * x[i + j] for j in range(-h, h + 1))
-           for i in range(h, x.size - h)]
-    np.testing.assert_allclose(m.local_mean_removed(x, h), ref, atol=1e-12)
-    np.testing.assert_allclose(m.local_mean_removed(np.full(50, 3.0), h), 0.0, atol=1e-12)
-    assert m.local_mean_removed(x[:2 * h], h).size == 0
+def test_fir_highpass_matches_a_slow_least_squares_design():
+    # The reference: the same least squares written out tap by tap, the taps' zero sum imposed by
+    # eliminating the last tap (not by a Lagrange multiplier), the filter applied point by point.
+    fs, before, after = 4.0, 20, 8
+    f = np.linspace(0.0, fs / 2, 512)
+    lags = list(range(-after, before + 1))
+    target = []
+    for fk in f:
+        if fk == 0:
+            target.append(0.0)
+        else:
+            edge = math.tan(math.pi * m.BAND_HZ[0] / fs)
+            r = edge / math.tan(math.pi * min(fk, fs / 2 * (1 - 1e-9)) / fs)
+            target.append(1.0 / (1.0 + r ** (2 * m.FILTER_ORDER)))
+    rows, rhs = [], []
+    for fk, tk in zip(f, target, strict=True):
+        for part, want in ((math.cos, tk), (math.sin, 0.0)):
+            full = [part(2 * math.pi * fk * lag / fs) for lag in lags]
+            rows.append([c - full[-1] for c in full[:-1]])  # h_last = -(h_0 + ... + h_{m-2})
+            rhs.append(want)
+    free = np.linalg.lstsq(np.array(rows), np.array(rhs), rcond=None)[0]
+    ref_taps = np.append(free, -free.sum())
+    taps = m.fir_highpass_taps(fs, before, after)
+    np.testing.assert_allclose(taps, ref_taps, atol=1e-9)
+    assert not taps.flags.writeable
+    x = np.random.default_rng(0).normal(size=120)
+    ref = [sum(ref_taps[k] * x[i - lags[k]] for k in range(len(lags)))
+           for i in range(before, x.size - after)]
+    np.testing.assert_allclose(m.fir_highpass(x, fs, before, after), ref, atol=1e-9)
+    np.testing.assert_allclose(m.fir_highpass(np.full(60, 3.0), fs, before, after), 0.0,
+                               atol=1e-9)
+    assert m.fir_highpass(x[:before + after], fs, before, after).size == 0
+
+
+def test_fir_highpass_follows_the_band_pass_lower_edge_where_zero_phase_cannot():
+    # The stream's reach (72 grid points before, 24 after at 4 Hz): its gain within 0.07 of the
+    # band-pass's lower edge from 0.08 Hz to 1 Hz and its phase within 5 degrees from 0.1 Hz on;
+    # the zero-phase design of the same reach after (24 either side) misses the edge by 0.15.
+    from scipy import signal as sps
+
+    fs = 4.0
+    f = np.linspace(0.08, 1.0, 200)
+    edge = np.abs(sps.sosfreqz(sps.butter(m.FILTER_ORDER, m.BAND_HZ[0], "high", fs=fs,
+                                          output="sos"), worN=f, fs=fs)[1]) ** 2
+
+    def gain(before, after):
+        lags = np.arange(-after, before + 1)
+        return np.exp(-2j * np.pi * np.outer(f, lags) / fs) @ m.fir_highpass_taps(fs, before, after)
+
+    g = gain(72, 24)
+    assert np.max(np.abs(np.abs(g) - edge)) < 0.07
+    assert np.max(np.abs(np.degrees(np.angle(g[f >= 0.1])))) < 5
+    assert np.max(np.abs(np.abs(gain(24, 24)) - edge)) > 0.14
 
 
 @pytest.mark.parametrize("length", [3, 9, 64, 129, 257])

@@ -18,6 +18,7 @@ from edr.rates import QUALITY_THRESHOLD
 from edr.simulate import simulate_recording
 from edr.stream import StreamingEDR
 from edr.stream.cli import main
+from edr.stream.projected import FILL_REFIT_GROWTH, FILL_SELECT_GROWTH, REFIT_S
 
 FS = 125.0
 LEADS = ("II", "V2")
@@ -141,14 +142,34 @@ def test_state_is_bounded_and_sigma2_follows_the_schedule():
     assert s.n_selections == 6
 
 
-def test_sigma2_is_selected_again_as_the_filling_span_doubles():
-    x = simulate_recording(250.0, FS, leads=("II",), random_state=4).leads["II"]
+def test_the_filling_span_is_refitted_as_it_grows_and_sigma2_selected_as_it_quadruples():
+    x = simulate_recording(300.0, FS, leads=("II",), random_state=4).leads["II"]
     s = StreamingEDR(FS, leads=("II",), **FAST)
-    times = [u.time_s for i in range(0, x.size, int(10 * FS))
-             for u in s.push(x[i:i + int(10 * FS)]) if u.reselected]
-    # the first update, then once the span holds twice the ECG of the last selection (refits
-    # every 30 s: 92 >= 64, 212 >= 184), and when it fills
-    assert times == [32.0, 92.0, 212.0, 240.0]
+    fits, selected = [], []
+    for i in range(0, x.size, int(2 * FS)):  # one update per block
+        for u in s.push(x[i:i + int(2 * FS)]):
+            if s._path._last_fit == u.time_s:
+                fits.append(u.time_s)
+            if u.reselected:
+                selected.append(u.time_s)
+    # the rule written out: a refit every REFIT_S, and while the span fills also once it holds
+    # FILL_REFIT_GROWTH times the ECG of the last fit; σ² selected at the first update, at a
+    # refit of the filling span once it holds FILL_SELECT_GROWTH times the ECG of the last
+    # selection, and when the span fills (240 s)
+    want_fits, want_selected, last_fit, last_selected = [], [], None, None
+    for t in np.arange(32.0, 301.0, 2.0):
+        filling = t < 240.0
+        if last_fit is None or t - last_fit >= REFIT_S or t == 240.0 \
+                or (filling and t >= FILL_REFIT_GROWTH * last_fit):
+            want_fits.append(t)
+            if last_selected is None or t == 240.0 \
+                    or (filling and t >= FILL_SELECT_GROWTH * last_selected):
+                want_selected.append(t)
+                last_selected = t
+            last_fit = t
+    assert fits == want_fits
+    assert fits[:8] == [32.0, 40.0, 50.0, 64.0, 80.0, 100.0, 126.0, 156.0]
+    assert selected == want_selected == [32.0, 156.0, 240.0]
 
 
 def test_analyse_window_takes_a_kernel_width_per_lead(rec):

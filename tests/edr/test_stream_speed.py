@@ -85,5 +85,6 @@ def test_a_selection_option_survives_the_analyses_at_the_stored_widths():
     x = np.column_stack([rec.leads[n] for n in LEADS])
     s = StreamingEDR(FS, leads=LEADS, n_draws=10)
     updates = s.push(x)
+    # a selection at 32 s, refits at the stored widths at 40, 50 and 64 s
     assert s.n_selections == 1 and all(u.status == "ok" for u in updates)
     assert len(updates) == 20 and np.isfinite(np.concatenate([u.edr for u in updates])).any()
