@@ -21,7 +21,6 @@ import hashlib
 import http.client
 import io
 import os
-import tempfile
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
@@ -40,6 +39,7 @@ from edr.io.integrity import (
     verified_entry,
     write_record,
 )
+from edr.io.writers import temporary_path
 
 __all__ = [
     "PHYSIONET_FILES",
@@ -162,9 +162,9 @@ class _HashingWriter:
 def _fetch_once(url: str, dest: Path, expected: Expected) -> str | None:
     """One transfer of ``url`` to ``dest``; None when verified and renamed, else the problem."""
     dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    tmp = temporary_path(dest, suffix=".part")
     try:
-        with os.fdopen(fd, "wb") as out:
+        with open(tmp, "wb") as out:
             writer = _HashingWriter(out)
             try:
                 fetch_url(url, writer)

@@ -3,7 +3,8 @@
 Every writer writes to a temporary file in the destination folder and moves it
 into place with :func:`os.replace` (atomic on POSIX and Windows within one file
 system). If anything fails the temporary file is removed, so no partial output
-is ever left under the final name.
+is ever left under the final name. A temporary file's name holds its writer's pid, so one
+left by a killed process is removed by the next write of the same output.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ import numpy as np
 
 from edr.io.arrays import as_series
 
-__all__ = ["atomic_path", "output_error", "temporary_path", "new_file_mode", "write_csv",
-           "write_wfdb", "write_json", "to_jsonable"]
+__all__ = ["atomic_path", "output_error", "temporary_path", "temporary_folder", "pid_alive",
+           "new_file_mode", "write_csv", "write_wfdb", "write_json", "to_jsonable"]
 
 _RECORD_NAME_PATTERN = re.compile(r"^[-\w]+$")
+_RANDOM_PART = r"[a-z0-9_]{8}"  # tempfile's random part of a name
 
 
 def new_file_mode(path: str | Path | None = None) -> int:
@@ -47,21 +49,68 @@ def new_file_mode(path: str | Path | None = None) -> int:
     return 0o666 & ~mask
 
 
-def temporary_path(path: str | Path) -> Path:
-    """A new empty file next to ``path`` (same folder, same suffix) with the mode of
-    :func:`new_file_mode`.
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this machine (one of another user's too).
 
-    The name starts with ``.<name>.`` and ends in ``.tmp<suffix>``, so a writer
-    that picks its format from the suffix (Matplotlib) still sees it.
+    Examples
+    --------
+    >>> import os
+    >>> from edr.io.writers import pid_alive
+    >>> pid_alive(os.getpid())
+    True
+    """
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return pid > 0
+    return True
+
+
+def _remove_stale(folder: Path, name: str, suffix: str) -> None:
+    """Remove the temporaries ``.<name>.<pid>.<random><suffix>`` in ``folder`` of dead pids."""
+    pattern = re.compile(re.escape(f".{name}.") + r"(\d+)\." + _RANDOM_PART + re.escape(suffix))
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        m = pattern.fullmatch(entry.name)
+        if m is None or pid_alive(int(m.group(1))):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+
+
+def temporary_path(path: str | Path, suffix: str | None = None) -> Path:
+    """A new empty file next to ``path`` (same folder) with the mode of :func:`new_file_mode`.
+
+    The name is ``.<name>.<pid>.<random><suffix>``, ``suffix`` by default ``.tmp<path's
+    suffix>`` (a writer that picks its format from the suffix, Matplotlib, still sees it).
+    Temporaries of ``path`` by that scheme whose process is dead (a ``kill -9``) are removed
+    first: a rerun cleans up after the run it replaces, never after one still running.
     """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                               suffix=f".tmp{path.suffix}")
+    suffix = f".tmp{path.suffix}" if suffix is None else suffix
+    _remove_stale(path.parent, path.name, suffix)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.",
+                               suffix=suffix)
     try:
         os.fchmod(fd, new_file_mode(path))
     finally:
         os.close(fd)
     return Path(tmp)
+
+
+def temporary_folder(folder: str | Path, name: str) -> Path:
+    """A new folder ``.<name>.<pid>.<random>`` in ``folder``, for a writer that writes by
+    record name (WFDB); those of ``name`` whose process is dead are removed first."""
+    _remove_stale(Path(folder), name, "")
+    return Path(tempfile.mkdtemp(dir=folder, prefix=f".{name}.{os.getpid()}."))
 
 
 def output_error(exc: OSError, tmp: str | Path, path: str | Path) -> OSError:
@@ -230,7 +279,7 @@ def write_wfdb(
         out_dir = out_dir.parent
     import wfdb
 
-    tmp_dir = Path(tempfile.mkdtemp(dir=out_dir, prefix=f".{record_name}."))
+    tmp_dir = temporary_folder(out_dir, record_name)
     try:
         wfdb.wrsamp(record_name, fs=float(fs), units=[units], sig_name=[sig_name],
                     p_signal=y[:, None],
