@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from edr.beats.mask import unusable_reason
+
 __all__ = ["CLIP_RUN_S", "FAULT_KINDS", "WARN_EVERY_S", "FaultLedger", "FlatRuns", "RailRuns"]
 
 WARN_EVERY_S = 10.0
@@ -198,11 +200,18 @@ class FaultLedger:
                           f"last: {th.detail}")
             th.last_t, th.pending = t, 0
 
+    def unusable_leads(self) -> dict:
+        """``{lead: why}`` of the leads every sample of which so far was NaN or flat
+        (:func:`edr.beats.mask.unusable_reason`)."""
+        why = {n: unusable_reason(self.nan_samples[n], self.nan_samples[n]
+                                  + self.flat_samples[n], self.samples) for n in self.leads}
+        return {n: f"{w} over the whole stream" for n, w in why.items() if w}
+
     def as_dict(self) -> dict:
-        """The counts as plain types: ``faults`` by kind, ``gap_samples``, and per lead
-        ``nan_samples`` and ``flat_samples``."""
+        """The counts as plain types: ``faults`` by kind, ``gap_samples``, per lead
+        ``nan_samples`` and ``flat_samples``, and :meth:`unusable_leads`."""
         return {"samples": self.samples, "faults": dict(self.counts),
-                "gap_samples": self.gap_samples,
+                "gap_samples": self.gap_samples, "unusable_leads": self.unusable_leads(),
                 "leads": {n: {"nan_samples": self.nan_samples[n],
                               "flat_samples": self.flat_samples[n]} for n in self.leads}}
 
@@ -222,6 +231,9 @@ class FaultLedger:
             lead_counts = [f"{n} {c}" for n, c in counts.items() if c]
             if lead_counts:
                 parts.append(f"{label}: {', '.join(lead_counts)}")
+        unusable = [f"{n} {why}" for n, why in self.unusable_leads().items()]
+        if unusable:
+            parts.append(f"unusable leads: {', '.join(unusable)}")
         return "; ".join(parts) if parts else "none"
 
 

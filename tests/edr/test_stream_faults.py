@@ -274,6 +274,16 @@ def test_a_lead_clipped_at_its_rails_is_counted(two_leads, tmp_path, monkeypatch
     assert "clipped" not in _summary(capsys)
 
 
+@pytest.mark.parametrize("dead, why", [("0.5", "flat"), ("nan", "missing (NaN)")])
+def test_a_lead_dead_over_the_whole_stream_is_named(dead, why, two_leads, tmp_path, monkeypatch,
+                                                     capsys):
+    lines, _ = two_leads
+    bad = ["II,V2"] + [f"{line.split(',')[0]},{dead}" for line in lines]
+    code, _ = _main_on(bad, tmp_path, monkeypatch)
+    summary = _summary(capsys)
+    assert code == 0 and f"unusable leads: V2 {why} over the whole stream" in summary, summary
+
+
 @pytest.mark.parametrize("fault", ["garbage", "nan_run", "flat_lead", "lead_vanishes",
                                    "extra_columns", "glitches"])
 def test_faulty_lines_become_masked_samples(fault, two_leads, tmp_path, monkeypatch, capsys):
