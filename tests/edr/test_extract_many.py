@@ -251,3 +251,19 @@ def test_a_record_another_batch_is_extracting_is_skipped(records, capsys):
     assert f"rec_a: skipped (being extracted by another batch (process {other}))" in err
     assert sorted(p.name for p in (tmp / "out").iterdir()) == [
         "rec_a_edr.lock", "rec_c_edr.csv", "rec_c_edr.json"]
+
+
+def test_a_record_another_batch_finished_meanwhile_is_not_extracted_again(tmp_path):
+    from types import SimpleNamespace
+
+    from edr.extract import many_records
+
+    (job,) = many_records._planned_jobs([str(tmp_path / "rec_a.dat")], tmp_path / "out")
+    job.outputs["csv"].parent.mkdir()
+    job.outputs["csv"].write_text("time_s,edr\n")
+    job.outputs["json"].write_text('{"result": {"n_beats": 70}}')
+    with pytest.raises(many_records.RecordSkipped) as info:
+        many_records._extract_one(SimpleNamespace(overwrite=False), [], job)
+    assert info.value.status == "skipped (outputs written by another batch meanwhile)"
+    assert info.value.summary == {"result": {"n_beats": 70}}
+    assert not (tmp_path / "out" / "rec_a_edr.lock").exists()
