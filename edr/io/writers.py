@@ -52,7 +52,8 @@ def new_file_mode(path: str | Path | None = None) -> int:
 
 
 def pid_alive(pid: int) -> bool:
-    """Whether a process ``pid`` exists on this machine (one of another user's too).
+    """Whether a process ``pid`` runs on this machine (one of another user's too; an exited one
+    not yet reaped by its parent does not, where ``/proc`` tells).
 
     Examples
     --------
@@ -67,7 +68,18 @@ def pid_alive(pid: int) -> bool:
         return False
     except (PermissionError, OverflowError):
         return pid > 0
-    return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """Whether ``pid`` has exited but is not yet reaped by its parent (Linux's ``/proc``;
+    elsewhere False): a worker that died is one until its pool notices."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2:][:1] == b"Z"
 
 
 def _remove_stale(folder: Path, name: str, suffix: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -191,3 +192,26 @@ def test_assemble_takes_no_temporary_file_for_a_task(tmp_path):
         '{"row": {"error": "x"}}')
     with open(assemble(tmp_path)) as f:
         assert len(f.read().splitlines()) <= 1
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="zombies seen through /proc")
+def test_a_lock_of_a_process_that_exited_unreaped_is_stale(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    from edr.io.writers import output_lock, pid_alive
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])  # not waited for: a zombie
+    lock = tmp_path / "rec_edr.lock"
+    lock.write_text(f"{child.pid}\n")
+    try:
+        deadline = time.monotonic() + 10
+        while b") Z" not in Path(f"/proc/{child.pid}/stat").read_bytes():
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        assert not pid_alive(child.pid)
+        with output_lock(lock):
+            assert lock.read_text() == f"{os.getpid()}\n"
+    finally:
+        child.wait()
