@@ -1,8 +1,9 @@
 """Fetching database files over HTTP, each verified against its SHA-256 before it gets its name.
 
-A file is streamed to a temporary ``.<name>.<random>.part`` file beside its
-destination while its SHA-256 is computed, then checked against the expected
-digest (and size, when known) and renamed. A transfer that broke off (fewer
+A file is streamed to a temporary ``.<name>.<pid>.<random>.part`` file beside its
+destination (one a killed download left is removed by the next,
+:func:`edr.io.writers.temporary_path`) while its SHA-256 is computed, then checked against
+the expected digest (and size, when known) and renamed. A transfer that broke off (fewer
 bytes than the announced ``Content-Length``, a reset connection, a time-out),
 a size or a digest that differs: the file is fetched once more, then
 :class:`~edr.errors.VerificationError` names the file, the expected and the
