@@ -20,6 +20,7 @@ from itertools import islice
 
 import numpy as np
 
+from edr.beats import signal_mask
 from edr.breath_rates import with_counted_rates
 from edr.errors import SignalError
 from edr.io.arrays import as_recording
@@ -45,6 +46,7 @@ from edr.windows import (
     WindowAnalysis,
     analyse_window,
     check_rate,
+    dead_leads,
     masked_stretches,
     output_grid,
     plan_windows,
@@ -157,6 +159,9 @@ class EDRResult(ResultTables):
         Stretches (s) in which every lead analysed is flat or missing for at least
         :data:`edr.windows.MASKED_STRETCH_S`: no window covers them, the waveform and the
         rates there are NaN.
+    unusable_leads : dict
+        ``{lead: why}`` of the leads analysed that are flat or missing over the whole record
+        (:func:`edr.windows.dead_leads`): left out of every window.
 
     See Also
     --------
@@ -194,6 +199,7 @@ class EDRResult(ResultTables):
     rate_quality: np.ndarray = field(default_factory=lambda: np.empty(0))
     status: str = "ok"
     masked: list = field(default_factory=list)
+    unusable_leads: dict = field(default_factory=dict)
 
     def grid_columns(self) -> dict:
         """``time_s``, ``edr``, ``rate_bpm`` and ``quality`` on the output grid: each grid point
@@ -238,6 +244,7 @@ class EDRResult(ResultTables):
                                if np.size(self.rate_quality) else None),
             "quality_threshold": QUALITY_THRESHOLD,
             "masked_s": [[float(a), float(b)] for a, b in self.masked],
+            "unusable_leads": dict(self.unusable_leads),
             "n_windows": len(self.windows),
             "windows": [to_jsonable(w) for w in self.windows],
             "selection": sel,
@@ -356,7 +363,7 @@ def run(recording, opts: EDROptions) -> EDRResult:
             f"({round(duration * fs)} samples at {fs:g} Hz), too short for an EDR, which needs "
             f"at least {MIN_BEATS} heart beats (a respiratory rate needs {SEGMENT_S:g} s); give a "
             "longer recording (a minute or more)")
-    plan, masked = _plan(recording, leads, duration, opts)
+    plan, masked, dead = _plan(recording, leads, duration, opts)
     stitcher = Stitcher(grid, opts.fs_out, opts.spec.sign_reference is not None)
     infos: list[WindowInfo] = []
     analyses = []  # (window, info) of the analysed windows
@@ -393,7 +400,7 @@ def run(recording, opts: EDROptions) -> EDRResult:
         beat_values=out.beat_values, rate_time=rates.time, rate_bpm=rates.rate_bpm,
         method=opts.method, lead=lead_name, sigma2=first.sigma2, selection=first.selection,
         windows=infos, n_beats=n_used, n_beats_dropped=n_dropped, params=params,
-        rate_quality=rates.quality, status=status, masked=masked))
+        rate_quality=rates.quality, status=status, masked=masked, unusable_leads=dead))
 
 
 def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions):
@@ -438,14 +445,15 @@ def _plan(recording, leads: dict, duration: float, opts: EDROptions):
         Every lead is masked over the whole record.
     """
     recorded = dict(getattr(recording, "leads", None) or {})
-    masked = masked_stretches({n: recorded.get(n, recording.ecg) for n in leads},
-                              float(recording.fs))
+    as_recorded = {n: recorded.get(n, recording.ecg) for n in leads}
+    masks = {n: signal_mask(x, float(recording.fs)) for n, x in as_recorded.items()}
+    masked = masked_stretches(as_recorded, float(recording.fs), masks=masks)
     plan = window_plan(duration, opts, masked)
     if not plan:
         raise SignalError(f"record {getattr(recording, 'name', '?')!r} has no usable ECG: "
                           f"{', '.join(leads)} flat or missing over the whole record; check the "
                           "channel (a disconnected lead is flat)")
-    return plan, masked
+    return plan, masked, dead_leads(as_recorded, masks)
 
 
 def _progress(plan, opts: EDROptions):

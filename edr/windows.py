@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from edr.beats import Beats, detect, signal_mask, true_runs
-from edr.beats.mask import without_glitches
+from edr.beats.mask import unusable_reason, without_glitches
 from edr.errors import ChannelError, SignalError
 from edr.fusion import HEART_SERIES, carried_hz, fuse, panel_weights, standardised
 from edr.io.digital_lead import as_lead
@@ -29,8 +29,8 @@ from edr.options import DEFAULT_OVERLAP, DEFAULT_WINDOW_S, WHOLE_RECORD_MAX_S, E
 from kpca._blas import blas_limited_to_one_thread
 
 __all__ = ["MASKED_STRETCH_S", "MIN_GRID_POINTS", "Window", "WindowAnalysis", "analyse_window",
-           "check_rate", "masked_stretches", "output_grid", "plan_windows", "record_leads",
-           "window_plan"]
+           "check_rate", "dead_leads", "masked_stretches", "output_grid", "plan_windows",
+           "record_leads", "window_plan"]
 
 MIN_GRID_POINTS = 8
 """Fewest output grid points a window must cover to be analysed."""
@@ -169,13 +169,38 @@ def _usable_stretches(duration_s: float, masked) -> list[tuple[float, float]]:
     return out
 
 
-def masked_stretches(leads: dict, fs: float,
-                     min_s: float = MASKED_STRETCH_S) -> list[tuple[float, float]]:
+def masked_stretches(leads: dict, fs: float, min_s: float = MASKED_STRETCH_S, *,
+                     masks: dict | None = None) -> list[tuple[float, float]]:
     """``(start_s, end_s)`` of every stretch of at least ``min_s`` in which every lead of
-    ``leads`` is masked (NaN or flat, :func:`edr.beats.signal_mask`), in time order."""
-    mask = np.logical_and.reduce([signal_mask(x, fs) for x in leads.values()])
+    ``leads`` is masked (NaN or flat, :func:`edr.beats.signal_mask`; ``masks`` gives them
+    when computed already), in time order."""
+    masks = masks or {n: signal_mask(x, fs) for n, x in leads.items()}
+    mask = np.logical_and.reduce([masks[n] for n in leads])
     starts, stops = true_runs(mask)
     return [(a / fs, b / fs) for a, b in zip(starts, stops, strict=True) if b - a >= min_s * fs]
+
+
+def dead_leads(leads: dict, masks: dict) -> dict[str, str]:
+    """``{name: why}`` of the leads masked over the whole record (``masks``:
+    :func:`edr.beats.signal_mask` of each): missing (every sample NaN), flat (one value: a
+    disconnected lead) or both.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.windows import dead_leads
+    >>> leads = {"II": np.zeros(500), "V": np.full(500, np.nan), "I": np.ones(500)}
+    >>> dead_leads(leads, {n: np.ones(500, bool) for n in leads} | {"I": np.zeros(500, bool)})
+    {'II': 'flat over the whole record', 'V': 'missing (NaN) over the whole record'}
+    """
+    out = {}
+    for name, x in leads.items():
+        mask = masks[name]
+        if not np.all(mask):
+            continue
+        nan = np.count_nonzero(np.isnan(np.asarray(as_lead(x)[:], dtype=float)))
+        out[str(name)] = f"{unusable_reason(nan, mask.size, mask.size)} over the whole record"
+    return out
 
 
 def output_grid(duration_s: float, fs_out: float) -> np.ndarray:

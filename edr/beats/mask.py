@@ -9,7 +9,8 @@ from edr._rowstats import row_percentile
 from edr.io.digital_lead import DigitalLead, as_lead, lead_blocks, physical
 from edr.medians import median as row_median
 
-__all__ = ["GLITCH_FACTOR", "glitch_limits", "signal_mask", "true_runs", "without_glitches"]
+__all__ = ["GLITCH_FACTOR", "glitch_limits", "signal_mask", "true_runs", "unusable_reason",
+           "without_glitches"]
 
 _MASK_BLOCK = 1 << 20
 """Samples compared at once by :func:`signal_mask` (its memory is bounded on a whole day)."""
@@ -190,3 +191,19 @@ def signal_mask(ecg, fs: float, *, flat_s: float = 1.0) -> np.ndarray:
         for a, b in zip(starts[long] + lo, stops[long] + lo, strict=True):
             bad[a - 1:b] = True
     return bad
+
+
+def unusable_reason(n_missing: int, n_masked: int, n: int) -> str | None:
+    """Why a lead of ``n`` samples, ``n_masked`` of them masked (:func:`signal_mask`) and
+    ``n_missing`` of those NaN, is unusable as a whole: ``"missing (NaN)"``, ``"flat"`` (one
+    value: a disconnected lead) or ``"flat or missing"``; None when a sample is left.
+
+    Examples
+    --------
+    >>> from edr.beats.mask import unusable_reason
+    >>> unusable_reason(0, 500, 500), unusable_reason(500, 500, 500), unusable_reason(0, 9, 500)
+    ('flat', 'missing (NaN)', None)
+    """
+    if n == 0 or n_masked < n:
+        return None
+    return "missing (NaN)" if n_missing >= n else "flat" if n_missing == 0 else "flat or missing"

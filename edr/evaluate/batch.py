@@ -452,7 +452,8 @@ def assemble(out_dir: str | Path, *, options: dict | None = None) -> Path:
         floats written with ``repr`` (exact round trip), NaN as an empty field.
     """
     out_dir = Path(out_dir)
-    files = sorted((out_dir / "tasks").glob("*/*.json"))
+    files = sorted(p for p in (out_dir / "tasks").glob("*/*.json")
+                   if not p.name.startswith("."))  # a temporary file is no task's result
     rows, curves, windows = [], [], []
     for path in files:
         with open(path) as f:

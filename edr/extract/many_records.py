@@ -5,7 +5,9 @@ Glob patterns the shell left alone are expanded here (:func:`expand_records`). E
 writes ``OUTDIR/<record>_edr.csv`` (the single-record default name) and
 ``OUTDIR/<record>_edr.json`` (and, when ``--breaths`` / ``--breath-annotations`` name a folder,
 ``<record>_breaths.csv`` / ``<record>.edrbr`` in it), all or none; a record whose outputs are
-complete is skipped unless ``--overwrite`` (an interrupted run resumes); a failing record is
+complete is skipped unless ``--overwrite`` (an interrupted run resumes), and so is one another
+batch into the same folder is extracting (its lock ``OUTDIR/<record>_edr.lock``,
+:func:`edr.io.writers.output_lock`); a failing record is
 reported in the table and the run goes on (exit code 2 if any failed). The records run through
 :func:`edr.jobs.run_jobs`, :data:`RECORDS_AHEAD` at a time, reported in the order given: in
 forked worker processes where the platform forks them (:func:`edr.jobs.forks_workers`; no
@@ -185,8 +187,38 @@ def _complete(job: Job) -> dict | None:
     return summary if isinstance(summary, dict) and "result" in summary else None
 
 
+class RecordSkipped(Exception):
+    """A record not extracted after all: its ``status`` and, when written by another batch
+    meanwhile, its ``summary``."""
+
+    def __init__(self, status: str, summary: dict | None = None):
+        super().__init__(status, summary)
+        self.status, self.summary = status, summary
+
+
+def _lock_path(job: Job) -> Path:
+    """The lock of a record's outputs: ``<name>_edr.lock`` beside its CSV."""
+    return job.outputs["csv"].with_name(f"{job.name}_edr.lock")
+
+
 def _extract_one(args, argv, job: Job) -> dict:
-    """The JSON summary of one record (its CSV and JSON written, all or none)."""
+    """The JSON summary of one record (its CSV and JSON written, all or none), under its lock
+    (:func:`edr.io.writers.output_lock`); :class:`RecordSkipped` when another batch holds it, or
+    wrote the outputs since this one started."""
+    from edr.io.writers import OutputLocked, output_lock
+
+    try:
+        with output_lock(_lock_path(job)):
+            done = None if args.overwrite else _complete(job)
+            if done is not None:
+                raise RecordSkipped("skipped (outputs written by another batch meanwhile)", done)
+            return _extract_unlocked(args, argv, job)
+    except OutputLocked as exc:
+        who = "another batch" if exc.pid is None else f"another batch (process {exc.pid})"
+        raise RecordSkipped(f"skipped (being extracted by {who})") from None
+
+
+def _extract_unlocked(args, argv, job: Job) -> dict:
     one = copy.copy(args)
     one.record, one.output, one.json, one.plot = (job.record, str(job.outputs["csv"]),
                                                   str(job.outputs["json"]), None)
@@ -216,6 +248,8 @@ def _outcome_row(outcome) -> dict:
     from concurrent.futures.process import BrokenProcessPool
 
     exc = outcome.error
+    if isinstance(exc, RecordSkipped):
+        return _row(name, exc.summary, exc.status, 0.0)
     if isinstance(exc, BrokenProcessPool):  # twice: edr.jobs ran it again alone
         return _row(name, None, "failed: its worker process died twice (killed, out of memory or "
                                 "a crash in compiled code); run this record alone to see why",
@@ -300,6 +334,10 @@ def run_many(args, records: Sequence[str], argv: Sequence[str],
     # the default, while another record runs
     with blas_limited_to_one_thread():
         interrupted = _extract_rows(args, argv, jobs, rows)
+    from edr.io.writers import drop_stale_lock
+
+    for job in jobs:  # the locks of workers that died
+        drop_stale_lock(_lock_path(job))
     n_failed = sum(r["status"].startswith("failed") for r in rows)
     n_skipped = sum(r["status"].startswith("skipped") for r in rows)
     n_interrupted = sum(r["status"] == "interrupted" for r in rows)

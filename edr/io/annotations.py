@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from edr.io.writers import temporary_folder
 
 __all__ = ["BREATH_ANNOTATION_EXTENSION", "BREATH_COLUMNS", "BREATH_SYMBOL", "breath_aux_notes",
            "breath_csv_lines", "write_breath_annotation_file", "write_breath_annotations",
@@ -135,7 +136,7 @@ def write_breath_annotations(path, breaths, fs: float, *,
         raise FileNotFoundError(f"folder {folder} of the annotation file does not exist")
     import wfdb
 
-    tmp_dir = Path(tempfile.mkdtemp(dir=folder, prefix=f".{name}."))
+    tmp_dir = temporary_folder(folder, name)
     try:
         try:
             wfdb.wrann(name, extension, np.round(time * fs).astype(np.int64),
@@ -253,7 +254,7 @@ def write_breath_annotation_file(path, breaths, fs: float) -> Path:
     if np.size(breaths.time) == 0:
         path.write_bytes(b"\x00\x00")
         return path
-    tmp_dir = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}."))
+    tmp_dir = temporary_folder(path.parent, path.name)
     try:
         written = write_breath_annotations(tmp_dir / "breaths", breaths, fs, extension=extension)
         os.replace(written, path)

@@ -1,8 +1,9 @@
 """Fetching database files over HTTP, each verified against its SHA-256 before it gets its name.
 
-A file is streamed to a temporary ``.<name>.<random>.part`` file beside its
-destination while its SHA-256 is computed, then checked against the expected
-digest (and size, when known) and renamed. A transfer that broke off (fewer
+A file is streamed to a temporary ``.<name>.<pid>.<random>.part`` file beside its
+destination (one a killed download left is removed by the next,
+:func:`edr.io.writers.temporary_path`) while its SHA-256 is computed, then checked against
+the expected digest (and size, when known) and renamed. A transfer that broke off (fewer
 bytes than the announced ``Content-Length``, a reset connection, a time-out),
 a size or a digest that differs: the file is fetched once more, then
 :class:`~edr.errors.VerificationError` names the file, the expected and the
@@ -21,7 +22,6 @@ import hashlib
 import http.client
 import io
 import os
-import tempfile
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
@@ -40,6 +40,7 @@ from edr.io.integrity import (
     verified_entry,
     write_record,
 )
+from edr.io.writers import temporary_path
 
 __all__ = [
     "PHYSIONET_FILES",
@@ -162,9 +163,9 @@ class _HashingWriter:
 def _fetch_once(url: str, dest: Path, expected: Expected) -> str | None:
     """One transfer of ``url`` to ``dest``; None when verified and renamed, else the problem."""
     dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    tmp = temporary_path(dest, suffix=".part")
     try:
-        with os.fdopen(fd, "wb") as out:
+        with open(tmp, "wb") as out:
             writer = _HashingWriter(out)
             try:
                 fetch_url(url, writer)

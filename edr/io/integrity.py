@@ -18,10 +18,11 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from edr.io.writers import temporary_path
 
 __all__ = [
     "SUMS_NAME",
@@ -225,9 +226,9 @@ def write_record(folder: str | Path, files: Mapping[str, Mapping]) -> None:
     folder = Path(folder)
     text = json.dumps({"format": _RECORD_FORMAT, "files": dict(sorted(files.items()))},
                       indent=1)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{RECORD_NAME}.", suffix=".part")
+    tmp = temporary_path(folder / RECORD_NAME, suffix=".part")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
+        with open(tmp, "w", encoding="utf-8") as out:
             out.write(text + "\n")
         os.replace(tmp, folder / RECORD_NAME)
     finally:

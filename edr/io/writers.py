@@ -3,7 +3,8 @@
 Every writer writes to a temporary file in the destination folder and moves it
 into place with :func:`os.replace` (atomic on POSIX and Windows within one file
 system). If anything fails the temporary file is removed, so no partial output
-is ever left under the final name.
+is ever left under the final name. A temporary file's name holds its writer's pid, so one
+left by a killed process is removed by the next write of the same output.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import re
 import shutil
 import stat
 import tempfile
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -24,10 +26,12 @@ import numpy as np
 
 from edr.io.arrays import as_series
 
-__all__ = ["atomic_path", "output_error", "temporary_path", "new_file_mode", "write_csv",
-           "write_wfdb", "write_json", "to_jsonable"]
+__all__ = ["atomic_path", "output_error", "temporary_path", "temporary_folder", "pid_alive",
+           "OutputLocked", "output_lock", "drop_stale_lock", "STALE_EMPTY_LOCK_S",
+           "new_file_mode", "write_csv", "write_wfdb", "write_json", "to_jsonable"]
 
 _RECORD_NAME_PATTERN = re.compile(r"^[-\w]+$")
+_RANDOM_PART = r"[a-z0-9_]{8}"  # tempfile's random part of a name
 
 
 def new_file_mode(path: str | Path | None = None) -> int:
@@ -47,21 +51,187 @@ def new_file_mode(path: str | Path | None = None) -> int:
     return 0o666 & ~mask
 
 
-def temporary_path(path: str | Path) -> Path:
-    """A new empty file next to ``path`` (same folder, same suffix) with the mode of
-    :func:`new_file_mode`.
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` runs on this machine (one of another user's too; an exited one
+    not yet reaped by its parent does not, where ``/proc`` tells).
 
-    The name starts with ``.<name>.`` and ends in ``.tmp<suffix>``, so a writer
-    that picks its format from the suffix (Matplotlib) still sees it.
+    Examples
+    --------
+    >>> import os
+    >>> from edr.io.writers import pid_alive
+    >>> pid_alive(os.getpid())
+    True
+    """
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return pid > 0
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """Whether ``pid`` has exited but is not yet reaped by its parent (Linux's ``/proc``;
+    elsewhere False): a worker that died is one until its pool notices."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2:][:1] == b"Z"
+
+
+def _remove_stale(folder: Path, name: str, suffix: str) -> None:
+    """Remove the temporaries ``.<name>.<pid>.<random><suffix>`` in ``folder`` of dead pids."""
+    pattern = re.compile(re.escape(f".{name}.") + r"(\d+)\." + _RANDOM_PART + re.escape(suffix))
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        m = pattern.fullmatch(entry.name)
+        if m is None or pid_alive(int(m.group(1))):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+
+
+def temporary_path(path: str | Path, suffix: str | None = None) -> Path:
+    """A new empty file next to ``path`` (same folder) with the mode of :func:`new_file_mode`.
+
+    The name is ``.<name>.<pid>.<random><suffix>``, ``suffix`` by default ``.tmp<path's
+    suffix>`` (a writer that picks its format from the suffix, Matplotlib, still sees it).
+    Temporaries of ``path`` by that scheme whose process is dead (a ``kill -9``) are removed
+    first: a rerun cleans up after the run it replaces, never after one still running.
     """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                               suffix=f".tmp{path.suffix}")
+    suffix = f".tmp{path.suffix}" if suffix is None else suffix
+    _remove_stale(path.parent, path.name, suffix)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.",
+                               suffix=suffix)
     try:
         os.fchmod(fd, new_file_mode(path))
     finally:
         os.close(fd)
     return Path(tmp)
+
+
+def temporary_folder(folder: str | Path, name: str) -> Path:
+    """A new folder ``.<name>.<pid>.<random>`` in ``folder``, for a writer that writes by
+    record name (WFDB); those of ``name`` whose process is dead are removed first."""
+    _remove_stale(Path(folder), name, "")
+    return Path(tempfile.mkdtemp(dir=folder, prefix=f".{name}.{os.getpid()}."))
+
+
+STALE_EMPTY_LOCK_S = 60.0
+"""Age (s) after which a lock file without a pid is stale: its writer died between creating it
+and writing its pid, a window of microseconds."""
+
+
+class OutputLocked(Exception):
+    """The lock of an output is held by another live process (``pid``; None when unknown)."""
+
+    def __init__(self, path, pid):
+        super().__init__(path, pid)
+        self.path, self.pid = path, pid
+
+    def __str__(self):
+        who = "another process" if self.pid is None else f"process {self.pid}"
+        return f"{self.path} is held by {who}"
+
+
+def _lock_pid(path: Path) -> int | None:
+    try:
+        text = path.read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _lock_is_stale(path: Path) -> bool:
+    pid = _lock_pid(path)
+    if pid is not None:
+        return not pid_alive(pid)
+    try:
+        return time.time() - path.stat().st_mtime > STALE_EMPTY_LOCK_S
+    except FileNotFoundError:
+        return True
+
+
+def drop_stale_lock(path: str | Path) -> None:
+    """Remove the lock file ``path`` of :func:`output_lock` if its process is dead (a worker
+    killed while it held it); nothing when it is absent or held."""
+    path = Path(path)
+    if path.exists() and _lock_is_stale(path):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+@contextlib.contextmanager
+def output_lock(path: str | Path) -> Iterator[Path]:
+    """Hold the lock file ``path`` (created exclusively, holding this process's pid) while the
+    block runs; remove it after, and the folders made for it that are left empty.
+
+    A lock whose pid is dead (a ``kill -9``), or without a pid for :data:`STALE_EMPTY_LOCK_S`,
+    is taken over. Two processes taking over one stale lock at the same instant may both get it
+    (the outputs are still whole: they are written atomically).
+
+    Raises
+    ------
+    OutputLocked
+        Another live process holds it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from edr.io.writers import OutputLocked, output_lock
+    >>> lock = Path(tempfile.mkdtemp()) / "rec_edr.lock"
+    >>> with output_lock(lock):
+    ...     try:
+    ...         with output_lock(lock):
+    ...             pass
+    ...     except OutputLocked:
+    ...         print("held")
+    held
+    >>> lock.exists()
+    False
+    """
+    path = Path(path)
+    created = []  # folders made for it, removed after when empty
+    for _ in range(4):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileNotFoundError:
+            missing = [d for d in (path.parent, *path.parent.parents) if not d.exists()]
+            for d in reversed(missing):
+                with contextlib.suppress(FileExistsError):
+                    d.mkdir()
+                    created.append(d)
+            continue
+        except FileExistsError:
+            if not _lock_is_stale(path):
+                raise OutputLocked(path, _lock_pid(path)) from None
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            continue
+        with os.fdopen(fd, "w") as f:
+            f.write(f"{os.getpid()}\n")
+        break
+    else:
+        raise OutputLocked(path, _lock_pid(path))
+    try:
+        yield path
+    finally:
+        if _lock_pid(path) == os.getpid():
+            path.unlink(missing_ok=True)
+        for d in reversed(created):
+            with contextlib.suppress(OSError):
+                d.rmdir()
 
 
 def output_error(exc: OSError, tmp: str | Path, path: str | Path) -> OSError:
@@ -230,7 +400,7 @@ def write_wfdb(
         out_dir = out_dir.parent
     import wfdb
 
-    tmp_dir = Path(tempfile.mkdtemp(dir=out_dir, prefix=f".{record_name}."))
+    tmp_dir = temporary_folder(out_dir, record_name)
     try:
         wfdb.wrsamp(record_name, fs=float(fs), units=[units], sig_name=[sig_name],
                     p_signal=y[:, None],

@@ -52,6 +52,7 @@ from edr.names import check_fs
 from edr.options import DEFAULT_METHOD, DEFAULT_MULTI_LEAD, EDROptions
 from edr.signal import SEGMENT_S
 from edr.stream.beats import BeatTracker
+from edr.stream.faults import RailRuns
 from edr.stream.projected import ProjectedPath
 from edr.stream.projection import supports
 from edr.stream.windowed import WindowedPath
@@ -125,7 +126,8 @@ class StreamUpdate:
 
 class _Ring:
     """The last ``capacity`` samples of ``n_channels`` unbounded streams (circular buffer), read
-    with their impulse glitches as NaN (:meth:`renew_limits`)."""
+    with their impulse glitches as NaN (:meth:`renew_limits`); their glitches and clipped
+    samples counted."""
 
     def __init__(self, n_channels: int, capacity: int):
         self.buf = np.zeros((n_channels, capacity))
@@ -133,6 +135,7 @@ class _Ring:
         self.n_total = 0
         self.limits, self.n_limits = [None] * n_channels, None
         self.glitches, self.n_judged = np.zeros(n_channels, dtype=np.int64), 0
+        self.clipped, self.rails = np.zeros(n_channels, dtype=np.int64), None
 
     def append(self, x: np.ndarray) -> None:
         """Append ``x`` of shape (n_channels, n)."""
@@ -148,19 +151,23 @@ class _Ring:
         """Judge each channel's glitch limits (:func:`edr.beats.mask.glitch_limits`) on the
         samples held as recorded, at the first call and then every :data:`~edr.signal.SEGMENT_S`
         of stream (a lasting shift of the level is learnt, a glitch is not), and add the
-        samples appended since the previous call that lie beyond them to ``glitches`` (per
-        channel)."""
+        samples appended since the previous call that lie beyond them to ``glitches``, those
+        of them at a rail to ``clipped`` (:class:`edr.stream.faults.RailRuns`; per channel)."""
         if self.n_limits is None or self.n_total - self.n_limits >= SEGMENT_S * fs:
             n = min(self.cap, self.n_total)
             self.limits = [glitch_limits(c, fs) for c in self._raw(n)]
             self.n_limits = self.n_total
         fresh = self.n_total - self.n_judged
         if fresh:
+            x = self._raw(min(fresh, self.cap))
             with np.errstate(invalid="ignore"):
-                for c, x in enumerate(self._raw(fresh)):
-                    if self.limits[c] is not None:
-                        self.glitches[c] += np.count_nonzero(np.abs(x - self.limits[c][0])
-                                                             > self.limits[c][1])
+                for c, limits in enumerate(self.limits):
+                    if limits is not None:
+                        beyond = np.abs(x[c] - limits[0]) > limits[1]
+                        self.glitches[c] += np.count_nonzero(beyond)
+                        x[c, beyond] = np.nan
+            self.rails = RailRuns(fs, x.shape[0]) if self.rails is None else self.rails
+            self.clipped += self.rails.push(x.T)
             self.n_judged = self.n_total
 
     def last(self, n: int) -> np.ndarray:
@@ -334,6 +341,12 @@ class StreamingEDR:
         """Per channel, the samples judged so far (at each update) to lie beyond its glitch
         limits (:func:`edr.beats.mask.glitch_limits`): values no ECG reaches, read as missing."""
         return dict(zip(self.leads, self.ring.glitches.tolist(), strict=True))
+
+    @property
+    def clipped_samples(self) -> dict:
+        """Per channel, the samples judged so far to be clipped at its rail
+        (:class:`edr.stream.faults.RailRuns`)."""
+        return dict(zip(self.leads, self.ring.clipped.tolist(), strict=True))
 
     def push(self, block) -> list[StreamUpdate]:
         """Append samples and run the updates they complete.

@@ -17,11 +17,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["FAULT_KINDS", "WARN_EVERY_S", "FaultLedger", "FlatRuns"]
+from edr.beats.mask import unusable_reason
+
+__all__ = ["CLIP_RUN_S", "FAULT_KINDS", "WARN_EVERY_S", "FaultLedger", "FlatRuns", "RailRuns"]
 
 WARN_EVERY_S = 10.0
 """Stream time (s) between two warning lines of one kind; the faults in between are counted and
 reported with the next line (or in the summary)."""
+
+CLIP_RUN_S = 0.04
+"""Shortest run (s) of equal samples at a lead's extreme that counts as clipped (at least 2
+samples, as :func:`edr.beats.flags.clipped_beats` takes them offline): the apex of an R wave
+turns within one sample period or two, an amplifier held at its rail stays there for the rest of
+the QRS complex (40 ms is half of a narrow one)."""
 
 FAULT_KINDS = {
     "unparsable": ("line not numbers", "lines not numbers"),
@@ -43,6 +51,8 @@ FAULT_KINDS = {
              "than {fs} Hz (by their time column)"),
     "glitch": ("value no ECG reaches (read as missing)", "values no ECG reaches (read as "
                "missing)"),
+    "clipped": ("clipped sample (held at the lead's rail)", "clipped samples (held at the "
+                "lead's rail)"),
     "flat": ("flat sample (constant for 1 s or more)", "flat samples (constant for 1 s or "
              "more)"),
     "unusable": ("rate withheld (more than half of its window's ECG unusable)", "rates withheld "
@@ -190,11 +200,18 @@ class FaultLedger:
                           f"last: {th.detail}")
             th.last_t, th.pending = t, 0
 
+    def unusable_leads(self) -> dict:
+        """``{lead: why}`` of the leads every sample of which so far was NaN or flat
+        (:func:`edr.beats.mask.unusable_reason`)."""
+        why = {n: unusable_reason(self.nan_samples[n], self.nan_samples[n]
+                                  + self.flat_samples[n], self.samples) for n in self.leads}
+        return {n: f"{w} over the whole stream" for n, w in why.items() if w}
+
     def as_dict(self) -> dict:
-        """The counts as plain types: ``faults`` by kind, ``gap_samples``, and per lead
-        ``nan_samples`` and ``flat_samples``."""
+        """The counts as plain types: ``faults`` by kind, ``gap_samples``, per lead
+        ``nan_samples`` and ``flat_samples``, and :meth:`unusable_leads`."""
         return {"samples": self.samples, "faults": dict(self.counts),
-                "gap_samples": self.gap_samples,
+                "gap_samples": self.gap_samples, "unusable_leads": self.unusable_leads(),
                 "leads": {n: {"nan_samples": self.nan_samples[n],
                               "flat_samples": self.flat_samples[n]} for n in self.leads}}
 
@@ -214,6 +231,9 @@ class FaultLedger:
             lead_counts = [f"{n} {c}" for n, c in counts.items() if c]
             if lead_counts:
                 parts.append(f"{label}: {', '.join(lead_counts)}")
+        unusable = [f"{n} {why}" for n, why in self.unusable_leads().items()]
+        if unusable:
+            parts.append(f"unusable leads: {', '.join(unusable)}")
         return "; ".join(parts) if parts else "none"
 
 
@@ -287,3 +307,43 @@ class FlatRuns:
         self.run[j] = lengths[-1] if starts.size else carried + v.size
         self.last[j] = v[-1]
         return total
+
+
+class RailRuns:
+    """Count, block after block, the clipped samples of each lead: runs of equal samples at the
+    largest or the smallest value the lead has held so far, at least :data:`CLIP_RUN_S` long (in
+    samples: ``max(round(CLIP_RUN_S * fs), 2)``); a lead that has held one value only is flat,
+    not clipped.
+
+    Parameters
+    ----------
+    fs : float
+        Sampling rate (Hz).
+    n_leads : int
+        Columns of a block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.stream.faults import RailRuns
+    >>> rails = RailRuns(100.0, 1)  # 4 samples at the rail are clipped
+    >>> rails.push(np.array([[0.0], [1.0], [1.0], [0.5], [1.0], [1.0]])).tolist()
+    [0]
+    >>> rails.push(np.array([[1.0], [1.0], [0.2]])).tolist()
+    [4]
+    """
+
+    def __init__(self, fs: float, n_leads: int):
+        self.hi, self.lo = np.full(n_leads, -np.inf), np.full(n_leads, np.inf)
+        self._runs = FlatRuns(fs, n_leads, flat_s=CLIP_RUN_S)
+
+    def push(self, block: np.ndarray) -> np.ndarray:
+        """Clipped samples newly found in ``block`` (shape ``(n, n_leads)``; NaN for samples
+        not to judge, such as impulse glitches), per lead."""
+        x = np.asarray(block, dtype=float)
+        finite = np.isfinite(x)
+        if x.shape[0]:
+            self.hi = np.fmax(self.hi, np.where(finite, x, -np.inf).max(axis=0))
+            self.lo = np.fmin(self.lo, np.where(finite, x, np.inf).min(axis=0))
+        at = finite & (self.hi > self.lo) & ((x == self.hi) | (x == self.lo))
+        return self._runs.push(np.where(at, x, np.nan))

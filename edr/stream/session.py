@@ -133,13 +133,15 @@ def run_stream(source: Source, engine: StreamingEDR, outputs: StreamOutputs, *,
             if on_update is not None:
                 on_update(u)
 
-    glitches = dict.fromkeys(engine.leads, 0)
+    noted = {kind: dict.fromkeys(engine.leads, 0) for kind in ("glitch", "clipped")}
 
     def note_glitches():
-        for lead, n in engine.glitch_samples.items():
-            if n > glitches[lead]:
-                ledger.note("glitch", engine.n_samples, f"lead {lead}", n - glitches[lead])
-                glitches[lead] = n
+        for kind, counts in (("glitch", engine.glitch_samples),
+                             ("clipped", engine.clipped_samples)):
+            for lead, n in counts.items():
+                if n > noted[kind][lead]:
+                    ledger.note(kind, engine.n_samples, f"lead {lead}", n - noted[kind][lead])
+                    noted[kind][lead] = n
 
     for block in source.blocks:
         ledger.observe(block)

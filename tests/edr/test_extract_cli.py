@@ -283,3 +283,14 @@ def test_help_lists_the_valid_choices(monkeypatch):
     for command in cli.COMMANDS:
         assert command in usage
     assert "--version" in usage
+
+
+@pytest.mark.parametrize("dead, why", [("0.0", "flat"), ("nan", "missing (NaN)")])
+def test_the_json_names_a_lead_flat_or_missing_over_the_whole_record(dead, why, workdir, capsys):
+    rec = simulate_recording(60.0, 250.0, random_state=11)
+    lines = ["time,II,V"] + [f"{i / 250.0:.3f},{v:.5f},{dead}" for i, v in enumerate(rec.ecg)]
+    (workdir / "two.csv").write_text("\n".join(lines) + "\n")
+    code, _, err = _run(["two.csv", "--json", "two.json", "--sigma2", "rot"], capsys)
+    assert code == 0, err
+    summary = json.loads((workdir / "two.json").read_text())
+    assert summary["result"]["unusable_leads"] == {"V": f"{why} over the whole record"}

@@ -229,3 +229,41 @@ def test_breath_outputs_per_record_in_their_folders_and_resumed(records, capsys)
     rows = _table(capsys.readouterr().out)
     assert "skipped" in rows["rec_a"] and "skipped" not in rows["rec_c"]
     assert (tmp / "ann" / "rec_c.edrbr").is_file()
+
+
+def test_a_record_another_batch_is_extracting_is_skipped(records, capsys):
+    import subprocess
+
+    tmp, (a, _, c) = records
+    (tmp / "out").mkdir()
+    other = os.getppid()  # alive: another batch
+    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True).stdout)
+    (tmp / "out" / "rec_a_edr.lock").write_text(f"{other}\n")
+    (tmp / "out" / "rec_c_edr.lock").write_text(f"{dead}\n")  # a batch killed with -9
+    code = extract.main([str(a), str(c), "-o", "out/"])
+    out, err = capsys.readouterr()
+    rows = _table(out)
+    assert code == 0, out + err
+    assert rows["rec_a"].endswith(f"skipped (being extracted by another batch (process {other}))")
+    assert rows["rec_c"].endswith(" ok")
+    assert "2 record(s): 1 extracted, 1 skipped, 0 failed" in out
+    assert f"rec_a: skipped (being extracted by another batch (process {other}))" in err
+    assert sorted(p.name for p in (tmp / "out").iterdir()) == [
+        "rec_a_edr.lock", "rec_c_edr.csv", "rec_c_edr.json"]
+
+
+def test_a_record_another_batch_finished_meanwhile_is_not_extracted_again(tmp_path):
+    from types import SimpleNamespace
+
+    from edr.extract import many_records
+
+    (job,) = many_records._planned_jobs([str(tmp_path / "rec_a.dat")], tmp_path / "out")
+    job.outputs["csv"].parent.mkdir()
+    job.outputs["csv"].write_text("time_s,edr\n")
+    job.outputs["json"].write_text('{"result": {"n_beats": 70}}')
+    with pytest.raises(many_records.RecordSkipped) as info:
+        many_records._extract_one(SimpleNamespace(overwrite=False), [], job)
+    assert info.value.status == "skipped (outputs written by another batch meanwhile)"
+    assert info.value.summary == {"result": {"n_beats": 70}}
+    assert not (tmp_path / "out" / "rec_a_edr.lock").exists()

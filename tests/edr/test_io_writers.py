@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -150,3 +151,67 @@ def test_all_or_none_outputs_on_a_full_disk_name_the_output(tmp_path):
     with pytest.raises(OSError, match=r"No space left on device: '.*r_edr\.json'$"):
         write_all_or_none(out, {"csv": lambda p: p.write_text("t,edr\n"), "json": full})
     assert list(tmp_path.iterdir()) == []
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    return int(proc.stdout)
+
+
+def test_a_rerun_removes_the_temporaries_a_killed_run_left(tmp_path):
+    import os
+
+    from edr.io.writers import temporary_folder, temporary_path
+
+    out = tmp_path / "rec_edr.csv"
+    dead, alive = _dead_pid(), os.getppid()
+    stale = [tmp_path / f".rec_edr.csv.{dead}.ab_d1234.tmp.csv",
+             tmp_path / f".rec_edr.csv.{dead}.zz9_0000.part"]
+    kept = [tmp_path / f".rec_edr.csv.{alive}.abcd1234.tmp.csv",  # a run still writing it
+            tmp_path / ".rec_edr.csv.notes.txt", tmp_path / f".other.csv.{dead}.abcd1234.tmp.csv"]
+    for p in stale + kept:
+        p.write_text("time_s,edr\n0.0,")
+    (tmp_path / f".rec.{dead}.abcd1234").mkdir()  # a WFDB writer's folder
+    write_csv(out, np.arange(3.0), np.ones(3))
+    temporary_path(out, suffix=".part").unlink()
+    temporary_folder(tmp_path, "rec").rmdir()
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted([p.name for p in kept] + [out.name])
+
+
+def test_assemble_takes_no_temporary_file_for_a_task(tmp_path):
+    from edr.evaluate.batch import assemble
+
+    folder = tmp_path / "tasks" / "r1"
+    folder.mkdir(parents=True)
+    (folder / f".kpca__mdd__II.json.{_dead_pid()}.abcd1234.tmp.json").write_text(
+        '{"row": {"error": "x"}}')
+    with open(assemble(tmp_path)) as f:
+        assert len(f.read().splitlines()) <= 1
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="zombies seen through /proc")
+def test_a_lock_of_a_process_that_exited_unreaped_is_stale(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    from edr.io.writers import output_lock, pid_alive
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])  # not waited for: a zombie
+    lock = tmp_path / "rec_edr.lock"
+    lock.write_text(f"{child.pid}\n")
+    try:
+        deadline = time.monotonic() + 10
+        while b") Z" not in Path(f"/proc/{child.pid}/stat").read_bytes():
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        assert not pid_alive(child.pid)
+        with output_lock(lock):
+            assert lock.read_text() == f"{os.getpid()}\n"
+    finally:
+        child.wait()

@@ -253,6 +253,37 @@ def _summary(capsys) -> str:
     return lines[0]
 
 
+def test_a_lead_clipped_at_its_rails_is_counted(two_leads, tmp_path, monkeypatch, capsys):
+    lines, clean = two_leads
+    x = _parsed(lines)
+    rails = np.percentile(x[:, 0], [5, 95])
+    x[:, 0] = np.clip(x[:, 0], *rails)
+    counts = []
+    for glitch in (False, True):  # a glitch is no rail: the count is the same
+        bad = ["II,V2"] + _text(x)
+        if glitch:
+            bad[1 + int(5 * FS)] = "1e308," + bad[1 + int(5 * FS)].split(",")[1]
+        code, _ = _main_on(bad, tmp_path, monkeypatch)
+        summary = _summary(capsys)
+        counted = re.search(r"(\d+) clipped samples \(held at the lead's rail\)", summary)
+        assert code == 0 and counted, summary
+        counts.append(int(counted.group(1)))
+    at_rails = np.count_nonzero((x[:, 0] == rails[0]) | (x[:, 0] == rails[1]))
+    assert 0 < counts[0] == counts[1] <= at_rails
+    code, _ = _main_on(["II,V2"] + list(lines), tmp_path, monkeypatch)
+    assert "clipped" not in _summary(capsys)
+
+
+@pytest.mark.parametrize("dead, why", [("0.5", "flat"), ("nan", "missing (NaN)")])
+def test_a_lead_dead_over_the_whole_stream_is_named(dead, why, two_leads, tmp_path, monkeypatch,
+                                                     capsys):
+    lines, _ = two_leads
+    bad = ["II,V2"] + [f"{line.split(',')[0]},{dead}" for line in lines]
+    code, _ = _main_on(bad, tmp_path, monkeypatch)
+    summary = _summary(capsys)
+    assert code == 0 and f"unusable leads: V2 {why} over the whole stream" in summary, summary
+
+
 @pytest.mark.parametrize("fault", ["garbage", "nan_run", "flat_lead", "lead_vanishes",
                                    "extra_columns", "glitches"])
 def test_faulty_lines_become_masked_samples(fault, two_leads, tmp_path, monkeypatch, capsys):
