@@ -29,9 +29,13 @@ neighbours (1-3 Hz either side): a line of that size aliases into the beat-sampl
 MAINS_NOTCH_Q = 30.0
 """Quality factor of the notches (-3 dB width ``f0 / Q``: 1.7 Hz at 50 Hz)."""
 
-_MAINS_MAX_FRACTION = 0.45
-"""Notches are placed only at harmonics below this fraction of ``fs``: at the Nyquist rate a
-sampled line is a constant alternation that a notch cannot isolate."""
+
+def _notchable(hz: float, fs: float) -> bool:
+    """Whether a notch at ``hz`` isolates a line sampled at ``fs``: its -3 dB band
+    (``hz ± hz / (2 Q)``, ``Q =`` :data:`MAINS_NOTCH_Q`) lies below the Nyquist rate. At the
+    Nyquist rate a sampled line is a constant alternation that no notch can isolate; just below
+    it (60 Hz at 125 Hz) the notch is as narrow as anywhere else."""
+    return hz * (1.0 + 0.5 / MAINS_NOTCH_Q) < 0.5 * fs
 
 
 def mains_frequency(x, fs: float) -> float | None:
@@ -39,7 +43,8 @@ def mains_frequency(x, fs: float) -> float | None:
 
     Welch power (4 s segments) at the line against the median power 1-3 Hz either side; the
     line counts when it stands :data:`MAINS_MIN_DB` above it. NaN samples are left out (set to
-    the median); lines at or above ``0.45 fs`` are not searched.
+    the median); a line whose notch would reach the Nyquist rate is not searched (``line (1 +
+    1 / (2 Q)) >= fs / 2``: 50 Hz at 100 Hz; 60 Hz at 125 Hz is searched).
 
     See Also
     --------
@@ -67,7 +72,7 @@ def mains_frequency(x, fs: float) -> float | None:
     f, p = welch_in_blocks(x, fs, int(round(4 * fs)), fill=fill, offset=mean)
     best, best_db = None, MAINS_MIN_DB
     for line in MAINS_HZ:
-        if line >= _MAINS_MAX_FRACTION * fs:
+        if not _notchable(line, fs):
             continue
         k = int(np.argmin(np.abs(f - line)))
         near = (np.abs(f - line) >= 1.0) & (np.abs(f - line) <= 3.0)
@@ -105,9 +110,9 @@ def remove_mains(x, fs: float) -> np.ndarray:
     aliases to a slow, narrow-band oscillation of the beat series (for a 50 Hz line and a
     heart rate ``f_h``, at ``|50 - round(50 / f_h) f_h|``) that can look more respiratory than
     the breathing itself. :func:`mains_frequency` decides whether a line is present; each
-    harmonic below ``0.45 fs`` then gets a zero-phase IIR notch (``scipy.signal.iirnotch``,
-    ``Q =`` :data:`MAINS_NOTCH_Q`, applied forward and backward). Without a line ``x`` is
-    returned unchanged (the same array, or the same
+    harmonic whose notch lies below the Nyquist rate then gets a zero-phase IIR notch
+    (``scipy.signal.iirnotch``, ``Q =`` :data:`MAINS_NOTCH_Q`, applied forward and backward).
+    Without a line ``x`` is returned unchanged (the same array, or the same
     :class:`~edr.io.digital_lead.DigitalLead`: the check reads a lead a block at a time; a
     notched lead is a float64 array). NaN samples stay NaN. Measurements:
     ``docs/studies/beyond_the_icu.md``.
@@ -131,8 +136,9 @@ def remove_mains(x, fs: float) -> np.ndarray:
 
 
 def notch_mains(x, fs: float, line: float | None) -> np.ndarray:
-    """``x`` with the mains ``line`` (Hz) and its harmonics below ``0.45 fs`` notched out, as
-    :func:`remove_mains` does once it has found the line; ``x`` itself when ``line`` is None.
+    """``x`` with the mains ``line`` (Hz) and its harmonics whose notch lies below the Nyquist
+    rate notched out, as :func:`remove_mains` does once it has found the line; ``x`` itself when
+    ``line`` is None.
 
     See Also
     --------
@@ -155,7 +161,7 @@ def notch_mains(x, fs: float, line: float | None) -> np.ndarray:
     ok = np.isfinite(x)
     y = np.where(ok, x, finite_median(x))
     h = 1
-    while h * line < _MAINS_MAX_FRACTION * fs:
+    while _notchable(h * line, fs):
         b, a = iirnotch(h * line, MAINS_NOTCH_Q, fs)
         y = zero_phase.filtfilt(b, a, y)
         h += 1

@@ -173,6 +173,17 @@ def test_remove_mains_leaves_a_clean_lead_alone_and_keeps_nan():
     assert np.isnan(y[1000:1100]).all() and np.isfinite(np.delete(y, np.s_[1000:1100])).all()
 
 
+def test_a_60_hz_line_just_below_the_nyquist_rate_is_found_and_notched():
+    # 125 Hz (BIDMC's rate): the 60 Hz notch (59-61 Hz) lies below 62.5 Hz
+    fs = 125.0
+    x = _ecg_like(fs, line_hz=60.0, line_mv=0.1)
+    assert mains_frequency(x, fs) == 60.0
+    y = remove_mains(x, fs)
+    assert _line_power(y, fs, 60.0) < 1e-3 * _line_power(x, fs, 60.0)
+    clean = _ecg_like(fs)
+    assert np.std(y - clean) < 0.1 * np.std(clean)
+
+
 def test_mains_at_the_nyquist_rate_is_not_searched():
     # at 100 Hz a 50 Hz line is a constant alternation a notch cannot isolate
     fs = 100.0
