@@ -7,7 +7,7 @@ writes ``OUTDIR/<record>_edr.csv`` (the single-record default name) and
 ``<record>_breaths.csv`` / ``<record>.edrbr`` in it), all or none; a record whose outputs are
 complete is skipped unless ``--overwrite`` (an interrupted run resumes), and so is one another
 batch into the same folder is extracting (its lock ``OUTDIR/<record>_edr.lock``,
-:func:`edr.io.writers.output_lock`); a failing record is
+:func:`edr.io.locks.output_lock`); a failing record is
 reported in the table and the run goes on (exit code 2 if any failed). The records run through
 :func:`edr.jobs.run_jobs`, :data:`RECORDS_AHEAD` at a time, reported in the order given: in
 forked worker processes where the platform forks them (:func:`edr.jobs.forks_workers`; no
@@ -203,9 +203,9 @@ def _lock_path(job: Job) -> Path:
 
 def _extract_one(args, argv, job: Job) -> dict:
     """The JSON summary of one record (its CSV and JSON written, all or none), under its lock
-    (:func:`edr.io.writers.output_lock`); :class:`RecordSkipped` when another batch holds it, or
+    (:func:`edr.io.locks.output_lock`); :class:`RecordSkipped` when another batch holds it, or
     wrote the outputs since this one started."""
-    from edr.io.writers import OutputLocked, output_lock
+    from edr.io.locks import OutputLocked, output_lock
 
     try:
         with output_lock(_lock_path(job)):
@@ -334,7 +334,7 @@ def run_many(args, records: Sequence[str], argv: Sequence[str],
     # the default, while another record runs
     with blas_limited_to_one_thread():
         interrupted = _extract_rows(args, argv, jobs, rows)
-    from edr.io.writers import drop_stale_lock
+    from edr.io.locks import drop_stale_lock
 
     for job in jobs:  # the locks of workers that died
         drop_stale_lock(_lock_path(job))

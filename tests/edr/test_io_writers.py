@@ -200,7 +200,7 @@ def test_a_lock_of_a_process_that_exited_unreaped_is_stale(tmp_path):
     import sys
     import time
 
-    from edr.io.writers import output_lock, pid_alive
+    from edr.io.locks import output_lock, pid_alive
 
     child = subprocess.Popen([sys.executable, "-c", "pass"])  # not waited for: a zombie
     lock = tmp_path / "rec_edr.lock"
