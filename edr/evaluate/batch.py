@@ -167,13 +167,17 @@ def list_records(folder: str | Path) -> dict[str, Path]:
 
 
 def plan_tasks(database: str, records: dict[str, Path], methods: Sequence[str],
-               criteria: Sequence[str], leads: Sequence[str] = (DEFAULT_LEAD,)) -> list[Task]:
+               criteria: Sequence[str], leads: Sequence[str] = (DEFAULT_LEAD,), *,
+               criteria_of: dict[str, Sequence[str]] | None = None) -> list[Task]:
     """Every (record, method, criterion, lead) combination, sorted by record.
 
     Methods for which :func:`uses_sigma2` is false get the single criterion
-    :data:`NO_CRITERION`.
+    :data:`NO_CRITERION`; a method named in ``criteria_of`` gets its own criteria instead of
+    ``criteria``.
     """
-    for name, values in (("methods", methods), ("criteria", criteria), ("leads", leads)):
+    own = dict(criteria_of or {})
+    for name, values in (("methods", methods), ("criteria", criteria), ("leads", leads),
+                         *((f"criteria of {m}", c) for m, c in own.items())):
         if not values:
             raise ValueError(f"{name} must not be empty, got {list(values)!r}")
         bad = [v for v in values if not v or "__" in v or "/" in v]
@@ -182,7 +186,7 @@ def plan_tasks(database: str, records: dict[str, Path], methods: Sequence[str],
     tasks = []
     for rec in sorted(records):
         for m in methods:
-            for c in (criteria if uses_sigma2(m) else (NO_CRITERION,)):
+            for c in (own.get(m, criteria) if uses_sigma2(m) else (NO_CRITERION,)):
                 for lead in leads:
                     tasks.append(Task(database, rec, str(records[rec]), m, c, lead))
     return tasks

@@ -32,6 +32,8 @@ from edr.cli_core import (
 )
 from edr.evaluate.batch import DEFAULT_LEAD, BatchSummary, list_records, plan_tasks, run_batch
 from edr.names import (
+    DEFAULT_METHOD,
+    DEFAULT_SIGMA2,
     MAX_WINDOW_S,
     METHOD_NAMES,
     MIN_WINDOW_S,
@@ -49,8 +51,11 @@ DEFAULT_DATABASE = "bidmc"
 DEFAULT_METHODS = ("kpca_fusion", "kpca", "pca", "r_amplitude", "qrs_area", "rsa")
 #: ``--methods paper``: the methods of the paper's comparison (Widjaja et al. 2012).
 PAPER_METHODS = ("kpca", "pca", "r_amplitude", "qrs_area", "rsa")
-#: ``--criteria`` when not given: the criteria of the paper's comparison.
+#: ``--criteria`` when not given: the criteria of the paper's comparison, for every kernel method
+#: but the default one, which runs as ``edr extract`` runs it (:data:`DEFAULT_OWN_CRITERIA`).
 DEFAULT_CRITERIA = ("mdd", "shannon", "kpa", "rule-of-thumb")
+#: ``--criteria`` when not given, for the pipeline's default method: its own σ² rule.
+DEFAULT_OWN_CRITERIA = {DEFAULT_METHOD: (DEFAULT_SIGMA2,)}
 EVALUATE_FLAGS = {"window_s": "--window-s", "random_state": "--random-state", "jobs": "--jobs",
                   **REFERENCE_FLAGS}
 """Library parameter name -> the flag, for messages (:func:`edr.cli_core.one_line`)."""
@@ -154,12 +159,12 @@ def build_parser(prog: str = PROG) -> Parser:
                         + "; 'paper' for the paper's comparison (" + ",".join(PAPER_METHODS)
                         + "); or 'all' (default " + ",".join(DEFAULT_METHODS) + ": "
                         "kpca_fusion, what edr extract runs, beside the classic methods)")
-    p.add_argument("--criteria", default=",".join(DEFAULT_CRITERIA), metavar="LIST",
+    p.add_argument("--criteria", default=None, metavar="LIST",
                    help=f"comma-separated sigma2 criteria of the kernel PCA methods (kpca, "
                         f"kpca_fusion, ...: one task each), from: {criteria} (default "
-                        f"{','.join(DEFAULT_CRITERIA)}; mdd is the exact selection that edr "
-                        "extract's default mdd-fast approximates: add mdd-fast to score exactly "
-                        "what it runs); other methods run once")
+                        f"{','.join(DEFAULT_CRITERIA)}, the paper's, and {DEFAULT_METHOD} with "
+                        f"its own {DEFAULT_SIGMA2}, as edr extract runs it; given, the list holds "
+                        "for every kernel method); other methods run once")
     p.add_argument("--leads", default=DEFAULT_LEAD, metavar="LIST",
                    help=f"comma-separated leads: {DEFAULT_LEAD} (the pipeline's: every ECG lead "
                         "fused when the record has several), auto (best lead per window), fuse, "
@@ -226,13 +231,15 @@ def _records(args) -> tuple[Path, dict[str, Path]]:
 
 def _evaluate(argv: list[str], prog: str) -> int:
     args = build_parser(prog).parse_args(argv)
-    methods, criteria = _methods(args.methods), _criteria(args.criteria)
+    methods = _methods(args.methods)
+    criteria = _criteria(args.criteria) if args.criteria is not None else list(DEFAULT_CRITERIA)
+    own = DEFAULT_OWN_CRITERIA if args.criteria is None else None
     if args.scheduler is not None and importlib.util.find_spec("distributed") is None:
         raise OptionError(_NO_DISTRIBUTED + "No module named 'distributed'")
     commit = _git_commit()
     folder, records = _records(args)
     database = args.database or (folder.name if args.data_dir else DEFAULT_DATABASE)
-    tasks = plan_tasks(database, records, methods, criteria, _split(args.leads))
+    tasks = plan_tasks(database, records, methods, criteria, _split(args.leads), criteria_of=own)
     options = {"random_state": args.random_state, **reference_options(args)}
     if args.window_s is not None:
         options["window_s"] = args.window_s

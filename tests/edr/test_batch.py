@@ -320,3 +320,29 @@ def test_scheduler_without_distributed_fails_before_any_output(simulated_db, tmp
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "pip install 'kpca-edr[distributed]'" in err
     assert not out.exists()
+
+
+def test_plan_tasks_gives_a_method_its_own_criteria():
+    tasks = batch.plan_tasks("fake", RECORDS, ["kpca_fusion", "kpca", "pca"], ["mdd", "kpa"],
+                             criteria_of={"kpca_fusion": ["mdd-fast"]})
+    by_method = {m: {t.criterion for t in tasks if t.method == m} for m in ("kpca_fusion", "kpca")}
+    assert by_method == {"kpca_fusion": {"mdd-fast"}, "kpca": {"mdd", "kpa"}}
+    with pytest.raises(ValueError, match="criteria of kpca_fusion must not be empty"):
+        batch.plan_tasks("fake", RECORDS, ["kpca_fusion"], ["mdd"], criteria_of={"kpca_fusion": []})
+
+
+def test_default_criteria_run_the_default_method_as_extract_does(simulated_db, tmp_path,
+                                                                  stand_ins):
+    """Without ``--criteria`` the default method runs with its own σ² rule (``mdd-fast``, as
+    ``edr extract``) and the other kernel methods with the paper's four; ``--criteria`` given
+    holds for every kernel method."""
+    argv = ["--data-dir", str(simulated_db), "--methods", "kpca_fusion,kpca,pca", "--jobs", "1",
+            "--no-progress"]
+    assert cli.main(argv + ["-o", str(tmp_path / "default")]) == 0
+    rows = _rows(tmp_path / "default" / "results.csv")
+    got = {(r["method"], r["criterion"]) for r in rows}
+    assert {c for m, c in got if m == "kpca_fusion"} == {"mdd-fast"}
+    assert {c for m, c in got if m == "kpca"} == set(cli.DEFAULT_CRITERIA)
+    assert cli.main(argv + ["--criteria", "shannon", "-o", str(tmp_path / "given")]) == 0
+    given = {(r["method"], r["criterion"]) for r in _rows(tmp_path / "given" / "results.csv")}
+    assert {c for m, c in given if m != "pca"} == {"shannon"}

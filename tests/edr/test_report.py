@@ -4,13 +4,14 @@ import csv
 import json
 import runpy
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from edr.evaluate import report, stats
 from edr.evaluate.batch import COLUMNS, RATE_WINDOW_COLUMNS
-from edr.evaluate.report.comparisons import comparison_configs
+from edr.evaluate.report.comparisons import comparison_configs, reference_config
 
 # 5 records. kpca/mdd MSC 0.2..1.0 -> median 0.60, 25th 0.40, 75th 0.80 (numpy linear percentiles);
 # pca = kpca/mdd - 0.1 on every record (kpca/mdd wins 5-0, but n = 5 Wilcoxon: exact p = 2/32 =
@@ -253,3 +254,17 @@ def test_a_method_run_on_a_named_lead_only_is_a_configuration(tmp_path):
     assert t.configs == ["kpca/mdd@II", "kpca_fusion/mdd@default"] and not t.single_lead_rows
     np.testing.assert_allclose(t.values["msc"][:, t.configs.index("kpca/mdd@II")],
                                [0.50, 0.51, 0.52])
+
+
+def test_reference_is_the_default_method_with_its_own_rule_when_mdd_was_not_run():
+    """``edr evaluate``'s default runs ``kpca_fusion`` with ``mdd-fast`` only: the report then
+    compares against it, not against the paper's ``kpca/mdd``; ``kpca_fusion/mdd`` still comes
+    first when a run holds it."""
+    msc = np.array([[0.1, 0.2, 0.9]])
+    table = SimpleNamespace(configs=["kpca/mdd", "kpca_fusion/mdd-fast", "pca"],
+                            values={"msc": msc})
+    assert reference_config(table, None) == "kpca_fusion/mdd-fast"
+    table.configs = ["kpca_fusion/mdd-fast", "kpca_fusion/mdd", "pca"]
+    assert reference_config(table, None) == "kpca_fusion/mdd"
+    table.configs = ["kpca/kpa", "pca", "rsa"]
+    assert reference_config(table, None) == "rsa"  # the best median MSC

@@ -37,7 +37,7 @@ def build_parser(prog: str = PROG) -> Parser:
                    help="configuration compared with the others, named as in the report: "
                         "method/criterion (kernel methods) or method, with @lead when the results "
                         f"hold several lead modes (default {DEFAULT_METHOD}/mdd when present, "
-                        "else kpca/mdd)")
+                        f"else {DEFAULT_METHOD}/mdd-fast, else kpca/mdd)")
     p.add_argument("--bland-altman", metavar="CONFIGS",
                    help="comma-separated configurations shown beside the reference in the "
                         "Bland-Altman figure (default: the two other methods with the lowest "

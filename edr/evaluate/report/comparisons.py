@@ -12,6 +12,7 @@ import numpy as np
 from edr.evaluate import stats
 from edr.evaluate.agreement import Agreement
 from edr.evaluate.report.tables import Metric, ResultsTable
+from edr.names import DEFAULT_SIGMA2
 from edr.options import DEFAULT_METHOD
 
 __all__ = ["ALPHA", "comparison_configs", "comparisons", "head_to_head", "quartiles",
@@ -57,13 +58,15 @@ def quartiles(x: np.ndarray) -> tuple[float, float, float, int]:
 
 def reference_config(table: ResultsTable, wanted: str | None) -> str:
     """The configuration compared with the others: ``wanted``, else the default method with MDD,
-    else ``kpca/mdd``, else the best median MSC; ValueError for an unknown ``wanted``."""
+    else with its own σ² rule (``mdd-fast``, as ``edr evaluate`` runs it by default), else
+    ``kpca/mdd``, else the best median MSC; ValueError for an unknown ``wanted``."""
     if wanted:
         if wanted not in table.configs:
             raise ValueError(f"reference {wanted!r} not among the configurations {table.configs}")
         return wanted
-    for default in (f"{DEFAULT_METHOD}/mdd", f"{DEFAULT_METHOD}/mdd@default", "kpca/mdd",
-                    "kpca/mdd@default"):
+    own = f"{DEFAULT_METHOD}/{DEFAULT_SIGMA2}"
+    for default in (f"{DEFAULT_METHOD}/mdd", f"{DEFAULT_METHOD}/mdd@default", own,
+                    f"{own}@default", "kpca/mdd", "kpca/mdd@default"):
         if default in table.configs:
             return default
     msc = table.values["msc"]

@@ -54,7 +54,8 @@ def write_report(results_csv: str | Path, out_dir: str | Path, *, reference: str
     reference : str, optional
         Configuration label the others are compared with (default: the pipeline's default
         method with MDD, ``kpca_fusion/mdd`` — ``@default`` when several leads were evaluated —,
-        else ``kpca/mdd``, else the best median MSC).
+        else with its own rule, ``kpca_fusion/mdd-fast``, else ``kpca/mdd``, else the best
+        median MSC).
     bland_altman : sequence of str, optional
         Configurations shown beside the reference in the Bland–Altman figure
         (default: the two with the lowest window MAE among the methods other
