@@ -209,17 +209,16 @@ class CsvRows:
     def row(self, lineno: int, text: str, complete: bool = True) -> list[float]:
         """The samples of one line (NaN where faulty; see the module docstring)."""
         self.n_rows += 1
+        fields = _split_fields(text) if complete else None
         if self.time is not None:
-            self._check_time(lineno, text, complete)
-        if complete and len(text) <= MAX_LINE:
-            fields = _split_fields(text)
-            if len(fields) == self.n_cols:
-                try:
-                    row = [float(fields[c]) for c in self.columns]
-                    if math.isfinite(sum(row)):
-                        return row
-                except ValueError:
-                    pass
+            self._check_time(lineno, self._seconds_of(fields))
+        if fields is not None and len(text) <= MAX_LINE and len(fields) == self.n_cols:
+            try:
+                row = [float(fields[c]) for c in self.columns]
+                if math.isfinite(sum(row)):
+                    return row
+            except ValueError:
+                pass
         return self._faulty(lineno, text, complete)
 
     def seconds(self, text: str, complete: bool = True) -> float:
@@ -234,18 +233,21 @@ class CsvRows:
         >>> rows.seconds("1004,0.2"), rows.seconds("x,0.2")
         (1.004, nan)
         """
-        if self.time is None or not complete:
+        return self._seconds_of(_split_fields(text) if complete else None)
+
+    def _seconds_of(self, fields: list[str] | None) -> float:
+        """:meth:`seconds` of a line already split into ``fields`` (None: incomplete)."""
+        if self.time is None or fields is None:
             return NAN
-        fields = _split_fields(text)
         try:
             t = float(fields[self.time]) * self.time_unit
         except (IndexError, ValueError):
             return NAN
         return t if math.isfinite(t) else NAN
 
-    def _check_time(self, lineno: int, text: str, complete: bool) -> None:
-        """Count the line's time fault, if any (see the module docstring)."""
-        t = self.seconds(text, complete)
+    def _check_time(self, lineno: int, t: float) -> None:
+        """Count the time fault of line ``lineno``, of time ``t`` (s), if any (see the module
+        docstring)."""
         if math.isnan(t):
             return
         last, self._last_t = self._last_t, t
