@@ -27,7 +27,14 @@ from edr.errors import (
 from edr.io.channels import choose_ecg, choose_resp, clean_name, ecg_channels
 from edr.io.recording import VOLTAGE_UNITS, Recording, to_millivolts
 from edr.io.reference import implausible_reason
-from edr.io.time_axis import INDEX_COLUMNS, elapsed_seconds, fs_from_time, time_unit, unquoted
+from edr.io.time_axis import (
+    INDEX_COLUMNS,
+    check_time_rate,
+    elapsed_seconds,
+    fs_from_time,
+    time_unit,
+    unquoted,
+)
 from edr.names import check_fs
 
 __all__ = ["ARBITRARY_UNITS", "DEFAULT_NAME", "NUMERIC_KINDS", "as_recording", "as_series",
@@ -231,11 +238,12 @@ def _time_axis(table) -> tuple[np.ndarray | None, str, list]:
     else of a time index (None without either), what they came from, and the labels of its time
     and sample-number columns."""
     labels = list(getattr(table, "columns", []))
-    skip = [c for c in labels if time_unit(str(c)) is not None
+    dates = [c for c in labels if getattr(table[c].dtype, "kind", "O") in "Mm"]
+    skip = [c for c in labels if time_unit(str(c)) is not None or c in dates
             or unquoted(str(c)).lower() in INDEX_COLUMNS]
     for c, unit in ((c, time_unit(str(c))) for c in skip):
-        if unit is not None:
-            return elapsed_seconds(table[c], unit, source="the ECG's DataFrame",
+        if unit is not None or c in dates:
+            return elapsed_seconds(table[c], unit or 1.0, source="the ECG's DataFrame",
                                    column=str(c)), str(c), skip
     idx = table.index
     kind = getattr(idx.dtype, "kind", "O")
@@ -249,8 +257,16 @@ def _from_table(table, fs, resp, lead_names):
     """``(ecg, fs, resp)`` of a DataFrame or Series read as a table (see
     :func:`recording_from_arrays`)."""
     seconds, what, skip = _time_axis(table)
+    if seconds is None and fs is None:
+        what = (f"DataFrame (columns {[str(c) for c in table.columns]})"
+                if hasattr(table, "columns") else "Series")
+        raise SamplingRateError(
+            f"the ECG's {what} has no time column or time index: give its sampling rate, e.g. "
+            "extract_edr(df, fs=250.0), or a time column named 'time' (seconds) or 'time_ms', "
+            "or a DatetimeIndex")
     if seconds is not None:
         fs_t = fs_from_time(seconds, source="the ECG's DataFrame", column=what)
+        check_time_rate(fs_t, what, 1.0, source="the ECG's DataFrame", give_fs="fs=HZ")
         given = None if fs is None else _rate(fs, "fs")
         if given is not None and abs(given - fs_t) > 0.01 * fs_t:
             raise SamplingRateError(f"fs={given:g} Hz disagrees with the {fs_t:g} Hz of the "
@@ -290,7 +306,7 @@ def _lead_matrix(ecg, lead_names) -> tuple[np.ndarray, list[str]]:
         for col, dt in zip(columns, dtypes, strict=True):
             if getattr(dt, "kind", "O") not in NUMERIC_KINDS:
                 raise ArrayTypeError(f"ecg column {col!r} has dtype {dt}, not numbers; give "
-                                     "only the ECG columns (in mV or units=...)")
+                                     "only the ECG columns, as numbers (pandas.to_numeric)")
         if hasattr(ecg, "columns") or ecg.name is not None:
             names = [str(c) for c in columns]
         ecg = ecg.to_numpy(dtype=float, na_value=np.nan)
@@ -310,6 +326,7 @@ def _lead_matrix(ecg, lead_names) -> tuple[np.ndarray, list[str]]:
             f"ecg has shape {x.shape}: {x.shape[0]} rows of {x.shape[1]} columns looks like "
             "leads × samples (an ECG has more samples than leads); pass its transpose, ecg.T, "
             "as samples × leads")
+    _check_no_time_axis(x, names)
     if lead_names is not None:
         names = [lead_names] if isinstance(lead_names, str) else [str(n) for n in lead_names]
     names = names or default_lead_names(x.shape[1])
@@ -320,6 +337,28 @@ def _lead_matrix(ecg, lead_names) -> tuple[np.ndarray, list[str]]:
     if not all(cleaned):
         raise ArrayShapeError(f"lead_names={names!r} has an empty name")
     return np.asarray(x, dtype=np.float64), cleaned
+
+
+def _check_no_time_axis(x: np.ndarray, names: list[str] | None) -> None:
+    """Raise when a column of ``x`` (samples × columns) increases at every sample: a time axis
+    or a sample counter, never an ECG lead (``np.loadtxt`` of a file with a time column)."""
+    if x.shape[0] < 3:
+        return
+    for k in range(x.shape[1]):
+        col = x[:, k]
+        if not np.all(col[1:] > col[:-1]):
+            continue
+        head = ", ".join(f"{v:g}" for v in col[:3])
+        if names is not None:
+            raise ArrayShapeError(
+                f"column {names[k]!r} of ecg increases at every sample ({head}, ...): a time "
+                "axis or a sample counter, not an ECG lead; name it 'time' (seconds) or "
+                "'time_ms' to give fs, or drop it and give fs=...")
+        keep = "ecg[:, 1:]" if k == 0 else f"np.delete(ecg, {k}, axis=1)"
+        raise ArrayShapeError(
+            f"{'ecg' if x.shape[1] == 1 else f'column {k} of ecg'} increases at every sample "
+            f"({head}, ...): a time axis or a sample counter, not an ECG lead; "
+            f"{'give the ECG samples' if x.shape[1] == 1 else f'pass {keep}'} with fs=...")
 
 
 def _leads_in_millivolts(values: np.ndarray, names: list[str], units: list) -> list:
@@ -370,8 +409,14 @@ def _rate(value, argument: str) -> float:
     if value is None:
         raise SamplingRateError(f"{argument} is required with an array: its sampling rate in "
                                 f"Hz, e.g. extract_edr(ecg, {argument}=250.0)")
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in NUMERIC_KINDS:
+        value = value.reshape(()).item()  # scipy.io.loadmat's [[250]], an .npz file's array(250.)
+    if isinstance(value, str):
+        raise SamplingRateError(f"{argument}={value!r} is text, not a number of Hz: give "
+                                f"{argument}=float({value!r})")
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise SamplingRateError(f"{argument}={value!r} is not a number of Hz")
+        raise SamplingRateError(f"{argument}={value!r} is not a number of Hz: give one number, "
+                                f"e.g. {argument}=250.0")
     rate = float(value)
     if not (np.isfinite(rate) and rate > 0):
         raise SamplingRateError(f"{argument}={value!r} must be a positive, finite number of Hz")

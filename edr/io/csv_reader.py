@@ -31,6 +31,7 @@ from edr.io.recording import Recording, assemble_recording
 from edr.io.time_axis import (
     INDEX_COLUMNS,
     TIME_UNITS,
+    check_time_rate,
     elapsed_seconds,
     fs_from_time,
     is_date_time,
@@ -75,31 +76,6 @@ def _header_and_rows(path: Path) -> tuple[str, list[str]]:
         ) from None
     lines = text.splitlines(keepends=True)
     return (lines[0] if lines else ""), [line for line in lines[1:] if line.strip()]
-
-
-def _check_time_unit(fs: float, column: str, seconds: float, path: Path) -> None:
-    """Raise when the rate read from a time column (``seconds`` per unit) is no ECG rate, naming
-    the unit that would make it one.
-
-    Raises
-    ------
-    RecordError
-        ``fs`` outside :data:`edr.names.FS_MIN` - :data:`edr.names.FS_MAX`.
-    """
-    if FS_MIN <= fs <= FS_MAX:
-        return
-    unit = "ms" if seconds < 1.0 else "s"
-    hint = "drop the column and give the sampling rate with --fs HZ"
-    for scale, name, rename in ((1e3, "milliseconds", "time_ms"), (1e-3, "seconds", "time_s")):
-        if FS_MIN <= fs * scale <= FS_MAX and rename != column.lower():
-            hint = (f"if the column is in {name} ({fs * scale:g} Hz), rename it to {rename!r}; "
-                    f"else {hint}")
-            break
-    raise RecordError(
-        f"time column {column!r} of {path} steps by {1e3 / fs if unit == 'ms' else 1 / fs:g} "
-        f"{unit}, a sampling rate of {fs:g} Hz where ECG needs {FS_MIN:g} to {FS_MAX:g} Hz; "
-        f"{hint}"
-    )
 
 
 def _delimiter(first_line: str) -> str:
@@ -337,7 +313,7 @@ def _csv_rate(data, names, time_idx, seconds, index, fs, path) -> float:
     if time_idx is not None:
         t = data[:, time_idx] * seconds
         fs_t = fs_from_time(t, source=str(path), column=names[time_idx])
-        _check_time_unit(fs_t, names[time_idx], seconds, path)
+        check_time_rate(fs_t, names[time_idx], seconds, source=str(path), give_fs="--fs HZ")
         if fs is not None and abs(float(fs) - fs_t) > 0.01 * fs_t:
             raise RecordError(
                 f"the sampling rate given ({float(fs):g} Hz, --fs) disagrees with the {fs_t:g} Hz "

@@ -19,8 +19,10 @@ import numpy as np
 
 from edr.errors import RecordError
 from edr.io.channels import clean_name
+from edr.names import FS_MAX, FS_MIN
 
-__all__ = ["INDEX_COLUMNS", "MISSING_TOKENS", "TIME_UNITS", "elapsed_seconds", "fs_from_time",
+__all__ = ["INDEX_COLUMNS", "MISSING_TOKENS", "TIME_UNITS", "check_time_rate", "elapsed_seconds",
+           "fs_from_time",
            "is_date_time", "is_missing", "is_number", "time_unit", "unquoted"]
 
 MISSING_TOKENS = frozenset({"", "nan", "nat", "na", "n/a", "null", "none", "-"})
@@ -252,6 +254,57 @@ def fs_from_time(t: np.ndarray, *, source: str, column: str) -> float:
             f"{np.diff(t)[worst]:g} s at row {worst + 2} vs {1 / fs:g} s on average"
         )
     return round(float(fs), 6)  # 249.99999999999997 from times in ms is 250
+
+
+def check_time_rate(fs: float, column: str, seconds: float, *, source: str, give_fs: str) -> None:
+    """Raise when the rate a time column gives is no ECG rate, naming the unit that would make it
+    one.
+
+    Parameters
+    ----------
+    fs : float
+        The rate the column gives (:func:`fs_from_time`), Hz.
+    column : str
+        Its name.
+    seconds : float
+        Seconds per unit it was read in (:func:`time_unit`).
+    source : str
+        The file or table named in the message.
+    give_fs : str
+        How the caller gives a sampling rate instead (``"--fs HZ"``, ``"fs=HZ"``).
+
+    Raises
+    ------
+    RecordError
+        ``fs`` outside :data:`edr.names.FS_MIN` - :data:`edr.names.FS_MAX`.
+
+    See Also
+    --------
+    fs_from_time : the rate of a time axis.
+
+    Examples
+    --------
+    >>> from edr.io.time_axis import check_time_rate
+    >>> check_time_rate(250.0, "time", 1.0, source="rec.csv", give_fs="--fs HZ")
+    >>> check_time_rate(0.25, "Time", 1.0, source="rec.csv", give_fs="--fs HZ")
+    Traceback (most recent call last):
+    ...
+    edr.errors.RecordError: time column 'Time' of rec.csv steps by 4 s, ... 'time_ms'; ...
+    """
+    if FS_MIN <= fs <= FS_MAX:
+        return
+    unit = "ms" if seconds < 1.0 else "s"
+    hint = f"drop the column and give the sampling rate with {give_fs}"
+    for scale, name, rename in ((1e3, "milliseconds", "time_ms"), (1e-3, "seconds", "time_s")):
+        if FS_MIN <= fs * scale <= FS_MAX and rename != column.lower():
+            hint = (f"if the column is in {name} ({fs * scale:g} Hz), rename it to {rename!r}; "
+                    f"else {hint}")
+            break
+    raise RecordError(
+        f"time column {column!r} of {source} steps by {1e3 / fs if unit == 'ms' else 1 / fs:g} "
+        f"{unit}, a sampling rate of {fs:g} Hz where ECG needs {FS_MIN:g} to {FS_MAX:g} Hz; "
+        f"{hint}"
+    )
 
 
 def unquoted(text: str) -> str:
