@@ -73,7 +73,7 @@ def read_record(
     path : str or Path
         WFDB record given as ``rec``, ``rec.hea`` or a data file (``rec.dat``,
         ``mixedsignals_e.dat``; not an annotation file such as ``rec.breath``);
-        ``*.edf`` / ``*.bdf`` (EDF, EDF+C, BDF); ``*.csv`` / ``*.tsv`` / ``*.txt``;
+        ``*.edf`` / ``*.bdf`` (EDF, EDF+C, BDF); ``*.csv`` / ``*.tsv`` / ``*.txt`` (or ``.gz``);
         ``*.npy`` / ``*.npz`` (:mod:`edr.io.numpy_reader`).
     channel : str, optional
         ECG channel name (compared after stripping trailing commas, case-insensitive).

@@ -38,7 +38,7 @@ from edr.io.time_axis import (
 from edr.names import check_fs
 
 __all__ = ["ARBITRARY_UNITS", "DEFAULT_NAME", "NUMERIC_KINDS", "as_recording", "as_series",
-           "default_lead_names", "recording_from_arrays"]
+           "default_lead_names", "increasing_column", "recording_from_arrays"]
 
 #: Record name of a recording given as arrays.
 DEFAULT_NAME = "array"
@@ -339,16 +339,30 @@ def _lead_matrix(ecg, lead_names) -> tuple[np.ndarray, list[str]]:
     return np.asarray(x, dtype=np.float64), cleaned
 
 
-def _check_no_time_axis(x: np.ndarray, names: list[str] | None) -> None:
-    """Raise when a column of ``x`` (samples × columns) increases at every sample: a time axis
-    or a sample counter, never an ECG lead (``np.loadtxt`` of a file with a time column)."""
+def increasing_column(x: np.ndarray) -> int | None:
+    """The first column of ``x`` (samples × columns, at least 3 samples) that increases at every
+    sample: a time axis or a sample counter, never an ECG lead; None without one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.io.arrays import increasing_column
+    >>> increasing_column(np.column_stack([np.sin(np.arange(9.0)), np.arange(9) / 250]))
+    1
+    >>> increasing_column(np.sin(np.arange(9.0))[:, None]) is None
+    True
+    """
     if x.shape[0] < 3:
-        return
-    for k in range(x.shape[1]):
-        col = x[:, k]
-        if not np.all(col[1:] > col[:-1]):
-            continue
-        head = ", ".join(f"{v:g}" for v in col[:3])
+        return None
+    return next((k for k in range(x.shape[1]) if np.all(x[1:, k] > x[:-1, k])), None)
+
+
+def _check_no_time_axis(x: np.ndarray, names: list[str] | None) -> None:
+    """Raise when a column of ``x`` is a time axis (:func:`increasing_column`): ``np.loadtxt``
+    of a file with its time column."""
+    k = increasing_column(x)
+    if k is not None:
+        head = ", ".join(f"{v:g}" for v in x[:3, k])
         if names is not None:
             raise ArrayShapeError(
                 f"column {names[k]!r} of ecg increases at every sample ({head}, ...): a time "

@@ -5,10 +5,12 @@ arrays (:func:`edr.io.arrays.recording_from_arrays`) share. A time column is nam
 (``time``, ``t``, ``timestamp``, ``elapsed time``, ``datetime``) with an optional unit after it
 (``time_s``, ``Time (sec)``, ``timestamp [ms]``, ``t_us``: the units of :data:`TIME_UNITS`;
 seconds without one), or by a unit alone (``s``, ``sec``, ``seconds``, ``ms``); :func:`time_unit`
-reads a name. Its values are numbers in that unit, dates and times (``2026-03-01T10:00:00.004``,
-NumPy or pandas datetimes, any time zone) or time differences: :func:`elapsed_seconds` turns
-each into seconds from the first. A column of sample numbers (:data:`INDEX_COLUMNS`) is neither a
-channel nor a time. :func:`fs_from_time` gives the sampling rate of a uniformly sampled axis.
+reads a name (the time words in German, French, Spanish and Italian too: ``Zeit``, ``temps``,
+``tiempo``, ``tempo``). Its values are numbers in that unit, dates and times
+(``2026-03-01T10:00:00.004``, NumPy or pandas datetimes, any time zone) or time differences:
+:func:`elapsed_seconds` turns each into seconds from the first. A column of sample numbers
+(:data:`INDEX_COLUMNS`) is neither a channel nor a time. :func:`fs_from_time` gives the sampling
+rate of a uniformly sampled axis.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ TIME_UNITS: dict[str, float] = {
 #: Units that name a time column on their own (a column ``min`` is more likely a minimum).
 _BARE_TIME_UNITS = ("s", "sec", "seconds", "ms")
 
-_TIME_NAME = re.compile(r"(?P<word>elapsed[ _]?time|time[ _]?stamp|elapsed|date[ _]?time|time|t)?"
+_TIME_NAME = re.compile(r"(?P<word>elapsed[ _]?time|time[ _]?stamp|elapsed|date[ _]?time|time|t"
+                        r"|zeit|temps|tiempo|tempo)?"
                         r"[ _\-]*"
                         r"(?:[(\[]\s*(?P<bracketed>[^)\]]+?)\s*[)\]]|(?P<unit>[a-zµ]+))?")
 
@@ -68,8 +71,8 @@ def time_unit(name: str) -> float | None:
     Examples
     --------
     >>> from edr.io.time_axis import time_unit
-    >>> [time_unit(n) for n in ("time", "Time (sec)", "timestamp_ms", "ECG", "min")]
-    [1.0, 1.0, 0.001, None, None]
+    >>> [time_unit(n) for n in ("time", "Time (sec)", "timestamp_ms", "Zeit [ms]", "ECG", "min")]
+    [1.0, 1.0, 0.001, 0.001, None, None]
     """
     m = _TIME_NAME.fullmatch(unquoted(name).lower())
     if m is None:
