@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numbers
 import os
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,13 +19,12 @@ from edr.errors import (
     ArrayShapeError,
     ArrayTypeError,
     MissingSignalError,
-    ReferenceWarning,
     SamplingRateError,
     UnitError,
 )
 from edr.io.channels import choose_ecg, choose_resp, clean_name, ecg_channels
 from edr.io.recording import VOLTAGE_UNITS, Recording, to_millivolts
-from edr.io.reference import implausible_reason
+from edr.io.reference import given_breath_times
 from edr.io.time_axis import (
     INDEX_COLUMNS,
     check_time_rate,
@@ -187,7 +185,8 @@ def as_recording(recording, *, fs=None, lead_names=None, units=None, resp=None, 
         must agree with the file); anything else is an ECG array for
         :func:`recording_from_arrays`.
     fs, lead_names, units, resp, resp_fs, breath_times
-        See :func:`recording_from_arrays` (``units`` None: mV). Only ``fs`` applies to a
+        See :func:`recording_from_arrays` (``units`` None: mV). Only ``fs`` and
+        ``breath_times`` (times, or a file of them: :func:`edr.io.read_record`) apply to a
         path, none to a Recording.
 
     Returns
@@ -222,12 +221,13 @@ def as_recording(recording, *, fs=None, lead_names=None, units=None, resp=None, 
                             "an ECG given as an array; a Recording carries its own")
         return recording
     if isinstance(recording, (str, os.PathLike)):
+        given = [k for k in given if k != "breath_times"]
         if given:
             raise TypeError(f"{', '.join(given)} describe an ECG given as an array, not a "
                             f"file ({os.fspath(recording)!s})")
         from edr.io import read_record
 
-        return read_record(recording, fs=fs)
+        return read_record(recording, fs=fs, breath_times=breath_times)
     return recording_from_arrays(recording, fs, lead_names=lead_names,
                                  units="mV" if units is None else units, resp=resp,
                                  resp_fs=resp_fs, breath_times=breath_times)
@@ -457,10 +457,5 @@ def _breaths(breath_times, duration_s: float):
     """``(breath times, source)`` of breath times given as an array, or ``(None, None)``."""
     if breath_times is None:
         return None, None
-    t = _series(breath_times, "breath_times")
-    reason = implausible_reason(t, duration_s)
-    if reason is not None:
-        warnings.warn(f"breath_times not used: {reason}; the EDR goes on without them",
-                      ReferenceWarning, stacklevel=4)
-        return None, None
-    return t, f"given: {t.size} breaths"
+    return given_breath_times(_series(breath_times, "breath_times"), duration_s, "given",
+                              stacklevel=4)
