@@ -226,7 +226,7 @@ def fs_from_time(t: np.ndarray, *, source: str, column: str) -> float:
     ------
     RecordError
         Fewer than two times, a missing (NaN) time (its row is named), or a non-uniform axis
-        (the worst step is named).
+        (the worst step is named, with what to do: rows missing, or times that jitter).
 
     See Also
     --------
@@ -254,9 +254,23 @@ def fs_from_time(t: np.ndarray, *, source: str, column: str) -> float:
     if abs(steps[worst] - 1.0) > 0.5:
         raise RecordError(
             f"time column {column!r} of {source} is not uniformly sampled: step "
-            f"{np.diff(t)[worst]:g} s at row {worst + 2} vs {1 / fs:g} s on average"
-        )
+            f"{np.diff(t)[worst]:g} s at row {worst + 2} vs {1 / fs:g} s on average; "
+            + _uneven_hint(np.diff(t), worst))
     return round(float(fs), 6)  # 249.99999999999997 from times in ms is 250
+
+
+def _uneven_hint(steps: np.ndarray, worst: int) -> str:
+    """What to do about a time axis whose step ``worst`` is uneven: rows missing (a step of
+    several typical steps), or times that jitter."""
+    typical = float(np.median(steps))
+    if typical > 0 and steps[worst] > 1.5 * typical:
+        missing = int(round(steps[worst] / typical)) - 1
+        return (f"about {missing} sample(s) of {typical:g} s are missing there (rows dropped): "
+                "keep their rows with empty values (read as a gap, masked), or drop the time "
+                "column and give the sampling rate (--fs HZ, fs=HZ) if no sample is missing")
+    return ("the times jitter by more than half a sample: if the samples were taken at a steady "
+            "rate, drop the time column and give that rate (--fs HZ, fs=HZ); else resample them "
+            "onto a uniform time axis first")
 
 
 def check_time_rate(fs: float, column: str, seconds: float, *, source: str, give_fs: str) -> None:

@@ -325,3 +325,19 @@ def test_a_gz_name_that_is_no_gzip_and_a_binary_file_are_named(tmp_path):
     (tmp_path / "b.csv").write_bytes(b"time,ECG\n\x00\x01\xff\xfe\n")
     with pytest.raises(RecordError, match=r"b\.csv is not text: byte 0xff"):
         read_record(tmp_path / "b.csv")
+
+
+def test_an_uneven_time_axis_says_what_to_do(tmp_path):
+    t = np.arange(2500) / 250.0
+    dropped = np.delete(t, np.arange(1000, 1250))  # a logger lost 1 s of rows
+    _export(tmp_path / "dropped.csv", "time,ECG\n" + _rows(lambda a, v: f"{a:.3f},{v:.4f}\n",
+                                                          dropped, _X[: dropped.size]))
+    with pytest.raises(RecordError, match=r"about 250 sample\(s\) of 0\.004 s are missing there "
+                                          r"\(rows dropped\): keep their rows with empty values"):
+        read_record(tmp_path / "dropped.csv")
+    jitter = t + np.random.default_rng(0).uniform(-0.0025, 0.0025, t.size)
+    _export(tmp_path / "jitter.csv", "time,ECG\n" + _rows(lambda a, v: f"{a:.5f},{v:.4f}\n",
+                                                         jitter))
+    with pytest.raises(RecordError, match=r"the times jitter by more than half a sample: if the "
+                                          r"samples were taken at a steady rate, drop the time"):
+        read_record(tmp_path / "jitter.csv")
