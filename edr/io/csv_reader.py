@@ -17,7 +17,8 @@ points. A file without a header row (its first line all numbers) has leads named
 that counts 0, 1, 2, ... is sample numbers). Exports as they come are read too: fields in quotes,
 comment lines (``#``, ``%``) before the header, Excel's ``sep=;`` line, an unnamed first column
 (pandas' ``to_csv()`` index: dates and times or fractions are the time, integers sample
-numbers), Windows-1252 text, gzip-compressed files (``.csv.gz``).
+numbers), UTF-16 with its byte-order mark and Windows-1252 text, gzip-compressed files
+(``.csv.gz``).
 """
 
 from __future__ import annotations
@@ -64,8 +65,9 @@ def _clock_seconds(text: str) -> float:
 
 def _header_and_rows(path: Path) -> tuple[str, list[str], str | None]:
     """The header line, the non-blank data lines and the separator an Excel ``sep=`` line names
-    (None without one) of a text file: UTF-8 (a byte-order mark is dropped), else Windows-1252
-    (a spreadsheet's export in Western Europe), gzip-compressed if its name ends in ``.gz``.
+    (None without one) of a text file: UTF-8 (a byte-order mark is dropped), UTF-16 with its
+    byte-order mark (Excel's "Unicode text"), else Windows-1252 (a spreadsheet's export in
+    Western Europe), gzip-compressed if its name ends in ``.gz``.
     Lines before the header that begin with ``#`` or ``%`` are comments and skipped.
 
     Raises
@@ -95,6 +97,8 @@ def _text(path: Path) -> str:
         except (OSError, EOFError) as exc:
             raise RecordError(f"CSV file {path} is named .gz but is not gzip-compressed ({exc}); "
                               "rename it without .gz or compress it with gzip") from None
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # Excel's "Unicode text": UTF-16 with its BOM
+        return data.decode("utf-16")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -292,6 +292,7 @@ def _rows(fmt, times=_T, values=_X):
      "utf-8"),
     ("cp1252.csv", "Zeit (s);EKG (µV)\n" + _rows(lambda t, v: f"{t:.3f};{v:.4f}\n"
                                                  .replace(".", ",")), "cp1252"),
+    ("utf16.txt", "time\tECG\n" + _rows(lambda t, v: f"{t:.3f}\t{v:.4f}\n"), "utf-16"),
     ("pandas.csv", ",ECG\n" + _rows(lambda t, v: f"{t},{v}\n", _STAMPS), "utf-8"),
     ("pandas_seconds.csv", ",ECG\n" + _rows(lambda t, v: f"{t:.3f},{v}\n"), "utf-8"),
 ])
