@@ -343,6 +343,10 @@ def increasing_column(x: np.ndarray) -> int | None:
     """The first column of ``x`` (samples × columns, at least 3 samples) that increases at every
     sample: a time axis or a sample counter, never an ECG lead; None without one.
 
+    See Also
+    --------
+    recording_from_arrays, edr.io.numpy_reader.read_numpy : refuse such a column.
+
     Examples
     --------
     >>> import numpy as np

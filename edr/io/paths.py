@@ -47,6 +47,10 @@ def reader_suffix(path: str | Path) -> str:
     """The extension of ``path`` its reader is chosen by, lower-case: the last one, or the last
     two of a compressed file (``.csv.gz``).
 
+    See Also
+    --------
+    record_kind : the reader it chooses.
+
     Examples
     --------
     >>> from edr.io.paths import reader_suffix

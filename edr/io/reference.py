@@ -396,6 +396,11 @@ def given_breath_times(times, duration_s: float, source: str, stacklevel: int = 
     """``(times, breath_source)`` of breath times given by the user, or ``(None, None)`` with a
     :class:`~edr.errors.ReferenceWarning` when they are not plausible (:func:`implausible_reason`).
 
+    See Also
+    --------
+    with_breath_times : its use on a recording read from a file.
+    edr.io.arrays.recording_from_arrays : its use on breath times given with arrays.
+
     Examples
     --------
     >>> from edr.io.reference import given_breath_times
