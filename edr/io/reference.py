@@ -40,9 +40,9 @@ from edr.errors import ReferenceWarning
 
 __all__ = ["AUTO", "BREATH_LABEL_ORDER", "END_OF_INSPIRATION_LABELS", "INSPIRATION_ONSET_LABELS",
            "MAX_BREATH_INTERVAL_S", "MAX_ODD_INTERVAL_SHARE", "MIN_BREATHS_PER_MIN",
-           "MIN_BREATH_INTERVAL_S", "annotation_labels", "breath_mask", "choose_breath_label",
-           "given_breath_times", "implausible_reason", "is_breath_label", "listed_labels",
-           "read_breath_times", "warn_unused", "with_breath_times"]
+           "MIN_BREATH_INTERVAL_S", "annotation_labels", "breath_mask", "breath_times_file",
+           "choose_breath_label", "given_breath_times", "implausible_reason", "is_breath_label",
+           "listed_labels", "warn_unused", "with_breath_times"]
 
 #: ``annotator=AUTO`` chooses the label by :data:`BREATH_LABEL_ORDER`.
 AUTO = "auto"
@@ -317,7 +317,7 @@ def warn_unused(where, reason: str, stacklevel: int = 2) -> None:
                   ReferenceWarning, stacklevel=stacklevel + 1)
 
 
-def read_breath_times(path) -> np.ndarray:
+def breath_times_file(path) -> np.ndarray:
     """Breath times (s from the record's first sample) from a text file of one's own.
 
     Parameters
@@ -352,10 +352,10 @@ def read_breath_times(path) -> np.ndarray:
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from edr.io.reference import read_breath_times
+    >>> from edr.io.reference import breath_times_file
     >>> tmp = tempfile.TemporaryDirectory()
     >>> _ = (Path(tmp.name) / "b.csv").write_text("onset_id,t [ms]\\n1,2500\\n2,6250\\n")
-    >>> read_breath_times(Path(tmp.name) / "b.csv").tolist()
+    >>> breath_times_file(Path(tmp.name) / "b.csv").tolist()
     [2.5, 6.25]
     >>> tmp.cleanup()
     """
@@ -426,7 +426,7 @@ def with_breath_times(recording, breath_times):
     recording : Recording
         The recording (:func:`edr.io.read_record`).
     breath_times : array_like or str or os.PathLike
-        Times in seconds from its first sample, or a file of them (:func:`read_breath_times`).
+        Times in seconds from its first sample, or a file of them (:func:`breath_times_file`).
 
     Returns
     -------
@@ -438,11 +438,11 @@ def with_breath_times(recording, breath_times):
     Raises
     ------
     FileNotFoundError, RecordError
-        As :func:`read_breath_times`.
+        As :func:`breath_times_file`.
 
     See Also
     --------
-    read_breath_times, given_breath_times
+    breath_times_file, given_breath_times
 
     Examples
     --------
@@ -456,7 +456,7 @@ def with_breath_times(recording, breath_times):
     from dataclasses import replace
 
     if isinstance(breath_times, (str, os.PathLike)):
-        times, source = read_breath_times(breath_times), os.fspath(breath_times)
+        times, source = breath_times_file(breath_times), os.fspath(breath_times)
     else:
         times, source = breath_times, "given"
     duration = np.asarray(recording.ecg).size / recording.fs

@@ -291,28 +291,28 @@ def test_random_bytes_are_never_a_reference_nor_an_error(tmp_path, bidmc_dir):
     ('"onset_s"\r\n"2.5"\r\n"6.1"\r\n', [2.5, 6.1]),                       # quoted, CRLF
 ])
 def test_breath_times_from_a_file_of_ones_own(tmp_path, text, expected):
-    from edr.io.reference import read_breath_times
+    from edr.io.reference import breath_times_file
 
     path = tmp_path / "b.csv"
     path.write_text(text, newline="")
-    np.testing.assert_allclose(read_breath_times(path), expected)
+    np.testing.assert_allclose(breath_times_file(path), expected)
 
 
 def test_breath_times_files_that_hold_none_are_named(tmp_path):
-    from edr.io.reference import read_breath_times
+    from edr.io.reference import breath_times_file
 
     with pytest.raises(FileNotFoundError, match="breath times file not found"):
-        read_breath_times(tmp_path / "none.csv")
+        breath_times_file(tmp_path / "none.csv")
     (tmp_path / "a.csv").write_text("start,stop\n1,2\n")
     with pytest.raises(RecordError, match=r"has columns start, stop, none named as a time: name "
                                           r"the column of breath times time_s"):
-        read_breath_times(tmp_path / "a.csv")
+        breath_times_file(tmp_path / "a.csv")
     (tmp_path / "b.csv").write_text("time_s\n1.0\nsoon\n")
     with pytest.raises(RecordError, match=r"'soon' is not a time in seconds"):
-        read_breath_times(tmp_path / "b.csv")
+        breath_times_file(tmp_path / "b.csv")
     (tmp_path / "c.csv").write_text("time_s\n")
     with pytest.raises(RecordError, match=r"holds no time"):
-        read_breath_times(tmp_path / "c.csv")
+        breath_times_file(tmp_path / "c.csv")
 
 
 def test_breath_times_given_with_a_path_replace_the_files_own(tmp_path):
