@@ -12,6 +12,7 @@ Per analysis window (:mod:`edr.windows`): the window's ECG → :func:`edr.beats.
 
 from __future__ import annotations
 
+import numbers
 import os
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
@@ -302,7 +303,8 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, fs=None, lead_names=None, u
         :data:`edr.windows.MIN_GRID_POINTS` grid points, fewer than
         :data:`edr.signal.MIN_BEATS` beats in a single window, no analysable window.
     TypeError
-        Options the method does not take; array arguments with a Recording or a path.
+        Options the method does not take; array arguments with a Recording or a path; a number
+        as ``method`` (a sampling rate given without ``fs=``).
     ArrayShapeError, ArrayTypeError, SamplingRateError, MissingSignalError, UnitError
         An ECG array that cannot be one (:func:`edr.io.arrays.recording_from_arrays`).
 
@@ -339,6 +341,9 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, fs=None, lead_names=None, u
     >>> extract_edr(rec.ecg, fs=250.0).rate_frame().shape  # an array and its sampling rate
     (6, 6)
     """
+    if isinstance(method, numbers.Real) and not isinstance(method, bool):
+        raise TypeError(f"extract_edr(ecg, {method!r}): the second argument is the method's name; "
+                        f"give the sampling rate by keyword, extract_edr(ecg, fs={method!r})")
     opts = EDROptions(method=method, sigma2=sigma2, lead=lead, window_s=window_s, overlap=overlap,
                       fs_out=fs_out, random_state=random_state, progress=progress, solver=solver,
                       n_support=n_support, method_options=options)

@@ -52,6 +52,7 @@ __all__ = [
     "rate_error",
     "reference_on_grid",
     "score",
+    "window_rate_error",
     "window_rates",
 ]
 
@@ -391,8 +392,37 @@ def score(result, recording) -> Scores:
     filled = np.where(ok, edr, 0.0)
     m, f_ref = msc(filled, ref, fs=fs)
     r = correlation(filled, ref)
+    return Scores(msc=m, corr=r, rate_error_bpm=window_rate_error(result, recording, ref),
+                  f_ref=f_ref)
+
+
+def window_rate_error(result, recording, ref=None) -> float:
+    """Median absolute rate error (breaths/min) of the rate windows of :func:`window_rates`:
+    against the recording's breath times when it has them (no respiration waveform needed),
+    else against its reference waveform.
+
+    Returns
+    -------
+    float
+        NaN when no window has both rates.
+
+    See Also
+    --------
+    score : the rate error beside the MSC and the correlation.
+
+    Examples
+    --------
+    >>> from dataclasses import replace
+    >>> import numpy as np
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> res = extract_edr(rec)
+    >>> from edr.scoring import window_rate_error
+    >>> bool(window_rate_error(res, replace(rec, resp=None, resp_fs=None)) < 0.5)
+    True
+    """
     _, edr_bpm, ref_bpm = window_rates(result, recording, ref)
     err = np.abs(edr_bpm - ref_bpm)
     err = err[np.isfinite(err)]
-    return Scores(msc=m, corr=r, rate_error_bpm=float(np.median(err)) if err.size else float("nan"),
-                  f_ref=f_ref)
+    return float(np.median(err)) if err.size else float("nan")

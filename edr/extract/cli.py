@@ -42,6 +42,7 @@ command line, :mod:`edr.cli_core`). Order of work:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from edr.cli_core import (
     OptionError,
@@ -121,6 +122,11 @@ def _add_method_options(p: Parser) -> None:
                         "of II, MLII, ECG, ECG1, EKG, V, V1-V6, I, MLI, III, ... that exists); "
                         "the other ECG channels are read as further leads")
     add_reference_options(p)
+    p.add_argument("--breath-times", metavar="FILE",
+                   help="your own reference breath times, a text file: one time in seconds "
+                        "from the record's first sample per line, or a column named time_s "
+                        "(time_ms: milliseconds), as --breaths writes; in place of the record's "
+                        "breath annotations, any format; one record")
     p.add_argument("--fs", type=rate_hz, metavar="HZ",
                    help="sampling rate in Hz: needed for a CSV file without a time column and "
                         "for a .npy file; for other files it must agree with the rate they state")
@@ -186,13 +192,16 @@ def _check_extract_options(args) -> None:
         if args.record:
             raise OptionError(f"give either a record or --demo, not both (record {args.record!r})")
         given = (("--fs", args.fs), ("--ref-channel", args.ref_channel),
-                 ("--annotator", args.annotator), ("--breath-label", args.breath_label))
+                 ("--annotator", args.annotator), ("--breath-label", args.breath_label),
+                 ("--breath-times", args.breath_times))
         for flag, value in given:
             if value is not None:
                 raise OptionError(f"{flag} applies to a record file, not to --demo (scored "
                                   "against its simulated respiration)")
     elif not args.record:
         raise OptionError("a record file is required (or --demo)")
+    if args.breath_times is not None and not Path(args.breath_times).is_file():
+        raise OptionError(f"--breath-times: no such file: {args.breath_times}")
 
 
 def _extract(argv: list[str], prog: str) -> int:

@@ -125,7 +125,8 @@ def _load(args):
     from edr.io import read_record
 
     with recorded_warnings(ReferenceWarning) as caught:
-        rec = read_record(args.record, args.channel, fs=args.fs, **reference_options(args))
+        rec = read_record(args.record, args.channel, fs=args.fs, breath_times=args.breath_times,
+                          **reference_options(args))
     notes = [" ".join(str(w.message).split()) for w in caught]
     for note in notes:  # the EDR needs no reference: one line each, and the run goes on
         print(f"warning: {note}", file=sys.stderr, flush=True)
@@ -167,12 +168,17 @@ def _extract_record(args, rec, progress: bool | None):
 
 def _scores(rec, result):
     """``(scores, None)`` against the record's reference, ``(None, why)`` when the comparison
-    failed (the EDR stands), ``(None, None)`` without a reference."""
-    if rec.resp is None:
+    failed (the EDR stands), ``(None, None)`` without a reference. With breath times and no
+    respiration waveform, only the rate error is scored (MSC, |r| and ``f_ref`` NaN)."""
+    if rec.resp is None and getattr(rec, "breath_times", None) is None:
         return None, None
-    from edr.scoring import score
+    from edr.scoring import Scores, score, window_rate_error
 
     try:
+        if rec.resp is None:
+            nan = float("nan")
+            return Scores(msc=nan, corr=nan, rate_error_bpm=window_rate_error(result, rec),
+                          f_ref=nan), None
         return score(result, rec), None
     except (EDRError, ValueError) as exc:
         return None, str(exc).splitlines()[0]

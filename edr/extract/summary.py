@@ -67,7 +67,10 @@ def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> 
     if rec.breath_source and not demo:
         lines.append(f"annotated  {rec.breath_source} (the reference rates)")
     label = "vs truth " if demo else f"vs {rec.resp_channel}" if rec.resp_channel else "reference"
-    if scores is not None:
+    if scores is not None and rec.resp is None:  # breath times alone: a rate error
+        lines.append(f"vs breaths rate error {_fmt(scores.rate_error_bpm, '.2f')} breaths/min "
+                     "(MSC and |r| need a respiration channel: --ref-channel)")
+    elif scores is not None:
         lines.append(f"{label:<10} MSC {scores.msc:.2f}, |r| {scores.corr:.2f}, "
                      f"rate error {_fmt(scores.rate_error_bpm, '.2f')} breaths/min")
         from edr.similarity import scores_meaning

@@ -65,6 +65,7 @@ def read_record(
     resp_channel: str | None = None,
     annotator: str | None = "auto",
     breath_extension: str | None = None,
+    breath_times=None,
 ) -> Recording:
     """Read an ECG recording from a WFDB, EDF/EDF+, CSV or NumPy file.
 
@@ -73,7 +74,7 @@ def read_record(
     path : str or Path
         WFDB record given as ``rec``, ``rec.hea`` or a data file (``rec.dat``,
         ``mixedsignals_e.dat``; not an annotation file such as ``rec.breath``);
-        ``*.edf`` / ``*.bdf`` (EDF, EDF+C, BDF); ``*.csv`` / ``*.tsv`` / ``*.txt``;
+        ``*.edf`` / ``*.bdf`` (EDF, EDF+C, BDF); ``*.csv`` / ``*.tsv`` / ``*.txt`` (or ``.gz``);
         ``*.npy`` / ``*.npz`` (:mod:`edr.io.numpy_reader`).
     channel : str, optional
         ECG channel name (compared after stripping trailing commas, case-insensitive).
@@ -95,6 +96,11 @@ def read_record(
         The extension of a WFDB record's breath annotation file (its WFDB annotator name:
         ``resp`` for ``rec.resp``); given, the file must exist. Default: ``rec.breath`` when it
         exists. WFDB records only.
+    breath_times : array_like or str or Path, optional
+        Breath times of one's own (s from the first sample), or a text file of them
+        (:func:`edr.io.reference.breath_times_file`: one per line, or a ``time_s`` column as the
+        breaths CSV of ``edr extract --breaths`` writes): the reference, in place of the file's
+        annotations, any format (:func:`edr.io.reference.with_breath_times`).
 
     Returns
     -------
@@ -106,10 +112,11 @@ def read_record(
     Raises
     ------
     FileNotFoundError
-        Missing file, or a header whose data file is missing.
+        Missing file, or a header whose data file is missing, or a ``breath_times`` file.
     RecordError
-        Unreadable or truncated file, a header whose sampling rate or signal count
-        is invalid or disagrees with its signal lines, inconsistent ``fs``, a
+        Unreadable or truncated file, a ``breath_times`` file without times, a header whose
+        sampling rate or signal count is invalid or disagrees with its signal lines,
+        inconsistent ``fs``, a
         folder, a WFDB annotation file given as the record, or no annotation file of the
         ``breath_extension`` given (the message lists the record's files), or a
         ``breath_extension`` for a record that is not WFDB.
@@ -172,22 +179,26 @@ def read_record(
     elif kind == "csv":
         from edr.io.csv_reader import read_csv
 
-        return read_csv(p, channel, fs=fs, resp_channel=resp_channel)
+        rec = read_csv(p, channel, fs=fs, resp_channel=resp_channel)
     elif kind == "numpy":
         from edr.io.numpy_reader import read_numpy
 
-        return read_numpy(p, channel, fs=fs, resp_channel=resp_channel)
+        rec = read_numpy(p, channel, fs=fs, resp_channel=resp_channel)
     else:
         from edr.io.wfdb_reader import read_wfdb
 
         rec = read_wfdb(p, channel, resp_channel=resp_channel, annotator=annotator,
                         breath_extension=breath_extension)
-    if fs is not None and abs(fs - rec.fs) > 1e-6 * rec.fs:
+    if kind in ("edf", "wfdb") and fs is not None and abs(fs - rec.fs) > 1e-6 * rec.fs:
         raise RecordError(
             f"the sampling rate given ({fs:g} Hz, --fs) disagrees with the {rec.fs:g} Hz stated in "
             f"{path} for channel {rec.ecg_channel!r}"
         )
-    return rec
+    if breath_times is None:
+        return rec
+    from edr.io.reference import with_breath_times
+
+    return with_breath_times(rec, breath_times)
 
 
 def _check_fs_argument(fs, path) -> float:

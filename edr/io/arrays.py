@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numbers
 import os
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,18 +19,24 @@ from edr.errors import (
     ArrayShapeError,
     ArrayTypeError,
     MissingSignalError,
-    ReferenceWarning,
     SamplingRateError,
     UnitError,
 )
 from edr.io.channels import choose_ecg, choose_resp, clean_name, ecg_channels
 from edr.io.recording import VOLTAGE_UNITS, Recording, to_millivolts
-from edr.io.reference import implausible_reason
-from edr.io.time_axis import INDEX_COLUMNS, elapsed_seconds, fs_from_time, time_unit, unquoted
+from edr.io.reference import given_breath_times
+from edr.io.time_axis import (
+    INDEX_COLUMNS,
+    check_time_rate,
+    elapsed_seconds,
+    fs_from_time,
+    time_unit,
+    unquoted,
+)
 from edr.names import check_fs
 
 __all__ = ["ARBITRARY_UNITS", "DEFAULT_NAME", "NUMERIC_KINDS", "as_recording", "as_series",
-           "default_lead_names", "recording_from_arrays"]
+           "default_lead_names", "increasing_column", "recording_from_arrays"]
 
 #: Record name of a recording given as arrays.
 DEFAULT_NAME = "array"
@@ -180,7 +185,8 @@ def as_recording(recording, *, fs=None, lead_names=None, units=None, resp=None, 
         must agree with the file); anything else is an ECG array for
         :func:`recording_from_arrays`.
     fs, lead_names, units, resp, resp_fs, breath_times
-        See :func:`recording_from_arrays` (``units`` None: mV). Only ``fs`` applies to a
+        See :func:`recording_from_arrays` (``units`` None: mV). Only ``fs`` and
+        ``breath_times`` (times, or a file of them: :func:`edr.io.read_record`) apply to a
         path, none to a Recording.
 
     Returns
@@ -215,12 +221,13 @@ def as_recording(recording, *, fs=None, lead_names=None, units=None, resp=None, 
                             "an ECG given as an array; a Recording carries its own")
         return recording
     if isinstance(recording, (str, os.PathLike)):
+        given = [k for k in given if k != "breath_times"]
         if given:
             raise TypeError(f"{', '.join(given)} describe an ECG given as an array, not a "
                             f"file ({os.fspath(recording)!s})")
         from edr.io import read_record
 
-        return read_record(recording, fs=fs)
+        return read_record(recording, fs=fs, breath_times=breath_times)
     return recording_from_arrays(recording, fs, lead_names=lead_names,
                                  units="mV" if units is None else units, resp=resp,
                                  resp_fs=resp_fs, breath_times=breath_times)
@@ -231,11 +238,12 @@ def _time_axis(table) -> tuple[np.ndarray | None, str, list]:
     else of a time index (None without either), what they came from, and the labels of its time
     and sample-number columns."""
     labels = list(getattr(table, "columns", []))
-    skip = [c for c in labels if time_unit(str(c)) is not None
+    dates = [c for c in labels if getattr(table[c].dtype, "kind", "O") in "Mm"]
+    skip = [c for c in labels if time_unit(str(c)) is not None or c in dates
             or unquoted(str(c)).lower() in INDEX_COLUMNS]
     for c, unit in ((c, time_unit(str(c))) for c in skip):
-        if unit is not None:
-            return elapsed_seconds(table[c], unit, source="the ECG's DataFrame",
+        if unit is not None or c in dates:
+            return elapsed_seconds(table[c], unit or 1.0, source="the ECG's DataFrame",
                                    column=str(c)), str(c), skip
     idx = table.index
     kind = getattr(idx.dtype, "kind", "O")
@@ -249,8 +257,16 @@ def _from_table(table, fs, resp, lead_names):
     """``(ecg, fs, resp)`` of a DataFrame or Series read as a table (see
     :func:`recording_from_arrays`)."""
     seconds, what, skip = _time_axis(table)
+    if seconds is None and fs is None:
+        what = (f"DataFrame (columns {[str(c) for c in table.columns]})"
+                if hasattr(table, "columns") else "Series")
+        raise SamplingRateError(
+            f"the ECG's {what} has no time column or time index: give its sampling rate, e.g. "
+            "extract_edr(df, fs=250.0), or a time column named 'time' (seconds) or 'time_ms', "
+            "or a DatetimeIndex")
     if seconds is not None:
         fs_t = fs_from_time(seconds, source="the ECG's DataFrame", column=what)
+        check_time_rate(fs_t, what, 1.0, source="the ECG's DataFrame", give_fs="fs=HZ")
         given = None if fs is None else _rate(fs, "fs")
         if given is not None and abs(given - fs_t) > 0.01 * fs_t:
             raise SamplingRateError(f"fs={given:g} Hz disagrees with the {fs_t:g} Hz of the "
@@ -290,7 +306,7 @@ def _lead_matrix(ecg, lead_names) -> tuple[np.ndarray, list[str]]:
         for col, dt in zip(columns, dtypes, strict=True):
             if getattr(dt, "kind", "O") not in NUMERIC_KINDS:
                 raise ArrayTypeError(f"ecg column {col!r} has dtype {dt}, not numbers; give "
-                                     "only the ECG columns (in mV or units=...)")
+                                     "only the ECG columns, as numbers (pandas.to_numeric)")
         if hasattr(ecg, "columns") or ecg.name is not None:
             names = [str(c) for c in columns]
         ecg = ecg.to_numpy(dtype=float, na_value=np.nan)
@@ -310,6 +326,7 @@ def _lead_matrix(ecg, lead_names) -> tuple[np.ndarray, list[str]]:
             f"ecg has shape {x.shape}: {x.shape[0]} rows of {x.shape[1]} columns looks like "
             "leads × samples (an ECG has more samples than leads); pass its transpose, ecg.T, "
             "as samples × leads")
+    _check_no_time_axis(x, names)
     if lead_names is not None:
         names = [lead_names] if isinstance(lead_names, str) else [str(n) for n in lead_names]
     names = names or default_lead_names(x.shape[1])
@@ -320,6 +337,46 @@ def _lead_matrix(ecg, lead_names) -> tuple[np.ndarray, list[str]]:
     if not all(cleaned):
         raise ArrayShapeError(f"lead_names={names!r} has an empty name")
     return np.asarray(x, dtype=np.float64), cleaned
+
+
+def increasing_column(x: np.ndarray) -> int | None:
+    """The first column of ``x`` (samples × columns, at least 3 samples) that increases at every
+    sample: a time axis or a sample counter, never an ECG lead; None without one.
+
+    See Also
+    --------
+    recording_from_arrays, edr.io.numpy_reader.read_numpy : refuse such a column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.io.arrays import increasing_column
+    >>> increasing_column(np.column_stack([np.sin(np.arange(9.0)), np.arange(9) / 250]))
+    1
+    >>> increasing_column(np.sin(np.arange(9.0))[:, None]) is None
+    True
+    """
+    if x.shape[0] < 3:
+        return None
+    return next((k for k in range(x.shape[1]) if np.all(x[1:, k] > x[:-1, k])), None)
+
+
+def _check_no_time_axis(x: np.ndarray, names: list[str] | None) -> None:
+    """Raise when a column of ``x`` is a time axis (:func:`increasing_column`): ``np.loadtxt``
+    of a file with its time column."""
+    k = increasing_column(x)
+    if k is not None:
+        head = ", ".join(f"{v:g}" for v in x[:3, k])
+        if names is not None:
+            raise ArrayShapeError(
+                f"column {names[k]!r} of ecg increases at every sample ({head}, ...): a time "
+                "axis or a sample counter, not an ECG lead; name it 'time' (seconds) or "
+                "'time_ms' to give fs, or drop it and give fs=...")
+        keep = "ecg[:, 1:]" if k == 0 else f"np.delete(ecg, {k}, axis=1)"
+        raise ArrayShapeError(
+            f"{'ecg' if x.shape[1] == 1 else f'column {k} of ecg'} increases at every sample "
+            f"({head}, ...): a time axis or a sample counter, not an ECG lead; "
+            f"{'give the ECG samples' if x.shape[1] == 1 else f'pass {keep}'} with fs=...")
 
 
 def _leads_in_millivolts(values: np.ndarray, names: list[str], units: list) -> list:
@@ -370,8 +427,14 @@ def _rate(value, argument: str) -> float:
     if value is None:
         raise SamplingRateError(f"{argument} is required with an array: its sampling rate in "
                                 f"Hz, e.g. extract_edr(ecg, {argument}=250.0)")
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in NUMERIC_KINDS:
+        value = value.reshape(()).item()  # scipy.io.loadmat's [[250]], an .npz file's array(250.)
+    if isinstance(value, str):
+        raise SamplingRateError(f"{argument}={value!r} is text, not a number of Hz: give "
+                                f"{argument}=float({value!r})")
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise SamplingRateError(f"{argument}={value!r} is not a number of Hz")
+        raise SamplingRateError(f"{argument}={value!r} is not a number of Hz: give one number, "
+                                f"e.g. {argument}=250.0")
     rate = float(value)
     if not (np.isfinite(rate) and rate > 0):
         raise SamplingRateError(f"{argument}={value!r} must be a positive, finite number of Hz")
@@ -398,10 +461,5 @@ def _breaths(breath_times, duration_s: float):
     """``(breath times, source)`` of breath times given as an array, or ``(None, None)``."""
     if breath_times is None:
         return None, None
-    t = _series(breath_times, "breath_times")
-    reason = implausible_reason(t, duration_s)
-    if reason is not None:
-        warnings.warn(f"breath_times not used: {reason}; the EDR goes on without them",
-                      ReferenceWarning, stacklevel=4)
-        return None, None
-    return t, f"given: {t.size} breaths"
+    return given_breath_times(_series(breath_times, "breath_times"), duration_s, "given",
+                              stacklevel=4)

@@ -9,16 +9,22 @@ number in it is a units row, as PhysioNet's CSV exports write (``'Elapsed time',
 in any column with a time name) and each channel's unit (``uV``, ``V``: scaled to mV); without
 one, channel values are taken to be in mV. A column of sample numbers (``sample``, ``index``,
 ...) is no channel, nor is a column of text (its first and last values not numbers: a date, a
-label) unless its name is an ECG's or a respiration's. The file must be UTF-8 text (ASCII is).
+label) unless its name is an ECG's or a respiration's.
 Empty fields and ``nan`` become NaN and are kept. Files separated by ``;`` or tabs may use
 decimal commas (``1,23``, as spreadsheets in many locales write them); they are read as decimal
 points. A file without a header row (its first line all numbers) has leads named ``ECG`` (or
-``ECG1``, ``ECG2``, ...), and a first column that increases by uniform steps is its time.
+``ECG1``, ``ECG2``, ...), and a first column that increases by uniform steps is its time (one
+that counts 0, 1, 2, ... is sample numbers). Exports as they come are read too: fields in quotes,
+comment lines (``#``, ``%``) before the header, Excel's ``sep=;`` line, an unnamed first column
+(pandas' ``to_csv()`` index: dates and times or fractions are the time, integers sample
+numbers), UTF-16 with its byte-order mark and Windows-1252 text, gzip-compressed files
+(``.csv.gz``).
 """
 
 from __future__ import annotations
 
 import csv
+import gzip
 import re
 from pathlib import Path
 
@@ -27,10 +33,12 @@ import numpy as np
 from edr.errors import RecordError
 from edr.io.arrays import default_lead_names
 from edr.io.channels import is_ecg_name, is_resp_name
+from edr.io.paths import reader_suffix, record_name
 from edr.io.recording import Recording, assemble_recording
 from edr.io.time_axis import (
     INDEX_COLUMNS,
     TIME_UNITS,
+    check_time_rate,
     elapsed_seconds,
     fs_from_time,
     is_date_time,
@@ -55,51 +63,52 @@ def _clock_seconds(text: str) -> float:
     return int(h or 0) * 3600.0 + int(mins or 0) * 60.0 + float(sec)
 
 
-def _header_and_rows(path: Path) -> tuple[str, list[str]]:
-    """The header line and the non-blank data lines of a UTF-8 text file (a byte-order mark is
-    dropped).
+def _header_and_rows(path: Path) -> tuple[str, list[str], str | None]:
+    """The header line, the non-blank data lines and the separator an Excel ``sep=`` line names
+    (None without one) of a text file: UTF-8 (a byte-order mark is dropped), UTF-16 with its
+    byte-order mark (Excel's "Unicode text"), else Windows-1252 (a spreadsheet's export in
+    Western Europe), gzip-compressed if its name ends in ``.gz``.
+    Lines before the header that begin with ``#`` or ``%`` are comments and skipped.
 
     Raises
     ------
     RecordError
-        The file is not UTF-8 text (a binary file given a ``.csv`` name).
+        The file is not text (a binary file given a ``.csv`` name) or not gzip-compressed
+        although named so.
     """
+    lines = _text(path).splitlines(keepends=True)
+    while lines and (not lines[0].strip() or lines[0].lstrip()[:1] in ("#", "%")):
+        lines.pop(0)
+    sep = None
+    if lines and re.fullmatch(r"sep=.", lines[0].strip()):
+        sep = lines.pop(0).strip()[-1]
+    return (lines[0] if lines else ""), [line for line in lines[1:] if line.strip()], sep
+
+
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _text(path: Path) -> str:
+    """The text of a CSV file (see :func:`_header_and_rows`)."""
     data = path.read_bytes()
+    if reader_suffix(path).endswith(".gz"):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise RecordError(f"CSV file {path} is named .gz but is not gzip-compressed ({exc}); "
+                              "rename it without .gz or compress it with gzip") from None
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # Excel's "Unicode text": UTF-16 with its BOM
+        return data.decode("utf-16")
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        if _CONTROL.search(data) is None:  # text in a Windows code page: µV, °, ä
+            return data.decode("cp1252", errors="replace")
         raise RecordError(
             f"CSV file {path} is not text: byte 0x{data[exc.start]:02x} at offset {exc.start} is "
             "not UTF-8; give a text file with a header row of channel names and one row of numbers "
             "per sample, or the record's WFDB (.hea) or EDF file"
         ) from None
-    lines = text.splitlines(keepends=True)
-    return (lines[0] if lines else ""), [line for line in lines[1:] if line.strip()]
-
-
-def _check_time_unit(fs: float, column: str, seconds: float, path: Path) -> None:
-    """Raise when the rate read from a time column (``seconds`` per unit) is no ECG rate, naming
-    the unit that would make it one.
-
-    Raises
-    ------
-    RecordError
-        ``fs`` outside :data:`edr.names.FS_MIN` - :data:`edr.names.FS_MAX`.
-    """
-    if FS_MIN <= fs <= FS_MAX:
-        return
-    unit = "ms" if seconds < 1.0 else "s"
-    hint = "drop the column and give the sampling rate with --fs HZ"
-    for scale, name, rename in ((1e3, "milliseconds", "time_ms"), (1e-3, "seconds", "time_s")):
-        if FS_MIN <= fs * scale <= FS_MAX and rename != column.lower():
-            hint = (f"if the column is in {name} ({fs * scale:g} Hz), rename it to {rename!r}; "
-                    f"else {hint}")
-            break
-    raise RecordError(
-        f"time column {column!r} of {path} steps by {1e3 / fs if unit == 'ms' else 1 / fs:g} "
-        f"{unit}, a sampling rate of {fs:g} Hz where ECG needs {FS_MIN:g} to {FS_MAX:g} Hz; "
-        f"{hint}"
-    )
 
 
 def _delimiter(first_line: str) -> str:
@@ -271,7 +280,7 @@ def read_csv(
     fs = _csv_rate(data, names, time_idx, seconds, index, fs, path)
     columns = [i for i in range(len(names)) if i != time_idx and i not in index]
     return assemble_recording(
-        name=path.stem,
+        name=record_name(path),
         path=str(path),
         source=str(path),
         names=[names[i] for i in columns],
@@ -287,13 +296,17 @@ def _csv_table(path: Path):
     """``(names, units, data, time column, its seconds per unit)`` of a CSV file: the names of
     its header row (or of a file without one), its units row (None without one), its values as
     a samples × columns array, and the time column's index (None without one)."""
-    first, rows = _header_and_rows(path)
-    delimiter = _delimiter(first)
+    first, rows, sep = _header_and_rows(path)
+    delimiter = sep or _delimiter(first)
+    if any('"' in row for row in rows):
+        rows = _unquoted_rows(rows, delimiter, path)
     if delimiter != "," and any("," in row for row in rows):
         rows = _decimal_points(rows, path)
     names = [unquoted(n) for n in next(csv.reader([first], delimiter=delimiter), [])]
     if not names or not any(names):
         raise RecordError(f"CSV file {path} has no header row of channel names")
+    if not names[0] and len(names) > 1 and rows:  # pandas' to_csv() writes its index unnamed
+        names[0] = _index_name(next(csv.reader(rows[:1], delimiter=delimiter))[0])
     if all(is_number(n) for n in names):  # no header row: the first line is data
         return _headerless([first] + rows, delimiter, path)
     units = _units_row(rows[0], delimiter, len(names)) if rows else None
@@ -305,12 +318,45 @@ def _csv_table(path: Path):
     return names, units, _data_rows(rows, delimiter, names, path), time_idx, seconds
 
 
+def _index_name(value: str) -> str:
+    """The name of an unnamed first column (a pandas index) from its first value: ``time`` for
+    a date and time or a number with a fraction, ``index`` (sample numbers) for an integer."""
+    text = unquoted(value)
+    if is_date_time(text) or (is_number(text) and not text.lstrip("+-").isdigit()):
+        return "time"
+    return "index"
+
+
+def _unquoted_rows(rows: list[str], delimiter: str, path: Path) -> list[str]:
+    """Rows whose fields are quoted (``"0.004","1.23"``) written without the quotes; a decimal
+    comma inside quotes (``"1,23"``) becomes a point.
+
+    Raises
+    ------
+    RecordError
+        A quoted field holding a ',' that is no decimal comma.
+    """
+    out = []
+    for i, fields in enumerate(csv.reader(rows, delimiter=delimiter)):
+        if delimiter == "," and any("," in f for f in fields):
+            fields = [_DECIMAL_COMMA.sub(".", f) for f in fields]
+            if any("," in f for f in fields):
+                raise RecordError(f"CSV file {path}: data row {i + 1} has a ',' inside a quoted "
+                                  f"field that is no decimal comma: {rows[i].strip()[:60]!r}")
+        out.append(delimiter.join(f.strip() for f in fields) + "\n")
+    return out
+
+
 def _headerless(rows: list[str], delimiter: str, path: Path):
     """:func:`_csv_table` of a file without a header row: its columns are leads (``ECG``, or
-    ``ECG1``, ``ECG2``, ...), but a first column that increases by uniform steps is its time
-    (in s, ms or us: whichever gives an ECG sampling rate)."""
+    ``ECG1``, ``ECG2``, ...), but a first column that counts by ones is sample numbers (no
+    rate: a time in ms at 1000 Hz cannot be told from them) and a first column that increases
+    by other uniform steps is its time (in s, ms or us: whichever gives an ECG sampling
+    rate)."""
     n = len(next(csv.reader(rows[:1], delimiter=delimiter), []))
     data = _data_rows(rows, delimiter, default_lead_names(n), path)
+    if n > 1 and data.shape[0] > 1 and np.all(np.diff(data[:, 0]) == 1.0):
+        return ["sample"] + default_lead_names(n - 1), None, data, None, 1.0  # 0, 1, 2, ...
     seconds = _time_steps(data[:, 0]) if n > 1 else None
     if seconds is None:
         return default_lead_names(n), None, data, None, 1.0
@@ -337,7 +383,7 @@ def _csv_rate(data, names, time_idx, seconds, index, fs, path) -> float:
     if time_idx is not None:
         t = data[:, time_idx] * seconds
         fs_t = fs_from_time(t, source=str(path), column=names[time_idx])
-        _check_time_unit(fs_t, names[time_idx], seconds, path)
+        check_time_rate(fs_t, names[time_idx], seconds, source=str(path), give_fs="--fs HZ")
         if fs is not None and abs(float(fs) - fs_t) > 0.01 * fs_t:
             raise RecordError(
                 f"the sampling rate given ({float(fs):g} Hz, --fs) disagrees with the {fs_t:g} Hz "

@@ -2,7 +2,8 @@
 
 A ``.npy`` file holds one lead, shape ``(n,)`` (named ``ECG``), or several, shape
 ``(n, n_leads)`` (samples × leads, named ``ECG1``, ``ECG2``, ...:
-:func:`edr.io.arrays.default_lead_names`); it states no sampling rate, so ``fs`` must be given.
+:func:`edr.io.arrays.default_lead_names`; no column that increases at every sample, a time
+axis); it states no sampling rate, so ``fs`` must be given.
 A ``.npz`` file (:func:`numpy.savez`) holds one 1-D array per channel, all of one length,
 named by its key (``II``, ``V5``, ``RESP``: channels are chosen by name as in the other
 readers), and may hold its sampling rate as a number named ``fs``. Values are taken to be in mV.
@@ -16,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from edr.errors import RecordError
-from edr.io.arrays import NUMERIC_KINDS, default_lead_names
+from edr.io.arrays import NUMERIC_KINDS, default_lead_names, increasing_column
 from edr.io.recording import Recording, assemble_recording
 
 __all__ = ["RATE_KEY", "read_numpy"]
@@ -141,6 +142,11 @@ def _leads(x: np.ndarray, path: Path) -> dict[str, np.ndarray]:
         raise RecordError(f"NumPy file {path} holds shape {x.shape}, which looks like leads × "
                           "samples (an ECG has more samples than leads); save its transpose, "
                           "samples × leads")
+    k = increasing_column(x)
+    if k is not None:
+        raise RecordError(f"NumPy file {path}: column {k} increases at every sample (a time axis "
+                          "or a sample counter, not an ECG lead); save the leads without it and "
+                          "give the sampling rate with --fs HZ")
     return dict(zip(default_lead_names(x.shape[1]), x.T, strict=True))
 
 

@@ -18,12 +18,13 @@ from pathlib import Path
 from edr.errors import RecordError
 
 __all__ = ["EDF_SUFFIXES", "CSV_SUFFIXES", "NUMPY_SUFFIXES", "READER_SUFFIXES", "formats_text",
-           "record_kind", "resolve_record", "check_record_path", "record_name", "record_files"]
+           "reader_suffix", "record_kind", "resolve_record", "check_record_path", "record_name",
+           "record_files"]
 
 #: Extensions read by the EDF reader (EDF, EDF+C, and 24-bit BDF).
 EDF_SUFFIXES = (".edf", ".bdf")
-#: Extensions read as delimited text.
-CSV_SUFFIXES = (".csv", ".txt", ".tsv")
+#: Extensions read as delimited text (gzip-compressed too).
+CSV_SUFFIXES = (".csv", ".txt", ".tsv", ".csv.gz", ".txt.gz", ".tsv.gz")
 #: Extensions read as NumPy arrays.
 NUMPY_SUFFIXES = (".npy", ".npz")
 READER_SUFFIXES = {"edf": ("EDF", EDF_SUFFIXES), "csv": ("CSV", CSV_SUFFIXES),
@@ -37,9 +38,29 @@ _MULTI_FILE_SUFFIX = re.compile(r"_[A-Za-z0-9]+$")
 def record_kind(path: str | Path) -> str:
     """``"edf"``, ``"csv"``, ``"numpy"`` or ``"wfdb"`` from the extension of ``path`` (anything
     else is WFDB)."""
-    suffix = Path(path).suffix.lower()
+    suffix = reader_suffix(path)
     return next((kind for kind, (_, suffixes) in READER_SUFFIXES.items() if suffix in suffixes),
                 "wfdb")
+
+
+def reader_suffix(path: str | Path) -> str:
+    """The extension of ``path`` its reader is chosen by, lower-case: the last one, or the last
+    two of a compressed file (``.csv.gz``).
+
+    See Also
+    --------
+    record_kind : the reader it chooses.
+
+    Examples
+    --------
+    >>> from edr.io.paths import reader_suffix
+    >>> reader_suffix("ECG.CSV"), reader_suffix("holter.csv.gz"), reader_suffix("rec.hea")
+    ('.csv', '.csv.gz', '.hea')
+    """
+    p = Path(path)
+    if p.suffix.lower() == ".gz" and len(p.suffixes) >= 2:
+        return "".join(p.suffixes[-2:]).lower()
+    return p.suffix.lower()
 
 
 def formats_text() -> str:
@@ -49,7 +70,7 @@ def formats_text() -> str:
     --------
     >>> from edr.io.paths import formats_text
     >>> formats_text()
-    'EDF .edf, .bdf; CSV .csv, .txt, .tsv; NumPy .npy, .npz'
+    'EDF .edf, .bdf; CSV .csv, .txt, .tsv, .csv.gz, .txt.gz, .tsv.gz; NumPy .npy, .npz'
     """
     return "; ".join(f"{name} {', '.join(s)}" for name, s in READER_SUFFIXES.values())
 
@@ -205,12 +226,12 @@ def record_name(path: str | Path) -> str:
     Examples
     --------
     >>> from edr.io.paths import record_name
-    >>> record_name("data/bidmc01.hea"), record_name("holter.edf")
-    ('bidmc01', 'holter')
+    >>> record_name("data/bidmc01.hea"), record_name("holter.edf"), record_name("ecg.csv.gz")
+    ('bidmc01', 'holter', 'ecg')
     """
     p = Path(path)
     if record_kind(p) != "wfdb":
-        return p.stem
+        return p.name[: len(p.name) - len(reader_suffix(p))]
     return p.with_suffix("").name if p.suffix.lower() == ".hea" else resolve_record(p).name
 
 

@@ -5,10 +5,12 @@ arrays (:func:`edr.io.arrays.recording_from_arrays`) share. A time column is nam
 (``time``, ``t``, ``timestamp``, ``elapsed time``, ``datetime``) with an optional unit after it
 (``time_s``, ``Time (sec)``, ``timestamp [ms]``, ``t_us``: the units of :data:`TIME_UNITS`;
 seconds without one), or by a unit alone (``s``, ``sec``, ``seconds``, ``ms``); :func:`time_unit`
-reads a name. Its values are numbers in that unit, dates and times (``2026-03-01T10:00:00.004``,
-NumPy or pandas datetimes, any time zone) or time differences: :func:`elapsed_seconds` turns
-each into seconds from the first. A column of sample numbers (:data:`INDEX_COLUMNS`) is neither a
-channel nor a time. :func:`fs_from_time` gives the sampling rate of a uniformly sampled axis.
+reads a name (the time words in German, French, Spanish and Italian too: ``Zeit``, ``temps``,
+``tiempo``, ``tempo``). Its values are numbers in that unit, dates and times
+(``2026-03-01T10:00:00.004``, NumPy or pandas datetimes, any time zone) or time differences:
+:func:`elapsed_seconds` turns each into seconds from the first. A column of sample numbers
+(:data:`INDEX_COLUMNS`) is neither a channel nor a time. :func:`fs_from_time` gives the sampling
+rate of a uniformly sampled axis.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ import numpy as np
 
 from edr.errors import RecordError
 from edr.io.channels import clean_name
+from edr.names import FS_MAX, FS_MIN
 
-__all__ = ["INDEX_COLUMNS", "MISSING_TOKENS", "TIME_UNITS", "elapsed_seconds", "fs_from_time",
+__all__ = ["INDEX_COLUMNS", "MISSING_TOKENS", "TIME_UNITS", "check_time_rate", "elapsed_seconds",
+           "fs_from_time",
            "is_date_time", "is_missing", "is_number", "time_unit", "unquoted"]
 
 MISSING_TOKENS = frozenset({"", "nan", "nat", "na", "n/a", "null", "none", "-"})
@@ -39,7 +43,8 @@ TIME_UNITS: dict[str, float] = {
 #: Units that name a time column on their own (a column ``min`` is more likely a minimum).
 _BARE_TIME_UNITS = ("s", "sec", "seconds", "ms")
 
-_TIME_NAME = re.compile(r"(?P<word>elapsed[ _]?time|time[ _]?stamp|elapsed|date[ _]?time|time|t)?"
+_TIME_NAME = re.compile(r"(?P<word>elapsed[ _]?time|time[ _]?stamp|elapsed|date[ _]?time|time|t"
+                        r"|zeit|temps|tiempo|tempo)?"
                         r"[ _\-]*"
                         r"(?:[(\[]\s*(?P<bracketed>[^)\]]+?)\s*[)\]]|(?P<unit>[a-zµ]+))?")
 
@@ -66,8 +71,8 @@ def time_unit(name: str) -> float | None:
     Examples
     --------
     >>> from edr.io.time_axis import time_unit
-    >>> [time_unit(n) for n in ("time", "Time (sec)", "timestamp_ms", "ECG", "min")]
-    [1.0, 1.0, 0.001, None, None]
+    >>> [time_unit(n) for n in ("time", "Time (sec)", "timestamp_ms", "Zeit [ms]", "ECG", "min")]
+    [1.0, 1.0, 0.001, 0.001, None, None]
     """
     m = _TIME_NAME.fullmatch(unquoted(name).lower())
     if m is None:
@@ -221,7 +226,7 @@ def fs_from_time(t: np.ndarray, *, source: str, column: str) -> float:
     ------
     RecordError
         Fewer than two times, a missing (NaN) time (its row is named), or a non-uniform axis
-        (the worst step is named).
+        (the worst step is named, with what to do: rows missing, or times that jitter).
 
     See Also
     --------
@@ -249,9 +254,74 @@ def fs_from_time(t: np.ndarray, *, source: str, column: str) -> float:
     if abs(steps[worst] - 1.0) > 0.5:
         raise RecordError(
             f"time column {column!r} of {source} is not uniformly sampled: step "
-            f"{np.diff(t)[worst]:g} s at row {worst + 2} vs {1 / fs:g} s on average"
-        )
+            f"{np.diff(t)[worst]:g} s at row {worst + 2} vs {1 / fs:g} s on average; "
+            + _uneven_hint(np.diff(t), worst))
     return round(float(fs), 6)  # 249.99999999999997 from times in ms is 250
+
+
+def _uneven_hint(steps: np.ndarray, worst: int) -> str:
+    """What to do about a time axis whose step ``worst`` is uneven: rows missing (a step of
+    several typical steps), or times that jitter."""
+    typical = float(np.median(steps))
+    if typical > 0 and steps[worst] > 1.5 * typical:
+        missing = int(round(steps[worst] / typical)) - 1
+        return (f"about {missing} sample(s) of {typical:g} s are missing there (rows dropped): "
+                "keep their rows with empty values (read as a gap, masked), or drop the time "
+                "column and give the sampling rate (--fs HZ, fs=HZ) if no sample is missing")
+    return ("the times jitter by more than half a sample: if the samples were taken at a steady "
+            "rate, drop the time column and give that rate (--fs HZ, fs=HZ); else resample them "
+            "onto a uniform time axis first")
+
+
+def check_time_rate(fs: float, column: str, seconds: float, *, source: str, give_fs: str) -> None:
+    """Raise when the rate a time column gives is no ECG rate, naming the unit that would make it
+    one.
+
+    Parameters
+    ----------
+    fs : float
+        The rate the column gives (:func:`fs_from_time`), Hz.
+    column : str
+        Its name.
+    seconds : float
+        Seconds per unit it was read in (:func:`time_unit`).
+    source : str
+        The file or table named in the message.
+    give_fs : str
+        How the caller gives a sampling rate instead (``"--fs HZ"``, ``"fs=HZ"``).
+
+    Raises
+    ------
+    RecordError
+        ``fs`` outside :data:`edr.names.FS_MIN` - :data:`edr.names.FS_MAX`.
+
+    See Also
+    --------
+    fs_from_time : the rate of a time axis.
+
+    Examples
+    --------
+    >>> from edr.io.time_axis import check_time_rate
+    >>> check_time_rate(250.0, "time", 1.0, source="rec.csv", give_fs="--fs HZ")
+    >>> check_time_rate(0.25, "Time", 1.0, source="rec.csv", give_fs="--fs HZ")
+    Traceback (most recent call last):
+    ...
+    edr.errors.RecordError: time column 'Time' of rec.csv steps by 4 s, ... 'time_ms'; ...
+    """
+    if FS_MIN <= fs <= FS_MAX:
+        return
+    unit = "ms" if seconds < 1.0 else "s"
+    hint = f"drop the column and give the sampling rate with {give_fs}"
+    for scale, name, rename in ((1e3, "milliseconds", "time_ms"), (1e-3, "seconds", "time_s")):
+        if FS_MIN <= fs * scale <= FS_MAX and rename != column.lower():
+            hint = (f"if the column is in {name} ({fs * scale:g} Hz), rename it to {rename!r}; "
+                    f"else {hint}")
+            break
+    raise RecordError(
+        f"time column {column!r} of {source} steps by {1e3 / fs if unit == 'ms' else 1 / fs:g} "
+        f"{unit}, a sampling rate of {fs:g} Hz where ECG needs {FS_MIN:g} to {FS_MAX:g} Hz; "
+        f"{hint}"
+    )
 
 
 def unquoted(text: str) -> str:

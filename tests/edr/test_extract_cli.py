@@ -294,3 +294,39 @@ def test_the_json_names_a_lead_flat_or_missing_over_the_whole_record(dead, why, 
     assert code == 0, err
     summary = json.loads((workdir / "two.json").read_text())
     assert summary["result"]["unusable_leads"] == {"V": f"{why} over the whole record"}
+
+
+def test_breath_times_of_ones_own_score_the_rate_without_a_respiration(workdir, capsys):
+    # a CSV of ECG alone, and the breaths in a file of one's own: there was no way to pass them
+    rec = simulate_recording(120.0, 250.0, random_state=11)
+    t = np.arange(rec.ecg.size) / rec.fs
+    np.savetxt(workdir / "ecg.csv", np.column_stack([t, rec.ecg]), delimiter=",",
+               header="time_s,ECG", comments="", fmt="%.6f")
+    (workdir / "own.txt").write_text("".join(f"{b:.3f}\n" for b in rec.breath_times))
+    code, out, _ = _run(["ecg.csv", "--breath-times", "own.txt", "--json", "s.json"], capsys)
+    assert code == 0
+    assert f"annotated  own.txt: {rec.breath_times.size} breaths" in out
+    summary = json.loads((workdir / "s.json").read_text())
+    got = summary["scores"]["rate_error_bpm"]
+    assert summary["scores"]["msc"] is None and summary["breath_reference"].startswith("own.txt")
+    assert f"vs breaths rate error {got:.2f} breaths/min" in out
+    # the reference: edr.scoring.rate_error of the result against the same times
+    from edr import extract_edr
+    from edr.scoring import rate_error
+
+    res = extract_edr(rec.ecg, fs=rec.fs)
+    expected = rate_error(res.waveform, fs=res.fs, breath_times=np.round(rec.breath_times, 3),
+                          t_grid=res.time, edr_bpm=res.rate_bpm)
+    assert got == pytest.approx(expected, abs=1e-9)
+
+
+def test_breath_times_options_errors(workdir, capsys):
+    _simulated_record(workdir, "a")
+    _simulated_record(workdir, "b")
+    code, _, err = _run(["a.hea", "--breath-times", "none.csv"], capsys)
+    _assert_one_line_error(code, err, "--breath-times: no such file: none.csv")
+    (workdir / "own.csv").write_text("time_s\n1.0\n5.0\n")
+    code, _, err = _run(["a.hea", "b.hea", "-o", "out/", "--breath-times", "own.csv"], capsys)
+    _assert_one_line_error(code, err, "--breath-times applies to one record")
+    code, _, err = _run(["--demo", "--breath-times", "own.csv"], capsys)
+    _assert_one_line_error(code, err, "--breath-times applies to a record file, not to --demo")

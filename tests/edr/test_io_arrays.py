@@ -26,6 +26,7 @@ from edr.io.arrays import as_recording, recording_from_arrays
 FS = 250.0
 RNG = np.random.default_rng(0)
 TWO = RNG.normal(size=(5000, 2))  # 20 s, two leads
+T = np.arange(5000) / FS
 
 
 def test_one_lead():
@@ -118,7 +119,26 @@ NAN_LEAD[:, 1] = np.nan
     (NAN_LEAD, {"lead_names": ["II", "V"]}, MissingSignalError, ["lead 'V'"]),
     (np.full(5000, np.inf), {}, MissingSignalError, ["all NaN or infinite"]),
     (TWO, {"fs": None}, SamplingRateError, ["fs is required", "fs=250.0"]),
-    (TWO, {"fs": "250"}, SamplingRateError, ["fs='250' is not a number of Hz"]),
+    (TWO, {"fs": "250"}, SamplingRateError, ["fs='250' is text, not a number of Hz",
+                                             "fs=float('250')"]),
+    (TWO, {"fs": np.array([250.0, 500.0])}, SamplingRateError, ["is not a number of Hz",
+                                                                 "one number"]),
+    (np.column_stack([T, TWO[:, 0]]), {}, ArrayShapeError,
+     ["column 0 of ecg increases at every sample (0, 0.004, 0.008, ...)", "a time axis",
+      "pass ecg[:, 1:] with fs="]),
+    (np.column_stack([TWO[:, 0], np.arange(5000)]), {}, ArrayShapeError,
+     ["column 1 of ecg", "sample counter", "np.delete(ecg, 1, axis=1)"]),
+    (T, {}, ArrayShapeError, ["ecg increases at every sample", "give the ECG samples"]),
+    (pd.DataFrame({"counter": np.arange(5000), "value": TWO[:, 0]}), {}, ArrayShapeError,
+     ["column 'counter' of ecg increases at every sample", "name it 'time' (seconds)"]),
+    (pd.DataFrame({"Time": T * 1e3, "II": TWO[:, 0]}), {"fs": None}, RecordError,
+     ["time column 'Time' of the ECG's DataFrame steps by 4 s", "in milliseconds (250 Hz)",
+      "rename it to 'time_ms'", "give the sampling rate with fs=HZ"]),
+    (pd.DataFrame({"clock": T, "II": TWO[:, 0]}), {"fs": None}, SamplingRateError,
+     ["the ECG's DataFrame (columns ['clock', 'II']) has no time column or time index",
+      "extract_edr(df, fs=250.0)", "DatetimeIndex"]),
+    (pd.Series(TWO[:, 0]), {"fs": None}, SamplingRateError,
+     ["the ECG's Series has no time column or time index"]),
     (TWO, {"fs": True}, SamplingRateError, ["fs=True is not a number"]),
     (TWO, {"fs": -250.0}, SamplingRateError, ["fs=-250.0 must be a positive, finite number"]),
     (TWO, {"fs": float("nan")}, SamplingRateError, ["fs=nan"]),
@@ -142,6 +162,20 @@ def test_each_bad_array_gets_one_clear_error(ecg, kwargs, error, fragments):
     # every one is an edr error and a built-in ValueError or TypeError
     assert isinstance(info.value, ValueError | TypeError)
     assert isinstance(info.value, EDRError)
+
+
+@pytest.mark.parametrize("fs", [np.array(250.0), np.array([[250]]), np.array([250.0], np.float32),
+                                np.int64(250), np.float32(250.0)])
+def test_a_rate_held_in_a_one_number_array_is_a_rate(fs):
+    # scipy.io.loadmat gives [[250]], an .npz file array(250.)
+    rec = recording_from_arrays(TWO, fs)
+    assert rec.fs == 250.0 and type(rec.fs) is float
+
+
+def test_a_datetime_column_of_any_name_is_the_time():
+    stamps = pd.Timestamp("2026-01-01 10:00") + pd.to_timedelta(T, unit="s")
+    rec = recording_from_arrays(pd.DataFrame({"date": stamps, "II": TWO[:, 0]}))
+    assert rec.fs == FS and list(rec.leads) == ["II"]
 
 
 def test_rate_errors_are_signal_errors_too():
@@ -174,9 +208,6 @@ def test_a_dataframe_with_ecg_and_fs_columns_is_still_an_array():
     rec = as_recording(frame, fs=FS)  # a table, not a Recording: its ECG-named column is the lead
     assert list(rec.leads) == ["ecg"]
     assert list(as_recording(frame, fs=FS, lead_names=["a", "b"]).leads) == ["a", "b"]
-
-
-T = np.arange(5000) / FS
 
 
 @pytest.mark.parametrize(

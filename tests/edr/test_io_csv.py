@@ -257,3 +257,88 @@ def test_a_column_of_numbers_that_starts_and_ends_missing_is_a_channel(tmp_path)
         for i, a in enumerate(t)))
     rec = read_record(path)
     assert rec.channels == ["ECG", "Other"] and rec.ecg_channel == "ECG"
+
+
+def _export(path, text: str, encoding: str = "utf-8", newline: str = "\n"):
+    data = text.replace("\n", newline).encode(encoding)
+    if path.name.endswith(".gz"):
+        import gzip
+
+        data = gzip.compress(data, mtime=0)
+    path.write_bytes(data)
+    return path
+
+
+_T = np.arange(2500) / 250.0
+_X = np.round(np.sin(2 * np.pi * 1.1 * _T) + 0.1 * np.cos(2 * np.pi * 7 * _T), 4)
+_STAMPS = [f"2026-03-01T10:00:{10 + t:09.6f}" for t in _T]
+
+
+def _rows(fmt, times=_T, values=_X):
+    return "".join(fmt(t, v) for t, v in zip(times, values, strict=True))
+
+
+@pytest.mark.parametrize(("name", "text", "encoding"), [
+    ("gz.csv.gz", "time,ECG\n" + _rows(lambda t, v: f"{t:.3f},{v:.4f}\n"), "utf-8"),
+    ("gz.tsv.gz", "time\tECG\n" + _rows(lambda t, v: f"{t:.3f}\t{v:.4f}\n"), "utf-8"),
+    ("quoted.csv", '"time","ECG"\n' + _rows(lambda t, v: f'"{t:.3f}","{v:.4f}"\n'), "utf-8"),
+    ("quoted_comma.csv", '"time","ECG"\n' + _rows(lambda t, v: f'"{t:.3f}","{v:.4f}"\n'
+                                                  .replace(".", ",")), "utf-8"),
+    ("quoted_semicolon.csv", '"time";"ECG"\n' + _rows(lambda t, v: f'"{t:.3f}";"{v:.4f}"\n'
+                                                      .replace(".", ",")), "utf-8"),
+    ("comments.csv", "# device: X\n% rate 250\n\ntime,ECG\n"
+     + _rows(lambda t, v: f"{t:.3f},{v:.4f}\n"), "utf-8"),
+    ("excel.csv", "sep=;\ntime;ECG\n" + _rows(lambda t, v: f"{t:.3f};{v:.4f}\n".replace(".", ",")),
+     "utf-8"),
+    ("cp1252.csv", "Zeit (s);EKG (µV)\n" + _rows(lambda t, v: f"{t:.3f};{v:.4f}\n"
+                                                 .replace(".", ",")), "cp1252"),
+    ("utf16.txt", "time\tECG\n" + _rows(lambda t, v: f"{t:.3f}\t{v:.4f}\n"), "utf-16"),
+    ("pandas.csv", ",ECG\n" + _rows(lambda t, v: f"{t},{v}\n", _STAMPS), "utf-8"),
+    ("pandas_seconds.csv", ",ECG\n" + _rows(lambda t, v: f"{t:.3f},{v}\n"), "utf-8"),
+])
+def test_exports_as_they_come_are_read_as_the_plain_file(tmp_path, name, text, encoding):
+    plain = read_record(_export(tmp_path / "plain.csv", "time,ECG\n"
+                                + _rows(lambda t, v: f"{t:.3f},{v:.4f}\n")))
+    rec = read_record(_export(tmp_path / name, text, encoding, newline="\r\n"))
+    assert rec.fs == plain.fs == 250.0 and rec.name == name.split(".")[0]
+    assert len(rec.channels) == 1
+    np.testing.assert_allclose(rec.ecg, plain.ecg, atol=1e-12)
+
+
+def test_sample_numbers_without_header_or_unnamed_are_no_rate(tmp_path):
+    # 0, 1, 2, ... was read as a time in ms: 250 Hz data became 1000 Hz, and --fs 250 an error
+    np.savetxt(tmp_path / "n.csv", np.column_stack([np.arange(2500), _X]), delimiter=",",
+               fmt=["%d", "%.4f"])
+    _export(tmp_path / "p.csv", ",ECG\n" + _rows(lambda t, v: f"{round(t * 250)},{v}\n"))
+    for path, column in ((tmp_path / "n.csv", "sample"), (tmp_path / "p.csv", "index")):
+        with pytest.raises(RecordError, match=rf"column '{column}' holds sample numbers, not "
+                                              r"times; give its sampling rate with --fs HZ"):
+            read_record(path)
+        rec = read_record(path, fs=250.0)
+        assert rec.fs == 250.0 and rec.channels == ["ECG"]
+        np.testing.assert_allclose(rec.ecg, _X, atol=1e-12)
+
+
+def test_a_gz_name_that_is_no_gzip_and_a_binary_file_are_named(tmp_path):
+    (tmp_path / "a.csv.gz").write_text("time,ECG\n0,1\n")
+    with pytest.raises(RecordError, match=r"a\.csv\.gz is named \.gz but is not gzip-compressed"):
+        read_record(tmp_path / "a.csv.gz")
+    (tmp_path / "b.csv").write_bytes(b"time,ECG\n\x00\x01\xff\xfe\n")
+    with pytest.raises(RecordError, match=r"b\.csv is not text: byte 0xff"):
+        read_record(tmp_path / "b.csv")
+
+
+def test_an_uneven_time_axis_says_what_to_do(tmp_path):
+    t = np.arange(2500) / 250.0
+    dropped = np.delete(t, np.arange(1000, 1250))  # a logger lost 1 s of rows
+    _export(tmp_path / "dropped.csv", "time,ECG\n" + _rows(lambda a, v: f"{a:.3f},{v:.4f}\n",
+                                                          dropped, _X[: dropped.size]))
+    with pytest.raises(RecordError, match=r"about 250 sample\(s\) of 0\.004 s are missing there "
+                                          r"\(rows dropped\): keep their rows with empty values"):
+        read_record(tmp_path / "dropped.csv")
+    jitter = t + np.random.default_rng(0).uniform(-0.0025, 0.0025, t.size)
+    _export(tmp_path / "jitter.csv", "time,ECG\n" + _rows(lambda a, v: f"{a:.5f},{v:.4f}\n",
+                                                         jitter))
+    with pytest.raises(RecordError, match=r"the times jitter by more than half a sample: if the "
+                                          r"samples were taken at a steady rate, drop the time"):
+        read_record(tmp_path / "jitter.csv")

@@ -101,3 +101,12 @@ def test_the_stream_replays_a_npy_with_its_rate_and_refuses_a_disagreeing_one(tm
     capsys.readouterr()
     assert stream_main(["rec.npz", "--fs", "500", "-o", "c.csv", "--speed", "max"]) == 2
     assert "disagrees with the 250 Hz stored in" in capsys.readouterr().err
+
+
+def test_a_time_column_saved_with_the_leads_is_refused(tmp_path):
+    # np.save of np.column_stack([t, ecg]): the time was read as lead ECG1
+    t = np.arange(5000) / 250.0
+    np.save(tmp_path / "te.npy", np.column_stack([t, np.sin(2 * np.pi * t)]))
+    with pytest.raises(RecordError, match=r"te\.npy: column 0 increases at every sample \(a time "
+                                          r"axis or a sample counter, not an ECG lead\)"):
+        read_record(tmp_path / "te.npy", fs=250.0)

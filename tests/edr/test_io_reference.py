@@ -12,7 +12,7 @@ import pytest
 import wfdb
 import wfdb.io.annotation as wfdb_annotation
 
-from edr.errors import ReferenceWarning
+from edr.errors import RecordError, ReferenceWarning
 from edr.io import read_record
 from edr.io.reference import (
     MAX_BREATH_INTERVAL_S,
@@ -280,3 +280,57 @@ def test_random_bytes_are_never_a_reference_nor_an_error(tmp_path, bidmc_dir):
             assert times is None and source is None, seed
             warned = [str(w.message) for w in _reference_warnings(caught)]
         assert len(warned) == 1 and "\n" not in warned[0], (seed, warned)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("2.5\n6.1\n9.8\n", [2.5, 6.1, 9.8]),                                  # one per line
+    ("# from my detector\nbreath\n2.5\n6.1\n", [2.5, 6.1]),                # a header, one column
+    ("time_s,interval_s,quality\n2.5,nan,0.9\n6.1,3.6,0.9\n", [2.5, 6.1]),  # edr's breaths CSV
+    ("n;t [ms]\n1;2500\n2;6100\n", [2.5, 6.1]),                            # its unit is read
+    ("id\ttime\n1\t2,5\n2\t6,1\n", [2.5, 6.1]),                            # decimal commas
+    ('"onset_s"\r\n"2.5"\r\n"6.1"\r\n', [2.5, 6.1]),                       # quoted, CRLF
+])
+def test_breath_times_from_a_file_of_ones_own(tmp_path, text, expected):
+    from edr.io.reference import breath_times_file
+
+    path = tmp_path / "b.csv"
+    path.write_text(text, newline="")
+    np.testing.assert_allclose(breath_times_file(path), expected)
+
+
+def test_breath_times_files_that_hold_none_are_named(tmp_path):
+    from edr.io.reference import breath_times_file
+
+    with pytest.raises(FileNotFoundError, match="breath times file not found"):
+        breath_times_file(tmp_path / "none.csv")
+    (tmp_path / "a.csv").write_text("start,stop\n1,2\n")
+    with pytest.raises(RecordError, match=r"has columns start, stop, none named as a time: name "
+                                          r"the column of breath times time_s"):
+        breath_times_file(tmp_path / "a.csv")
+    (tmp_path / "b.csv").write_text("time_s\n1.0\nsoon\n")
+    with pytest.raises(RecordError, match=r"'soon' is not a time in seconds"):
+        breath_times_file(tmp_path / "b.csv")
+    (tmp_path / "c.csv").write_text("time_s\n")
+    with pytest.raises(RecordError, match=r"holds no time"):
+        breath_times_file(tmp_path / "c.csv")
+
+
+def test_breath_times_given_with_a_path_replace_the_files_own(tmp_path):
+    from edr.io.arrays import as_recording
+
+    t = np.arange(15000) / 250.0
+    pd.DataFrame({"time": t, "II": np.sin(t), "RESP": np.cos(t)}).to_csv(tmp_path / "r.csv",
+                                                                         index=False)
+    (tmp_path / "own.csv").write_text("time_s\n" + "".join(f"{b}\n" for b in range(2, 58, 4)))
+    for rec in (read_record(tmp_path / "r.csv", breath_times=tmp_path / "own.csv"),
+                as_recording(tmp_path / "r.csv", breath_times=str(tmp_path / "own.csv"))):
+        assert rec.breath_source == f"{tmp_path / 'own.csv'}: 14 breaths"
+        np.testing.assert_array_equal(rec.breath_times, np.arange(2, 58, 4))
+        assert rec.resp_channel == "RESP"
+    given = read_record(tmp_path / "r.csv", breath_times=[3.0, 7.0, 11.0])
+    assert given.breath_source == "given: 3 breaths"
+    with pytest.warns(ReferenceWarning, match=r"breath times .*own2\.csv not used: times outside "
+                                              r"the record"):
+        (tmp_path / "own2.csv").write_text("5\n90\n")
+        out = read_record(tmp_path / "r.csv", breath_times=tmp_path / "own2.csv")
+    assert out.breath_times is None and out.breath_source is None

@@ -77,6 +77,10 @@ def test_bad_inputs_fail_before_any_analysis():
     rec = simulate_recording(30.0, 250.0, random_state=0)
     with pytest.raises(TypeError, match="a Recording carries its own"):
         edr.extract_edr(rec, fs=250.0)
+    for fs in (250, 250.0, np.float64(250.0)):  # NeuroKit2's habit: the rate second, no keyword
+        with pytest.raises(TypeError, match=r"the second argument is the method's name; give the "
+                                            r"sampling rate by keyword, extract_edr\(ecg, fs="):
+            edr.extract_edr(rec.ecg, fs)
 
 
 def _modules_after(code: str) -> set[str]:
