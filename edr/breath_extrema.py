@@ -15,7 +15,8 @@ from edr.rates import rate_series, window_starts
 from edr.signal import SEGMENT_S
 
 __all__ = ["MIN_CYCLE_FRACTION", "PROMINENCE", "RELATIVE_PROMINENCE", "TYPICAL_PERCENTILE",
-           "TYPICAL_SPAN_S", "breath_candidates", "breath_peaks", "finite_runs", "local_period"]
+           "TYPICAL_SPAN_S", "breath_candidates", "breath_onsets", "breath_peaks", "finite_runs",
+           "local_period"]
 
 PROMINENCE = 0.25
 """Smallest prominence (standard deviations of the standardised EDR) of a breath's extremum."""
@@ -218,3 +219,69 @@ def breath_candidates(x, fs: float, sign: int, period, *, prominence: float = PR
     if not pos:
         return np.empty(0), np.empty(0)
     return np.concatenate(pos), np.concatenate(depth)
+
+
+def breath_onsets(x, sign: int, ends, max_back=np.inf) -> np.ndarray:
+    """Positions (fractional samples) of the start of inspiration of every breath: the lowest
+    point of ``sign * x`` before each end of inspiration ``ends[i]``, after the previous one
+    and no more than ``max_back`` samples back, within the run of finite values of the end;
+    refined by a parabola through its three samples. NaN where that stretch holds no trough
+    (its lowest point is its first sample and the stretch does not start at the previous end:
+    the run's start, or ``max_back`` back on a falling flank) or no sample.
+
+    The one home of a breath's onset: the EDR's (:attr:`edr.breaths.Breaths.onset`) and a
+    reference waveform's, read before its annotated ends.
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        The waveform (NaN where missing).
+    sign : {1, -1}
+        +1 when ends of inspiration are the maxima of ``x``, -1 its minima.
+    ends : array_like, shape (m,)
+        Increasing positions (fractional samples) of the ends of inspiration.
+    max_back : float or array_like, shape (m,), default inf
+        How far back (samples) a start may lie from its end (NaN: no limit).
+
+    Returns
+    -------
+    ndarray, shape (m,)
+
+    See Also
+    --------
+    breath_candidates : the ends of inspiration of an EDR.
+    edr.breaths.detect_breaths : gives each breath its onset (at most one local period back).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.breath_extrema import breath_onsets
+    >>> t = np.arange(0, 24, 0.25)  # 4 Hz grid, a breath every 4 s: ends at 1 s, 5 s, ...
+    >>> x = np.sin(2 * np.pi * 0.25 * t)
+    >>> breath_onsets(x, 1, [4.0, 20.0, 36.0])  # the troughs at -1 s (none), 3 s, 7 s
+    array([nan, 12., 28.])
+    """
+    y = sign * np.asarray(x, dtype=float)
+    ends = np.asarray(ends, dtype=float).ravel()
+    back = np.nan_to_num(np.broadcast_to(np.asarray(max_back, dtype=float), ends.shape),
+                         nan=np.inf)
+    runs = finite_runs(y)
+    starts = np.array([a for a, _ in runs], dtype=int)
+    out = np.full(ends.size, np.nan)
+    idx = np.full(ends.size, -1)
+    prev = -np.inf
+    for i, e in enumerate(ends):
+        hi = int(round(e))
+        run_start = starts[max(np.searchsorted(starts, hi, side="right") - 1, 0)] \
+            if starts.size else 0
+        after_prev = int(prev) + 1 if np.isfinite(prev) else -1
+        lo = max(after_prev, run_start, hi - int(np.ceil(back[i])) if np.isfinite(back[i]) else 0)
+        prev = hi
+        if not 0 <= lo < hi <= y.size - 1 or not np.isfinite(y[lo:hi]).all():
+            continue
+        j = lo + int(np.argmin(y[lo:hi]))
+        if j > lo or lo == after_prev:
+            idx[i] = j
+    ok = idx >= 1
+    out[ok] = _refined(-y, idx[ok])
+    return out
