@@ -180,3 +180,19 @@ def test_a_start_is_the_detectors_onset_within_the_tolerance(simulated):
     ri, di = match_breaths(onset, starts)
     assert ri.size >= 0.9 * starts.size
     assert np.median(np.abs(onset[di] - starts[ri])) < 0.25
+
+
+def test_given_breath_times_say_which_point_they_mark():
+    from edr.io.arrays import recording_from_arrays
+
+    ecg = np.random.default_rng(0).normal(size=30000)
+    times = np.arange(2.0, 118.0, 4.0)
+    assert recording_from_arrays(ecg, fs=250.0, breath_times=times).breath_event == \
+        END_OF_INSPIRATION
+    rec = recording_from_arrays(ecg, fs=250.0, breath_times=times,
+                                breath_event=START_OF_INSPIRATION)
+    assert rec.breath_event == START_OF_INSPIRATION
+    assert recording_from_arrays(ecg, fs=250.0, breath_event=START_OF_INSPIRATION).breath_event \
+        is None  # no times, no point
+    with pytest.raises(ValueError, match="breath_event must be one of"):
+        recording_from_arrays(ecg, fs=250.0, breath_times=times, breath_event="peaks")
