@@ -263,25 +263,33 @@ def breath_onsets(x, sign: int, ends, max_back=np.inf) -> np.ndarray:
     """
     y = sign * np.asarray(x, dtype=float)
     ends = np.asarray(ends, dtype=float).ravel()
-    back = np.nan_to_num(np.broadcast_to(np.asarray(max_back, dtype=float), ends.shape),
-                         nan=np.inf)
-    runs = finite_runs(y)
-    starts = np.array([a for a, _ in runs], dtype=int)
+    back = np.broadcast_to(np.asarray(max_back, dtype=float), ends.shape)
+    back = np.where(np.isnan(back), np.inf, back)
     out = np.full(ends.size, np.nan)
-    idx = np.full(ends.size, -1)
-    prev = -np.inf
-    for i, e in enumerate(ends):
-        hi = int(round(e))
-        run_start = starts[max(np.searchsorted(starts, hi, side="right") - 1, 0)] \
-            if starts.size else 0
-        after_prev = int(prev) + 1 if np.isfinite(prev) else -1
-        lo = max(after_prev, run_start, hi - int(np.ceil(back[i])) if np.isfinite(back[i]) else 0)
-        prev = hi
-        if not 0 <= lo < hi <= y.size - 1 or not np.isfinite(y[lo:hi]).all():
-            continue
-        j = lo + int(np.argmin(y[lo:hi]))
-        if j > lo or lo == after_prev:
-            idx[i] = j
-    ok = idx >= 1
-    out[ok] = _refined(-y, idx[ok])
+    if ends.size == 0:
+        return out
+    hi = np.round(ends).astype(np.int64)
+    starts = np.array([a for a, _ in finite_runs(y)] or [0], dtype=np.int64)
+    run_start = starts[np.maximum(np.searchsorted(starts, hi, side="right") - 1, 0)]
+    after_prev = np.r_[-1, hi[:-1] + 1]
+    limit = np.where(np.isfinite(back), hi - np.ceil(np.where(np.isfinite(back), back, 0.0)),
+                     0).astype(np.int64)
+    lo = np.maximum(np.maximum(after_prev, run_start), limit)
+    ok = (lo >= 0) & (lo < hi) & (hi <= y.size - 1)
+    lo, hi_ok, first_ok = lo[ok], hi[ok], after_prev[ok]
+    length = hi_ok - lo
+    first = np.cumsum(length) - length  # where each stretch begins among the samples
+    seg = np.repeat(np.arange(lo.size), length)  # the samples of every stretch, in order
+    pos = np.arange(seg.size) - first[seg] + lo[seg]
+    vals = y[pos]
+    if seg.size:
+        finite = np.logical_and.reduceat(np.isfinite(vals), first)
+        vals = np.where(np.isfinite(vals), vals, np.inf)  # one lowest sample in every stretch
+        at = np.flatnonzero(vals == np.minimum.reduceat(vals, first)[seg])
+        j = pos[at[np.r_[True, seg[at][1:] != seg[at][:-1]]]]  # the first lowest sample
+    else:
+        j, finite = pos, np.ones(0, dtype=bool)
+    trough = finite & ((j > lo) | (lo == first_ok)) & (j >= 1)
+    where = np.flatnonzero(ok)[trough]
+    out[where] = _refined(-y, j[trough])
     return out
