@@ -15,7 +15,8 @@ from edr.rates import rate_series, window_starts
 from edr.signal import SEGMENT_S
 
 __all__ = ["MIN_CYCLE_FRACTION", "PROMINENCE", "RELATIVE_PROMINENCE", "TYPICAL_PERCENTILE",
-           "TYPICAL_SPAN_S", "breath_candidates", "breath_peaks", "finite_runs", "local_period"]
+           "TYPICAL_SPAN_S", "breath_candidates", "breath_onsets", "breath_peaks", "finite_runs",
+           "local_period"]
 
 PROMINENCE = 0.25
 """Smallest prominence (standard deviations of the standardised EDR) of a breath's extremum."""
@@ -218,3 +219,77 @@ def breath_candidates(x, fs: float, sign: int, period, *, prominence: float = PR
     if not pos:
         return np.empty(0), np.empty(0)
     return np.concatenate(pos), np.concatenate(depth)
+
+
+def breath_onsets(x, sign: int, ends, max_back=np.inf) -> np.ndarray:
+    """Positions (fractional samples) of the start of inspiration of every breath: the lowest
+    point of ``sign * x`` before each end of inspiration ``ends[i]``, after the previous one
+    and no more than ``max_back`` samples back, within the run of finite values of the end;
+    refined by a parabola through its three samples. NaN where that stretch holds no trough
+    (its lowest point is its first sample and the stretch does not start at the previous end:
+    the run's start, or ``max_back`` back on a falling flank) or no sample.
+
+    The one home of a breath's onset: the EDR's (:attr:`edr.breaths.Breaths.onset`) and a
+    reference waveform's, read before its annotated ends.
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        The waveform (NaN where missing).
+    sign : {1, -1}
+        +1 when ends of inspiration are the maxima of ``x``, -1 its minima.
+    ends : array_like, shape (m,)
+        Increasing positions (fractional samples) of the ends of inspiration.
+    max_back : float or array_like, shape (m,), default inf
+        How far back (samples) a start may lie from its end (NaN: no limit).
+
+    Returns
+    -------
+    ndarray, shape (m,)
+
+    See Also
+    --------
+    breath_candidates : the ends of inspiration of an EDR.
+    edr.breaths.detect_breaths : gives each breath its onset (at most one local period back).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.breath_extrema import breath_onsets
+    >>> t = np.arange(0, 24, 0.25)  # 4 Hz grid, a breath every 4 s: ends at 1 s, 5 s, ...
+    >>> x = np.sin(2 * np.pi * 0.25 * t)
+    >>> breath_onsets(x, 1, [4.0, 20.0, 36.0])  # the troughs at -1 s (none), 3 s, 7 s
+    array([nan, 12., 28.])
+    """
+    y = sign * np.asarray(x, dtype=float)
+    ends = np.asarray(ends, dtype=float).ravel()
+    back = np.broadcast_to(np.asarray(max_back, dtype=float), ends.shape)
+    back = np.where(np.isnan(back), np.inf, back)
+    out = np.full(ends.size, np.nan)
+    if ends.size == 0:
+        return out
+    hi = np.round(ends).astype(np.int64)
+    starts = np.array([a for a, _ in finite_runs(y)] or [0], dtype=np.int64)
+    run_start = starts[np.maximum(np.searchsorted(starts, hi, side="right") - 1, 0)]
+    after_prev = np.r_[-1, hi[:-1] + 1]
+    limit = np.where(np.isfinite(back), hi - np.ceil(np.where(np.isfinite(back), back, 0.0)),
+                     0).astype(np.int64)
+    lo = np.maximum(np.maximum(after_prev, run_start), limit)
+    ok = (lo >= 0) & (lo < hi) & (hi <= y.size - 1)
+    lo, hi_ok, first_ok = lo[ok], hi[ok], after_prev[ok]
+    length = hi_ok - lo
+    first = np.cumsum(length) - length  # where each stretch begins among the samples
+    seg = np.repeat(np.arange(lo.size), length)  # the samples of every stretch, in order
+    pos = np.arange(seg.size) - first[seg] + lo[seg]
+    vals = y[pos]
+    if seg.size:
+        finite = np.logical_and.reduceat(np.isfinite(vals), first)
+        vals = np.where(np.isfinite(vals), vals, np.inf)  # one lowest sample in every stretch
+        at = np.flatnonzero(vals == np.minimum.reduceat(vals, first)[seg])
+        j = pos[at[np.r_[True, seg[at][1:] != seg[at][:-1]]]]  # the first lowest sample
+    else:
+        j, finite = pos, np.ones(0, dtype=bool)
+    trough = finite & ((j > lo) | (lo == first_ok)) & (j >= 1)
+    where = np.flatnonzero(ok)[trough]
+    out[where] = _refined(-y, j[trough])
+    return out

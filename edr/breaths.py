@@ -14,6 +14,10 @@ masked, and the judged rate windows), :func:`detect_breaths` finds
   :data:`MIN_CYCLE_FRACTION` of the local breathing period (:func:`local_period`, the fastest
   spectral-peak rate of the rate windows covering it) to a more prominent one: the detector
   follows the local rate;
+* each breath's **onset**, its start of inspiration: the lowest point of the EDR signed so
+  that inspiration rises, since the previous breath and at most one local period back
+  (:func:`edr.breath_extrema.breath_onsets`); what annotated starts of inspiration are scored
+  against (:func:`edr.evaluate.breaths.score_kept`);
 * each breath's **interval** to the previous one (NaN for the first breath of a stretch of
   finite EDR: across a masked stretch there is no interval);
 * its **quality**: that of the rate window whose centre is nearest
@@ -31,7 +35,7 @@ Measurements behind the constants: ``docs/studies/breath_detection.md``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -42,6 +46,7 @@ from edr.breath_extrema import (
     TYPICAL_PERCENTILE,
     TYPICAL_SPAN_S,
     breath_candidates,
+    breath_onsets,
     breath_peaks,
     finite_runs,
     local_period,
@@ -78,7 +83,7 @@ class Breaths:
     Attributes
     ----------
     time : ndarray of float
-        End of inspiration (s, the EDR's time origin).
+        End of inspiration (s, the EDR's time origin): the extremum that marks the breath.
     interval : ndarray of float
         Time (s) since the previous breath; NaN for the first breath of a stretch of finite EDR.
     quality : ndarray of float
@@ -105,6 +110,11 @@ class Breaths:
         when not given.
     polarity : edr.polarity.Polarity or None
         The decision and its evidence (None when the polarity was fixed by the caller).
+    onset : ndarray of float, optional
+        Start of inspiration (s) of each breath (:func:`edr.breath_extrema.breath_onsets`):
+        what a reference of starts of inspiration is scored against
+        (:func:`edr.evaluate.breaths.score_kept`); NaN where none was found. All NaN when not
+        given.
 
     See Also
     --------
@@ -119,7 +129,7 @@ class Breaths:
     >>> res = extract_edr(simulate_recording(duration_s=60.0, fs=250.0, random_state=0))
     >>> breaths = detect_breaths(res)
     >>> breaths.time[:3].round(2), list(breaths.columns())[:3]
-    (array([ 4.08,  8.13, 12.04]), ['time_s', 'interval_s', 'quality'])
+    (array([ 4.08,  8.13, 12.04]), ['time_s', 'onset_s', 'interval_s'])
     """
 
     time: np.ndarray
@@ -133,11 +143,15 @@ class Breaths:
     sign: int
     uncertain_polarity: np.ndarray | None = None
     polarity: Polarity | None = None
+    onset: np.ndarray | None = None
 
     def __post_init__(self):
         flag = np.zeros(np.size(self.time), dtype=bool) if self.uncertain_polarity is None \
             else np.asarray(self.uncertain_polarity, dtype=bool)
         object.__setattr__(self, "uncertain_polarity", flag)
+        onset = np.full(np.size(self.time), np.nan) if self.onset is None \
+            else np.asarray(self.onset, dtype=float)
+        object.__setattr__(self, "onset", onset)
 
     def __len__(self) -> int:
         return int(self.time.size)
@@ -147,8 +161,8 @@ class Breaths:
 
     def columns(self) -> dict:
         """The breaths as :attr:`COLUMNS` → NumPy array."""
-        return dict(zip(self.COLUMNS, (self.time, self.interval, self.quality, self.low_quality,
-                                       self.after_gap, self.after_pause,
+        return dict(zip(self.COLUMNS, (self.time, self.onset, self.interval, self.quality,
+                                       self.low_quality, self.after_gap, self.after_pause,
                                        self.uncertain_polarity), strict=True))
 
     def summary(self) -> dict:
@@ -217,7 +231,8 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
                    min_quality: float = BREATH_MIN_QUALITY,
                    min_cycle_fraction: float = MIN_CYCLE_FRACTION,
                    rates_pending_from: float = np.inf) -> Breaths:
-    """Every breath of an extracted EDR: its end of inspiration, interval, quality and pauses.
+    """Every breath of an extracted EDR: its end of inspiration, onset, interval, quality and
+    pauses.
 
     Parameters
     ----------
@@ -284,7 +299,7 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
     >>> rec = simulate_recording(duration_s=120.0, fs=250.0, random_state=0)
     >>> b = detect_breaths(extract_edr(rec))
     >>> 25 <= len(b) <= 35, list(b.to_frame().columns)[:3]
-    (True, ['time_s', 'interval_s', 'quality'])
+    (True, ['time_s', 'onset_s', 'interval_s'])
     """
     _check_breath_options(polarity, prominence, relative, min_quality, min_cycle_fraction)
     t = np.asarray(result.time, dtype=float)
@@ -294,13 +309,18 @@ def detect_breaths(result, *, polarity: str = "auto", prominence: float = PROMIN
     fs = float(result.fs)
     decided = decide_polarity(result, rsa_min_bpm=rsa_min_bpm) if polarity == "auto" else \
         Polarity(1 if polarity == "peaks" else -1, True, "given")
-    pos, depth = breath_candidates(x, fs, decided.sign, local_period(x, fs, float(t[0]) if t.size
-                                                                      else 0.0),
-                                   prominence=prominence, min_cycle_fraction=min_cycle_fraction)
+    t0 = float(t[0]) if t.size else 0.0
+    period = local_period(x, fs, t0)
+    pos, depth = breath_candidates(x, fs, decided.sign, period, prominence=prominence,
+                                   min_cycle_fraction=min_cycle_fraction)
     keep = depth >= relative
-    return _breaths_at(result, pos[keep], depth[keep] >= max(relative, PAUSE_RELATIVE),
-                       decided if polarity == "auto" else None, decided.sign, pause_s,
-                       min_quality, rates_pending_from)
+    b = _breaths_at(result, pos[keep], depth[keep] >= max(relative, PAUSE_RELATIVE),
+                    decided if polarity == "auto" else None, decided.sign, pause_s,
+                    min_quality, rates_pending_from)
+    ends = (b.time - t0) * fs
+    k = np.clip(np.round(ends).astype(int), 0, max(x.size - 1, 0))
+    onset = breath_onsets(x, decided.sign, ends, period[k] * fs)
+    return replace(b, onset=t0 + onset / fs)
 
 
 def _check_breath_options(polarity, prominence, relative, min_quality,

@@ -434,9 +434,9 @@ def add_reference_options(p: argparse.ArgumentParser) -> None:
                    help="the label (aux_note, else symbol) of the annotations that are the "
                         "breaths, any case (e.g. exp, insp, ann2); default: annotators ann1, "
                         "ann2, ... first, then ends of inspiration (exp, ...), then starts (insp, "
-                        "...); a file of one label is taken whole. Starts of inspiration give "
-                        "the reference rates but not breath-by-breath scores: the EDR's breaths "
-                        "are ends of inspiration")
+                        "...); a file of one label is taken whole. Breath-by-breath scores "
+                        "compare like with like: ends of inspiration (annotators, exp) with the "
+                        "EDR's breaths, starts (insp alone) with the EDR's onsets (onset_s)")
 
 
 def reference_options(args) -> dict:

@@ -9,8 +9,9 @@
 * :func:`lead_frame` — one row per analysis window and lead: whether the lead was used, its
   score, σ², weight in the fused EDR and why it was left out;
 * :meth:`ResultTables.breath_frame` — one row per breath (:attr:`ResultTables.breaths`, found
-  once per result by :func:`edr.breaths.detect_breaths`): ``time_s``, ``interval_s``,
-  ``quality`` and the flags (:attr:`edr.breaths.Breaths.COLUMNS`).
+  once per result by :func:`edr.breaths.detect_breaths`): ``time_s`` (end of inspiration),
+  ``onset_s`` (start of inspiration), ``interval_s``, ``quality`` and the flags
+  (:attr:`edr.breaths.Breaths.COLUMNS`).
 
 pandas is imported by these functions only, so that the pipeline does not need it.
 """
@@ -324,8 +325,9 @@ class ResultTables:
 
     def breath_frame(self):
         """One row per breath (:attr:`breaths`): :attr:`edr.breaths.Breaths.COLUMNS`
-        (``time_s``, ``interval_s``, ``quality``, ``low_quality``, ``after_gap``,
-        ``after_pause``, ``uncertain_polarity``).
+        (``time_s`` the end of inspiration, ``onset_s`` the start of inspiration before it,
+        ``interval_s``, ``quality``, ``low_quality``, ``after_gap``, ``after_pause``,
+        ``uncertain_polarity``).
 
         Examples
         --------
@@ -333,7 +335,7 @@ class ResultTables:
         >>> from edr.simulate import simulate_recording
         >>> res = extract_edr(simulate_recording(duration_s=120.0, random_state=0))
         >>> res.breath_frame().columns.tolist()[:4]
-        ['time_s', 'interval_s', 'quality', 'low_quality']
+        ['time_s', 'onset_s', 'interval_s', 'quality']
         """
         return self.breaths.to_frame()
 

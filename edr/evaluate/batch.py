@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache, partial
 from pathlib import Path
 
+from edr.evaluate.breaths import EVENT_COLUMN
 from edr.evaluate.breaths import SCORE_COLUMNS as BREATH_SCORES
 from edr.jobs import run_jobs
 
@@ -65,10 +66,13 @@ __all__ = [
 #: ``lead="auto"`` chose, or "auto" when windows chose different leads); ``breath_*``: the
 #: breaths the EDR keeps scored against the record's annotated breaths
 #: (:data:`edr.evaluate.breaths.SCORE_COLUMNS`, :func:`edr.evaluate.breaths.score_kept`;
-#: empty without breath annotations); ``error``: empty when the task succeeded, else
+#: empty without breath annotations) at the point of the breath ``breath_event`` names
+#: (``end_of_inspiration`` or ``start_of_inspiration``: what the annotations mark,
+#: :attr:`edr.io.Recording.breath_event`); ``error``: empty when the task succeeded, else
 #: exception type, message and raising line.
 COLUMNS = ("record", "database", "method", "criterion", "lead", "used_lead", "msc", "corr",
-           "rate_error_bpm", "f_ref", "sigma2", "n_beats", "seconds", *BREATH_SCORES, "error")
+           "rate_error_bpm", "f_ref", "sigma2", "n_beats", "seconds", *BREATH_SCORES,
+           EVENT_COLUMN, "error")
 #: Columns of ``window_rates.csv``: one row per 32 s rate window (16 s step) of a successful
 #: task; ``t_s`` is the window centre, rates in breaths/min, empty where missing (the EDR
 #: rate when the method gave none; the reference rate when the window has too few breaths).
@@ -257,16 +261,18 @@ def _window_rate_lists(result, recording) -> dict:
 
 def _breath_scores(result, recording) -> dict:
     """The ``breath_*`` columns: :func:`edr.evaluate.breaths.score_kept` of the result's breaths
-    (:attr:`edr.pipeline.EDRResult.breaths`) against the record's annotated breaths; empty
-    without annotations."""
+    (:attr:`edr.pipeline.EDRResult.breaths`) against the record's annotated breaths, at the
+    point of the breath they mark (``breath_event``); empty without annotations."""
     import numpy as np
 
     from edr.evaluate.breaths import score_kept
+    from edr.io.reference import END_OF_INSPIRATION
 
     reference = getattr(recording, "breath_times", None)
     if reference is None or np.size(reference) == 0:
         return {}
-    return score_kept(result.breaths, reference).row()
+    event = getattr(recording, "breath_event", None) or END_OF_INSPIRATION
+    return {**score_kept(result.breaths, reference, event=event).row(), EVENT_COLUMN: event}
 
 
 def _num(x) -> float:
@@ -295,7 +301,7 @@ def run_task(task: Task, options: dict | None = None) -> dict:
         kwargs["lead"] = task.lead
     row = {k: getattr(task, k) for k in ("record", "database", "method", "criterion", "lead")}
     row.update({k: float("nan") for k in (*_PROTOCOL_SCORES, "sigma2", "seconds", *BREATH_SCORES)})
-    row.update(n_beats=0, used_lead="", error="")
+    row.update(n_beats=0, used_lead="", error="", **{EVENT_COLUMN: ""})
     selection = windows = None
     t0 = time.perf_counter()
     try:

@@ -18,7 +18,11 @@ The protocol (``docs/studies/breath_detection.md``):
 
 :func:`score_kept` scores the breaths a detector keeps (:class:`edr.breaths.Breaths` not
 ``low_quality``, of a record whose polarity is decided) against the annotated breaths outside
-its withheld stretches, and states the share kept.
+its withheld stretches, and states the share kept. It compares like with like: annotated ends
+of inspiration with the detected breaths' times (their ends of inspiration), annotated starts
+of inspiration (``insp`` alone, :func:`edr.io.reference.breath_event`) with the detected
+breaths' onsets (:attr:`edr.breaths.Breaths.onset`); the evaluation states which in its
+``breath_event`` column (:data:`EVENT_COLUMN`), so that scores of the two are not pooled.
 """
 
 from __future__ import annotations
@@ -27,11 +31,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from edr.io.reference import END_OF_INSPIRATION, START_OF_INSPIRATION, check_breath_event
 from edr.signal import as_series
 
-__all__ = ["MAX_TOLERANCE_S", "SCORE_COLUMNS", "TOLERANCE_FRACTION", "BreathScores",
-           "in_stretches",
-           "interval_errors", "match_breaths", "score_breaths", "score_kept", "tolerances"]
+__all__ = ["EVENT_COLUMN", "MAX_TOLERANCE_S", "SCORE_COLUMNS", "TOLERANCE_FRACTION",
+           "BreathScores", "detected_at", "in_stretches", "interval_errors", "match_breaths",
+           "score_breaths", "score_kept", "tolerances"]
 
 MAX_TOLERANCE_S = 1.0
 """Largest distance (s) at which a detected breath matches an annotated one."""
@@ -44,6 +49,10 @@ SCORE_COLUMNS = ("breath_n_annotated", "breath_n_reference", "breath_n_detected"
                  "breath_share_kept", "breath_interval_error_s")
 """Columns of :meth:`BreathScores.row` (the breath columns of an evaluation's
 ``results.csv``, :mod:`edr.evaluate.batch`)."""
+
+EVENT_COLUMN = "breath_event"
+"""The column of an evaluation's ``results.csv`` that names the point of the breath scored
+(:data:`edr.io.reference.BREATH_EVENTS`; empty without breath annotations)."""
 
 
 def _times(x, name: str) -> np.ndarray:
@@ -294,23 +303,63 @@ def in_stretches(t, stretches) -> np.ndarray:
     return ((t[:, None] >= s[None, :, 0]) & (t[:, None] < s[None, :, 1])).any(axis=1)
 
 
-def score_kept(breaths, reference, **tolerance) -> BreathScores:
+def detected_at(breaths, event: str = END_OF_INSPIRATION) -> np.ndarray:
+    """The times (s) of ``breaths`` at the point of the breath ``event``: their ``time`` (ends
+    of inspiration) or their ``onset`` (starts of inspiration; NaN where none was found).
+
+    Raises
+    ------
+    ValueError
+        An ``event`` not in :data:`edr.io.reference.BREATH_EVENTS`.
+
+    See Also
+    --------
+    score_kept : scores them against annotations of the same event.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.breaths import Breaths
+    >>> from edr.evaluate.breaths import detected_at
+    >>> b = Breaths(np.array([1.0, 5.0]), np.array([np.nan, 4.0]), np.ones(2), np.zeros(2, bool),
+    ...             np.r_[True, False], np.zeros(2, bool), np.empty((0, 2)), np.empty((0, 2)),
+    ...             1, onset=np.array([np.nan, 3.2]))
+    >>> detected_at(b, "start_of_inspiration")
+    array([nan, 3.2])
+    """
+    if check_breath_event(event) == START_OF_INSPIRATION:
+        return np.asarray(breaths.onset, dtype=float)
+    return np.asarray(breaths.time, dtype=float)
+
+
+def score_kept(breaths, reference, *, event: str = END_OF_INSPIRATION,
+               **tolerance) -> BreathScores:
     """:func:`score_breaths` of the breaths ``breaths`` keeps (not ``low_quality``) against the
-    annotated breaths outside its ``withheld`` stretches; ``share_kept`` is the share of the
-    annotated breaths scored. A record whose polarity is uncertain (any breath marked
-    ``uncertain_polarity``: the polarity is one per record) keeps none of its breaths.
+    annotated breaths outside its ``withheld`` stretches, at the point of the breath the
+    annotations mark (``event``); ``share_kept`` is the share of the annotated breaths scored. A
+    record whose polarity is uncertain (any breath marked ``uncertain_polarity``: the polarity
+    is one per record) keeps none of its breaths.
 
     Parameters
     ----------
     breaths : edr.breaths.Breaths
     reference : array_like
         Annotated breath times (s, the EDR's time origin), increasing.
+    event : {"end_of_inspiration", "start_of_inspiration"}, default "end_of_inspiration"
+        What the annotations mark (:attr:`edr.io.Recording.breath_event`): the breaths'
+        ends of inspiration are scored against ends, their onsets against starts
+        (:func:`detected_at`; a breath without an onset is not a detection of a start).
     **tolerance
         ``max_tolerance_s`` and ``fraction`` of :func:`tolerances`.
 
+    Raises
+    ------
+    ValueError
+        An unknown ``event``, reference times that are not finite and increasing.
+
     See Also
     --------
-    score_breaths, edr.breaths.Breaths
+    score_breaths, edr.breaths.Breaths, edr.io.reference.breath_event
 
     Examples
     --------
@@ -320,15 +369,20 @@ def score_kept(breaths, reference, **tolerance) -> BreathScores:
     >>> t = np.array([1.0, 5.0, 9.0])
     >>> b = Breaths(t, np.r_[np.nan, 4.0, 4.0], np.ones(3), np.array([False, False, True]),
     ...             np.r_[True, False, False], np.zeros(3, bool), np.empty((0, 2)),
-    ...             np.array([[8.0, 10.0]]), 1)
+    ...             np.array([[8.0, 10.0]]), 1, onset=t - 1.8)
     >>> s = score_kept(b, [1.1, 5.2, 9.0])
     >>> s.n_reference, s.n_matched, round(s.share_kept, 3)
     (2, 2, 0.667)
+    >>> score_kept(b, [1.1, 5.2, 9.0], event="start_of_inspiration").n_matched
+    0
+    >>> score_kept(b, [-0.7, 3.1], event="start_of_inspiration").n_matched
+    2
     """
+    det = detected_at(breaths, event)
     ref = _times(reference, "reference")
     if np.any(getattr(breaths, "uncertain_polarity", False)):
         return BreathScores(0, 0, 0, np.empty(0), ref.size)
     kept_ref = ref[~in_stretches(ref, breaths.withheld)]
-    det = np.asarray(breaths.time, dtype=float)[~np.asarray(breaths.low_quality, dtype=bool)]
+    det = det[~np.asarray(breaths.low_quality, dtype=bool) & np.isfinite(det)]
     s = score_breaths(det, kept_ref, **tolerance)
     return BreathScores(s.n_reference, s.n_detected, s.n_matched, s.interval_errors, ref.size)

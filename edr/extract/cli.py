@@ -162,7 +162,8 @@ def _add_figure_and_demo_options(p: Parser) -> None:
                    help="write a JSON summary (parameters, sigma2, beats, scores, breath counts "
                         "and intervals, pauses)")
     p.add_argument("--breaths", metavar="OUT.csv|OUTDIR/",
-                   help="write the breaths as CSV, one row per end of inspiration: time_s, "
+                   help="write the breaths as CSV, one row per breath: time_s (its end of "
+                        "inspiration), onset_s (its start of inspiration, nan where none), "
                         "interval_s (nan after a gap), quality and the flags low_quality (kept "
                         "but not to be trusted), after_gap, after_pause (the interval before it "
                         "is a pause), uncertain_polarity as 1/0; with several records a folder: "

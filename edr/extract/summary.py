@@ -130,7 +130,8 @@ def _unused_lines(rec, result) -> list[str]:
 
 def json_summary(rec, result, scores, outputs, argv, *, reference_notes=()) -> dict:
     """The JSON summary of one record: the record, its references (the respiration channel, the
-    breath annotations chosen, the references found but not used and why), the result's summary
+    breath annotations chosen and the point of the breath they mark, the references found but
+    not used and why), the result's summary
     (:meth:`edr.pipeline.EDRResult.summary`), the breaths' (:meth:`edr.breaths.Breaths.summary`
     of :attr:`edr.pipeline.EDRResult.breaths`: counts, kept, the median interval, its SD, CV and
     RMSSD, the pauses), the scores, the outputs and the command line."""
@@ -143,6 +144,7 @@ def json_summary(rec, result, scores, outputs, argv, *, reference_notes=()) -> d
         "channels": list(rec.channels),
         "reference": rec.resp_channel,
         "breath_reference": rec.breath_source,
+        "breath_reference_event": getattr(rec, "breath_event", None),
         "references_not_used": list(reference_notes),
         "result": result.summary(),
         "breaths": result.breaths.summary(),

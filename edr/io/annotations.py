@@ -11,10 +11,12 @@ one), ``uncertain_polarity`` (no significant evidence told which extrema end ins
 A record without a breath gets an annotation file holding only the end-of-file mark (WFDB
 cannot write an empty one; ``wfdb.rdann`` reads it as no annotation).
 
-**CSV.** The header :data:`BREATH_COLUMNS` (``time_s,interval_s,quality,low_quality,
+**CSV.** The header :data:`BREATH_COLUMNS` (``time_s,onset_s,interval_s,quality,low_quality,
 after_gap,after_pause,uncertain_polarity``), then one row per breath
-(:func:`breath_csv_lines`): times and intervals in s with 6 decimals (``nan`` for the interval
-of a breath after a gap), the quality with 4, the flags as ``1``/``0``. The offline writer
+(:func:`breath_csv_lines`): ``time_s`` the end of inspiration and ``onset_s`` the start of
+inspiration before it (:attr:`edr.breaths.Breaths.onset`; ``nan`` where none), times and
+intervals in s with 6 decimals (``nan`` for the interval of a breath after a gap), the quality
+with 4, the flags as ``1``/``0``. The offline writer
 (:func:`write_breath_csv`) and the stream (:mod:`edr.stream.sinks`) write the same rows.
 """
 
@@ -32,8 +34,8 @@ __all__ = ["BREATH_ANNOTATION_EXTENSION", "BREATH_COLUMNS", "BREATH_SYMBOL", "br
            "breath_csv_lines", "write_breath_annotation_file", "write_breath_annotations",
            "write_breath_csv"]
 
-BREATH_COLUMNS = ("time_s", "interval_s", "quality", "low_quality", "after_gap", "after_pause",
-                  "uncertain_polarity")
+BREATH_COLUMNS = ("time_s", "onset_s", "interval_s", "quality", "low_quality", "after_gap",
+                  "after_pause", "uncertain_polarity")
 """Columns of a breath table (:meth:`edr.breaths.Breaths.to_frame`) and of the breath CSV."""
 
 BREATH_ANNOTATION_EXTENSION = "edrbr"
@@ -169,14 +171,14 @@ def breath_csv_lines(breaths) -> list[str]:
     ...             np.zeros(2, bool), np.array([True, False]), np.zeros(2, bool),
     ...             np.empty((0, 2)), np.empty((0, 2)), 1)
     >>> print("".join(breath_csv_lines(b)), end="")
-    1.000000,nan,0.9000,0,1,0,0
-    5.000000,4.000000,0.8000,0,0,0,0
+    1.000000,nan,nan,0.9000,0,1,0,0
+    5.000000,nan,4.000000,0.8000,0,0,0,0
     """
     cols = breaths.columns()
     values = [np.asarray(cols[c]) for c in BREATH_COLUMNS]
-    flags = [np.asarray(v, dtype=bool).astype(int) for v in values[3:]]
-    return [f"{t:.6f},{iv:.6f},{q:.4f}," + ",".join(str(f[i]) for f in flags) + "\n"
-            for i, (t, iv, q) in enumerate(zip(*values[:3], strict=True))]
+    flags = [np.asarray(v, dtype=bool).astype(int) for v in values[4:]]
+    return [f"{t:.6f},{on:.6f},{iv:.6f},{q:.4f}," + ",".join(str(f[i]) for f in flags) + "\n"
+            for i, (t, on, iv, q) in enumerate(zip(*values[:4], strict=True))]
 
 
 def write_breath_csv(path, breaths) -> Path:

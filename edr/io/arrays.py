@@ -85,7 +85,8 @@ def default_lead_names(n_leads: int) -> list[str]:
 
 def recording_from_arrays(ecg, fs=None, *, lead_names: Sequence[str] | str | None = None,
                           units: Sequence[str] | str = "mV", resp=None, resp_fs=None,
-                          breath_times=None, name: str = DEFAULT_NAME) -> Recording:
+                          breath_times=None, name: str = DEFAULT_NAME,
+                          breath_event: str | None = None) -> Recording:
     """A :class:`~edr.io.recording.Recording` of ECG leads given as arrays.
 
     Parameters
@@ -123,6 +124,9 @@ def recording_from_arrays(ecg, fs=None, *, lead_names: Sequence[str] | str | Non
         :class:`~edr.errors.ReferenceWarning`.
     name : str, default "array"
         Record name.
+    breath_event : {"end_of_inspiration", "start_of_inspiration"}, optional
+        The point of the breath ``breath_times`` mark (:data:`edr.io.reference.BREATH_EVENTS`);
+        default the end of inspiration.
 
     Returns
     -------
@@ -134,6 +138,8 @@ def recording_from_arrays(ecg, fs=None, *, lead_names: Sequence[str] | str | Non
     ArrayShapeError
         ``ecg`` empty, 3-D or more, with more leads than samples (leads × samples: pass its
         transpose), or lead names that do not match it; ``resp`` or ``breath_times`` not 1-D.
+    ValueError
+        A ``breath_event`` that is not one of :data:`edr.io.reference.BREATH_EVENTS`.
     ArrayTypeError
         ``ecg``, ``resp`` or ``breath_times`` not numeric.
     SamplingRateError
@@ -170,7 +176,8 @@ def recording_from_arrays(ecg, fs=None, *, lead_names: Sequence[str] | str | Non
     return Recording.from_leads(str(name), fs, leads, resp=resp_values, resp_fs=resp_fs,
                                 resp_channel=None if resp_values is None else str(resp_name
                                                                                   or RESP_NAME),
-                                breath_times=breaths, breath_source=source)
+                                breath_times=breaths, breath_source=source,
+                                breath_event=breath_event)
 
 
 def as_recording(recording, *, fs=None, lead_names=None, units=None, resp=None, resp_fs=None,

@@ -39,6 +39,7 @@ from edr.io.recording import Recording, assemble_recording
 from edr.io.reference import (
     AUTO,
     annotation_labels,
+    breath_event,
     breath_mask,
     implausible_reason,
     is_breath_label,
@@ -309,7 +310,7 @@ def read_edf(path: str | Path, channel: str | None = None, *,
         return out
 
     duration = max((d.size - k) / f for d, k, f in zip(digital, drop, fs, strict=True))
-    breaths, source = _edf_breaths(edf, path, annotator, duration)
+    breaths, source, event = _edf_breaths(edf, path, annotator, duration)
     return assemble_recording(
         name=path.stem,
         path=str(path),
@@ -322,25 +323,28 @@ def read_edf(path: str | Path, channel: str | None = None, *,
         resp_channel=resp_channel,
         breath_times=breaths,
         breath_source=source,
+        breath_event=event,
     )
 
 
 def _edf_breaths(edf, path: Path, annotator, duration_s: float):
-    """``(breath times in s, their source)`` of the EDF+ annotations of ``edf``, or
-    ``(None, None)``; annotations of anything but breaths are no reference, silently."""
+    """``(breath times in s, their source, the point of the breath they mark)`` of the EDF+
+    annotations of ``edf`` (:func:`edr.io.reference.breath_event`), or ``(None, None, None)``;
+    annotations of anything but breaths are no reference, silently."""
     try:
         notes = list(edf.annotations)
     except Exception as exc:  # edfio raises bare IndexError/ValueError on a corrupt channel
         warn_unused(f"{path} (EDF+ annotations)", f"unreadable ({type(exc).__name__}: {exc})",
                     stacklevel=4)
-        return None, None
+        return None, None, None
     labels = annotation_labels([a.text for a in notes], None, len(notes))
     if not notes or (annotator == AUTO and not any(map(is_breath_label, labels))):
-        return None, None
+        return None, None, None
     keep, why = breath_mask(labels, annotator)
     times = None if keep is None else np.array([a.onset for a in notes], dtype=float)[keep]
     reason = why if times is None else implausible_reason(np.sort(times), duration_s)
     if reason is not None:
         warn_unused(f"{path} (EDF+ annotations)", reason, stacklevel=4)
-        return None, None
-    return np.sort(times), f"{path.name} EDF+ annotations: {why}; {times.size} breaths"
+        return None, None, None
+    return (np.sort(times), f"{path.name} EDF+ annotations: {why}; {times.size} breaths",
+            breath_event(labels[keep]))

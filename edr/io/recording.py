@@ -18,6 +18,7 @@ import numpy as np
 from edr.errors import ReferenceWarning, SignalError
 from edr.io.channels import choose_ecg, choose_resp, clean_name, ecg_channels
 from edr.io.digital_lead import DigitalLead, lead_blocks
+from edr.io.reference import END_OF_INSPIRATION, check_breath_event
 from edr.names import check_fs
 
 __all__ = ["Recording", "VOLTAGE_UNITS", "to_millivolts", "assemble_recording"]
@@ -67,6 +68,11 @@ class Recording:
         Where ``breath_times`` come from, in one line: the file, the annotator or label chosen
         and the number of breaths (``"bidmc01.breath: annotator 'ann1' of ann1, ann2; 165
         breaths"``); None without breath times.
+    breath_event : str or None
+        The point of the breath that ``breath_times`` mark (:data:`edr.io.reference.BREATH_EVENTS`):
+        ``"end_of_inspiration"`` (an annotator's breaths, ``exp``, given times by default) or
+        ``"start_of_inspiration"`` (``insp`` alone: :func:`edr.io.reference.breath_event`); None
+        without breath times. A breath-by-breath score reads the EDR's breaths at the same point.
 
     See Also
     --------
@@ -93,9 +99,14 @@ class Recording:
     channels: list[str] = field(default_factory=list)
     path: str | None = None
     breath_source: str | None = None
+    breath_event: str | None = None
 
     def __post_init__(self) -> None:
         self.fs = float(self.fs)
+        if self.breath_times is None:
+            self.breath_event = None
+        else:
+            self.breath_event = check_breath_event(self.breath_event or END_OF_INSPIRATION)
         if not np.isfinite(self.fs) or self.fs <= 0:
             raise SignalError(f"sampling rate fs={self.fs!r} of record {self.name!r} must be "
                               "positive")
@@ -139,7 +150,7 @@ class Recording:
                    resp: np.ndarray | None = None, resp_fs: float | None = None,
                    resp_channel: str | None = None, breath_times: np.ndarray | None = None,
                    breath_source: str | None = None, channels: Sequence[str] | None = None,
-                   path: str | None = None) -> Recording:
+                   path: str | None = None, breath_event: str | None = None) -> Recording:
         """The recording of ECG leads already in mV at ``fs``, the first one selected.
 
         The one constructor the readers (:func:`assemble_recording`) and
@@ -154,7 +165,7 @@ class Recording:
         leads : sequence of (str, ndarray)
             Lead names and samples, the selected lead first; a name given twice is kept apart
             with a suffix (``"ECG"``, ``"ECG_2"``).
-        resp, resp_fs, resp_channel, breath_times, breath_source, path
+        resp, resp_fs, resp_channel, breath_times, breath_source, path, breath_event
             The fields of the same names.
         channels : sequence of str, optional
             Every channel name of the source; default the lead names, then ``resp_channel``.
@@ -192,7 +203,8 @@ class Recording:
             channels = [lead for lead, _ in leads] + ([resp_channel] if resp_channel else [])
         return cls(name=name, fs=fs, ecg=named[first], ecg_channel=first, leads=named, resp=resp,
                    resp_fs=resp_fs, resp_channel=resp_channel, breath_times=breath_times,
-                   channels=list(channels), path=path, breath_source=breath_source)
+                   channels=list(channels), path=path, breath_source=breath_source,
+                   breath_event=breath_event)
 
 
 def to_millivolts(x: np.ndarray, unit: str | None) -> np.ndarray:
@@ -245,6 +257,7 @@ def assemble_recording(
     resp_channel: str | None,
     breath_times: np.ndarray | None = None,
     breath_source: str | None = None,
+    breath_event: str | None = None,
 ) -> Recording:
     """Choose the channels, read them and build a :class:`Recording`.
 
@@ -261,7 +274,7 @@ def assemble_recording(
         :mod:`edr.io.channels`).
     source : str
         The file named in error messages.
-    breath_times, breath_source
+    breath_times, breath_source, breath_event
         The fields of :class:`Recording` of the same names.
 
     Returns
@@ -308,6 +321,7 @@ def assemble_recording(
         resp_channel=None if i_resp is None else cleaned[i_resp],
         breath_times=breath_times,
         breath_source=breath_source,
+        breath_event=breath_event,
         channels=cleaned,
         path=path,
     )

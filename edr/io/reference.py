@@ -18,6 +18,15 @@ the end of inspiration is the one the project's records and simulator share. A f
 label (or none) is taken whole. Labels that are none of these cannot be told apart (annotators
 or phases?): such a file is not used.
 
+Which point of the breath the kept times mark, :func:`breath_event`, goes with them
+(:attr:`edr.io.Recording.breath_event`) so that a breath-by-breath score compares like with
+like (:func:`edr.evaluate.breaths.score_kept`): :data:`START_OF_INSPIRATION` when every kept
+annotation is a start of inspiration, else :data:`END_OF_INSPIRATION`. An annotator's breaths
+are ends of inspiration: BIDMC's and MARSH's annotators mark the maxima of the impedance
+respiration, which rises with inspiration. When a file holds both phases the end is kept: it
+is the extremum the EDR's breath detector itself marks (:func:`edr.breaths.detect_breaths`),
+while the EDR's start of inspiration is derived from it (the lowest point before it).
+
 :func:`implausible_reason` refuses breath times no breathing has: unordered or non-finite
 times, times outside the record, more than :data:`MAX_ODD_INTERVAL_SHARE` of the intervals
 shorter than :data:`MIN_BREATH_INTERVAL_S` or longer than :data:`MAX_BREATH_INTERVAL_S`, or
@@ -38,11 +47,13 @@ import numpy as np
 
 from edr.errors import ReferenceWarning
 
-__all__ = ["AUTO", "BREATH_LABEL_ORDER", "END_OF_INSPIRATION_LABELS", "INSPIRATION_ONSET_LABELS",
-           "MAX_BREATH_INTERVAL_S", "MAX_ODD_INTERVAL_SHARE", "MIN_BREATHS_PER_MIN",
-           "MIN_BREATH_INTERVAL_S", "annotation_labels", "breath_mask", "breath_times_file",
-           "choose_breath_label", "given_breath_times", "implausible_reason", "is_breath_label",
-           "listed_labels", "warn_unused", "with_breath_times"]
+__all__ = ["AUTO", "BREATH_EVENTS", "BREATH_LABEL_ORDER", "END_OF_INSPIRATION",
+           "END_OF_INSPIRATION_LABELS", "INSPIRATION_ONSET_LABELS", "MAX_BREATH_INTERVAL_S",
+           "MAX_ODD_INTERVAL_SHARE", "MIN_BREATHS_PER_MIN", "MIN_BREATH_INTERVAL_S",
+           "START_OF_INSPIRATION", "annotation_labels", "breath_event", "breath_mask",
+           "breath_times_file", "check_breath_event", "choose_breath_label", "given_breath_times",
+           "implausible_reason", "is_breath_label", "listed_labels", "warn_unused",
+           "with_breath_times"]
 
 #: ``annotator=AUTO`` chooses the label by :data:`BREATH_LABEL_ORDER`.
 AUTO = "auto"
@@ -58,6 +69,14 @@ INSPIRATION_ONSET_LABELS: tuple[str, ...] = (
     "insp", "ins", "in", "inspiration", "startinsp", "start_insp", "start insp",
     "start of inspiration",
 )
+#: The point of the breath that breath times mark: the end of inspiration (the EDR's breaths,
+#: an annotator's, ``exp``), ...
+END_OF_INSPIRATION = "end_of_inspiration"
+#: ... or the start of inspiration (``insp``; the EDR's :attr:`edr.breaths.Breaths.onset`).
+START_OF_INSPIRATION = "start_of_inspiration"
+#: Every value of :attr:`edr.io.Recording.breath_event` and of the evaluation's
+#: ``breath_event`` column.
+BREATH_EVENTS = (END_OF_INSPIRATION, START_OF_INSPIRATION)
 #: The order in which :func:`choose_breath_label` takes a label among several.
 BREATH_LABEL_ORDER = ("annotators ann1, ann2, ... (by number)", "ends of inspiration",
                       "starts of inspiration")
@@ -251,6 +270,47 @@ def implausible_reason(times, duration_s: float | None = None) -> str | None:
     return None
 
 
+def breath_event(labels) -> str:
+    """The point of the breath that the annotations labelled ``labels`` mark (the labels kept:
+    :func:`breath_mask`): :data:`START_OF_INSPIRATION` when every one is a start of inspiration
+    (:data:`INSPIRATION_ONSET_LABELS`, any case), else :data:`END_OF_INSPIRATION` (ends of
+    inspiration, annotators, a plain symbol: the module docstring says why).
+
+    See Also
+    --------
+    breath_mask : which annotations are kept.
+    edr.evaluate.breaths.score_kept : scores the EDR's breaths at the same point.
+
+    Examples
+    --------
+    >>> from edr.io.reference import breath_event
+    >>> breath_event(["insp", "INSP"]), breath_event(["exp"]), breath_event(["ann1"])
+    ('start_of_inspiration', 'end_of_inspiration', 'end_of_inspiration')
+    """
+    keys = [str(lab).strip().lower() for lab in labels]
+    starts = bool(keys) and all(k in INSPIRATION_ONSET_LABELS for k in keys)
+    return START_OF_INSPIRATION if starts else END_OF_INSPIRATION
+
+
+def check_breath_event(event: str) -> str:
+    """``event`` when it is one of :data:`BREATH_EVENTS`.
+
+    Raises
+    ------
+    ValueError
+        Any other value, naming the valid ones.
+
+    Examples
+    --------
+    >>> from edr.io.reference import check_breath_event
+    >>> check_breath_event("start_of_inspiration")
+    'start_of_inspiration'
+    """
+    if event not in BREATH_EVENTS:
+        raise ValueError(f"breath_event must be one of {', '.join(BREATH_EVENTS)}; got {event!r}")
+    return event
+
+
 def breath_mask(labels, annotator: str | None = AUTO) -> tuple[np.ndarray | None, str]:
     """Which of the annotations labelled ``labels`` are the breaths, and what was kept.
 
@@ -432,8 +492,9 @@ def with_breath_times(recording, breath_times):
     -------
     Recording
         A copy with ``breath_times`` and ``breath_source`` (``"<file>: <n> breaths"``, or
-        ``"given: <n> breaths"``); with none, and a :class:`~edr.errors.ReferenceWarning`, when
-        the times are not plausible.
+        ``"given: <n> breaths"``), taken as ends of inspiration (``breath_event``, as the
+        ``time_s`` of the breaths CSV); with none, and a :class:`~edr.errors.ReferenceWarning`,
+        when the times are not plausible.
 
     Raises
     ------
@@ -461,4 +522,4 @@ def with_breath_times(recording, breath_times):
         times, source = breath_times, "given"
     duration = np.asarray(recording.ecg).size / recording.fs
     t, why = given_breath_times(times, duration, source, stacklevel=3)
-    return replace(recording, breath_times=t, breath_source=why)
+    return replace(recording, breath_times=t, breath_source=why, breath_event=END_OF_INSPIRATION)

@@ -27,6 +27,7 @@ from edr.io.recording import Recording, assemble_recording
 from edr.io.reference import (
     AUTO,
     annotation_labels,
+    breath_event,
     breath_mask,
     implausible_reason,
     warn_unused,
@@ -183,43 +184,46 @@ def read_breath_annotations(
     (None, None)
     """
     return _breath_annotations(base, fs, annotator, duration_s, header_rate=False,
-                               extension=extension)
+                               extension=extension)[:2]
 
 
 def _breath_annotations(base: Path, fs: float, annotator, duration_s, *, header_rate: bool,
                         stacklevel: int = 4, extension: str = BREATH_EXTENSION):
     """:func:`read_breath_annotations`; ``header_rate``: ``fs`` is the rate of the record's
     header, which ``wfdb.rdann`` would read for a file that states none (so the annotation
-    file's bytes may be decoded without it: :func:`_annotation_fields`)."""
+    file's bytes may be decoded without it: :func:`_annotation_fields`), and the point of the
+    breath the times mark third (:func:`edr.io.reference.breath_event`; None without times)."""
     ann_path = base.with_name(f"{base.name}.{extension}")
     if not ann_path.is_file():
-        return None, None
+        return None, None, None
     try:
-        times, why = _breath_times(base, fs, annotator, header_rate, extension=extension)
+        times, why, event = _breath_times(base, fs, annotator, header_rate, extension=extension)
         reason = why if times is None else implausible_reason(times, duration_s)
     except Exception as exc:  # wfdb raises bare ValueError/IndexError/TypeError on corrupt files
         detail = (str(exc).strip().splitlines() or [""])[0]
         times, reason = None, f"unreadable ({type(exc).__name__}: {detail})"
     if times is None or reason is not None:
         warn_unused(ann_path, reason, stacklevel=stacklevel)
-        return None, None
-    return np.sort(times), f"{ann_path.name}: {why}; {times.size} breaths"
+        return None, None, None
+    return np.sort(times), f"{ann_path.name}: {why}; {times.size} breaths", event
 
 
 def _breath_times(base: Path, fs: float, annotator: str | None, header_rate: bool = False, *,
                   extension: str = BREATH_EXTENSION):
-    """``(times in file order, what was chosen)``, or ``(None, why not)``."""
+    """``(times in file order, what was chosen, the point of the breath they mark)``, or
+    ``(None, why not, None)``."""
     fields = _annotation_fields(base.with_name(f"{base.name}.{extension}")) \
         if header_rate else None
     if fields is None:
         ann = wfdb.rdann(str(base), extension)
         fields = ann.sample, ann.aux_note, ann.symbol, ann.fs
     sample, aux_note, symbol, ann_fs = fields
-    keep, why = breath_mask(annotation_labels(aux_note, symbol, len(sample)), annotator)
+    labels = annotation_labels(aux_note, symbol, len(sample))
+    keep, why = breath_mask(labels, annotator)
     if keep is None:
-        return None, why
+        return None, why, None
     samples = np.asarray(sample, dtype=np.float64)[keep]
-    return samples / float(ann_fs or fs), why
+    return samples / float(ann_fs or fs), why, breath_event(labels[keep])
 
 
 #: Label stores of the WFDB annotation format (``annot(5)``): a sample-less ``SKIP`` (a 32-bit
@@ -411,7 +415,7 @@ def read_wfdb(
     duration = header.sig_len / float(header.fs) if header.sig_len else None
     if breath_extension is not None:
         _check_annotation_file(base, breath_extension)
-    breaths, source = _breath_annotations(base, float(header.fs), annotator, duration,
+    breaths, source, event = _breath_annotations(base, float(header.fs), annotator, duration,
                                           header_rate=True, stacklevel=3,
                                           extension=breath_extension or BREATH_EXTENSION)
     return assemble_recording(
@@ -426,4 +430,5 @@ def read_wfdb(
         resp_channel=resp_channel,
         breath_times=breaths,
         breath_source=source,
+        breath_event=event,
     )

@@ -31,7 +31,8 @@ with the stream's defaults): the EDR up to ``t + BREATH_SETTLE_S`` is out within
 ``delay_s + hop_s``, and the rate window centred within :data:`edr.signal.RATE_STEP_S` / 2
 after ``t`` at its end, :data:`edr.signal.RATE_STEP_S` after its centre (within ``hop_s``). At
 the stream's end (:meth:`StreamBreaths.finish`) the breaths not reported yet are. Its columns
-are those of the offline breath CSV (:data:`edr.io.annotations.BREATH_COLUMNS`), found on the
+are those of the offline breath CSV (:data:`edr.io.annotations.BREATH_COLUMNS`: ``time_s`` the
+end of inspiration, ``onset_s`` the start of inspiration before it, as offline), found on the
 last :data:`CONTEXT_S` of the stream's EDR instead of the whole record's offline EDR: close to
 the offline breaths, not identical (measured: ``docs/studies/breath_detection.md``, tested in
 ``tests/edr/test_breath_outputs.py``).
@@ -79,7 +80,7 @@ def _take(b: Breaths, keep: np.ndarray) -> Breaths:
     """The breaths of ``b`` where ``keep`` (pauses and withheld stretches left out)."""
     return Breaths(b.time[keep], b.interval[keep], b.quality[keep], b.low_quality[keep],
                    b.after_gap[keep], b.after_pause[keep], np.empty((0, 2)), np.empty((0, 2)),
-                   b.sign, b.uncertain_polarity[keep], b.polarity)
+                   b.sign, b.uncertain_polarity[keep], b.polarity, b.onset[keep])
 
 
 class StreamBreaths:
@@ -225,7 +226,7 @@ class StreamBreaths:
             self._polarity = "peaks" if b.sign > 0 else "troughs"  # one per stream, as offline
         return Breaths(b.time + t0, b.interval, b.quality, b.low_quality, b.after_gap,
                        b.after_pause, b.pauses + t0, b.withheld + t0, b.sign,
-                       b.uncertain_polarity, b.polarity)
+                       b.uncertain_polarity, b.polarity, b.onset + t0)
 
 
 def _empty() -> Breaths:

@@ -157,8 +157,9 @@ def _add_outputs(p: Parser) -> None:
                         "quality, reported_s (stream time of the update that reported it)")
     p.add_argument("--breaths", metavar="BREATHS.csv",
                    help="also write one row per breath as it is found: the columns of edr "
-                        "extract --breaths (time_s of the end of inspiration, interval_s, "
-                        "quality, low_quality, after_gap, after_pause, uncertain_polarity) and "
+                        "extract --breaths (time_s of the end of inspiration, onset_s of the "
+                        "start of inspiration before it, interval_s, quality, low_quality, "
+                        "after_gap, after_pause, uncertain_polarity) and "
                         "reported_s (stream time); after the first 32 s each breath is reported "
                         f"within {latency_bound_s(DEFAULT_DELAY_S, DEFAULT_HOP_S):g} s of it "
                         "with the default --delay and --hop (16 s of EDR after it, and the rate "

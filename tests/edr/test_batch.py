@@ -255,11 +255,12 @@ def test_dask_cluster_of_two_processes_gives_the_local_results(simulated_db, tmp
 def test_breath_columns_are_the_breath_scores(monkeypatch):
     from dataclasses import replace
 
-    from edr.evaluate.breaths import SCORE_COLUMNS, score_kept
+    from edr.evaluate.breaths import EVENT_COLUMN, SCORE_COLUMNS, score_kept
     from edr.pipeline import extract_edr
     from edr.simulate import simulate_recording
 
-    assert tuple(c for c in batch.COLUMNS if c.startswith("breath_")) == SCORE_COLUMNS
+    assert tuple(c for c in batch.COLUMNS if c.startswith("breath_")) == (*SCORE_COLUMNS,
+                                                                          EVENT_COLUMN)
     rec = simulate_recording(180.0, 125.0, random_state=3, apnoea_episodes=[(80.0, 25.0)])
     task = batch.Task("sim", "sim", "/nowhere/sim", "kpca_fusion", "mdd-fast", "default")
     monkeypatch.setattr(batch, "_read", lambda path, read_options=(): rec)
@@ -271,10 +272,12 @@ def test_breath_columns_are_the_breath_scores(monkeypatch):
     assert row["breath_n_annotated"] == len(rec.breath_times) and n_match > 0.9 * n_ref
     assert row["breath_f1"] == pytest.approx(2 * n_match / (n_ref + n_det))
     assert row["breath_interval_error_s"] < 0.5
+    assert row[EVENT_COLUMN] == "end_of_inspiration"
     monkeypatch.setattr(batch, "_read",
                         lambda path, read_options=(): replace(rec, breath_times=None))
     row = batch.run_task(task)["row"]
     assert row["error"] == "" and all(np.isnan(row[c]) for c in SCORE_COLUMNS)
+    assert row[EVENT_COLUMN] == ""
 
 
 def test_own_folder_rows_carry_the_folders_name(simulated_db, tmp_path, stand_ins):

@@ -67,9 +67,11 @@ def test_csv_dataframe_and_json_carry_the_same_breaths(extracted):
     assert tuple(csv.columns) == BREATH_COLUMNS == tuple(frame.columns)
     assert len(csv) == len(frame) == len(result.breaths)
     np.testing.assert_allclose(csv["time_s"], frame["time_s"], atol=1e-6)
+    np.testing.assert_allclose(csv["onset_s"], frame["onset_s"], atol=1e-6)  # NaN = NaN
+    assert np.isfinite(csv["onset_s"]).mean() > 0.9
     np.testing.assert_allclose(csv["interval_s"], frame["interval_s"], atol=1e-6)  # NaN = NaN
     np.testing.assert_allclose(csv["quality"], frame["quality"], atol=5e-5)
-    for flag in BREATH_COLUMNS[3:]:
+    for flag in BREATH_COLUMNS[4:]:
         np.testing.assert_array_equal(csv[flag].astype(bool), frame[flag])
     assert csv["after_pause"].sum() == 1
     summary = json.loads((folder / "sim.json").read_text())
@@ -217,6 +219,9 @@ def streamed(extracted):
 def test_stream_breaths_have_the_offline_columns_once_each(streamed):
     assert tuple(streamed.columns) == (*BREATH_COLUMNS, "reported_s")
     assert np.all(np.diff(streamed["time_s"]) > 0)  # each breath reported once, in order
+    onset = streamed["onset_s"].to_numpy()  # the start of inspiration before each end, as offline
+    ok = np.isfinite(onset)
+    assert ok.mean() > 0.9 and np.all(onset[ok] < streamed["time_s"].to_numpy()[ok])
     assert np.all(np.diff(streamed["reported_s"]) >= 0)
 
 
@@ -245,6 +250,8 @@ def test_stream_breaths_agree_with_the_offline_ones(streamed, extracted):
     ri, di = match_breaths(st, ref)
     assert di.size >= 0.95 * st.size and ri.size >= 0.95 * ref.size
     assert np.median(np.abs(st[di] - ref[ri])) < 0.1  # the stream's EDR is close to offline's
+    onsets = decided["onset_s"].to_numpy()[di] - offline.onset[offline.time >= st[0] - 0.5][ri]
+    assert np.nanmedian(np.abs(onsets)) < 0.1  # the same point of the breath, as offline
     np.testing.assert_array_equal(decided["after_pause"].to_numpy()[di].astype(bool),
                                   offline.after_pause[offline.time >= st[0] - 0.5][ri])
     assert decided["after_pause"].sum() == 1
@@ -262,8 +269,8 @@ def test_stream_breath_file_has_its_header_first_and_each_update_flushed(tmp_pat
         assert out.read_text() == BREATHS_HEADER + "\n"
         sink.write(u)
         sink.write_breaths(_breaths([1.0, 5.0]), 30.0)
-        assert out.read_text().splitlines()[1:] == ["1.000000,nan,0.8000,0,1,0,0,30.000",
-                                                    "5.000000,4.000000,0.8000,0,0,0,0,30.000"]
+        assert out.read_text().splitlines()[1:] == ["1.000000,nan,nan,0.8000,0,1,0,0,30.000",
+                                                    "5.000000,nan,4.000000,0.8000,0,0,0,0,30.000"]
     assert sink.breaths == 2
 
 

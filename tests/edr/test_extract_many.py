@@ -219,7 +219,7 @@ def test_breath_outputs_per_record_in_their_folders_and_resumed(records, capsys)
     for name in ("rec_a", "rec_c"):
         summary = json.loads((tmp / "out" / f"{name}_edr.json").read_text())
         table = np.genfromtxt(tmp / "br" / f"{name}_breaths.csv", delimiter=",", names=True)
-        assert table.dtype.names[:3] == ("time_s", "interval_s", "quality")
+        assert table.dtype.names[:3] == ("time_s", "onset_s", "interval_s")
         assert table.size == summary["breaths"]["n_breaths"] > 5
         ann = wfdb.rdann(str(tmp / "ann" / name), "edrbr")
         np.testing.assert_array_equal(ann.sample, np.round(table["time_s"] * 250.0))

@@ -160,7 +160,10 @@ def test_edf_plus_breath_annotations_are_the_reference(tmp_path):
     np.testing.assert_allclose(rec.breath_times, exp)
     assert rec.breath_source == (f"an.edf EDF+ annotations: end of inspiration 'exp' of "
                                  f"Sleep stage ..., exp, insp; {exp.size} breaths")
-    np.testing.assert_allclose(read_record(path, annotator="INSP").breath_times, exp - 1.5)
+    assert rec.breath_event == "end_of_inspiration"
+    starts = read_record(path, annotator="INSP")
+    np.testing.assert_allclose(starts.breath_times, exp - 1.5)
+    assert starts.breath_event == "start_of_inspiration"  # scored against the breaths' onsets
 
 
 def test_edf_plus_annotations_of_no_breath_are_no_reference(tmp_path, recwarn):

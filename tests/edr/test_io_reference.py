@@ -241,6 +241,20 @@ def test_starts_of_inspiration_alone_are_named_as_such(tmp_path):
     np.testing.assert_allclose(rec.breath_times, INSP)
 
 
+def test_breath_times_of_ones_own_replace_a_files_starts_as_ends_of_inspiration(tmp_path):
+    """Breath times given in place of a file of ``insp`` only are ends of inspiration (the
+    ``time_s`` of the breaths CSV), not the point the file's labels marked."""
+    from edr.io.reference import END_OF_INSPIRATION, START_OF_INSPIRATION
+
+    base = _record(tmp_path)
+    wfdb.wrann("rec", "breath", sample=np.round(INSP * FS).astype(int), symbol=['"'] * INSP.size,
+               aux_note=["insp"] * INSP.size, fs=FS, write_dir=str(tmp_path))
+    assert _read(base)[0].breath_event == START_OF_INSPIRATION
+    rec, warned = _read(base, breath_times=EXP)
+    assert not warned and rec.breath_source == f"given: {EXP.size} breaths"
+    assert rec.breath_event == END_OF_INSPIRATION
+
+
 def test_annotations_no_breathing_has_are_dropped_with_a_warning(tmp_path):
     base = _record(tmp_path)
     fast = np.arange(1.0, 100.0, 0.5)  # 120 /min

@@ -63,7 +63,7 @@ def test_written_files_decode_as_rdann(tmp_path, seed, fs):
 def test_custom_labels_are_left_to_rdann(tmp_path):
     base = _write(tmp_path, "rec", 0, fs=125, custom=True)
     assert _annotation_fields(tmp_path / "rec.breath") is None
-    times, _ = _breath_times(base, 125.0, None, True)
+    times, _, _ = _breath_times(base, 125.0, None, True)
     assert times.size == wfdb.rdann(str(base), "breath").sample.size
 
 

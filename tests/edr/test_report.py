@@ -194,10 +194,11 @@ def test_lead_choice_section_counts_oracle_picks(tmp_path):
     assert "| r2 | II | V | 0.40 | 0.40 | 0.50 |" in md
 
 
-def _with_breaths(path, scores):
+def _with_breaths(path, scores, events=None):
     """``results.csv`` at ``path`` with breath scores: (record, method, criterion) -> (annotated,
-    scored, detected, matched, median interval error)."""
-    from edr.evaluate.breaths import BreathScores
+    scored, detected, matched, median interval error); ``events``: record -> the point of the
+    breath scored (default the end of inspiration)."""
+    from edr.evaluate.breaths import EVENT_COLUMN, BreathScores
 
     rows = list(csv.DictReader(open(path)))
     for r in rows:
@@ -206,6 +207,7 @@ def _with_breaths(path, scores):
             a, n_ref, n_det, n_match, err = scores[key]
             row = BreathScores(n_ref, n_det, n_match, np.array([err]), a).row()
             r.update({k: repr(float(v)) for k, v in row.items()})
+            r[EVENT_COLUMN] = (events or {}).get(r["record"], "end_of_inspiration")
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, COLUMNS)
         w.writeheader()
@@ -223,10 +225,26 @@ def test_report_breath_table_per_configuration(tmp_path):
     assert "## Breath by breath" in md and "±1 s or 0.25 of the local annotated interval" in md
     # slow reference: the counts pooled by hand over r1-r3
     ann, ref, det, match = 240, 190, 192, 173
-    assert (f"| **kpca/mdd** | 3 | {ann} | {ref / ann:.2f} | {match / ref:.3f} | "
-            f"{match / det:.3f} | {2 * match / (ref + det):.3f} | 0.30 |") in md
-    assert "| pca | 1 | 100 | 1.00 | 0.700 | 0.538 | 0.609 | 0.90 |" in md
+    assert (f"| **kpca/mdd** | end of inspiration | 3 | {ann} | {ref / ann:.2f} | "
+            f"{match / ref:.3f} | {match / det:.3f} | {2 * match / (ref + det):.3f} | 0.30 |") in md
+    assert "| pca | end of inspiration | 1 | 100 | 1.00 | 0.700 | 0.538 | 0.609 | 0.90 |" in md
     assert "| kpca/kpa | " not in md.split("## Breath by breath")[1].split("##")[0]
+
+
+def test_report_never_pools_breaths_scored_at_different_points(tmp_path):
+    scores = {("r1", "kpca", "mdd"): (100, 90, 92, 85, 0.2),
+              ("r2", "kpca", "mdd"): (60, 60, 55, 50, 0.6),
+              ("r3", "kpca", "mdd"): (80, 40, 45, 38, 0.3)}
+    path = _with_breaths(_write_results(tmp_path / "res"), scores,
+                         {"r2": "start_of_inspiration"})
+    md = report.write_report(path, tmp_path / "rep").read_text()
+    table = md.split("## Breath by breath")[1].split("##")[0]
+    ann, ref, det, match = 180, 130, 137, 123  # r1 and r3 pooled by hand; r2 alone
+    assert (f"| **kpca/mdd** | end of inspiration | 2 | {ann} | {ref / ann:.2f} | "
+            f"{match / ref:.3f} | {match / det:.3f} | {2 * match / (ref + det):.3f} | 0.25 |"
+            in table)
+    assert ("| **kpca/mdd** | start of inspiration | 1 | 60 | 1.00 | 0.833 | 0.909 | 0.870 | "
+            "0.60 |" in table)
 
 
 def test_report_without_breath_annotations_has_no_breath_table(tmp_path):

@@ -12,6 +12,7 @@ from edr.evaluate.agreement import Agreement
 from edr.evaluate.breaths import MAX_TOLERANCE_S, TOLERANCE_FRACTION, BreathScores
 from edr.evaluate.report.comparisons import head_to_head, quartiles, stars, wins
 from edr.evaluate.report.tables import METRICS, Metric, ResultsTable, lead_choice
+from edr.io.reference import BREATH_EVENTS, END_OF_INSPIRATION
 from edr.signal import RATE_STEP_S, SEGMENT_S
 
 __all__ = ["PROTOCOL_DOC", "agreement_section", "breath_lines", "cell", "format_metric", "format_p",
@@ -102,10 +103,12 @@ def _headline_lines(table: ResultsTable, ref: str) -> list[str]:
 
 
 def breath_lines(table: ResultsTable, ref: str) -> list[str]:
-    """Breath detection per configuration (none when no record has breath annotations): the
-    breaths kept pooled over the records with annotations (:meth:`BreathScores.pooled` of the
-    counts: sensitivity, positive predictivity, F1), the share of annotated breaths kept, and
-    the median over records of each record's median breath-interval error.
+    """Breath detection per configuration and point of the breath scored (none when no record
+    has breath annotations): the breaths kept pooled over the records with annotations
+    (:meth:`BreathScores.pooled` of the counts: sensitivity, positive predictivity, F1), the
+    share of annotated breaths kept, and the median over records of each record's median
+    breath-interval error. Records scored at ends and at starts of inspiration
+    (``breath_event``) are never pooled: one row each.
 
     Examples
     --------
@@ -118,38 +121,47 @@ def breath_lines(table: ResultsTable, ref: str) -> list[str]:
     >>> t = ResultsTable(["a", "b"], ["kpca"], {k: np.array(v) for k, v in counts.items()}, [],
     ...                  {"kpca": ("kpca", "none", "default")})
     >>> breath_lines(t, "kpca")[-2]
-    '| **kpca** | 2 | 150 | 0.93 | 0.964 | 0.944 | 0.954 | 0.30 |'
+    '| **kpca** | end of inspiration | 2 | 150 | 0.93 | 0.964 | 0.944 | 0.954 | 0.30 |'
+    >>> t.breath_events = {("b", "kpca"): "start_of_inspiration"}
+    >>> [line.split(" | ")[1:3] for line in breath_lines(t, "kpca")[-3:-1]]
+    [['end of inspiration', '1'], ['start of inspiration', '1']]
     """
     values = table.values
     if "breath_n_reference" not in values or not np.isfinite(values["breath_n_reference"]).any():
         return []
     L = ["## Breath by breath: the breaths each configuration keeps\n",
-         "Detected breaths (ends of inspiration, `edr.breaths.detect_breaths`) that are kept (not "
-         "`low_quality`, of a record whose polarity is decided) against the annotated breaths "
-         "outside the withheld stretches, matched one to one within "
-         f"±{MAX_TOLERANCE_S:g} s or {TOLERANCE_FRACTION:g} of the local annotated interval, "
-         "whichever is smaller (`edr.evaluate.breaths`); counts pooled over the records with "
-         "breath annotations; interval error: median over records of each record's median "
-         "|detected - annotated| breath interval.\n",
-         "| configuration | records | annotated | share kept | sensitivity ↑ | PPV ↑ | F1 ↑ | "
-         "interval error (s) ↓ |",
-         "|---|---|---|---|---|---|---|---|"]
+         "Detected breaths (`edr.breaths.detect_breaths`) that are kept (not `low_quality`, of a "
+         "record whose polarity is decided) against the annotated breaths outside the withheld "
+         "stretches, at the point of the breath the annotations mark (`breath_event`: their ends "
+         "of inspiration against annotated ends, their onsets against annotated starts), matched "
+         f"one to one within ±{MAX_TOLERANCE_S:g} s or {TOLERANCE_FRACTION:g} of the local "
+         "annotated interval, whichever is smaller (`edr.evaluate.breaths`); counts pooled over "
+         "the records with breath annotations of one point; interval error: median over records "
+         "of each record's median |detected - annotated| breath interval.\n",
+         "| configuration | point of the breath | records | annotated | share kept | "
+         "sensitivity ↑ | PPV ↑ | F1 ↑ | interval error (s) ↓ |",
+         "|---|---|---|---|---|---|---|---|---|"]
     for j, c in enumerate(table.configs):
         ok = np.isfinite(values["breath_n_reference"][:, j])
-        if not ok.any():
-            continue
-        n = {k: int(np.sum(values[f"breath_n_{k}"][ok, j]))
-             for k in ("annotated", "reference", "detected", "matched")}
-        s = BreathScores(n["reference"], n["detected"], n["matched"], np.empty(0),
-                         n["annotated"])
-        err = values["breath_interval_error_s"][ok, j]
-        err_text = f"{np.nanmedian(err):.2f}" if np.isfinite(err).any() else "–"
-        name = f"**{c}**" if c == ref else c
-        L.append(f"| {name} | {int(ok.sum())} | {n['annotated']} | {s.share_kept:.2f} | "
-                 f"{s.sensitivity:.3f} | {s.positive_predictivity:.3f} | {s.f1:.3f} | "
-                 f"{err_text} |")
+        event = np.array([table.breath_events.get((r, c), END_OF_INSPIRATION)
+                          for r in table.records], dtype=object)
+        for e in BREATH_EVENTS:
+            if (ok & (event == e)).any():
+                L.append(_breath_row(values, ok & (event == e), j, f"**{c}**" if c == ref else c,
+                                     e.replace("_", " ")))
     L.append("")
     return L
+
+
+def _breath_row(values: dict, rows: np.ndarray, j: int, name: str, event: str) -> str:
+    """One row of :func:`breath_lines`: configuration ``j`` over the records ``rows``."""
+    n = {k: int(np.sum(values[f"breath_n_{k}"][rows, j]))
+         for k in ("annotated", "reference", "detected", "matched")}
+    s = BreathScores(n["reference"], n["detected"], n["matched"], np.empty(0), n["annotated"])
+    err = values["breath_interval_error_s"][rows, j]
+    err_text = f"{np.nanmedian(err):.2f}" if np.isfinite(err).any() else "–"
+    return (f"| {name} | {event} | {int(rows.sum())} | {n['annotated']} | {s.share_kept:.2f} | "
+            f"{s.sensitivity:.3f} | {s.positive_predictivity:.3f} | {s.f1:.3f} | {err_text} |")
 
 
 def agreement_section(table: ResultsTable, ref: str, agree: dict[str, Agreement], windows: dict,

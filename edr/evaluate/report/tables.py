@@ -18,7 +18,7 @@ import numpy as np
 
 from edr.evaluate.agreement import Agreement, agreement
 from edr.evaluate.batch import DEFAULT_LEAD
-from edr.evaluate.breaths import SCORE_COLUMNS
+from edr.evaluate.breaths import EVENT_COLUMN, SCORE_COLUMNS
 from edr.options import LEAD_MODES
 
 __all__ = ["CONFIG_LEADS", "METRICS", "Metric", "ResultsTable", "config_column", "config_order",
@@ -73,6 +73,10 @@ class ResultsTable:
     used_leads : dict
         (record, method, criterion, lead) -> the ``used_lead`` column (the lead
         ``auto`` chose), empty when the results file predates that column.
+    breath_events : dict
+        (record, configuration label) -> the ``breath_event`` column (the point of the breath
+        its breath scores compare: :data:`edr.evaluate.breaths.EVENT_COLUMN`), for the rows
+        that state one.
     """
 
     records: list[str]
@@ -82,6 +86,7 @@ class ResultsTable:
     config_parts: dict[str, tuple[str, str, str]]
     single_lead_rows: list[dict] = field(default_factory=list)
     used_leads: dict[tuple[str, str, str, str], str] = field(default_factory=dict)
+    breath_events: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 #: Lead labels that are configurations; any other lead label names one ECG lead.
@@ -146,8 +151,11 @@ def load_results(path: str | Path) -> ResultsTable:
     values = {c: np.full((len(records), len(configs)), np.nan) for c in cols}
     errors = []
     used = {}
+    events = {}
     for r in rows:
         used[(r["record"], r["method"], r["criterion"], r["lead"])] = r.get("used_lead", "")
+        if r.get(EVENT_COLUMN):
+            events[(r["record"], r["_config"])] = r[EVENT_COLUMN]
         i, j = ri[r["record"]], ci[r["_config"]]
         for c in cols:
             if c in r:
@@ -156,7 +164,7 @@ def load_results(path: str | Path) -> ResultsTable:
             errors.append((r["record"], r["_config"], r["error"]))
             for m in METRICS:
                 values[m.column][i, j] = np.nan
-    return ResultsTable(records, configs, values, errors, parts, single, used)
+    return ResultsTable(records, configs, values, errors, parts, single, used, events)
 
 
 def load_window_rates(path: str | Path, table: ResultsTable) -> dict[str,
