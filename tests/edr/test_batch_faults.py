@@ -1,0 +1,111 @@
+"""Faults inside the batch command lines: bad records among good ones (``edr extract a b ...``,
+``edr evaluate --data-dir``), workers that die, partial results, the Dask path."""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import wfdb
+
+from edr import extract
+from edr.evaluate import batch, cli
+from edr.simulate import simulate_recording
+
+
+def _write(folder: Path, name: str, duration_s: float = 60.0, seed: int = 3) -> Path:
+    rec = simulate_recording(duration_s, 250.0, random_state=seed)
+    wfdb.wrsamp(name, fs=250.0, units=["mV", "mV"], sig_name=["II", "RESP"],
+                p_signal=np.column_stack([rec.ecg, rec.resp]), fmt=["16", "16"],
+                write_dir=str(folder))
+    return folder / f"{name}.hea"
+
+
+@pytest.fixture
+def bad_folder(tmp_path, monkeypatch):
+    """One good record and records that cannot be read, each for its own reason."""
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "data"
+    data.mkdir()
+    good = _write(data, "good")
+    text = good.read_text()
+    lines = text.replace("good", "nangain").splitlines()
+    fields = lines[1].split()
+    fields[2] = "nan" + fields[2][fields[2].index("("):]  # the II lead's gain, kept (baseline)
+    (data / "nangain.hea").write_text("\n".join([lines[0], " ".join(fields), *lines[2:]]) + "\n")
+    (data / "nangain.dat").write_bytes((data / "good.dat").read_bytes())
+    (data / "nodat.hea").write_text(text.replace("good", "nodat"))
+    (data / "zerosig.hea").write_text("zerosig 0 250 15000\n")
+    (data / "folder.hea").mkdir()
+    os.symlink("loop2.hea", data / "loop1.hea")
+    os.symlink("loop1.hea", data / "loop2.hea")
+    return data
+
+
+def test_bad_records_in_an_extract_batch_are_named_and_the_good_one_written(bad_folder, capsys):
+    names = ["nangain", "nodat", "zerosig", "folder", "loop1", "good"]
+    code = extract.main([str(bad_folder / f"{n}.hea") for n in names] + ["-o", "out/"])
+    out = capsys.readouterr().out
+    assert code == 2
+    rows = {ln.split()[0]: ln for ln in out.strip().splitlines()[1:-1]}
+    assert list(rows) == names
+    assert "signal 1 (II) has the ADC gain 'nan(" in rows["nangain"]
+    assert "nodat.dat referenced by header" in rows["nodat"]
+    assert "declares no signals" in rows["zerosig"]
+    assert "is a folder" in rows["folder"]
+    assert "a symbolic link that loops" in rows["loop1"]
+    assert rows["good"].endswith(" ok")
+    assert "6 record(s): 1 extracted, 0 skipped, 5 failed" in out
+    assert sorted(p.name for p in Path("out").iterdir()) == ["good_edr.csv", "good_edr.json"]
+
+
+def test_an_evaluate_folder_with_bad_records_names_each_and_scores_the_good_one(bad_folder,
+                                                                                capsys):
+    odd = os.fsdecode(b"caf\xe9")  # a file name that is not UTF-8
+    (bad_folder / f"{odd}.hea").write_bytes(b"caf\xe9 1 250 15000\ncaf\xe9.dat 16 200/mV 16 "
+                                            b"0 0 0 0 II\n")
+    left_out: dict = {}
+    records = batch.list_records(bad_folder, left_out)
+    assert sorted(records) == sorted(["good", "nangain", "nodat", "folder", "loop1", "loop2",
+                                      odd])
+    assert left_out == {"zerosig": "no signals"}
+    argv = ["--data-dir", str(bad_folder), "--methods", "r_amplitude", "--jobs", "1",
+            "--no-progress", "-o", "ev"]
+    assert cli.main(argv) == 0
+    err = capsys.readouterr().err
+    assert "1 record(s) left out: zerosig: no signals" in err
+    assert "7 tasks (7 run, 0 resumed, 6 errors)" in err
+    assert "error: folder r_amplitude/none/default: RecordError: " in err
+    assert "a symbolic link that loops" in err
+    with open("ev/results.csv", encoding="utf-8") as f:
+        rows = {r["record"]: r for r in csv.DictReader(f)}
+    assert rows["good"]["error"] == "" and float(rows["good"]["msc"]) > 0
+    assert "caf\\udce9" in rows and rows["caf\\udce9"]["error"].startswith("FileNotFoundError")
+    assert cli.main(argv) == 0  # the rerun names the errors it kept
+    err = capsys.readouterr().err
+    assert "0 run, 7 resumed, 0 errors; 6 stored errors kept" in err
+    assert "error: nangain r_amplitude/none/default: RecordError: " in err
+
+
+def test_error_lines_group_a_record_s_tasks_and_say_how_many_are_left_out():
+    errors = [f"r{i} m{j}/none/default: SignalError: flat" for i in range(30) for j in range(2)]
+    lines = cli.error_lines(errors)
+    assert lines[0] == "r0 (2 tasks): SignalError: flat"
+    assert len(lines) == cli.ERROR_LINES + 1 and lines[-1].startswith("... and 10 more")
+
+
+def test_a_name_that_is_not_utf8_prints_escaped_on_a_strict_stdout(monkeypatch):
+    """With a strict UTF-8 standard output (PYTHONIOENCODING=utf-8, a UTF-8 locale other than
+    C.UTF-8) the summary of a record whose file name is not UTF-8 failed after the work."""
+    import io
+
+    from edr.cli_core import run_command
+
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
+    monkeypatch.setattr("sys.stdout", out)
+    assert run_command("demo", lambda argv: print(os.fsdecode(b"caf\xe9"))) == 0
+    out.flush()
+    assert out.buffer.getvalue() == b"caf\\udce9\n"
