@@ -109,3 +109,65 @@ def test_a_name_that_is_not_utf8_prints_escaped_on_a_strict_stdout(monkeypatch):
     assert run_command("demo", lambda argv: print(os.fsdecode(b"caf\xe9"))) == 0
     out.flush()
     assert out.buffer.getvalue() == b"caf\\udce9\n"
+
+
+def _results_csv(folder: Path, scored: dict[str, list[str]], records: list[str]) -> Path:
+    """A results.csv where each configuration (``method/criterion``) scores the records listed
+    for it and fails on the others."""
+    from edr.evaluate.batch import COLUMNS
+
+    rows = []
+    for i, rec in enumerate(records):
+        for config, ok in scored.items():
+            method, criterion = config.split("/")
+            good = rec in ok
+            value = 0.3 + 0.05 * i + 0.1 * (method == "kpca")
+            rows.append(dict(record=rec, database="fake", method=method, criterion=criterion,
+                             lead="default", msc=value if good else "",
+                             corr=value if good else "", rate_error_bpm=i if good else "",
+                             f_ref=0.25, sigma2="", n_beats=100, seconds=0.1,
+                             error="" if good else "RecordError: unreadable"))
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "results.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, COLUMNS)
+        w.writeheader()
+        w.writerows(rows)
+    return folder / "results.csv"
+
+
+def test_the_report_tests_the_records_some_configuration_scored_and_names_them(tmp_path):
+    """5 of 8 records unreadable (no configuration scored them) and one method failing on every
+    record: the tests ran on nothing (every configuration 'failed on more than half of the
+    records') and the report's table stayed empty without a word; they now run on the 3 records
+    scored and say which."""
+    from edr.evaluate import report
+
+    records = [f"r{i}" for i in range(1, 9)]
+    good = ["r1", "r2", "r3"]
+    csv_path = _results_csv(tmp_path / "res", {"kpca/mdd": good, "pca/none": good,
+                                               "rsa/none": []}, records)
+    md = report.write_report(csv_path, tmp_path / "rep").read_text()
+    assert "| MSC | – | – | – | – | 3 |" in md
+    assert ("- MSC: paired tests on 3 records (every scored record), Kruskal–Wallis and Dunn on "
+            "each configuration's scored records (kpca/mdd 3, pca 3, rsa 0); left out of the "
+            "tests: rsa; no configuration scored r4, r5, r6, r7, r8.") in md
+    csv_path = _results_csv(tmp_path / "res1", {"kpca/mdd": ["r1"], "pca/none": good}, records)
+    md = report.write_report(csv_path, tmp_path / "rep1").read_text()
+    assert ("- MSC: no test: fewer than two configurations scored at least half of the 3 records "
+            "any configuration scored (records scored: kpca/mdd 1, pca 3); no configuration "
+            "scored r4, r5, r6, r7, r8.") in md
+
+
+def test_a_flat_reference_scores_nan_without_a_warning(recwarn):
+    """A flat reference respiration scored |r| 0.0 and f_ref at the band's first bin (values
+    that cannot exist), and the coherence warned 'invalid value encountered in divide'."""
+    import dataclasses
+
+    from edr.pipeline import extract_edr
+    from edr.scoring import score
+
+    rec = simulate_recording(60.0, 250.0, random_state=0)
+    flat = dataclasses.replace(rec, resp=np.full_like(rec.resp, 0.5), breath_times=None)
+    s = score(extract_edr(flat), flat)
+    assert np.isnan(s.msc) and np.isnan(s.corr) and np.isnan(s.f_ref)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
