@@ -171,3 +171,126 @@ def test_a_flat_reference_scores_nan_without_a_warning(recwarn):
     s = score(extract_edr(flat), flat)
     assert np.isnan(s.msc) and np.isnan(s.corr) and np.isnan(s.f_ref)
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def _serving(reply: bytes | None):
+    """A local TCP server (thread) that answers every connection with ``reply`` (None: never
+    answers, as an HTTP server reading a request line); its ``tcp://`` address."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    held = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+            if reply is not None:
+                conn.sendall(reply)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server, f"tcp://127.0.0.1:{server.getsockname()[1]}"
+
+
+@pytest.mark.parametrize("reply", [None, b"HTTP/1.0 400 Bad request\r\n\r\n" * 8],
+                         ids=["silent", "http"])
+def test_a_scheduler_address_that_is_no_dask_scheduler_is_a_clear_error(reply, monkeypatch):
+    """A silent service kept the client waiting for ever (no message); bytes that are no Dask
+    frame ended as 'internal error: MemoryError: Unable to allocate 3.07 EiB'."""
+    import time
+
+    from edr import jobs
+
+    monkeypatch.setattr(jobs, "SCHEDULER_CONNECT_S", 1.0)
+    monkeypatch.setattr(jobs, "SCHEDULER_GRACE_S", 1.0)
+    server, address = _serving(reply)
+    t0 = time.perf_counter()
+    try:
+        error = _within(20, lambda: list(jobs.run_jobs([1, 2], abs, scheduler=address)))
+    finally:
+        server.close()
+    assert isinstance(error, ConnectionError), error
+    assert str(error).startswith(f"no Dask scheduler answered at {address}")
+    assert time.perf_counter() - t0 < 10
+
+
+def _within(seconds: float, call):
+    """What ``call()`` raised (None if nothing), failing the test when it has not returned
+    within ``seconds`` (a hang fails instead of blocking the suite)."""
+    import threading
+
+    raised: list = [None]
+
+    def run():
+        try:
+            call()
+        except Exception as exc:
+            raised[0] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still running after {seconds} s"
+    return raised[0]
+
+
+def _sleep_then(x):
+    import time
+
+    time.sleep(0.2 if x else 2)
+    return x
+
+
+def test_a_scheduler_that_goes_away_mid_run_is_a_clear_error():
+    """The client cancels every future when the scheduler goes: an internal error
+    (FuturesCancelledError) of 16 future names; now a ConnectionError naming the scheduler."""
+    import threading
+
+    from distributed import LocalCluster
+
+    from edr import jobs
+
+    cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                           protocol="tcp://", dashboard_address=None)
+    address = cluster.scheduler_address
+    got = []
+    try:
+        with pytest.raises(ConnectionError, match=f"lost the Dask scheduler at {address}"):
+            for outcome in jobs.run_jobs([1, 0, 0], _sleep_then, scheduler=address):
+                got.append(outcome.value)
+                threading.Thread(target=cluster.close, daemon=True).start()
+    finally:
+        cluster.close()
+    assert got == [1]
+
+
+def test_a_dask_run_without_workers_says_so_while_it_waits(monkeypatch, capsys):
+    """Every worker gone: the jobs wait for one (Dask's retry) with no word, for ever; a note
+    now says so at intervals, and a worker that joins finishes the jobs."""
+    from distributed import LocalCluster
+
+    from edr import jobs
+
+    monkeypatch.setattr(jobs, "WORKERLESS_NOTE_S", 0.5)
+    with LocalCluster(n_workers=0, processes=False, protocol="tcp://",
+                      dashboard_address=None) as cluster:
+        def scale_up_once_noted():
+            import time
+
+            while "waiting for a worker" not in capsys.readouterr().err:
+                time.sleep(0.2)
+            cluster.scale(1)
+
+        import threading
+
+        threading.Thread(target=scale_up_once_noted, daemon=True).start()
+        outcomes = []
+        assert _within(30, lambda: outcomes.extend(
+            jobs.run_jobs([3, -4], abs, scheduler=cluster.scheduler_address))) is None
+    assert sorted(o.value for o in outcomes) == [3, 4]
