@@ -11,8 +11,9 @@ once, as resumed or as run: a resumed run adds no duplicate.
 
 A job that raises does not stop the others: its :class:`JobOutcome` holds the exception (a
 result that cannot be sent back counts as that job's error too). A worker process that dies
-breaks its pool: the later jobs get a new pool and each job the broken one held is run again,
-alone, so that only a job that kills its worker twice fails (with ``BrokenProcessPool``). An
+breaks its pool: the jobs the broken one held go to a new pool together (in parallel, as
+before), and a job whose pool breaks a second time is run again alone, so that only a job that
+kills its worker on its own fails (with ``BrokenProcessPool``). An
 interruption (Ctrl-C) cancels the jobs not started, waits for those running and propagates;
 worker processes leave Ctrl-C to the driving process. On Linux the worker processes are forked
 (:func:`forks_workers`): they inherit the driver's imports and start in milliseconds.
@@ -181,9 +182,10 @@ class _Local:
     """A :mod:`concurrent.futures` pool behind the interface :func:`run_jobs` uses. A process
     pool starts its workers at once, before the caller starts threads of its own (a progress
     bar's), so that they fork from as few threads as possible. A worker process that dies
-    (killed, out of memory, a crash in compiled code) breaks its pool: the jobs after it go to a
-    new pool, and each job the broken pool held is run again alone (:meth:`again`), so that only
-    a job that kills its worker twice fails."""
+    (killed, out of memory, a crash in compiled code) breaks its pool: the jobs it held and the
+    jobs after it go to a new pool (:meth:`resubmit`), and a job whose pool breaks a second time
+    is run again alone (:meth:`again`), so that only a job that kills its worker on its own
+    fails."""
 
     def __init__(self, backend: str, workers: int | None):
         from concurrent.futures import ThreadPoolExecutor
@@ -192,7 +194,7 @@ class _Local:
         self.pool = (ThreadPoolExecutor(max_workers=workers) if backend == "threads"
                      else _process_pool(workers))
 
-    def submit(self, fn, *args):
+    def submit(self, fn, *args, resubmitted: bool = False):
         from concurrent.futures.process import BrokenProcessPool
 
         try:
@@ -202,7 +204,21 @@ class _Local:
             self.pool = _process_pool(self.workers)
             future = self.pool.submit(fn, *args)
         future.edr_call = (fn, args)
+        future.edr_resubmitted = resubmitted
         return future
+
+    def resubmit(self, future):
+        """A new future for the job of ``future`` when its pool broke for the first time (a
+        worker died: this job's, or another's that took the pool down): the job goes to a new
+        pool with the others, in parallel; None otherwise (a second time it runs alone,
+        :meth:`again`)."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        if (getattr(future, "edr_resubmitted", True) or not future.done()
+                or not isinstance(future.exception(), BrokenProcessPool)):
+            return None
+        fn, args = future.edr_call
+        return self.submit(fn, *args, resubmitted=True)
 
     @staticmethod
     def again(future):
@@ -313,6 +329,20 @@ def _outcome(job, future, runner=None) -> JobOutcome:
     return JobOutcome(job, value, error, seconds)
 
 
+def _resubmit_broken(runner, futures) -> dict:
+    """``{future: new future}`` of the ``futures`` (done, or waited for) whose pool broke for the
+    first time, each job resubmitted (:meth:`_Local.resubmit`); empty for other runners."""
+    resubmit = getattr(runner, "resubmit", None)
+    if resubmit is None:
+        return {}
+    out = {}
+    for future in futures:
+        new = resubmit(future)
+        if new is not None:
+            out[future] = new
+    return out
+
+
 def _in_order(runner, todo, work, ahead) -> Iterator[JobOutcome]:
     """Outcomes in the order of ``todo`` (``(job, stored)`` pairs), at most ``ahead`` jobs
     running; a resumed job is reported when its turn comes."""
@@ -334,7 +364,14 @@ def _in_order(runner, todo, work, ahead) -> Iterator[JobOutcome]:
                 running += 1
         if not queue:
             break
-        job, stored, future = queue.popleft()
+        job, stored, future = queue[0]
+        if future is not None and hasattr(runner, "resubmit"):
+            runner.wait_first([future])  # its outcome is read next
+            renewed = _resubmit_broken(runner, [f for _, _, f in queue if f is not None])
+            if renewed:  # the whole broken pool at once, in order
+                queue = deque((j, s, renewed.get(f, f)) for j, s, f in queue)
+                continue
+        queue.popleft()
         if future is None:
             yield JobOutcome(job, stored, resumed=True)
         else:
@@ -355,8 +392,12 @@ def _as_completed(runner, todo, work, ahead) -> Iterator[JobOutcome]:
         while waiting and len(running) < ahead:
             job = waiting.popleft()
             running[runner.submit(_attempt, work, job)] = job
-        for future in runner.wait_first(running):
-            yield _outcome(running.pop(future), future, runner)
+        done = runner.wait_first(running)
+        for old, new in _resubmit_broken(runner, done).items():
+            running[new] = running.pop(old)
+        for future in done:
+            if future in running:
+                yield _outcome(running.pop(future), future, runner)
 
 
 def _serial(todo, work) -> Iterator[JobOutcome]:
