@@ -14,7 +14,8 @@ result that cannot be sent back counts as that job's error too). A worker proces
 breaks its pool: the jobs the broken one held go to a new pool together (in parallel, as
 before), and a job whose pool breaks a second time is run again alone, so that only a job that
 kills its worker on its own fails (with ``BrokenProcessPool``). An
-interruption (Ctrl-C) cancels the jobs not started, waits for those running and propagates;
+interruption (Ctrl-C) cancels the jobs not started, waits for those running in local threads
+or processes, keeps (``store``) their results, and propagates;
 worker processes leave Ctrl-C to the driving process. On Linux the worker processes are forked
 (:func:`forks_workers`): they inherit the driver's imports and start in milliseconds.
 
@@ -26,7 +27,6 @@ edr.extract.many_records : several records of one ``extract`` command line (thre
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from collections import deque
@@ -44,17 +44,6 @@ PARENT_POLL_S = 0.5
 
 EXIT_ORPHANED = 1
 """Exit status of a worker process whose driving process died."""
-
-SCHEDULER_CONNECT_S = 30.0
-"""Seconds a Dask scheduler has to answer before :func:`run_jobs` gives up on its address."""
-
-WORKERLESS_NOTE_S = 30.0
-"""Seconds between the notes of a Dask run whose scheduler has no worker left (the jobs wait
-for one)."""
-
-SCHEDULER_GRACE_S = 5.0
-"""Seconds granted beyond :data:`SCHEDULER_CONNECT_S` to the client's own time-out."""
-
 
 @dataclass(frozen=True)
 class JobOutcome:
@@ -193,6 +182,7 @@ class _Local:
         self.workers = workers
         self.pool = (ThreadPoolExecutor(max_workers=workers) if backend == "threads"
                      else _process_pool(workers))
+        self.unreported: set = set()
 
     def submit(self, fn, *args, resubmitted: bool = False):
         from concurrent.futures.process import BrokenProcessPool
@@ -205,7 +195,21 @@ class _Local:
             future = self.pool.submit(fn, *args)
         future.edr_call = (fn, args)
         future.edr_resubmitted = resubmitted
+        self.unreported.add(future)
         return future
+
+    def finish(self) -> list:
+        """After an interruption: wait for the jobs running (:meth:`close`), and return
+        ``(job, value)`` of each that finished without error and was not reported, so that
+        their results are kept rather than computed again by the next run."""
+        self.close()
+        out = []
+        for future in self.unreported:
+            if future.done() and not future.cancelled() and future.exception() is None:
+                value, error, _ = future.result()
+                if error is None:
+                    out.append((future.edr_call[1][1], value))
+        return out
 
     def resubmit(self, future):
         """A new future for the job of ``future`` when its pool broke for the first time (a
@@ -218,6 +222,7 @@ class _Local:
                 or not isinstance(future.exception(), BrokenProcessPool)):
             return None
         fn, args = future.edr_call
+        self.unreported.discard(future)
         return self.submit(fn, *args, resubmitted=True)
 
     @staticmethod
@@ -243,83 +248,12 @@ class _Local:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _dask_client(scheduler, seconds: float):
-    """A ``distributed.Client`` of ``scheduler``, or :class:`ConnectionError` naming it when no
-    Dask scheduler answers within ``seconds``: nothing listening, or another service (an HTTP
-    server kept the client waiting for ever, another sent bytes read as a frame of exabytes).
-    The client is made in a daemon thread, so that one that never returns is left behind."""
-    import threading
-
-    from distributed import Client
-
-    made: dict = {}
-
-    def connect():
-        try:
-            made["client"] = Client(scheduler, timeout=seconds)
-        except Exception as exc:  # any failure is the address's; the ImportError is raised above
-            made["error"] = exc
-
-    thread = threading.Thread(target=connect, name="edr-dask-connect", daemon=True)
-    thread.start()
-    thread.join(seconds + SCHEDULER_GRACE_S)
-    if "client" in made:
-        return made["client"]
-    if "error" in made:
-        why = " ".join(f"{type(made['error']).__name__}: {made['error']}".split())[:300]
-        raise ConnectionError(f"no Dask scheduler answered at {scheduler} ({why})")
-    raise ConnectionError(f"no Dask scheduler answered at {scheduler} within {seconds:g} s")
-
-
-class _Dask:
-    """A Dask distributed client behind the interface :func:`run_jobs` uses."""
-
-    def __init__(self, scheduler):
-        self.client = _dask_client(scheduler, SCHEDULER_CONNECT_S)
-        self.address = self.client.scheduler.address
-        self.futures: list = []
-
-    def submit(self, fn, *args):
-        future = self.client.submit(fn, *args, pure=False)
-        self.futures.append(future)
-        return future
-
-    def wait_first(self, futures):
-        """The futures done once one is; :class:`ConnectionError` when the scheduler went away
-        (the client cancels every future then)."""
-        from concurrent.futures import CancelledError
-
-        from distributed import wait
-
-        waited = 0.0
-        while True:
-            try:
-                try:
-                    return wait(list(futures), timeout=WORKERLESS_NOTE_S,
-                                return_when="FIRST_COMPLETED").done
-                except TimeoutError:
-                    waited += WORKERLESS_NOTE_S
-                workerless = not self.client.nthreads()
-            except (CancelledError, OSError) as exc:  # the client lost its scheduler
-                reasons = ", ".join(dict.fromkeys(re.findall(r"reason: ([\w-]+)", str(exc))))
-                raise ConnectionError(
-                    f"lost the Dask scheduler at {self.address} with {len(futures)} job(s) "
-                    f"not finished ({reasons or type(exc).__name__})") from exc
-            if workerless:
-                note(f"waiting for a worker: the Dask scheduler at {self.address} has none "
-                     f"({len(futures)} job(s) not finished, {waited:.0f} s); Ctrl-C stops")
-
-    def close(self):
-        """Cancel the jobs not finished, close the client (the cluster stays up)."""
-        self.client.cancel([f for f in self.futures if not f.done()])
-        self.client.close()
-
-
 def _outcome(job, future, runner=None) -> JobOutcome:
     """The outcome of ``job`` from its future; a job whose worker process died is run again
     alone once (``runner.again``) when the runner can."""
     from concurrent.futures.process import BrokenProcessPool
 
+    getattr(runner, "unreported", set()).discard(future)
     try:
         value, error, seconds = future.result()
     except Exception as exc:  # the worker died, or the result could not be sent back
@@ -462,8 +396,9 @@ def run_jobs(jobs: Iterable, work: Callable, *, done: Callable | None = None,
     ImportError
         ``scheduler`` given without Dask's ``distributed`` installed.
     ConnectionError
-        No Dask scheduler answered at ``scheduler`` within :data:`SCHEDULER_CONNECT_S` seconds
-        (nothing listening there, or another service).
+        No Dask scheduler answered at ``scheduler`` within
+        :data:`edr._dask_runner.SCHEDULER_CONNECT_S` seconds (nothing listening there, or
+        another service), or it went away during the run.
 
     See Also
     --------
@@ -495,7 +430,12 @@ def _run_todo(todo, work, store, backend, workers, scheduler, ahead, ordered, pr
     n_resumed = sum(stored is not None for _, stored in todo)
     runner = None
     if n_resumed < len(todo) and (scheduler is not None or backend != "serial"):
-        runner = _Dask(scheduler) if scheduler is not None else _Local(backend, workers)
+        if scheduler is not None:
+            from edr._dask_runner import DaskRunner
+
+            runner = DaskRunner(scheduler)
+        else:
+            runner = _Local(backend, workers)
     bar = tqdm(total=len(todo), initial=n_resumed, disable=progress is None, **(progress or {}))
     try:
         if runner is None:
@@ -509,6 +449,11 @@ def _run_todo(todo, work, store, backend, workers, scheduler, ahead, ordered, pr
                     store(outcome.job, outcome.value)
                 bar.update(1)
             yield outcome
+    except KeyboardInterrupt:  # the jobs running finish: their results are kept too
+        if store is not None and hasattr(runner, "finish"):
+            for job, value in runner.finish():
+                store(job, value)
+        raise
     finally:
         if runner is not None:
             runner.close()

@@ -205,10 +205,10 @@ def test_a_scheduler_address_that_is_no_dask_scheduler_is_a_clear_error(reply, m
     frame ended as 'internal error: MemoryError: Unable to allocate 3.07 EiB'."""
     import time
 
-    from edr import jobs
+    from edr import _dask_runner, jobs
 
-    monkeypatch.setattr(jobs, "SCHEDULER_CONNECT_S", 1.0)
-    monkeypatch.setattr(jobs, "SCHEDULER_GRACE_S", 1.0)
+    monkeypatch.setattr(_dask_runner, "SCHEDULER_CONNECT_S", 1.0)
+    monkeypatch.setattr(_dask_runner, "SCHEDULER_GRACE_S", 1.0)
     server, address = _serving(reply)
     t0 = time.perf_counter()
     try:
@@ -275,9 +275,9 @@ def test_a_dask_run_without_workers_says_so_while_it_waits(monkeypatch, capsys):
     now says so at intervals, and a worker that joins finishes the jobs."""
     from distributed import LocalCluster
 
-    from edr import jobs
+    from edr import _dask_runner, jobs
 
-    monkeypatch.setattr(jobs, "WORKERLESS_NOTE_S", 0.5)
+    monkeypatch.setattr(_dask_runner, "WORKERLESS_NOTE_S", 0.5)
     with LocalCluster(n_workers=0, processes=False, protocol="tcp://",
                       dashboard_address=None) as cluster:
         def scale_up_once_noted():
@@ -326,3 +326,33 @@ def test_after_a_worker_dies_the_others_go_on_in_parallel(tmp_path, monkeypatch,
                                   backend="processes", workers=2, ordered=ordered))
     assert sorted(o.value for o in outcomes) == list(range(8))
     assert all(o.error is None for o in outcomes) and alone == []
+
+
+def _slow(job):
+    import time
+
+    time.sleep(1.0)
+    return job
+
+
+@pytest.mark.parametrize("backend", ["processes", "threads"])
+def test_ctrl_c_keeps_the_results_of_the_jobs_it_waited_for(backend):
+    """Ctrl-C during a run: the jobs running were waited for, then their results thrown away
+    (an evaluate rerun computed them again); they are now stored before the interruption
+    propagates, and the rerun resumes them."""
+    import signal
+    import threading
+    import time
+
+    from edr import jobs
+
+    stored: dict = {}
+    threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        list(jobs.run_jobs(range(6), _slow, store=stored.__setitem__, backend=backend,
+                           workers=2))
+    kept = sorted(stored)  # the two running; with processes, those already handed over too
+    assert kept[:2] == [0, 1] and len(kept) < 6 and time.perf_counter() - t0 < 5
+    again = list(jobs.run_jobs(range(6), abs, done=stored.get, store=stored.__setitem__))
+    assert [o.job for o in again if o.resumed] == kept and sorted(stored) == list(range(6))
