@@ -202,6 +202,9 @@ class _Local:
         """After an interruption: wait for the jobs running (:meth:`close`), and return
         ``(job, value)`` of each that finished without error and was not reported, so that
         their results are kept rather than computed again by the next run."""
+        running = sum(future.running() for future in self.unreported)
+        if running:
+            note(f"interrupted: waiting for the {running} job(s) running; their results are kept")
         self.close()
         out = []
         for future in self.unreported:
