@@ -23,9 +23,10 @@ SCHEDULER_GRACE_S = 5.0
 
 def _dask_client(scheduler, seconds: float):
     """A ``distributed.Client`` of ``scheduler``, or :class:`ConnectionError` naming it when no
-    Dask scheduler answers within ``seconds``: nothing listening, or another service (an HTTP
-    server kept the client waiting for ever, another sent bytes read as a frame of exabytes).
-    The client is made in a daemon thread, so that one that never returns is left behind."""
+    Dask scheduler answers within ``seconds``: nothing listening, or another service (one that
+    never answers keeps the client waiting for ever, whatever its time-out; one that sends other
+    bytes makes it read them as a frame of any size). The client is made in a daemon thread, so
+    that one that never returns is left behind."""
     import threading
 
     from distributed import Client

@@ -62,8 +62,9 @@ def check_header_text(hea: Path) -> None:
     ------
     RecordError
         Missing record line, a signal count that is not a non-negative integer or
-        differs from the number of signal lines, or a sampling frequency that is
-        not a positive number (the message names the header and the value).
+        differs from the number of signal lines, a sampling frequency that is
+        not a positive number, or an ADC gain that is not a finite number (the message names
+        the header and the value).
 
     See Also
     --------

@@ -99,7 +99,7 @@ def test_error_lines_group_a_record_s_tasks_and_say_how_many_are_left_out():
 
 def test_a_name_that_is_not_utf8_prints_escaped_on_a_strict_stdout(monkeypatch):
     """With a strict UTF-8 standard output (PYTHONIOENCODING=utf-8, a UTF-8 locale other than
-    C.UTF-8) the summary of a record whose file name is not UTF-8 failed after the work."""
+    C.UTF-8) a file name that is not UTF-8 prints escaped, never an error after the work."""
     import io
 
     from edr.cli_core import run_command
@@ -137,9 +137,8 @@ def _results_csv(folder: Path, scored: dict[str, list[str]], records: list[str])
 
 def test_the_report_tests_the_records_some_configuration_scored_and_names_them(tmp_path):
     """5 of 8 records unreadable (no configuration scored them) and one method failing on every
-    record: the tests ran on nothing (every configuration 'failed on more than half of the
-    records') and the report's table stayed empty without a word; they now run on the 3 records
-    scored and say which."""
+    record: the tests run on the 3 records some configuration scored and say which; with one
+    configuration left, the report says why there is no test."""
     from edr.evaluate import report
 
     records = [f"r{i}" for i in range(1, 9)]
@@ -159,8 +158,8 @@ def test_the_report_tests_the_records_some_configuration_scored_and_names_them(t
 
 
 def test_a_flat_reference_scores_nan_without_a_warning(recwarn):
-    """A flat reference respiration scored |r| 0.0 and f_ref at the band's first bin (values
-    that cannot exist), and the coherence warned 'invalid value encountered in divide'."""
+    """A flat reference respiration has no MSC, |r| or f_ref (NaN), and scoring it warns
+    nothing."""
     import dataclasses
 
     from edr.pipeline import extract_edr
@@ -201,8 +200,8 @@ def _serving(reply: bytes | None):
 @pytest.mark.parametrize("reply", [None, b"HTTP/1.0 400 Bad request\r\n\r\n" * 8],
                          ids=["silent", "http"])
 def test_a_scheduler_address_that_is_no_dask_scheduler_is_a_clear_error(reply, monkeypatch):
-    """A silent service kept the client waiting for ever (no message); bytes that are no Dask
-    frame ended as 'internal error: MemoryError: Unable to allocate 3.07 EiB'."""
+    """A service that never answers (an HTTP server waiting for a request line) or answers with
+    bytes that are no Dask frame: a ConnectionError naming the address, within the deadline."""
     import time
 
     from edr import _dask_runner, jobs
@@ -248,8 +247,8 @@ def _sleep_then(x):
 
 
 def test_a_scheduler_that_goes_away_mid_run_is_a_clear_error():
-    """The client cancels every future when the scheduler goes: an internal error
-    (FuturesCancelledError) of 16 future names; now a ConnectionError naming the scheduler."""
+    """A scheduler that goes away mid-run (the client then cancels every future): a
+    ConnectionError naming the scheduler, after the outcomes already reported."""
     import threading
 
     from distributed import LocalCluster
@@ -271,8 +270,8 @@ def test_a_scheduler_that_goes_away_mid_run_is_a_clear_error():
 
 
 def test_a_dask_run_without_workers_says_so_while_it_waits(monkeypatch, capsys):
-    """Every worker gone: the jobs wait for one (Dask's retry) with no word, for ever; a note
-    now says so at intervals, and a worker that joins finishes the jobs."""
+    """Every worker gone: the jobs wait for one (Dask's retry), a note says so at intervals,
+    and a worker that joins finishes the jobs."""
     from distributed import LocalCluster
 
     from edr import _dask_runner, jobs
@@ -312,9 +311,8 @@ def _dies_once(job):
 @pytest.mark.skipif(not __import__("edr.jobs").jobs.forks_workers(), reason="forks on Linux")
 @pytest.mark.parametrize("ordered", [True, False])
 def test_after_a_worker_dies_the_others_go_on_in_parallel(tmp_path, monkeypatch, ordered):
-    """A worker killed once (the job runs fine again): every job the broken pool held was run
-    again alone, one after another (evaluate on 4 BIDMC records with one worker killed at 10 s:
-    86.6 s instead of 37.2 s); they now go to a new pool together, and none runs alone."""
+    """A worker killed once (the job runs fine again): the jobs the broken pool held go to a new
+    pool together, in parallel; none is run alone."""
     from edr import jobs
 
     alone = []
@@ -337,9 +335,8 @@ def _slow(job):
 
 @pytest.mark.parametrize("backend", ["processes", "threads"])
 def test_ctrl_c_keeps_the_results_of_the_jobs_it_waited_for(backend):
-    """Ctrl-C during a run: the jobs running were waited for, then their results thrown away
-    (an evaluate rerun computed them again); they are now stored before the interruption
-    propagates, and the rerun resumes them."""
+    """Ctrl-C during a run: the results of the jobs it waits for are stored before the
+    interruption propagates, and the rerun resumes them."""
     import signal
     import threading
     import time

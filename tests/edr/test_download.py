@@ -447,7 +447,7 @@ def test_bidmc_from_the_loopback_server_against_the_manifest(server, bidmc_dir, 
 
 def test_an_html_error_page_with_status_200_is_named(server, tmp_path):
     """A server that answers with an error page and status 200: fetched twice, nothing kept,
-    and the message says it was an HTML page (it gave only the digests and '66 bytes')."""
+    and the message says it was an HTML page."""
     _publish(server, TOY)
     server.faults["toy/1.0.0/r1.dat"] = ["html", "html"]
     with pytest.raises(VerificationError, match=r"^r1\.dat failed verification 2 times: .*"
@@ -458,9 +458,9 @@ def test_an_html_error_page_with_status_200_is_named(server, tmp_path):
 
 @pytest.mark.parametrize("fault", ["stall", "stall_head"])
 def test_a_stalled_transfer_is_fetched_again_then_named(server, tmp_path, monkeypatch, fault):
-    """A server that stops sending (mid-file, or before its headers) for longer than
-    download.STALL_S: the file is fetched once more; stalled twice it is named. A stall before
-    the headers was not retried (urllib wraps that time-out in a URLError)."""
+    """A server that stops sending (mid-file, or before its headers, which urllib reports as a
+    URLError) for longer than download.STALL_S: the file is fetched once more; stalled twice it
+    is named."""
     monkeypatch.setattr(download, "STALL_S", STALL_TEST_S)
     _publish(server, TOY)
     server.faults["toy/1.0.0/r2.dat"] = [fault]
@@ -476,9 +476,8 @@ def test_a_stalled_transfer_is_fetched_again_then_named(server, tmp_path, monkey
 
 
 def test_a_read_only_cache_names_the_file_and_the_way_out(cached, server, monkeypatch):
-    """A changed file in a cache on a read-only disk: the error named the record's temporary
-    file ('..verified.json.<pid>.<random>.part', written in a finally that hid the first
-    error); it names the file that could not be replaced, and EDR_CACHE_DIR."""
+    """A changed file in a cache on a read-only disk: the error names the file that could not
+    be replaced (not the record's temporary file) and EDR_CACHE_DIR."""
     import errno
 
     (cached / "r2.dat").write_bytes(b"changed")
