@@ -240,6 +240,7 @@ def run_command(prog: str, command: Callable[[list[str]], int | None],
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     limit_blas_threads()
+    _escape_unencodable_output()
     try:
         code = command(argv)
     except KeyboardInterrupt:
@@ -254,6 +255,18 @@ def run_command(prog: str, command: Callable[[list[str]], int | None],
         code, line = error_line(prog, exc, flags)
         print(line, file=sys.stderr)
     return EXIT_OK if code is None else code
+
+
+def _escape_unencodable_output() -> None:
+    """Let standard output and error print what their encoding cannot (a file name that is not
+    UTF-8 holds lone surrogates) as backslash escapes, instead of failing after the work is
+    done; a stream that already tolerates it is left as it is."""
+    for stream in (sys.stdout, sys.stderr):
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (OSError, ValueError):  # a stream that cannot change now: left as it is
+                pass
 
 
 def _stdout_to_devnull() -> None:

@@ -11,9 +11,11 @@ once, as resumed or as run: a resumed run adds no duplicate.
 
 A job that raises does not stop the others: its :class:`JobOutcome` holds the exception (a
 result that cannot be sent back counts as that job's error too). A worker process that dies
-breaks its pool: the later jobs get a new pool and each job the broken one held is run again,
-alone, so that only a job that kills its worker twice fails (with ``BrokenProcessPool``). An
-interruption (Ctrl-C) cancels the jobs not started, waits for those running and propagates;
+breaks its pool: the jobs the broken one held go to a new pool together (in parallel, as
+before), and a job whose pool breaks a second time is run again alone, so that only a job that
+kills its worker on its own fails (with ``BrokenProcessPool``). An
+interruption (Ctrl-C) cancels the jobs not started, waits for those running in local threads
+or processes, keeps (``store``) their results, and propagates;
 worker processes leave Ctrl-C to the driving process. On Linux the worker processes are forked
 (:func:`forks_workers`): they inherit the driver's imports and start in milliseconds.
 
@@ -42,7 +44,6 @@ PARENT_POLL_S = 0.5
 
 EXIT_ORPHANED = 1
 """Exit status of a worker process whose driving process died."""
-
 
 @dataclass(frozen=True)
 class JobOutcome:
@@ -170,9 +171,10 @@ class _Local:
     """A :mod:`concurrent.futures` pool behind the interface :func:`run_jobs` uses. A process
     pool starts its workers at once, before the caller starts threads of its own (a progress
     bar's), so that they fork from as few threads as possible. A worker process that dies
-    (killed, out of memory, a crash in compiled code) breaks its pool: the jobs after it go to a
-    new pool, and each job the broken pool held is run again alone (:meth:`again`), so that only
-    a job that kills its worker twice fails."""
+    (killed, out of memory, a crash in compiled code) breaks its pool: the jobs it held and the
+    jobs after it go to a new pool (:meth:`resubmit`), and a job whose pool breaks a second time
+    is run again alone (:meth:`again`), so that only a job that kills its worker on its own
+    fails."""
 
     def __init__(self, backend: str, workers: int | None):
         from concurrent.futures import ThreadPoolExecutor
@@ -180,8 +182,9 @@ class _Local:
         self.workers = workers
         self.pool = (ThreadPoolExecutor(max_workers=workers) if backend == "threads"
                      else _process_pool(workers))
+        self.unreported: set = set()
 
-    def submit(self, fn, *args):
+    def submit(self, fn, *args, resubmitted: bool = False):
         from concurrent.futures.process import BrokenProcessPool
 
         try:
@@ -191,7 +194,39 @@ class _Local:
             self.pool = _process_pool(self.workers)
             future = self.pool.submit(fn, *args)
         future.edr_call = (fn, args)
+        future.edr_resubmitted = resubmitted
+        self.unreported.add(future)
         return future
+
+    def finish(self) -> list:
+        """After an interruption: wait for the jobs running (:meth:`close`), and return
+        ``(job, value)`` of each that finished without error and was not reported, so that
+        their results are kept rather than computed again by the next run."""
+        running = sum(future.running() for future in self.unreported)
+        if running:
+            note(f"interrupted: waiting for the {running} job(s) running; their results are kept")
+        self.close()
+        out = []
+        for future in self.unreported:
+            if future.done() and not future.cancelled() and future.exception() is None:
+                value, error, _ = future.result()
+                if error is None:
+                    out.append((future.edr_call[1][1], value))
+        return out
+
+    def resubmit(self, future):
+        """A new future for the job of ``future`` when its pool broke for the first time (a
+        worker died: this job's, or another's that took the pool down): the job goes to a new
+        pool with the others, in parallel; None otherwise (a second time it runs alone,
+        :meth:`again`)."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        if (getattr(future, "edr_resubmitted", True) or not future.done()
+                or not isinstance(future.exception(), BrokenProcessPool)):
+            return None
+        fn, args = future.edr_call
+        self.unreported.discard(future)
+        return self.submit(fn, *args, resubmitted=True)
 
     @staticmethod
     def again(future):
@@ -216,36 +251,12 @@ class _Local:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-class _Dask:
-    """A Dask distributed client behind the interface :func:`run_jobs` uses."""
-
-    def __init__(self, scheduler):
-        from distributed import Client
-
-        self.client = Client(scheduler)
-        self.futures: list = []
-
-    def submit(self, fn, *args):
-        future = self.client.submit(fn, *args, pure=False)
-        self.futures.append(future)
-        return future
-
-    def wait_first(self, futures):
-        from distributed import wait
-
-        return wait(list(futures), return_when="FIRST_COMPLETED").done
-
-    def close(self):
-        """Cancel the jobs not finished, close the client (the cluster stays up)."""
-        self.client.cancel([f for f in self.futures if not f.done()])
-        self.client.close()
-
-
 def _outcome(job, future, runner=None) -> JobOutcome:
     """The outcome of ``job`` from its future; a job whose worker process died is run again
     alone once (``runner.again``) when the runner can."""
     from concurrent.futures.process import BrokenProcessPool
 
+    getattr(runner, "unreported", set()).discard(future)
     try:
         value, error, seconds = future.result()
     except Exception as exc:  # the worker died, or the result could not be sent back
@@ -253,6 +264,20 @@ def _outcome(job, future, runner=None) -> JobOutcome:
             return _outcome(job, runner.again(future))
         value, error, seconds = None, exc, 0.0
     return JobOutcome(job, value, error, seconds)
+
+
+def _resubmit_broken(runner, futures) -> dict:
+    """``{future: new future}`` of the ``futures`` (done, or waited for) whose pool broke for the
+    first time, each job resubmitted (:meth:`_Local.resubmit`); empty for other runners."""
+    resubmit = getattr(runner, "resubmit", None)
+    if resubmit is None:
+        return {}
+    out = {}
+    for future in futures:
+        new = resubmit(future)
+        if new is not None:
+            out[future] = new
+    return out
 
 
 def _in_order(runner, todo, work, ahead) -> Iterator[JobOutcome]:
@@ -276,7 +301,14 @@ def _in_order(runner, todo, work, ahead) -> Iterator[JobOutcome]:
                 running += 1
         if not queue:
             break
-        job, stored, future = queue.popleft()
+        job, stored, future = queue[0]
+        if future is not None and hasattr(runner, "resubmit"):
+            runner.wait_first([future])  # its outcome is read next
+            renewed = _resubmit_broken(runner, [f for _, _, f in queue if f is not None])
+            if renewed:  # the whole broken pool at once, in order
+                queue = deque((j, s, renewed.get(f, f)) for j, s, f in queue)
+                continue
+        queue.popleft()
         if future is None:
             yield JobOutcome(job, stored, resumed=True)
         else:
@@ -297,8 +329,12 @@ def _as_completed(runner, todo, work, ahead) -> Iterator[JobOutcome]:
         while waiting and len(running) < ahead:
             job = waiting.popleft()
             running[runner.submit(_attempt, work, job)] = job
-        for future in runner.wait_first(running):
-            yield _outcome(running.pop(future), future, runner)
+        done = runner.wait_first(running)
+        for old, new in _resubmit_broken(runner, done).items():
+            running[new] = running.pop(old)
+        for future in done:
+            if future in running:
+                yield _outcome(running.pop(future), future, runner)
 
 
 def _serial(todo, work) -> Iterator[JobOutcome]:
@@ -362,6 +398,10 @@ def run_jobs(jobs: Iterable, work: Callable, *, done: Callable | None = None,
         Unknown ``backend``, or ``workers`` / ``ahead`` below 1.
     ImportError
         ``scheduler`` given without Dask's ``distributed`` installed.
+    ConnectionError
+        No Dask scheduler answered at ``scheduler`` within
+        :data:`edr._dask_runner.SCHEDULER_CONNECT_S` seconds (nothing listening there, or
+        another service), or it went away during the run.
 
     See Also
     --------
@@ -393,7 +433,12 @@ def _run_todo(todo, work, store, backend, workers, scheduler, ahead, ordered, pr
     n_resumed = sum(stored is not None for _, stored in todo)
     runner = None
     if n_resumed < len(todo) and (scheduler is not None or backend != "serial"):
-        runner = _Dask(scheduler) if scheduler is not None else _Local(backend, workers)
+        if scheduler is not None:
+            from edr._dask_runner import DaskRunner
+
+            runner = DaskRunner(scheduler)
+        else:
+            runner = _Local(backend, workers)
     bar = tqdm(total=len(todo), initial=n_resumed, disable=progress is None, **(progress or {}))
     try:
         if runner is None:
@@ -407,6 +452,11 @@ def _run_todo(todo, work, store, backend, workers, scheduler, ahead, ordered, pr
                     store(outcome.job, outcome.value)
                 bar.update(1)
             yield outcome
+    except KeyboardInterrupt:  # the jobs running finish: their results are kept too
+        if store is not None and hasattr(runner, "finish"):
+            for job, value in runner.finish():
+                store(job, value)
+        raise
     finally:
         if runner is not None:
             runner.close()

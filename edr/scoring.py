@@ -67,14 +67,15 @@ class Scores:
     Attributes
     ----------
     msc : float
-        Mean magnitude-squared coherence over ``f_ref ± MSC_HALF_WIDTH_HZ``.
+        Mean magnitude-squared coherence over ``f_ref ± MSC_HALF_WIDTH_HZ``; NaN when the
+        reference (or the EDR) is flat.
     corr : float
-        ``|Pearson r|`` at zero lag.
+        ``|Pearson r|`` at zero lag; NaN when the reference (or the EDR) is flat.
     rate_error_bpm : float
         Median absolute respiratory-rate error (breaths/min); NaN when no
         window has both rates.
     f_ref : float
-        Welch peak frequency of the reference (Hz).
+        Welch peak frequency of the reference (Hz); NaN when the reference is flat.
 
     See Also
     --------

@@ -51,7 +51,11 @@ def scores_meaning(msc_value: float, corr_value: float) -> str:
     'high MSC, low |r|: the EDR keeps the breathing rhythm, but its waveform is shifted ...'
     >>> scores_meaning(0.3, 0.8)
     "low MSC: the EDR's rhythm does not match the reference's over the record"
+    >>> scores_meaning(float("nan"), float("nan"))
+    'no MSC or |r|: the reference (or the EDR) is flat, there is nothing to compare'
     """
+    if not (np.isfinite(msc_value) and np.isfinite(corr_value)):
+        return "no MSC or |r|: the reference (or the EDR) is flat, there is nothing to compare"
     if msc_value < GOOD_SCORE:
         return "low MSC: the EDR's rhythm does not match the reference's over the record"
     if corr_value < GOOD_SCORE:
@@ -64,7 +68,8 @@ def scores_meaning(msc_value: float, corr_value: float) -> str:
 
 
 def correlation(edr, ref) -> float:
-    """``|Pearson r|`` at zero lag over the samples where both are finite.
+    """``|Pearson r|`` at zero lag over the samples where both are finite; NaN when either is
+    constant there (a flat reference: no correlation exists).
 
     See Also
     --------
@@ -98,7 +103,7 @@ def correlation(edr, ref) -> float:
         raise SignalError(f"only {int(ok.sum())} samples where edr and ref are both finite")
     a, b = edr[ok] - edr[ok].mean(), ref[ok] - ref[ok].mean()
     den = np.sqrt(np.dot(a, a) * np.dot(b, b))
-    return float(abs(np.dot(a, b)) / den) if den > 0 else 0.0
+    return float(abs(np.dot(a, b)) / den) if den > 0 else float("nan")
 
 
 def _nperseg(fs: float, n: int) -> int:
@@ -127,9 +132,10 @@ def msc(edr, ref, *, fs: float = GRID_FS):
     msc_value : float
         Mean of the coherence (:func:`edr.dsp.spectral.coherence`, SciPy's ``coherence``;
         Welch, Hann, :data:`~edr.signal.SEGMENT_S` segments, 50 % overlap) over the bins with
-        ``|f - f_ref| <= 0.1 Hz``.
+        ``|f - f_ref| <= 0.1 Hz``; NaN when ``ref`` or ``edr`` has no power (flat).
     f_ref : float
-        Frequency (Hz) of the Welch PSD peak of ``ref`` within :data:`~edr.signal.BAND_HZ`.
+        Frequency (Hz) of the Welch PSD peak of ``ref`` within :data:`~edr.signal.BAND_HZ`; NaN
+        when ``ref`` has no power there.
 
     See Also
     --------
@@ -165,7 +171,10 @@ def msc(edr, ref, *, fs: float = GRID_FS):
     nperseg = _nperseg(fs, edr.size)
     f, p_ref = spectral.welch(ref, fs, nperseg)
     band = (f >= BAND_HZ[0]) & (f <= min(BAND_HZ[1], fs / 2))
+    if not np.any(p_ref[band] > 0):  # a flat reference: no frequency, no coherence
+        return float("nan"), float("nan")
     f_ref = float(f[band][np.argmax(p_ref[band])])
-    f, cxy = spectral.coherence(edr, ref, fs, nperseg)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a flat EDR: no coherence (NaN)
+        f, cxy = spectral.coherence(edr, ref, fs, nperseg)
     near = np.abs(f - f_ref) <= MSC_HALF_WIDTH_HZ + 1e-12
     return float(np.mean(cxy[near])), f_ref

@@ -52,6 +52,7 @@ LAYERS = {
     "edr.quiet": 0,
     "edr.names": 0,
     "edr.jobs": 0,
+    "edr._dask_runner": 0,
     "edr.zero_phase": 0,
     "edr.dsp": 0,
     "edr.medians": 0,

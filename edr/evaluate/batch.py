@@ -44,6 +44,7 @@ from pathlib import Path
 
 from edr.evaluate.breaths import EVENT_COLUMN
 from edr.evaluate.breaths import SCORE_COLUMNS as BREATH_SCORES
+from edr.evaluate.records import list_records
 from edr.jobs import run_jobs
 
 __all__ = [
@@ -112,6 +113,9 @@ class BatchSummary:
     n_skipped: int
     n_errors: int
     errors: list[str] = field(default_factory=list)
+    stored_errors: list[str] = field(default_factory=list)
+    """The errors of the resumed tasks, kept from an earlier run (``retry_errors`` runs them
+    again); ``errors`` are those of the tasks run now."""
 
 
 def uses_sigma2(method: str) -> bool:
@@ -123,51 +127,6 @@ def uses_sigma2(method: str) -> bool:
     from edr.methods import get_method
 
     return get_method(method).uses_sigma2
-
-
-def list_records(folder: str | Path) -> dict[str, Path]:
-    """Records of a folder that hold at least one ECG channel, name -> path.
-
-    WFDB records (headers read with :func:`wfdb.rdheader`) and EDF/BDF files (headers read with
-    :func:`edr.io.edf_reader.read_edf_header`; an EDF file whose header cannot be read is kept,
-    its task then stores why); a WFDB record and an EDF file of one name: the WFDB record.
-    Records without an ECG channel (e.g. BIDMC's 1 Hz numerics ``bidmcNNn``) are left out.
-
-    Raises
-    ------
-    FileNotFoundError
-        No such folder, or no record with an ECG channel in it.
-
-    See Also
-    --------
-    plan_tasks : the tasks of these records.
-    """
-    import wfdb
-
-    from edr.errors import RecordError
-    from edr.io.channels import ecg_channels
-    from edr.io.edf_reader import read_edf_header
-    from edr.io.paths import EDF_SUFFIXES
-
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise FileNotFoundError(f"database folder not found: {folder}")
-    out = {}
-    for hea in sorted(folder.glob("*.hea")):
-        header = wfdb.rdheader(str(hea.with_suffix("")))
-        names = list(header.sig_name or [])
-        if names and ecg_channels(names):
-            out[hea.stem] = hea.with_suffix("")
-    for edf in sorted(p for p in folder.iterdir() if p.suffix.lower() in EDF_SUFFIXES):
-        try:
-            names = read_edf_header(edf).labels
-        except (RecordError, OSError):
-            names = None
-        if edf.stem not in out and (names is None or ecg_channels(names)):
-            out[edf.stem] = edf
-    if not out:
-        raise FileNotFoundError(f"no WFDB record or EDF file with an ECG channel in {folder}")
-    return dict(sorted(out.items()))
 
 
 def plan_tasks(database: str, records: dict[str, Path], methods: Sequence[str],
@@ -416,17 +375,17 @@ def run_batch(tasks: Iterable[Task], out_dir: str | Path, *, options: dict | Non
         backend="serial" if jobs == 1 else "processes", workers=jobs, scheduler=scheduler,
         progress={"desc": "edr evaluate", "unit": "task"} if progress else None)
     n_run = 0
-    errors = []
+    errors, stored_errors = [], []
     for outcome in outcomes:
-        if outcome.resumed:
-            continue
-        n_run += 1
+        n_run += not outcome.resumed
         error = _error_text(outcome)
         if error:
             task = outcome.job
-            errors.append(f"{task.record} {task.method}/{task.criterion}/{task.lead}: {error}")
+            (stored_errors if outcome.resumed else errors).append(
+                f"{task.record} {task.method}/{task.criterion}/{task.lead}: {error}")
     csv_path = assemble(out_dir, options=options)
-    return BatchSummary(csv_path, len(tasks), n_run, len(tasks) - n_run, len(errors), errors)
+    return BatchSummary(csv_path, len(tasks), n_run, len(tasks) - n_run, len(errors), errors,
+                        stored_errors)
 
 
 def _csv_cell(v) -> str:
@@ -438,9 +397,12 @@ def _csv_cell(v) -> str:
 
 
 def _write_rows(path: Path, header, rows) -> None:
+    """A CSV in UTF-8; a record name that is not (a file name in another encoding) is written
+    with its undecodable bytes escaped (``caf\\udce9``)."""
     from edr.io.writers import atomic_path
 
-    with atomic_path(path) as tmp, open(tmp, "w", newline="") as f:
+    with atomic_path(path) as tmp, open(tmp, "w", newline="", encoding="utf-8",
+                                        errors="backslashreplace") as f:
         w = csv.writer(f)
         w.writerow(header)
         w.writerows([_csv_cell(v) for v in r] for r in rows)

@@ -4,7 +4,12 @@
 Bad input (an option, a missing database folder or record, a missing ``distributed`` extra
 for ``--scheduler``) prints one line on stderr and exits with code 2: the protocol of every
 ``edr`` command line (:mod:`edr.cli_core`). Errors of single tasks are not bad input: they
-are stored with their task, listed at the end and counted in ``batch.json``.
+are results, stored with their task (``results.csv``'s ``error`` column), listed at the end
+(one line per record and error, :func:`error_lines`, with those kept from an earlier run) and
+counted in ``batch.json``; the exit code is then 0. Records of ``--data-dir`` whose header
+cannot be read are evaluated (their tasks store why); those without an ECG channel are left
+out, named on stderr. Exit codes: 0 the batch ran, 2 bad input, 1 an internal error, 130
+interrupted (the tasks finished so far are stored: the same command resumes).
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ from edr.cli_core import (
     run_command,
     window_seconds,
 )
-from edr.evaluate.batch import DEFAULT_LEAD, BatchSummary, list_records, plan_tasks, run_batch
+from edr.evaluate.batch import DEFAULT_LEAD, BatchSummary, plan_tasks, run_batch
+from edr.evaluate.records import list_records
 from edr.names import (
     DEFAULT_METHOD,
     DEFAULT_SIGMA2,
@@ -41,7 +47,7 @@ from edr.names import (
     sigma2_help,
 )
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "error_lines", "main"]
 
 PROG = "python -m edr.evaluate"
 _NO_DISTRIBUTED = "--scheduler needs Dask's distributed (pip install 'kpca-edr[distributed]'): "
@@ -56,6 +62,8 @@ PAPER_METHODS = ("kpca", "pca", "r_amplitude", "qrs_area", "rsa")
 DEFAULT_CRITERIA = ("mdd", "shannon", "kpa", "rule-of-thumb")
 #: ``--criteria`` when not given, for the pipeline's default method: its own σ² rule.
 DEFAULT_OWN_CRITERIA = {DEFAULT_METHOD: (DEFAULT_SIGMA2,)}
+#: Lines of task errors printed at the end of a run (:func:`error_lines`).
+ERROR_LINES = 20
 EVALUATE_FLAGS = {"window_s": "--window-s", "random_state": "--random-state", "jobs": "--jobs",
                   **REFERENCE_FLAGS}
 """Library parameter name -> the flag, for messages (:func:`edr.cli_core.one_line`)."""
@@ -89,6 +97,7 @@ def portable_path(folder: Path, environ=None) -> str:
     Examples
     --------
     >>> from pathlib import Path
+    >>> from edr.evaluate.cli import portable_path
     >>> data = Path.cwd() / "data"
     >>> portable_path(data / "bidmc", environ={"EDR_DATA_DIR": str(data)})
     '$EDR_DATA_DIR/bidmc'
@@ -207,12 +216,13 @@ def _criteria(spec: str) -> list[str]:
             for c in _split(spec)]
 
 
-def _records(args) -> tuple[Path, dict[str, Path]]:
+def _records(args, left_out: dict) -> tuple[Path, dict[str, Path]]:
     """``(folder, {name: path})`` of the records to evaluate (``--data-dir`` or ``--database``,
-    narrowed by ``--records``)."""
+    narrowed by ``--records``); ``left_out`` filled with the records of ``--data-dir`` left out
+    and why (:func:`edr.evaluate.batch.list_records`)."""
     if args.data_dir:
         folder = Path(args.data_dir)
-        records = list_records(folder)
+        records = list_records(folder, left_out)
     else:
         from edr.io.datasets import database_entry, locate_database
 
@@ -237,7 +247,11 @@ def _evaluate(argv: list[str], prog: str) -> int:
     if args.scheduler is not None and importlib.util.find_spec("distributed") is None:
         raise OptionError(_NO_DISTRIBUTED + "No module named 'distributed'")
     commit = _git_commit()
-    folder, records = _records(args)
+    left_out: dict[str, str] = {}
+    folder, records = _records(args, left_out)
+    if left_out and not args.records:
+        print(f"{len(left_out)} record(s) left out: "
+              + "; ".join(f"{n}: {why}" for n, why in left_out.items()), file=sys.stderr)
     database = args.database or (folder.name if args.data_dir else DEFAULT_DATABASE)
     tasks = plan_tasks(database, records, methods, criteria, _split(args.leads), criteria_of=own)
     options = {"random_state": args.random_state, **reference_options(args)}
@@ -252,11 +266,38 @@ def _evaluate(argv: list[str], prog: str) -> int:
             raise
         raise OptionError(f"{_NO_DISTRIBUTED}{exc}") from exc
     _log_run(Path(args.out), argv, folder, summary, commit)
+    kept = (f"; {len(summary.stored_errors)} stored errors kept (--retry-errors runs them "
+            "again)" if summary.stored_errors else "")
     print(f"{summary.n_tasks} tasks ({summary.n_run} run, {summary.n_skipped} resumed, "
-          f"{summary.n_errors} errors) -> {summary.results_csv}", file=sys.stderr)
-    for e in summary.errors[:20]:
-        print(f"  error: {e}", file=sys.stderr)
+          f"{summary.n_errors} errors{kept}) -> {summary.results_csv}", file=sys.stderr)
+    for line in error_lines([*summary.errors, *summary.stored_errors]):
+        print(f"  error: {line}", file=sys.stderr)
     return 0
+
+
+def error_lines(errors: Sequence[str], limit: int = ERROR_LINES) -> list[str]:
+    """The task errors (``"<record> <method>/<criterion>/<lead>: <error>"``) as printed: one
+    line per record and error with the number of its tasks that failed so, at most ``limit``
+    lines and one more saying how many were left out.
+
+    Examples
+    --------
+    >>> from edr.evaluate.cli import error_lines
+    >>> error_lines(["r1 kpca/mdd/default: RecordError: bad", "r1 pca/none/default: "
+    ...              "RecordError: bad", "r2 pca/none/default: SignalError: flat"])
+    ['r1 (2 tasks): RecordError: bad', 'r2 pca/none/default: SignalError: flat']
+    """
+    groups: dict[tuple[str, str], list[str]] = {}
+    for e in errors:
+        task, _, error = e.partition(": ")
+        record, _, combo = task.partition(" ")
+        groups.setdefault((record, error), []).append(combo)
+    lines = [f"{record} ({len(combos)} tasks): {error}" if len(combos) > 1
+             else f"{record} {combos[0]}: {error}" for (record, error), combos in groups.items()]
+    if len(lines) > limit:
+        lines = lines[:limit] + [f"... and {len(lines) - limit} more (the error column of "
+                                 "results.csv)"]
+    return lines
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:

@@ -60,12 +60,13 @@ class Job(NamedTuple):
 
 
 def _record_key(record: str) -> str:
-    """One key per record: a WFDB record's files (rec, rec.hea, rec.dat) share it."""
+    """One key per record: a WFDB record's files (rec, rec.hea, rec.dat) share it (a symbolic
+    link that loops is its own key: reading it fails, with its reason, in its row)."""
     try:
         p = resolve_record(record) if record_kind(record) == "wfdb" else Path(record)
-        return str(p.resolve())
     except (EDRError, OSError):
-        return str(Path(record).resolve())
+        p = Path(record)
+    return os.path.realpath(p)
 
 
 def _matching_records(pattern: str) -> list[str]:

@@ -29,6 +29,7 @@ recorded ones, else a ``SHA256SUMS.txt`` placed in the folder by hand.
 
 from __future__ import annotations
 
+import errno
 import http.client
 import os
 import urllib.error
@@ -308,8 +309,11 @@ def locate_database(
         download_database(entry, target, base_url=base_url)
     except (OSError, urllib.error.URLError, http.client.HTTPException) as exc:
         url = getattr(exc, "url", None)  # an HTTP error names the file it was for
-        raise DataUnavailableError(f"download failed ({exc}{f' for {url}' if url else ''}); "
-                                   + _instructions(entry, searched)) from exc
+        where = (" (the cache cannot be written: set EDR_CACHE_DIR to a folder that can)"
+                 if getattr(exc, "errno", None) in (errno.EROFS, errno.EACCES, errno.EPERM)
+                 else "")
+        raise DataUnavailableError(f"download failed ({exc}{f' for {url}' if url else ''})"
+                                   f"{where}; " + _instructions(entry, searched)) from exc
     return target
 
 

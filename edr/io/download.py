@@ -4,12 +4,13 @@ A file is streamed to a temporary ``.<name>.<pid>.<random>.part`` file beside it
 destination (one a killed download left is removed by the next,
 :func:`edr.io.writers.temporary_path`) while its SHA-256 is computed, then checked against
 the expected digest (and size, when known) and renamed. A transfer that broke off (fewer
-bytes than the announced ``Content-Length``, a reset connection, a time-out),
-a size or a digest that differs: the file is fetched once more, then
-:class:`~edr.errors.VerificationError` names the file, the expected and the
-received digest and size. Nothing partial or unverified is ever left under a
-file's own name. Refused connections and HTTP errors (404, ...) are not
-retried: they propagate.
+bytes than the announced ``Content-Length``, a reset connection) or stalled (no byte for
+:data:`STALL_S` seconds, before or during the transfer), a size or a digest that differs: the
+file is fetched once more, then :class:`~edr.errors.VerificationError` names the file, the
+expected and the received digest and size (and says so when the server sent an HTML page, an
+error or maintenance page served with status 200). Nothing partial or unverified is ever left
+under a file's own name. Refused connections and HTTP errors (404, ...) are not retried: they
+propagate.
 
 Which digest a file must have is decided by :mod:`edr.io.datasets` (the
 manifest's, else the list PhysioNet publishes, :func:`fetch_published_digests`).
@@ -22,6 +23,7 @@ import hashlib
 import http.client
 import io
 import os
+import sys
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
@@ -40,12 +42,13 @@ from edr.io.integrity import (
     verified_entry,
     write_record,
 )
-from edr.io.writers import temporary_path
+from edr.io.writers import output_error, temporary_path
 
 __all__ = [
     "PHYSIONET_FILES",
     "BASE_URL_ENV",
     "ATTEMPTS",
+    "STALL_S",
     "files_url",
     "fetch_url",
     "fetch_published_digests",
@@ -59,6 +62,8 @@ PHYSIONET_FILES = "https://physionet.org/files"
 BASE_URL_ENV = "EDR_PHYSIONET_URL"
 #: Transfers of one file before a failed verification is an error (the first and one more).
 ATTEMPTS = 2
+#: Seconds without a byte before a transfer counts as broken (its file is fetched once more).
+STALL_S = 60.0
 _BROKEN_TRANSFER = (http.client.IncompleteRead, ConnectionError, TimeoutError)
 
 
@@ -75,7 +80,7 @@ def files_url(base_url: str | None = None) -> str:
     return (base_url or os.environ.get(BASE_URL_ENV) or PHYSIONET_FILES).rstrip("/")
 
 
-def fetch_url(url: str, out: BinaryIO, *, timeout: float = 60.0) -> None:
+def fetch_url(url: str, out: BinaryIO, *, timeout: float | None = None) -> str | None:
     """Stream ``url`` into the binary file ``out`` (1 MiB chunks).
 
     Parameters
@@ -84,8 +89,13 @@ def fetch_url(url: str, out: BinaryIO, *, timeout: float = 60.0) -> None:
         HTTP(S) URL.
     out : binary file
         Anything with a ``write(bytes)`` method.
-    timeout : float, default 60
-        Seconds without progress before the transfer fails.
+    timeout : float, optional
+        Seconds without progress before the transfer fails (default :data:`STALL_S`).
+
+    Returns
+    -------
+    str or None
+        The response's ``Content-Type``.
 
     Raises
     ------
@@ -95,7 +105,7 @@ def fetch_url(url: str, out: BinaryIO, *, timeout: float = 60.0) -> None:
     urllib.error.URLError, OSError
         Network errors, HTTP errors (:class:`urllib.error.HTTPError`) and time-outs propagate.
     """
-    with urllib.request.urlopen(url, timeout=timeout) as response:
+    with urllib.request.urlopen(url, timeout=STALL_S if timeout is None else timeout) as response:
         expected = response.headers.get("Content-Length")
         received = 0
         for chunk in iter(lambda: response.read(CHUNK_BYTES), b""):
@@ -103,6 +113,7 @@ def fetch_url(url: str, out: BinaryIO, *, timeout: float = 60.0) -> None:
             received += len(chunk)
         if expected is not None and expected.isdigit() and received != int(expected):
             raise http.client.IncompleteRead(b"", int(expected) - received)
+        return response.headers.get("Content-Type")
 
 
 def fetch_published_digests(base: str) -> dict[str, Expected]:
@@ -165,16 +176,29 @@ def _fetch_once(url: str, dest: Path, expected: Expected) -> str | None:
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary_path(dest, suffix=".part")
     try:
-        with open(tmp, "wb") as out:
+        try:
+            out = open(tmp, "wb")
+        except OSError as exc:  # a read-only disk: named by the file, not its temporary
+            raise output_error(exc, tmp, dest) from exc
+        with out:
             writer = _HashingWriter(out)
             try:
-                fetch_url(url, writer)
-            except _BROKEN_TRANSFER as exc:
+                content_type = fetch_url(url, writer)
+            except (*_BROKEN_TRANSFER, urllib.error.URLError) as exc:
+                if isinstance(exc, urllib.error.HTTPError) or (
+                        isinstance(exc, urllib.error.URLError)
+                        and not isinstance(exc.reason, TimeoutError)):
+                    raise  # an HTTP error, a refused connection: not retried
+                stalled = isinstance(getattr(exc, "reason", exc), TimeoutError)
+                how = f"stalled (no byte for {STALL_S:g} s)" if stalled else "broke off"
                 return (f"expected {expected.describe()}, got {writer.size} bytes before the "
-                        f"transfer broke off ({exc!r})")
+                        f"transfer {how} ({exc!r})")
         problem = mismatch(expected, writer.sha256.hexdigest(), writer.size)
         if problem is None:
             os.replace(tmp, dest)
+        elif "html" in (content_type or "").lower() and "htm" not in dest.suffix.lower():
+            problem += (f" (the server sent an HTML page, {content_type}, instead of the file: "
+                        "an error or maintenance page)")
         return problem
     finally:
         Path(tmp).unlink(missing_ok=True)
@@ -266,5 +290,9 @@ def download_files(base: str, target: str | Path,
             record[name] = entry
     finally:
         if record != before:
-            write_record(target, record)
+            try:
+                write_record(target, record)
+            except OSError:
+                if sys.exc_info()[0] is None:  # else the error on its way is the one to tell
+                    raise
     return record

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from edr.io.writers import temporary_path
+from edr.io.writers import output_error, temporary_path
 
 __all__ = [
     "SUMS_NAME",
@@ -231,6 +231,8 @@ def write_record(folder: str | Path, files: Mapping[str, Mapping]) -> None:
         with open(tmp, "w", encoding="utf-8") as out:
             out.write(text + "\n")
         os.replace(tmp, folder / RECORD_NAME)
+    except OSError as exc:  # a read-only or full disk: named by the record, not its temporary
+        raise output_error(exc, tmp, folder / RECORD_NAME) from exc
     finally:
         Path(tmp).unlink(missing_ok=True)
 

@@ -12,6 +12,8 @@ read silently as the record.
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 from pathlib import Path
 
@@ -102,6 +104,20 @@ def _header_referencing(folder: Path, data_name: str) -> Path | None:
     return None
 
 
+def _link_note(p: Path) -> str:
+    """Why ``p`` is no file when it is a symbolic link that leads nowhere (a loop, a missing
+    target), in brackets; else ``""``."""
+    if not p.is_symlink():
+        return ""
+    try:
+        p.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return " (a symbolic link that loops)"
+        return f" (a symbolic link to {os.readlink(p)}, which does not exist)"
+    return ""
+
+
 def resolve_record(path: str | Path) -> Path:
     """Record base path (no extension) of ``path`` given as ``rec``, ``rec.hea`` or a data file.
 
@@ -142,13 +158,18 @@ def resolve_record(path: str | Path) -> Path:
     suffix = p.suffix.lower()
     if suffix == ".hea":
         if not p.is_file():
-            raise FileNotFoundError(f"WFDB header not found: {p}")
+            raise FileNotFoundError(f"WFDB header not found: {p}{_link_note(p)}")
         return p.with_suffix("")
     if p.with_name(p.name + ".hea").is_file():
         return p
+    hea = p.with_name(p.name + ".hea")
+    if not p.exists() and (hea.is_dir() or hea.is_symlink()):
+        if hea.is_dir():
+            raise RecordError(f"{hea} is a folder, not a WFDB header")
+        raise FileNotFoundError(f"WFDB header not found: {hea}{_link_note(hea)}")
     if not p.is_file():
-        raise FileNotFoundError(f"record not found: {p} (no such file, and no header {p.name}.hea)"
-                                + _formats_note(p))
+        raise FileNotFoundError(f"record not found: {p}{_link_note(p)} (no such file, and no "
+                                f"header {p.name}.hea)" + _formats_note(p))
     tried = [p.with_suffix(".hea")]
     stripped = _MULTI_FILE_SUFFIX.sub("", p.stem)
     if stripped != p.stem:
@@ -210,7 +231,7 @@ def check_record_path(path: str | Path) -> str:
     if p.is_dir():
         raise RecordError(f"{p} is a folder, not a record file")
     if not p.is_file():
-        raise FileNotFoundError(f"{READER_SUFFIXES[kind][0]} file not found: {p}")
+        raise FileNotFoundError(f"{READER_SUFFIXES[kind][0]} file not found: {p}{_link_note(p)}")
     return kind
 
 

@@ -48,6 +48,9 @@ _FS_TOKEN = re.compile(
     r"^([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)(?:/[0-9.eE+-]+(?:\([0-9.eE+-]*\))?)?$"
 )
 
+# ADC gain [(baseline)] [/units] of a WFDB signal line
+_GAIN_TOKEN = re.compile(r"^([^(/]*)(?:\([^)]*\))?(?:/.*)?$")
+
 
 def check_header_text(hea: Path) -> None:
     """Check the record line of WFDB header ``hea`` against its signal lines.
@@ -60,8 +63,9 @@ def check_header_text(hea: Path) -> None:
     ------
     RecordError
         Missing record line, a signal count that is not a non-negative integer or
-        differs from the number of signal lines, or a sampling frequency that is
-        not a positive number (the message names the header and the value).
+        differs from the number of signal lines, a sampling frequency that is
+        not a positive number, or an ADC gain that is not a finite number (the message names
+        the header and the value).
 
     See Also
     --------
@@ -111,6 +115,25 @@ def check_header_text(hea: Path) -> None:
             raise RecordError(
                 f"WFDB header {hea}: sampling frequency {token!r} is not a positive number of Hz"
             )
+    for number, line in enumerate(lines[1:], 1):
+        _check_gain(hea, number, line.split())
+
+
+def _check_gain(hea: Path, number: int, fields: list[str]) -> None:
+    """The ADC gain of a signal line (``gain[(baseline)][/units]``, its third field) is a finite
+    number: wfdb-python reads ``nan`` or ``inf`` as part of the signal's name. A gain of 0 is
+    WFDB's uncalibrated signal, a negative one an inverted signal: both are valid."""
+    if len(fields) < 3:
+        return
+    m = _GAIN_TOKEN.match(fields[2])
+    try:
+        gain = float(m.group(1)) if m else math.nan
+    except ValueError:
+        gain = math.nan
+    if not math.isfinite(gain):
+        name = " ".join(fields[8:]).rstrip(", ")
+        raise RecordError(f"WFDB header {hea}: signal {number}{f' ({name})' if name else ''} "
+                          f"has the ADC gain {fields[2]!r}, not a finite number")
 
 
 def _check_data_files(base: Path, header: wfdb.Record) -> None:

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -26,6 +27,8 @@ from edr.io import datasets, download, integrity
 TOY = {"r1.hea": b"r1 1 250 10\n", "r1.dat": bytes(range(200)) * 5, "r1.ann": b"note",
        "r2.hea": b"r2 1 250 10\n", "r2.dat": b"\x07" * 300}
 CACHE = "toy-1.0.0"
+#: download.STALL_S in the tests of stalled transfers (s).
+STALL_TEST_S = 0.3
 
 
 def _sha(data: bytes) -> str:
@@ -53,6 +56,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_error(404, "Not Found")
             return
         body = self.files[name]
+        if fault == "stall_head":  # no answer at all for a while
+            time.sleep(STALL_TEST_S * 5)
+            return
+        if fault == "html":  # an error or maintenance page, with status 200
+            body = b"<html><body><h1>Service temporarily unavailable</h1></body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         if fault == "truncate":
             body = body[: len(body) // 2]
         elif fault == "alter":
@@ -61,6 +75,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/octet-stream")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
+        if fault == "stall":  # half the file, then nothing for a while
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            time.sleep(STALL_TEST_S * 5)
+            return
         if fault == "drop":
             self.wfile.write(body[: len(body) // 2])
             self.wfile.flush()
@@ -421,3 +440,61 @@ def test_bidmc_from_the_loopback_server_against_the_manifest(server, bidmc_dir, 
     assert datasets.locate_database("bidmc", manifest=manifest) == folder
     assert datasets.verify_database(folder, "bidmc", manifest=manifest) == {}
     assert "SHA256SUMS.txt" not in _names(server)
+
+
+# ---------------------------------------------------------------- faults of the batch campaign
+
+
+def test_an_html_error_page_with_status_200_is_named(server, tmp_path):
+    """A server that answers with an error page and status 200: fetched twice, nothing kept,
+    and the message says it was an HTML page."""
+    _publish(server, TOY)
+    server.faults["toy/1.0.0/r1.dat"] = ["html", "html"]
+    with pytest.raises(VerificationError, match=r"^r1\.dat failed verification 2 times: .*"
+                       r"the server sent an HTML page, text/html; charset=utf-8"):
+        datasets.locate_database("toy", manifest=_toy())
+    assert not (tmp_path / "cache" / CACHE / "r1.dat").exists()
+
+
+@pytest.mark.parametrize("fault", ["stall", "stall_head"])
+def test_a_stalled_transfer_is_fetched_again_then_named(server, tmp_path, monkeypatch, fault):
+    """A server that stops sending (mid-file, or before its headers, which urllib reports as a
+    URLError) for longer than download.STALL_S: the file is fetched once more; stalled twice it
+    is named."""
+    monkeypatch.setattr(download, "STALL_S", STALL_TEST_S)
+    _publish(server, TOY)
+    server.faults["toy/1.0.0/r2.dat"] = [fault]
+    folder = datasets.locate_database("toy", manifest=_toy())
+    assert (folder / "r2.dat").read_bytes() == TOY["r2.dat"]
+    assert _names(server).count("r2.dat") == 2
+    server.faults["toy/1.0.0/r2.dat"] = [fault, fault]
+    (folder / "r2.dat").write_bytes(b"changed")
+    with pytest.raises(VerificationError, match=r"^r2\.dat failed verification 2 times: .*"
+                       r"before the transfer stalled \(no byte for 0\.3 s\)"):
+        datasets.locate_database("toy", manifest=_toy())
+    assert _leftovers(folder) == []
+
+
+def test_a_read_only_cache_names_the_file_and_the_way_out(cached, server, monkeypatch):
+    """A changed file in a cache on a read-only disk: the error names the file that could not
+    be replaced (not the record's temporary file) and EDR_CACHE_DIR."""
+    import errno
+
+    (cached / "r2.dat").write_bytes(b"changed")
+    real_unlink = Path.unlink
+
+    def read_only(path, *args, **kwargs):
+        if path.parent == cached:
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return real_unlink(path, *args, **kwargs)
+
+    def no_file(*args, dir=None, prefix="", suffix="", **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system", os.path.join(dir, prefix + suffix))
+
+    monkeypatch.setattr(Path, "unlink", read_only)
+    monkeypatch.setattr("tempfile.mkstemp", no_file)
+    with pytest.raises(DataUnavailableError) as caught:
+        datasets.locate_database("toy", manifest=_toy())
+    message = str(caught.value)
+    assert f"Read-only file system: '{cached / 'r2.dat'}')" in message
+    assert "set EDR_CACHE_DIR to a folder that can" in message and ".part" not in message

@@ -20,6 +20,7 @@ MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "ed
            "edr.cross_phase",
            "edr.signal", "edr.mains", "edr.leads", "edr.multilead", "edr.scoring",
            "edr.similarity", "edr.evaluate.agreement", "edr.evaluate.stats", "edr.evaluate.breaths",
+           "edr.evaluate.cli",
            "edr.simulate.recording", "edr.simulate.scenarios", "edr.simulate.parameters",
            "edr.simulate.events", "edr.beats.detection", "edr.beats.mask", "edr.beats.polarity",
            "edr.io", "edr.io.edf_reader", "edr.io.csv_reader", "edr.io.writers", "edr.io.locks",

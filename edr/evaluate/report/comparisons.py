@@ -16,17 +16,48 @@ from edr.names import DEFAULT_SIGMA2
 from edr.options import DEFAULT_METHOD
 
 __all__ = ["ALPHA", "comparison_configs", "comparisons", "head_to_head", "quartiles",
-           "reference_config", "stars", "usable_configs", "wins"]
+           "records_used", "reference_config", "stars", "usable_configs", "wins"]
 
 
 ALPHA = 0.05
 
 
 def usable_configs(table: ResultsTable, column: str) -> list[int]:
-    """Configurations with a finite score on at least half of the records."""
+    """Configurations with a finite score on at least half of the records some configuration
+    scored (a record none could score, unreadable or without a reference, says nothing about
+    any of them)."""
     v = table.values[column]
+    n_scored = int(np.isfinite(v).any(axis=1).sum())
     return [j for j in range(len(table.configs))
-            if np.isfinite(v[:, j]).sum() >= max(2, v.shape[0] / 2)]
+            if np.isfinite(v[:, j]).sum() >= max(2, n_scored / 2)]
+
+
+def records_used(table: ResultsTable, column: str, cols: Sequence[int]) -> str:
+    """Which records the tests of one metric used: the paired tests' (complete on every tested
+    configuration ``cols``), the independent tests' (each configuration's scored records), the
+    configurations left out and the records no configuration scored; or why there is no test."""
+    finite = np.isfinite(table.values[column])
+    scored = finite.any(axis=1)
+
+    def names(mask) -> str:
+        return ", ".join(r for r, k in zip(table.records, mask, strict=True) if k)
+
+    counts = ", ".join(f"{table.configs[j]} {int(finite[:, j].sum())}"
+                       for j in range(len(table.configs)))
+    none = f"; no configuration scored {names(~scored)}" if (~scored).any() else ""
+    if len(cols) < 2:
+        return (f"no test: fewer than two configurations scored at least half of the "
+                f"{int(scored.sum())} records any configuration scored (records scored: {counts})"
+                + none)
+    complete = finite[:, list(cols)].all(axis=1)
+    partial = scored & ~complete
+    left = [j for j in range(len(table.configs)) if j not in cols]
+    return (f"paired tests on {int(complete.sum())} records ("
+            + (f"every scored record but {names(partial)}" if partial.any()
+               else "every scored record")
+            + f"), Kruskal–Wallis and Dunn on each configuration's scored records ({counts})"
+            + ("; left out of the tests: " + ", ".join(table.configs[j] for j in left)
+               if left else "") + none)
 
 
 def comparisons(table: ResultsTable, column: str):

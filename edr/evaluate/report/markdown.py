@@ -10,7 +10,7 @@ import numpy as np
 from edr.evaluate import stats
 from edr.evaluate.agreement import Agreement
 from edr.evaluate.breaths import MAX_TOLERANCE_S, TOLERANCE_FRACTION, BreathScores
-from edr.evaluate.report.comparisons import head_to_head, quartiles, stars, wins
+from edr.evaluate.report.comparisons import head_to_head, quartiles, records_used, stars, wins
 from edr.evaluate.report.tables import METRICS, Metric, ResultsTable, lead_choice
 from edr.io.reference import BREATH_EVENTS, END_OF_INSPIRATION
 from edr.signal import RATE_STEP_S, SEGMENT_S
@@ -291,7 +291,8 @@ def _omnibus_lines(table: ResultsTable, comps: dict) -> list[str]:
          "and MATLAB's `multcompare` with Bonferroni correction, i.e. Dunn's test on the joint "
          "ranks; these are given for comparability (effect sizes ε² and Cliff's delta). "
          "Records with a failed task are left out of the paired tests; configurations that "
-         "failed on more than half of the records are left out of all tests.\n",
+         "failed on more than half of the records some configuration scored are left out of "
+         "all tests.\n",
          "| metric | Friedman χ² | df | p | Kendall's W | complete records | Kruskal–Wallis H "
          "| p | ε² |",
          "|---|---|---|---|---|---|---|---|---|"]
@@ -306,6 +307,8 @@ def _omnibus_lines(table: ResultsTable, comps: dict) -> list[str]:
         io = indep.omnibus
         L.append(f"| {cell(m.label)} | {fr} | {io.statistic:.2f} | {format_p(io.pvalue)} | "
                  f"{io.effect_size:.2f} |")
+    L.append("\nRecords used:\n")
+    L += [f"- {m.label}: {records_used(table, m.column, comps[m.column][2])}." for m in METRICS]
     L.append("")
     return L
 
