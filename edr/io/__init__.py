@@ -98,9 +98,9 @@ def read_record(
         exists. WFDB records only.
     breath_times : array_like or str or Path, optional
         Breath times of one's own (s from the first sample), or a text file of them
-        (:func:`edr.io.reference.breath_times_file`: one per line, or a ``time_s`` column as the
+        (:func:`edr.io.breath_times.breath_times_file`: one per line, or a ``time_s`` column as the
         breaths CSV of ``edr extract --breaths`` writes): the reference, in place of the file's
-        annotations, any format (:func:`edr.io.reference.with_breath_times`).
+        annotations, any format (:func:`edr.io.breath_times.with_breath_times`).
 
     Returns
     -------
@@ -196,7 +196,7 @@ def read_record(
         )
     if breath_times is None:
         return rec
-    from edr.io.reference import with_breath_times
+    from edr.io.breath_times import with_breath_times
 
     return with_breath_times(rec, breath_times)
 

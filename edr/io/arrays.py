@@ -22,9 +22,9 @@ from edr.errors import (
     SamplingRateError,
     UnitError,
 )
+from edr.io.breath_times import given_breath_times
 from edr.io.channels import choose_ecg, choose_resp, clean_name, ecg_channels
 from edr.io.recording import VOLTAGE_UNITS, Recording, to_millivolts
-from edr.io.reference import given_breath_times
 from edr.io.time_axis import (
     INDEX_COLUMNS,
     check_time_rate,

@@ -305,7 +305,7 @@ def test_random_bytes_are_never_a_reference_nor_an_error(tmp_path, bidmc_dir):
     ('"onset_s"\r\n"2.5"\r\n"6.1"\r\n', [2.5, 6.1]),                       # quoted, CRLF
 ])
 def test_breath_times_from_a_file_of_ones_own(tmp_path, text, expected):
-    from edr.io.reference import breath_times_file
+    from edr.io.breath_times import breath_times_file
 
     path = tmp_path / "b.csv"
     path.write_text(text, newline="")
@@ -313,7 +313,7 @@ def test_breath_times_from_a_file_of_ones_own(tmp_path, text, expected):
 
 
 def test_breath_times_files_that_hold_none_are_named(tmp_path):
-    from edr.io.reference import breath_times_file
+    from edr.io.breath_times import breath_times_file
 
     with pytest.raises(FileNotFoundError, match="breath times file not found"):
         breath_times_file(tmp_path / "none.csv")
