@@ -394,3 +394,29 @@ def test_few_beats_in_a_long_ecg_name_the_sampling_rate():
     assert "longer recording" not in str(e.value)
     with pytest.raises(SignalError, match="give a longer recording"):
         extract_edr(ecg[:1250], fs=125.0)
+
+
+def test_clipping_one_rule_two_run_lengths():
+    """A beat is clipped by a run of 2 samples at the rail (its QRS bent); a sample counts as
+    clipped in a run of CLIP_RUN_S (an R apex's two equal samples are no rail). Both judge the
+    extremes of the samples given, and a flat lead is not clipped."""
+    from edr.beats.flags import (
+        CLIPPED_BEAT_RUN,
+        clip_run_samples,
+        clipped_beats,
+        clipped_samples,
+        rail_samples,
+    )
+    from edr.stream.faults import RailRuns
+
+    fs = 250.0
+    x = np.zeros(2500)
+    x[500:502] = 1.0  # an apex of two equal samples
+    x[1500:1520] = -1.0  # 80 ms at the lower rail
+    ok = np.ones(x.size, dtype=bool)
+    assert CLIPPED_BEAT_RUN == 2 and clip_run_samples(fs) == 10
+    assert clipped_beats(x, ok, np.array([501, 1000, 1510]), fs).tolist() == [True, False, True]
+    assert clipped_samples(x, fs) == 20
+    assert RailRuns(fs, 1).push(x[:, None]).tolist() == [20]
+    assert not rail_samples(np.ones(100), np.ones(100, bool), 2).any()
+    assert clipped_samples(np.full(100, np.nan), fs) == 0
