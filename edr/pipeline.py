@@ -36,7 +36,7 @@ from edr.options import (
     EDROptions,
 )
 from edr.rates import QUALITY_THRESHOLD, RateSpan, judged_rates, settled_span
-from edr.signal import GRID_FS, MIN_BEATS, SEGMENT_S
+from edr.signal import GRID_FS, MIN_BEATS, RATE_WINDOW_S
 from edr.stitch import MAX_GAP_S, Stitcher, WindowPart
 from edr.tables import ResultTables
 from edr.windows import (
@@ -369,7 +369,8 @@ def run(recording, opts: EDROptions) -> EDRResult:
         raise SignalError(
             f"record {getattr(recording, 'name', '?')!r} holds {duration:.3g} s of ECG "
             f"({round(duration * fs)} samples at {fs:g} Hz), too short for an EDR, which needs "
-            f"at least {MIN_BEATS} heart beats (a respiratory rate needs {SEGMENT_S:g} s); give a "
+            f"at least {MIN_BEATS} heart beats (a respiratory rate needs {RATE_WINDOW_S:g} s); "
+            "give a "
             "longer recording (a minute or more)")
     plan, masked, dead, rails = plan_record(recording, leads, duration, opts)
     stitcher = Stitcher(grid, opts.fs_out, opts.spec.sign_reference is not None)

@@ -45,7 +45,7 @@ def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> 
     the reference, outputs, time."""
     import numpy as np
 
-    from edr.signal import SEGMENT_S
+    from edr.signal import RATE_WINDOW_S
 
     rate = np.asarray(result.rate_bpm, dtype=float)
     rate = rate[np.isfinite(rate)]
@@ -58,7 +58,8 @@ def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> 
            == "fs2" else ""),
         f"beats      {result.n_beats} used, {result.n_beats_dropped} dropped",
         f"resp rate  median {_fmt(float(np.median(rate)) if rate.size else None, '.1f')} "
-        f"breaths/min, given for {rate.size}/{np.size(result.rate_bpm)} windows of {SEGMENT_S:g} s "
+        f"breaths/min, given for {rate.size}/{np.size(result.rate_bpm)} windows of "
+        f"{RATE_WINDOW_S:g} s "
         f"(quality >= {result.summary()['quality_threshold']:g})",
         f"status     {result.status}",
     ]
