@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from edr.beats.mask import glitch_mask, true_runs
+from edr.beats.mask import glitch_limits, true_runs
 from edr.dsp.running import rank_filter_mirror
-from edr.io.digital_lead import DigitalLead, as_lead
+from edr.io.digital_lead import as_lead, lead_blocks
 from edr.medians import median
 from edr.modulation import QRS_HALF_WIDTH_S
 
@@ -101,13 +101,13 @@ def rail_samples(x: np.ndarray, ok: np.ndarray, min_run: int) -> np.ndarray:
 def clipped_samples(ecg, fs: float) -> int:
     """How many samples of a lead are held at its rail: :func:`rail_samples` in runs of at least
     :func:`clip_run_samples`, judged on its finite samples that are no impulse glitch
-    (:func:`edr.beats.mask.glitch_mask`). The count a stream reports
+    (:func:`edr.beats.mask.glitch_limits`). The count a stream reports
     (:class:`edr.stream.faults.RailRuns`, against the extremes held so far), over a whole record.
 
     Parameters
     ----------
     ecg : array_like or DigitalLead, shape (n,)
-        The lead as recorded (a DigitalLead is judged on its digital samples, not converted).
+        The lead as recorded; read a block at a time (:func:`edr.io.digital_lead.lead_blocks`).
     fs : float
         Sampling rate (Hz).
 
@@ -130,15 +130,38 @@ def clipped_samples(ecg, fs: float) -> int:
     720
     """
     x = as_lead(ecg)
-    ok = ~glitch_mask(x, fs)
-    if isinstance(x, DigitalLead):
-        values = x.digital
-        if x.invalid is not None:
-            ok &= values != x.invalid
-    else:
-        values = np.asarray(x, dtype=float)
-        ok &= np.isfinite(values)
-    return int(np.count_nonzero(rail_samples(values, ok, clip_run_samples(fs))))
+    limits = glitch_limits(x, fs)
+
+    def judged(block):  # the block with its glitches and infinities NaN
+        bad = ~np.isfinite(block)
+        if limits is not None:
+            with np.errstate(invalid="ignore"):
+                bad |= np.abs(block - limits[0]) > limits[1]
+        return np.where(bad, np.nan, block)
+
+    hi, lo = -np.inf, np.inf
+    for _, block in lead_blocks(x):
+        b = judged(block)
+        if not np.isnan(b).all():
+            hi, lo = max(hi, np.nanmax(b)), min(lo, np.nanmin(b))
+    if not hi > lo:  # no value, or one only: flat, not clipped
+        return 0
+    min_run, total = clip_run_samples(fs), 0
+    carried = {hi: 0, lo: 0}  # the run at each rail reaching the end of the previous block
+    for _, block in lead_blocks(x):
+        b = judged(block)
+        for rail in (hi, lo):
+            starts, stops = true_runs(b == rail)
+            lengths = stops - starts
+            if starts.size and starts[0] == 0:  # it goes on from the previous block
+                lengths[0] += carried[rail]
+            elif carried[rail] >= min_run:
+                total += carried[rail]
+            ends_open = bool(stops.size) and stops[-1] == b.size
+            carried[rail] = int(lengths[-1]) if ends_open else 0
+            done = lengths[:-1] if ends_open else lengths
+            total += int(done[done >= min_run].sum())
+    return total + sum(n for n in carried.values() if n >= min_run)
 
 
 def running_median(v: np.ndarray, size: int = 11) -> np.ndarray:
