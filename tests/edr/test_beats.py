@@ -420,3 +420,28 @@ def test_clipping_one_rule_two_run_lengths():
     assert RailRuns(fs, 1).push(x[:, None]).tolist() == [20]
     assert not rail_samples(np.ones(100), np.ones(100, bool), 2).any()
     assert clipped_samples(np.full(100, np.nan), fs) == 0
+
+
+@pytest.mark.parametrize("block", [7, 64, 1 << 20])
+def test_clipped_samples_block_by_block_as_on_the_whole_lead(block, monkeypatch):
+    """The count read a block at a time is rail_samples' on the whole lead (runs across block
+    ends, glitches and NaN excluded), and a DigitalLead's is its physical values'."""
+    import edr.beats.flags as flags
+    from edr.beats.mask import glitch_mask
+    from edr.io.digital_lead import DigitalLead, lead_blocks
+
+    monkeypatch.setattr(flags, "lead_blocks", lambda x: lead_blocks(x, block))
+    rng = np.random.default_rng(block)
+    for _ in range(60):
+        n, fs = int(rng.integers(10, 3000)), float(rng.choice([25.0, 100.0, 250.0]))
+        x = np.round(rng.standard_normal(n).cumsum() / 3)  # long runs of equal values
+        x = np.clip(x, *np.percentile(x, [rng.uniform(0, 30), rng.uniform(70, 100)]))
+        x[rng.integers(0, n, 2)] = np.nan
+        x[rng.integers(0, n)] = 1e30
+        ok = np.isfinite(x) & ~glitch_mask(x, fs)
+        whole = int(flags.rail_samples(x, ok, flags.clip_run_samples(fs)).sum())
+        assert flags.clipped_samples(x, fs) == whole
+    digital = np.clip(np.round(rng.standard_normal(5000) * 300), -400, 400).astype(np.int16)
+    digital[17] = -32768
+    lead = DigitalLead(digital, 200.0, 0, -32768)
+    assert flags.clipped_samples(lead, 250.0) == flags.clipped_samples(np.asarray(lead), 250.0)
