@@ -131,33 +131,26 @@ def clipped_samples(ecg, fs: float) -> int:
     """
     x = as_lead(ecg)
     limits = glitch_limits(x, fs)
-
-    def judged(block):  # the block with its glitches and infinities NaN
-        bad = ~np.isfinite(block)
-        if limits is not None:
-            with np.errstate(invalid="ignore"):
-                bad |= np.abs(block - limits[0]) > limits[1]
-        return np.where(bad, np.nan, block)
-
     hi, lo = -np.inf, np.inf
     for _, block in lead_blocks(x):
-        b = judged(block)
-        if not np.isnan(b).all():
-            hi, lo = max(hi, np.nanmax(b)), min(lo, np.nanmin(b))
+        with np.errstate(invalid="ignore"):  # NaN, inf and glitches are not judged
+            ok = (np.isfinite(block) if limits is None
+                  else np.abs(block - limits[0]) <= limits[1])
+        hi = max(hi, np.max(block, where=ok, initial=-np.inf))
+        lo = min(lo, np.min(block, where=ok, initial=np.inf))
     if not hi > lo:  # no value, or one only: flat, not clipped
         return 0
     min_run, total = clip_run_samples(fs), 0
     carried = {hi: 0, lo: 0}  # the run at each rail reaching the end of the previous block
     for _, block in lead_blocks(x):
-        b = judged(block)
-        for rail in (hi, lo):
-            starts, stops = true_runs(b == rail)
+        for rail in (hi, lo):  # a finite value within the glitch limits: no glitch equals it
+            starts, stops = true_runs(block == rail)
             lengths = stops - starts
             if starts.size and starts[0] == 0:  # it goes on from the previous block
                 lengths[0] += carried[rail]
             elif carried[rail] >= min_run:
                 total += carried[rail]
-            ends_open = bool(stops.size) and stops[-1] == b.size
+            ends_open = bool(stops.size) and stops[-1] == block.size
             carried[rail] = int(lengths[-1]) if ends_open else 0
             done = lengths[:-1] if ends_open else lengths
             total += int(done[done >= min_run].sum())
