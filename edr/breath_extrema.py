@@ -12,7 +12,7 @@ import numpy as np
 from edr._rowstats import row_percentile
 from edr.dsp.peaks import find_peaks
 from edr.rates import rate_series, window_starts
-from edr.signal import SEGMENT_S
+from edr.signal import RATE_WINDOW_S
 
 __all__ = ["MIN_CYCLE_FRACTION", "PROMINENCE", "RELATIVE_PROMINENCE", "TYPICAL_PERCENTILE",
            "TYPICAL_SPAN_S", "breath_candidates", "breath_onsets", "breath_peaks", "finite_runs",
@@ -63,7 +63,7 @@ def finite_runs(x) -> list[tuple[int, int]]:
 
 def local_period(x, fs: float, t0: float = 0.0) -> np.ndarray:
     """Local breathing period (s) at every sample of ``x``: 60 over the fastest spectral-peak
-    rate (:func:`edr.rates.rate_series`) of the :data:`~edr.signal.SEGMENT_S` rate windows that
+    rate (:func:`edr.rates.rate_series`) of the :data:`~edr.signal.RATE_WINDOW_S` rate windows that
     cover the sample (the nearest window with a rate when none covering it has one; NaN when no
     window of ``x`` has a rate).
 
@@ -87,7 +87,7 @@ def local_period(x, fs: float, t0: float = 0.0) -> np.ndarray:
     if not ok.any():
         return period
     centres, bpm = centres[ok], bpm[ok]
-    win = int(round(SEGMENT_S * fs))
+    win = int(round(RATE_WINDOW_S * fs))
     for a, rate in zip(window_starts(x.size, fs)[ok], bpm, strict=True):  # the fastest rate
         period[a:a + win] = np.fmin(period[a:a + win], 60.0 / rate)  # of the windows covering
     hole = np.flatnonzero(np.isnan(period))

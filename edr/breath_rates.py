@@ -23,7 +23,7 @@ import numpy as np
 from edr.io.arrays import as_series
 from edr.rate_spectra import spectral_peak_rates
 from edr.rates import AGREEMENT_BPM
-from edr.signal import GRID_FS, RATE_TILT, SEGMENT_S, carried_bpm
+from edr.signal import GRID_FS, RATE_TILT, RATE_WINDOW_S, carried_bpm
 
 __all__ = ["MIN_BREATHS", "breath_rate_series", "counted_rates", "with_counted_rates"]
 
@@ -32,7 +32,7 @@ MIN_BREATHS = 3
 reference's window rates (Charlton et al. 2016), so the two sides count alike."""
 
 
-def breath_rate_series(breath_times, window_starts_s, *, window_s: float = SEGMENT_S,
+def breath_rate_series(breath_times, window_starts_s, *, window_s: float = RATE_WINDOW_S,
                        min_breaths: int = MIN_BREATHS):
     """Rate per window counted from breath times.
 
@@ -47,7 +47,7 @@ def breath_rate_series(breath_times, window_starts_s, *, window_s: float = SEGME
         Breath times in s (annotated, or found in an EDR).
     window_starts_s : array_like
         Window start times in s.
-    window_s : float, default :data:`~edr.signal.SEGMENT_S`
+    window_s : float, default :data:`~edr.signal.RATE_WINDOW_S`
         Window length in s.
     min_breaths : int, default :data:`MIN_BREATHS`
         Fewest breaths for a rate.
@@ -112,7 +112,7 @@ def counted_rates(edr, rate_bpm, rate_time, breath_times, beat_times, *,
     rate_bpm : array_like, shape (m,)
         The windows' spectral-peak rates, NaN where withheld.
     rate_time : array_like, shape (m,)
-        The windows' centres (s); each window is :data:`~edr.signal.SEGMENT_S` long, inside
+        The windows' centres (s); each window is :data:`~edr.signal.RATE_WINDOW_S` long, inside
         the grid.
     breath_times : array_like
         The breaths found in the EDR (s, same time origin).
@@ -158,7 +158,7 @@ def counted_rates(edr, rate_bpm, rate_time, breath_times, beat_times, *,
     (5.6, 23.9)
     """
     rate = as_series(rate_bpm, "rate_bpm")
-    starts = as_series(rate_time, "rate_time") - SEGMENT_S / 2.0
+    starts = as_series(rate_time, "rate_time") - RATE_WINDOW_S / 2.0
     counted = breath_rate_series(breath_times, starts)
     carried = carried_bpm(as_series(beat_times, "beat_times"), starts)
     use = np.flatnonzero(np.isfinite(rate) & np.isfinite(counted) & (counted <= carried)

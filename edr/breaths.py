@@ -55,7 +55,7 @@ from edr.io.annotations import BREATH_COLUMNS
 from edr.pauses import PAUSE_S, find_pauses
 from edr.polarity import RSA_MIN_BPM, Polarity, decide_polarity
 from edr.rates import QUALITY_THRESHOLD
-from edr.signal import SEGMENT_S
+from edr.signal import RATE_WINDOW_S
 
 __all__ = ["BREATH_MIN_QUALITY", "MIN_CYCLE_FRACTION", "PAUSE_RELATIVE", "POLARITIES", "PROMINENCE",
            "RELATIVE_PROMINENCE",
@@ -414,13 +414,13 @@ def judged_around(time, result, pending_from: float = np.inf) -> np.ndarray:
     time = np.asarray(time, dtype=float)
     centres = np.asarray(result.rate_time, dtype=float)
     given = centres[np.isfinite(np.asarray(result.rate_bpm, dtype=float))]
-    pending = time > float(pending_from) - SEGMENT_S / 2
+    pending = time > float(pending_from) - RATE_WINDOW_S / 2
     if given.size == 0 or time.size == 0:
         return pending
     k = np.clip(np.searchsorted(given, time), 1, max(given.size - 1, 1))
     near = np.minimum(np.abs(time - given[k - 1]),
                       np.abs(time - given[np.minimum(k, given.size - 1)]))
-    return (near < SEGMENT_S / 2) | pending
+    return (near < RATE_WINDOW_S / 2) | pending
 
 
 def _stretches(t: np.ndarray, mask: np.ndarray, fs: float) -> np.ndarray:

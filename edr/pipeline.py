@@ -21,7 +21,6 @@ from itertools import islice
 
 import numpy as np
 
-from edr.beats import signal_mask
 from edr.breath_rates import with_counted_rates
 from edr.errors import SignalError
 from edr.io.arrays import as_recording
@@ -38,7 +37,7 @@ from edr.options import (
     EDROptions,
 )
 from edr.rates import QUALITY_THRESHOLD, RateSpan, judged_rates, settled_span
-from edr.signal import GRID_FS, MIN_BEATS, SEGMENT_S
+from edr.signal import GRID_FS, MIN_BEATS, RATE_WINDOW_S
 from edr.stitch import MAX_GAP_S, Stitcher, WindowPart
 from edr.tables import ResultTables
 from edr.windows import (
@@ -47,12 +46,10 @@ from edr.windows import (
     WindowAnalysis,
     analyse_window,
     check_rate,
-    dead_leads,
-    masked_stretches,
     output_grid,
+    plan_record,
     plan_windows,
     record_leads,
-    window_plan,
 )
 from kpca._blas import blas_limited_to_one_thread
 
@@ -163,6 +160,13 @@ class EDRResult(ResultTables):
     unusable_leads : dict
         ``{lead: why}`` of the leads analysed that are flat or missing over the whole record
         (:func:`edr.windows.dead_leads`): left out of every window.
+    clipped_samples : dict
+        ``{lead: n}`` of the leads analysed: samples held at the lead's rail
+        (:func:`edr.beats.flags.clipped_samples`, the count of a stream's summary).
+    clipped_beats : dict
+        ``{lead: n}``: beats with a clipped QRS (:func:`edr.beats.flags.clipped_beats`, dropped
+        while fewer than half the beats clip) among those timing the windows (the analysed lead's;
+        in multi-lead modes the chosen lead's), counted as ``n_beats``.
 
     See Also
     --------
@@ -201,6 +205,8 @@ class EDRResult(ResultTables):
     status: str = "ok"
     masked: list = field(default_factory=list)
     unusable_leads: dict = field(default_factory=dict)
+    clipped_samples: dict = field(default_factory=dict)
+    clipped_beats: dict = field(default_factory=dict)
 
     def grid_columns(self) -> dict:
         """``time_s``, ``edr``, ``rate_bpm`` and ``quality`` on the output grid: each grid point
@@ -246,6 +252,8 @@ class EDRResult(ResultTables):
             "quality_threshold": QUALITY_THRESHOLD,
             "masked_s": [[float(a), float(b)] for a, b in self.masked],
             "unusable_leads": dict(self.unusable_leads),
+            "clipped_samples": dict(self.clipped_samples),
+            "clipped_beats": dict(self.clipped_beats),
             "n_windows": len(self.windows),
             "windows": [to_jsonable(w) for w in self.windows],
             "selection": sel,
@@ -366,15 +374,17 @@ def run(recording, opts: EDROptions) -> EDRResult:
         raise SignalError(
             f"record {getattr(recording, 'name', '?')!r} holds {duration:.3g} s of ECG "
             f"({round(duration * fs)} samples at {fs:g} Hz), too short for an EDR, which needs "
-            f"at least {MIN_BEATS} heart beats (a respiratory rate needs {SEGMENT_S:g} s); give a "
+            f"at least {MIN_BEATS} heart beats (a respiratory rate needs {RATE_WINDOW_S:g} s); "
+            "give a "
             "longer recording (a minute or more)")
-    plan, masked, dead = _plan(recording, leads, duration, opts)
+    plan, masked, dead, rails = plan_record(recording, leads, duration, opts)
     stitcher = Stitcher(grid, opts.fs_out, opts.spec.sign_reference is not None)
     infos: list[WindowInfo] = []
     analyses = []  # (window, info) of the analysed windows
     spans = []  # what judging the rates needs of them (settled): their analyses are not kept
     first = None
     n_used = n_dropped = 0
+    clipped_beats = {}
     for window, wa, exc in _analyses(_progress(plan, opts), leads, fs, grid, opts):
         if exc is not None:
             if len(plan) == 1:
@@ -384,6 +394,7 @@ def run(recording, opts: EDROptions) -> EDRResult:
             continue
         part = stitcher.add(window, wa)
         n_used, n_dropped = n_used + part.n_used, n_dropped + part.n_dropped
+        clipped_beats[wa.segment.lead] = clipped_beats.get(wa.segment.lead, 0) + part.n_clipped
         infos.append(_window_info(window, wa, part))
         analyses.append((window, infos[-1]))
         spans.append(settled_span(RateSpan.of(window, wa), grid.size, opts.fs_out, grid[0]))
@@ -405,7 +416,8 @@ def run(recording, opts: EDROptions) -> EDRResult:
         beat_values=out.beat_values, rate_time=rates.time, rate_bpm=rates.rate_bpm,
         method=opts.method, lead=lead_name, sigma2=first.sigma2, selection=first.selection,
         windows=infos, n_beats=n_used, n_beats_dropped=n_dropped, params=params,
-        rate_quality=rates.quality, status=status, masked=masked, unusable_leads=dead))
+        rate_quality=rates.quality, status=status, masked=masked, unusable_leads=dead,
+        clipped_samples=rails, clipped_beats=clipped_beats))
 
 
 def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions):
@@ -437,28 +449,6 @@ def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions):
             done = ahead.popleft().result()
             ahead.extend(pool.submit(one, w) for w in islice(windows, 1))
             yield done
-
-
-def _plan(recording, leads: dict, duration: float, opts: EDROptions):
-    """``(windows, masked)``: the window plan and the stretches without a usable lead
-    (:func:`edr.windows.masked_stretches` of the leads as recorded, before the mains notch,
-    which would blur a flat line).
-
-    Raises
-    ------
-    SignalError
-        Every lead is masked over the whole record.
-    """
-    recorded = dict(getattr(recording, "leads", None) or {})
-    as_recorded = {n: recorded.get(n, recording.ecg) for n in leads}
-    masks = {n: signal_mask(x, float(recording.fs)) for n, x in as_recorded.items()}
-    masked = masked_stretches(as_recorded, float(recording.fs), masks=masks)
-    plan = window_plan(duration, opts, masked)
-    if not plan:
-        raise SignalError(f"record {getattr(recording, 'name', '?')!r} has no usable ECG: "
-                          f"{', '.join(leads)} flat or missing over the whole record; check the "
-                          "channel (a disconnected lead is flat)")
-    return plan, masked, dead_leads(as_recorded, masks)
 
 
 def _progress(plan, opts: EDROptions):

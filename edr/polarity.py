@@ -9,14 +9,14 @@ Two pieces of evidence, neither of which needs a reference, each with its own te
 * **respiratory sinus arrhythmia** (:func:`rsa_evidence`): in spontaneous breathing the heart
   rate rises with inspiration, so the EDR extrema that coincide with the fastest heart rate
   end inspiration. The heart rate's swing in phase with the EDR at the breathing frequency is
-  read from their cross-spectrum (Hann-tapered :data:`edr.signal.SEGMENT_S` segments, at each
+  read from their cross-spectrum (Hann-tapered :data:`edr.signal.WELCH_SEGMENT_S` segments, at each
   segment's EDR spectral peak); it counts only where their coherence is significant
   (:func:`coherence_threshold`) and the swing reaches :data:`RSA_MIN_BPM`: a coherent but
   small swing is common in critically ill, ventilated patients, whose positive-pressure
   breathing can reverse the arrhythmia;
 * **the breathing waveform's shape** (:func:`shape_evidence`): expiration rests at the
   end-expiratory level, so the waveform lingers near its expiratory extreme and is skewed
-  towards the inspiratory one. The skewness of every :data:`edr.signal.SEGMENT_S` window of
+  towards the inspiratory one. The skewness of every :data:`edr.signal.RATE_WINDOW_S` window of
   the EDR, and a one-sample t test of their mean.
 
 :func:`decide_polarity` takes the arrhythmia's sign where it counts (the evidence with the
@@ -33,7 +33,7 @@ import numpy as np
 
 from edr.dsp.moments import skew, ttest_1samp_pvalue
 from edr.errors import SignalError
-from edr.signal import RATE_BAND_BPM, SEGMENT_S, bandpass, to_uniform_grid
+from edr.signal import RATE_BAND_BPM, RATE_WINDOW_S, WELCH_SEGMENT_S, bandpass, to_uniform_grid
 
 __all__ = ["POLARITY_ALPHA", "RR_RANGE", "RSA_MIN_BPM", "Polarity", "RSAEvidence",
            "ShapeEvidence", "coherence_threshold", "decide_polarity", "heart_rate_on_grid",
@@ -152,7 +152,7 @@ def rsa_evidence(result) -> RSAEvidence:
     """The heart-rate swing that follows the EDR of ``result`` at the breathing frequency.
 
     The EDR and the heart rate (:func:`heart_rate_on_grid` of ``result.beat_times``) are cut
-    into consecutive :data:`edr.signal.SEGMENT_S` segments where both are finite; each is
+    into consecutive :data:`edr.signal.WELCH_SEGMENT_S` segments where both are finite; each is
     Hann-tapered and Fourier-transformed (``X``, ``H``) and read at the EDR's spectral peak in
     :data:`edr.signal.RATE_BAND_BPM` (so the frequency follows the breathing). With the sums
     over the segments, ``swing_bpm = Re(sum X* H) / sum |X|^2`` (the regression of the heart
@@ -189,7 +189,7 @@ def rsa_evidence(result) -> RSAEvidence:
     x = np.asarray(result.waveform, dtype=float)
     fs = float(result.fs)
     hr = heart_rate_on_grid(result.beat_times, result.time, fs)
-    n = int(round(SEGMENT_S * fs))
+    n = int(round(WELCH_SEGMENT_S * fs))
     starts = _segment_starts(np.isfinite(x) & np.isfinite(hr), n)
     if starts.size == 0:
         return RSAEvidence(0.0, 0.0, 0, float("nan"))
@@ -239,7 +239,7 @@ _NUMERICAL_ZERO = 1e-9  # skewness (and spread of skewness) indistinguishable fr
 
 def shape_evidence(x, fs: float) -> ShapeEvidence:
     """The skewness of the EDR ``x`` (sampled at ``fs``) in consecutive, non-overlapping
-    :data:`edr.signal.SEGMENT_S` windows of finite values, their mean and the two-sided
+    :data:`edr.signal.RATE_WINDOW_S` windows of finite values, their mean and the two-sided
     p-value of its one-sample t test (its sampling spread over the record's windows).
 
     See Also
@@ -260,7 +260,7 @@ def shape_evidence(x, fs: float) -> ShapeEvidence:
     (1, -1, 10, True)
     """
     x = np.asarray(x, dtype=float)
-    n = int(round(SEGMENT_S * fs))
+    n = int(round(RATE_WINDOW_S * fs))
     starts = _segment_starts(np.isfinite(x), n)
     if starts.size == 0:
         return ShapeEvidence(0.0, 1.0, 0)

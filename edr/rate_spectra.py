@@ -1,6 +1,6 @@
 """The rate windows and their spectral-peak rates (re-exported by :mod:`edr.rates`).
 
-A rate is the spectral peak of a :data:`~edr.signal.SEGMENT_S` window every
+A rate is the spectral peak of a :data:`~edr.signal.RATE_WINDOW_S` window every
 :data:`~edr.signal.RATE_STEP_S` (:func:`window_starts`; those an analysis window holds whole:
 :func:`rated_starts`): the Hann-windowed periodogram of the demeaned window, zero-padded to
 :data:`~edr.signal.RATE_NFFT` points, its peak within :data:`~edr.signal.RATE_BAND_BPM` chosen by
@@ -18,7 +18,7 @@ from edr.signal import (
     RATE_NFFT,
     RATE_STEP_S,
     RATE_TILT,
-    SEGMENT_S,
+    RATE_WINDOW_S,
     as_series,
     positive_rate,
 )
@@ -30,7 +30,7 @@ RATE_BLOCK = 32
 
 
 def window_starts(n: int, fs: float) -> np.ndarray:
-    """Sample indices where the :data:`~edr.signal.SEGMENT_S` rate windows (every
+    """Sample indices where the :data:`~edr.signal.RATE_WINDOW_S` rate windows (every
     :data:`~edr.signal.RATE_STEP_S`) of an ``n``-sample series start.
 
     See Also
@@ -43,7 +43,7 @@ def window_starts(n: int, fs: float) -> np.ndarray:
     >>> window_starts(480, 4.0)  # 32 s windows every 16 s of a 120 s series at 4 Hz
     array([  0,  64, 128, 192, 256, 320])
     """
-    win = int(round(SEGMENT_S * fs))
+    win = int(round(RATE_WINDOW_S * fs))
     step = int(round(RATE_STEP_S * fs))
     if n < win:
         return np.empty(0, dtype=int)
@@ -60,14 +60,14 @@ def rated_starts(n: int, fs: float, first: int, last: int) -> np.ndarray:
     >>> rated_starts(480, 4.0, 60, 479)
     array([ 64, 128, 192, 256, 320])
     """
-    win = int(round(SEGMENT_S * fs))
+    win = int(round(RATE_WINDOW_S * fs))
     starts = window_starts(n, fs)
     return starts[(starts >= first) & (starts + win - 1 <= last)]
 
 
 def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TILT,
                         max_bpm=None, min_bpm=None) -> np.ndarray:
-    """Spectral-peak rate (breaths/min) of the :data:`~edr.signal.SEGMENT_S` windows of ``x``
+    """Spectral-peak rate (breaths/min) of the :data:`~edr.signal.RATE_WINDOW_S` windows of ``x``
     starting at the sample indices ``starts`` (each window inside ``x``): the peak of the
     Hann-windowed periodogram of the demeaned window, zero-padded to
     :data:`~edr.signal.RATE_NFFT` points, within :data:`~edr.signal.RATE_BAND_BPM`: of its
@@ -100,7 +100,7 @@ def spectral_peak_rates(x, starts, fs: float = GRID_FS, *, tilt: float = RATE_TI
     """
     fs = positive_rate(fs)
     x = as_series(x, "x")
-    win = int(round(SEGMENT_S * fs))
+    win = int(round(RATE_WINDOW_S * fs))
     starts = np.asarray(starts, dtype=int)
     bpm = np.full(starts.size, np.nan)
     if starts.size == 0:

@@ -2,7 +2,7 @@
 
 The one home of the rate computations the pipeline, the stream and the evaluation share:
 
-* the rate windows — :data:`edr.signal.SEGMENT_S` long every :data:`edr.signal.RATE_STEP_S`
+* the rate windows — :data:`edr.signal.RATE_WINDOW_S` long every :data:`edr.signal.RATE_STEP_S`
   (:func:`window_starts`) — and their spectral-peak rates (:func:`spectral_peak_rates`,
   :func:`rate_series`);
 * the quality of a rate (:func:`rate_quality`, :func:`panel_agreement`), in the spirit of the
@@ -37,7 +37,7 @@ from edr.signal import (
     GRID_FS,
     NYQUIST_MARGIN_BPM,
     RATE_TILT,
-    SEGMENT_S,
+    RATE_WINDOW_S,
     as_series,
     carried_bpm,
     positive_rate,
@@ -59,11 +59,11 @@ MAX_DROPPED_SHARE = 1 / 3
 """An analysis window in which more than this share of the detected beats were dropped
 (ectopic, artefact, clipped) gives no rate: its morphology is not to be trusted
 (``docs/design.md#3-generalisation-to-unseen-patients``)."""
-_TOO_SHORT = f"too short for a rate: less than one {SEGMENT_S:g} s rate window"
+_TOO_SHORT = f"too short for a rate: less than one {RATE_WINDOW_S:g} s rate window"
 
 
 def rate_series(x, *, fs: float = GRID_FS, t0: float = 0.0, tilt: float = RATE_TILT):
-    """Respiratory rate per :data:`~edr.signal.SEGMENT_S` window
+    """Respiratory rate per :data:`~edr.signal.RATE_WINDOW_S` window
     (:data:`~edr.signal.RATE_STEP_S` step) from the spectral peak.
 
     Parameters
@@ -172,7 +172,7 @@ def rate_quality(edr, panel: Mapping[str, np.ndarray], weights: Mapping[str, flo
     edr = as_series(edr, "edr")
     fs = positive_rate(fs)
     starts = window_starts(edr.size, fs)
-    t = t0 + (starts + SEGMENT_S * fs / 2) / fs
+    t = t0 + (starts + RATE_WINDOW_S * fs / 2) / fs
     limit = None if beat_times is None else carried_bpm(beat_times, t0 + starts / fs)
     rates = _panel_rates(panel, starts, fs, RATE_TILT, limit)
     rate, quality = _judged(edr, starts, rates, weights, fs, RATE_TILT, limit)
@@ -224,7 +224,7 @@ def _judged(edr, starts, rates, weights, fs, tilt, limit):
 
 def _window_centres(starts: np.ndarray, fs: float, t0: float) -> np.ndarray:
     """Times (s) of the centres of the rate windows starting at the grid indices ``starts``."""
-    return t0 + (starts + int(round(SEGMENT_S * fs)) / 2) / fs
+    return t0 + (starts + int(round(RATE_WINDOW_S * fs)) / 2) / fs
 
 
 def _judging_spans(starts: np.ndarray, time: np.ndarray, spans, win: int) -> np.ndarray:
@@ -382,7 +382,8 @@ class JudgedRates:
         if any(info.quality["status"] == "ok" for _, info in analyses):
             return rates, "ok"
         if not self.time.size:
-            return rates, f"{_TOO_SHORT}; give at least {SEGMENT_S:g} s of ECG (a minute or more)"
+            return rates, (f"{_TOO_SHORT}; give at least {RATE_WINDOW_S:g} s of ECG (a minute or "
+                           "more)")
         given = int(np.isfinite(rates.rate_bpm).sum())
         return rates, (
             "no usable breathing: no analysis window is trustworthy (median quality below "
@@ -451,7 +452,7 @@ def judged_rates(waveform, grid, spans, fs_out: float,
     starts = window_starts(waveform.size, fs_out)
     time = _window_centres(starts, fs_out, t0)
     raw, quality = np.full(starts.size, np.nan), np.zeros(starts.size)
-    judge = _judging_spans(starts, time, spans, int(round(SEGMENT_S * fs_out)))
+    judge = _judging_spans(starts, time, spans, int(round(RATE_WINDOW_S * fs_out)))
     order = np.argsort(judge, kind="stable")  # each span's rate windows, in time order
     bounds = np.searchsorted(judge[order], np.arange(len(spans) + 1))
     for j, sp in enumerate(spans):

@@ -51,7 +51,7 @@ from edr.mains import remove_mains
 from edr.pauses import PAUSE_S
 from edr.rates import QUALITY_THRESHOLD
 from edr.scoring import band_passed_reference, score, window_rates
-from edr.signal import SEGMENT_S
+from edr.signal import RATE_WINDOW_S
 from edr.similarity import scores_meaning
 
 __all__ = ["BEAT_FATES", "BREATH_MARKS", "COLOURS", "MAX_POINTS", "MINUTE_S", "RecordFigure",
@@ -224,7 +224,8 @@ def _overview(recording, result, ref):
             err = np.abs(rate - ref_bpm)
             if np.isfinite(err).any():
                 title += f"; median |EDR - reference| {np.nanmedian(err):.1f} breaths/min"
-    return title, Series(*envelope(t_rate, rate), f"EDR rate ({SEGMENT_S:g} s windows)"), ref_rate
+    return (title, Series(*envelope(t_rate, rate), f"EDR rate ({RATE_WINDOW_S:g} s windows)"),
+            ref_rate)
 
 
 def _ecg(recording, result, minute):
@@ -324,7 +325,7 @@ def _score_lines(recording, result, ref) -> list[str]:
               f"MSC {s.msc:.2f}: coherence at the breathing frequency (1 = the same rhythm)",
               f"|r| {s.corr:.2f}: correlation of the waveforms (shape and timing)",
               f"rate error {s.rate_error_bpm:.2f} breaths/min: median |EDR - reference rate|,",
-              f"    over the {SEGMENT_S:g} s windows with both rates"]
+              f"    over the {RATE_WINDOW_S:g} s windows with both rates"]
     meaning = scores_meaning(s.msc, s.corr)
     return [*lines, *textwrap.wrap(meaning[0].upper() + meaning[1:] + ".", 62)]
 

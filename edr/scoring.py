@@ -5,7 +5,7 @@ on the uniform :data:`edr.signal.GRID_FS` grid and through the
 :func:`edr.signal.bandpass` (the reference: :func:`band_passed_reference`); then
 
 * **correlation** — ``|Pearson r|`` at zero lag;
-* **MSC** — mean magnitude-squared coherence (Welch, :data:`edr.signal.SEGMENT_S`
+* **MSC** — mean magnitude-squared coherence (Welch, :data:`edr.signal.WELCH_SEGMENT_S`
   Hann segments, 50 % overlap) over ``f_ref ± MSC_HALF_WIDTH_HZ``, ``f_ref``
   the Welch peak of the reference in :data:`edr.signal.BAND_HZ`;
 * **respiratory-rate error** — per-record median absolute difference between

@@ -42,7 +42,8 @@ __all__ = [
     "RATE_STEP_S",
     "RATE_TILT",
     "NYQUIST_MARGIN_BPM",
-    "SEGMENT_S",
+    "RATE_WINDOW_S",
+    "WELCH_SEGMENT_S",
     "CONCENTRATION_HALF_WIDTH_HZ",
     "WELCH_BLOCK_SEGMENTS",
     "WELCH_THREADS",
@@ -67,8 +68,15 @@ BAND_HZ = (0.05, 1.0)
 FILTER_ORDER = 4
 """Order of the Butterworth filters (applied forward and backward)."""
 
-SEGMENT_S = 32.0
-"""Length (s) of a Welch segment and of a respiratory-rate window."""
+RATE_WINDOW_S = 32.0
+"""Length (s) of a respiratory-rate window (one rate every :data:`RATE_STEP_S`): several breaths
+of the slowest rate in :data:`RATE_BAND_BPM`, short enough to follow a change of rate."""
+
+WELCH_SEGMENT_S = 32.0
+"""Length (s) of a Welch segment of the spectra that score and judge a series: the coherence
+(MSC) of :mod:`edr.scoring`, :func:`spectral_concentration`, the cross-spectrum of
+:func:`edr.polarity.rsa_evidence`. Equal to :data:`RATE_WINDOW_S` by the evaluation protocol, not
+by necessity: a rate window is one spectrum, a Welch segment one of those averaged."""
 
 RATE_STEP_S = 16.0
 """Step (s) between respiratory-rate windows."""
@@ -88,11 +96,11 @@ shallower breathing, and the peak with the most power per unit of log-frequency 
 harmonic of the breathing can win over the breathing itself. Chosen by nested
 leave-one-subject-out (``docs/tuned_constants.md``)."""
 
-NYQUIST_MARGIN_BPM = 2 * 60.0 / SEGMENT_S
+NYQUIST_MARGIN_BPM = 2 * 60.0 / RATE_WINDOW_S
 """Margin (breaths/min, 3.75) that a beat-sampled series' rate keeps below half the local beat
 rate (:func:`carried_bpm`): the half-width of the main lobe of a rate window's Hann periodogram
-(``2 / SEGMENT_S`` Hz). A series sampled once per beat carries no rhythm above half the beat rate;
-a beat-to-beat alternation (electrical alternans, bigeminy) sits exactly there and its lobe
+(``2 / RATE_WINDOW_S`` Hz). A series sampled once per beat carries no rhythm above half the beat
+rate; a beat-to-beat alternation (electrical alternans, bigeminy) sits exactly there and its lobe
 reaches this far below it, and a rhythm ``f`` closer to the limit cannot be told from the image at
 ``HR - f`` that the interpolation between beats leaves (``docs/studies/carried_rates.md``)."""
 
@@ -130,7 +138,7 @@ def positive_rate(fs: float, name: str = "fs") -> float:
     return fs
 
 
-def carried_bpm(beat_times, starts_s, length_s: float = SEGMENT_S) -> np.ndarray:
+def carried_bpm(beat_times, starts_s, length_s: float = RATE_WINDOW_S) -> np.ndarray:
     """Fastest rate (breaths/min) a series sampled at ``beat_times`` carries in each window
     ``[s, s + length_s)`` of ``starts_s``: half its beats' rate there, less
     :data:`NYQUIST_MARGIN_BPM`.
@@ -141,7 +149,7 @@ def carried_bpm(beat_times, starts_s, length_s: float = SEGMENT_S) -> np.ndarray
         Times (s) of the beats the series is sampled at, increasing.
     starts_s : array_like, shape (m,)
         Window starts (s, same time origin).
-    length_s : float, default :data:`SEGMENT_S`
+    length_s : float, default :data:`RATE_WINDOW_S`
         Window length (s).
 
     Returns
@@ -382,7 +390,7 @@ def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
                            peak_band=None):
     """Fraction of the in-band Welch power within ``±half_width_hz`` of the in-band peak.
 
-    Welch segments of :data:`SEGMENT_S` (or the whole series when shorter).
+    Welch segments of :data:`WELCH_SEGMENT_S` (or the whole series when shorter).
     With ``peak_band`` (Hz, inside ``band``) the peak is searched there only, and
     the power around it is still divided by all of ``band``'s: a series whose
     power lies mostly outside ``peak_band`` scores low.
@@ -416,7 +424,7 @@ def spectral_concentration(x, fs: float = GRID_FS, *, band=BAND_HZ,
     if ok.any():
         y = rows[ok]
         f, p = spectral.welch(y - y.mean(axis=1, keepdims=True), fs,
-                              min(n, int(round(SEGMENT_S * fs))))
+                              min(n, int(round(WELCH_SEGMENT_S * fs))))
         b = (f >= band[0]) & (f <= band[1])
         fb = f[b]
         search = np.flatnonzero(np.ones(fb.size, dtype=bool) if peak_band is None else

@@ -9,7 +9,7 @@ import numpy as np
 
 from edr.dsp import spectral
 from edr.errors import SignalError
-from edr.signal import BAND_HZ, GRID_FS, SEGMENT_S, as_series, positive_rate
+from edr.signal import BAND_HZ, GRID_FS, WELCH_SEGMENT_S, as_series, positive_rate
 
 __all__ = ["GOOD_SCORE", "MSC_HALF_WIDTH_HZ", "correlation", "msc", "scores_meaning"]
 
@@ -107,11 +107,11 @@ def correlation(edr, ref) -> float:
 
 
 def _nperseg(fs: float, n: int) -> int:
-    nperseg = int(round(SEGMENT_S * fs))
+    nperseg = int(round(WELCH_SEGMENT_S * fs))
     if n < nperseg:
         raise SignalError(
             f"series has {n} samples ({n / fs:.1f} s); the protocol needs at least one "
-            f"{SEGMENT_S:.0f} s segment ({nperseg} samples at fs={fs} Hz)"
+            f"{WELCH_SEGMENT_S:.0f} s segment ({nperseg} samples at fs={fs} Hz)"
         )
     return nperseg
 
@@ -122,8 +122,8 @@ def msc(edr, ref, *, fs: float = GRID_FS):
     Parameters
     ----------
     edr, ref : array_like, shape (n,)
-        Band-passed series on the same uniform grid, at least one :data:`~edr.signal.SEGMENT_S`
-        segment long.
+        Band-passed series on the same uniform grid, at least one
+        :data:`~edr.signal.WELCH_SEGMENT_S` segment long.
     fs : float, default :data:`~edr.signal.GRID_FS`
         Grid rate in Hz.
 
@@ -131,7 +131,7 @@ def msc(edr, ref, *, fs: float = GRID_FS):
     -------
     msc_value : float
         Mean of the coherence (:func:`edr.dsp.spectral.coherence`, SciPy's ``coherence``;
-        Welch, Hann, :data:`~edr.signal.SEGMENT_S` segments, 50 % overlap) over the bins with
+        Welch, Hann, :data:`~edr.signal.WELCH_SEGMENT_S` segments, 50 % overlap) over the bins with
         ``|f - f_ref| <= 0.1 Hz``; NaN when ``ref`` or ``edr`` has no power (flat).
     f_ref : float
         Frequency (Hz) of the Welch PSD peak of ``ref`` within :data:`~edr.signal.BAND_HZ`; NaN

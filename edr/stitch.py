@@ -33,11 +33,13 @@ MIN_ALIGN_POINTS = 8
 
 @dataclass(frozen=True)
 class WindowPart:
-    """What one window contributed: beats used / dropped in its core, its series' concentration."""
+    """What one window contributed: beats used / dropped in its core, its series' concentration,
+    and the beats of its core with a clipped QRS (:func:`edr.beats.flags.clipped_beats`)."""
 
     n_used: int
     n_dropped: int
     concentration: float
+    n_clipped: int = 0
 
 
 @dataclass(frozen=True)
@@ -108,9 +110,11 @@ class Stitcher:
         core_a, core_b = window.core
         bt = seg.beat_times
         core = (bt >= core_a) & (bt < core_b)
+        clipped = np.asarray(seg.beats.clipped, dtype=bool)
         self.n_windows += 1
         return WindowPart(int((core & seg.valid).sum()), int((core & ~seg.valid).sum()),
-                          spectral_concentration(z[ok], self.fs_out))
+                          spectral_concentration(z[ok], self.fs_out),
+                          int((core & clipped).sum()) if clipped.size == core.size else 0)
 
     def _sign(self, gm, ok, z, seg, tg) -> float:
         """±1: agreement with the windows already written on the overlap, else the local

@@ -23,7 +23,7 @@ from functools import cached_property
 import numpy as np
 
 from edr.rates import QUALITY_THRESHOLD, window_starts
-from edr.signal import GRID_FS, SEGMENT_S
+from edr.signal import GRID_FS, RATE_WINDOW_S
 
 __all__ = ["WITHHELD", "ResultTables", "grid_frame", "lead_frame", "rate_frame", "window_frame",
            "withheld_reasons"]
@@ -110,7 +110,7 @@ def withheld_reasons(result, threshold: float = QUALITY_THRESHOLD) -> np.ndarray
     quality = np.asarray(result.rate_quality, dtype=float)
     if quality.size != rate.size:
         quality = np.zeros(rate.size)
-    lo, hi = centre - SEGMENT_S / 2, centre + SEGMENT_S / 2
+    lo, hi = centre - RATE_WINDOW_S / 2, centre + RATE_WINDOW_S / 2
     skipped = [(w.start_s, w.end_s) for w in result.windows if _skipped(w)]
     analysed = [(w.start_s, w.end_s) for w in result.windows if not _skipped(w)]
     last = hi - 1.0 / float(result.fs)  # the rate window's last grid point
@@ -145,7 +145,7 @@ def _nan_in_rate_windows(waveform: np.ndarray, fs: float, n_windows: int) -> np.
     """Whether the EDR has a NaN in each rate window (the windows of :func:`edr.rates.rate_series`
     on the grid)."""
     starts = window_starts(waveform.size, fs)
-    win = int(round(SEGMENT_S * fs))
+    win = int(round(RATE_WINDOW_S * fs))
     if starts.size != n_windows:  # not the grid the rates were computed on: nothing to tell
         return np.zeros(n_windows, dtype=bool)
     nan = np.concatenate([[0], np.cumsum(np.isnan(waveform))])
@@ -177,7 +177,8 @@ def rate_frame(result, threshold: float = QUALITY_THRESHOLD):
     centre = np.asarray(result.rate_time, dtype=float)
     quality = np.asarray(result.rate_quality, dtype=float)
     return pd.DataFrame({
-        "time_s": centre, "start_s": centre - SEGMENT_S / 2, "end_s": centre + SEGMENT_S / 2,
+        "time_s": centre, "start_s": centre - RATE_WINDOW_S / 2,
+        "end_s": centre + RATE_WINDOW_S / 2,
         "rate_bpm": np.asarray(result.rate_bpm, dtype=float),
         "quality": quality if quality.size == centre.size else np.full(centre.size, np.nan),
         "withheld": withheld_reasons(result, threshold)})

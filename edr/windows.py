@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from edr.beats import Beats, detect, signal_mask, true_runs
+from edr.beats.flags import clipped_samples
 from edr.beats.mask import unusable_reason, without_glitches
 from edr.errors import ChannelError, SignalError
 from edr.fusion import HEART_SERIES, carried_hz, fuse, panel_weights, standardised
@@ -29,8 +30,8 @@ from edr.options import DEFAULT_OVERLAP, DEFAULT_WINDOW_S, WHOLE_RECORD_MAX_S, E
 from kpca._blas import blas_limited_to_one_thread
 
 __all__ = ["MASKED_STRETCH_S", "MIN_GRID_POINTS", "Window", "WindowAnalysis", "analyse_window",
-           "check_rate", "dead_leads", "masked_stretches", "output_grid", "plan_windows",
-           "record_leads", "window_plan"]
+           "check_rate", "dead_leads", "masked_stretches", "output_grid", "plan_record",
+           "plan_windows", "record_leads", "window_plan"]
 
 MIN_GRID_POINTS = 8
 """Fewest output grid points a window must cover to be analysed."""
@@ -178,6 +179,42 @@ def masked_stretches(leads: dict, fs: float, min_s: float = MASKED_STRETCH_S, *,
     mask = np.logical_and.reduce([masks[n] for n in leads])
     starts, stops = true_runs(mask)
     return [(a / fs, b / fs) for a, b in zip(starts, stops, strict=True) if b - a >= min_s * fs]
+
+
+def plan_record(recording, leads: dict, duration: float, opts: EDROptions):
+    """The windows of a record and what its leads as recorded tell of it (before the mains
+    notch, which would blur a flat line).
+
+    Parameters
+    ----------
+    recording, leads, duration, opts
+        The record, the leads analysed by name (:func:`record_leads`), its seconds of ECG and
+        the options of :func:`edr.pipeline.extract_edr`.
+
+    Returns
+    -------
+    (windows, masked, dead, clipped)
+        The window plan (:func:`window_plan`), the stretches without a usable lead
+        (:func:`masked_stretches`), the leads unusable throughout (:func:`dead_leads`) and each
+        lead's clipped samples (:func:`edr.beats.flags.clipped_samples`).
+
+    Raises
+    ------
+    SignalError
+        Every lead is masked over the whole record.
+    """
+    fs = float(recording.fs)
+    recorded = dict(getattr(recording, "leads", None) or {})
+    as_recorded = {n: recorded.get(n, recording.ecg) for n in leads}
+    masks = {n: signal_mask(x, fs) for n, x in as_recorded.items()}
+    masked = masked_stretches(as_recorded, fs, masks=masks)
+    plan = window_plan(duration, opts, masked)
+    if not plan:
+        raise SignalError(f"record {getattr(recording, 'name', '?')!r} has no usable ECG: "
+                          f"{', '.join(leads)} flat or missing over the whole record; check the "
+                          "channel (a disconnected lead is flat)")
+    clipped = {n: clipped_samples(x, fs) for n, x in as_recorded.items()}
+    return plan, masked, dead_leads(as_recorded, masks), clipped
 
 
 def dead_leads(leads: dict, masks: dict) -> dict[str, str]:

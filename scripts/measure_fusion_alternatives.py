@@ -78,7 +78,7 @@ from edr.scoring import reference_on_grid
 from edr.signal import (
     BAND_HZ,
     CONCENTRATION_HALF_WIDTH_HZ,
-    SEGMENT_S,
+    WELCH_SEGMENT_S,
     bandpass,
     spectral_concentration,
 )
@@ -326,7 +326,7 @@ def spectra(name: str, path: str | None) -> list[str]:
     res = extract_edr(rec)
     x = np.nan_to_num(np.asarray(res.waveform, dtype=float))
     y = bandpass(reference_on_grid(rec.resp, rec.resp_fs, res.time), fs=FS)
-    n = int(SEGMENT_S * FS)
+    n = int(WELCH_SEGMENT_S * FS)
     f, p_ref = spectral.welch(y, FS, n)
     p_edr = spectral.welch(x, FS, n)[1]
     coh = spectral.coherence(x, y, FS, n)[1]

@@ -74,7 +74,7 @@ def offline_scores(rec, cache: Path) -> dict:
     from edr.pipeline import extract_edr
     from edr.rates import window_starts
     from edr.scoring import score
-    from edr.signal import NYQUIST_MARGIN_BPM, SEGMENT_S, carried_bpm
+    from edr.signal import NYQUIST_MARGIN_BPM, RATE_WINDOW_S, carried_bpm
 
     path = cache / f"offline_{rec.name}.json"
     if path.is_file():
@@ -87,7 +87,7 @@ def offline_scores(rec, cache: Path) -> dict:
     sc = score(res, rec)
     beats = np.unique(np.round(np.asarray(res.beat_times, dtype=float), 2))
     starts = res.time[0] + window_starts(res.time.size, res.fs) / res.fs
-    half_hr = carried_bpm(beats, starts, SEGMENT_S) + NYQUIST_MARGIN_BPM
+    half_hr = carried_bpm(beats, starts, RATE_WINDOW_S) + NYQUIST_MARGIN_BPM
     out = {"msc": sc.msc, "rate": sc.rate_error_bpm, "cpu_s": cpu,
            "coverage": float(np.isfinite(res.rate_bpm).mean()), "half_hr": half_hr.tolist()}
     path.write_text(json.dumps(out))

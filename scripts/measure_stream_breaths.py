@@ -36,7 +36,7 @@ from _shared import write_markdown
 from edr.evaluate.breaths import match_breaths
 from edr.io import read_record
 from edr.pipeline import extract_edr
-from edr.signal import SEGMENT_S
+from edr.signal import RATE_WINDOW_S
 from edr.stream import DEFAULT_DELAY_S, DEFAULT_HOP_S, StreamingEDR
 from edr.stream.breaths import StreamBreaths, latency_bound_s
 from edr.stream.session import run_stream
@@ -70,7 +70,7 @@ def one(path: Path, folder: Path) -> dict:
     row = {"record": path.stem, "offline": len(offline), "stream": len(st),
            "decided_s": float(decided["reported_s"].min()) if len(decided) else np.nan,
            "seconds": seconds, "late": n_late}
-    late = st[st["time_s"] >= SEGMENT_S]
+    late = st[st["time_s"] >= RATE_WINDOW_S]
     row["latency_max_s"] = float((late["reported_s"] - late["time_s"]).max()) if len(late) \
         else np.nan
     if len(decided):
@@ -99,7 +99,7 @@ def main(argv=None) -> int:
             rows.append(one(path, Path(d)))
             print(rows[-1], flush=True)
     lines = [f"# Stream breaths vs offline ({len(rows)} records)", "",
-             f"Latency bound {bound:g} s (after the first {SEGMENT_S:g} s). Command: "
+             f"Latency bound {bound:g} s (after the first {RATE_WINDOW_S:g} s). Command: "
              "`python scripts/measure_stream_breaths.py"
              + (f" --records {args.records}" if args.records else "") + "`", "",
              "| record | offline | stream | polarity decided at (s) | PPV vs offline | "

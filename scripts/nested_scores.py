@@ -31,7 +31,7 @@ from edr.fusion import HEART_SERIES, carried_hz, fuse
 from edr.methods import MethodOutput
 from edr.pipeline import EDRResult
 from edr.rates import RateSpan, judged_rates, window_starts
-from edr.signal import NYQUIST_MARGIN_BPM, SEGMENT_S, carried_bpm
+from edr.signal import NYQUIST_MARGIN_BPM, RATE_WINDOW_S, carried_bpm
 from edr.stitch import Stitcher
 
 KEYS = ("baseline", "rsa", "local_s", "consensus", "power", "max_lag_s", "anchor", "tilt",
@@ -121,7 +121,7 @@ def half_heart_rate(rec: dict, grid) -> np.ndarray:
     beats = np.unique(np.round(np.concatenate(
         [wa.segment.beat_times[wa.segment.valid] for _, wa in analyses]), 2))
     starts = grid[0] + window_starts(grid.size, 4.0) / 4.0
-    return carried_bpm(beats, starts, SEGMENT_S) + NYQUIST_MARGIN_BPM
+    return carried_bpm(beats, starts, RATE_WINDOW_S) + NYQUIST_MARGIN_BPM
 
 
 def rates_at(f: dict, threshold: float) -> np.ndarray:

@@ -9,8 +9,8 @@ from edr._rowstats import row_percentile
 from edr.io.digital_lead import DigitalLead, as_lead, lead_blocks, physical
 from edr.medians import median as row_median
 
-__all__ = ["GLITCH_FACTOR", "glitch_limits", "signal_mask", "true_runs", "unusable_reason",
-           "without_glitches"]
+__all__ = ["GLITCH_FACTOR", "glitch_limits", "glitch_mask", "signal_mask", "true_runs",
+           "unusable_reason", "without_glitches"]
 
 _MASK_BLOCK = 1 << 20
 """Samples compared at once by :func:`signal_mask` (its memory is bounded on a whole day)."""
@@ -106,7 +106,7 @@ def without_glitches(ecg, fs: float):
     [500]
     """
     x = as_lead(ecg)
-    bad = _glitches(x, glitch_limits(x, fs))
+    bad = glitch_mask(x, fs)
     if not bad.any():
         return x
     out = np.asarray(x, dtype=float).copy()
@@ -123,6 +123,26 @@ def _extremes(x) -> tuple[float, float]:
         return float(np.min(values)), float(np.max(values))
     with np.errstate(invalid="ignore"):
         return float(np.fmin.reduce(x)), float(np.fmax.reduce(x))
+
+
+def glitch_mask(ecg, fs: float) -> np.ndarray:
+    """Boolean mask of the impulse glitches of a lead: its samples beyond :func:`glitch_limits`.
+
+    See Also
+    --------
+    signal_mask, without_glitches
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.beats.mask import glitch_mask
+    >>> x = np.sin(np.arange(1000) / 10.0)
+    >>> x[500] = 1e30  # a transmission error
+    >>> np.flatnonzero(glitch_mask(x, 100.0)).tolist()
+    [500]
+    """
+    x = as_lead(ecg)
+    return _glitches(x, glitch_limits(x, fs))
 
 
 def _glitches(x, limits) -> np.ndarray:
@@ -177,7 +197,7 @@ def signal_mask(ecg, fs: float, *, flat_s: float = 1.0) -> np.ndarray:
     601
     """
     x = as_lead(ecg)  # a DigitalLead is read a block at a time
-    bad = _glitches(x, glitch_limits(x, fs))
+    bad = glitch_mask(x, fs)
     for start, block in lead_blocks(x):
         bad[start:start + block.size] |= ~np.isfinite(block)
     m = max(int(round(flat_s * fs)) - 1, 1)  # a flat run: m equal neighbours in a row

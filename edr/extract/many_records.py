@@ -7,7 +7,8 @@ writes ``OUTDIR/<record>_edr.csv`` (the single-record default name) and
 ``<record>_breaths.csv`` / ``<record>.edrbr`` in it), all or none; a record whose outputs are
 complete is skipped unless ``--overwrite`` (an interrupted run resumes), and so is one another
 batch into the same folder is extracting (its lock ``OUTDIR/<record>_edr.lock``,
-:func:`edr.io.locks.output_lock`); a failing record is
+:func:`edr.io.locks.output_lock`; one of another machine on a shared folder is taken to be held
+for :data:`edr.io.locks.OTHER_HOST_STALE_S` since it was made); a failing record is
 reported in the table and the run goes on (exit code 2 if any failed). The records run through
 :func:`edr.jobs.run_jobs`, :data:`RECORDS_AHEAD` at a time, reported in the order given: in
 forked worker processes where the platform forks them (:func:`edr.jobs.forks_workers`; no
@@ -33,7 +34,7 @@ from typing import NamedTuple
 from edr.cli_core import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, OptionError, debugging, one_line
 from edr.errors import EDRError
 from edr.extract import EXTRACT_FLAGS
-from edr.extract.record import extract_and_write, prepare
+from edr.extract.record import extract_and_write, output_lock_path, prepare
 from edr.io.paths import record_kind, record_name, resolve_record
 from edr.io.targets import check_folder
 
@@ -199,11 +200,6 @@ class RecordSkipped(Exception):
         self.status, self.summary = status, summary
 
 
-def _lock_path(job: Job) -> Path:
-    """The lock of a record's outputs: ``<name>_edr.lock`` beside its CSV."""
-    return job.outputs["csv"].with_name(f"{job.name}_edr.lock")
-
-
 def _extract_one(args, argv, job: Job) -> dict:
     """The JSON summary of one record (its CSV and JSON written, all or none), under its lock
     (:func:`edr.io.locks.output_lock`); :class:`RecordSkipped` when another batch holds it, or
@@ -211,13 +207,13 @@ def _extract_one(args, argv, job: Job) -> dict:
     from edr.io.locks import OutputLocked, output_lock
 
     try:
-        with output_lock(_lock_path(job)):
+        with output_lock(output_lock_path(job.outputs)):
             done = None if args.overwrite else _complete(job)
             if done is not None:
                 raise RecordSkipped("skipped (outputs written by another batch meanwhile)", done)
             return _extract_unlocked(args, argv, job)
     except OutputLocked as exc:
-        who = "another batch" if exc.pid is None else f"another batch (process {exc.pid})"
+        who = "another batch" if exc.pid is None else f"another batch ({exc.holder()})"
         raise RecordSkipped(f"skipped (being extracted by {who})") from None
 
 
@@ -340,7 +336,7 @@ def run_many(args, records: Sequence[str], argv: Sequence[str],
     from edr.io.locks import drop_stale_lock
 
     for job in jobs:  # the locks of workers that died
-        drop_stale_lock(_lock_path(job))
+        drop_stale_lock(output_lock_path(job.outputs))
     n_failed = sum(r["status"].startswith("failed") for r in rows)
     n_skipped = sum(r["status"].startswith("skipped") for r in rows)
     n_interrupted = sum(r["status"] == "interrupted" for r in rows)

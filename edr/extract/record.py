@@ -3,7 +3,8 @@ write every output or none.
 
 :func:`prepare` is step 2 of :mod:`edr.extract.cli`'s order of work (the record path and every
 output target checked, nothing heavy imported); :func:`extract_and_write` is steps 3 and 4;
-:func:`run` does both and returns the summary lines.
+:func:`run_record` does both, under the record's lock (:func:`output_lock_path`), and returns
+the summary lines.
 """
 
 from __future__ import annotations
@@ -15,15 +16,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from edr.cli_core import OptionError, reference_options
-from edr.errors import EDRError, ReferenceWarning
+from edr.errors import EDRError, OutputError, ReferenceWarning
 from edr.extract.summary import json_summary, summary_lines
 from edr.io.paths import check_record_path, record_files, record_name
 from edr.io.targets import check_targets, write_all_or_none
 from edr.quiet import recorded_warnings
 
 __all__ = ["DEMO_DIR", "DEMO_DURATION_S", "DEMO_FS", "HTML_SUFFIXES", "OUTPUT_FLAGS",
-           "PLOT_SUFFIXES", "PROGRESS_MIN_DURATION_S", "extract_and_write", "planned_outputs",
-           "prepare", "run_record"]
+           "PLOT_SUFFIXES", "PROGRESS_MIN_DURATION_S", "extract_and_write", "output_lock_path",
+           "planned_outputs", "prepare", "run_record"]
 
 #: Records at least this long (s) show a progress bar on stderr.
 PROGRESS_MIN_DURATION_S = 1800.0
@@ -60,6 +61,14 @@ def planned_outputs(args) -> dict[str, Path]:
         if value:
             out[key] = Path(value)
     return out
+
+
+def output_lock_path(outputs: dict[str, Path]) -> Path:
+    """The lock of a record's outputs (:func:`edr.io.locks.output_lock`): its CSV's path with the
+    suffix ``.lock`` (``<record>_edr.lock`` beside the default ``<record>_edr.csv``), held by a
+    single run and by each record of a batch alike."""
+    csv = outputs["csv"]
+    return csv.with_name(csv.name + ".lock") if csv.suffix == ".lock" else csv.with_suffix(".lock")
 
 
 def _check_plot_format(path: Path) -> None:
@@ -257,12 +266,21 @@ def _started_figure_worker(outputs: dict[str, Path]):
 
 
 def run_record(args, argv: Sequence[str], outputs: dict[str, Path] | None = None) -> list[str]:
-    """Do the work of one invocation; returns the summary lines. Raises on bad input."""
+    """Do the work of one invocation under the record's lock (:func:`output_lock_path`); returns
+    the summary lines. Raises on bad input, and :class:`edr.errors.OutputError` when another
+    extract holds the lock."""
+    from edr.io.locks import OutputLocked, output_lock
+
     t0 = time.perf_counter()
     if outputs is None:
         outputs = prepare(args)
-    with _started_figure_worker(outputs) as worker:
-        rec, result, scores, scores_error, _ = extract_and_write(args, argv, outputs,
-                                                                 figure_worker=worker)
+    try:
+        with output_lock(output_lock_path(outputs)), _started_figure_worker(outputs) as worker:
+            rec, result, scores, scores_error, _ = extract_and_write(args, argv, outputs,
+                                                                     figure_worker=worker)
+    except OutputLocked as exc:
+        raise OutputError(f"{outputs['csv']} is being written by another extract "
+                          f"({exc.holder()}; its lock {exc.path}); wait for it to end, or "
+                          "write elsewhere with -o") from None
     return summary_lines(rec, result, scores, scores_error, outputs,
                          time.perf_counter() - t0, args.demo)

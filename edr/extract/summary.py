@@ -7,7 +7,7 @@ import math
 
 from edr.names import canonical_criterion, criterion_label
 
-__all__ = ["breath_line", "json_summary", "summary_lines"]
+__all__ = ["breath_line", "clipped_lines", "json_summary", "summary_lines"]
 
 
 
@@ -45,7 +45,7 @@ def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> 
     the reference, outputs, time."""
     import numpy as np
 
-    from edr.signal import SEGMENT_S
+    from edr.signal import RATE_WINDOW_S
 
     rate = np.asarray(result.rate_bpm, dtype=float)
     rate = rate[np.isfinite(rate)]
@@ -58,11 +58,13 @@ def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> 
            == "fs2" else ""),
         f"beats      {result.n_beats} used, {result.n_beats_dropped} dropped",
         f"resp rate  median {_fmt(float(np.median(rate)) if rate.size else None, '.1f')} "
-        f"breaths/min, given for {rate.size}/{np.size(result.rate_bpm)} windows of {SEGMENT_S:g} s "
+        f"breaths/min, given for {rate.size}/{np.size(result.rate_bpm)} windows of "
+        f"{RATE_WINDOW_S:g} s "
         f"(quality >= {result.summary()['quality_threshold']:g})",
         f"status     {result.status}",
     ]
-    lines += _unused_lines(rec, result)
+    lines += _unused_lines(rec, result) + clipped_lines(result.clipped_samples,
+                                                        result.clipped_beats)
     lines.append(breath_line(result.breaths.summary()))
     if rec.breath_source and not demo:
         lines.append(f"annotated  {rec.breath_source} (the reference rates)")
@@ -110,6 +112,32 @@ def breath_line(digest: dict) -> str:
     if not digest["polarity_confident"]:
         line += "; which extrema end inspiration is uncertain (times may be half a breath off)"
     return line
+
+
+def clipped_lines(samples: dict, beats: dict) -> list[str]:
+    """The ``clipped`` line of the printed summary when a lead was held at its rail
+    (:attr:`edr.pipeline.EDRResult.clipped_samples`, ``clipped_beats``); none otherwise.
+
+    Examples
+    --------
+    >>> from edr.extract.summary import clipped_lines
+    >>> clipped_lines({"II": 0, "V": 0}, {"II": 0})
+    []
+    >>> clipped_lines({"II": 1234, "V": 0}, {"II": 17})  # doctest: +NORMALIZE_WHITESPACE
+    ['clipped    II 1234 samples held at the rail for 40 ms or more;
+      17 beats of II with a clipped QRS (R ± 60 ms)']
+    """
+    from edr.beats.flags import CLIP_RUN_S
+    from edr.modulation import QRS_HALF_WIDTH_S
+
+    held = [f"{lead} {n} samples" for lead, n in samples.items() if n]
+    hit = [f"{n} beats of {lead}" for lead, n in beats.items() if n]
+    parts = []
+    if held:
+        parts.append(", ".join(held) + f" held at the rail for {CLIP_RUN_S * 1e3:g} ms or more")
+    if hit:
+        parts.append(", ".join(hit) + f" with a clipped QRS (R ± {QRS_HALF_WIDTH_S * 1e3:g} ms)")
+    return ["clipped    " + "; ".join(parts)] if parts else []
 
 
 def _unused_lines(rec, result) -> list[str]:

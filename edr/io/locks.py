@@ -1,20 +1,47 @@
 """Locks of outputs between processes, and whether a process is alive.
 
 A batch holds one lock file per record it extracts (:func:`output_lock`: created exclusively,
-holding the pid), so that a second batch into the same folder skips that record; a lock whose
-process is dead is taken over. :func:`pid_alive` also tells the writers which temporary files a
-killed process left (:func:`edr.io.writers.temporary_path`).
+holding ``<pid>@<host>``), so that a second batch into the same folder skips that record; a lock
+whose process is dead is taken over. :func:`holder_alive` also tells the writers which temporary
+files a killed process left (:func:`edr.io.writers.temporary_path`).
+
+A pid names a process of one machine only: on a folder shared between machines (a network
+file system) a lock or temporary file of another host (:data:`HOST`) is taken to be alive until
+it is :data:`OTHER_HOST_STALE_S` old, since its process cannot be looked up from here.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["pid_alive", "OutputLocked", "output_lock", "drop_stale_lock", "STALE_EMPTY_LOCK_S"]
+__all__ = ["pid_alive", "holder_alive", "holder_tag", "HOST", "HOLDER_PATTERN",
+           "OTHER_HOST_STALE_S", "OutputLocked", "output_lock", "drop_stale_lock",
+           "STALE_EMPTY_LOCK_S"]
+
+
+def _host_name() -> str:
+    """This machine's name as it can stand in a file name (letters, digits, ``.``, ``-``)."""
+    return re.sub(r"[^A-Za-z0-9.-]", "_", socket.gethostname())[:64] or "localhost"
+
+
+HOST = _host_name()
+"""This machine's name in lock files and temporary file names (:func:`holder_tag`)."""
+
+OTHER_HOST_STALE_S = 24 * 3600.0
+"""Age (s, since its last change) after which a lock or temporary file of another host is taken
+to be left by a dead process: its pid cannot be checked from this machine. A record's extraction
+takes minutes; a machine that died holding a lock delays the record on another machine by up to
+this long (or until the lock file is removed by hand)."""
+
+HOLDER_PATTERN = r"(\d+)(?:@([A-Za-z0-9._-]+))?"
+"""A holder ``<pid>@<host>`` (:func:`holder_tag`) as a regular expression: groups pid and host
+(None in a name without a host, which is taken to be this host's)."""
 
 
 def pid_alive(pid: int) -> bool:
@@ -48,44 +75,93 @@ def _zombie(pid: int) -> bool:
     return stat[stat.rfind(b")") + 2:][:1] == b"Z"
 
 
+def holder_tag() -> str:
+    """``<pid>@<host>`` of this process: what its lock files hold and its temporary files' names
+    carry (:data:`HOLDER_PATTERN` reads it back)."""
+    return f"{os.getpid()}@{HOST}"
+
+
+def holder_alive(pid: int, host: str | None, age_s: float) -> bool:
+    """Whether the process ``pid`` of ``host`` that made a lock or temporary file ``age_s``
+    seconds ago (since its last change) is taken to be alive.
+
+    Parameters
+    ----------
+    pid : int
+    host : str or None
+        Its host as in :func:`holder_tag`; None (a name or lock without one) or :data:`HOST` is
+        this machine.
+    age_s : float
+        Seconds since the file last changed.
+
+    Returns
+    -------
+    bool
+        :func:`pid_alive` on this host; on another, whether ``age_s`` is at most
+        :data:`OTHER_HOST_STALE_S`.
+
+    See Also
+    --------
+    output_lock, edr.io.writers.temporary_path : use it.
+
+    Examples
+    --------
+    >>> from edr.io.locks import HOST, holder_alive
+    >>> holder_alive(1, "other-machine", 60.0), holder_alive(1, "other-machine", 3 * 86400.0)
+    (True, False)
+    """
+    if host is None or host == HOST:
+        return pid_alive(pid)
+    return age_s <= OTHER_HOST_STALE_S
+
+
 STALE_EMPTY_LOCK_S = 60.0
 """Age (s) after which a lock file without a pid is stale: its writer died between creating it
 and writing its pid, a window of microseconds."""
 
 
 class OutputLocked(Exception):
-    """The lock of an output is held by another live process (``pid``; None when unknown)."""
+    """The lock of an output is held by another live process (``pid``, None when unknown, of
+    ``host``, None for this one)."""
 
-    def __init__(self, path, pid):
-        super().__init__(path, pid)
-        self.path, self.pid = path, pid
+    def __init__(self, path, pid, host=None):
+        super().__init__(path, pid, host)
+        self.path, self.pid, self.host = path, pid, host
 
     def __str__(self):
-        who = "another process" if self.pid is None else f"process {self.pid}"
-        return f"{self.path} is held by {who}"
+        return f"{self.path} is held by {self.holder()}"
+
+    def holder(self) -> str:
+        """``process <pid>[ on <host>]``, or ``another process`` when the pid is unknown."""
+        if self.pid is None:
+            return "another process"
+        return f"process {self.pid}" + ("" if self.host in (None, HOST) else f" on {self.host}")
 
 
-def _lock_pid(path: Path) -> int | None:
+def _lock_holder(path: Path) -> tuple[int | None, str | None]:
+    """The pid and host a lock file holds; ``(None, None)`` when it holds none."""
     try:
         text = path.read_text().strip()
     except OSError:
-        return None
-    return int(text) if text.isdigit() else None
+        return None, None
+    m = re.fullmatch(HOLDER_PATTERN, text)
+    return (None, None) if m is None else (int(m.group(1)), m.group(2))
 
 
 def _lock_is_stale(path: Path) -> bool:
-    pid = _lock_pid(path)
-    if pid is not None:
-        return not pid_alive(pid)
+    pid, host = _lock_holder(path)
     try:
-        return time.time() - path.stat().st_mtime > STALE_EMPTY_LOCK_S
+        age_s = time.time() - path.stat().st_mtime
     except FileNotFoundError:
         return True
+    if pid is not None:
+        return not holder_alive(pid, host, age_s)
+    return age_s > STALE_EMPTY_LOCK_S
 
 
 def drop_stale_lock(path: str | Path) -> None:
     """Remove the lock file ``path`` of :func:`output_lock` if its process is dead (a worker
-    killed while it held it); nothing when it is absent or held."""
+    killed while it held it; :func:`holder_alive`); nothing when it is absent or held."""
     path = Path(path)
     if path.exists() and _lock_is_stale(path):
         with contextlib.suppress(FileNotFoundError):
@@ -94,12 +170,14 @@ def drop_stale_lock(path: str | Path) -> None:
 
 @contextlib.contextmanager
 def output_lock(path: str | Path) -> Iterator[Path]:
-    """Hold the lock file ``path`` (created exclusively, holding this process's pid) while the
-    block runs; remove it after, and the folders made for it that are left empty.
+    """Hold the lock file ``path`` (created exclusively, holding this process's
+    :func:`holder_tag`, ``<pid>@<host>``) while the block runs; remove it after, and the folders
+    made for it that are left empty.
 
-    A lock whose pid is dead (a ``kill -9``), or without a pid for :data:`STALE_EMPTY_LOCK_S`,
-    is taken over. Two processes taking over one stale lock at the same instant may both get it
-    (the outputs are still whole: they are written atomically).
+    A lock whose pid is dead (a ``kill -9``), of another host and unchanged for
+    :data:`OTHER_HOST_STALE_S` (:func:`holder_alive`), or without a pid for
+    :data:`STALE_EMPTY_LOCK_S`, is taken over. Two processes taking over one stale lock at the
+    same instant may both get it (the outputs are still whole: they are written atomically).
 
     Raises
     ------
@@ -136,19 +214,19 @@ def output_lock(path: str | Path) -> Iterator[Path]:
             continue
         except FileExistsError:
             if not _lock_is_stale(path):
-                raise OutputLocked(path, _lock_pid(path)) from None
+                raise OutputLocked(path, *_lock_holder(path)) from None
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
             continue
         with os.fdopen(fd, "w") as f:
-            f.write(f"{os.getpid()}\n")
+            f.write(f"{holder_tag()}\n")
         break
     else:
-        raise OutputLocked(path, _lock_pid(path))
+        raise OutputLocked(path, *_lock_holder(path))
     try:
         yield path
     finally:
-        if _lock_pid(path) == os.getpid():
+        if _lock_holder(path) == (os.getpid(), HOST):
             path.unlink(missing_ok=True)
         for d in reversed(created):
             with contextlib.suppress(OSError):

@@ -3,8 +3,9 @@
 Every writer writes to a temporary file in the destination folder and moves it
 into place with :func:`os.replace` (atomic on POSIX and Windows within one file
 system). If anything fails the temporary file is removed, so no partial output
-is ever left under the final name. A temporary file's name holds its writer's pid, so one
-left by a killed process is removed by the next write of the same output.
+is ever left under the final name. A temporary file's name holds its writer's pid and host
+(:func:`edr.io.locks.holder_tag`), so one left by a killed process is removed by a later write of
+the same output (:func:`temporary_path`).
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ import re
 import shutil
 import stat
 import tempfile
+import threading
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
 
 from edr.io.arrays import as_series
-from edr.io.locks import pid_alive
+from edr.io.locks import HOLDER_PATTERN, holder_alive, holder_tag
 
 __all__ = ["atomic_path", "output_error", "temporary_path", "temporary_folder",
            "new_file_mode", "write_csv", "write_wfdb", "write_json", "to_jsonable"]
@@ -50,36 +53,81 @@ def new_file_mode(path: str | Path | None = None) -> int:
     return 0o666 & ~mask
 
 
-def _remove_stale(folder: Path, name: str, suffix: str) -> None:
-    """Remove the temporaries ``.<name>.<pid>.<random><suffix>`` in ``folder`` of dead pids."""
-    pattern = re.compile(re.escape(f".{name}.") + r"(\d+)\." + _RANDOM_PART + re.escape(suffix))
+_SCANNED: dict[tuple, list[str]] = {}
+"""Per folder (its path, device and inode), the names of its hidden entries when this process
+first wrote into it: the candidates of :func:`_remove_stale`, less those it removed."""
+_SCANNED_LOCK = threading.Lock()
+_SCANNED_MAX = 1024  # folders remembered; past that, forgotten and scanned again
+
+
+def _hidden_entries(folder: Path) -> list[str]:
+    """The names starting with ``.`` in ``folder`` when this process first asked (one scan of
+    a folder per process, however many files it writes there); ``[]`` when it cannot be read."""
     try:
-        entries = list(os.scandir(folder))
+        st = os.stat(folder)
     except OSError:
-        return
-    for entry in entries:
-        m = pattern.fullmatch(entry.name)
-        if m is None or pid_alive(int(m.group(1))):
+        return []
+    key = (os.path.abspath(folder), st.st_dev, st.st_ino)
+    with _SCANNED_LOCK:
+        names = _SCANNED.get(key)
+        if names is None:
+            try:
+                with os.scandir(folder) as entries:
+                    names = [e.name for e in entries if e.name.startswith(".")]
+            except OSError:
+                return []
+            if len(_SCANNED) >= _SCANNED_MAX:
+                _SCANNED.clear()
+            _SCANNED[key] = names
+        return names
+
+
+def _remove_stale(folder: Path, name: str, suffix: str) -> None:
+    """Remove the temporaries ``.<name>.<pid>@<host>.<random><suffix>`` (or, as older versions
+    named them, ``.<name>.<pid>.<random><suffix>``) of dead processes
+    (:func:`edr.io.locks.holder_alive`) among those ``folder`` held when this process first
+    wrote into it (:func:`_hidden_entries`)."""
+    pattern = re.compile(re.escape(f".{name}.") + HOLDER_PATTERN + r"\." + _RANDOM_PART
+                         + re.escape(suffix))
+    names = _hidden_entries(folder)
+    for m in [m for m in map(pattern.fullmatch, names) if m is not None]:
+        entry = m.string
+        path = folder / entry
+        try:
+            st = os.lstat(path)
+        except OSError:
+            _forget(names, entry)  # written into place or removed since
             continue
-        if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path, ignore_errors=True)
+        if holder_alive(int(m.group(1)), m.group(2), time.time() - st.st_mtime):
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            shutil.rmtree(path, ignore_errors=True)
         else:
             with contextlib.suppress(OSError):
-                os.unlink(entry.path)
+                os.unlink(path)
+        _forget(names, entry)
+
+
+def _forget(names: list[str], entry: str) -> None:
+    with _SCANNED_LOCK, contextlib.suppress(ValueError):
+        names.remove(entry)
 
 
 def temporary_path(path: str | Path, suffix: str | None = None) -> Path:
     """A new empty file next to ``path`` (same folder) with the mode of :func:`new_file_mode`.
 
-    The name is ``.<name>.<pid>.<random><suffix>``, ``suffix`` by default ``.tmp<path's
+    The name is ``.<name>.<pid>@<host>.<random><suffix>``, ``suffix`` by default ``.tmp<path's
     suffix>`` (a writer that picks its format from the suffix, Matplotlib, still sees it).
-    Temporaries of ``path`` by that scheme whose process is dead (a ``kill -9``) are removed
-    first: a rerun cleans up after the run it replaces, never after one still running.
+    Temporaries of ``path`` by that scheme whose process is dead (a ``kill -9``;
+    :func:`edr.io.locks.holder_alive`: one of another host when older than
+    :data:`edr.io.locks.OTHER_HOST_STALE_S`) are removed first: a rerun cleans up after the run
+    it replaces, never after one still running. A folder is scanned for them once per process,
+    when it first writes there, so that writing n files into a folder is not n scans of it.
     """
     path = Path(path)
     suffix = f".tmp{path.suffix}" if suffix is None else suffix
     _remove_stale(path.parent, path.name, suffix)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.",
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{holder_tag()}.",
                                suffix=suffix)
     try:
         os.fchmod(fd, new_file_mode(path))
@@ -89,10 +137,11 @@ def temporary_path(path: str | Path, suffix: str | None = None) -> Path:
 
 
 def temporary_folder(folder: str | Path, name: str) -> Path:
-    """A new folder ``.<name>.<pid>.<random>`` in ``folder``, for a writer that writes by
-    record name (WFDB); those of ``name`` whose process is dead are removed first."""
+    """A new folder ``.<name>.<pid>@<host>.<random>`` in ``folder``, for a writer that writes by
+    record name (WFDB); those of ``name`` whose process is dead are removed first (as by
+    :func:`temporary_path`)."""
     _remove_stale(Path(folder), name, "")
-    return Path(tempfile.mkdtemp(dir=folder, prefix=f".{name}.{os.getpid()}."))
+    return Path(tempfile.mkdtemp(dir=folder, prefix=f".{name}.{holder_tag()}."))
 
 
 def output_error(exc: OSError, tmp: str | Path, path: str | Path) -> OSError:

@@ -11,7 +11,7 @@ reported once, at the first update where it has settled:
 * or, whatever the above, ``latency_bound_s - hop_s`` of stream time have passed since it (its
   estimated time can move a little from one update to the next as the EDR grows).
 
-A breath after the first :data:`edr.signal.SEGMENT_S` of the stream that the detector finds only
+A breath after the first :data:`edr.signal.RATE_WINDOW_S` of the stream that the detector finds only
 after its bound has passed (it was not there, or not settled, before) is not reported
 (:attr:`StreamBreaths.n_late`): every breath reported meets the bound.
 
@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from edr.breaths import Breaths, detect_breaths
-from edr.signal import RATE_STEP_S, SEGMENT_S
+from edr.signal import RATE_STEP_S, RATE_WINDOW_S
 from edr.stream.engine import DEFAULT_DELAY_S, DEFAULT_HOP_S
 
 __all__ = ["BREATH_SETTLE_S", "CONTEXT_S", "StreamBreaths", "latency_bound_s"]
@@ -181,19 +181,19 @@ class StreamBreaths:
         start = self._time[-1] - CONTEXT_S
         keep = self._time >= start
         self._time, self._edr = self._time[keep], self._edr[keep]
-        self._rates = self._rates[self._rates[:, 0] >= start - SEGMENT_S / 2]
-        self._beats = self._beats[self._beats >= start - SEGMENT_S / 2]
+        self._rates = self._rates[self._rates[:, 0] >= start - RATE_WINDOW_S / 2]
+        self._beats = self._beats[self._beats >= start - RATE_WINDOW_S / 2]
 
     def _report(self, ready: float, now: float, final: bool = False) -> Breaths:
         """The breaths found at stream time ``now`` after the last reported one and up to
         ``ready`` (s), those found only after their bound (after the first
-        :data:`edr.signal.SEGMENT_S`) left out and counted; ``final``: no rate window is to
+        :data:`edr.signal.RATE_WINDOW_S`) left out and counted; ``final``: no rate window is to
         come."""
         found = self._detect(final)
         if found is None:
             return _take(_empty(), np.zeros(0, bool))
         keep = (found.time > self._last + 0.5 / self.fs_out) & (found.time <= ready)
-        late = keep & (found.time >= SEGMENT_S) & (now - found.time > self.bound_s)
+        late = keep & (found.time >= RATE_WINDOW_S) & (now - found.time > self.bound_s)
         if late.any():
             self.n_late += int(late.sum())
             self._last = max(self._last, float(found.time[late].max()))
@@ -211,7 +211,7 @@ class StreamBreaths:
         judge counts as judged for the pauses (:func:`edr.breaths.judged_around`)."""
         from edr.pipeline import EDRResult
 
-        if self._time.size / self.fs_out < SEGMENT_S or not self._rates.shape[0]:
+        if self._time.size / self.fs_out < RATE_WINDOW_S or not self._rates.shape[0]:
             return None
         t0 = self._time[0]
         rates = self._rates

@@ -50,7 +50,7 @@ from edr.mains import mains_frequency, notch_mains
 from edr.methods import DEFAULT_SIGMA2
 from edr.names import check_fs
 from edr.options import DEFAULT_METHOD, DEFAULT_MULTI_LEAD, EDROptions
-from edr.signal import SEGMENT_S
+from edr.signal import RATE_WINDOW_S
 from edr.stream.beats import BeatTracker
 from edr.stream.faults import RailRuns
 from edr.stream.projected import ProjectedPath
@@ -71,7 +71,7 @@ DEFAULT_DELAY_S = 8.0
 """EDR is emitted up to this many seconds before the stream's end: the projected path's high-pass
 reaches this far (less a beat interval and the phase shift) into the ECG after a point;
 the re-analysing path's window is least reliable near its end."""
-WARMUP_S = SEGMENT_S
+WARMUP_S = RATE_WINDOW_S
 """Stream time (s) before the first update: one rate window."""
 RESELECT_S = 240.0
 """Stream time (s) between two σ² selections (and mains-line searches) once the span has
@@ -149,11 +149,11 @@ class _Ring:
 
     def renew_limits(self, fs: float) -> None:
         """Judge each channel's glitch limits (:func:`edr.beats.mask.glitch_limits`) on the
-        samples held as recorded, at the first call and then every :data:`~edr.signal.SEGMENT_S`
+        samples held as recorded, at the first call and then every :data:`~edr.signal.RATE_WINDOW_S`
         of stream (a lasting shift of the level is learnt, a glitch is not), and add the
         samples appended since the previous call that lie beyond them to ``glitches``, those
         of them at a rail to ``clipped`` (:class:`edr.stream.faults.RailRuns`; per channel)."""
-        if self.n_limits is None or self.n_total - self.n_limits >= SEGMENT_S * fs:
+        if self.n_limits is None or self.n_total - self.n_limits >= RATE_WINDOW_S * fs:
             n = min(self.cap, self.n_total)
             self.limits = [glitch_limits(c, fs) for c in self._raw(n)]
             self.n_limits = self.n_total
@@ -416,13 +416,13 @@ class StreamingEDR:
         if not centres.size:
             return out
         first = self.n_samples - min(self.n_samples, self.ring.cap)
-        a = max(int(round((centres.min() - SEGMENT_S / 2) * self.fs)) - int(self.fs), first)
+        a = max(int(round((centres.min() - RATE_WINDOW_S / 2) * self.fs)) - int(self.fs), first)
         span = self.ring.last(self.n_samples - a)
         rows = [self.leads.index(name) for name in self.analysed]
         masked = np.logical_and.reduce([signal_mask(span[i], self.fs) for i in rows])
         for j, c in enumerate(centres):
-            lo = max(int(round((c - SEGMENT_S / 2) * self.fs)) - a, 0)
-            hi = max(int(round((c + SEGMENT_S / 2) * self.fs)) - a, lo)
+            lo = max(int(round((c - RATE_WINDOW_S / 2) * self.fs)) - a, 0)
+            hi = max(int(round((c + RATE_WINDOW_S / 2) * self.fs)) - a, lo)
             part = masked[lo:hi]
             out[j] = part.mean() if part.size else 0.0
         return out

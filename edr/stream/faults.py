@@ -17,19 +17,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from edr.beats.flags import CLIP_RUN_S
 from edr.beats.mask import unusable_reason
 
-__all__ = ["CLIP_RUN_S", "FAULT_KINDS", "WARN_EVERY_S", "FaultLedger", "FlatRuns", "RailRuns"]
+__all__ = ["FAULT_KINDS", "WARN_EVERY_S", "FaultLedger", "FlatRuns", "RailRuns"]
 
 WARN_EVERY_S = 10.0
 """Stream time (s) between two warning lines of one kind; the faults in between are counted and
 reported with the next line (or in the summary)."""
-
-CLIP_RUN_S = 0.04
-"""Shortest run (s) of equal samples at a lead's extreme that counts as clipped (at least 2
-samples, as :func:`edr.beats.flags.clipped_beats` takes them offline): the apex of an R wave
-turns within one sample period or two, an amplifier held at its rail stays there for the rest of
-the QRS complex (40 ms is half of a narrow one)."""
 
 FAULT_KINDS = {
     "unparsable": ("line not numbers", "lines not numbers"),
@@ -311,9 +306,11 @@ class FlatRuns:
 
 class RailRuns:
     """Count, block after block, the clipped samples of each lead: runs of equal samples at the
-    largest or the smallest value the lead has held so far, at least :data:`CLIP_RUN_S` long (in
-    samples: ``max(round(CLIP_RUN_S * fs), 2)``); a lead that has held one value only is flat,
-    not clipped.
+    largest or the smallest value the lead has held so far, at least
+    :data:`edr.beats.flags.CLIP_RUN_S` long (:func:`edr.beats.flags.clip_run_samples`); a lead
+    that has held one value only is flat, not clipped. The rule of
+    :func:`edr.beats.flags.clipped_samples`, which counts a whole record offline against its
+    extremes.
 
     Parameters
     ----------

@@ -28,7 +28,7 @@ from edr.errors import SignalError
 from edr.fusion import shifted, standardised
 from edr.methods import Segment
 from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates, window_starts
-from edr.signal import SEGMENT_S
+from edr.signal import RATE_WINDOW_S
 from edr.stitch import masked_bandpass
 from edr.stream.features import FeatureCache
 from edr.stream.projection import SPLINE_MARGIN_S, FusionModel, Projector, first_index
@@ -245,7 +245,7 @@ class ProjectedPath:
         self.rate_next += starts.size
         if not starts.size:
             return np.empty(0), np.empty(0), np.empty(0)
-        win, count, g0 = int(round(SEGMENT_S * self.fs_out)), starts.size, int(starts[0])
+        win, count, g0 = int(round(RATE_WINDOW_S * self.fs_out)), starts.size, int(starts[0])
         centres = (starts + win / 2) / self.fs_out
         nothing = (centres, np.full(count, np.nan), np.zeros(count))
         segments = stretch() if self.model is not None else {}

@@ -26,7 +26,7 @@ from edr.errors import SignalError
 from edr.fusion import ALIGN_LAG_S, HEART_SERIES, aligned_sum, shifted
 from edr.methods import Segment, beat_series_on_grid, fusion_beat_series
 from edr.rates import spectral_peak_rates
-from edr.signal import SEGMENT_S, fir_highpass
+from edr.signal import RATE_WINDOW_S, fir_highpass
 from edr.stitch import MIN_ALIGN_POINTS, local_sign, near_used_beats
 
 __all__ = ["ANCHOR_KEEP", "HIGHPASS_PAST_S", "KNOT_MARGIN_S", "MIN_MODEL_AGREEMENT", "PHASE_LAG_S",
@@ -279,9 +279,9 @@ def first_index(segments: dict, fs_out: float) -> int:
 
 def _quarter_period(y: np.ndarray, fs_out: float) -> int:
     """A quarter of ``y``'s breathing period in grid samples (rounded down): from the median
-    spectral-peak rate of its :data:`edr.signal.SEGMENT_S` windows (half-overlapping); 0 when
+    spectral-peak rate of its :data:`edr.signal.RATE_WINDOW_S` windows (half-overlapping); 0 when
     ``y`` is shorter than one window or has no rate."""
-    win = int(round(SEGMENT_S * fs_out))
+    win = int(round(RATE_WINDOW_S * fs_out))
     if y.size < win:
         return 0
     rates = spectral_peak_rates(y, np.arange(0, y.size - win + 1, win // 2), fs_out)

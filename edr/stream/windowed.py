@@ -22,7 +22,7 @@ import numpy as np
 
 from edr.errors import SignalError
 from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates, window_starts
-from edr.signal import SEGMENT_S
+from edr.signal import RATE_WINDOW_S
 from edr.stitch import masked_bandpass, standardised_window, window_sign
 
 __all__ = ["BANDPASS_S", "FADE_S", "WindowedPath"]
@@ -165,7 +165,7 @@ class WindowedPath:
         self._rate_next += starts.size
         if not starts.size:
             return np.empty(0), np.empty(0), np.empty(0)
-        win, count, g0 = int(round(SEGMENT_S * fs_out)), starts.size, int(starts[0])
+        win, count, g0 = int(round(RATE_WINDOW_S * fs_out)), starts.size, int(starts[0])
         centres = (starts + win / 2) / fs_out
         if g0 < kb or wa is None:  # before the buffer (a long silence), or no analysis
             return centres, np.full(count, np.nan), np.zeros(count)

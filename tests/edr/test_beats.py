@@ -394,3 +394,54 @@ def test_few_beats_in_a_long_ecg_name_the_sampling_rate():
     assert "longer recording" not in str(e.value)
     with pytest.raises(SignalError, match="give a longer recording"):
         extract_edr(ecg[:1250], fs=125.0)
+
+
+def test_clipping_one_rule_two_run_lengths():
+    """A beat is clipped by a run of 2 samples at the rail (its QRS bent); a sample counts as
+    clipped in a run of CLIP_RUN_S (an R apex's two equal samples are no rail). Both judge the
+    extremes of the samples given, and a flat lead is not clipped."""
+    from edr.beats.flags import (
+        CLIPPED_BEAT_RUN,
+        clip_run_samples,
+        clipped_beats,
+        clipped_samples,
+        rail_samples,
+    )
+    from edr.stream.faults import RailRuns
+
+    fs = 250.0
+    x = np.zeros(2500)
+    x[500:502] = 1.0  # an apex of two equal samples
+    x[1500:1520] = -1.0  # 80 ms at the lower rail
+    ok = np.ones(x.size, dtype=bool)
+    assert CLIPPED_BEAT_RUN == 2 and clip_run_samples(fs) == 10
+    assert clipped_beats(x, ok, np.array([501, 1000, 1510]), fs).tolist() == [True, False, True]
+    assert clipped_samples(x, fs) == 20
+    assert RailRuns(fs, 1).push(x[:, None]).tolist() == [20]
+    assert not rail_samples(np.ones(100), np.ones(100, bool), 2).any()
+    assert clipped_samples(np.full(100, np.nan), fs) == 0
+
+
+@pytest.mark.parametrize("block", [7, 64, 1 << 20])
+def test_clipped_samples_block_by_block_as_on_the_whole_lead(block, monkeypatch):
+    """The count read a block at a time is rail_samples' on the whole lead (runs across block
+    ends, glitches and NaN excluded), and a DigitalLead's is its physical values'."""
+    import edr.beats.flags as flags
+    from edr.beats.mask import glitch_mask
+    from edr.io.digital_lead import DigitalLead, lead_blocks
+
+    monkeypatch.setattr(flags, "lead_blocks", lambda x: lead_blocks(x, block))
+    rng = np.random.default_rng(block)
+    for _ in range(60):
+        n, fs = int(rng.integers(10, 3000)), float(rng.choice([25.0, 100.0, 250.0]))
+        x = np.round(rng.standard_normal(n).cumsum() / 3)  # long runs of equal values
+        x = np.clip(x, *np.percentile(x, [rng.uniform(0, 30), rng.uniform(70, 100)]))
+        x[rng.integers(0, n, 2)] = np.nan
+        x[rng.integers(0, n)] = 1e30
+        ok = np.isfinite(x) & ~glitch_mask(x, fs)
+        whole = int(flags.rail_samples(x, ok, flags.clip_run_samples(fs)).sum())
+        assert flags.clipped_samples(x, fs) == whole
+    digital = np.clip(np.round(rng.standard_normal(5000) * 300), -400, 400).astype(np.int16)
+    digital[17] = -32768
+    lead = DigitalLead(digital, 200.0, 0, -32768)
+    assert flags.clipped_samples(lead, 250.0) == flags.clipped_samples(np.asarray(lead), 250.0)

@@ -226,13 +226,13 @@ def test_stream_breaths_have_the_offline_columns_once_each(streamed):
 
 
 def test_stream_reports_each_breath_within_its_latency_bound(streamed):
-    from edr.signal import SEGMENT_S
+    from edr.signal import RATE_WINDOW_S
     from edr.stream import DEFAULT_DELAY_S, DEFAULT_HOP_S
     from edr.stream.breaths import BREATH_SETTLE_S, latency_bound_s
 
     bound = latency_bound_s(DEFAULT_DELAY_S, DEFAULT_HOP_S)
     assert bound == BREATH_SETTLE_S + DEFAULT_DELAY_S + DEFAULT_HOP_S == 26.0
-    after_warmup = streamed[streamed["time_s"] >= SEGMENT_S]
+    after_warmup = streamed[streamed["time_s"] >= RATE_WINDOW_S]
     latency = after_warmup["reported_s"] - after_warmup["time_s"]
     assert len(after_warmup) > 40 and latency.max() <= bound
     before_end = after_warmup["reported_s"] < streamed["reported_s"].max()  # the end: at once

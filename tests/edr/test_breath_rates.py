@@ -16,13 +16,13 @@ from edr.breath_rates import (
 from edr.breaths import detect_breaths
 from edr.rates import AGREEMENT_BPM
 from edr.scoring import window_rates
-from edr.signal import RATE_BAND_BPM, RATE_NFFT, RATE_TILT, SEGMENT_S, carried_bpm
+from edr.signal import RATE_BAND_BPM, RATE_NFFT, RATE_TILT, RATE_WINDOW_S, carried_bpm
 from edr.simulate import SCENARIOS, simulate_recording
 
 FS = 4.0
 
 
-def _slow_breath_rates(breaths, starts, window_s=SEGMENT_S, min_breaths=MIN_BREATHS):
+def _slow_breath_rates(breaths, starts, window_s=RATE_WINDOW_S, min_breaths=MIN_BREATHS):
     """Reference: each window's breaths by a Python loop, 60 / their median interval."""
     out = []
     for s in starts:
@@ -37,11 +37,11 @@ def _slow_counted(x, rate, centres, breaths, beats):
     """Reference of :func:`counted_rates`, one window at a time: the periodogram's local maxima
     within the agreement of the count (and below the beats' limit), the largest
     ``f**tilt * S(f)`` of them, else the count."""
-    win = int(SEGMENT_S * FS)
+    win = int(RATE_WINDOW_S * FS)
     f = 60.0 * np.fft.rfftfreq(RATE_NFFT, 1.0 / FS)
     out = np.array(rate, dtype=float)
     for i, c in enumerate(centres):
-        start = c - SEGMENT_S / 2
+        start = c - RATE_WINDOW_S / 2
         count = _slow_breath_rates(breaths, [start])[0]
         limit = carried_bpm(beats, [start])[0]
         if not (np.isfinite(rate[i]) and np.isfinite(count) and count <= limit

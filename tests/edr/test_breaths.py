@@ -162,7 +162,7 @@ def test_judged_around_against_a_loop(seed):
     """Judged: a rate window with a rate within half a window, or one still to come (centred at
     ``pending_from`` or after, every rate step) within half a window."""
     from edr.breaths import judged_around
-    from edr.signal import RATE_STEP_S, SEGMENT_S
+    from edr.signal import RATE_STEP_S, RATE_WINDOW_S
 
     rng = np.random.default_rng(seed)
     centres = np.arange(16.0, 300.0, RATE_STEP_S)
@@ -175,9 +175,9 @@ def test_judged_around_against_a_loop(seed):
     pending_from = float(rng.choice(centres))
     to_come = np.arange(pending_from, 400.0, RATE_STEP_S)
     for pend in (np.inf, pending_from):
-        slow = [any(abs(t - c) < SEGMENT_S / 2 for c, r in zip(centres, bpm, strict=True)
+        slow = [any(abs(t - c) < RATE_WINDOW_S / 2 for c, r in zip(centres, bpm, strict=True)
                     if np.isfinite(r) and (pend == np.inf or c < pend))
-                or (pend < np.inf and any(abs(t - c) < SEGMENT_S / 2 for c in to_come))
+                or (pend < np.inf and any(abs(t - c) < RATE_WINDOW_S / 2 for c in to_come))
                 for t in times]
         np.testing.assert_array_equal(judged_around(times, res, pend), slow)
 

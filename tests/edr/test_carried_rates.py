@@ -20,7 +20,7 @@ from edr import rates, signal
 from edr.fusion import carried_band, carried_hz
 from edr.pipeline import extract_edr
 from edr.scoring import score
-from edr.signal import NYQUIST_MARGIN_BPM, SEGMENT_S, carried_bpm
+from edr.signal import NYQUIST_MARGIN_BPM, RATE_WINDOW_S, carried_bpm
 from edr.simulate import simulate_recording
 
 
@@ -42,7 +42,7 @@ def test_carried_bpm_equals_half_the_beat_rate_less_the_margin_window_by_window(
     np.testing.assert_allclose(carried_bpm(beats, starts), _carried_by_hand(beats, starts, 32.0))
     np.testing.assert_allclose(carried_bpm(beats, starts, 5.0),
                                _carried_by_hand(beats, starts, 5.0))
-    assert NYQUIST_MARGIN_BPM == pytest.approx(60.0 * 2 / SEGMENT_S)
+    assert NYQUIST_MARGIN_BPM == pytest.approx(60.0 * 2 / RATE_WINDOW_S)
 
 
 def test_carried_hz_covers_every_beat_and_lowers_the_band():
@@ -58,7 +58,7 @@ def test_carried_hz_covers_every_beat_and_lowers_the_band():
 def _limited_one_by_one(x, starts, fs, limit, tilt=signal.RATE_TILT):
     """Reference: each window's periodogram, its local maxima over the whole band, the best
     tilted one at or below the window's limit."""
-    win = int(round(SEGMENT_S * fs))
+    win = int(round(RATE_WINDOW_S * fs))
     nfft = max(signal.RATE_NFFT, win)
     f = 60.0 * np.fft.rfftfreq(nfft, d=1.0 / fs)
     band = (f >= signal.RATE_BAND_BPM[0]) & (f <= signal.RATE_BAND_BPM[1])

@@ -330,3 +330,29 @@ def test_breath_times_options_errors(workdir, capsys):
     _assert_one_line_error(code, err, "--breath-times applies to one record")
     code, _, err = _run(["--demo", "--breath-times", "own.csv"], capsys)
     _assert_one_line_error(code, err, "--breath-times applies to a record file, not to --demo")
+
+
+def test_clipping_is_reported_in_the_json_and_the_summary(workdir, capsys):
+    """A lead held at its rails: its clipped samples (the stream's count) and the beats with a
+    clipped QRS (those the detection drops) in the JSON and the printed summary; a clean lead
+    reports zeros and prints no line."""
+    from edr.beats.flags import clipped_samples
+
+    rec = simulate_recording(60.0, 250.0, leads=("II", "V2"), random_state=11)
+    ii = np.clip(rec.leads["II"], *np.percentile(rec.leads["II"], [5, 95]))
+    _write_wfdb(workdir, "clip", {"II": ii, "V2": rec.leads["V2"]}, 250.0)
+    code, out, err = _run(["clip.hea", "--json", "clip.json", "--sigma2", "rot"], capsys)
+    assert code == 0, err
+    result = json.loads((workdir / "clip.json").read_text())["result"]
+    read = wfdb.rdrecord("clip").p_signal[:, 0]
+    assert result["clipped_samples"] == {"II": clipped_samples(read, 250.0), "V2": 0}
+    assert result["clipped_samples"]["II"] > 0
+    beats = result["clipped_beats"]
+    assert set(beats) <= {"II", "V2"} and sum(beats.values()) > 0
+    line = next(ln for ln in out.splitlines() if ln.startswith("clipped "))
+    assert f"II {result['clipped_samples']['II']} samples held at the rail for 40 ms" in line
+    _simulated_record(workdir, "clean")
+    code, out, err = _run(["clean.hea", "--json", "clean.json", "--sigma2", "rot"], capsys)
+    result = json.loads((workdir / "clean.json").read_text())["result"]
+    assert code == 0 and result["clipped_samples"] == {"II": 0}
+    assert result["clipped_beats"] == {"II": 0} and "clipped " not in out

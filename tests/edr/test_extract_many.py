@@ -267,3 +267,24 @@ def test_a_record_another_batch_finished_meanwhile_is_not_extracted_again(tmp_pa
     assert info.value.status == "skipped (outputs written by another batch meanwhile)"
     assert info.value.summary == {"result": {"n_beats": 70}}
     assert not (tmp_path / "out" / "rec_a_edr.lock").exists()
+
+
+def test_a_single_record_run_takes_the_records_lock_as_a_batch_does(records, capsys):
+    """A single-record extract and a batch (or two single runs) into one output would replace
+    its CSV and JSON in turn, interleaved: a CSV of one run beside the JSON of the other."""
+    from edr.io.locks import output_lock
+
+    tmp, (a, _, _) = records
+    (tmp / "out").mkdir()
+    argv = [str(a), "-o", "out/rec_a_edr.csv", "--json", "out/rec_a_edr.json"]
+    with output_lock(tmp / "out" / "rec_a_edr.lock"):  # a batch extracting rec_a
+        code = extract.main(argv)
+        err = capsys.readouterr().err
+        assert code == 2
+        assert (f"out/rec_a_edr.csv is being written by another extract (process {os.getpid()};"
+                in err)
+        assert sorted(p.name for p in (tmp / "out").iterdir()) == ["rec_a_edr.lock"]
+    assert extract.main(argv) == 0
+    assert sorted(p.name for p in (tmp / "out").iterdir()) == ["rec_a_edr.csv", "rec_a_edr.json"]
+    code = extract.main([str(a), "-o", "new/rec_a_edr.csv", "--json", "new/rec_a_edr.json"])
+    assert code == 0 and not (tmp / "new" / "rec_a_edr.lock").exists()

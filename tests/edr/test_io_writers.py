@@ -121,7 +121,6 @@ def test_a_write_that_fails_on_a_full_disk_names_the_output(named, tmp_path, mon
     """ENOSPC from the writer (which knows only the temporary file, or no name at all): the
     error names the output, and nothing is left (a batch's row then says which file)."""
     import errno
-    import os
 
     def full(fname, *args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device",
@@ -163,8 +162,6 @@ def _dead_pid() -> int:
 
 
 def test_a_rerun_removes_the_temporaries_a_killed_run_left(tmp_path):
-    import os
-
     from edr.io.writers import temporary_folder, temporary_path
 
     out = tmp_path / "rec_edr.csv"
@@ -200,7 +197,7 @@ def test_a_lock_of_a_process_that_exited_unreaped_is_stale(tmp_path):
     import sys
     import time
 
-    from edr.io.locks import output_lock, pid_alive
+    from edr.io.locks import holder_tag, output_lock, pid_alive
 
     child = subprocess.Popen([sys.executable, "-c", "pass"])  # not waited for: a zombie
     lock = tmp_path / "rec_edr.lock"
@@ -212,6 +209,69 @@ def test_a_lock_of_a_process_that_exited_unreaped_is_stale(tmp_path):
             time.sleep(0.02)
         assert not pid_alive(child.pid)
         with output_lock(lock):
-            assert lock.read_text() == f"{os.getpid()}\n"
+            assert lock.read_text() == f"{holder_tag()}\n"
     finally:
         child.wait()
+
+
+def test_a_folder_is_scanned_for_stale_temporaries_once_per_process(tmp_path, monkeypatch):
+    """Writing n files into a folder is one scan of it, not n (each would cost its size)."""
+    from edr.io.targets import write_all_or_none
+
+    scans = []
+    scandir = os.scandir
+
+    def counted(path="."):
+        if not isinstance(path, int):  # shutil.rmtree scans by file descriptor
+            scans.append(Path(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counted)
+    for i in range(20):
+        write_csv(tmp_path / f"r{i}_edr.csv", np.arange(3.0), np.ones(3))
+        write_all_or_none({"json": tmp_path / f"r{i}_edr.json"},
+                          {"json": lambda p: p.write_text("{}")})
+    write_wfdb(tmp_path, "rec", np.ones(8), 4.0)
+    assert scans == [tmp_path]
+    assert len(list(tmp_path.glob(".*"))) == 0
+
+
+def test_another_hosts_temporaries_are_kept_until_old(tmp_path):
+    """On a folder shared between machines a pid of another host says nothing here: its
+    temporary is left alone until it is OTHER_HOST_STALE_S old."""
+    from edr.io.locks import HOST, OTHER_HOST_STALE_S
+
+    dead = _dead_pid()
+    fresh = tmp_path / f".rec_edr.csv.{dead}@other-host.lab.abcd1234.tmp.csv"
+    old = tmp_path / f".rec_edr.csv.{dead}@other-host.lab.efgh5678.tmp.csv"
+    mine = tmp_path / f".rec_edr.csv.{dead}@{HOST}.ijkl9012.tmp.csv"
+    for p in (fresh, old, mine):
+        p.write_text("time_s,edr\n0.0,")
+    past = os.stat(old).st_mtime - OTHER_HOST_STALE_S - 60
+    os.utime(old, (past, past))
+    write_csv(tmp_path / "rec_edr.csv", np.arange(3.0), np.ones(3))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([fresh.name, "rec_edr.csv"])
+
+
+def test_a_temporary_is_named_with_its_pid_and_host(tmp_path):
+    from edr.io.locks import holder_tag
+    from edr.io.writers import temporary_path
+
+    tmp = temporary_path(tmp_path / "rec_edr.csv")
+    assert tmp.name.startswith(f".rec_edr.csv.{holder_tag()}.") and tmp.name.endswith(".tmp.csv")
+
+
+def test_another_hosts_lock_is_held_until_old(tmp_path):
+    from edr.io.locks import OTHER_HOST_STALE_S, OutputLocked, holder_tag, output_lock
+
+    lock = tmp_path / "rec_edr.lock"
+    lock.write_text(f"{_dead_pid()}@other-host\n")  # its pid is dead here, not there
+    with pytest.raises(OutputLocked) as info, output_lock(lock):
+        pass
+    assert info.value.host == "other-host"
+    assert str(info.value).endswith(f"is held by process {info.value.pid} on other-host")
+    past = os.stat(lock).st_mtime - OTHER_HOST_STALE_S - 60
+    os.utime(lock, (past, past))
+    with output_lock(lock):
+        assert lock.read_text() == f"{holder_tag()}\n"
+    assert not lock.exists()

@@ -325,10 +325,11 @@ def test_a_thread_that_finishes_early_starts_the_next_window(monkeypatch):
     import threading
 
     import edr.pipeline as pipeline
+    from edr.windows import window_plan
 
     assert pipeline.WINDOWS_AHEAD == pipeline.WINDOW_THREADS + 1
     rec = simulate_recording(duration_s=500.0, fs=250.0, random_state=3)
-    plan = pipeline.window_plan(500.0, pipeline.EDROptions(window_s=150.0))
+    plan = window_plan(500.0, pipeline.EDROptions(window_s=150.0))
     assert len(plan) >= 4
     analyse = pipeline.analyse_window
     third_started = threading.Event()

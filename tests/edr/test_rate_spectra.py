@@ -40,7 +40,7 @@ def test_spectral_peak_rates_are_the_rates_of_each_window(monkeypatch, block):
     x = x + rng.standard_normal(t.size)
     x[1300:1310] = np.nan
     starts = rs.window_starts(x.size, fs)
-    win = int(round(signal.SEGMENT_S * fs))
+    win = int(round(signal.RATE_WINDOW_S * fs))
     limits = rng.uniform(10.0, 60.0, starts.size)
     for tilt, limit in ((0.0, None), (signal.RATE_TILT, None), (1.0, limits), (0.5, 30.0)):
         got = rs.spectral_peak_rates(x, starts, fs, tilt=tilt, max_bpm=limit)
@@ -54,6 +54,6 @@ def test_spectral_peak_rates_are_the_rates_of_each_window(monkeypatch, block):
 
 def test_rated_starts_are_the_windows_a_span_holds_whole():
     for n, first, last in ((480, 0, 479), (480, 60, 479), (1000, 33, 700), (100, 0, 99)):
-        win = int(round(signal.SEGMENT_S * 4.0))
+        win = int(round(signal.RATE_WINDOW_S * 4.0))
         expect = [s for s in rs.window_starts(n, 4.0) if s >= first and s + win - 1 <= last]
         np.testing.assert_array_equal(rs.rated_starts(n, 4.0, first, last), expect)

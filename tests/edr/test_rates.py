@@ -7,7 +7,7 @@ import pytest
 
 from edr import rates, signal
 from edr.rates import RateSpan, judged_rates, rate_quality, rate_series, window_starts
-from edr.signal import SEGMENT_S
+from edr.signal import RATE_WINDOW_S
 
 
 def _judged_one_by_one(waveform, fs, spans, t0=0.0):
@@ -16,7 +16,7 @@ def _judged_one_by_one(waveform, fs, spans, t0=0.0):
     its centre) and that span's beats; a window no span holds keeps :func:`rate_series`'s rate
     and quality 0."""
     time, raw = rate_series(waveform, fs=fs, t0=t0)
-    win = int(round(SEGMENT_S * fs))
+    win = int(round(RATE_WINDOW_S * fs))
     quality = np.zeros(raw.size)
     for i, s in enumerate(window_starts(waveform.size, fs)):
         inside = [sp for sp in spans if sp.first <= s and s + win - 1 <= sp.last]
@@ -138,7 +138,7 @@ def test_window_starts():
 
 def _rates_one_by_one(x, fs, tilt=signal.RATE_TILT):
     """Reference for :func:`edr.rates.spectral_peak_rates`: each window on its own."""
-    win = int(round(signal.SEGMENT_S * fs))
+    win = int(round(signal.RATE_WINDOW_S * fs))
     out = []
     for s in rates.window_starts(x.size, fs):
         seg = x[s:s + win]
@@ -169,7 +169,7 @@ def test_spectral_peak_rates_equal_the_windows_one_by_one(fs):
     np.testing.assert_array_equal(bpm, _rates_one_by_one(x, fs))
     starts = np.array([0, 3, int(50 * fs)])
     np.testing.assert_array_equal(rates.spectral_peak_rates(x, starts, fs), [
-        _rates_one_by_one(x[s:s + int(round(signal.SEGMENT_S * fs))], fs)[0] for s in starts])
+        _rates_one_by_one(x[s:s + int(round(signal.RATE_WINDOW_S * fs))], fs)[0] for s in starts])
 
 
 @pytest.mark.parametrize("tilt", [0.0, 0.5, 2.0])
@@ -233,7 +233,7 @@ def test_a_record_shorter_than_a_rate_window_is_called_too_short():
     ecg = simulate_recording(30.0, 250.0, random_state=3).ecg
     result = extract_edr(ecg, fs=250.0)
     assert result.status.startswith("too short for a rate")
-    assert f"give at least {SEGMENT_S:g} s of ECG" in result.status
+    assert f"give at least {RATE_WINDOW_S:g} s of ECG" in result.status
     assert "breathing" not in result.status
     assert result.window_frame()["status"].str.startswith("too short").all()
     assert result.time.size == 120 and result.rate_frame().empty  # the grid spans the record

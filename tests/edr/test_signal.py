@@ -78,7 +78,8 @@ def test_bandpass_bad_input():
 
 def test_protocol_constants():
     assert m.GRID_FS == 4.0 and m.BAND_HZ == (0.05, 1.0)
-    assert m.SEGMENT_S == 32.0 and m.RATE_STEP_S == 16.0 and m.RATE_BAND_BPM == (4.0, 60.0)
+    assert m.RATE_WINDOW_S == 32.0 and m.RATE_STEP_S == 16.0 and m.RATE_BAND_BPM == (4.0, 60.0)
+    assert m.WELCH_SEGMENT_S == 32.0 and not hasattr(m, "SEGMENT_S")  # one name, one meaning
     assert m.MIN_BEATS == 20 and m.FS_RANGE == (100.0, 10_000.0)
 
 
@@ -95,7 +96,7 @@ def test_spectral_concentration_equals_scipy_welch(n, fs):
 
     rng = np.random.default_rng(n)
     x = np.sin(2 * np.pi * 0.3 * np.arange(n) / fs) + 0.5 * rng.standard_normal(n) + 2.0
-    nper = min(n, int(round(m.SEGMENT_S * fs)))
+    nper = min(n, int(round(m.WELCH_SEGMENT_S * fs)))
     f, p = sp_signal.welch(x - x.mean(), fs=fs, nperseg=nper)
     b = (f >= m.BAND_HZ[0]) & (f <= m.BAND_HZ[1])
     fb, pb = f[b], p[b]

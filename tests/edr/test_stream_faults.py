@@ -254,6 +254,8 @@ def _summary(capsys) -> str:
 
 
 def test_a_lead_clipped_at_its_rails_is_counted(two_leads, tmp_path, monkeypatch, capsys):
+    from edr.beats.flags import clipped_samples
+
     lines, clean = two_leads
     x = _parsed(lines)
     rails = np.percentile(x[:, 0], [5, 95])
@@ -270,6 +272,7 @@ def test_a_lead_clipped_at_its_rails_is_counted(two_leads, tmp_path, monkeypatch
         counts.append(int(counted.group(1)))
     at_rails = np.count_nonzero((x[:, 0] == rails[0]) | (x[:, 0] == rails[1]))
     assert 0 < counts[0] == counts[1] <= at_rails
+    assert counts[0] == clipped_samples(x[:, 0], FS)  # one rule: offline's count of the record
     code, _ = _main_on(["II,V2"] + list(lines), tmp_path, monkeypatch)
     assert "clipped" not in _summary(capsys)
 

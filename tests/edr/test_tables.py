@@ -10,7 +10,7 @@ import pytest
 
 from edr.pipeline import EDRResult, WindowInfo, extract_edr
 from edr.rates import QUALITY_THRESHOLD
-from edr.signal import SEGMENT_S
+from edr.signal import RATE_WINDOW_S
 from edr.simulate import simulate_recording
 from edr.tables import WITHHELD, withheld_reasons
 
@@ -25,7 +25,7 @@ def _slow_reasons(res: EDRResult, threshold=QUALITY_THRESHOLD):
     """Why each rate window has no rate, one window and one grid point at a time."""
     out = []
     for centre, rate, quality in zip(res.rate_time, res.rate_bpm, res.rate_quality, strict=True):
-        lo, hi = centre - SEGMENT_S / 2, centre + SEGMENT_S / 2
+        lo, hi = centre - RATE_WINDOW_S / 2, centre + RATE_WINDOW_S / 2
         if np.isfinite(rate):
             out.append(None)
             continue
@@ -63,7 +63,7 @@ def test_rate_frame_holds_the_rates_and_why_some_are_withheld(two_lead_result):
                                       "withheld"]
     np.testing.assert_array_equal(frame["rate_bpm"].to_numpy(), res.rate_bpm)
     np.testing.assert_array_equal(frame["quality"].to_numpy(), res.rate_quality)
-    np.testing.assert_allclose(frame["end_s"] - frame["start_s"], SEGMENT_S)
+    np.testing.assert_allclose(frame["end_s"] - frame["start_s"], RATE_WINDOW_S)
     given = np.isfinite(res.rate_bpm)
     assert frame["withheld"].isna().to_numpy().tolist() == given.tolist()
     assert frame["withheld"].dropna().isin(list(WITHHELD)).all()
@@ -74,7 +74,7 @@ def test_masked_stretches_are_named(masked_record_result):
     _, res = masked_record_result
     reasons = withheld_reasons(res)
     assert reasons.tolist() == _slow_reasons(res)
-    late = res.rate_time + SEGMENT_S / 2 > 150.0
+    late = res.rate_time + RATE_WINDOW_S / 2 > 150.0
     assert set(reasons[late]) == {"masked"}
     assert "masked" not in set(reasons[~late])
 
@@ -85,7 +85,7 @@ def test_every_reason_matches_the_slow_reading(two_lead_result, case):
     k = 3  # a rate window with a rate to withhold
     rate, quality = res.rate_bpm.copy(), res.rate_quality.copy()
     waveform, windows = res.waveform.copy(), list(res.windows)
-    lo = res.rate_time[k] - SEGMENT_S / 2
+    lo = res.rate_time[k] - RATE_WINDOW_S / 2
     rate[k] = np.nan
     if case == "low quality":
         quality[k] = 0.1

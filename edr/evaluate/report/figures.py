@@ -11,7 +11,7 @@ import numpy as np
 from edr.evaluate.agreement import Agreement
 from edr.evaluate.report.comparisons import stars
 from edr.evaluate.report.tables import METRICS, ResultsTable, config_order
-from edr.signal import RATE_STEP_S, SEGMENT_S
+from edr.signal import RATE_STEP_S, RATE_WINDOW_S
 
 __all__ = ["has_curve", "normalise", "plot_bland_altman", "plot_boxes", "plot_curves",
            "plot_curves_one_record"]
@@ -107,7 +107,7 @@ def plot_bland_altman(windows: dict, agree: dict[str, Agreement], configs: list[
         ax.set_xlabel("mean of EDR and reference rate (breaths/min)")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("EDR − reference rate (breaths/min)")
-    fig.suptitle(f"Bland–Altman: {SEGMENT_S:g} s windows ({RATE_STEP_S:g} s step) pooled over "
+    fig.suptitle(f"Bland–Altman: {RATE_WINDOW_S:g} s windows ({RATE_STEP_S:g} s step) pooled over "
                  "records", fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 0.95))
     fig.savefig(path, dpi=110)

@@ -13,7 +13,7 @@ from edr.evaluate.breaths import MAX_TOLERANCE_S, TOLERANCE_FRACTION, BreathScor
 from edr.evaluate.report.comparisons import head_to_head, quartiles, records_used, stars, wins
 from edr.evaluate.report.tables import METRICS, Metric, ResultsTable, lead_choice
 from edr.io.reference import BREATH_EVENTS, END_OF_INSPIRATION
-from edr.signal import RATE_STEP_S, SEGMENT_S
+from edr.signal import RATE_STEP_S, RATE_WINDOW_S
 
 __all__ = ["PROTOCOL_DOC", "agreement_section", "breath_lines", "cell", "format_metric", "format_p",
            "lead_choice_section", "markdown", "short_commit"]
@@ -71,7 +71,7 @@ def _intro_lines(table: ResultsTable, ref: str, source: Path, command: str | Non
     L.append(f"\nProtocol ({PROTOCOL_DOC}): EDR and reference on a 4 Hz grid, band-pass 0.05–1 Hz; "
              "MSC = mean magnitude-squared coherence over f_ref ± 0.1 Hz; |r| = |Pearson r| at "
              "zero lag; rate error = per-record median absolute error (breaths/min) over "
-             f"{SEGMENT_S:g} s windows against the manual breath annotations where present. "
+             f"{RATE_WINDOW_S:g} s windows against the manual breath annotations where present. "
              "Configurations: `method` or `method/σ² criterion`"
              + (" `@lead`" if any("@" in c for c in table.configs) else "") + ". Reference "
              f"configuration: **{ref}**.\n")
@@ -169,7 +169,8 @@ def agreement_section(table: ResultsTable, ref: str, agree: dict[str, Agreement]
     """The window-rate agreement section: one row per configuration with window rates, and the
     Bland–Altman ``figure`` when given."""
     L = ["## Respiratory rate per window: agreement in the field's conventions\n",
-         f"Every {SEGMENT_S:g} s window ({RATE_STEP_S:g} s step, the windows of the rate error) "
+         f"Every {RATE_WINDOW_S:g} s window ({RATE_STEP_S:g} s step, the windows of the rate "
+         "error) "
          "of every record of a "
          "configuration, pooled (Charlton et al. 2016 conventions): error = EDR rate − reference "
          "rate; bias = mean error; 95 % limits of agreement = bias ± 1.96 SD (windows treated as "
