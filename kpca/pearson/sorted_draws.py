@@ -8,7 +8,7 @@ quantile function maps them to sorted Pearson draws.  The quantile function is
 tabulated once per distribution (:class:`SortedPearsonSampler`) with the exact
 ``ppf``/``isf`` (:mod:`kpca.pearson.laws`, from :mod:`scipy.special`) and
 interpolated by cubic Hermite polynomials with the exact slopes ``1 / pdf``
-(error below 1e-7 standard deviations, 1e-5 relative in the extreme tails;
+(error below 1e-6 standard deviations, 1e-5 relative in the extreme tails;
 tested); points beyond the table use ``ppf`` itself.
 This replaces ``n`` rejection draws and an ``O(n log n)`` sort by ``O(n)``
 work (types 0-III and V-VII; type IV has no SciPy quantile function and is
@@ -59,15 +59,15 @@ def _pearson_law(p: PearsonParameters):
 
 
 #: Quantile table on each half of ``(0, 1/2]`` (the upper half is tabulated in ``v = 1 - u``):
-#: steps of ``2**-12`` in the bulk and a geometric grid (80 knots per decade) from ~1e-13 up to
-#: where its steps reach the bulk step
-_BULK_STEP = 2.0**-12
+#: steps of ``2**-10`` in the bulk and a geometric grid (40 knots per decade) from ~1e-13 up to
+#: where its steps reach the bulk step (``docs/studies/fast_selection.md``, twelfth round)
+_BULK_STEP = 2.0**-10
 _TAIL_START = 1e-13
-_TAIL_PER_DECADE = 80
+_TAIL_PER_DECADE = 40
 #: Every ``_NEWTON_STRIDE``-th knot of the bulk (and every tail knot) takes the exact quantile
 #: (``ppf``/``isf``: SciPy's inverse incomplete beta function); the bulk knots between take one
 #: Newton step on the exact ``cdf`` from the cubic Hermite interpolant of those: its error
-#: ``O(h^4)`` becomes ``O(h^8)``, within a few ulp of the exact quantile (tested). Costs:
+#: ``O(h^4)`` becomes ``O(h^8)``, far below the interpolation's between the knots (tested). Costs:
 #: ``docs/studies/fast_selection.md``, seventh round
 _NEWTON_STRIDE = 4
 

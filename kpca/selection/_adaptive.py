@@ -42,10 +42,10 @@ SEARCHES = ("full", "coarse-to-fine")
 #: replicates per batch of the sequential stop after the first
 BATCH = 5
 #: replicates of the sequential stop's first batch in ``select_mdd_fast`` (the fewest it draws):
-#: the criterion's 95th-percentile noise level of 3 or 5 replicates is their largest value
-#: (Hazen positions), and the stop's standard error needs at least 3 for its standard deviation
-#: (``docs/studies/fast_selection.md``, seventh round)
-FIRST_BATCH = 3
+#: the criterion's 95th-percentile noise level of 2, 3 or 5 replicates is their largest value
+#: (Hazen positions), and the stop's standard error needs at least 2 for its standard deviation
+#: (``docs/studies/fast_selection.md``, seventh and twelfth rounds)
+FIRST_BATCH = 2
 #: replicates per thread task
 TASK_CHUNK = 5
 #: Lanczos tolerance relative to the largest eigenvalue
@@ -131,7 +131,7 @@ def adaptive_noise_levels(make_D2, data_D2, grid, k, n, n_components, rng, *, n_
     stop, search : str
         See the module docstring.
     first_batch : int
-        Replicates of the sequential stop's first batch (at least 3).
+        Replicates of the sequential stop's first batch (at least 2).
 
     Returns
     -------

@@ -298,7 +298,7 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=N_
         then the values around each local maximum of that coarse curve.
     first_batch : int
         With ``stop="sequential"``: replicates drawn before the first look at the criterion
-        (at least 3; default :data:`~kpca.selection._adaptive.BATCH`, 5; later batches are
+        (at least 2; default :data:`~kpca.selection._adaptive.BATCH`, 5; later batches are
         of 5).
 
     Returns
@@ -343,7 +343,7 @@ def select_mdd(X, *, n_components=None, grid=None, random_state=None, n_draws=N_
     """
     t0 = time.perf_counter()
     n_draws = check_count(n_draws, "n_draws", 2)
-    first_batch = check_count(first_batch, "first_batch", 3)
+    first_batch = check_count(first_batch, "first_batch", 2)
     stop, search = check_strategy(stop, search)
     X, n_dup = check_data(X)
     nt = _n_train(n_train, X.shape[0])
@@ -454,7 +454,7 @@ def select_mdd_fast(X, *, n_components=None, grid=None, random_state=None, n_dra
     """MDD (:func:`select_mdd`) with the sequential stop and the coarse-to-fine search.
 
     The same criterion; ``n_draws`` is the cap of the draws, ``first_batch`` (default
-    :data:`~kpca.selection._adaptive.FIRST_BATCH`, 3) the draws before the first look at the
+    :data:`~kpca.selection._adaptive.FIRST_BATCH`, 2) the draws before the first look at the
     criterion.  The result's ``criterion`` is ``"varon2015-fast"``.  See :func:`select_mdd` for
     the parameters.
 
@@ -475,7 +475,7 @@ def select_mdd_fast(X, *, n_components=None, grid=None, random_state=None, n_dra
     >>> from kpca.selection import select_mdd_fast
     >>> X, _ = semicircles(100, noise=0.1, random_state=0)
     >>> res = select_mdd_fast(X, n_draws=20, random_state=0)
-    >>> res.criterion, 3 <= res.details["n_draws"] <= 20
+    >>> res.criterion, 2 <= res.details["n_draws"] <= 20
     ('varon2015-fast', True)
     """
     res = select_mdd(X, n_components=n_components, grid=grid, random_state=random_state,

@@ -85,3 +85,25 @@ def _best_lags(fine, template, tw, max_lag):
     c = fine.shape[1] // 2
     f = fine[:, c - tw - max_lag:c + tw + max_lag + 1]
     return np.argmax(_pearson_lags(f, template, max_lag), axis=1) - max_lag
+
+
+def test_default_upsampling_recovers_known_sub_sample_positions():
+    # noise-free beats of one shape at known fractional positions (125 Hz, a narrow QRS with an
+    # S wave): the default factor's positions minus the true ones are one constant (where the
+    # template peaks) plus a residual below 3e-4 samples (about 1e-4 at 5 times, 5e-4 at 3
+    # times, 2e-6 at 20 times)
+    import inspect
+
+    from edr.beats import detect
+    from edr.beats.alignment import aligned_peaks
+
+    up = inspect.signature(detect).parameters["upsample"].default
+    rng = np.random.default_rng(7)
+    fs, n_beats = 125.0, 120
+    beats = (np.arange(1, n_beats + 1) * 0.9 + 0.05 * rng.normal(size=n_beats)) * fs
+    d = np.arange(int((n_beats + 2) * 0.9 * fs))[None, :] - beats[:, None]
+    x = (np.exp(-0.5 * (d / 1.4) ** 2) - 0.3 * np.exp(-0.5 * ((d - 3.0) / 1.8) ** 2)).sum(axis=0)
+    pos, _, _ = aligned_peaks(x, fs, np.round(beats).astype(int), up=up, half_s=0.08,
+                              max_lag_s=0.024, shift=True)
+    err = pos - beats
+    assert np.abs(err - np.median(err)).max() < 3e-4

@@ -222,13 +222,13 @@ def test_sequential_stop_draws_batches_up_to_the_cap(monkeypatch):
     assert res.details["n_draws"] == 3
 
 
-@pytest.mark.parametrize(("criterion", "first"), [("mdd", 5), ("mdd-fast", 3)])
+@pytest.mark.parametrize(("criterion", "first"), [("mdd", 5), ("mdd-fast", 2)])
 def test_first_batch_of_the_sequential_stop(monkeypatch, criterion, first):
     # select_mdd's sequential stop looks first after BATCH (5) replicates, select_mdd_fast's
-    # after FIRST_BATCH (3), then after every BATCH more: the first q replicates' noise levels
+    # after FIRST_BATCH (2), then after every BATCH more: the first q replicates' noise levels
     import kpca.selection._adaptive as adaptive
 
-    assert (adaptive.BATCH, adaptive.FIRST_BATCH) == (5, 3)
+    assert (adaptive.BATCH, adaptive.FIRST_BATCH) == (5, 2)
     X, grid, (lam, tau) = _toy()  # q = 8 reference
     options = {"stop": "sequential"} if criterion == "mdd" else {}
     monkeypatch.setattr(adaptive, "SETTLE_Z", 0.0)  # settled after the first batch
@@ -244,7 +244,7 @@ def test_first_batch_of_the_sequential_stop(monkeypatch, criterion, first):
                  search="full", **options)
     assert res.details["n_draws"] == 8
     with pytest.raises(ValueError, match="first_batch"):
-        select(X, criterion, grid=grid, random_state=3, n_components=1, first_batch=2,
+        select(X, criterion, grid=grid, random_state=3, n_components=1, first_batch=1,
                **options)
 
 
