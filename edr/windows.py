@@ -308,7 +308,11 @@ def analyse_window(window: Window, leads: dict, fs: float, grid: np.ndarray,
 
 
 def _lead_options(leads: dict, opts: EDROptions, sigma2) -> dict:
-    """Each lead's options: ``opts`` with the lead's kernel width of ``sigma2`` when given."""
+    """Each lead's options: ``opts`` with the lead's kernel width of ``sigma2`` when given, and
+    with the method's one-lead options (:attr:`edr.methods.MethodSpec.one_lead`, under those
+    given explicitly) when ``leads`` holds one lead alone."""
+    if len(leads) == 1 and opts.spec.one_lead:
+        opts = replace(opts, method_options={**opts.spec.one_lead, **opts.method_options})
     if not sigma2 or not opts.spec.uses_sigma2:
         return dict.fromkeys(leads, opts)
     return {n: replace(opts, sigma2=float(sigma2[n])) if n in sigma2 else opts for n in leads}

@@ -71,6 +71,7 @@ from edr.methods.fused import (
     FUSION_BASELINE,
     FUSION_COMPONENTS,
     FUSION_RSA,
+    ONE_LEAD_SHAPE,
     KernelFit,
     fusion_beat_series,
     kpca_fusion_edr,
@@ -116,6 +117,7 @@ __all__ = [
     "METHODS",
     "NEUROKIT_MIN_PEAKS",
     "NEUROKIT_VARIANTS",
+    "ONE_LEAD_SHAPE",
     "ORIENTATIONS",
     "SOLVERS",
     "KernelFit",
@@ -143,7 +145,8 @@ __all__ = [
 @dataclass(frozen=True)
 class MethodSpec:
     """Registry entry: the function, whether it uses ``sigma2``, its sign reference, its fixed
-    option values and the kernel PCA solvers it takes.
+    option values, the kernel PCA solvers it takes and the options it takes when a window
+    analyses one lead alone (``one_lead``; options given explicitly win).
 
     See Also
     --------
@@ -163,13 +166,14 @@ class MethodSpec:
     description: str
     defaults: dict = field(default_factory=dict)
     solvers: tuple = ("dense",)
+    one_lead: dict = field(default_factory=dict)
 
 
 _MORPH = "r_amplitude"
 METHODS: dict[str, MethodSpec] = {
     "kpca_fusion": MethodSpec(kpca_fusion_edr, True, _MORPH,
                               "quality-weighted fusion of the leading kPCA components, R amplitude "
-                              "and QRS area (default)"),
+                              "and QRS area (default)", one_lead={"shape": ONE_LEAD_SHAPE}),
     "kpca": MethodSpec(kpca_edr, True, _MORPH, "kernel PCA of the QRS windows, n_c = 1",
                        solvers=SOLVERS),
     "kpca_positions": MethodSpec(kpca_positions_edr, True, _MORPH,
