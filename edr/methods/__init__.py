@@ -13,8 +13,9 @@ Methods
     Quality-weighted fusion of a panel of series, each on the grid, band-passed and
     standardised: the first :data:`FUSION_COMPONENTS` kernel principal component scores of
     the robust QRS-window matrix (baseline :data:`FUSION_BASELINE`, σ² chosen as for
-    ``kpca``), the R amplitude, the QRS area and (:data:`FUSION_RSA`) the instantaneous heart
-    rate; weights from their local spectral concentrations and their agreement, each series
+    ``kpca``), the R amplitude, the QRS area, (:data:`FUSION_RSA`) the instantaneous heart
+    rate and, when a window analyses one lead alone (:data:`ONE_LEAD_SHAPE`), the QRS up- and
+    downstroke; weights from their local spectral concentrations and their agreement, each series
     aligned in time and sign with the heaviest one that is not the heart rate
     (:func:`edr.fusion.fuse`; :func:`kpca_fusion_edr`).
 ``kpca``
