@@ -182,8 +182,7 @@ def masked_stretches(leads: dict, fs: float, min_s: float = MASKED_STRETCH_S, *,
 
 
 def plan_record(recording, leads: dict, duration: float, opts: EDROptions):
-    """The windows of a record and what its leads as recorded tell of it (before the mains
-    notch, which would blur a flat line).
+    """The windows of a record and what its leads as recorded tell of it (before the notch).
 
     Parameters
     ----------
@@ -345,7 +344,10 @@ def analyse_window(window: Window, leads: dict, fs: float, grid: np.ndarray,
 
 
 def _lead_options(leads: dict, opts: EDROptions, sigma2) -> dict:
-    """Each lead's options: ``opts`` with the lead's kernel width of ``sigma2`` when given."""
+    """Each lead's options: ``opts`` with the lead's kernel width of ``sigma2`` when given; a lone
+    lead's with the method's one-lead options under the explicit ones (``spec.one_lead``)."""
+    if len(leads) == 1 and opts.spec.one_lead:
+        opts = replace(opts, method_options={**opts.spec.one_lead, **opts.method_options})
     if not sigma2 or not opts.spec.uses_sigma2:
         return dict.fromkeys(leads, opts)
     return {n: replace(opts, sigma2=float(sigma2[n])) if n in sigma2 else opts for n in leads}

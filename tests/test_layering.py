@@ -5,9 +5,9 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
 0. ``edr`` (package), ``edr.errors``, ``edr.quiet``, ``edr.names``, ``edr.jobs``,
    ``edr._rowstats``, ``edr.dsp`` (SciPy's signal steps without SciPy's import cost)
 1. inputs and beats: ``edr.io.*``, ``edr.beats`` (mask, NeuroKit2 twins, alignment → flags,
-   peaks → chunks → polarity → detection → the package), ``edr.modulation``, ``edr.simulate``
-   (random processes, geometry, breathing events → artefacts, parameters → recording → scenarios
-   → the package)
+   peaks → chunks → polarity → detection → the package), ``edr.modulation``, ``edr.qrs_shape``,
+   ``edr.simulate`` (random processes, geometry, breathing events → artefacts, parameters →
+   recording → scenarios → the package)
 2. signal steps and protocol constants: ``edr.signal`` → the mains line ``edr.mains``, the
    similarity measures ``edr.similarity``; series fusion: ``edr.fusion``
 3. methods: ``edr.methods`` (segment and kernel options → grid, kernel methods, classic series,
@@ -69,6 +69,7 @@ LAYERS = {
     "edr.beats.detection": 1.04,
     "edr.beats": 1.05,
     "edr.modulation": 1,
+    "edr.qrs_shape": 1,
     "edr.simulate.processes": 1.0,
     "edr.simulate.geometry": 1.0,
     "edr.simulate.events": 1.0,

@@ -13,8 +13,9 @@ Methods
     Quality-weighted fusion of a panel of series, each on the grid, band-passed and
     standardised: the first :data:`FUSION_COMPONENTS` kernel principal component scores of
     the robust QRS-window matrix (baseline :data:`FUSION_BASELINE`, σ² chosen as for
-    ``kpca``), the R amplitude, the QRS area and (:data:`FUSION_RSA`) the instantaneous heart
-    rate; weights from their local spectral concentrations and their agreement, each series
+    ``kpca``), the R amplitude, the QRS area, (:data:`FUSION_RSA`) the instantaneous heart
+    rate and, when a window analyses one lead alone (:data:`ONE_LEAD_SHAPE`), the QRS up- and
+    downstroke; weights from their local spectral concentrations and their agreement, each series
     aligned in time and sign with the heaviest one that is not the heart rate
     (:func:`edr.fusion.fuse`; :func:`kpca_fusion_edr`).
 ``kpca``
@@ -71,6 +72,7 @@ from edr.methods.fused import (
     FUSION_BASELINE,
     FUSION_COMPONENTS,
     FUSION_RSA,
+    ONE_LEAD_SHAPE,
     KernelFit,
     fusion_beat_series,
     kpca_fusion_edr,
@@ -116,6 +118,7 @@ __all__ = [
     "METHODS",
     "NEUROKIT_MIN_PEAKS",
     "NEUROKIT_VARIANTS",
+    "ONE_LEAD_SHAPE",
     "ORIENTATIONS",
     "SOLVERS",
     "KernelFit",
@@ -143,7 +146,8 @@ __all__ = [
 @dataclass(frozen=True)
 class MethodSpec:
     """Registry entry: the function, whether it uses ``sigma2``, its sign reference, its fixed
-    option values and the kernel PCA solvers it takes.
+    option values, the kernel PCA solvers it takes and the options it takes when a window
+    analyses one lead alone (``one_lead``; options given explicitly win).
 
     See Also
     --------
@@ -163,13 +167,14 @@ class MethodSpec:
     description: str
     defaults: dict = field(default_factory=dict)
     solvers: tuple = ("dense",)
+    one_lead: dict = field(default_factory=dict)
 
 
 _MORPH = "r_amplitude"
 METHODS: dict[str, MethodSpec] = {
     "kpca_fusion": MethodSpec(kpca_fusion_edr, True, _MORPH,
                               "quality-weighted fusion of the leading kPCA components, R amplitude "
-                              "and QRS area (default)"),
+                              "and QRS area (default)", one_lead={"shape": ONE_LEAD_SHAPE}),
     "kpca": MethodSpec(kpca_edr, True, _MORPH, "kernel PCA of the QRS windows, n_c = 1",
                        solvers=SOLVERS),
     "kpca_positions": MethodSpec(kpca_positions_edr, True, _MORPH,

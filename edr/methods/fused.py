@@ -19,10 +19,11 @@ from edr.methods.grid import series_on_grid
 from edr.methods.kernel_methods import kpca_edr
 from edr.methods.kernel_options import KernelOptions, check_flag, selection_quality
 from edr.methods.segment import MethodOutput, Segment, unclipped_columns
-from edr.modulation import robust_beat_matrix
+from edr.modulation import MATRIX_RATE_HZ, robust_beat_matrix
+from edr.qrs_shape import qrs_slopes
 from edr.signal import BAND_HZ, MIN_BEATS
 
-__all__ = ["FUSION_BASELINE", "FUSION_COMPONENTS", "FUSION_RSA", "KernelFit",
+__all__ = ["FUSION_BASELINE", "FUSION_COMPONENTS", "FUSION_RSA", "ONE_LEAD_SHAPE", "KernelFit",
            "fusion_beat_series", "kpca_fusion_edr", "kpca_rsa_edr"]
 
 FUSION_COMPONENTS = 3
@@ -37,6 +38,11 @@ FUSION_RSA = True
 """Whether the instantaneous heart rate enters ``kpca_fusion``'s panel: respiratory sinus
 arrhythmia is the strongest breathing signal of healthy people at rest and an independent
 witness of the morphology's breathing (``docs/studies/beyond_the_icu.md``)."""
+ONE_LEAD_SHAPE = True
+"""Whether ``kpca_fusion``'s panel also holds the QRS slopes
+(:func:`edr.qrs_shape.qrs_slopes`: the steepest up- and downstroke) when a window analyses one
+lead alone (:attr:`edr.methods.MethodSpec.one_lead`): one lead's panel has few
+morphology series, several leads' pooled panels many (``docs/studies/unseen_conditions.md``)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,8 @@ class KernelFit:
     scores : ndarray, optional
         The component scores of the rows it was fitted on (``model.fit_transform``'s), which
         :func:`fusion_beat_series` gives for the same rows instead of projecting them again.
+    shape : bool, default False
+        Whether the QRS slopes are in the panel.
 
     See Also
     --------
@@ -87,6 +95,7 @@ class KernelFit:
     rsa: bool
     scales: dict
     scores: np.ndarray | None = None
+    shape: bool = False
 
     def scores_of(self, X: np.ndarray) -> np.ndarray:
         """The component scores of the rows ``X``: :attr:`scores` when ``X`` is the fitted
@@ -142,13 +151,14 @@ def kpca_rsa_edr(seg: Segment, **kpca_options) -> MethodOutput:
 
 
 def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_RSA,
-                    baseline=FUSION_BASELINE, **kpca_options) -> MethodOutput:
+                    baseline=FUSION_BASELINE, shape=False, **kpca_options) -> MethodOutput:
     """Quality-weighted fusion of the leading kernel principal components and the classic series.
 
     The panel: the first ``n_components`` kernel principal component scores of
     :meth:`Segment.beat_matrix` (σ² chosen as for ``kpca``, by the estimator),
     the R amplitude and the QRS area (all valid beats) and, with ``rsa``, the
-    instantaneous heart rate (:func:`rsa_edr`), each on the grid, band-passed and
+    instantaneous heart rate (:func:`rsa_edr`) and, with ``shape``, the QRS slopes
+    (:func:`edr.qrs_shape.qrs_slopes`), each on the grid, band-passed and
     standardised; the output is their :func:`edr.fusion.fuse` (weights from the
     local spectral concentrations and the agreement between the series,
     :func:`edr.fusion.panel_weights`; aligned in time and sign with the heaviest
@@ -167,6 +177,9 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
     baseline : str, default :data:`FUSION_BASELINE`
         Baseline handling of the QRS matrix whose components enter the panel (one of
         :data:`BASELINES`).
+    shape : bool, default False
+        Whether the QRS up- and downstroke enter the panel (the extraction sets it for a
+        window of one lead alone: :data:`ONE_LEAD_SHAPE`).
     **kpca_options
         As :func:`kpca_edr` (``solver="dense"`` and ``orientation="beats"`` only).
 
@@ -220,12 +233,13 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
             or n_components < 1:
         raise ValueError(f"n_components must be a positive integer, got {n_components!r}")
     check_flag(rsa, "rsa")
+    check_flag(shape, "shape")
     seg.require_beats()
     X, t, n_out = seg.beat_matrix(opts.baseline, opts.robust)
     # the classic series first: they do not wait for the kernel PCA, whose σ² selection shares
     # its threads with the other leads' (the lead that finishes last has less left to do)
     classic = {k: band_passed(series_on_grid(seg, o), seg.fs_out)
-               for k, o in _beat_series(seg, rsa).items()}
+               for k, o in _beat_series(seg, rsa, bool(shape)).items()}
     columns = unclipped_columns(seg.ecg, seg.beats, seg.matrix(opts.baseline).shape[1])
     model = opts.kernel_pca(min(int(n_components), X.shape[0] - 1))
     Z = model.fit_transform(X)
@@ -239,19 +253,25 @@ def kpca_fusion_edr(seg: Segment, *, n_components=FUSION_COMPONENTS, rsa=FUSION_
     q = {"solver": "dense", "n_outliers": n_out, "n_features": int(X.shape[1]),
          "eigenvalue": float(model.eigenvalues_[0]), **selection_quality(selection),
          "weights": {k: float(w) for k, w in fused.weights.items()}, "best": fused.best}
-    fit = KernelFit(model, columns, opts.baseline, opts.robust, bool(rsa), scales, Z)
+    fit = KernelFit(model, columns, opts.baseline, opts.robust, bool(rsa), scales, Z, bool(shape))
     return MethodOutput(seg.grid, fused.series, "grid", float(model.sigma2_), selection, q, panel,
                         fused.weights, fit)
 
 
-def _beat_series(seg: Segment, rsa: bool, since: float | None = None) -> dict:
+def _beat_series(seg: Segment, rsa: bool, shape: bool = False,
+                 since: float | None = None) -> dict:
     """The classic per-beat series of the ``kpca_fusion`` panel: R amplitude and QRS area of the
-    valid beats and, with ``rsa`` and enough beats, the heart rate (:func:`rsa_edr`); with
-    ``since``, their samples from that record time on."""
+    valid beats, with ``shape`` the QRS slopes of those beats whose values are finite
+    (:func:`edr.qrs_shape.qrs_slopes`) and, with ``rsa`` and enough beats, the heart rate
+    (:func:`rsa_edr`); with ``since``, their samples from that record time on."""
     v = seg.valid
     tv = seg.beat_times[v]
     series = {"r_amplitude": MethodOutput(tv, seg.r_amplitudes()[v]),
               "qrs_area": MethodOutput(tv, seg.qrs_areas()[v])}
+    if shape:
+        for k, y in qrs_slopes(seg.matrix("none")[v], MATRIX_RATE_HZ).items():
+            ok = np.isfinite(y)
+            series[k] = MethodOutput(tv[ok], y[ok])
     if rsa:
         heart_rate = rsa_edr(seg)
         if heart_rate.values.size >= MIN_BEATS:
@@ -310,5 +330,5 @@ def fusion_beat_series(seg: Segment, fit: KernelFit, since: float | None = None)
     if keep.any():
         Z = fit.scores_of(X[keep])
         series = {f"kpca_{j + 1}": MethodOutput(t[keep], Z[:, j]) for j in range(Z.shape[1])}
-    series.update(_beat_series(seg, fit.rsa, since))
+    series.update(_beat_series(seg, fit.rsa, fit.shape, since))
     return series

@@ -28,7 +28,7 @@ MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "ed
            "edr.jobs",
            "edr.windows", "edr.options", "edr.methods.kernel_options", "edr.methods.segment",
            "edr.pauses", "edr.breaths", "edr.breath_extrema", "edr.breath_rates",
-           "edr.modulation", "edr.polarity",
+           "edr.modulation", "edr.qrs_shape", "edr.polarity",
            "edr.stream.engine", "edr.stream.beats", "edr.record_figure", "edr.plots",
            "edr.figure_worker", "edr.plots_html", "edr.evaluate.report.write",
            "edr.dsp.filters", "edr.dsp.peaks", "edr.dsp.spectral", "edr.dsp.spline",
