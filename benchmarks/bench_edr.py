@@ -92,7 +92,7 @@ def _stage_split(record_path):
     notched out, :func:`edr.mains.remove_mains`); cleaning
     (``nk.ecg_clean``, the filter ``edr.beats.detect`` runs first); detection
     (``detect(align=False)`` minus cleaning: polarity, peaks, template correlation, RR flags);
-    alignment (``detect()`` minus ``detect(align=False)``: sub-sample shifts on the 5x
+    alignment (``detect()`` minus ``detect(align=False)``: sub-sample shifts on the 10x
     upsampled QRS); matrix (``Segment.beat_matrix``: the detrended, robust QRS matrix of the
     valid beats); selection (``kpca.selection.select(..., DEFAULT_SIGMA2, n_components=3)``,
     its Monte-Carlo draws on the thread pool); kPCA (``kpca.KernelPCA`` fit

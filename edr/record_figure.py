@@ -401,7 +401,7 @@ def record_figure(recording, result, *, fs=None, reference=True, minute_s=MINUTE
     >>> data.score_lines[2:4]
     ['beats: 69 used, 0 dropped; status: ok', 'breaths: 15 found, 15 kept; 0 pauses (0 s)']
     >>> data.sigma2.chosen.label
-    'chosen σ² = 0.0284'
+    'chosen σ² = 0.0285'
     """
     recording = as_recording(recording, fs=fs)
     duration = recording.duration_s

@@ -120,7 +120,7 @@ def _check_inputs(ecg, fs, upsample: int = 1, polarity: int | None = None):
 
 
 def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True,
-           upsample: int = 5, align_half_s: float = 0.08, max_lag_s: float = 0.024,
+           upsample: int = 10, align_half_s: float = 0.08, max_lag_s: float = 0.024,
            min_template_corr: float = 0.8, flat_s: float = 1.0,
            max_clipped_fraction: float = 0.5, polarity: int | None = None,
            min_beats: int = MIN_BEATS, template: np.ndarray | None = None) -> Beats:
@@ -141,7 +141,7 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
         cross-correlation with the median template. When False, peaks stay on
         the local maximum sample (the template correlation is still computed,
         at zero lag, for the artifact flag).
-    upsample : int, default 5
+    upsample : int, default 10
         Upsampling factor of the alignment.
     align_half_s : float, default 0.08
         Half-width (s) of the template around R.
