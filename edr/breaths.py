@@ -129,7 +129,7 @@ class Breaths:
     >>> res = extract_edr(simulate_recording(duration_s=60.0, fs=250.0, random_state=0))
     >>> breaths = detect_breaths(res)
     >>> breaths.time[:3].round(2), list(breaths.columns())[:3]
-    (array([ 4.07,  8.07, 12.03]), ['time_s', 'onset_s', 'interval_s'])
+    (array([ 4.11,  8.11, 12.07]), ['time_s', 'onset_s', 'interval_s'])
     """
 
     time: np.ndarray

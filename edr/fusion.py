@@ -67,12 +67,13 @@ HEART_SERIES = frozenset({"rsa"})
 delay that changes with the rate (respiratory sinus arrhythmia), so it never anchors the fusion's
 alignment while a morphology series weighs (:func:`fuse`); every lead's beats give the same heart
 rate, so a multi-lead panel keeps it once (``edr.windows``)."""
-ALIGN_LAG_S = 0.5
+ALIGN_LAG_S = 0.25
 """Largest shift (s) by which :func:`fuse` moves a series onto its anchor (the shift that
-maximises their absolute correlation; two samples of the 4 Hz grid): series of one window can
+maximises their absolute correlation; one sample of the 4 Hz grid): series of one window can
 reach the grid slightly apart (a feature of the R peak against one of the whole QRS, the heart
 rate against the morphology, leads whose QRS differ), and averaging them unaligned blurs the
-breathing. Chosen by leave-one-subject-out (``docs/studies/beyond_the_icu.md``)."""
+breathing. The value the nested leave-one-subject-out procedure chooses on every shared record
+(``docs/tuned_constants.md``)."""
 HEART_PHASE = True
 """Whether :func:`fuse` adds the :data:`HEART_SERIES` rotated frequency by frequency onto the sum
 of the others (:func:`edr.cross_phase.phase_onto`, over :data:`LOCAL_S` segments) instead of by
