@@ -71,14 +71,18 @@ def _coherence(x, breath):
 
 
 def test_the_rotated_heart_rate_is_more_coherent_where_one_shift_cannot_align_it():
+    # one shift of up to 0.5 s (twice the default's lag: the stronger rival) against rotation
     gains = []
     for seed in range(5):
         breath, panel = _paced(seed)
-        shifted_only = fuse(panel, FS, phase=False)
-        rotated = fuse(panel, FS, phase=True)
+        shifted_only = fuse(panel, FS, phase=False, max_lag_s=0.5)
+        rotated = fuse(panel, FS, phase=True, max_lag_s=0.5)
         assert rotated.weights["rsa"] < 0.5  # the morphology outweighs it: the rule applies
         assert rotated.best == "r_amplitude"
         gains.append(_coherence(rotated.series, breath) - _coherence(shifted_only.series, breath))
+        default_gain = (_coherence(fuse(panel, FS, phase=True).series, breath)
+                        - _coherence(fuse(panel, FS, phase=False).series, breath))
+        assert default_gain > 0.01  # at the default's own lag as well
         # the output keeps the phase of the morphology (its anchor) and follows the breath closer
         assert np.corrcoef(rotated.series, breath)[0, 1] > np.corrcoef(shifted_only.series,
                                                                         breath)[0, 1] + 0.03
