@@ -37,8 +37,8 @@ from edr.signal import (
     GRID_FS,
     bandpass,
     carried_bpm,
-    spectral_concentration,
 )
+from edr.spectra import spectral_concentration
 
 __all__ = ["ALIGN_LAG_S", "CONSENSUS", "FUSION_POWER", "HEART_PHASE", "HEART_SERIES", "LOCAL_S",
            "PHASE_MIN_LOCAL",
@@ -173,7 +173,7 @@ def standardised(x, fs: float = GRID_FS) -> np.ndarray:
 
 def local_concentration(x, fs: float = GRID_FS, *, band=WEIGHT_BAND_HZ,
                         local_s: float | None = LOCAL_S):
-    """Mean :func:`edr.signal.spectral_concentration` (peak in ``band``) over half-overlapping
+    """Mean :func:`edr.spectra.spectral_concentration` (peak in ``band``) over half-overlapping
     stretches of ``local_s`` seconds; the whole series' when ``local_s`` is None or the series is
     no longer than one stretch.
 
@@ -182,7 +182,7 @@ def local_concentration(x, fs: float = GRID_FS, *, band=WEIGHT_BAND_HZ,
 
     See Also
     --------
-    edr.signal.spectral_concentration, panel_weights
+    edr.spectra.spectral_concentration, panel_weights
 
     Examples
     --------

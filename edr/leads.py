@@ -14,7 +14,7 @@ single-lead EDR:
 * ``agreement`` — fraction of the lead's beats that the majority of the other
   usable leads also found within :data:`MATCH_TOL_S` (after removing each
   pair's constant offset, see :func:`matched_beats`);
-* ``concentration`` — :func:`edr.signal.spectral_concentration` of the lead's EDR;
+* ``concentration`` — :func:`edr.spectra.spectral_concentration` of the lead's EDR;
 * ``margin`` — MDD's ``lambda_1 - tau_1`` divided by ``lambda_1`` when the
   caller passes the kernel PCA result's margin and eigenvalue.
 
@@ -44,7 +44,8 @@ import numpy as np
 from edr.beats import Beats, detect, signal_mask
 from edr.errors import SignalError
 from edr.fusion import aligned_sum
-from edr.signal import GRID_FS, spectral_concentration
+from edr.signal import GRID_FS
+from edr.spectra import spectral_concentration
 
 __all__ = [
     "LeadQuality",

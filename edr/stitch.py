@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edr.signal import bandpass, spectral_concentration
+from edr.signal import bandpass
+from edr.spectra import spectral_concentration
 from edr.windows import Window, WindowAnalysis
 
 __all__ = ["MAX_GAP_S", "MIN_ALIGN_POINTS", "Stitched", "Stitcher", "WindowPart", "grid_points",

@@ -8,8 +8,8 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
    peaks → chunks → polarity → detection → the package), ``edr.modulation``, ``edr.qrs_shape``,
    ``edr.simulate`` (random processes, geometry, breathing events → artefacts, parameters →
    recording → scenarios → the package)
-2. signal steps and protocol constants: ``edr.signal`` → the mains line ``edr.mains``, the
-   similarity measures ``edr.similarity``; series fusion: ``edr.fusion``
+2. signal steps and protocol constants: ``edr.signal``, its spectra ``edr.spectra`` → the mains
+   line ``edr.mains``, the similarity measures ``edr.similarity``; series fusion: ``edr.fusion``
 3. methods: ``edr.methods`` (segment and kernel options → grid, kernel methods, classic series,
    NeuroKit2 peers → the fused methods → the registry in the package), ``edr.leads``
 4. pipeline: ``edr.options``, ``edr.windows``, ``edr.stitch``, ``edr.rate_spans`` (what a rate
@@ -79,6 +79,7 @@ LAYERS = {
     "edr.simulate.scenarios": 1.03,
     "edr.simulate": 1.04,
     "edr.signal": 2,
+    "edr.spectra": 2,
     "edr.mains": 2.1,
     "edr.similarity": 2.1,
     "edr.rate_spectra": 2.1,

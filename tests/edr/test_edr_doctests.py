@@ -18,7 +18,7 @@ MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "ed
            "edr.methods.fused", "edr.methods.grid", "edr.rates", "edr.rate_spans",
            "edr.rate_spectra", "edr.fusion",
            "edr.cross_phase",
-           "edr.signal", "edr.mains", "edr.leads", "edr.multilead", "edr.scoring",
+           "edr.signal", "edr.spectra", "edr.mains", "edr.leads", "edr.multilead", "edr.scoring",
            "edr.similarity", "edr.evaluate.agreement", "edr.evaluate.stats", "edr.evaluate.breaths",
            "edr.evaluate.cli",
            "edr.simulate.recording", "edr.simulate.scenarios", "edr.simulate.parameters",

@@ -16,7 +16,8 @@ from edr.fusion import (
 )
 from edr.modulation import robust_beat_matrix
 from edr.rates import QUALITY_THRESHOLD
-from edr.signal import BAND_HZ, spectral_concentration
+from edr.signal import BAND_HZ
+from edr.spectra import spectral_concentration
 
 FS = 4.0
 T = np.arange(0, 240, 1 / FS)

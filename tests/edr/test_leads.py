@@ -19,8 +19,9 @@ from edr.leads import (
 from edr.modulation import r_amplitude
 from edr.multilead import joint_beats, multilead_kpca, multilead_matrix
 from edr.scoring import correlation
-from edr.signal import bandpass, spectral_concentration, to_uniform_grid
+from edr.signal import bandpass, to_uniform_grid
 from edr.simulate import simulate_recording
+from edr.spectra import spectral_concentration
 
 
 @pytest.fixture(scope="module")
