@@ -40,11 +40,9 @@ from edr.rates import QUALITY_THRESHOLD, RateSpan, judged_rates, settled_span
 from edr.signal import GRID_FS, MIN_BEATS, RATE_WINDOW_S
 from edr.stitch import MAX_GAP_S, Stitcher, WindowPart
 from edr.tables import ResultTables
+from edr.window_analysis import MIN_GRID_POINTS, WindowAnalysis, analyse_window
 from edr.windows import (
-    MIN_GRID_POINTS,
     Window,
-    WindowAnalysis,
-    analyse_window,
     check_rate,
     output_grid,
     plan_record,
@@ -308,7 +306,7 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, fs=None, lead_names=None, u
         ``lead`` not in the recording.
     SignalError
         ``fs`` outside :data:`edr.signal.FS_RANGE`, a record shorter than
-        :data:`edr.windows.MIN_GRID_POINTS` grid points, fewer than
+        :data:`edr.window_analysis.MIN_GRID_POINTS` grid points, fewer than
         :data:`edr.signal.MIN_BEATS` beats in a single window, no analysable window.
     TypeError
         Options the method does not take; array arguments with a Recording or a path; a number
@@ -422,7 +420,7 @@ def run(recording, opts: EDROptions) -> EDRResult:
 
 def _analyses(plan, leads: dict, fs: float, grid: np.ndarray, opts: EDROptions):
     """``(window, analysis, None)`` or ``(window, None, SignalError)`` of every window of
-    ``plan``, in plan order (:func:`edr.windows.analyse_window`).
+    ``plan``, in plan order (:func:`edr.window_analysis.analyse_window`).
 
     With several windows the analyses run in :data:`WINDOW_THREADS` threads (at most
     :data:`WINDOWS_AHEAD` windows submitted ahead of the one yielded, BLAS limited to one thread

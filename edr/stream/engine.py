@@ -56,7 +56,8 @@ from edr.stream.faults import RailRuns
 from edr.stream.projected import ProjectedPath
 from edr.stream.projection import supports
 from edr.stream.windowed import WindowedPath
-from edr.windows import Window, analyse_window
+from edr.window_analysis import analyse_window
+from edr.windows import Window
 from kpca._blas import blas_limited_to_one_thread
 
 __all__ = ["DEFAULT_DELAY_S", "DEFAULT_HOP_S", "DEFAULT_SPAN_S", "MAX_UNUSABLE_SHARE",
@@ -460,7 +461,7 @@ class StreamingEDR:
 
     def analysis(self, leads: dict, beats: dict, grid: np.ndarray, select: bool,
                  features: dict | None = None):
-        """``(WindowAnalysis or None, status)``: :func:`edr.windows.analyse_window` of the span
+        """``(WindowAnalysis or None, status)``: :func:`analyse_window` of the span
         ``leads`` (samples from the span's start, ``grid`` in the same time) with ``beats`` (and
         their ``features``, when kept), the kernel widths selected when ``select`` (at most
         :data:`SELECTION_DRAWS` replicates) else the stored ones (which it updates); the leads

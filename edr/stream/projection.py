@@ -1,6 +1,6 @@
 """The default method in a stream: a fusion model fitted now and then, new beats projected onto it.
 
-A refresh analyses the stream's span as offline (:func:`edr.windows.analyse_window` with
+A refresh analyses the stream's span as offline (:func:`edr.window_analysis.analyse_window` with
 ``kpca_fusion``) and keeps what the fusion learnt: :class:`FusionModel`, each lead's kernel PCA
 (:class:`edr.methods.KernelFit`), the panel's weights and anchor, each series' sign and lag onto
 the anchor (:func:`edr.fusion.aligned_sum` on the span's panel) and its scale. Between refreshes
