@@ -16,7 +16,7 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
    ``edr.rate_spans`` (what a rate judgement keeps of a window), ``edr.rates`` (rate windows,
    rate quality, judged rates), ``edr.pauses``, ``edr.polarity`` and ``edr.breaths`` (breaths
    of an EDR, the polarity of inspiration, pauses), ``edr.breath_rates`` (rates counted from
-   breaths), ``edr.tables`` (a result as pandas tables),
+   breaths), ``edr.tables`` (a result as pandas tables), ``edr.result`` (``EDRResult``),
    ``edr.pipeline``; the scores against a reference that the consumers share: ``edr.scoring``
 5. consumers: ``edr.evaluate.*``, ``edr.record_figure``, ``edr.plots``, ``edr.plots_html``,
    ``edr.extract.*``, ``edr.cli_core``, ``edr.cli``, ``edr.stream``, ``edr.__main__``
@@ -26,8 +26,8 @@ import statement counts, including the lazy ones inside functions. The package `
 is the one exception: it re-exports the entry points (``extract_edr``, ``read_record``, ...)
 by name on first use (PEP 562), as ``kpca`` does, and imports nothing of its own at import.
 Within the pipeline layer the order is options → windows → window_analysis → stitch → rate_spans
-→ rates, pauses, polarity → breath_extrema → breaths → breath_rates → pipeline, and the
-module-level imports of ``edr`` have no cycle.
+→ rates, pauses, polarity → breath_extrema → breaths → breath_rates → tables → result →
+pipeline, and the module-level imports of ``edr`` have no cycle.
 
 Also: no function of ``edr`` or ``kpca`` is longer than 60 lines without its docstring, and no
 module of either is over 500 lines; no library module imports a command line (argparse, a ``cli``
@@ -107,6 +107,7 @@ LAYERS = {
     "edr.breaths": 4.26,
     "edr.breath_rates": 4.265,
     "edr.tables": 4.27,
+    "edr.result": 4.28,
     "edr.pipeline": 4.3,
     "edr.scoring": 4.4,
     "edr.evaluate": 5,
