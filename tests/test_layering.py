@@ -19,7 +19,8 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
    breaths), ``edr.tables`` (a result as pandas tables), ``edr.result`` (``EDRResult``),
    ``edr.pipeline``; the scores against a reference that the consumers share: ``edr.scoring``
 5. consumers: ``edr.evaluate.*``, ``edr.record_figure``, ``edr.plots``, ``edr.plots_html``,
-   ``edr.extract.*``, ``edr.cli_core``, ``edr.cli``, ``edr.stream``, ``edr.__main__``
+   ``edr.extract.*``, ``edr.cli_core``, ``edr.cli_options``, ``edr.cli``, ``edr.stream``,
+   ``edr.__main__``
 
 A module may import ``edr`` modules of its own layer or a lower one. Every
 import statement counts, including the lazy ones inside functions. The package ``edr`` itself
@@ -31,10 +32,11 @@ pipeline, and the module-level imports of ``edr`` have no cycle.
 
 Also: no function of ``edr`` or ``kpca`` is longer than 60 lines without its docstring, and no
 module of either is over 500 lines; no library module imports a command line (argparse, a ``cli``
-or ``__main__`` module, a module run as a script, the command-line core ``edr.cli_core``, a module
-of a command package such as ``edr.extract``); no command line imports another command line (only
-the core and the modules of its own command); no ``edr`` module builds a kernel or calls an
-eigen-solver (``kpca`` does). Each check has a test of its own on planted code.
+or ``__main__`` module, a module run as a script, the command-line core ``edr.cli_core`` and its
+option types ``edr.cli_options``, a module of a command package such as ``edr.extract``); no
+command line imports another command line (only the core and the modules of its own command); no
+``edr`` module builds a kernel or calls an eigen-solver (``kpca`` does). Each check has a test
+of its own on planted code.
 """
 
 from __future__ import annotations
@@ -117,6 +119,7 @@ LAYERS = {
     "edr.plots_html": 5,
     "edr.record_figure": 5,
     "edr.cli_core": 5,
+    "edr.cli_options": 5,
     "edr.extract": 5,
     "edr.cli": 5,
     "edr.stream": 5,
@@ -350,8 +353,9 @@ def test_the_length_check_counts_from_def_to_last_line(tmp_path):
 
 # --- library modules never import a command line ---------------------------------------------
 
-#: The command-line core every command line shares (neither a ``cli`` nor a ``__main__`` module).
-CLI_HELPERS = {"edr.cli_core"}
+#: The command-line core every command line shares, its protocol and its option types (neither a
+#: ``cli`` nor a ``__main__`` module).
+CLI_HELPERS = {"edr.cli_core", "edr.cli_options"}
 #: Packages that are one command line as a whole (every module of them is command-line code).
 COMMAND_PACKAGES = ("edr.extract",)
 
