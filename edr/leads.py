@@ -30,7 +30,11 @@ Lead choice and fusion
 * :func:`choose_lead` — the usable lead with the highest score.
 * :func:`fuse_edrs` — quality-weighted combination of single-lead EDRs on a
   common grid: each standardised, sign-aligned to the best lead (sign of the
-  inner product), weighted by its score (unusable leads weight 0).
+  inner product), weighted by its score (unusable leads weight 0). A fusion
+  method (the default ``kpca_fusion``) with ``lead="fuse"`` does not use it:
+  the panels of every usable lead are pooled into one panel and fused by
+  :func:`edr.fusion.fuse` (weights :func:`edr.fusion.panel_weights`;
+  :mod:`edr.window_analysis`).
 * One kernel PCA of every lead's QRS windows side by side, on beats detected
   once for all leads: :mod:`edr.multilead`.
 """
@@ -344,6 +348,8 @@ def fuse_edrs(edrs: dict, quality: dict[str, LeadQuality]) -> np.ndarray:
     See Also
     --------
     edr.fusion.aligned_sum : the weighted, aligned average it uses.
+    edr.fusion.panel_weights : the weights of the leads' pooled panels, which a fusion method
+        fuses instead.
 
     Examples
     --------
