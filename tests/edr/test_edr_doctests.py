@@ -24,7 +24,7 @@ MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "ed
            "edr.simulate.recording", "edr.simulate.scenarios", "edr.simulate.parameters",
            "edr.simulate.events", "edr.beats.detection", "edr.beats.mask", "edr.beats.polarity",
            "edr.io", "edr.io.edf_reader", "edr.io.csv_reader", "edr.io.writers", "edr.io.locks",
-           "edr.io.time_axis", "edr.io.numpy_reader", "edr.result",
+           "edr.io.time_axis", "edr.io.numpy_reader", "edr.io.ecg_matrix", "edr.result",
            "edr.jobs",
            "edr.windows", "edr.options", "edr.methods.kernel_options", "edr.methods.segment",
            "edr.pauses", "edr.breaths", "edr.breath_extrema", "edr.breath_rates",
