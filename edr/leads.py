@@ -47,7 +47,7 @@ import numpy as np
 
 from edr.beats import Beats, detect, signal_mask
 from edr.errors import SignalError
-from edr.fusion import aligned_sum
+from edr.series_alignment import aligned_sum
 from edr.signal import GRID_FS
 from edr.spectra import spectral_concentration
 
@@ -347,7 +347,7 @@ def fuse_edrs(edrs: dict, quality: dict[str, LeadQuality]) -> np.ndarray:
 
     See Also
     --------
-    edr.fusion.aligned_sum : the weighted, aligned average it uses.
+    edr.series_alignment.aligned_sum : the weighted, aligned average it uses.
     edr.fusion.panel_weights : the weights of the leads' pooled panels, which a fusion method
         fuses instead.
 

@@ -9,7 +9,8 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
    ``edr.simulate`` (random processes, geometry, breathing events → artefacts, parameters →
    recording → scenarios → the package)
 2. signal steps and protocol constants: ``edr.signal``, its spectra ``edr.spectra`` → the mains
-   line ``edr.mains``, the similarity measures ``edr.similarity``; series fusion: ``edr.fusion``
+   line ``edr.mains``, the similarity measures ``edr.similarity``; series aligned and summed
+   ``edr.series_alignment``, series fusion: ``edr.fusion``
 3. methods: ``edr.methods`` (segment and kernel options → grid, kernel methods, classic series,
    NeuroKit2 peers → the fused methods → the registry in the package), ``edr.leads``
 4. pipeline: ``edr.options``, ``edr.windows``, ``edr.window_analysis``, ``edr.stitch``,
@@ -85,6 +86,7 @@ LAYERS = {
     "edr.mains": 2.1,
     "edr.similarity": 2.1,
     "edr.rate_spectra": 2.1,
+    "edr.series_alignment": 2,
     "edr.fusion": 2,
     "edr.cross_phase": 2,
     "edr.methods.segment": 3.0,

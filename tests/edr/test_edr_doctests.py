@@ -17,7 +17,7 @@ MODULES = ["edr", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "ed
            "edr.methods", "edr.methods.kernel_methods", "edr.methods.classic",
            "edr.methods.fused", "edr.methods.grid", "edr.rates", "edr.rate_spans",
            "edr.rate_spectra", "edr.fusion",
-           "edr.cross_phase",
+           "edr.cross_phase", "edr.series_alignment",
            "edr.signal", "edr.spectra", "edr.mains", "edr.leads", "edr.multilead", "edr.scoring",
            "edr.similarity", "edr.evaluate.agreement", "edr.evaluate.stats",
            "edr.evaluate.stat_results", "edr.evaluate.breaths",

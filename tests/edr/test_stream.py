@@ -432,9 +432,10 @@ def test_cli_lsl_stream_not_found(tmp_path, capsys):
 # --------------------------------------------------------------------------- projection path
 def test_projection_reproduces_the_fusion_of_its_own_span():
     from edr.beats import detect
-    from edr.fusion import ALIGN_LAG_S, aligned_sum, band_passed
+    from edr.fusion import ALIGN_LAG_S, band_passed
     from edr.methods import Segment
     from edr.options import EDROptions
+    from edr.series_alignment import aligned_sum
     from edr.stream.projection import FusionModel
     from edr.window_analysis import analyse_window
     from edr.windows import Window
