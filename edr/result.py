@@ -125,7 +125,7 @@ class EDRResult(ResultTables):
 
     See Also
     --------
-    extract_edr : what returns it.
+    edr.pipeline.extract_edr : what returns it.
     edr.tables : its pandas tables.
     edr.scoring.score : its scores against a reference respiration.
     edr.breaths.detect_breaths : its breaths.

@@ -33,7 +33,7 @@ class OmnibusResult:
 
     See Also
     --------
-    kruskal_wallis, friedman
+    edr.evaluate.stats.kruskal_wallis, edr.evaluate.stats.friedman
 
     Examples
     --------
@@ -83,7 +83,7 @@ class PairwiseResult:
 
     See Also
     --------
-    dunn, pairwise_wilcoxon
+    edr.evaluate.stats.dunn, edr.evaluate.stats.pairwise_wilcoxon
 
     Examples
     --------
@@ -118,7 +118,7 @@ class Comparison:
 
     See Also
     --------
-    compare
+    edr.evaluate.stats.compare
 
     Examples
     --------

@@ -85,7 +85,7 @@ def increasing_column(x: np.ndarray) -> int | None:
 
     See Also
     --------
-    recording_from_arrays, edr.io.numpy_reader.read_numpy : refuse such a column.
+    edr.io.arrays.recording_from_arrays, edr.io.numpy_reader.read_numpy : refuse such a column.
 
     Examples
     --------
