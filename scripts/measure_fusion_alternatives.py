@@ -68,13 +68,13 @@ from edr.fusion import (
     carried_hz,
     fuse,
     local_concentration,
-    shifted,
     standardised,
 )
 from edr.io import read_record
 from edr.methods import MethodOutput
 from edr.rates import RateSpan, judged_rates
 from edr.scoring import reference_on_grid
+from edr.series_alignment import shifted
 from edr.signal import (
     BAND_HZ,
     WELCH_SEGMENT_S,
