@@ -345,7 +345,7 @@ class JudgedRates:
         """The rates with those of untrusted windows withheld, and the record's status.
 
         Each analysed window's ``info.quality`` (``analyses``: ``(window, info)`` pairs, ``info``
-        an :class:`edr.pipeline.WindowInfo`) gets its ``quality_index`` (:meth:`window_quality`)
+        an :class:`edr.result.WindowInfo`) gets its ``quality_index`` (:meth:`window_quality`)
         and ``dropped_share``, and a "low quality" status when more than
         :data:`MAX_DROPPED_SHARE` of its beats were dropped (its rates withheld) or its quality
         index is below :data:`QUALITY_THRESHOLD`. The status is "ok" when a window still is.
