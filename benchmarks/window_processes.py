@@ -32,7 +32,7 @@ import numpy as np
 
 import edr.pipeline as pl
 from edr.errors import SignalError
-from edr.windows import analyse_window
+from edr.window_analysis import analyse_window
 from kpca._blas import blas_limited_to_one_thread
 
 WORKERS = 2

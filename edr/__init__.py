@@ -24,7 +24,7 @@ from edr.errors import EDRError, RecordError, SignalError
 
 #: public name -> defining module (imported lazily)
 _LAZY_EDR = {
-    "EDRResult": "edr.pipeline",
+    "EDRResult": "edr.result",
     "extract_edr": "edr.pipeline",
     "plot_record": "edr.plots",
     "read_record": "edr.io",

@@ -48,7 +48,7 @@ def phase_onto(y, ref, fs: float, segment_s: float) -> np.ndarray:
     See Also
     --------
     edr.fusion.fuse : adds the heart rate rotated onto the morphology series.
-    edr.fusion.aligned_sum : the alignment by one shift and a sign.
+    edr.series_alignment.aligned_sum : the alignment by one shift and a sign.
 
     References
     ----------

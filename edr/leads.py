@@ -14,7 +14,7 @@ single-lead EDR:
 * ``agreement`` — fraction of the lead's beats that the majority of the other
   usable leads also found within :data:`MATCH_TOL_S` (after removing each
   pair's constant offset, see :func:`matched_beats`);
-* ``concentration`` — :func:`edr.signal.spectral_concentration` of the lead's EDR;
+* ``concentration`` — :func:`edr.spectra.spectral_concentration` of the lead's EDR;
 * ``margin`` — MDD's ``lambda_1 - tau_1`` divided by ``lambda_1`` when the
   caller passes the kernel PCA result's margin and eigenvalue.
 
@@ -30,7 +30,11 @@ Lead choice and fusion
 * :func:`choose_lead` — the usable lead with the highest score.
 * :func:`fuse_edrs` — quality-weighted combination of single-lead EDRs on a
   common grid: each standardised, sign-aligned to the best lead (sign of the
-  inner product), weighted by its score (unusable leads weight 0).
+  inner product), weighted by its score (unusable leads weight 0). A fusion
+  method (the default ``kpca_fusion``) with ``lead="fuse"`` does not use it:
+  the panels of every usable lead are pooled into one panel and fused by
+  :func:`edr.fusion.fuse` (weights :func:`edr.fusion.panel_weights`;
+  :mod:`edr.window_analysis`).
 * One kernel PCA of every lead's QRS windows side by side, on beats detected
   once for all leads: :mod:`edr.multilead`.
 """
@@ -43,8 +47,9 @@ import numpy as np
 
 from edr.beats import Beats, detect, signal_mask
 from edr.errors import SignalError
-from edr.fusion import aligned_sum
-from edr.signal import GRID_FS, spectral_concentration
+from edr.series_alignment import aligned_sum
+from edr.signal import GRID_FS
+from edr.spectra import spectral_concentration
 
 __all__ = [
     "LeadQuality",
@@ -342,7 +347,9 @@ def fuse_edrs(edrs: dict, quality: dict[str, LeadQuality]) -> np.ndarray:
 
     See Also
     --------
-    edr.fusion.aligned_sum : the weighted, aligned average it uses.
+    edr.series_alignment.aligned_sum : the weighted, aligned average it uses.
+    edr.fusion.panel_weights : the weights of the leads' pooled panels, which a fusion method
+        fuses instead.
 
     Examples
     --------

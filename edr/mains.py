@@ -14,7 +14,7 @@ from edr import zero_phase
 from edr.beats import true_runs
 from edr.dsp.filters import iirnotch
 from edr.io.digital_lead import DigitalLead, as_lead, finite_median, lead_blocks, lead_sum
-from edr.signal import welch_in_blocks
+from edr.spectra import welch_in_blocks
 
 __all__ = ["MAINS_HZ", "MAINS_MIN_DB", "MAINS_NOTCH_Q", "mains_frequency", "notch_mains",
            "remove_mains"]

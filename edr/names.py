@@ -220,7 +220,7 @@ def check_window_s(value, name: str = "window_s") -> float:
     See Also
     --------
     edr.options.EDROptions : checks its ``window_s`` with this function.
-    edr.cli_core.window_seconds : the command lines' option type built on it.
+    edr.cli_options.window_seconds : the command lines' option type built on it.
     check_fs : the check of the sampling rate.
 
     Examples

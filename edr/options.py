@@ -43,7 +43,7 @@ MAX_OVERLAP = 0.9
 FS_OUT_MAX = 100.0
 """Highest output grid rate (Hz) accepted; the lowest is above ``2 * BAND_HZ[1]``."""
 LEAD_MODES = ("auto", "fuse", "multilead")
-"""Values of ``lead`` that use every ECG lead (see :func:`edr.windows.analyse_window`)."""
+"""Values of ``lead`` that use every ECG lead (see :func:`edr.window_analysis.analyse_window`)."""
 DEFAULT_MULTI_LEAD = "fuse"
 """What ``lead=None`` means for a recording with several ECG leads
 (``docs/design.md#3-generalisation-to-unseen-patients``); with one lead it is that lead."""

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edr.windows import Window, WindowAnalysis
+from edr.window_analysis import WindowAnalysis
+from edr.windows import Window
 
 __all__ = ["RateSpan"]
 
@@ -22,8 +23,8 @@ __all__ = ["RateSpan"]
 class RateSpan:
     """What :func:`judged_rates` needs of one analysed window, so that the window's analysis
     (its QRS matrices, beats, model) need not be kept: the first and last indices of its output
-    grid points, its core (s), its evidence panel (:attr:`edr.windows.WindowAnalysis.panel`),
-    the panel's weights (:attr:`edr.windows.WindowAnalysis.weights`) and the times of the beats
+    grid points, its core (s), its evidence panel (:attr:`WindowAnalysis.panel`),
+    the panel's weights (:attr:`WindowAnalysis.weights`) and the times of the beats
     its series are sampled at (the valid beats, on the grid's time axis; None: rates not
     limited). A settled span (:func:`edr.rates.settled_span`) holds, instead of its panel, the
     panel's rates at every rate window it contains whole (``rated``: their first grid indices;

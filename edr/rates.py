@@ -12,7 +12,7 @@ The one home of the rate computations the pipeline, the stream and the evaluatio
   low, and below :data:`QUALITY_THRESHOLD` no rate is reported;
 * the judged rates of a stitched EDR (:func:`judged_rates`): every rate window gets its
   spectral-peak rate and the quality given by the evidence panel of the analysis window that
-  holds it (:attr:`edr.windows.WindowAnalysis.panel`; the panel's rates of all the rate
+  holds it (:attr:`edr.window_analysis.WindowAnalysis.panel`; the panel's rates of all the rate
   windows one analysis window judges are computed at once); below the threshold the rate is
   withheld (NaN);
 * no rate the beats cannot carry: every series of the panel, and the EDR made of them, is
@@ -345,7 +345,7 @@ class JudgedRates:
         """The rates with those of untrusted windows withheld, and the record's status.
 
         Each analysed window's ``info.quality`` (``analyses``: ``(window, info)`` pairs, ``info``
-        an :class:`edr.pipeline.WindowInfo`) gets its ``quality_index`` (:meth:`window_quality`)
+        an :class:`edr.result.WindowInfo`) gets its ``quality_index`` (:meth:`window_quality`)
         and ``dropped_share``, and a "low quality" status when more than
         :data:`MAX_DROPPED_SHARE` of its beats were dropped (its rates withheld) or its quality
         index is below :data:`QUALITY_THRESHOLD`. The status is "ok" when a window still is.

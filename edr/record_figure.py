@@ -122,7 +122,7 @@ def beat_fates(recording, result, t0: float, t1: float) -> dict:
     """Times (s) of every beat detected in ``[t0, t1]``, by fate, and the lead they are on.
 
     The beats are those the pipeline detected in each analysis window overlapping the stretch
-    (:attr:`edr.pipeline.WindowInfo.beats`: the window's chosen lead, its samples, default
+    (:attr:`edr.result.WindowInfo.beats`: the window's chosen lead, its samples, default
     options); a window that does not carry them is run again through :func:`edr.beats.detect`
     exactly as the pipeline runs it. Each beat is taken from the window whose core holds it, as
     in the stitched result. Returns ``{"used": ..., "ectopic": ..., "artefact": ..., "lead":
@@ -153,7 +153,7 @@ def beat_fates(recording, result, t0: float, t1: float) -> dict:
 
 def _detected(recording, w) -> dict | None:
     """The beats of window ``w`` detected again as the pipeline detects them (the form of
-    :attr:`edr.pipeline.WindowInfo.beats`), or None if detection fails."""
+    :attr:`edr.result.WindowInfo.beats`), or None if detection fails."""
     x = _window_lead(recording, w.lead)
     fs = recording.fs
     i0, i1 = int(np.floor(w.start_s * fs)), min(int(np.ceil(w.end_s * fs)), x.size)

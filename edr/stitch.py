@@ -18,8 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edr.signal import bandpass, spectral_concentration
-from edr.windows import Window, WindowAnalysis
+from edr.signal import bandpass
+from edr.spectra import spectral_concentration
+from edr.window_analysis import WindowAnalysis
+from edr.windows import Window
 
 __all__ = ["MAX_GAP_S", "MIN_ALIGN_POINTS", "Stitched", "Stitcher", "WindowPart", "grid_points",
            "local_sign", "masked_bandpass", "near_used_beats", "ramp_weights",

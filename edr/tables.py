@@ -186,7 +186,7 @@ def rate_frame(result, threshold: float = QUALITY_THRESHOLD):
 
 def window_frame(result):
     """One row per analysis window (index ``window``): :data:`WINDOW_COLUMNS`, then every other
-    scalar figure of :attr:`edr.pipeline.WindowInfo.quality` (``criterion``, ``margin``,
+    scalar figure of :attr:`edr.result.WindowInfo.quality` (``criterion``, ``margin``,
     ``best``, ...). ``leads_used`` lists the leads fused or analysed, comma-separated.
 
     See Also

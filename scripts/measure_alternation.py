@@ -28,7 +28,8 @@ from edr.rates import QUALITY_THRESHOLD
 from edr.scoring import score
 from edr.signal import NYQUIST_MARGIN_BPM, RATE_TILT
 from edr.simulate import simulate_recording
-from edr.windows import analyse_window, output_grid, record_leads, window_plan
+from edr.window_analysis import analyse_window
+from edr.windows import output_grid, record_leads, window_plan
 
 SLOW = dict(heart_rate_bpm=74.0, resp_rate_hz=0.2, amplitude_modulation=0.05, rsa_bpm=2.0)
 CASES = {"alternans": dict(alternans=0.15),

@@ -29,7 +29,8 @@ from _shared import write_markdown
 from edr.io import read_record
 from edr.methods import FUSION_COMPONENTS
 from edr.options import EDROptions
-from edr.windows import _segment, output_grid, record_leads, window_plan
+from edr.window_analysis import _segment
+from edr.windows import output_grid, record_leads, window_plan
 
 RECORDS = ("bidmc/bidmc01", "bidmc/bidmc04", "bidmc/bidmc11", "bidmc/bidmc20", "bidmc/bidmc38",
            "marsh/m0046", "marsh/m1707", "marsh/m8000")

@@ -68,22 +68,21 @@ from edr.fusion import (
     carried_hz,
     fuse,
     local_concentration,
-    shifted,
     standardised,
 )
 from edr.io import read_record
 from edr.methods import MethodOutput
 from edr.rates import RateSpan, judged_rates
 from edr.scoring import reference_on_grid
+from edr.series_alignment import shifted
 from edr.signal import (
     BAND_HZ,
-    CONCENTRATION_HALF_WIDTH_HZ,
     WELCH_SEGMENT_S,
     bandpass,
-    spectral_concentration,
 )
 from edr.similarity import MSC_HALF_WIDTH_HZ
 from edr.simulate import simulate_scenario
+from edr.spectra import CONCENTRATION_HALF_WIDTH_HZ, spectral_concentration
 from edr.stitch import Stitcher
 
 FS = 4.0

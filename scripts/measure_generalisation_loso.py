@@ -1,6 +1,6 @@
 """Leave-one-subject-out choice of the fusion and the rate rule over BIDMC and MARSH.
 
-Every record is analysed as the default extraction does it (``edr.windows.analyse_window``
+Every record is analysed as the default extraction does it (``edr.window_analysis.analyse_window``
 on every window: mains line removed, robust beat matrix, the default width selection, the panel
 of ``kpca_fusion`` with the heart rate, every lead pooled on BIDMC), once for each QRS matrix
 baseline of :data:`ANALYSES`. Each candidate then re-fuses the windows' panels with
@@ -73,7 +73,8 @@ from edr.rates import AGREEMENT_BPM, RateSpan, judged_rates
 from edr.scoring import reference_on_grid, score, window_rates
 from edr.signal import RATE_TILT, bandpass
 from edr.stitch import Stitcher
-from edr.windows import analyse_window, output_grid, record_leads, window_plan
+from edr.window_analysis import analyse_window
+from edr.windows import output_grid, record_leads, window_plan
 
 ANALYSES = ("detrend", "pr", "centred")
 """Every record is analysed with each of these QRS matrix baselines for the kernel components

@@ -7,8 +7,9 @@ any choice, simulated one-lead records under controlled ventilation (``edr.simul
 ``ventilated`` and ``child_ventilated``: fixed rate, no respiratory sinus arrhythmia, amplitude
 and axis modulation only) and ``child_spontaneous``, lead II at 300 Hz, x1000, 300 s, seeds 0-2.
 
-Each case is analysed once as the default extraction does it (``edr.windows.analyse_window``,
-the ``kpca_fusion`` panel, one lead) and cached (``--cache-dir``); candidate one-lead panels
+Each case is analysed once as the default extraction does it
+(``edr.window_analysis.analyse_window``, the ``kpca_fusion`` panel, one lead) and cached
+(``--cache-dir``); candidate one-lead panels
 (:data:`CANDIDATES`: the default's, and the default's with more morphology series of the same
 QRS windows, :func:`morphology_series`) are re-fused, stitched, judged and scored by the
 library as ``scripts/nested_scores.py`` does, under the default's fusion and rate configuration
@@ -49,7 +50,8 @@ from edr.pipeline import extract_edr
 from edr.scoring import reference_on_grid
 from edr.signal import bandpass
 from edr.similarity import correlation, msc
-from edr.windows import analyse_window, output_grid, record_leads, window_plan
+from edr.window_analysis import analyse_window
+from edr.windows import output_grid, record_leads, window_plan
 
 DEFAULT = dict(baseline="centred", rsa=True, local_s=64.0, consensus=True, power=4,
                max_lag_s=0.5, anchor="morphology", tilt=0.5, carried=True, components=3,

@@ -50,10 +50,10 @@ from edr.fusion import (
     carried_hz,
     fuse,
     panel_weights,
-    shifted,
 )
 from edr.methods import MethodOutput
 from edr.rates import RateSpan, judged_rates
+from edr.series_alignment import shifted
 from edr.stitch import Stitcher
 
 CANDIDATES = ("default", "no alignment", "heart witness", "heart aligned locally",

@@ -43,7 +43,8 @@ from pathlib import Path
 import numpy as np
 from scipy import integrate, optimize
 
-from kpca.hebbian import _gha_pass, mmho_mean_update, mmho_pass
+from kpca.hebbian import mmho_mean_update, mmho_pass
+from kpca.hebbian_rules import _gha_pass
 
 T = 25000
 SWITCH = 15000

@@ -40,7 +40,7 @@ GUIDES = (ROOT / "CONTRIBUTING.md", ROOT / "docs" / "tuned_constants.md")
 #: The registries and name lists a new method, criterion, format or output column extends.
 REGISTRIES = ("edr.methods.METHODS", "edr.names.METHOD_NAMES", "kpca.selection.CRITERIA",
               "kpca.selection.ALIASES", "edr.names.CRITERION_NAMES",
-              "edr.io.paths.READER_SUFFIXES", "edr.pipeline.EDRResult.grid_columns",
+              "edr.io.paths.READER_SUFFIXES", "edr.result.EDRResult.grid_columns",
               "edr.extract.summary.json_summary")
 
 PATH = re.compile(r"`([\w./*-]+(?:\.py|/))`")

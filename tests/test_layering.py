@@ -8,33 +8,36 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
    peaks → chunks → polarity → detection → the package), ``edr.modulation``, ``edr.qrs_shape``,
    ``edr.simulate`` (random processes, geometry, breathing events → artefacts, parameters →
    recording → scenarios → the package)
-2. signal steps and protocol constants: ``edr.signal`` → the mains line ``edr.mains``, the
-   similarity measures ``edr.similarity``; series fusion: ``edr.fusion``
+2. signal steps and protocol constants: ``edr.signal``, its spectra ``edr.spectra`` → the mains
+   line ``edr.mains``, the similarity measures ``edr.similarity``; series aligned and summed
+   ``edr.series_alignment``, series fusion: ``edr.fusion``
 3. methods: ``edr.methods`` (segment and kernel options → grid, kernel methods, classic series,
    NeuroKit2 peers → the fused methods → the registry in the package), ``edr.leads``
-4. pipeline: ``edr.options``, ``edr.windows``, ``edr.stitch``, ``edr.rate_spans`` (what a rate
-   judgement keeps of a window), ``edr.rates`` (rate windows, rate quality, judged rates),
-   ``edr.pauses``, ``edr.polarity`` and ``edr.breaths`` (breaths
+4. pipeline: ``edr.options``, ``edr.windows``, ``edr.window_analysis``, ``edr.stitch``,
+   ``edr.rate_spans`` (what a rate judgement keeps of a window), ``edr.rates`` (rate windows,
+   rate quality, judged rates), ``edr.pauses``, ``edr.polarity`` and ``edr.breaths`` (breaths
    of an EDR, the polarity of inspiration, pauses), ``edr.breath_rates`` (rates counted from
-   breaths), ``edr.tables`` (a result as pandas tables),
+   breaths), ``edr.tables`` (a result as pandas tables), ``edr.result`` (``EDRResult``),
    ``edr.pipeline``; the scores against a reference that the consumers share: ``edr.scoring``
 5. consumers: ``edr.evaluate.*``, ``edr.record_figure``, ``edr.plots``, ``edr.plots_html``,
-   ``edr.extract.*``, ``edr.cli_core``, ``edr.cli``, ``edr.stream``, ``edr.__main__``
+   ``edr.extract.*``, ``edr.cli_core``, ``edr.cli_options``, ``edr.cli``, ``edr.stream``,
+   ``edr.__main__``
 
 A module may import ``edr`` modules of its own layer or a lower one. Every
 import statement counts, including the lazy ones inside functions. The package ``edr`` itself
 is the one exception: it re-exports the entry points (``extract_edr``, ``read_record``, ...)
 by name on first use (PEP 562), as ``kpca`` does, and imports nothing of its own at import.
-Within the pipeline layer the order is options → windows → stitch → rate_spans → rates, pauses,
-polarity → breath_extrema → breaths → breath_rates → pipeline, and the
-module-level imports of ``edr`` have no cycle.
+Within the pipeline layer the order is options → windows → window_analysis → stitch → rate_spans
+→ rates, pauses, polarity → breath_extrema → breaths → breath_rates → tables → result →
+pipeline, and the module-level imports of ``edr`` have no cycle.
 
 Also: no function of ``edr`` or ``kpca`` is longer than 60 lines without its docstring, and no
 module of either is over 500 lines; no library module imports a command line (argparse, a ``cli``
-or ``__main__`` module, a module run as a script, the command-line core ``edr.cli_core``, a module
-of a command package such as ``edr.extract``); no command line imports another command line (only
-the core and the modules of its own command); no ``edr`` module builds a kernel or calls an
-eigen-solver (``kpca`` does). Each check has a test of its own on planted code.
+or ``__main__`` module, a module run as a script, the command-line core ``edr.cli_core`` and its
+option types ``edr.cli_options``, a module of a command package such as ``edr.extract``); no
+command line imports another command line (only the core and the modules of its own command); no
+``edr`` module builds a kernel or calls an eigen-solver (``kpca`` does). Each check has a test
+of its own on planted code.
 """
 
 from __future__ import annotations
@@ -79,9 +82,11 @@ LAYERS = {
     "edr.simulate.scenarios": 1.03,
     "edr.simulate": 1.04,
     "edr.signal": 2,
+    "edr.spectra": 2,
     "edr.mains": 2.1,
     "edr.similarity": 2.1,
     "edr.rate_spectra": 2.1,
+    "edr.series_alignment": 2,
     "edr.fusion": 2,
     "edr.cross_phase": 2,
     "edr.methods.segment": 3.0,
@@ -96,6 +101,7 @@ LAYERS = {
     "edr.multilead": 3.01,
     "edr.options": 4.0,
     "edr.windows": 4.1,
+    "edr.window_analysis": 4.15,
     "edr.stitch": 4.2,
     "edr.rate_spans": 4.22,
     "edr.rates": 4.25,
@@ -105,6 +111,7 @@ LAYERS = {
     "edr.breaths": 4.26,
     "edr.breath_rates": 4.265,
     "edr.tables": 4.27,
+    "edr.result": 4.28,
     "edr.pipeline": 4.3,
     "edr.scoring": 4.4,
     "edr.evaluate": 5,
@@ -114,6 +121,7 @@ LAYERS = {
     "edr.plots_html": 5,
     "edr.record_figure": 5,
     "edr.cli_core": 5,
+    "edr.cli_options": 5,
     "edr.extract": 5,
     "edr.cli": 5,
     "edr.stream": 5,
@@ -347,8 +355,9 @@ def test_the_length_check_counts_from_def_to_last_line(tmp_path):
 
 # --- library modules never import a command line ---------------------------------------------
 
-#: The command-line core every command line shares (neither a ``cli`` nor a ``__main__`` module).
-CLI_HELPERS = {"edr.cli_core"}
+#: The command-line core every command line shares, its protocol and its option types (neither a
+#: ``cli`` nor a ``__main__`` module).
+CLI_HELPERS = {"edr.cli_core", "edr.cli_options"}
 #: Packages that are one command line as a whole (every module of them is command-line code).
 COMMAND_PACKAGES = ("edr.extract",)
 

@@ -100,7 +100,7 @@ def welch(x, fs: float, nperseg: int):
 
     See Also
     --------
-    csd, coherence, edr.signal.welch_in_blocks
+    csd, coherence, edr.spectra.welch_in_blocks
 
     References
     ----------

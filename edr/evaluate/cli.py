@@ -22,17 +22,15 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from edr.cli_core import (
+from edr.cli_core import OptionError, Parser, run_command
+from edr.cli_options import (
     REFERENCE_FLAGS,
-    OptionError,
-    Parser,
     add_reference_options,
     check_choice,
     check_method,
     integer,
     positive_integer,
     reference_options,
-    run_command,
     window_seconds,
 )
 from edr.evaluate.batch import DEFAULT_LEAD, BatchSummary, plan_tasks, run_batch

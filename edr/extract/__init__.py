@@ -17,7 +17,7 @@ errors): :mod:`edr.cli_core`.
 
 import importlib
 
-from edr.cli_core import REFERENCE_FLAGS
+from edr.cli_options import REFERENCE_FLAGS
 
 __all__ = ["EXTRACT_FLAGS", "PROG", "build_parser", "main"]
 

@@ -44,9 +44,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from edr.cli_core import (
-    OptionError,
-    Parser,
+from edr.cli_core import OptionError, Parser, run_command
+from edr.cli_options import (
     add_reference_options,
     check_choice,
     check_method,
@@ -54,7 +53,6 @@ from edr.cli_core import (
     integer,
     n_support,
     rate_hz,
-    run_command,
     sigma2_value,
     window_seconds,
 )

@@ -15,7 +15,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from edr.cli_core import OptionError, reference_options
+from edr.cli_core import OptionError
+from edr.cli_options import reference_options
 from edr.errors import EDRError, OutputError, ReferenceWarning
 from edr.extract.summary import json_summary, summary_lines
 from edr.io.paths import check_record_path, record_files, record_name

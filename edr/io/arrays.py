@@ -23,7 +23,8 @@ from edr.errors import (
     UnitError,
 )
 from edr.io.breath_times import given_breath_times
-from edr.io.channels import choose_ecg, choose_resp, clean_name, ecg_channels
+from edr.io.channels import choose_ecg, choose_resp, ecg_channels
+from edr.io.ecg_matrix import NUMERIC_KINDS, is_pandas, lead_matrix
 from edr.io.recording import VOLTAGE_UNITS, Recording, to_millivolts
 from edr.io.time_axis import (
     INDEX_COLUMNS,
@@ -35,8 +36,8 @@ from edr.io.time_axis import (
 )
 from edr.names import check_fs
 
-__all__ = ["ARBITRARY_UNITS", "DEFAULT_NAME", "NUMERIC_KINDS", "as_recording", "as_series",
-           "default_lead_names", "increasing_column", "recording_from_arrays"]
+__all__ = ["ARBITRARY_UNITS", "DEFAULT_NAME", "as_recording", "as_series",
+           "recording_from_arrays"]
 
 #: Record name of a recording given as arrays.
 DEFAULT_NAME = "array"
@@ -44,8 +45,6 @@ DEFAULT_NAME = "array"
 ARBITRARY_UNITS: tuple[str, ...] = ("arbitrary", "au", "a.u.", "adu", "nu")
 #: Name of a respiration given as an array.
 RESP_NAME = "RESP"
-#: NumPy dtype kinds of samples (integers and floats): arrays and NumPy files take no other.
-NUMERIC_KINDS = "iuf"
 
 
 def as_series(x, name: str) -> np.ndarray:
@@ -69,18 +68,6 @@ def as_series(x, name: str) -> np.ndarray:
     if a.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}")
     return a
-
-
-def default_lead_names(n_leads: int) -> list[str]:
-    """``["ECG"]`` for one lead, ``["ECG1", "ECG2", ...]`` for several.
-
-    Examples
-    --------
-    >>> from edr.io.arrays import default_lead_names
-    >>> default_lead_names(1), default_lead_names(3)
-    (['ECG'], ['ECG1', 'ECG2', 'ECG3'])
-    """
-    return ["ECG"] if n_leads == 1 else [f"ECG{k + 1}" for k in range(n_leads)]
 
 
 def recording_from_arrays(ecg, fs=None, *, lead_names: Sequence[str] | str | None = None,
@@ -164,15 +151,15 @@ def recording_from_arrays(ecg, fs=None, *, lead_names: Sequence[str] | str | Non
     >>> rec.ecg_channel, list(rec.leads), rec.duration_s, bool(np.allclose(rec.ecg, x[:, 0] / 1e3))
     ('II', ['II', 'V'], 20.0, True)
     """
-    if _is_pandas(ecg):
+    if is_pandas(ecg):
         ecg, fs, resp = _from_table(ecg, fs, resp, lead_names)
-    values, names = _lead_matrix(ecg, lead_names)
+    values, names = lead_matrix(ecg, lead_names)
     fs = _rate(fs, "fs")
     _check_fs_range(fs, names[0])
     leads = _leads_in_millivolts(values, names, _units(units, len(names)))
     resp_values, resp_fs = _resp(resp, resp_fs, fs)
     breaths, source = _breaths(breath_times, values.shape[0] / fs)
-    resp_name = getattr(resp, "name", None) if _is_pandas(resp) else None
+    resp_name = getattr(resp, "name", None) if is_pandas(resp) else None
     return Recording.from_leads(str(name), fs, leads, resp=resp_values, resp_fs=resp_fs,
                                 resp_channel=None if resp_values is None else str(resp_name
                                                                                   or RESP_NAME),
@@ -222,7 +209,7 @@ def as_recording(recording, *, fs=None, lead_names=None, units=None, resp=None, 
     extra = {"lead_names": lead_names, "units": units, "resp": resp, "resp_fs": resp_fs,
              "breath_times": breath_times}
     given = [k for k, v in extra.items() if v is not None]
-    if not _is_pandas(recording) and hasattr(recording, "ecg") and hasattr(recording, "fs"):
+    if not is_pandas(recording) and hasattr(recording, "ecg") and hasattr(recording, "fs"):
         if given or fs is not None:
             raise TypeError(f"{', '.join(given + (['fs'] if fs is not None else []))} describe "
                             "an ECG given as an array; a Recording carries its own")
@@ -300,92 +287,6 @@ def _check_fs_range(fs: float, lead: str) -> None:
     check_fs(fs, f"lead {lead!r} of the array given (fs=...)")
 
 
-def _is_pandas(x) -> bool:
-    return type(x).__module__.partition(".")[0] == "pandas" and hasattr(x, "to_numpy")
-
-
-def _lead_matrix(ecg, lead_names) -> tuple[np.ndarray, list[str]]:
-    """``(samples × leads float array, lead names)`` of ``ecg``, checked."""
-    names = None
-    if _is_pandas(ecg):
-        columns = list(ecg.columns) if hasattr(ecg, "columns") else [ecg.name]
-        dtypes = list(ecg.dtypes) if hasattr(ecg, "columns") else [ecg.dtype]
-        for col, dt in zip(columns, dtypes, strict=True):
-            if getattr(dt, "kind", "O") not in NUMERIC_KINDS:
-                raise ArrayTypeError(f"ecg column {col!r} has dtype {dt}, not numbers; give "
-                                     "only the ECG columns, as numbers (pandas.to_numeric)")
-        if hasattr(ecg, "columns") or ecg.name is not None:
-            names = [str(c) for c in columns]
-        ecg = ecg.to_numpy(dtype=float, na_value=np.nan)
-    x = np.asarray(ecg)
-    if x.dtype.kind not in NUMERIC_KINDS:
-        raise ArrayTypeError(f"ecg has dtype {x.dtype}, not numbers; give the samples as a float "
-                             "array (np.asarray(ecg, dtype=float))")
-    if x.ndim not in (1, 2):
-        raise ArrayShapeError(f"ecg has shape {x.shape}: give one lead as a 1-D array (samples,) "
-                              "or several as a 2-D array (samples, leads)")
-    if x.size == 0:
-        raise ArrayShapeError(f"ecg is empty (shape {x.shape}): give the ECG's samples")
-    if x.ndim == 1:
-        x = x[:, None]
-    if x.shape[0] < x.shape[1]:
-        raise ArrayShapeError(
-            f"ecg has shape {x.shape}: {x.shape[0]} rows of {x.shape[1]} columns looks like "
-            "leads × samples (an ECG has more samples than leads); pass its transpose, ecg.T, "
-            "as samples × leads")
-    _check_no_time_axis(x, names)
-    if lead_names is not None:
-        names = [lead_names] if isinstance(lead_names, str) else [str(n) for n in lead_names]
-    names = names or default_lead_names(x.shape[1])
-    if len(names) != x.shape[1]:
-        raise ArrayShapeError(f"lead_names={names!r} names {len(names)} lead(s) but ecg has "
-                              f"{x.shape[1]} (shape {x.shape})")
-    cleaned = [clean_name(n) for n in names]
-    if not all(cleaned):
-        raise ArrayShapeError(f"lead_names={names!r} has an empty name")
-    return np.asarray(x, dtype=np.float64), cleaned
-
-
-def increasing_column(x: np.ndarray) -> int | None:
-    """The first column of ``x`` (samples × columns, at least 3 samples) that increases at every
-    sample: a time axis or a sample counter, never an ECG lead; None without one.
-
-    See Also
-    --------
-    recording_from_arrays, edr.io.numpy_reader.read_numpy : refuse such a column.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from edr.io.arrays import increasing_column
-    >>> increasing_column(np.column_stack([np.sin(np.arange(9.0)), np.arange(9) / 250]))
-    1
-    >>> increasing_column(np.sin(np.arange(9.0))[:, None]) is None
-    True
-    """
-    if x.shape[0] < 3:
-        return None
-    return next((k for k in range(x.shape[1]) if np.all(x[1:, k] > x[:-1, k])), None)
-
-
-def _check_no_time_axis(x: np.ndarray, names: list[str] | None) -> None:
-    """Raise when a column of ``x`` is a time axis (:func:`increasing_column`): ``np.loadtxt``
-    of a file with its time column."""
-    k = increasing_column(x)
-    if k is not None:
-        head = ", ".join(f"{v:g}" for v in x[:3, k])
-        if names is not None:
-            raise ArrayShapeError(
-                f"column {names[k]!r} of ecg increases at every sample ({head}, ...): a time "
-                "axis or a sample counter, not an ECG lead; name it 'time' (seconds) or "
-                "'time_ms' to give fs, or drop it and give fs=...")
-        keep = "ecg[:, 1:]" if k == 0 else f"np.delete(ecg, {k}, axis=1)"
-        raise ArrayShapeError(
-            f"{'ecg' if x.shape[1] == 1 else f'column {k} of ecg'} increases at every sample "
-            f"({head}, ...): a time axis or a sample counter, not an ECG lead; "
-            f"{'give the ECG samples' if x.shape[1] == 1 else f'pass {keep}'} with fs=...")
-
-
 def _leads_in_millivolts(values: np.ndarray, names: list[str], units: list) -> list:
     """``[(name, samples in mV)]`` of the columns of ``values``; a lead without a finite sample
     is refused."""
@@ -413,7 +314,7 @@ def _resp(resp, resp_fs, fs: float):
 
 def _series(values, argument: str) -> np.ndarray:
     """``values`` as a 1-D float array (a single column is taken as one series)."""
-    if _is_pandas(values):
+    if is_pandas(values):
         kinds = [getattr(d, "kind", "O") for d in
                  (values.dtypes if hasattr(values, "columns") else [values.dtype])]
         if any(k not in NUMERIC_KINDS for k in kinds):

@@ -31,8 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from edr.errors import RecordError
-from edr.io.arrays import default_lead_names
 from edr.io.channels import is_ecg_name, is_resp_name
+from edr.io.ecg_matrix import default_lead_names
 from edr.io.paths import reader_suffix, record_name
 from edr.io.recording import Recording, assemble_recording
 from edr.io.time_axis import (

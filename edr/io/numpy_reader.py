@@ -2,7 +2,7 @@
 
 A ``.npy`` file holds one lead, shape ``(n,)`` (named ``ECG``), or several, shape
 ``(n, n_leads)`` (samples × leads, named ``ECG1``, ``ECG2``, ...:
-:func:`edr.io.arrays.default_lead_names`; no column that increases at every sample, a time
+:func:`edr.io.ecg_matrix.default_lead_names`; no column that increases at every sample, a time
 axis); it states no sampling rate, so ``fs`` must be given.
 A ``.npz`` file (:func:`numpy.savez`) holds one 1-D array per channel, all of one length,
 named by its key (``II``, ``V5``, ``RESP``: channels are chosen by name as in the other
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from edr.errors import RecordError
-from edr.io.arrays import NUMERIC_KINDS, default_lead_names, increasing_column
+from edr.io.ecg_matrix import NUMERIC_KINDS, default_lead_names, increasing_column
 from edr.io.recording import Recording, assemble_recording
 
 __all__ = ["RATE_KEY", "read_numpy"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edr.fusion import aligned_sum, band_passed, carried_hz, fuse, panel_weights, standardised
+from edr.fusion import band_passed, carried_hz, fuse, panel_weights, standardised
 from edr.methods.classic import rsa_edr
 from edr.methods.grid import series_on_grid
 from edr.methods.kernel_methods import kpca_edr
@@ -21,6 +21,7 @@ from edr.methods.kernel_options import KernelOptions, check_flag, selection_qual
 from edr.methods.segment import MethodOutput, Segment, unclipped_columns
 from edr.modulation import MATRIX_RATE_HZ, robust_beat_matrix
 from edr.qrs_shape import qrs_slopes
+from edr.series_alignment import aligned_sum
 from edr.signal import BAND_HZ, MIN_BEATS
 
 __all__ = ["FUSION_BASELINE", "FUSION_COMPONENTS", "FUSION_RSA", "ONE_LEAD_SHAPE", "KernelFit",

@@ -34,13 +34,15 @@ from edr.cli_core import (
     EXIT_OK,
     OptionError,
     Parser,
+    run_command,
+)
+from edr.cli_options import (
     check_method,
     check_sigma2_option,
     finite_number,
     integer,
     positive_number,
     rate_hz,
-    run_command,
     sigma2_value,
 )
 from edr.errors import SignalError

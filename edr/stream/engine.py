@@ -44,7 +44,6 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from edr.beats import signal_mask
-from edr.beats.mask import glitch_limits
 from edr.errors import SignalError
 from edr.mains import mains_frequency, notch_mains
 from edr.methods import DEFAULT_SIGMA2
@@ -52,11 +51,12 @@ from edr.names import check_fs
 from edr.options import DEFAULT_METHOD, DEFAULT_MULTI_LEAD, EDROptions
 from edr.signal import RATE_WINDOW_S
 from edr.stream.beats import BeatTracker
-from edr.stream.faults import RailRuns
 from edr.stream.projected import ProjectedPath
 from edr.stream.projection import supports
+from edr.stream.ring import Ring
 from edr.stream.windowed import WindowedPath
-from edr.windows import Window, analyse_window
+from edr.window_analysis import analyse_window
+from edr.windows import Window
 from kpca._blas import blas_limited_to_one_thread
 
 __all__ = ["DEFAULT_DELAY_S", "DEFAULT_HOP_S", "DEFAULT_SPAN_S", "MAX_UNUSABLE_SHARE",
@@ -122,71 +122,6 @@ class StreamUpdate:
     reselected: bool = False
     status: str = "ok"
     unusable: np.ndarray = field(default_factory=lambda: np.empty(0))
-
-
-class _Ring:
-    """The last ``capacity`` samples of ``n_channels`` unbounded streams (circular buffer), read
-    with their impulse glitches as NaN (:meth:`renew_limits`); their glitches and clipped
-    samples counted."""
-
-    def __init__(self, n_channels: int, capacity: int):
-        self.buf = np.zeros((n_channels, capacity))
-        self.cap = capacity
-        self.n_total = 0
-        self.limits, self.n_limits = [None] * n_channels, None
-        self.glitches, self.n_judged = np.zeros(n_channels, dtype=np.int64), 0
-        self.clipped, self.rails = np.zeros(n_channels, dtype=np.int64), None
-
-    def append(self, x: np.ndarray) -> None:
-        """Append ``x`` of shape (n_channels, n)."""
-        x = x[:, -self.cap:]
-        n = x.shape[1]
-        i = self.n_total % self.cap
-        k = min(n, self.cap - i)
-        self.buf[:, i:i + k] = x[:, :k]
-        self.buf[:, :n - k] = x[:, k:]
-        self.n_total += n
-
-    def renew_limits(self, fs: float) -> None:
-        """Judge each channel's glitch limits (:func:`edr.beats.mask.glitch_limits`) on the
-        samples held as recorded, at the first call and then every :data:`~edr.signal.RATE_WINDOW_S`
-        of stream (a lasting shift of the level is learnt, a glitch is not), and add the
-        samples appended since the previous call that lie beyond them to ``glitches``, those
-        of them at a rail to ``clipped`` (:class:`edr.stream.faults.RailRuns`; per channel)."""
-        if self.n_limits is None or self.n_total - self.n_limits >= RATE_WINDOW_S * fs:
-            n = min(self.cap, self.n_total)
-            self.limits = [glitch_limits(c, fs) for c in self._raw(n)]
-            self.n_limits = self.n_total
-        fresh = self.n_total - self.n_judged
-        if fresh:
-            x = self._raw(min(fresh, self.cap))
-            with np.errstate(invalid="ignore"):
-                for c, limits in enumerate(self.limits):
-                    if limits is not None:
-                        beyond = np.abs(x[c] - limits[0]) > limits[1]
-                        self.glitches[c] += np.count_nonzero(beyond)
-                        x[c, beyond] = np.nan
-            self.rails = RailRuns(fs, x.shape[0]) if self.rails is None else self.rails
-            self.clipped += self.rails.push(x.T)
-            self.n_judged = self.n_total
-
-    def last(self, n: int) -> np.ndarray:
-        """The last ``n`` samples (at most the capacity), shape (n_channels, n), a sample beyond
-        its channel's glitch limits NaN."""
-        out = self._raw(n)
-        with np.errstate(over="ignore", invalid="ignore"):
-            for c, limits in enumerate(self.limits):
-                if limits is not None:
-                    out[c, np.abs(out[c] - limits[0]) > limits[1]] = np.nan
-        return out
-
-    def _raw(self, n: int) -> np.ndarray:
-        """The last ``n`` samples as appended (a copy)."""
-        n = min(n, self.cap, self.n_total)
-        i = self.n_total % self.cap
-        if n <= i:
-            return self.buf[:, i - n:i].copy()
-        return np.concatenate([self.buf[:, self.cap - (n - i):], self.buf[:, :i]], axis=1)
 
 
 class StreamingEDR:
@@ -292,7 +227,7 @@ class StreamingEDR:
         self.span_s, self.hop_s, self.delay_s = float(span_s), float(hop_s), float(delay_s)
         self.reselect_s = float(reselect_s)
         self.kernel = self.opts.spec.uses_sigma2 and not isinstance(sigma2, (int, float))
-        self.ring = _Ring(len(self.leads), int(round(self.span_s * fs)))
+        self.ring = Ring(len(self.leads), int(round(self.span_s * fs)))
         self.beats = {name: BeatTracker(fs) for name in self.leads}
         self.sigma2: dict = {}
         self.span_filled = False
@@ -460,7 +395,7 @@ class StreamingEDR:
 
     def analysis(self, leads: dict, beats: dict, grid: np.ndarray, select: bool,
                  features: dict | None = None):
-        """``(WindowAnalysis or None, status)``: :func:`edr.windows.analyse_window` of the span
+        """``(WindowAnalysis or None, status)``: :func:`analyse_window` of the span
         ``leads`` (samples from the span's start, ``grid`` in the same time) with ``beats`` (and
         their ``features``, when kept), the kernel widths selected when ``select`` (at most
         :data:`SELECTION_DRAWS` replicates) else the stored ones (which it updates); the leads

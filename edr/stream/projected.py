@@ -25,9 +25,10 @@ import math
 import numpy as np
 
 from edr.errors import SignalError
-from edr.fusion import shifted, standardised
+from edr.fusion import standardised
 from edr.methods import Segment
 from edr.rates import MAX_DROPPED_SHARE, RateSpan, judged_rates, window_starts
+from edr.series_alignment import shifted
 from edr.signal import RATE_WINDOW_S
 from edr.stitch import masked_bandpass
 from edr.stream.features import FeatureCache

@@ -1,9 +1,9 @@
 """The default method in a stream: a fusion model fitted now and then, new beats projected onto it.
 
-A refresh analyses the stream's span as offline (:func:`edr.windows.analyse_window` with
+A refresh analyses the stream's span as offline (:func:`edr.window_analysis.analyse_window` with
 ``kpca_fusion``) and keeps what the fusion learnt: :class:`FusionModel`, each lead's kernel PCA
 (:class:`edr.methods.KernelFit`), the panel's weights and anchor, each series' sign and lag onto
-the anchor (:func:`edr.fusion.aligned_sum` on the span's panel) and its scale. Between refreshes
+the anchor (:func:`aligned_sum` on the span's panel) and its scale. Between refreshes
 the beats of a recent stretch of every lead are projected onto the stored kernel PCA
 (:func:`edr.methods.fusion_beat_series`), splined onto the grid and summed with the stored
 weights, signs, lags and scales (:meth:`FusionModel.fused`): the linear combination the
@@ -23,9 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from edr.errors import SignalError
-from edr.fusion import ALIGN_LAG_S, HEART_SERIES, aligned_sum, shifted
+from edr.fusion import ALIGN_LAG_S, HEART_SERIES
 from edr.methods import Segment, beat_series_on_grid, fusion_beat_series
 from edr.rates import spectral_peak_rates
+from edr.series_alignment import aligned_sum, shifted
 from edr.signal import RATE_WINDOW_S, fir_highpass
 from edr.stitch import MIN_ALIGN_POINTS, local_sign, near_used_beats
 

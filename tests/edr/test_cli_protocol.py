@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from edr import cli_core
+from edr import cli_core, cli_options
 from edr.evaluate import cli as evaluate_cli
 from edr.evaluate.report import cli as report_cli
 from edr.extract import cli as extract_cli
@@ -143,21 +143,22 @@ def test_one_line_names_the_flag_and_the_file():
 
 
 @pytest.mark.parametrize(("parse", "text", "value"), [
-    (cli_core.positive_number, "2.5", 2.5), (cli_core.rate_hz, "250", 250.0),
-    (cli_core.integer, "-3", -3), (cli_core.positive_integer, "4", 4),
-    (cli_core.n_support, "2", 2), (cli_core.window_seconds, "20", 20.0),
-    (cli_core.finite_number, "-1.5", -1.5), (cli_core.sigma2_value, "mdd", "mdd"),
-    (cli_core.sigma2_value, "0.5", 0.5),
+    (cli_options.positive_number, "2.5", 2.5), (cli_options.rate_hz, "250", 250.0),
+    (cli_options.integer, "-3", -3), (cli_options.positive_integer, "4", 4),
+    (cli_options.n_support, "2", 2), (cli_options.window_seconds, "20", 20.0),
+    (cli_options.finite_number, "-1.5", -1.5), (cli_options.sigma2_value, "mdd", "mdd"),
+    (cli_options.sigma2_value, "0.5", 0.5),
 ])
 def test_option_types_accept(parse, text, value):
     assert parse(text) == value
 
 
 @pytest.mark.parametrize(("parse", "text"), [
-    (cli_core.positive_number, "0"), (cli_core.positive_number, "inf"),
-    (cli_core.rate_hz, "-250"), (cli_core.integer, "1.5"), (cli_core.positive_integer, "0"),
-    (cli_core.n_support, "1"), (cli_core.window_seconds, "19"), (cli_core.window_seconds, "x"),
-    (cli_core.finite_number, "nan"), (cli_core.sigma2_value, "-1"),
+    (cli_options.positive_number, "0"), (cli_options.positive_number, "inf"),
+    (cli_options.rate_hz, "-250"), (cli_options.integer, "1.5"),
+    (cli_options.positive_integer, "0"), (cli_options.n_support, "1"),
+    (cli_options.window_seconds, "19"), (cli_options.window_seconds, "x"),
+    (cli_options.finite_number, "nan"), (cli_options.sigma2_value, "-1"),
 ])
 def test_option_types_reject_with_the_text(parse, text):
     with pytest.raises(Exception, match=rf"^must be .*, got '{re.escape(text)}'"):

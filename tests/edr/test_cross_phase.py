@@ -7,7 +7,8 @@ import pytest
 from scipy import signal as sps
 
 from edr.cross_phase import phase_onto
-from edr.fusion import fuse, shifted, standardised
+from edr.fusion import fuse, standardised
+from edr.series_alignment import shifted
 
 FS = 4.0
 

@@ -18,8 +18,8 @@ from edr.io import read_record
 from edr.io.digital_lead import DigitalLead, finite_median, lead_blocks, lead_sum, physical
 from edr.mains import _fill_and_mean, mains_frequency, remove_mains
 from edr.pipeline import extract_edr
-from edr.signal import welch_in_blocks
 from edr.simulate import simulate_recording
+from edr.spectra import welch_in_blocks
 
 FS = 250.0
 SMALL = 30011  # an odd block: the blocks never line up with anything

@@ -11,12 +11,13 @@ from edr.fusion import (
     fuse,
     local_concentration,
     panel_weights,
-    shifted,
     standardised,
 )
 from edr.modulation import robust_beat_matrix
 from edr.rates import QUALITY_THRESHOLD
-from edr.signal import BAND_HZ, spectral_concentration
+from edr.series_alignment import shifted
+from edr.signal import BAND_HZ
+from edr.spectra import spectral_concentration
 
 FS = 4.0
 T = np.arange(0, 240, 1 / FS)

@@ -16,11 +16,12 @@ from edr.leads import (
     lead_quality,
     matched_beats,
 )
-from edr.modulation import r_amplitude
+from edr.modulation import QRS_HALF_WIDTH_S, r_amplitude
 from edr.multilead import joint_beats, multilead_kpca, multilead_matrix
 from edr.scoring import correlation
-from edr.signal import bandpass, spectral_concentration, to_uniform_grid
+from edr.signal import bandpass, to_uniform_grid
 from edr.simulate import simulate_recording
+from edr.spectra import spectral_concentration
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +132,7 @@ def test_joint_beats_and_multilead_kpca(rec, rec_beats):
     j2, _ = joint_beats(beats, q)
     assert j2.valid.sum() <= joint.valid.sum() - 4
     X = multilead_matrix(rec.leads, rec.fs, joint, offsets)
-    assert X.shape == (len(joint), 3 * (2 * round(0.06 * rec.fs) + 1))
+    assert X.shape == (len(joint), 3 * (2 * round(QRS_HALF_WIDTH_S * rec.fs) + 1))
     t, v, model = multilead_kpca(rec.leads, rec.fs, joint, offsets, sigma2="rule-of-thumb")
     tg, y = to_uniform_grid(t, v, t_start=2.0, t_end=118.0)
     ref_resp = np.interp(tg, np.arange(rec.resp.size) / rec.resp_fs, rec.resp)

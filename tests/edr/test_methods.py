@@ -18,8 +18,9 @@ from edr.methods import (
 )
 from edr.modulation import robust_beat_matrix
 from edr.scoring import correlation, reference_on_grid
-from edr.signal import bandpass, spectral_concentration
+from edr.signal import bandpass
 from edr.simulate import simulate_recording
+from edr.spectra import spectral_concentration
 
 
 @pytest.fixture(scope="module")

@@ -258,7 +258,7 @@ def test_stitcher_cross_fade_weights_sum_to_one():
 
 
 def test_leads_analysed_in_threads_equal_lead_by_lead():
-    from edr import windows
+    from edr import window_analysis, windows
     from edr.options import EDROptions
 
     rec = simulate_recording(duration_s=90.0, fs=250.0, leads=("II", "V2", "I"), random_state=4)
@@ -266,10 +266,10 @@ def test_leads_analysed_in_threads_equal_lead_by_lead():
     leads = windows.record_leads(rec, opts)
     n = rec.ecg.size
     grid = windows.output_grid(n / rec.fs, opts.fs_out)
-    runs, errors = windows._lead_runs(leads, 0, n, rec.fs, grid, opts)
+    runs, errors = window_analysis._lead_runs(leads, 0, n, rec.fs, grid, opts)
     assert list(runs) == list(leads) and not errors
     for name, x in leads.items():
-        seg, out, y = windows._single(x, 0, n, rec.fs, grid, name, opts)
+        seg, out, y = window_analysis._single(x, 0, n, rec.fs, grid, name, opts)
         assert runs[name][1].sigma2 == out.sigma2
         np.testing.assert_allclose(runs[name][2], y, rtol=0, atol=1e-12)
 
@@ -277,7 +277,7 @@ def test_leads_analysed_in_threads_equal_lead_by_lead():
 def test_pooled_panel_keeps_the_heart_rate_once():
     """Every lead's beats give the same heart rate: pooled, it is one witness, from the lead the
     window's segment is (the chosen lead), while each lead keeps its own morphology series."""
-    from edr import windows
+    from edr import window_analysis, windows
     from edr.fusion import HEART_SERIES
     from edr.options import EDROptions
 
@@ -286,7 +286,7 @@ def test_pooled_panel_keeps_the_heart_rate_once():
     leads = windows.record_leads(rec, opts)
     grid = windows.output_grid(rec.ecg.size / rec.fs, opts.fs_out)
     w = windows.window_plan(rec.ecg.size / rec.fs, opts)[0]
-    wa = windows.analyse_window(w, leads, rec.fs, grid, opts)
+    wa = window_analysis.analyse_window(w, leads, rec.fs, grid, opts)
     heart = [k for k in wa.panel if k.split("/", 1)[1] in HEART_SERIES]
     assert heart == [f"{wa.segment.lead}/rsa"]
     for lead in leads:

@@ -174,7 +174,8 @@ def test_the_filling_span_is_refitted_as_it_grows_and_sigma2_selected_as_it_quad
 
 def test_analyse_window_takes_a_kernel_width_per_lead(rec):
     from edr.options import EDROptions
-    from edr.windows import Window, analyse_window, output_grid, record_leads
+    from edr.window_analysis import analyse_window
+    from edr.windows import Window, output_grid, record_leads
 
     opts = EDROptions(lead="fuse", sigma2="rot")
     leads = record_leads(rec, opts)
@@ -239,7 +240,8 @@ def test_kept_features_equal_features_computed_afresh():
 def test_analyse_window_takes_given_beats(rec):
     from edr.beats import detect
     from edr.options import EDROptions
-    from edr.windows import Window, analyse_window, output_grid, record_leads
+    from edr.window_analysis import analyse_window
+    from edr.windows import Window, output_grid, record_leads
 
     opts = EDROptions(lead="fuse", sigma2="rot")
     leads = record_leads(rec, opts)
@@ -255,7 +257,8 @@ def test_analyse_window_reads_given_features_instead_of_the_ecg(rec):
     from edr.methods import Segment
     from edr.options import EDROptions
     from edr.stream.features import _computed
-    from edr.windows import Window, analyse_window, output_grid, record_leads
+    from edr.window_analysis import analyse_window
+    from edr.windows import Window, output_grid, record_leads
 
     opts = EDROptions(lead="fuse", sigma2="rot")
     leads = record_leads(rec, opts)
@@ -429,11 +432,13 @@ def test_cli_lsl_stream_not_found(tmp_path, capsys):
 # --------------------------------------------------------------------------- projection path
 def test_projection_reproduces_the_fusion_of_its_own_span():
     from edr.beats import detect
-    from edr.fusion import ALIGN_LAG_S, aligned_sum, band_passed
+    from edr.fusion import ALIGN_LAG_S, band_passed
     from edr.methods import Segment
     from edr.options import EDROptions
+    from edr.series_alignment import aligned_sum
     from edr.stream.projection import FusionModel
-    from edr.windows import Window, analyse_window
+    from edr.window_analysis import analyse_window
+    from edr.windows import Window
 
     sim = simulate_recording(180.0, FS, leads=LEADS, random_state=5)
     leads = {n: sim.leads[n] for n in LEADS}
@@ -463,7 +468,8 @@ def test_a_lead_with_too_few_valid_beats_gives_no_projected_series():
     from edr.methods import Segment
     from edr.options import EDROptions
     from edr.stream.projection import FusionModel
-    from edr.windows import Window, analyse_window
+    from edr.window_analysis import analyse_window
+    from edr.windows import Window
 
     sim = simulate_recording(120.0, FS, leads=LEADS, random_state=5)
     leads = {n: sim.leads[n] for n in LEADS}

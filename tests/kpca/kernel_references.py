@@ -45,7 +45,7 @@ def center_test_kernel_numpy(K_test, K_fit):
 
 
 def gha_pass_numpy(W, X, order, gains):
-    """Twin of :func:`kpca.hebbian._gha_pass`: one pass of Sanger's rule over ``X[order]``, in
+    """Twin of :func:`kpca.hebbian_rules._gha_pass`: one pass of Sanger's rule over ``X[order]``, in
     place."""
     for p, g in zip(order, gains, strict=False):
         y = W @ X[p]

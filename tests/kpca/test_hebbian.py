@@ -7,10 +7,10 @@ from kpca.hebbian import (
     SCHEDULES,
     GeneralizedHebbianPCA,
     ModulatedHebbOjaPCA,
-    _gha_pass,
     mmho_mean_update,
     mmho_pass,
 )
+from kpca.hebbian_rules import _gha_pass
 
 
 def _data(n=2000, seed=0):

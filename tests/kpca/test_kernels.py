@@ -174,6 +174,6 @@ def test_parallel_versions_give_the_serial_numbers(monkeypatch, d):
 
     serial = every_kernel()
     monkeypatch.setattr(loops, "SERIAL_MAX_ENTRIES", 0)
-    assert kk._center_inplace.for_size(1) is kk._center_inplace.parallel
+    assert loops._center_inplace.for_size(1) is loops._center_inplace.parallel
     for got, expect in zip(every_kernel(), serial, strict=True):
         assert np.array_equal(got, expect)
