@@ -11,9 +11,11 @@ Two pieces of evidence, neither of which needs a reference, each with its own te
   end inspiration. The heart rate's swing in phase with the EDR at the breathing frequency is
   read from their cross-spectrum (Hann-tapered :data:`edr.signal.WELCH_SEGMENT_S` segments, at each
   segment's EDR spectral peak); it counts only where their coherence is significant
-  (:func:`coherence_threshold`) and the swing reaches :data:`RSA_MIN_BPM`: a coherent but
+  (:func:`coherence_threshold`), the swing reaches :data:`RSA_MIN_BPM` (a coherent but
   small swing is common in critically ill, ventilated patients, whose positive-pressure
-  breathing can reverse the arrhythmia;
+  breathing can reverse the arrhythmia) and the heart rate is nearer in phase or in antiphase
+  with the EDR than in quadrature (:attr:`RSAEvidence.in_phase`: a heart rate a quarter of a
+  breath off the EDR follows its slope, not its level, and points to neither extremum);
 * **the breathing waveform's shape** (:func:`shape_evidence`): expiration rests at the
   end-expiratory level, so the waveform lingers near its expiratory extreme and is skewed
   towards the inspiratory one. The skewness of every :data:`edr.signal.RATE_WINDOW_S` window of
@@ -146,6 +148,22 @@ class RSAEvidence:
         """Whether the coherence is significant at level ``alpha``."""
         return self.n_segments >= 2 and self.coherence > coherence_threshold(self.n_segments,
                                                                               alpha)
+
+    @property
+    def in_phase(self) -> bool:
+        """Whether the heart rate's swing in phase (or in antiphase) with the EDR is at least
+        its swing in quadrature: the phase within 45 degrees of 0 or 180 (False without
+        segments). Only then does the heart rate follow the EDR's level rather than its slope,
+        so that the sign of :attr:`swing_bpm` tells which extrema it is fastest at.
+
+        Examples
+        --------
+        >>> from edr.polarity import RSAEvidence
+        >>> [RSAEvidence(-2.0, 0.8, 20, p).in_phase for p in (-150.0, 106.0, 30.0)]
+        [True, False, True]
+        """
+        rad = np.radians(self.phase_deg)
+        return bool(abs(np.cos(rad)) >= abs(np.sin(rad)))
 
 
 def rsa_evidence(result) -> RSAEvidence:
@@ -330,7 +348,8 @@ def decide_polarity(result, *, rsa_min_bpm: float = RSA_MIN_BPM,
     result : EDRResult
         ``waveform``, ``time``, ``fs`` and ``beat_times``.
     rsa_min_bpm : float, default :data:`RSA_MIN_BPM`
-        The arrhythmia decides when its coherence is significant at ``alpha`` and its swing
+        The arrhythmia decides when its coherence is significant at ``alpha``, it is in phase
+        or in antiphase with the EDR (:attr:`RSAEvidence.in_phase`) and its swing
         (:attr:`RSAEvidence.swing_bpm`) reaches this. ``inf``: the shape alone.
     alpha : float, default :data:`POLARITY_ALPHA`
         Significance level of the coherence and of the shape's t test.
@@ -373,7 +392,7 @@ def decide_polarity(result, *, rsa_min_bpm: float = RSA_MIN_BPM,
         raise ValueError(f"rsa_min_bpm must be a non-negative number, got {rsa_min_bpm!r}")
     shape = shape_evidence(result.waveform, float(result.fs))
     rsa = rsa_evidence(result)
-    if rsa.coherent(alpha) and abs(rsa.swing_bpm) >= rsa_min_bpm:
+    if rsa.coherent(alpha) and rsa.in_phase and abs(rsa.swing_bpm) >= rsa_min_bpm:
         return Polarity(1 if rsa.swing_bpm > 0 else -1, True, "arrhythmia", rsa, shape)
     if shape.p_value < alpha:
         return Polarity(shape.sign, True, "shape", rsa, shape)
