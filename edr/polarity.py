@@ -37,7 +37,7 @@ from edr.dsp.moments import skew, ttest_1samp_pvalue
 from edr.errors import SignalError
 from edr.signal import RATE_BAND_BPM, RATE_WINDOW_S, WELCH_SEGMENT_S, bandpass, to_uniform_grid
 
-__all__ = ["POLARITY_ALPHA", "RR_RANGE", "RSA_MIN_BPM", "Polarity", "RSAEvidence",
+__all__ = ["POLARITY_ALPHA", "RR_JUMP", "RR_RANGE", "RSA_MIN_BPM", "Polarity", "RSAEvidence",
            "ShapeEvidence", "coherence_threshold", "decide_polarity", "heart_rate_on_grid",
            "inspiration_sign", "rsa_evidence", "shape_evidence"]
 
@@ -53,12 +53,27 @@ RR_RANGE = (0.6, 1.6)
 """RR intervals between consecutive given beats outside this range of the median RR span a
 dropped beat (or are ectopic) and are not heart rate samples."""
 
+RR_JUMP = 0.2
+"""An RR interval that differs from the one before it by more than this fraction of that one
+is not a normal-to-normal interval (a premature beat's coupling interval, its compensatory
+pause, the interval after it) and not a heart rate sample: ectopic beats the beat detector
+kept would otherwise put their own rhythm into the heart rate, and which of their intervals
+:data:`RR_RANGE` leaves would follow the breathing's phase."""
+
 
 def heart_rate_on_grid(beat_times, time, fs: float) -> np.ndarray:
     """Heart rate (bpm) on the grid ``time`` (rate ``fs``) from the times of the beats used:
-    ``60 / RR`` at the middle of each RR interval within :data:`RR_RANGE` of the median one,
-    through the cubic spline of :func:`edr.signal.to_uniform_grid`, band-passed as the EDR
-    (:func:`edr.signal.bandpass`); NaN when fewer than 4 intervals qualify.
+    ``60 / RR`` at the middle of each normal-to-normal RR interval (within :data:`RR_RANGE` of
+    the median one and within :data:`RR_JUMP` of the one before it), through the cubic spline
+    of :func:`edr.signal.to_uniform_grid`, band-passed as the EDR (:func:`edr.signal.bandpass`);
+    NaN when fewer than 4 intervals qualify.
+
+    References
+    ----------
+    Malik M, Farrell T, Cripps T, Camm AJ. Heart rate variability in relation to prognosis
+    after myocardial infarction: selection of optimal processing techniques. Eur Heart J
+    10(12):1060-1074, 1989 (intervals differing by more than 20 % from the previous one
+    excluded as not normal-to-normal).
 
     Examples
     --------
@@ -74,7 +89,9 @@ def heart_rate_on_grid(beat_times, time, fs: float) -> np.ndarray:
     time = np.asarray(time, dtype=float)
     rr = np.diff(bt)
     med = np.median(rr) if rr.size else np.nan
-    ok = (rr >= RR_RANGE[0] * med) & (rr <= RR_RANGE[1] * med)
+    steady = np.ones(rr.size, dtype=bool)
+    steady[1:] = np.abs(rr[1:] - rr[:-1]) <= RR_JUMP * rr[:-1]
+    ok = (rr >= RR_RANGE[0] * med) & (rr <= RR_RANGE[1] * med) & steady
     if ok.sum() < 4 or time.size < 2:
         return np.full(time.size, np.nan)
     mid = (bt[1:] + bt[:-1])[ok] / 2
