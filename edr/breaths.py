@@ -6,7 +6,7 @@ masked, and the judged rate windows), :func:`detect_breaths` finds
 * the **breaths**: the extrema of the EDR that mark ends of inspiration (the convention of
   the MARSH annotations). Which extremum that is depends on how the lead's QRS changes with
   inspiration, so it is read from the ECG per record (:func:`edr.polarity.decide_polarity`:
-  the respiratory sinus arrhythmia where it is coherent and strong, the waveform's shape where
+  the respiratory sinus arrhythmia where it is coherent, strong and in phase, the shape where
   its test is significant; otherwise every breath is marked ``uncertain_polarity``). A breath
   is an extremum of that polarity whose prominence reaches :data:`PROMINENCE` (the EDR is
   standardised, so in standard deviations) and :data:`RELATIVE_PROMINENCE` of the typical

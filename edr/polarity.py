@@ -11,9 +11,11 @@ Two pieces of evidence, neither of which needs a reference, each with its own te
   end inspiration. The heart rate's swing in phase with the EDR at the breathing frequency is
   read from their cross-spectrum (Hann-tapered :data:`edr.signal.WELCH_SEGMENT_S` segments, at each
   segment's EDR spectral peak); it counts only where their coherence is significant
-  (:func:`coherence_threshold`) and the swing reaches :data:`RSA_MIN_BPM`: a coherent but
+  (:func:`coherence_threshold`), the swing reaches :data:`RSA_MIN_BPM` (a coherent but
   small swing is common in critically ill, ventilated patients, whose positive-pressure
-  breathing can reverse the arrhythmia;
+  breathing can reverse the arrhythmia) and the heart rate is nearer in phase or in antiphase
+  with the EDR than in quadrature (:attr:`RSAEvidence.in_phase`: a heart rate a quarter of a
+  breath off the EDR follows its slope, not its level, and points to neither extremum);
 * **the breathing waveform's shape** (:func:`shape_evidence`): expiration rests at the
   end-expiratory level, so the waveform lingers near its expiratory extreme and is skewed
   towards the inspiratory one. The skewness of every :data:`edr.signal.RATE_WINDOW_S` window of
@@ -35,7 +37,7 @@ from edr.dsp.moments import skew, ttest_1samp_pvalue
 from edr.errors import SignalError
 from edr.signal import RATE_BAND_BPM, RATE_WINDOW_S, WELCH_SEGMENT_S, bandpass, to_uniform_grid
 
-__all__ = ["POLARITY_ALPHA", "RR_RANGE", "RSA_MIN_BPM", "Polarity", "RSAEvidence",
+__all__ = ["POLARITY_ALPHA", "RR_JUMP", "RR_RANGE", "RSA_MIN_BPM", "Polarity", "RSAEvidence",
            "ShapeEvidence", "coherence_threshold", "decide_polarity", "heart_rate_on_grid",
            "inspiration_sign", "rsa_evidence", "shape_evidence"]
 
@@ -51,12 +53,27 @@ RR_RANGE = (0.6, 1.6)
 """RR intervals between consecutive given beats outside this range of the median RR span a
 dropped beat (or are ectopic) and are not heart rate samples."""
 
+RR_JUMP = 0.2
+"""An RR interval that differs from the one before it by more than this fraction of that one
+is not a normal-to-normal interval (a premature beat's coupling interval, its compensatory
+pause, the interval after it) and not a heart rate sample: ectopic beats the beat detector
+kept would otherwise put their own rhythm into the heart rate, and which of their intervals
+:data:`RR_RANGE` leaves would follow the breathing's phase."""
+
 
 def heart_rate_on_grid(beat_times, time, fs: float) -> np.ndarray:
     """Heart rate (bpm) on the grid ``time`` (rate ``fs``) from the times of the beats used:
-    ``60 / RR`` at the middle of each RR interval within :data:`RR_RANGE` of the median one,
-    through the cubic spline of :func:`edr.signal.to_uniform_grid`, band-passed as the EDR
-    (:func:`edr.signal.bandpass`); NaN when fewer than 4 intervals qualify.
+    ``60 / RR`` at the middle of each normal-to-normal RR interval (within :data:`RR_RANGE` of
+    the median one and within :data:`RR_JUMP` of the one before it), through the cubic spline
+    of :func:`edr.signal.to_uniform_grid`, band-passed as the EDR (:func:`edr.signal.bandpass`);
+    NaN when fewer than 4 intervals qualify.
+
+    References
+    ----------
+    Malik M, Farrell T, Cripps T, Camm AJ. Heart rate variability in relation to prognosis
+    after myocardial infarction: selection of optimal processing techniques. Eur Heart J
+    10(12):1060-1074, 1989 (intervals differing by more than 20 % from the previous one
+    excluded as not normal-to-normal).
 
     Examples
     --------
@@ -72,7 +89,9 @@ def heart_rate_on_grid(beat_times, time, fs: float) -> np.ndarray:
     time = np.asarray(time, dtype=float)
     rr = np.diff(bt)
     med = np.median(rr) if rr.size else np.nan
-    ok = (rr >= RR_RANGE[0] * med) & (rr <= RR_RANGE[1] * med)
+    steady = np.ones(rr.size, dtype=bool)
+    steady[1:] = np.abs(rr[1:] - rr[:-1]) <= RR_JUMP * rr[:-1]
+    ok = (rr >= RR_RANGE[0] * med) & (rr <= RR_RANGE[1] * med) & steady
     if ok.sum() < 4 or time.size < 2:
         return np.full(time.size, np.nan)
     mid = (bt[1:] + bt[:-1])[ok] / 2
@@ -146,6 +165,22 @@ class RSAEvidence:
         """Whether the coherence is significant at level ``alpha``."""
         return self.n_segments >= 2 and self.coherence > coherence_threshold(self.n_segments,
                                                                               alpha)
+
+    @property
+    def in_phase(self) -> bool:
+        """Whether the heart rate's swing in phase (or in antiphase) with the EDR is at least
+        its swing in quadrature: the phase within 45 degrees of 0 or 180 (False without
+        segments). Only then does the heart rate follow the EDR's level rather than its slope,
+        so that the sign of :attr:`swing_bpm` tells which extrema it is fastest at.
+
+        Examples
+        --------
+        >>> from edr.polarity import RSAEvidence
+        >>> [RSAEvidence(-2.0, 0.8, 20, p).in_phase for p in (-150.0, 106.0, 30.0)]
+        [True, False, True]
+        """
+        rad = np.radians(self.phase_deg)
+        return bool(abs(np.cos(rad)) >= abs(np.sin(rad)))
 
 
 def rsa_evidence(result) -> RSAEvidence:
@@ -330,7 +365,8 @@ def decide_polarity(result, *, rsa_min_bpm: float = RSA_MIN_BPM,
     result : EDRResult
         ``waveform``, ``time``, ``fs`` and ``beat_times``.
     rsa_min_bpm : float, default :data:`RSA_MIN_BPM`
-        The arrhythmia decides when its coherence is significant at ``alpha`` and its swing
+        The arrhythmia decides when its coherence is significant at ``alpha``, it is in phase
+        or in antiphase with the EDR (:attr:`RSAEvidence.in_phase`) and its swing
         (:attr:`RSAEvidence.swing_bpm`) reaches this. ``inf``: the shape alone.
     alpha : float, default :data:`POLARITY_ALPHA`
         Significance level of the coherence and of the shape's t test.
@@ -373,7 +409,7 @@ def decide_polarity(result, *, rsa_min_bpm: float = RSA_MIN_BPM,
         raise ValueError(f"rsa_min_bpm must be a non-negative number, got {rsa_min_bpm!r}")
     shape = shape_evidence(result.waveform, float(result.fs))
     rsa = rsa_evidence(result)
-    if rsa.coherent(alpha) and abs(rsa.swing_bpm) >= rsa_min_bpm:
+    if rsa.coherent(alpha) and rsa.in_phase and abs(rsa.swing_bpm) >= rsa_min_bpm:
         return Polarity(1 if rsa.swing_bpm > 0 else -1, True, "arrhythmia", rsa, shape)
     if shape.p_value < alpha:
         return Polarity(shape.sign, True, "shape", rsa, shape)

@@ -14,7 +14,10 @@ from edr.breaths import detect_breaths
 from edr.evaluate.breaths import score_breaths
 from edr.pipeline import extract_edr
 from edr.polarity import (
+    RR_JUMP,
     RR_RANGE,
+    RSA_MIN_BPM,
+    RSAEvidence,
     coherence_threshold,
     decide_polarity,
     heart_rate_on_grid,
@@ -28,11 +31,13 @@ FS = 4.0
 
 
 def _slow_heart_rate(beats, time, fs):
-    """60 / RR at the RR middles (the RR within RR_RANGE of the median), a not-a-knot cubic
-    spline held at the ends, minus its mean, 4th-order Butterworth 0.05-1 Hz forward-backward."""
+    """60 / RR at the RR middles (the RR within RR_RANGE of the median and within RR_JUMP of
+    the RR before it), a not-a-knot cubic spline held at the ends, minus its mean, 4th-order
+    Butterworth 0.05-1 Hz forward-backward."""
     rr = np.diff(beats)
     med = np.median(rr)
-    keep = [i for i in range(rr.size) if RR_RANGE[0] * med <= rr[i] <= RR_RANGE[1] * med]
+    keep = [i for i in range(rr.size) if RR_RANGE[0] * med <= rr[i] <= RR_RANGE[1] * med
+            and (i == 0 or abs(rr[i] - rr[i - 1]) <= RR_JUMP * rr[i - 1])]
     mid = np.array([(beats[i] + beats[i + 1]) / 2 for i in keep])
     hr = CubicSpline(mid, 60.0 / rr[keep])(np.clip(time, mid[0], mid[-1]))
     sos = butter(4, (0.05, 1.0), "bandpass", fs=fs, output="sos")
@@ -45,6 +50,7 @@ def test_heart_rate_against_a_slow_reference():
     rr = (0.8 + 0.05 * np.sin(2 * np.pi * 0.25 * np.arange(150) * 0.8)
           + 0.01 * rng.standard_normal(150))
     beats = np.delete(np.cumsum(rr), [40, 41, 90])  # dropped beats leave long RRs
+    beats = np.sort(np.append(beats, beats[60] + 0.55))  # a premature beat, 0.25 s early
     np.testing.assert_allclose(heart_rate_on_grid(beats, t, 4.0),
                                _slow_heart_rate(beats, t, 4.0), atol=1e-9)
     assert np.isnan(heart_rate_on_grid(beats[:4], t, 4.0)).all()
@@ -187,9 +193,9 @@ def test_no_significant_evidence_is_uncertain():
 
 
 @pytest.mark.parametrize("bpm, heart_bpm", [(6.0, 60.0), (15.0, 70.0), (40.0, 110.0)])
-@pytest.mark.parametrize("lag_deg", [-60.0, 0.0, 60.0])
+@pytest.mark.parametrize("lag_deg", [-40.0, 0.0, 40.0])
 def test_the_sign_is_robust_to_the_arrhythmias_lag(bpm, heart_bpm, lag_deg):
-    """A heart rate that leads or lags the breathing by up to 60 degrees still tells the
+    """A heart rate that leads or lags the breathing by up to 40 degrees still tells the
     extrema of inspiration apart, at 6, 15 and 40 /min (a symmetric waveform: no shape)."""
     f = bpm / 60.0
     t = np.arange(0.0, 320.0, 1 / FS)
@@ -199,6 +205,37 @@ def test_the_sign_is_robust_to_the_arrhythmias_lag(bpm, heart_bpm, lag_deg):
                        bpm=heart_bpm)
         p = decide_polarity(_result(x, beats))
         assert (p.sign, p.source) == (sign, "arrhythmia"), (p.rsa, sign)
+        assert p.rsa.in_phase
+
+
+@pytest.mark.parametrize("bpm, heart_bpm", [(6.0, 60.0), (15.0, 70.0), (40.0, 110.0)])
+@pytest.mark.parametrize("lag_deg", [-110.0, -70.0, 70.0, 110.0])
+def test_a_heart_rate_near_quadrature_does_not_decide(bpm, heart_bpm, lag_deg):
+    """A strong, coherent arrhythmia nearer a quarter of a breath off the EDR than in phase or
+    antiphase points to neither extremum: its in-phase part (above
+    RSA_MIN_BPM, and of the wrong sign beyond 90 degrees) does not decide, the shape (none:
+    a symmetric waveform) is left to."""
+    f = bpm / 60.0
+    t = np.arange(0.0, 320.0, 1 / FS)
+    for sign in (1, -1):
+        x = sign * np.sqrt(2) * np.cos(2 * np.pi * f * t)
+        beats = _beats(lambda tf: 12 * np.cos(2 * np.pi * f * tf - np.radians(lag_deg)),
+                       bpm=heart_bpm)
+        p = decide_polarity(_result(x, beats))
+        assert p.rsa.coherent() and abs(p.rsa.swing_bpm) > RSA_MIN_BPM, p.rsa
+        assert not p.rsa.in_phase and (p.source, p.confident) == ("none", False), p.rsa
+        assert decide_polarity(_result(x, beats), rsa_min_bpm=0.0).source == "none"
+
+
+def test_in_phase_against_the_cross_spectrums_parts():
+    """in_phase is |Re| >= |Im| of the cross-spectrum: the phase within 45 degrees of 0 or 180,
+    at every quadrant and at the boundaries; no segments is never in phase."""
+    for deg in np.arange(-180.0, 180.5, 2.5):
+        c = np.exp(1j * np.radians(deg))
+        expected = abs(c.real) >= abs(c.imag) - 1e-12
+        if abs(abs(c.real) - abs(c.imag)) > 1e-9:  # away from the exact boundaries
+            assert RSAEvidence(c.real, 0.9, 10, deg).in_phase == expected, deg
+    assert not RSAEvidence(0.0, 0.0, 0, float("nan")).in_phase
 
 
 @pytest.mark.parametrize("sign", [1, -1])
@@ -206,6 +243,44 @@ def test_simulated_breathing_with_arrhythmia_breathes_in_on_the_chosen_extrema(s
     rec = simulate_recording(240.0, fs=250.0, rsa_bpm=8.0, random_state=3)
     res = extract_edr(rec)
     res.waveform = sign * res.waveform  # whichever sign the EDR has, the heart rate tells
+    b = detect_breaths(res)
+    assert b.polarity.source == "arrhythmia" and not b.uncertain_polarity.any()
+    assert score_breaths(b.time, rec.breath_times).f1 > 0.9
+
+
+def _with_premature_beats(sinus, every, coupling):
+    """Every ``every``-th sinus beat followed by a premature beat ``coupling`` of the RR after it
+    and a full compensatory pause (the next sinus beat is not conducted)."""
+    keep = np.ones(sinus.size, dtype=bool)
+    idx = np.arange(1, sinus.size - 2, every)
+    keep[idx + 1] = False
+    premature = sinus[idx] + coupling * (sinus[idx + 1] - sinus[idx])
+    return np.sort(np.concatenate([sinus[keep], premature]))
+
+
+@pytest.mark.parametrize("bpm", [6.0, 15.0])
+@pytest.mark.parametrize("every", [2, 3, 5])
+def test_frequent_premature_beats_do_not_reverse_the_arrhythmia(bpm, every):
+    """Premature beats the beat detector kept (coupling 0.6 of the RR): which of their
+    intervals RR_RANGE leaves follows the breathing (the coupling interval falls below it at
+    the fastest heart rate only), which reversed the heart rate's swing; from normal-to-normal
+    intervals the arrhythmia never decides the wrong extrema."""
+    f = bpm / 60.0
+    t = np.arange(0.0, 320.0, 1 / FS)
+    beats = _with_premature_beats(_beats(lambda tf: 4 * np.cos(2 * np.pi * f * tf)), every, 0.6)
+    for sign in (1, -1):
+        p = decide_polarity(_result(sign * np.sqrt(2) * np.cos(2 * np.pi * f * t), beats))
+        assert p.sign == sign or not p.confident, p.rsa
+        if every == 5 and bpm == 6.0:  # normal-to-normal intervals enough: it still decides
+            assert (p.sign, p.source) == (sign, "arrhythmia"), p.rsa
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_simulated_record_with_frequent_ectopy_breathes_in_on_the_chosen_extrema(sign):
+    rec = simulate_recording(300.0, fs=250.0, rsa_bpm=6.0, random_state=0,
+                             ectopic_runs_per_min=12.0, ectopic_run_beats=1.0)
+    res = extract_edr(rec)
+    res.waveform = sign * res.waveform
     b = detect_breaths(res)
     assert b.polarity.source == "arrhythmia" and not b.uncertain_polarity.any()
     assert score_breaths(b.time, rec.breath_times).f1 > 0.9
