@@ -133,13 +133,13 @@ def _load(args):
         return rec, []
     from edr.io import read_record
 
-    with recorded_warnings(ReferenceWarning) as caught:
+    with recorded_warnings(UserWarning) as caught:
         rec = read_record(args.record, args.channel, fs=args.fs, breath_times=args.breath_times,
-                          **reference_options(args))
-    notes = [" ".join(str(w.message).split()) for w in caught]
-    for note in notes:  # the EDR needs no reference: one line each, and the run goes on
-        print(f"warning: {note}", file=sys.stderr, flush=True)
-    return rec, notes
+                          r_peaks=args.r_peaks, **reference_options(args))
+    for w in caught:  # the EDR needs no reference: one line each, and the run goes on
+        print(f"warning: {' '.join(str(w.message).split())}", file=sys.stderr, flush=True)
+    return rec, [" ".join(str(w.message).split()) for w in caught
+                 if issubclass(w.category, ReferenceWarning)]
 
 
 def _naming_file(exc: Exception, path: str | None) -> Exception:

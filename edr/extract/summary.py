@@ -56,7 +56,9 @@ def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> 
         f"method     {result.method}, sigma2 = {_sigma2_text(result)}"
         + (f", one FS2 model (M = {result.params['n_support']})" if result.params.get("solver")
            == "fs2" else ""),
-        f"beats      {result.n_beats} used, {result.n_beats_dropped} dropped",
+        f"beats      {result.n_beats} used, {result.n_beats_dropped} dropped"
+        + (f"; R peaks given ({rec.r_peaks_source})" if getattr(rec, "r_peaks_source", None)
+           else ""),
         f"resp rate  median {_fmt(float(np.median(rate)) if rate.size else None, '.1f')} "
         f"breaths/min, given for {rate.size}/{np.size(result.rate_bpm)} windows of "
         f"{RATE_WINDOW_S:g} s "
@@ -174,6 +176,7 @@ def json_summary(rec, result, scores, outputs, argv, *, reference_notes=()) -> d
         "breath_reference": rec.breath_source,
         "breath_reference_event": getattr(rec, "breath_event", None),
         "references_not_used": list(reference_notes),
+        "r_peaks": getattr(rec, "r_peaks_source", None),
         "result": result.summary(),
         "breaths": result.breaths.summary(),
         "scores": None if scores is None else {
