@@ -7,11 +7,17 @@ given peaks are :func:`edr.beats.detect`'s on the record's selected lead, as tim
 the file's peaks, with them 20 ms late, and with a seeded uniform ±20 ms jitter; per record the
 MSC against its reference and the largest difference from the detected run's EDR are written.
 
+``--one-lead`` extracts the selected lead alone (``lead=<its name>``), so that the peaks are
+given to the lead they were detected on; by default every lead takes them, each moving them onto
+its own R waves (a lead on whose R waves they do not sit is left out, as a lead whose detection
+fails).
+
 ``--dump DIR`` writes only the detected run's EDR per record (``DIR/<record>.npy``) and compares
 it with ``--against DIR`` when given (another checkout's dump): the records whose EDR differs.
 
 Usage: ``EDR_DATA_DIR=/path/to/data python scripts/measure_given_r_peaks.py
---out scripts/output/given_r_peaks.csv`` (``--dump DIR [--against DIR]`` for the identity check)
+--out scripts/output/given_r_peaks.csv [--one-lead]`` (``--dump DIR [--against DIR]`` for the
+identity check)
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from edr.scoring import score
 
 def _records() -> list[str]:
     root = os.environ.get("EDR_DATA_DIR", "data")
-    return sorted(glob.glob(os.path.join(root, "bidmc", "bidmc*.hea"))
+    return sorted(glob.glob(os.path.join(root, "bidmc", "bidmc??.hea"))
                   + glob.glob(os.path.join(root, "marsh", "m*.hea")))
 
 
@@ -45,7 +51,7 @@ def _differ(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.max(np.abs(a[ok] - b[ok]))) if ok.any() else 0.0
 
 
-def _given(path: str, rec, det, folder: Path) -> list:
+def _given(path: str, rec, det, folder: Path, lead=None) -> list:
     """The row of one record: MSC detected / given / +20 ms / ±20 ms, and the differences."""
     own = detect(rec.ecg, rec.fs).times
     rng = np.random.default_rng(0)
@@ -55,7 +61,7 @@ def _given(path: str, rec, det, folder: Path) -> list:
     for key, times in moved.items():
         f = folder / f"{rec.name}_{key}.csv"
         f.write_text("time_s\n" + "\n".join(f"{t:.6f}" for t in times) + "\n")
-        res = extract_edr(read_record(path, r_peaks=f))
+        res = extract_edr(read_record(path, r_peaks=f), lead=lead)
         row += [score(res, rec).msc, _differ(res.waveform, det.waveform)]
     return row
 
@@ -65,13 +71,15 @@ def main(argv=None) -> int:
     p.add_argument("--out", help="CSV of the given-peaks runs")
     p.add_argument("--dump", help="folder for the detected runs' EDRs (identity check)")
     p.add_argument("--against", help="a --dump folder of another checkout to compare with")
+    p.add_argument("--one-lead", action="store_true", help="the selected lead alone")
     args = p.parse_args(argv)
     warnings.simplefilter("ignore")
     rows, changed = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for path in _records():
             rec = read_record(path)
-            det = extract_edr(rec)
+            lead = rec.ecg_channel if args.one_lead else None
+            det = extract_edr(rec, lead=lead)
             if args.dump:
                 Path(args.dump).mkdir(parents=True, exist_ok=True)
                 np.save(Path(args.dump) / f"{rec.name}.npy", det.waveform)
@@ -80,7 +88,7 @@ def main(argv=None) -> int:
                     if _differ(other, det.waveform) != 0.0:
                         changed.append(rec.name)
                 continue
-            rows.append(_given(path, rec, det, Path(tmp)))
+            rows.append(_given(path, rec, det, Path(tmp), lead))
             print(*(f"{v:.4g}" if isinstance(v, float) else v for v in rows[-1]), flush=True)
     if args.against:
         print(f"{len(changed)} of {len(_records())} records differ: {', '.join(changed) or '-'}")

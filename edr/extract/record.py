@@ -276,11 +276,11 @@ def run_record(args, argv: Sequence[str], outputs: dict[str, Path] | None = None
         outputs = prepare(args)
     try:
         with output_lock(output_lock_path(outputs)), _started_figure_worker(outputs) as worker:
-            rec, result, scores, scores_error, _ = extract_and_write(args, argv, outputs,
-                                                                     figure_worker=worker)
+            rec, result, scores, scores_error, summary = extract_and_write(
+                args, argv, outputs, figure_worker=worker)
     except OutputLocked as exc:
         raise OutputError(f"{outputs['csv']} is being written by another extract "
                           f"({exc.holder()}; its lock {exc.path}); wait for it to end, or "
                           "write elsewhere with -o") from None
-    return summary_lines(rec, result, scores, scores_error, outputs,
-                         time.perf_counter() - t0, args.demo)
+    return summary_lines(rec, result, scores, scores_error, outputs, time.perf_counter() - t0,
+                         args.demo, [(g["start_s"], g["end_s"]) for g in summary["gaps"]])
