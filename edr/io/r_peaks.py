@@ -236,5 +236,6 @@ def with_r_peaks(recording, r_peaks):
     else:
         times, source = r_peaks, f"given: {np.size(r_peaks)} R peaks"
     duration = np.asarray(recording.ecg).size / recording.fs
-    t = checked_r_peaks(times, duration, source.split(":")[0])
-    return replace(recording, r_peaks=t, r_peaks_source=source)
+    origin = source.split(":")[0]
+    t = checked_r_peaks(times, duration, origin)
+    return replace(recording, r_peaks=t, r_peaks_source=f"{origin}: {t.size} R peaks")
