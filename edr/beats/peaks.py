@@ -13,6 +13,7 @@ import numpy as np
 
 from edr.beats.twins import CLEAN_METHODS, clean_ecg, load_nk, nk_peaks_neurokit
 from edr.medians import median
+from edr.modulation import QRS_HALF_WIDTH_S
 from edr.quiet import ignored_warnings
 
 __all__ = ["DELAY_AHEAD_S", "GIVEN_RADIUS_S", "detect_segment", "given_segment", "refractory"]
@@ -20,7 +21,7 @@ __all__ = ["DELAY_AHEAD_S", "GIVEN_RADIUS_S", "detect_segment", "given_segment",
 DELAY_AHEAD_S = 0.03
 """Latest a detector's mark may lie after R (s) in the delay estimate of
 :func:`edr.beats.detect`'s step 3."""
-GIVEN_RADIUS_S = 0.06
+GIVEN_RADIUS_S = QRS_HALF_WIDTH_S
 """Half-width (s) of the search for R around a given mark (:func:`given_segment`): a QRS
 complex's half-width (:data:`edr.modulation.QRS_HALF_WIDTH_S`), short of the T wave."""
 OFF_R_FRACTION = 0.5

@@ -132,7 +132,8 @@ def _add_method_options(p: Parser) -> None:
                         "(each moved onto the R wave within 60 ms): a WFDB annotator (rec.qrs, "
                         "or 'atr' for the record's own rec.atr) or a text file of one time in "
                         "seconds per line, or a column time_s, time_ms or sample (samples at the "
-                        "ECG's rate); one record")
+                        "ECG's rate); one record. Every lead takes them (a lead whose R waves "
+                        "they miss is left out): --lead NAME uses them on one lead")
     p.add_argument("--fs", type=rate_hz, metavar="HZ",
                    help="sampling rate in Hz: needed for a CSV file without a time column and "
                         "for a .npy file; for other files it must agree with the rate they state")
