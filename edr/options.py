@@ -13,6 +13,8 @@ import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from edr.methods import DEFAULT_SIGMA2, METHODS, KernelOptions, MethodSpec, check_solver, get_method
 from edr.names import DEFAULT_METHOD, MAX_WINDOW_S, MIN_WINDOW_S, check_window_s
 from edr.signal import BAND_HZ, GRID_FS
@@ -92,6 +94,9 @@ class EDROptions:
         (:data:`edr.methods.DEFAULT_N_SUPPORT`).
     method_options : Mapping
         Further keyword options of the method.
+    r_peaks : ndarray or None
+        R-peak times of one's own (s from the first sample; the recording's ``r_peaks``), the
+        beats of every window in place of detected ones (:meth:`peaks_between`); None detects.
 
     Raises
     ------
@@ -131,6 +136,7 @@ class EDROptions:
     solver: str = "dense"
     n_support: int | None = None
     method_options: Mapping = field(default_factory=dict)
+    r_peaks: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         spec = get_method(self.method)
@@ -185,6 +191,14 @@ class EDROptions:
         """The multi-lead mode of ``lead`` (one of :data:`LEAD_MODES`), or None."""
         key = None if self.lead is None else str(self.lead).strip().lower()
         return key if key in LEAD_MODES else None
+
+    def peaks_between(self, i0: int, i1: int, fs: float) -> np.ndarray | None:
+        """The R peaks given in samples ``[i0, i1)`` at ``fs``, as positions from ``i0`` (the
+        ``peaks`` of :func:`edr.beats.detect`), or None when none are given (detect them)."""
+        if self.r_peaks is None:
+            return None
+        at = np.asarray(self.r_peaks, dtype=float) * fs
+        return at[(at >= i0) & (at < i1)] - i0
 
     @property
     def method_kwargs(self) -> dict:

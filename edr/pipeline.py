@@ -65,7 +65,8 @@ WINDOWS_AHEAD = WINDOW_THREADS + 1
 def extract_edr(recording, method=DEFAULT_METHOD, *, fs=None, lead_names=None, units=None,
                 resp=None, resp_fs=None, breath_times=None, sigma2=DEFAULT_SIGMA2, lead=None,
                 window_s=None, overlap=DEFAULT_OVERLAP, fs_out=GRID_FS, random_state=0,
-                progress=False, solver="dense", n_support=None, **options) -> EDRResult:
+                progress=False, solver="dense", n_support=None, r_peaks=None,
+                **options) -> EDRResult:
     """Extract the respiratory signal from an ECG.
 
     Parameters
@@ -88,6 +89,9 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, fs=None, lead_names=None, u
         defaults and checks there): the lead or multi-lead mode, the analysis windows,
         the output grid rate, the seed of the σ² criterion, a tqdm bar, and the kernel
         PCA solver (dense per window, or one fixed-size model of the whole record).
+    r_peaks : array_like or str or Path, optional
+        R-peak times of one's own (s from the first sample) or a file of them: the beats in place
+        of detected ones (:func:`edr.io.r_peaks.with_r_peaks`).
     **options
         Method options: for the kernel methods ``orientation``, ``baseline``,
         ``train_on`` and options of :func:`kpca.selection.select`; ``pca``
@@ -158,12 +162,18 @@ def extract_edr(recording, method=DEFAULT_METHOD, *, fs=None, lead_names=None, u
                       n_support=n_support, method_options=options)
     recording = as_recording(recording, fs=fs, lead_names=lead_names, units=units, resp=resp,
                              resp_fs=resp_fs, breath_times=breath_times)
+    if r_peaks is not None:
+        from edr.io.r_peaks import with_r_peaks
+
+        recording = with_r_peaks(recording, r_peaks)
     return run(recording, opts)
 
 
 def run(recording, opts: EDROptions) -> EDRResult:
     """:func:`extract_edr` with its options already validated."""
     fs = check_rate(recording)
+    if getattr(recording, "r_peaks", None) is not None:
+        opts = replace(opts, r_peaks=recording.r_peaks)
     requested = opts.lead
     if opts.lead is None and len(getattr(recording, "leads", None) or {}) > 1:
         opts = replace(opts, lead=DEFAULT_MULTI_LEAD)
@@ -211,7 +221,8 @@ def run(recording, opts: EDROptions) -> EDRResult:
     out = stitcher.finish()
     rates = judged_rates(out.waveform, grid, spans, opts.fs_out)
     rates, status = rates.judge_windows(analyses)
-    params = {**_params(opts, lead_name, len(plan), first), "lead_requested": requested}
+    params = {**_params(opts, lead_name, len(plan), first), "lead_requested": requested,
+              "r_peaks": getattr(recording, "r_peaks_source", None)}
     return with_counted_rates(EDRResult(
         time=grid, waveform=out.waveform, fs=opts.fs_out, beat_times=out.beat_times,
         beat_values=out.beat_values, rate_time=rates.time, rate_bpm=rates.rate_bpm,

@@ -153,10 +153,10 @@ def evidence_panel(seg: Segment, out: MethodOutput, series: np.ndarray) -> dict:
 
 
 def _segment(x, i0, i1, fs, grid, name, opts: EDROptions, given=None) -> Segment:
-    """One lead over samples ``[i0, i1)`` with its beats: detected, or ``given`` as ``(beats,
-    their features or None)``."""
+    """One lead over samples ``[i0, i1)`` with its beats: detected (at R peaks given, if any), or
+    ``given`` as ``(beats, their features or None)``."""
     seg_x = x[i0:i1]
-    beats, features = given if given is not None else (detect(seg_x, fs), None)
+    beats, features = given or (detect(seg_x, fs, peaks=opts.peaks_between(i0, i1, fs)), None)
     return Segment(seg_x, fs, i0 / fs, beats, grid, opts.fs_out, name, dict(features or {}))
 
 

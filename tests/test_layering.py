@@ -13,7 +13,8 @@ Layers, lowest first (docs/design.md#1-architecture-a-one-way-stack):
    ``edr.series_alignment``, series fusion: ``edr.fusion``
 3. methods: ``edr.methods`` (segment and kernel options → grid, kernel methods, classic series,
    NeuroKit2 peers → the fused methods → the registry in the package), ``edr.leads``
-4. pipeline: ``edr.options``, ``edr.windows``, ``edr.window_analysis``, ``edr.stitch``,
+4. pipeline: ``edr.options``, ``edr.windows``, ``edr.gaps`` (the short stretches carried
+   across), ``edr.window_analysis``, ``edr.stitch``,
    ``edr.rate_spans`` (what a rate judgement keeps of a window), ``edr.rates`` (rate windows,
    rate quality, judged rates), ``edr.pauses``, ``edr.polarity`` and ``edr.breaths`` (breaths
    of an EDR, the polarity of inspiration, pauses), ``edr.breath_rates`` (rates counted from
@@ -27,9 +28,9 @@ A module may import ``edr`` modules of its own layer or a lower one. Every
 import statement counts, including the lazy ones inside functions. The package ``edr`` itself
 is the one exception: it re-exports the entry points (``extract_edr``, ``read_record``, ...)
 by name on first use (PEP 562), as ``kpca`` does, and imports nothing of its own at import.
-Within the pipeline layer the order is options → windows → window_analysis → stitch → rate_spans
-→ rates, pauses, polarity → breath_extrema → breaths → breath_rates → tables → result →
-pipeline, and the module-level imports of ``edr`` have no cycle.
+Within the pipeline layer the order is options → windows → gaps, window_analysis → stitch →
+rate_spans → rates, pauses, polarity → breath_extrema → breaths → breath_rates → tables →
+result → pipeline, and the module-level imports of ``edr`` have no cycle.
 
 Also: no function of ``edr`` or ``kpca`` is longer than 60 lines without its docstring, and no
 module of either is over 500 lines; no library module imports a command line (argparse, a ``cli``
@@ -101,6 +102,7 @@ LAYERS = {
     "edr.multilead": 3.01,
     "edr.options": 4.0,
     "edr.windows": 4.1,
+    "edr.gaps": 4.12,
     "edr.window_analysis": 4.15,
     "edr.stitch": 4.2,
     "edr.rate_spans": 4.22,

@@ -16,6 +16,7 @@ from edr.beats.alignment import aligned_peaks
 from edr.beats.chunks import clean_long, detect_long
 from edr.beats.flags import clipped_beats, rr_ectopic, running_median
 from edr.beats.mask import signal_mask, true_runs
+from edr.beats.peaks import given_segment
 from edr.beats.polarity import inverted
 from edr.errors import SignalError
 from edr.modulation import QRS_HALF_WIDTH_S
@@ -123,7 +124,8 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
            upsample: int = 10, align_half_s: float = 0.08, max_lag_s: float = 0.024,
            min_template_corr: float = 0.8, flat_s: float = 1.0,
            max_clipped_fraction: float = 0.5, polarity: int | None = None,
-           min_beats: int = MIN_BEATS, template: np.ndarray | None = None) -> Beats:
+           min_beats: int = MIN_BEATS, template: np.ndarray | None = None,
+           peaks=None) -> Beats:
     """Detect, align and quality-flag the R peaks of one ECG lead.
 
     Parameters
@@ -166,6 +168,13 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
         The alignment template (``Beats.template`` of an earlier detection on the same lead at
         the same rate and settings) to align the beats to instead of their own median: a stream
         keeps the positions of its successive searches on one reference.
+    peaks : array_like, optional
+        R-peak marks of one's own (sample positions in ``ecg``, sub-sample allowed: an
+        annotator's or another detector's) in place of step 3's detector: each is moved onto R
+        (:func:`edr.beats.peaks.given_segment`, within
+        :data:`edr.beats.peaks.GIVEN_RADIUS_S`); marks in masked samples or within 0.1 s of a
+        masked stretch are dropped; the other steps run on them as on detected peaks
+        (``method`` is then ``"given"``).
 
     Returns
     -------
@@ -174,7 +183,8 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
     Raises
     ------
     SignalError
-        ``fs`` outside 100–10 000 Hz, or fewer than ``min_beats`` beats.
+        ``fs`` outside 100–10 000 Hz, or fewer than ``min_beats`` beats; ``peaks`` most of which
+        are not near an R wave.
     ValueError
         ``ecg`` not one-dimensional, ``upsample < 1``, ``polarity`` not ±1 or None.
 
@@ -201,14 +211,17 @@ def detect(ecg, fs: float, *, method: str = DEFAULT_DETECTOR, align: bool = True
     (69, 0, 0)
     >>> detect(-rec.ecg, rec.fs).polarity  # an inverted lead is found and turned
     -1
+    >>> given = detect(rec.ecg, rec.fs, peaks=beats.peaks + 3.0)  # marks 12 ms late: back on R
+    >>> given.method, bool(abs(given.peaks - beats.peaks).max() < 0.01)
+    ('given', True)
     """
     x, fs = _check_inputs(ecg, fs, upsample, polarity)
-    method = str(method).lower()
+    method = str(method).lower() if peaks is None else "given"
     masked = signal_mask(x, fs, flat_s=flat_s)
     gaps = _short_gaps(masked, fs)
     segs = _usable_segments(masked & ~gaps, fs)
     xs, clean, polarity = _oriented_clean(x, fs, masked, segs, polarity)
-    peaks = _detect_segments(xs, clean, fs, segs, method, min_beats)
+    peaks = _detect_segments(xs, clean, fs, segs, method, min_beats, peaks)
     pos, tcorr, template = aligned_peaks(clean, fs, peaks, up=int(upsample), half_s=align_half_s,
                                   max_lag_s=max_lag_s, shift=align, template=template)
     ectopic = rr_ectopic(pos, peaks, fs, masked & ~gaps)
@@ -289,16 +302,22 @@ def _oriented_clean(x: np.ndarray, fs: float, masked: np.ndarray,
 
 def _detect_segments(xs: np.ndarray, clean: np.ndarray, fs: float,
                      segs: list[tuple[int, int]], method: str,
-                     min_beats: int = MIN_BEATS) -> np.ndarray:
-    """R-peak samples of every usable segment, 0.1 s clear of its ends.
+                     min_beats: int = MIN_BEATS, given=None) -> np.ndarray:
+    """R-peak samples of every usable segment, 0.1 s clear of its ends: detected, or the marks
+    ``given`` moved onto R (:func:`given_segment`).
 
     Raises SignalError when fewer than ``min_beats`` are found.
     """
     whole = len(segs) == 1 and segs[0] == (0, xs.size)
     edge = int(round(0.1 * fs))
+    marks = None if given is None else np.sort(np.asarray(given, dtype=float).ravel())
     found = []
     for a, b in segs:
-        p = detect_long(xs[a:b], fs, method, clean if whole else None) + a
+        if marks is None:
+            p = detect_long(xs[a:b], fs, method, clean if whole else None) + a
+        else:
+            inside = marks[(marks >= a) & (marks <= b - 1)] - a
+            p = given_segment(inside, clean[a:b], fs) + a
         found.append(p[(p >= a + edge) & (p < b - edge)])
     peaks = np.concatenate(found) if found else np.empty(0, dtype=int)
     if peaks.size < min_beats:
@@ -307,6 +326,9 @@ def _detect_segments(xs: np.ndarray, clean: np.ndarray, fs: float,
                if duration < MIN_BEATS_SPAN_S else
                f"a heart rate of {60 * peaks.size / duration:.0f} /min; check that {fs:g} Hz is "
                "the ECG's sampling rate (--fs, fs=), or give another ECG lead")
+        if marks is not None:
+            fix = (f"{marks.size} R peaks were given for this stretch; give R peaks over the "
+                   "whole ECG (times in s from its first sample), or none to detect them")
         raise SignalError(
             f"only {peaks.size} heart beats found in {duration:.1f} s of ECG at {fs:g} Hz "
             f"(QRS detector {method}); an EDR needs at least {min_beats}: {fix}")

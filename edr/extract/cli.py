@@ -125,6 +125,13 @@ def _add_method_options(p: Parser) -> None:
                         "from the record's first sample per line, or a column named time_s "
                         "(time_ms: milliseconds), as --breaths writes; in place of the record's "
                         "breath annotations, any format; one record")
+    p.add_argument("--r-peaks", metavar="FILE|ANNOTATOR",
+                   help="your own R-peak times, used as the beats instead of detecting them "
+                        "(each moved onto the R wave within 60 ms): a WFDB annotator (rec.qrs, "
+                        "or 'atr' for the record's own rec.atr) or a text file of one time in "
+                        "seconds per line, or a column time_s, time_ms or sample (samples at the "
+                        "ECG's rate); one record. Every lead takes them (a lead whose R waves "
+                        "they miss is left out): --lead NAME uses them on one lead")
     p.add_argument("--fs", type=rate_hz, metavar="HZ",
                    help="sampling rate in Hz: needed for a CSV file without a time column and "
                         "for a .npy file; for other files it must agree with the rate they state")
@@ -192,7 +199,7 @@ def _check_extract_options(args) -> None:
             raise OptionError(f"give either a record or --demo, not both (record {args.record!r})")
         given = (("--fs", args.fs), ("--ref-channel", args.ref_channel),
                  ("--annotator", args.annotator), ("--breath-label", args.breath_label),
-                 ("--breath-times", args.breath_times))
+                 ("--breath-times", args.breath_times), ("--r-peaks", args.r_peaks))
         for flag, value in given:
             if value is not None:
                 raise OptionError(f"{flag} applies to a record file, not to --demo (scored "

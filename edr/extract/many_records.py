@@ -117,12 +117,12 @@ def expand_records(patterns: Sequence[str]) -> tuple[list[str], bool]:
 
 def check_many_options(args, records: Sequence[str]) -> None:
     """The options that do not apply to several records: ``--demo``, ``--json``, ``--plot``,
-    ``--breath-times``."""
+    ``--breath-times``, ``--r-peaks``."""
     if args.demo:
         raise OptionError("give either a record or --demo, not both (records "
                           f"{', '.join(records[:3])} ...)")
     for flag, value in (("--json", args.json), ("--plot", args.plot),
-                        ("--breath-times", args.breath_times)):
+                        ("--breath-times", args.breath_times), ("--r-peaks", args.r_peaks)):
         if value:
             raise OptionError(f"{flag} applies to one record; with several records each record "
                               "gets OUTDIR/<record>_edr.csv and OUTDIR/<record>_edr.json")

@@ -134,13 +134,13 @@ def _load(args):
         return rec, []
     from edr.io import read_record
 
-    with recorded_warnings(ReferenceWarning) as caught:
+    with recorded_warnings(UserWarning) as caught:
         rec = read_record(args.record, args.channel, fs=args.fs, breath_times=args.breath_times,
-                          **reference_options(args))
-    notes = [" ".join(str(w.message).split()) for w in caught]
-    for note in notes:  # the EDR needs no reference: one line each, and the run goes on
-        print(f"warning: {note}", file=sys.stderr, flush=True)
-    return rec, notes
+                          r_peaks=args.r_peaks, **reference_options(args))
+    for w in caught:  # the EDR needs no reference: one line each, and the run goes on
+        print(f"warning: {' '.join(str(w.message).split())}", file=sys.stderr, flush=True)
+    return rec, [" ".join(str(w.message).split()) for w in caught
+                 if issubclass(w.category, ReferenceWarning)]
 
 
 def _naming_file(exc: Exception, path: str | None) -> Exception:
@@ -277,11 +277,11 @@ def run_record(args, argv: Sequence[str], outputs: dict[str, Path] | None = None
         outputs = prepare(args)
     try:
         with output_lock(output_lock_path(outputs)), _started_figure_worker(outputs) as worker:
-            rec, result, scores, scores_error, _ = extract_and_write(args, argv, outputs,
-                                                                     figure_worker=worker)
+            rec, result, scores, scores_error, summary = extract_and_write(
+                args, argv, outputs, figure_worker=worker)
     except OutputLocked as exc:
         raise OutputError(f"{outputs['csv']} is being written by another extract "
                           f"({exc.holder()}; its lock {exc.path}); wait for it to end, or "
                           "write elsewhere with -o") from None
-    return summary_lines(rec, result, scores, scores_error, outputs,
-                         time.perf_counter() - t0, args.demo)
+    return summary_lines(rec, result, scores, scores_error, outputs, time.perf_counter() - t0,
+                         args.demo, [(g["start_s"], g["end_s"]) for g in summary["gaps"]])

@@ -39,10 +39,12 @@ def _sigma2_text(result) -> str:
     return text
 
 
-def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> list[str]:
+def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo,
+                  gaps=None) -> list[str]:
     """The lines ``extract`` prints for one record: record, lead, method and σ², beats, rate,
-    status, what was masked or skipped, the breaths (:func:`breath_line`), the scores against
-    the reference, outputs, time."""
+    status, what was masked, carried across (``gaps``: :func:`edr.gaps.carried_gaps`, found when
+    None) or skipped, the breaths (:func:`breath_line`), the scores against the reference,
+    outputs, time."""
     import numpy as np
 
     from edr.signal import RATE_WINDOW_S
@@ -56,14 +58,16 @@ def summary_lines(rec, result, scores, scores_error, outputs, seconds, demo) -> 
         f"method     {result.method}, sigma2 = {_sigma2_text(result)}"
         + (f", one FS2 model (M = {result.params['n_support']})" if result.params.get("solver")
            == "fs2" else ""),
-        f"beats      {result.n_beats} used, {result.n_beats_dropped} dropped",
+        f"beats      {result.n_beats} used, {result.n_beats_dropped} dropped"
+        + (f"; R peaks given ({rec.r_peaks_source})" if getattr(rec, "r_peaks_source", None)
+           else ""),
         f"resp rate  median {_fmt(float(np.median(rate)) if rate.size else None, '.1f')} "
         f"breaths/min, given for {rate.size}/{np.size(result.rate_bpm)} windows of "
         f"{RATE_WINDOW_S:g} s "
         f"(quality >= {result.summary()['quality_threshold']:g})",
         f"status     {result.status}",
     ]
-    lines += _unused_lines(rec, result) + clipped_lines(result.clipped_samples,
+    lines += _unused_lines(rec, result, gaps) + clipped_lines(result.clipped_samples,
                                                         result.clipped_beats)
     lines.append(breath_line(result.breaths.summary()))
     if rec.breath_source and not demo:
@@ -140,14 +144,26 @@ def clipped_lines(samples: dict, beats: dict) -> list[str]:
     return ["clipped    " + "; ".join(parts)] if parts else []
 
 
-def _unused_lines(rec, result) -> list[str]:
-    """Summary lines naming the stretches without a usable lead and the windows skipped."""
+def _unused_lines(rec, result, gaps=None) -> list[str]:
+    """Summary lines naming the stretches without a usable lead, the shorter ones the EDR was
+    carried across, and the windows skipped."""
+    from edr.gaps import carried_gaps
+    from edr.stitch import MAX_GAP_S
+
     lines = []
     if result.masked:
         total = sum(b - a for a, b in result.masked)
         lines.append(f"masked     {', '.join(f'{a:.1f}-{b:.1f} s' for a, b in result.masked)} "
                      f"({total / rec.duration_s:.0%} of the record): every ECG lead flat or "
                      "missing; no EDR and no rate there")
+    gaps = carried_gaps(rec, result) if gaps is None else gaps
+    if gaps:
+        named = ", ".join(f"{a:.1f}-{b:.1f} s ({b - a:.1f} s)" for a, b in gaps[:5])
+        more = f" and {len(gaps) - 5} more (all in the JSON's gaps)" if len(gaps) > 5 else ""
+        lines.append(f"gaps       {len(gaps)} stretch(es) of flat or missing ECG, "
+                     f"{sum(b - a for a, b in gaps):.1f} s in all, the EDR carried across them "
+                     f"from the beats around (NaN farther than {MAX_GAP_S:g} s from a beat): "
+                     f"{named}{more}")
     for w in result.windows:
         status = str(w.quality.get("status", ""))
         if status.startswith("skipped"):
@@ -162,7 +178,10 @@ def json_summary(rec, result, scores, outputs, argv, *, reference_notes=()) -> d
     not used and why), the result's summary
     (:meth:`edr.pipeline.EDRResult.summary`), the breaths' (:meth:`edr.breaths.Breaths.summary`
     of :attr:`edr.pipeline.EDRResult.breaths`: counts, kept, the median interval, its SD, CV and
-    RMSSD, the pauses), the scores, the outputs and the command line."""
+    RMSSD, the pauses), the short stretches of flat or missing ECG the EDR was carried across
+    (``gaps``: :func:`edr.gaps.carried_gaps`), the scores, the outputs and the command line."""
+    from edr.gaps import carried_gaps
+
     return {
         "record": rec.name,
         "path": rec.path,
@@ -174,8 +193,11 @@ def json_summary(rec, result, scores, outputs, argv, *, reference_notes=()) -> d
         "breath_reference": rec.breath_source,
         "breath_reference_event": getattr(rec, "breath_event", None),
         "references_not_used": list(reference_notes),
+        "r_peaks": getattr(rec, "r_peaks_source", None),
         "result": result.summary(),
         "breaths": result.breaths.summary(),
+        "gaps": [{"start_s": a, "end_s": b, "seconds": b - a}
+                 for a, b in carried_gaps(rec, result)],
         "scores": None if scores is None else {
             "msc": scores.msc, "corr": scores.corr, "rate_error_bpm": scores.rate_error_bpm,
             "f_ref": scores.f_ref,

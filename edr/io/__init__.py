@@ -66,6 +66,7 @@ def read_record(
     annotator: str | None = "auto",
     breath_extension: str | None = None,
     breath_times=None,
+    r_peaks=None,
 ) -> Recording:
     """Read an ECG recording from a WFDB, EDF/EDF+, CSV or NumPy file.
 
@@ -101,6 +102,10 @@ def read_record(
         (:func:`edr.io.breath_times.breath_times_file`: one per line, or a ``time_s`` column as the
         breaths CSV of ``edr extract --breaths`` writes): the reference, in place of the file's
         annotations, any format (:func:`edr.io.breath_times.with_breath_times`).
+    r_peaks : array_like or str or Path, optional
+        R-peak times of one's own (s from the first sample), a file of them or a WFDB beat
+        annotator (``"atr"``: the record's ``rec.atr``; ``rec.qrs``): the beats of the EDR in place
+        of detected ones (:func:`edr.io.r_peaks.with_r_peaks`).
 
     Returns
     -------
@@ -112,9 +117,11 @@ def read_record(
     Raises
     ------
     FileNotFoundError
-        Missing file, or a header whose data file is missing, or a ``breath_times`` file.
+        Missing file, or a header whose data file is missing, or a ``breath_times`` or
+        ``r_peaks`` file.
     RecordError
-        Unreadable or truncated file, a ``breath_times`` file without times, a header whose
+        Unreadable or truncated file, a ``breath_times`` file without times, ``r_peaks`` that
+        cannot be this record's (:func:`edr.io.r_peaks.with_r_peaks`), a header whose
         sampling rate or signal count is invalid or disagrees with its signal lines,
         inconsistent ``fs``, a
         folder, a WFDB annotation file given as the record, or no annotation file of the
@@ -194,6 +201,10 @@ def read_record(
             f"the sampling rate given ({fs:g} Hz, --fs) disagrees with the {rec.fs:g} Hz stated in "
             f"{path} for channel {rec.ecg_channel!r}"
         )
+    if r_peaks is not None:
+        from edr.io.r_peaks import with_r_peaks
+
+        rec = with_r_peaks(rec, r_peaks)
     if breath_times is None:
         return rec
     from edr.io.breath_times import with_breath_times

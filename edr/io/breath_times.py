@@ -15,8 +15,9 @@ import numpy as np
 
 from edr.errors import ReferenceWarning
 from edr.io.reference import END_OF_INSPIRATION, implausible_reason
+from edr.io.time_axis import time_unit
 
-__all__ = ["breath_times_file", "given_breath_times", "with_breath_times"]
+__all__ = ["breath_times_file", "given_breath_times", "time_file_column", "with_breath_times"]
 
 
 def breath_times_file(path) -> np.ndarray:
@@ -61,37 +62,88 @@ def breath_times_file(path) -> np.ndarray:
     [2.5, 6.25]
     >>> tmp.cleanup()
     """
+    values, name = time_file_column(path, "breath times")
+    return values * (time_unit(name) if name is not None and time_unit(name) else 1.0)
+
+
+def time_file_column(path, what: str, also=()) -> tuple[np.ndarray, str | None]:
+    """The column of times of a text file of one's own, and its header name.
+
+    The one reader of :func:`breath_times_file` and :func:`edr.io.r_peaks.r_peaks_file`: a file
+    (``,``, ``;`` or tab separated; UTF-8; ``#`` and ``%`` lines are comments) of one number per
+    line, or a header row and a column named as a time (:func:`edr.io.time_axis.time_unit`) or
+    as one of ``also`` (``"sample"``), or a header row and a single column.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    what : str
+        What the times are (``"breath times"``), for the messages.
+    also : tuple of str, default ()
+        Other column names (lower case) that hold the times.
+
+    Returns
+    -------
+    values : numpy.ndarray
+        The column's numbers as they are written (no unit applied), in the file's order.
+    name : str or None
+        The column's header name (None without a header row).
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    RecordError
+        No number in it, several columns none named as a time (their names are listed), or a
+        field that is not a number.
+
+    See Also
+    --------
+    breath_times_file, edr.io.r_peaks.r_peaks_file
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from edr.io.breath_times import time_file_column
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> _ = (Path(tmp.name) / "r.csv").write_text("beat;Sample\\n1;250\\n2;460\\n")
+    >>> time_file_column(Path(tmp.name) / "r.csv", "R peaks", also=("sample",))
+    (array([250., 460.]), 'Sample')
+    >>> tmp.cleanup()
+    """
     import csv
     from pathlib import Path
 
     from edr.errors import RecordError
-    from edr.io.time_axis import is_number, time_unit, unquoted
+    from edr.io.time_axis import is_number, unquoted
 
     p = Path(path)
     if not p.is_file():
-        raise FileNotFoundError(f"breath times file not found: {p}")
+        raise FileNotFoundError(f"{what} file not found: {p}")
     lines = [line for line in p.read_text(encoding="utf-8-sig").splitlines()
              if line.strip() and line.lstrip()[:1] not in ("#", "%")]
     delimiter = max((",", ";", "\t"), key=lambda d: lines[0].count(d)) if lines else ","
     rows = [[unquoted(f) for f in r] for r in csv.reader(lines, delimiter=delimiter)]
     header = rows[0] if rows and not all(is_number(f) for f in rows[0] if f) else None
     rows = rows[1:] if header is not None else rows
-    column, scale = 0, 1.0
+    column = 0
     if header is not None:
-        timed = [k for k, name in enumerate(header) if time_unit(name) is not None]
+        timed = [k for k, name in enumerate(header)
+                 if time_unit(name) is not None or name.strip().lower() in also]
         if not timed and len([n for n in header if n]) > 1:
-            raise RecordError(f"breath times file {p} has columns {', '.join(header)}, none named "
-                              "as a time: name the column of breath times time_s (or time_ms)")
+            raise RecordError(f"{what} file {p} has columns {', '.join(header)}, none named "
+                              f"as a time: name the column of {what} time_s (or time_ms"
+                              + "".join(f", {a}" for a in also) + ")")
         column = timed[0] if timed else 0
-        scale = time_unit(header[column]) if timed else 1.0
     fields = [r[column].replace(",", ".") if delimiter != "," else r[column]
               for r in rows if len(r) > column]
     bad = next((f for f in fields if not is_number(f)), None)
     if bad is not None:
-        raise RecordError(f"breath times file {p}: {bad[:40]!r} is not a time in seconds")
+        raise RecordError(f"{what} file {p}: {bad[:40]!r} is not a time in seconds")
     if not fields:
-        raise RecordError(f"breath times file {p} holds no time")
-    return np.asarray(fields, dtype=np.float64) * scale
+        raise RecordError(f"{what} file {p} holds no time")
+    return np.asarray(fields, dtype=np.float64), None if header is None else header[column]
 
 
 def given_breath_times(times, duration_s: float, source: str, stacklevel: int = 2):

@@ -73,6 +73,11 @@ class Recording:
         ``"end_of_inspiration"`` (an annotator's breaths, ``exp``, given times by default) or
         ``"start_of_inspiration"`` (``insp`` alone: :func:`edr.io.reference.breath_event`); None
         without breath times. A breath-by-breath score reads the EDR's breaths at the same point.
+    r_peaks : ndarray or None
+        R-peak times of one's own (s from the first sample): the beats of the EDR in place of
+        detected ones (:func:`edr.io.r_peaks.with_r_peaks`); None detects them.
+    r_peaks_source : str or None
+        Where ``r_peaks`` come from, in one line (``"rec.qrs: 1530 R peaks"``).
 
     See Also
     --------
@@ -100,6 +105,8 @@ class Recording:
     path: str | None = None
     breath_source: str | None = None
     breath_event: str | None = None
+    r_peaks: np.ndarray | None = None
+    r_peaks_source: str | None = None
 
     def __post_init__(self) -> None:
         self.fs = float(self.fs)
