@@ -69,9 +69,9 @@ _TAPS, _SKIP = polyphase_taps(_UP)
 
 @numba.njit(cache=True, nogil=True)
 def _sample_rows(x, base, frac, offsets, h, taps, up, skip, out, seg, ab):  # pragma: no cover
-    """``out[i, k]``: linear interpolation between the two fine samples (``resample_poly(seg, up,
-    1)`` of the ``2 h + 1`` samples around ``base[i]``, clipped indices = edge values) around
-    fine position ``(frac[i] + offsets[k] + h) * up``.
+    """``out[i, k]``: linear interpolation between the two fine samples (``resample_poly(seg -
+    seg[h], up, 1) + seg[h]`` of the ``2 h + 1`` samples ``seg`` around ``base[i]``, clipped
+    indices = edge values) around fine position ``(frac[i] + offsets[k] + h) * up``.
 
     Each fine sample ``j`` is summed from the polyphase filter (``taps``:
     :func:`edr.upsampling.polyphase_taps`) in :func:`scipy.signal.upfirdn`'s order, written
@@ -87,6 +87,9 @@ def _sample_rows(x, base, frac, offsets, h, taps, up, skip, out, seg, ab):  # pr
         for c in range(width):
             at = base[i] - h + c
             seg[c] = x[0 if at < 0 else (n - 1 if at > n - 1 else at)]
+        level = seg[h]
+        for c in range(width):
+            seg[c] = seg[c] - level
         prev = -2
         for k in range(offsets.size):
             u = (frac[i] + offsets[k] + h) * up
@@ -112,18 +115,23 @@ def _sample_rows(x, base, frac, offsets, h, taps, up, skip, out, seg, ab):  # pr
                         hi += 1
                     ab[q] = acc
             prev = i0
-            out[i, k] = (1 - w) * ab[0] + w * ab[1]
+            out[i, k] = (1 - w) * ab[0] + w * ab[1] + level
 
 
 def sample_at(x: np.ndarray, positions: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Values of ``x`` at ``positions[i] + offsets[k]`` (samples), band-limited interpolation.
 
     Each position's neighbourhood (the samples within ``max |offset| + 14`` of it, indices
-    clipped to the signal: edge values beyond its ends) is upsampled ten times as by
-    ``scipy.signal.resample_poly(segment, 10, 1)`` and read by linear interpolation between the
-    two fine samples around the position; only those fine samples are computed, with
-    :func:`scipy.signal.upfirdn`'s arithmetic (the same values as resampling the whole
-    neighbourhood).
+    clipped to the signal: edge values beyond its ends) minus its level (the sample at the
+    position's integer part) is upsampled ten times as by
+    ``scipy.signal.resample_poly(segment - level, 10, 1)``, read by linear interpolation between
+    the two fine samples around the position, and the level added back; only those fine samples
+    are computed, with :func:`scipy.signal.upfirdn`'s arithmetic (the same values as resampling
+    the whole neighbourhood). The level is taken out because the polyphase filter's ten phases
+    pass a constant with gains that differ from 1 by up to 7e-4: a constant offset of the ECG
+    (arbitrary units, ADC counts) would otherwise reach the beats' values scaled by the gain of
+    each beat's sub-sample phase; with it, ``sample_at(x + c, ...)`` is ``sample_at(x, ...) + c``
+    up to rounding, and a constant is read as itself.
 
     Parameters
     ----------

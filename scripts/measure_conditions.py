@@ -10,7 +10,8 @@ respiration and its breath annotations stay as they are -- and extracted by the 
 * ``300 Hz`` (every lead), ``300 Hz one lead`` (BIDMC lead II), ``100 Hz`` (MARSH): resampled
   (:func:`scipy.signal.resample_poly`, as ``scripts/measure_sampling_rate.py``);
 * ``x1e-3``, ``x1e3``, ``int16 counts`` (``round(x * 200) + 1024`` as int16), ``inverted``: units
-  and polarity;
+  and polarity; ``300 Hz one lead, counts``: BIDMC lead II at 300 Hz in those counts (the third
+  population's one lead in arbitrary units, with an offset);
 * ``mains 60 Hz``, ``mains 50 Hz`` (a sinusoid of 0.1 x the lead's QRS amplitude, its 99.5th
   percentile of |x - median|), ``noise 20 dB`` (white, 20 dB below the lead's power),
   ``wander 0.3 Hz`` (a 0.3 Hz sinusoid of 1 x the QRS amplitude);
@@ -126,6 +127,8 @@ CONDITIONS = {
     "one lead 3rd": lambda r: _one_lead(r, 2),
     "300 Hz": lambda r: _resampled(r, 300),
     "300 Hz one lead": lambda r: None if len(r.leads) < 2 else _resampled(_one_lead(r, 0), 300),
+    "300 Hz one lead, counts": lambda r: None if len(r.leads) < 2 else _each(
+        _resampled(_one_lead(r, 0), 300), lambda x, g, k: _counts(x)),
     "100 Hz": lambda r: None if r.fs <= 125 else _resampled(r, 100),
     "x1e-3": lambda r: _each(r, lambda x, g, k: x * 1e-3),
     "x1e3": lambda r: _each(r, lambda x, g, k: x * 1e3),

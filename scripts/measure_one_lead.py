@@ -54,7 +54,7 @@ from edr.window_analysis import analyse_window
 from edr.windows import output_grid, record_leads, window_plan
 
 DEFAULT = dict(baseline="centred", rsa=True, local_s=64.0, consensus=True, power=4,
-               max_lag_s=0.5, anchor="morphology", tilt=0.5, carried=True, components=3,
+               max_lag_s=0.25, anchor="morphology", tilt=0.5, carried=True, components=3,
                heart_phase=True, counted=True, threshold=0.65)
 """The default's fusion and rate configuration in ``scripts/nested_scores.py``'s keys (its
 choice on every shared record, ``scripts/output/measure_nested_loso.md``)."""

@@ -155,19 +155,21 @@ def test_matrix_read_at_a_fixed_rate_is_the_native_one_at_that_rate():
 
 
 def _sample_at_by_whole_resampling(x, positions, offsets):
-    """Reference: resample each neighbourhood whole with ``scipy.signal.resample_poly``."""
+    """Reference: resample each neighbourhood minus its level (the sample at the position's
+    integer part) whole with ``scipy.signal.resample_poly``, and add the level back."""
     from scipy import signal
 
     base = np.floor(positions).astype(int)
     frac = positions - base
     h = 12 + max(1 - int(np.floor(offsets.min())), int(np.ceil(offsets.max())) + 2)
     seg = x[np.clip(base[:, None] + np.arange(-h, h + 1)[None, :], 0, x.size - 1)]
-    fine = signal.resample_poly(seg, 10, 1, axis=1)
+    level = seg[:, h:h + 1]
+    fine = signal.resample_poly(seg - level, 10, 1, axis=1)
     u = (frac[:, None] + offsets[None, :] + h) * 10
     i0 = np.clip(np.floor(u).astype(int), 0, fine.shape[1] - 2)
     w = u - i0
     rows = np.arange(base.size)[:, None]
-    return (1 - w) * fine[rows, i0] + w * fine[rows, i0 + 1]
+    return (1 - w) * fine[rows, i0] + w * fine[rows, i0 + 1] + level
 
 
 @pytest.mark.parametrize("offsets", [np.arange(-7, 8) * 0.8, np.zeros(1), np.arange(-63, 64) / 10])
@@ -177,3 +179,33 @@ def test_sample_at_equals_resampling_whole_neighbourhoods(offsets):
     positions = np.sort(rng.uniform(-20.0, 3020.0, 400))  # edge positions included
     np.testing.assert_array_equal(sample_at(x, positions, offsets),
                                   _sample_at_by_whole_resampling(x, positions, offsets))
+
+
+def test_sample_at_reads_a_constant_offset_as_itself():
+    # resample_poly's ten polyphase phases pass a constant with gains 1 +- 7e-4: without the
+    # level taken out, an offset of 2048 (ADC counts) would reach the samples as up to +-1.4
+    from scipy import signal
+
+    rng = np.random.default_rng(5)
+    x = np.cumsum(rng.standard_normal(3000))
+    positions = np.sort(rng.uniform(20.0, 2980.0, 300))
+    offsets = np.arange(-7, 8) * 0.8
+    gains = signal.resample_poly(np.ones(400), 10, 1)[1000:3000]
+    assert np.ptp(gains) > 1e-3  # the reference's own ripple: the test can fail
+    np.testing.assert_allclose(sample_at(np.full(3000, 2048.0), positions, offsets), 2048.0,
+                               rtol=0, atol=1e-9)
+    np.testing.assert_allclose(sample_at(x + 2048.0, positions, offsets) - 2048.0,
+                               sample_at(x, positions, offsets), rtol=0, atol=1e-9)
+
+
+def test_beat_series_do_not_depend_on_an_offset_of_the_ecg():
+    from edr.simulate import simulate_recording
+
+    rec = simulate_recording(duration_s=30.0, fs=300.0, random_state=2)
+    beats = detect(rec.ecg, rec.fs)
+    shifted = rec.ecg + 50.0
+    np.testing.assert_allclose(r_amplitude(shifted, rec.fs, beats),
+                               r_amplitude(rec.ecg, rec.fs, beats), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(qrs_matrix(shifted, rec.fs, beats, baseline="pr"),
+                               qrs_matrix(rec.ecg, rec.fs, beats, baseline="pr"), rtol=0,
+                               atol=1e-9)
