@@ -39,7 +39,8 @@ from edr.signal import RATE_BAND_BPM, RATE_WINDOW_S, WELCH_SEGMENT_S, bandpass, 
 
 __all__ = ["POLARITY_ALPHA", "RR_JUMP", "RR_RANGE", "RSA_MIN_BPM", "Polarity", "RSAEvidence",
            "ShapeEvidence", "coherence_threshold", "decide_polarity", "heart_rate_on_grid",
-           "inspiration_sign", "rsa_evidence", "shape_evidence"]
+           "inspiration_sign", "rsa_evidence", "shape_evidence", "shape_of_windows",
+           "window_skewness"]
 
 RSA_MIN_BPM = 1.5
 """Smallest heart-rate swing (bpm RMS per standard deviation of the EDR, in phase with it at
@@ -272,17 +273,71 @@ class ShapeEvidence:
 _NUMERICAL_ZERO = 1e-9  # skewness (and spread of skewness) indistinguishable from rounding
 
 
+def window_skewness(x, fs: float) -> np.ndarray:
+    """The sample skewness of the EDR ``x`` (sampled at ``fs``) in each consecutive,
+    non-overlapping :data:`edr.signal.RATE_WINDOW_S` window of finite values (from the start
+    of each run of them), the undefined ones (a constant window) left out.
+
+    See Also
+    --------
+    shape_of_windows : their mean and its test.
+    edr.dsp.moments.skew : the skewness of a window (SciPy's ``skew``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from edr.polarity import window_skewness
+    >>> t = np.arange(0, 100, 0.25)
+    >>> window_skewness(np.sin(np.pi * (t % 4) / 4) ** 4, 4.0).round(2)  # 3 whole windows
+    array([0.48, 0.48, 0.48])
+    """
+    x = np.asarray(x, dtype=float)
+    n = int(round(RATE_WINDOW_S * fs))
+    starts = _segment_starts(np.isfinite(x), n)
+    if starts.size == 0:
+        return np.empty(0)
+    per_window = skew(x[starts[:, None] + np.arange(n)[None, :]], axis=1)
+    return per_window[np.isfinite(per_window)]
+
+
+def shape_of_windows(per_window) -> ShapeEvidence:
+    """The shape's evidence from the skewness of windows of an EDR (:func:`window_skewness`,
+    of one stretch or pooled over several): their mean and the two-sided p-value of its
+    one-sample t test (their sampling spread).
+
+    See Also
+    --------
+    shape_evidence : of one EDR.
+    edr.dsp.moments.ttest_1samp_pvalue : the test (SciPy's ``ttest_1samp``).
+
+    Examples
+    --------
+    >>> from edr.polarity import shape_of_windows
+    >>> ev = shape_of_windows([-0.3, -0.5, -0.4, -0.6])
+    >>> ev.sign, ev.n_windows, bool(ev.p_value < 0.01)
+    (-1, 4, True)
+    """
+    per_window = np.asarray(per_window, dtype=float).ravel()
+    if per_window.size < 3:
+        return ShapeEvidence(float(np.mean(per_window)) if per_window.size else 0.0, 1.0,
+                             int(per_window.size))
+    mean = float(np.mean(per_window))
+    if np.ptp(per_window) <= _NUMERICAL_ZERO:  # every window alike: no spread
+        return ShapeEvidence(mean, 0.0 if abs(mean) > _NUMERICAL_ZERO else 1.0,
+                             int(per_window.size))
+    return ShapeEvidence(mean, ttest_1samp_pvalue(per_window, 0.0), int(per_window.size))
+
+
 def shape_evidence(x, fs: float) -> ShapeEvidence:
     """The skewness of the EDR ``x`` (sampled at ``fs``) in consecutive, non-overlapping
     :data:`edr.signal.RATE_WINDOW_S` windows of finite values, their mean and the two-sided
-    p-value of its one-sample t test (its sampling spread over the record's windows).
+    p-value of its one-sample t test (its sampling spread over the record's windows):
+    :func:`shape_of_windows` of :func:`window_skewness`.
 
     See Also
     --------
     rsa_evidence : the other evidence, which decides first where it counts.
     decide_polarity : weighs both.
-    edr.dsp.moments.skew, edr.dsp.moments.ttest_1samp_pvalue : the skewness of a window and
-        the test (SciPy's ``skew`` and ``ttest_1samp``).
 
     Examples
     --------
@@ -294,21 +349,7 @@ def shape_evidence(x, fs: float) -> ShapeEvidence:
     >>> up.sign, down.sign, up.n_windows, bool(up.p_value < 1e-6)
     (1, -1, 10, True)
     """
-    x = np.asarray(x, dtype=float)
-    n = int(round(RATE_WINDOW_S * fs))
-    starts = _segment_starts(np.isfinite(x), n)
-    if starts.size == 0:
-        return ShapeEvidence(0.0, 1.0, 0)
-    per_window = skew(x[starts[:, None] + np.arange(n)[None, :]], axis=1)
-    per_window = per_window[np.isfinite(per_window)]
-    if per_window.size < 3:
-        return ShapeEvidence(float(np.mean(per_window)) if per_window.size else 0.0, 1.0,
-                             int(per_window.size))
-    mean = float(np.mean(per_window))
-    if np.ptp(per_window) <= _NUMERICAL_ZERO:  # every window alike: no spread
-        return ShapeEvidence(mean, 0.0 if abs(mean) > _NUMERICAL_ZERO else 1.0,
-                             int(per_window.size))
-    return ShapeEvidence(mean, ttest_1samp_pvalue(per_window, 0.0), int(per_window.size))
+    return shape_of_windows(window_skewness(x, fs))
 
 
 @dataclass(frozen=True)
@@ -357,7 +398,8 @@ class Polarity:
 
 
 def decide_polarity(result, *, rsa_min_bpm: float = RSA_MIN_BPM,
-                    alpha: float = POLARITY_ALPHA) -> Polarity:
+                    alpha: float = POLARITY_ALPHA,
+                    shape: ShapeEvidence | None = None) -> Polarity:
     """Which extrema of the EDR of ``result`` end inspiration, from the ECG alone.
 
     Parameters
@@ -370,6 +412,9 @@ def decide_polarity(result, *, rsa_min_bpm: float = RSA_MIN_BPM,
         (:attr:`RSAEvidence.swing_bpm`) reaches this. ``inf``: the shape alone.
     alpha : float, default :data:`POLARITY_ALPHA`
         Significance level of the coherence and of the shape's t test.
+    shape : ShapeEvidence, optional
+        The shape's evidence to weigh (e.g. :func:`shape_of_windows` of windows pooled over
+        more EDR than ``result`` holds); default: :func:`shape_evidence` of ``result``'s EDR.
 
     Returns
     -------
@@ -385,6 +430,7 @@ def decide_polarity(result, *, rsa_min_bpm: float = RSA_MIN_BPM,
     See Also
     --------
     rsa_evidence, shape_evidence : the two pieces of evidence.
+    edr.stream.polarity_looks.SequentialPolarity : a stream's decision, at fixed looks.
 
     References
     ----------
@@ -407,7 +453,8 @@ def decide_polarity(result, *, rsa_min_bpm: float = RSA_MIN_BPM,
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     if not rsa_min_bpm >= 0:
         raise ValueError(f"rsa_min_bpm must be a non-negative number, got {rsa_min_bpm!r}")
-    shape = shape_evidence(result.waveform, float(result.fs))
+    if shape is None:
+        shape = shape_evidence(result.waveform, float(result.fs))
     rsa = rsa_evidence(result)
     if rsa.coherent(alpha) and rsa.in_phase and abs(rsa.swing_bpm) >= rsa_min_bpm:
         return Polarity(1 if rsa.swing_bpm > 0 else -1, True, "arrhythmia", rsa, shape)

@@ -20,10 +20,12 @@ A pause needs both of its breaths judged by a rate window with a rate
 and a breath one of them would judge counts as judged (at :meth:`StreamBreaths.finish`, none is
 to come): the window that judges the breath ending a pause is reported after that breath's bound.
 
-Which extrema end inspiration is decided as offline (:func:`edr.polarity.decide_polarity`) on
-what the detector sees; until a significant evidence decides it (about a minute of heart beats
-for the arrhythmia), the breaths reported are marked ``uncertain_polarity``; once decided, the
-decision is kept for the rest of the stream (one polarity per record, as offline).
+Which extrema end inspiration is tested as offline (:func:`edr.polarity.decide_polarity`), but
+only at fixed looks, each at its share of the level (:class:`edr.stream.polarity_looks.
+SequentialPolarity`: a test repeated at every update would decide by chance), with the shape
+pooled over all the stream's EDR; until a look decides, the breaths reported are marked
+``uncertain_polarity``; once decided, the decision is kept for the rest of the stream (one
+polarity per record, as offline).
 
 Latency, in stream time: a breath at time ``t`` (end of inspiration) is reported by
 ``t + max(BREATH_SETTLE_S + delay_s, 1.5 RATE_STEP_S) + hop_s`` (:func:`latency_bound_s`: 26 s
@@ -45,6 +47,7 @@ import numpy as np
 from edr.breaths import Breaths, detect_breaths
 from edr.signal import RATE_STEP_S, RATE_WINDOW_S
 from edr.stream.engine import DEFAULT_DELAY_S, DEFAULT_HOP_S
+from edr.stream.polarity_looks import SequentialPolarity
 
 __all__ = ["BREATH_SETTLE_S", "CONTEXT_S", "StreamBreaths", "latency_bound_s"]
 
@@ -106,7 +109,7 @@ class StreamBreaths:
     edr.breaths.detect_breaths : the offline detector it runs on what the stream emitted.
     latency_bound_s : the stream time within which a breath is reported.
     edr.stream.sinks.StreamOutputs.write_breaths : writes the breaths reported.
-    edr.polarity.decide_polarity : which extrema end inspiration.
+    edr.stream.polarity_looks.SequentialPolarity : which extrema end inspiration.
 
     Examples
     --------
@@ -139,7 +142,7 @@ class StreamBreaths:
         self._rates = np.empty((0, 3))  # centre, rate, quality
         self._beats = np.empty(0)
         self._last = -np.inf  # time of the last breath reported
-        self._polarity = "auto"  # until a significant evidence decides it, then kept
+        self._polarity = SequentialPolarity(self.fs_out)
         self.n_reported = 0
 
     def add(self, update, beat_times=()) -> Breaths:
@@ -154,6 +157,7 @@ class StreamBreaths:
         """
         self._time = np.concatenate([self._time, np.asarray(update.edr_time, dtype=float)])
         self._edr = np.concatenate([self._edr, np.asarray(update.edr, dtype=float)])
+        self._polarity.add_edr(update.edr)
         new = np.column_stack([update.rate_time, update.rate_bpm, update.quality]).reshape(-1, 3)
         self._rates = np.concatenate([self._rates, new.astype(float)])
         beats = np.asarray(beat_times, dtype=float)
@@ -221,12 +225,12 @@ class StreamBreaths:
                            lead="stream", sigma2=None, selection=None, windows=[], n_beats=0,
                            n_beats_dropped=0, params={}, rate_quality=rates[:, 2])
         pending = np.inf if final else rates[-1, 0] + RATE_STEP_S - t0
-        b = detect_breaths(result, polarity=self._polarity, rates_pending_from=pending)
-        if self._polarity == "auto" and b.polarity is not None and b.polarity.confident:
-            self._polarity = "peaks" if b.sign > 0 else "troughs"  # one per stream, as offline
+        decided = self._polarity.decide(result, final=final)
+        b = detect_breaths(result, polarity="peaks" if decided.sign > 0 else "troughs",
+                           rates_pending_from=pending)
         return Breaths(b.time + t0, b.interval, b.quality, b.low_quality, b.after_gap,
                        b.after_pause, b.pauses + t0, b.withheld + t0, b.sign,
-                       b.uncertain_polarity, b.polarity, b.onset + t0)
+                       np.full(b.time.size, not decided.confident), decided, b.onset + t0)
 
 
 def _empty() -> Breaths:
