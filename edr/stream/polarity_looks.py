@@ -22,8 +22,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from edr.polarity import (POLARITY_ALPHA, RSA_MIN_BPM, Polarity, decide_polarity,
-                          shape_of_windows, window_skewness)
+from edr.polarity import (
+    POLARITY_ALPHA,
+    RSA_MIN_BPM,
+    Polarity,
+    decide_polarity,
+    shape_of_windows,
+    window_skewness,
+)
 from edr.signal import RATE_WINDOW_S
 
 __all__ = ["FIRST_LOOK_S", "LOOK_EVERY_S", "SequentialPolarity", "look_alpha", "look_edr_s"]
