@@ -78,7 +78,7 @@ def test_the_looks_are_at_the_scheduled_amounts_of_edr_and_at_the_end():
 def test_noise_is_decided_at_most_about_alpha_of_the_time():
     """40 streams of 16 min whose EDR is noise and whose heart does not follow it: at 6
     looks, at most 4 decided (about alpha of each test; the expected number is at most
-    2 per test), where a test of each update's shape at alpha decides many more of them."""
+    2 per test), where a test of the shape of each update's last 240 s at alpha decides most."""
     decided, every_update = 0, 0
     for seed in range(40):
         x, beats = _noise(seed, 1000.0)
@@ -89,7 +89,7 @@ def test_noise_is_decided_at_most_about_alpha_of_the_time():
         every_update += any(shape_evidence(x[max(0, end - n):end], FS).p_value < POLARITY_ALPHA
                             for end in range(int(128 * FS), x.size + 1, 8))
     assert decided <= 4
-    assert every_update >= 3 * max(decided, 2)
+    assert every_update >= 20  # 34 of the 40 seeds, against 2 at the looks
 
 
 def test_a_clear_shape_is_decided_at_the_first_look_and_kept():
