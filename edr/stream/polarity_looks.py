@@ -179,7 +179,7 @@ class SequentialPolarity:
         self.looks: list[tuple[float, int]] = []
         self._n = 0
         self._tail = np.empty(0)  # finite samples after the last whole window of the run
-        self._skews: list[np.ndarray] = []
+        self._skews: list[float] = []  # one per window: 2 700 a day
         self.polarity = Polarity(1, False, "none", None, shape_of_windows([]))
 
     def add_edr(self, values) -> None:
@@ -189,7 +189,7 @@ class SequentialPolarity:
         self._n += values.size
         self.edr_s = self._n / self.fs
         buf = np.concatenate([self._tail, values])
-        self._skews.append(window_skewness(buf, self.fs))
+        self._skews.extend(window_skewness(buf, self.fs).tolist())
         bad = np.flatnonzero(~np.isfinite(buf))
         run = buf[bad[-1] + 1:] if bad.size else buf
         n = int(round(RATE_WINDOW_S * self.fs))
@@ -197,7 +197,7 @@ class SequentialPolarity:
 
     def pooled_shape(self):
         """:func:`edr.polarity.shape_of_windows` of every window of the EDR so far."""
-        return shape_of_windows(np.concatenate(self._skews) if self._skews else [])
+        return shape_of_windows(self._skews)
 
     def _scheduled(self) -> int:
         """The last scheduled look the EDR so far has reached (0: none)."""
