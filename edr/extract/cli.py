@@ -120,18 +120,22 @@ def _add_method_options(p: Parser) -> None:
                         "of II, MLII, ECG, ECG1, EKG, V, V1-V6, I, MLI, III, ... that exists); "
                         "the other ECG channels are read as further leads")
     add_reference_options(p)
-    p.add_argument("--breath-times", metavar="FILE",
+    p.add_argument("--breath-times", metavar="FILE|PATTERN",
                    help="your own reference breath times, a text file: one time in seconds "
                         "from the record's first sample per line, or a column named time_s "
                         "(time_ms: milliseconds), as --breaths writes; in place of the record's "
-                        "breath annotations, any format; one record")
-    p.add_argument("--r-peaks", metavar="FILE|ANNOTATOR",
+                        "breath annotations, any format; with several records a pattern naming "
+                        "each record's own: 'refs/{record}_breaths.csv' ({record}: the "
+                        "record's name, {dir}: its folder)")
+    p.add_argument("--r-peaks", metavar="FILE|PATTERN|ANNOTATOR",
                    help="your own R-peak times, used as the beats instead of detecting them "
                         "(each moved onto the R wave within 60 ms): a WFDB annotator (rec.qrs, "
                         "or 'atr' for the record's own rec.atr) or a text file of one time in "
                         "seconds per line, or a column time_s, time_ms or sample (samples at the "
-                        "ECG's rate); one record. Every lead takes them (a lead whose R waves "
-                        "they miss is left out): --lead NAME uses them on one lead")
+                        "ECG's rate); with several records an annotator name (each record's "
+                        "<record>.qrs) or a pattern: '{dir}/{record}_peaks.csv'. Every lead "
+                        "takes them (a lead whose R waves they miss is left out): --lead NAME "
+                        "uses them on one lead")
     p.add_argument("--fs", type=rate_hz, metavar="HZ",
                    help="sampling rate in Hz: needed for a CSV file without a time column and "
                         "for a .npy file; for other files it must agree with the rate they state")
@@ -206,8 +210,22 @@ def _check_extract_options(args) -> None:
                                   "against its simulated respiration)")
     elif not args.record:
         raise OptionError("a record file is required (or --demo)")
-    if args.breath_times is not None and not Path(args.breath_times).is_file():
-        raise OptionError(f"--breath-times: no such file: {args.breath_times}")
+    _check_breath_times(args.breath_times)
+
+
+def _check_breath_times(value: str | None) -> None:
+    """``--breath-times`` names a file, or a pattern of files (:mod:`edr.io.side_files`; the
+    file a pattern names is looked for when its record is read)."""
+    if value is None:
+        return
+    from edr.io.side_files import side_file_form
+
+    form = side_file_form(value)
+    if form == "annotator":
+        raise OptionError(f"--breath-times: no such file: {value}; for the record's own WFDB "
+                          f"breath annotations use --annotator {value}")
+    if form == "file" and not Path(value).is_file():
+        raise OptionError(f"--breath-times: no such file: {value}")
 
 
 def _extract(argv: list[str], prog: str) -> int:

@@ -116,16 +116,27 @@ def expand_records(patterns: Sequence[str]) -> tuple[list[str], bool]:
 
 
 def check_many_options(args, records: Sequence[str]) -> None:
-    """The options that do not apply to several records: ``--demo``, ``--json``, ``--plot``,
-    ``--breath-times``, ``--r-peaks``."""
+    """The options that do not apply to several records: ``--demo``, ``--json``, ``--plot``; and
+    ``--breath-times`` / ``--r-peaks`` naming one file for all of them (a pattern with
+    ``{record}`` or an annotator name names each record's own, :mod:`edr.io.side_files`)."""
+    from edr.io.side_files import side_file_form
+
     if args.demo:
         raise OptionError("give either a record or --demo, not both (records "
                           f"{', '.join(records[:3])} ...)")
-    for flag, value in (("--json", args.json), ("--plot", args.plot),
-                        ("--breath-times", args.breath_times), ("--r-peaks", args.r_peaks)):
+    for flag, value in (("--json", args.json), ("--plot", args.plot)):
         if value:
             raise OptionError(f"{flag} applies to one record; with several records each record "
                               "gets OUTDIR/<record>_edr.csv and OUTDIR/<record>_edr.json")
+    for flag, value, example in (("--breath-times", args.breath_times, "_breaths.csv"),
+                                 ("--r-peaks", args.r_peaks, "_peaks.csv")):
+        if value and side_file_form(value) == "file":
+            raise OptionError(
+                f"{flag}: one file ({value}) cannot be every record's; with several records give "
+                f"a pattern naming each record's own, e.g. {flag} 'refs/{{record}}{example}' "
+                "({record}: the record's name, {dir}: its folder)"
+                + (", or an annotator name (qrs: each record's <record>.qrs)"
+                   if flag == "--r-peaks" else ""))
 
 
 def _outdir(output: str | None, flag: str = "-o/--output", file_suffix: str | None = ".csv"

@@ -135,12 +135,30 @@ def _load(args):
     from edr.io import read_record
 
     with recorded_warnings(UserWarning) as caught:
-        rec = read_record(args.record, args.channel, fs=args.fs, breath_times=args.breath_times,
-                          r_peaks=args.r_peaks, **reference_options(args))
+        rec = read_record(args.record, args.channel, fs=args.fs, **_side_files(args),
+                          **reference_options(args))
     for w in caught:  # the EDR needs no reference: one line each, and the run goes on
         print(f"warning: {' '.join(str(w.message).split())}", file=sys.stderr, flush=True)
     return rec, [" ".join(str(w.message).split()) for w in caught
                  if issubclass(w.category, ReferenceWarning)]
+
+
+def _side_files(args) -> dict:
+    """``{"breath_times": ..., "r_peaks": ...}`` of this record: a pattern's placeholders filled in
+    (:func:`edr.io.side_files.side_file`); FileNotFoundError when the file a pattern names for it
+    is missing (an annotator name or a file is read, and its absence named, by the reader)."""
+    from edr.io.side_files import side_file, side_file_form
+
+    out = {}
+    for key, flag in (("breath_times", "--breath-times"), ("r_peaks", "--r-peaks")):
+        value = getattr(args, key)
+        if value is not None and side_file_form(value) == "pattern":
+            path = side_file(value, args.record)
+            if not Path(path).is_file():
+                raise FileNotFoundError(f"{flag} {value}: no file {path} for this record")
+            value = path
+        out[key] = value
+    return out
 
 
 def _naming_file(exc: Exception, path: str | None) -> Exception:
