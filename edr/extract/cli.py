@@ -50,6 +50,7 @@ from edr.cli_options import (
     check_choice,
     check_method,
     check_sigma2_option,
+    finite_number,
     integer,
     n_support,
     rate_hz,
@@ -136,6 +137,7 @@ def _add_method_options(p: Parser) -> None:
                         "<record>.qrs) or a pattern: '{dir}/{record}_peaks.csv'. Every lead "
                         "takes them (a lead whose R waves they miss is left out): --lead NAME "
                         "uses them on one lead")
+    _add_reference_file_options(p)
     p.add_argument("--fs", type=rate_hz, metavar="HZ",
                    help="sampling rate in Hz: needed for a CSV file without a time column and "
                         "for a .npy file; for other files it must agree with the rate they state")
@@ -156,6 +158,23 @@ def _add_method_options(p: Parser) -> None:
     p.add_argument("--n-support", type=n_support, metavar="M",
                    help=f"--solver fs2: number of support vectors (default {DEFAULT_N_SUPPORT}, "
                         "at most the valid beats - 1)")
+
+
+def _add_reference_file_options(p: Parser) -> None:
+    """A reference respiration waveform from a file of its own (:mod:`edr.io.reference_file`)."""
+    p.add_argument("--ref-file", metavar="FILE|PATTERN",
+                   help="a reference respiration recorded apart (a belt, a spirometer): a CSV "
+                        "file (a time column from 0 and the respiration, or one column and "
+                        "--ref-fs), a WFDB record or an EDF file; scored against in place of the "
+                        "record's own respiration channel (--ref-channel chooses its channel). "
+                        "Its first sample is the ECG's first unless --ref-offset; refused when "
+                        "the lengths differ by over 1 s + 1 %% or it overlaps the record by under "
+                        "32 s. With several records a pattern: 'refs/{record}_belt.csv'")
+    p.add_argument("--ref-offset", type=finite_number, metavar="SECONDS",
+                   help="--ref-file: the time of its first sample in s after the ECG's first "
+                        "(negative: before); default: the same first sample")
+    p.add_argument("--ref-fs", type=rate_hz, metavar="HZ",
+                   help="--ref-file: its sampling rate, for a CSV file without a time column")
 
 
 def _add_figure_and_demo_options(p: Parser) -> None:
@@ -203,7 +222,8 @@ def _check_extract_options(args) -> None:
             raise OptionError(f"give either a record or --demo, not both (record {args.record!r})")
         given = (("--fs", args.fs), ("--ref-channel", args.ref_channel),
                  ("--annotator", args.annotator), ("--breath-label", args.breath_label),
-                 ("--breath-times", args.breath_times), ("--r-peaks", args.r_peaks))
+                 ("--breath-times", args.breath_times), ("--r-peaks", args.r_peaks),
+                 ("--ref-file", args.ref_file))
         for flag, value in given:
             if value is not None:
                 raise OptionError(f"{flag} applies to a record file, not to --demo (scored "
@@ -211,6 +231,7 @@ def _check_extract_options(args) -> None:
     elif not args.record:
         raise OptionError("a record file is required (or --demo)")
     _check_breath_times(args.breath_times)
+    _check_ref_file(args)
 
 
 def _check_breath_times(value: str | None) -> None:
@@ -226,6 +247,21 @@ def _check_breath_times(value: str | None) -> None:
                           f"breath annotations use --annotator {value}")
     if form == "file" and not Path(value).is_file():
         raise OptionError(f"--breath-times: no such file: {value}")
+
+
+def _check_ref_file(args) -> None:
+    """``--ref-offset`` and ``--ref-fs`` go with ``--ref-file``, which names a file or a pattern
+    (:mod:`edr.io.side_files`)."""
+    if args.ref_file is None:
+        for flag, value in (("--ref-offset", args.ref_offset), ("--ref-fs", args.ref_fs)):
+            if value is not None:
+                raise OptionError(f"{flag} applies to --ref-file (a reference respiration in a "
+                                  "file of its own); give --ref-file FILE")
+        return
+    from edr.io.side_files import side_file_form
+
+    if side_file_form(args.ref_file) != "pattern" and not Path(args.ref_file).exists():
+        raise OptionError(f"--ref-file: no such file: {args.ref_file}")
 
 
 def _extract(argv: list[str], prog: str) -> int:

@@ -137,6 +137,11 @@ def check_many_options(args, records: Sequence[str]) -> None:
                 "({record}: the record's name, {dir}: its folder)"
                 + (", or an annotator name (qrs: each record's <record>.qrs)"
                    if flag == "--r-peaks" else ""))
+    if args.ref_file and side_file_form(args.ref_file) != "pattern":
+        raise OptionError(f"--ref-file: one file ({args.ref_file}) cannot be every record's; with "
+                          "several records give a pattern naming each record's own, e.g. "
+                          "--ref-file 'refs/{record}_belt.csv' ({record}: the record's name, "
+                          "{dir}: its folder)")
 
 
 def _outdir(output: str | None, flag: str = "-o/--output", file_suffix: str | None = ".csv"

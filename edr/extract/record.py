@@ -134,9 +134,18 @@ def _load(args):
         return rec, []
     from edr.io import read_record
 
+    side = _side_files(args)
+    ref_file = side.pop("ref_file")
+    options = reference_options(args)
+    ref_channel = options.pop("resp_channel", None) if ref_file is not None else None
     with recorded_warnings(UserWarning) as caught:
-        rec = read_record(args.record, args.channel, fs=args.fs, **_side_files(args),
-                          **reference_options(args))
+        rec = read_record(args.record, args.channel, fs=args.fs, **side, **options)
+    if ref_file is not None:
+        from edr.io.reference_file import with_reference_file
+        from edr.signal import RATE_WINDOW_S
+
+        rec = with_reference_file(rec, ref_file, min_overlap_s=RATE_WINDOW_S,
+                                  offset_s=args.ref_offset, fs=args.ref_fs, channel=ref_channel)
     for w in caught:  # the EDR needs no reference: one line each, and the run goes on
         print(f"warning: {' '.join(str(w.message).split())}", file=sys.stderr, flush=True)
     return rec, [" ".join(str(w.message).split()) for w in caught
@@ -144,14 +153,16 @@ def _load(args):
 
 
 def _side_files(args) -> dict:
-    """``{"breath_times": ..., "r_peaks": ...}`` of this record: a pattern's placeholders filled in
+    """``{"breath_times": ..., "r_peaks": ..., "ref_file": ...}`` of this record: a pattern's
+    placeholders filled in
     (:func:`edr.io.side_files.side_file`); FileNotFoundError when the file a pattern names for it
     is missing (an annotator name or a file is read, and its absence named, by the reader)."""
     from edr.io.side_files import side_file, side_file_form
 
     out = {}
-    for key, flag in (("breath_times", "--breath-times"), ("r_peaks", "--r-peaks")):
-        value = getattr(args, key)
+    for key, flag in (("breath_times", "--breath-times"), ("r_peaks", "--r-peaks"),
+                      ("ref_file", "--ref-file")):
+        value = getattr(args, key, None)
         if value is not None and side_file_form(value) == "pattern":
             path = side_file(value, args.record)
             if not Path(path).is_file():
