@@ -206,19 +206,13 @@ def _extract_record(args, rec, progress: bool | None):
 
 
 def _scores(rec, result):
-    """``(scores, None)`` against the record's reference, ``(None, why)`` when the comparison
-    failed (the EDR stands), ``(None, None)`` without a reference. With breath times and no
-    respiration waveform, only the rate error is scored (MSC, |r| and ``f_ref`` NaN)."""
-    if rec.resp is None and getattr(rec, "breath_times", None) is None:
-        return None, None
-    from edr.scoring import Scores, score, window_rate_error
+    """``(scores, None)`` against the record's reference (:func:`edr.scoring.score_reference`:
+    the rate error alone against breath times without a respiration waveform), ``(None, why)``
+    when the comparison failed (the EDR stands), ``(None, None)`` without a reference."""
+    from edr.scoring import score_reference
 
     try:
-        if rec.resp is None:
-            nan = float("nan")
-            return Scores(msc=nan, corr=nan, rate_error_bpm=window_rate_error(result, rec),
-                          f_ref=nan), None
-        return score(result, rec), None
+        return score_reference(result, rec), None
     except (EDRError, ValueError) as exc:
         return None, str(exc).splitlines()[0]
 
