@@ -38,7 +38,8 @@ from edr.extract.record import extract_and_write, output_lock_path, prepare
 from edr.io.paths import record_kind, record_name, resolve_record
 from edr.io.targets import check_folder
 
-__all__ = ["RECORDS_AHEAD", "RECORDS_QUEUED", "check_many_options", "expand_records", "run_many"]
+__all__ = ["OUTPUT_ENDINGS", "RECORDS_AHEAD", "RECORDS_QUEUED", "check_many_options", "expand_records",
+           "run_many"]
 
 RECORDS_AHEAD = 2
 """Records extracted at a time by :func:`run_many` (each in a worker process or thread of its
@@ -70,9 +71,14 @@ def _record_key(record: str) -> str:
     return os.path.realpath(p)
 
 
+#: Name endings of the files ``edr extract`` writes beside a record's name: never a record.
+OUTPUT_ENDINGS = ("_edr", "_breaths")
+
+
 def _matching_records(pattern: str) -> list[str]:
-    """The record files a glob pattern matches, sorted: folders and files that are no record
-    (an annotation file such as ``rec.breath``) left out."""
+    """The record files a glob pattern matches, sorted: folders, files that are no record (an
+    annotation file such as ``rec.breath``) and side files of a matched record left out
+    (:func:`_side_files_left_out`)."""
     out = []
     for m in sorted(glob.glob(pattern)):
         if os.path.isdir(m):
@@ -83,14 +89,43 @@ def _matching_records(pattern: str) -> list[str]:
             except (EDRError, OSError):
                 continue
         out.append(m)
-    return out
+    return _side_files_left_out(out)
+
+
+def _side_files_left_out(matches: list[str]) -> list[str]:
+    """``matches`` without the text and NumPy files that belong to another matched record: named
+    ``<record>_...`` or ``<record>....`` beside a matched WFDB record or EDF file (one's own
+    ``rec_breaths.csv``, ``rec_peaks.csv``), or ``<record>_edr.csv`` / ``<record>_breaths.csv``
+    beside any matched record (the outputs of an earlier run into the data folder)."""
+    def name(m: str) -> str:
+        try:
+            return record_name(m)
+        except (EDRError, OSError):
+            return Path(m).stem
+
+    signal_records = {(os.path.dirname(m), name(m)) for m in matches
+                      if record_kind(m) in ("wfdb", "edf")}
+    all_records = {(os.path.dirname(m), name(m)) for m in matches}
+
+    def side_file(m: str) -> bool:
+        if record_kind(m) in ("wfdb", "edf"):
+            return False
+        folder, own = os.path.dirname(m), name(m)
+        if any(f == folder and own.startswith((n + "_", n + ".")) for f, n in signal_records):
+            return True
+        return any(f == folder and own in (n + e for e in OUTPUT_ENDINGS)
+                   for f, n in all_records)
+
+    return [m for m in matches if not side_file(m)]
 
 
 def expand_records(patterns: Sequence[str]) -> tuple[list[str], bool]:
     """Glob patterns the shell left alone expanded (sorted); returns ``(records, any_glob)``.
 
     A pattern matching no record is an option error. A WFDB record matched by several of its
-    files (``rec.hea``, ``rec.dat``) is kept once.
+    files (``rec.hea``, ``rec.dat``) is kept once; a record's side files that a pattern matches
+    with it (``rec_breaths.csv`` beside ``rec.hea``, an earlier run's ``rec_edr.csv``) are no
+    records.
     """
     out: list[str] = []
     any_glob = False

@@ -142,3 +142,23 @@ def test_stream_refuses_given_r_peaks_and_breath_times(flag, tmp_path, capsys):
     out, err = capsys.readouterr()
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert f"{flag} applies to edr extract" in err and "edr extract" in err
+
+
+def test_a_glob_takes_no_records_side_file_for_a_record(data):
+    from edr.extract.many_records import expand_records
+
+    tmp, recs = data
+    folder = tmp / "data"
+    for name in ("rec_a_breaths.csv", "rec_b.peaks.csv", "rec_c_edr.csv"):
+        (folder / name).write_text("time_s\n1.0\n5.0\n")
+    peaks = np.arange(1, 50) * 250
+    wfdb.wrann("rec_a", "qrs", peaks, ["N"] * peaks.size, fs=FS, write_dir=str(folder))
+    t = np.arange(recs["rec_a"].ecg.size) / FS
+    for name in ("holter", "holter_2"):  # ECG in CSV files: records, though one name starts
+        np.savetxt(folder / f"{name}.csv", np.column_stack([t, recs["rec_a"].ecg]),  # another's
+                   delimiter=",", header="time_s,ECG", comments="", fmt="%.5f")
+    (folder / "holter_edr.csv").write_text("time_s,edr\n0,1\n")  # an earlier run's output
+    records, any_glob = expand_records(["data/*"])
+    assert any_glob and records == ["data/holter.csv", "data/holter_2.csv", "data/rec_a.dat",
+                                    "data/rec_b.dat", "data/rec_c.dat"]
+    assert expand_records(["data/rec_a*"])[0] == ["data/rec_a.dat"]
