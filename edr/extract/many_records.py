@@ -38,8 +38,8 @@ from edr.extract.record import extract_and_write, output_lock_path, prepare
 from edr.io.paths import record_kind, record_name, resolve_record
 from edr.io.targets import check_folder
 
-__all__ = ["OUTPUT_ENDINGS", "RECORDS_AHEAD", "RECORDS_QUEUED", "check_many_options", "expand_records",
-           "run_many"]
+__all__ = ["OUTPUT_ENDINGS", "RECORDS_AHEAD", "RECORDS_QUEUED", "check_many_options",
+           "expand_records", "run_many"]
 
 RECORDS_AHEAD = 2
 """Records extracted at a time by :func:`run_many` (each in a worker process or thread of its
