@@ -34,7 +34,7 @@ from typing import NamedTuple
 from edr.cli_core import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, OptionError, debugging, one_line
 from edr.errors import EDRError
 from edr.extract import EXTRACT_FLAGS
-from edr.extract.record import extract_and_write, output_lock_path, prepare
+from edr.extract.record import compile_note, extract_and_write, output_lock_path, prepare
 from edr.io.paths import record_kind, record_name, resolve_record
 from edr.io.targets import check_folder
 
@@ -375,6 +375,7 @@ def run_many(args, records: Sequence[str], argv: Sequence[str],
     """
     outdir = _outdir(args.output)
     jobs = _planned_jobs(records, outdir, args)
+    compile_note()
 
     from kpca._blas import blas_limited_to_one_thread
 

@@ -23,9 +23,10 @@ from edr.io.paths import check_record_path, record_files, record_name
 from edr.io.targets import check_targets, write_all_or_none
 from edr.quiet import recorded_warnings
 
-__all__ = ["DEMO_DIR", "DEMO_DURATION_S", "DEMO_FS", "HTML_SUFFIXES", "OUTPUT_FLAGS",
-           "PLOT_SUFFIXES", "PROGRESS_MIN_DURATION_S", "extract_and_write", "output_lock_path",
-           "planned_outputs", "prepare", "run_record"]
+__all__ = ["COMPILE_NOTE", "DEMO_DIR", "DEMO_DURATION_S", "DEMO_FS", "HTML_SUFFIXES",
+           "OUTPUT_FLAGS", "PLOT_SUFFIXES", "PROGRESS_MIN_DURATION_S", "compile_note",
+           "extract_and_write", "kernels_cold", "output_lock_path", "planned_outputs", "prepare",
+           "run_record"]
 
 #: Records at least this long (s) show a progress bar on stderr.
 PROGRESS_MIN_DURATION_S = 1800.0
@@ -275,6 +276,35 @@ def extract_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *,
     return rec, result, scores, scores_error, summary
 
 
+#: The line printed on stderr before a run that compiles the Numba kernels (:func:`compile_note`).
+COMPILE_NOTE = ("first run: compiling the numerical kernels once (Numba; up to a minute on a slow "
+                "machine; later runs load them from the cache)")
+
+
+def kernels_cold(kernel=None) -> bool:
+    """Whether a Numba kernel has no usable compiled code in its on-disk cache yet (its index
+    missing or written for another source): the run will compile the kernels. False when
+    Numba's cache cannot be asked (a run that compiles is then not announced).
+
+    ``kernel`` (a ``numba.njit(cache=True)`` function) defaults to the zero-phase filter every
+    extraction runs (:mod:`edr.zero_phase`).
+    """
+    try:
+        if kernel is None:
+            from edr.zero_phase import _sos_forward_backward as kernel
+        return not kernel._cache._cache_file._load_index()
+    except Exception:  # Numba's cache internals: no announcement rather than a failure
+        return False
+
+
+def compile_note() -> None:
+    """:data:`COMPILE_NOTE` on stderr when it is a terminal and the kernels are not compiled yet
+    (:func:`kernels_cold`): a newcomer's first run is otherwise silent for as long as they
+    compile (a log or a pipe gets no such line)."""
+    if sys.stderr.isatty() and kernels_cold():
+        print(COMPILE_NOTE, file=sys.stderr, flush=True)
+
+
 def _started_figure_worker(outputs: dict[str, Path]):
     """A started :class:`edr.figure_worker.FigureWorker` (a context manager) when a static figure
     is asked for: Matplotlib loads in it while this process reads and extracts; else a context
@@ -298,6 +328,7 @@ def run_record(args, argv: Sequence[str], outputs: dict[str, Path] | None = None
     t0 = time.perf_counter()
     if outputs is None:
         outputs = prepare(args)
+    compile_note()
     try:
         with output_lock(output_lock_path(outputs)), _started_figure_worker(outputs) as worker:
             rec, result, scores, scores_error, summary = extract_and_write(

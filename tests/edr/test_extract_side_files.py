@@ -162,3 +162,30 @@ def test_a_glob_takes_no_records_side_file_for_a_record(data):
     assert any_glob and records == ["data/holter.csv", "data/holter_2.csv", "data/rec_a.dat",
                                     "data/rec_b.dat", "data/rec_c.dat"]
     assert expand_records(["data/rec_a*"])[0] == ["data/rec_a.dat"]
+
+
+def test_a_cold_numba_cache_is_announced_once(tmp_path, monkeypatch, capsys):
+    """A kernel whose cache index does not exist yet is cold; compiled once, it is not."""
+    import importlib
+    import sys
+
+    from edr.extract import record
+
+    (tmp_path / "cold_kernel_mod.py").write_text(
+        "import numba\n\n\n@numba.njit(cache=True)\ndef twice(x):\n    return 2.0 * x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    mod = importlib.import_module("cold_kernel_mod")
+    try:
+        assert record.kernels_cold(mod.twice)
+        assert mod.twice(1.5) == 3.0  # compiled and written to its cache
+        assert not record.kernels_cold(mod.twice)
+    finally:
+        sys.modules.pop("cold_kernel_mod", None)
+    assert record.kernels_cold(object()) is False  # no cache to ask: no announcement
+    for tty, cold, printed in ((True, True, [record.COMPILE_NOTE]), (True, False, []),
+                               (False, True, [])):  # a log or a pipe: no such line
+        monkeypatch.setattr(sys.stderr, "isatty", lambda tty=tty: tty)
+        monkeypatch.setattr(record, "kernels_cold", lambda cold=cold: cold)
+        record.compile_note()
+        assert capsys.readouterr().err.splitlines() == printed
