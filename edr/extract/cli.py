@@ -6,7 +6,10 @@ Reads the record (:func:`edr.io.read_record`), extracts the respiration
 a figure, the breaths as CSV (``--breaths``) and as WFDB annotations
 (``--breath-annotations``), and prints a short summary. When the record has a reference
 respiration the summary scores the EDR against it by the evaluation protocol
-(:func:`edr.scoring.score`).
+(:func:`edr.scoring.score_reference`): its own respiration channel and breath annotations, or
+files of one's own: ``--breath-times``, and ``--ref-file`` a respiration recorded apart
+(:mod:`edr.io.reference_file`); ``--r-peaks`` gives the beats. With several records these name
+each record's own file by an annotator name or a ``{record}`` pattern (:mod:`edr.io.side_files`).
 
 Several records (or glob patterns, expanded here when the shell did not) run in one
 process: ``python -m edr.extract a.dat b.dat 'data/*.hea' -o OUTDIR/`` writes
