@@ -52,6 +52,7 @@ __all__ = [
     "rate_error",
     "reference_on_grid",
     "score",
+    "score_reference",
     "window_rate_error",
     "window_rates",
 ]
@@ -395,6 +396,45 @@ def score(result, recording) -> Scores:
     r = correlation(filled, ref)
     return Scores(msc=m, corr=r, rate_error_bpm=window_rate_error(result, recording, ref),
                   f_ref=f_ref)
+
+
+def score_reference(result, recording) -> Scores | None:
+    """The scores the recording's reference allows: :func:`score` against a respiration
+    waveform; against breath times alone (one's own, ``--breath-times``), the rate error only
+    (MSC, ``corr`` and ``f_ref`` NaN); None without either.
+
+    The one rule of ``edr extract`` and ``edr evaluate`` for what a reference is scored on.
+
+    Raises
+    ------
+    SignalError, ValueError
+        As :func:`score`.
+
+    See Also
+    --------
+    score, window_rate_error
+
+    Examples
+    --------
+    >>> from dataclasses import replace
+    >>> from edr.pipeline import extract_edr
+    >>> from edr.simulate import simulate_recording
+    >>> rec = simulate_recording(duration_s=60.0, fs=250.0, random_state=0)
+    >>> res = extract_edr(rec)
+    >>> from edr.scoring import score_reference
+    >>> s = score_reference(res, replace(rec, resp=None, resp_fs=None))
+    >>> bool(s.rate_error_bpm < 0.5), s.msc
+    (True, nan)
+    >>> score_reference(res, replace(rec, resp=None, resp_fs=None, breath_times=None)) is None
+    True
+    """
+    if getattr(recording, "resp", None) is not None:
+        return score(result, recording)
+    if getattr(recording, "breath_times", None) is None:
+        return None
+    nan = float("nan")
+    return Scores(msc=nan, corr=nan, rate_error_bpm=window_rate_error(result, recording),
+                  f_ref=nan)
 
 
 def window_rate_error(result, recording, ref=None) -> float:

@@ -156,8 +156,9 @@ def plan_tasks(database: str, records: dict[str, Path], methods: Sequence[str],
 
 
 #: Options of :func:`run_task` that choose the reference, read by :func:`edr.io.read_record`
-#: (the others go to :func:`edr.pipeline.extract_edr`).
-READ_OPTIONS = ("resp_channel", "annotator", "breath_extension")
+#: (the others go to :func:`edr.pipeline.extract_edr`); ``breath_times`` a pattern naming each
+#: record's own file (:func:`edr.io.side_files.side_file`).
+READ_OPTIONS = ("resp_channel", "annotator", "breath_extension", "breath_times")
 
 
 @lru_cache(maxsize=2)
@@ -174,15 +175,18 @@ def _read(path: str, read_options: tuple = ()):
         if read_options:
             warnings.simplefilter("error", ReferenceWarning)
         recording = read_record(path, **dict(read_options))
-    _check_reference(recording)
+    _check_reference(recording, own_breaths="breath_times" in dict(read_options))
     return recording
 
 
-def _check_reference(recording) -> None:
+def _check_reference(recording, own_breaths: bool = False) -> None:
     """Raise :class:`~edr.errors.RecordError` when ``recording`` has no reference respiration
-    channel to score against, naming its channels and annotation files."""
+    channel to score against (nor, ``own_breaths``, breath times of one's own), naming its
+    channels and annotation files."""
     if getattr(recording, "resp", None) is not None:
         return
+    if own_breaths and getattr(recording, "breath_times", None) is not None:
+        return  # one's own breath times: the rate error alone (edr.scoring.score_reference)
     from edr.errors import RecordError
     from edr.io.paths import record_kind, resolve_record
     from edr.io.wfdb_reader import annotation_files
@@ -194,8 +198,15 @@ def _check_reference(recording) -> None:
         if files else "no annotation file")
     raise RecordError(
         f"no reference respiration in {recording.name}: none of its channels "
-        f"{', '.join(recording.channels)} is a respiration name (name it with --ref-channel); "
-        f"breaths: {breaths}")
+        f"{', '.join(recording.channels)} is a respiration name (name it with --ref-channel, "
+        f"or give breath times of your own with --breath-times PATTERN); breaths: {breaths}")
+
+
+def _own_file(pattern: str, record) -> str:
+    """The file a pattern names for ``record`` (:func:`edr.io.side_files.side_file`)."""
+    from edr.io.side_files import side_file
+
+    return side_file(pattern, record)
 
 
 def _run_extract_edr(recording, method, **kwargs):
@@ -205,9 +216,9 @@ def _run_extract_edr(recording, method, **kwargs):
 
 
 def _run_score(result, recording):
-    from edr.scoring import score
+    from edr.scoring import score_reference
 
-    return score(result, recording)
+    return score_reference(result, recording)
 
 
 def _window_rate_lists(result, recording) -> dict:
@@ -253,7 +264,8 @@ def run_task(task: Task, options: dict | None = None) -> dict:
     """
     options = dict(options or {})
     kwargs = {k: v for k, v in options.items() if k not in READ_OPTIONS}
-    read_options = tuple((k, options[k]) for k in READ_OPTIONS if options.get(k) is not None)
+    read_options = tuple((k, _own_file(options[k], task.path) if k == "breath_times" else
+                          options[k]) for k in READ_OPTIONS if options.get(k) is not None)
     if task.criterion != NO_CRITERION:
         kwargs["sigma2"] = task.criterion
     if task.lead != DEFAULT_LEAD:

@@ -63,7 +63,7 @@ DEFAULT_OWN_CRITERIA = {DEFAULT_METHOD: (DEFAULT_SIGMA2,)}
 #: Lines of task errors printed at the end of a run (:func:`error_lines`).
 ERROR_LINES = 20
 EVALUATE_FLAGS = {"window_s": "--window-s", "random_state": "--random-state", "jobs": "--jobs",
-                  **REFERENCE_FLAGS}
+                  "breath_times": "--breath-times", **REFERENCE_FLAGS}
 """Library parameter name -> the flag, for messages (:func:`edr.cli_core.one_line`)."""
 
 
@@ -161,6 +161,7 @@ def build_parser(prog: str = PROG) -> Parser:
                         "named after the folder (default: the manifest's records of "
                         "--database, under EDR_DATA_DIR or downloaded)")
     add_reference_options(p)
+    _add_breath_times_option(p)
     p.add_argument("--methods", default=",".join(DEFAULT_METHODS), metavar="LIST",
                    help="comma-separated methods, from: " + ", ".join(METHOD_NAMES)
                         + "; 'paper' for the paper's comparison (" + ",".join(PAPER_METHODS)
@@ -196,6 +197,18 @@ def build_parser(prog: str = PROG) -> Parser:
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar on stderr")
     return p
+
+
+def _add_breath_times_option(p: Parser) -> None:
+    """``--breath-times PATTERN``: each record's own breath times (:mod:`edr.io.side_files`)."""
+    p.add_argument("--breath-times", metavar="PATTERN",
+                   help="breath times of your own, a text file per record as edr extract "
+                        "--breath-times reads: a pattern naming each record's own, e.g. "
+                        "'refs/{record}_breaths.csv' ({record}: the record's name, {dir}: its "
+                        "folder); the rate error is scored against them (in place of the "
+                        "record's breath annotations), and a record without a respiration "
+                        "channel is scored on the rate error alone; a record whose file is "
+                        "missing stores why")
 
 
 def _methods(spec: str) -> list[str]:
@@ -237,6 +250,23 @@ def _records(args, left_out: dict) -> tuple[Path, dict[str, Path]]:
     return folder, records
 
 
+def _breath_times_pattern(value: str) -> str:
+    """``--breath-times``: a pattern naming each record's own file (:mod:`edr.io.side_files`)."""
+    from edr.io.side_files import side_file_form
+
+    form = side_file_form(value)
+    if form == "annotator":
+        raise OptionError(f"--breath-times: {value!r} is no pattern; for the records' own WFDB "
+                          f"breath annotations use --annotator {value}; for files of your own "
+                          "give a pattern such as 'refs/{record}_breaths.csv'")
+    if form == "file":
+        raise OptionError(f"--breath-times: one file ({value}) cannot be every record's; give a "
+                          "pattern naming each record's own, e.g. --breath-times "
+                          "'refs/{record}_breaths.csv' ({record}: the record's name, {dir}: its "
+                          "folder)")
+    return value
+
+
 def _evaluate(argv: list[str], prog: str) -> int:
     args = build_parser(prog).parse_args(argv)
     methods = _methods(args.methods)
@@ -253,6 +283,8 @@ def _evaluate(argv: list[str], prog: str) -> int:
     database = args.database or (folder.name if args.data_dir else DEFAULT_DATABASE)
     tasks = plan_tasks(database, records, methods, criteria, _split(args.leads), criteria_of=own)
     options = {"random_state": args.random_state, **reference_options(args)}
+    if args.breath_times is not None:
+        options["breath_times"] = _breath_times_pattern(args.breath_times)
     if args.window_s is not None:
         options["window_s"] = args.window_s
     try:

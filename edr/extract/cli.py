@@ -6,7 +6,10 @@ Reads the record (:func:`edr.io.read_record`), extracts the respiration
 a figure, the breaths as CSV (``--breaths``) and as WFDB annotations
 (``--breath-annotations``), and prints a short summary. When the record has a reference
 respiration the summary scores the EDR against it by the evaluation protocol
-(:func:`edr.scoring.score`).
+(:func:`edr.scoring.score_reference`): its own respiration channel and breath annotations, or
+files of one's own: ``--breath-times``, and ``--ref-file`` a respiration recorded apart
+(:mod:`edr.io.reference_file`); ``--r-peaks`` gives the beats. With several records these name
+each record's own file by an annotator name or a ``{record}`` pattern (:mod:`edr.io.side_files`).
 
 Several records (or glob patterns, expanded here when the shell did not) run in one
 process: ``python -m edr.extract a.dat b.dat 'data/*.hea' -o OUTDIR/`` writes
@@ -50,6 +53,7 @@ from edr.cli_options import (
     check_choice,
     check_method,
     check_sigma2_option,
+    finite_number,
     integer,
     n_support,
     rate_hz,
@@ -120,18 +124,23 @@ def _add_method_options(p: Parser) -> None:
                         "of II, MLII, ECG, ECG1, EKG, V, V1-V6, I, MLI, III, ... that exists); "
                         "the other ECG channels are read as further leads")
     add_reference_options(p)
-    p.add_argument("--breath-times", metavar="FILE",
+    p.add_argument("--breath-times", metavar="FILE|PATTERN",
                    help="your own reference breath times, a text file: one time in seconds "
                         "from the record's first sample per line, or a column named time_s "
                         "(time_ms: milliseconds), as --breaths writes; in place of the record's "
-                        "breath annotations, any format; one record")
-    p.add_argument("--r-peaks", metavar="FILE|ANNOTATOR",
+                        "breath annotations, any format; with several records a pattern naming "
+                        "each record's own: 'refs/{record}_breaths.csv' ({record}: the "
+                        "record's name, {dir}: its folder)")
+    p.add_argument("--r-peaks", metavar="FILE|PATTERN|ANNOTATOR",
                    help="your own R-peak times, used as the beats instead of detecting them "
                         "(each moved onto the R wave within 60 ms): a WFDB annotator (rec.qrs, "
                         "or 'atr' for the record's own rec.atr) or a text file of one time in "
                         "seconds per line, or a column time_s, time_ms or sample (samples at the "
-                        "ECG's rate); one record. Every lead takes them (a lead whose R waves "
-                        "they miss is left out): --lead NAME uses them on one lead")
+                        "ECG's rate); with several records an annotator name (each record's "
+                        "<record>.qrs) or a pattern: '{dir}/{record}_peaks.csv'. Every lead "
+                        "takes them (a lead whose R waves they miss is left out): --lead NAME "
+                        "uses them on one lead")
+    _add_reference_file_options(p)
     p.add_argument("--fs", type=rate_hz, metavar="HZ",
                    help="sampling rate in Hz: needed for a CSV file without a time column and "
                         "for a .npy file; for other files it must agree with the rate they state")
@@ -152,6 +161,23 @@ def _add_method_options(p: Parser) -> None:
     p.add_argument("--n-support", type=n_support, metavar="M",
                    help=f"--solver fs2: number of support vectors (default {DEFAULT_N_SUPPORT}, "
                         "at most the valid beats - 1)")
+
+
+def _add_reference_file_options(p: Parser) -> None:
+    """A reference respiration waveform from a file of its own (:mod:`edr.io.reference_file`)."""
+    p.add_argument("--ref-file", metavar="FILE|PATTERN",
+                   help="a reference respiration recorded apart (a belt, a spirometer): a CSV "
+                        "file (a time column from 0 and the respiration, or one column and "
+                        "--ref-fs), a WFDB record or an EDF file; scored against in place of the "
+                        "record's own respiration channel (--ref-channel chooses its channel). "
+                        "Its first sample is the ECG's first unless --ref-offset; refused when "
+                        "the lengths differ by over 1 s + 1 %% or it overlaps the record by under "
+                        "32 s. With several records a pattern: 'refs/{record}_belt.csv'")
+    p.add_argument("--ref-offset", type=finite_number, metavar="SECONDS",
+                   help="--ref-file: the time of its first sample in s after the ECG's first "
+                        "(negative: before); default: the same first sample")
+    p.add_argument("--ref-fs", type=rate_hz, metavar="HZ",
+                   help="--ref-file: its sampling rate, for a CSV file without a time column")
 
 
 def _add_figure_and_demo_options(p: Parser) -> None:
@@ -199,15 +225,46 @@ def _check_extract_options(args) -> None:
             raise OptionError(f"give either a record or --demo, not both (record {args.record!r})")
         given = (("--fs", args.fs), ("--ref-channel", args.ref_channel),
                  ("--annotator", args.annotator), ("--breath-label", args.breath_label),
-                 ("--breath-times", args.breath_times), ("--r-peaks", args.r_peaks))
+                 ("--breath-times", args.breath_times), ("--r-peaks", args.r_peaks),
+                 ("--ref-file", args.ref_file))
         for flag, value in given:
             if value is not None:
                 raise OptionError(f"{flag} applies to a record file, not to --demo (scored "
                                   "against its simulated respiration)")
     elif not args.record:
         raise OptionError("a record file is required (or --demo)")
-    if args.breath_times is not None and not Path(args.breath_times).is_file():
-        raise OptionError(f"--breath-times: no such file: {args.breath_times}")
+    _check_breath_times(args.breath_times)
+    _check_ref_file(args)
+
+
+def _check_breath_times(value: str | None) -> None:
+    """``--breath-times`` names a file, or a pattern of files (:mod:`edr.io.side_files`; the
+    file a pattern names is looked for when its record is read)."""
+    if value is None:
+        return
+    from edr.io.side_files import side_file_form
+
+    form = side_file_form(value)
+    if form == "annotator":
+        raise OptionError(f"--breath-times: no such file: {value}; for the record's own WFDB "
+                          f"breath annotations use --annotator {value}")
+    if form == "file" and not Path(value).is_file():
+        raise OptionError(f"--breath-times: no such file: {value}")
+
+
+def _check_ref_file(args) -> None:
+    """``--ref-offset`` and ``--ref-fs`` go with ``--ref-file``, which names a file or a pattern
+    (:mod:`edr.io.side_files`)."""
+    if args.ref_file is None:
+        for flag, value in (("--ref-offset", args.ref_offset), ("--ref-fs", args.ref_fs)):
+            if value is not None:
+                raise OptionError(f"{flag} applies to --ref-file (a reference respiration in a "
+                                  "file of its own); give --ref-file FILE")
+        return
+    from edr.io.side_files import side_file_form
+
+    if side_file_form(args.ref_file) != "pattern" and not Path(args.ref_file).exists():
+        raise OptionError(f"--ref-file: no such file: {args.ref_file}")
 
 
 def _extract(argv: list[str], prog: str) -> int:

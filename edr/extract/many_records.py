@@ -34,11 +34,12 @@ from typing import NamedTuple
 from edr.cli_core import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, OptionError, debugging, one_line
 from edr.errors import EDRError
 from edr.extract import EXTRACT_FLAGS
-from edr.extract.record import extract_and_write, output_lock_path, prepare
+from edr.extract.record import compile_note, extract_and_write, output_lock_path, prepare
 from edr.io.paths import record_kind, record_name, resolve_record
 from edr.io.targets import check_folder
 
-__all__ = ["RECORDS_AHEAD", "RECORDS_QUEUED", "check_many_options", "expand_records", "run_many"]
+__all__ = ["OUTPUT_ENDINGS", "RECORDS_AHEAD", "RECORDS_QUEUED", "check_many_options",
+           "expand_records", "run_many"]
 
 RECORDS_AHEAD = 2
 """Records extracted at a time by :func:`run_many` (each in a worker process or thread of its
@@ -70,9 +71,14 @@ def _record_key(record: str) -> str:
     return os.path.realpath(p)
 
 
+#: Name endings of the files ``edr extract`` writes beside a record's name: never a record.
+OUTPUT_ENDINGS = ("_edr", "_breaths")
+
+
 def _matching_records(pattern: str) -> list[str]:
-    """The record files a glob pattern matches, sorted: folders and files that are no record
-    (an annotation file such as ``rec.breath``) left out."""
+    """The record files a glob pattern matches, sorted: folders, files that are no record (an
+    annotation file such as ``rec.breath``) and side files of a matched record left out
+    (:func:`_side_files_left_out`)."""
     out = []
     for m in sorted(glob.glob(pattern)):
         if os.path.isdir(m):
@@ -83,14 +89,43 @@ def _matching_records(pattern: str) -> list[str]:
             except (EDRError, OSError):
                 continue
         out.append(m)
-    return out
+    return _side_files_left_out(out)
+
+
+def _side_files_left_out(matches: list[str]) -> list[str]:
+    """``matches`` without the text and NumPy files that belong to another matched record: named
+    ``<record>_...`` or ``<record>....`` beside a matched WFDB record or EDF file (one's own
+    ``rec_breaths.csv``, ``rec_peaks.csv``), or ``<record>_edr.csv`` / ``<record>_breaths.csv``
+    beside any matched record (the outputs of an earlier run into the data folder)."""
+    def name(m: str) -> str:
+        try:
+            return record_name(m)
+        except (EDRError, OSError):
+            return Path(m).stem
+
+    signal_records = {(os.path.dirname(m), name(m)) for m in matches
+                      if record_kind(m) in ("wfdb", "edf")}
+    all_records = {(os.path.dirname(m), name(m)) for m in matches}
+
+    def side_file(m: str) -> bool:
+        if record_kind(m) in ("wfdb", "edf"):
+            return False
+        folder, own = os.path.dirname(m), name(m)
+        if any(f == folder and own.startswith((n + "_", n + ".")) for f, n in signal_records):
+            return True
+        return any(f == folder and own in (n + e for e in OUTPUT_ENDINGS)
+                   for f, n in all_records)
+
+    return [m for m in matches if not side_file(m)]
 
 
 def expand_records(patterns: Sequence[str]) -> tuple[list[str], bool]:
     """Glob patterns the shell left alone expanded (sorted); returns ``(records, any_glob)``.
 
     A pattern matching no record is an option error. A WFDB record matched by several of its
-    files (``rec.hea``, ``rec.dat``) is kept once.
+    files (``rec.hea``, ``rec.dat``) is kept once; a record's side files that a pattern matches
+    with it (``rec_breaths.csv`` beside ``rec.hea``, an earlier run's ``rec_edr.csv``) are no
+    records.
     """
     out: list[str] = []
     any_glob = False
@@ -116,16 +151,32 @@ def expand_records(patterns: Sequence[str]) -> tuple[list[str], bool]:
 
 
 def check_many_options(args, records: Sequence[str]) -> None:
-    """The options that do not apply to several records: ``--demo``, ``--json``, ``--plot``,
-    ``--breath-times``, ``--r-peaks``."""
+    """The options that do not apply to several records: ``--demo``, ``--json``, ``--plot``; and
+    ``--breath-times`` / ``--r-peaks`` naming one file for all of them (a pattern with
+    ``{record}`` or an annotator name names each record's own, :mod:`edr.io.side_files`)."""
+    from edr.io.side_files import side_file_form
+
     if args.demo:
         raise OptionError("give either a record or --demo, not both (records "
                           f"{', '.join(records[:3])} ...)")
-    for flag, value in (("--json", args.json), ("--plot", args.plot),
-                        ("--breath-times", args.breath_times), ("--r-peaks", args.r_peaks)):
+    for flag, value in (("--json", args.json), ("--plot", args.plot)):
         if value:
             raise OptionError(f"{flag} applies to one record; with several records each record "
                               "gets OUTDIR/<record>_edr.csv and OUTDIR/<record>_edr.json")
+    for flag, value, example in (("--breath-times", args.breath_times, "_breaths.csv"),
+                                 ("--r-peaks", args.r_peaks, "_peaks.csv")):
+        if value and side_file_form(value) == "file":
+            raise OptionError(
+                f"{flag}: one file ({value}) cannot be every record's; with several records give "
+                f"a pattern naming each record's own, e.g. {flag} 'refs/{{record}}{example}' "
+                "({record}: the record's name, {dir}: its folder)"
+                + (", or an annotator name (qrs: each record's <record>.qrs)"
+                   if flag == "--r-peaks" else ""))
+    if args.ref_file and side_file_form(args.ref_file) != "pattern":
+        raise OptionError(f"--ref-file: one file ({args.ref_file}) cannot be every record's; with "
+                          "several records give a pattern naming each record's own, e.g. "
+                          "--ref-file 'refs/{record}_belt.csv' ({record}: the record's name, "
+                          "{dir}: its folder)")
 
 
 def _outdir(output: str | None, flag: str = "-o/--output", file_suffix: str | None = ".csv"
@@ -324,6 +375,7 @@ def run_many(args, records: Sequence[str], argv: Sequence[str],
     """
     outdir = _outdir(args.output)
     jobs = _planned_jobs(records, outdir, args)
+    compile_note()
 
     from kpca._blas import blas_limited_to_one_thread
 

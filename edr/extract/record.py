@@ -23,9 +23,10 @@ from edr.io.paths import check_record_path, record_files, record_name
 from edr.io.targets import check_targets, write_all_or_none
 from edr.quiet import recorded_warnings
 
-__all__ = ["DEMO_DIR", "DEMO_DURATION_S", "DEMO_FS", "HTML_SUFFIXES", "OUTPUT_FLAGS",
-           "PLOT_SUFFIXES", "PROGRESS_MIN_DURATION_S", "extract_and_write", "output_lock_path",
-           "planned_outputs", "prepare", "run_record"]
+__all__ = ["COMPILE_NOTE", "DEMO_DIR", "DEMO_DURATION_S", "DEMO_FS", "HTML_SUFFIXES",
+           "OUTPUT_FLAGS", "PLOT_SUFFIXES", "PROGRESS_MIN_DURATION_S", "compile_note",
+           "extract_and_write", "kernels_cold", "output_lock_path", "planned_outputs", "prepare",
+           "run_record"]
 
 #: Records at least this long (s) show a progress bar on stderr.
 PROGRESS_MIN_DURATION_S = 1800.0
@@ -134,13 +135,42 @@ def _load(args):
         return rec, []
     from edr.io import read_record
 
+    side = _side_files(args)
+    ref_file = side.pop("ref_file")
+    options = reference_options(args)
+    ref_channel = options.pop("resp_channel", None) if ref_file is not None else None
     with recorded_warnings(UserWarning) as caught:
-        rec = read_record(args.record, args.channel, fs=args.fs, breath_times=args.breath_times,
-                          r_peaks=args.r_peaks, **reference_options(args))
+        rec = read_record(args.record, args.channel, fs=args.fs, **side, **options)
+    if ref_file is not None:
+        from edr.io.reference_file import with_reference_file
+        from edr.signal import RATE_WINDOW_S
+
+        rec = with_reference_file(rec, ref_file, min_overlap_s=RATE_WINDOW_S,
+                                  offset_s=args.ref_offset, fs=args.ref_fs, channel=ref_channel)
     for w in caught:  # the EDR needs no reference: one line each, and the run goes on
         print(f"warning: {' '.join(str(w.message).split())}", file=sys.stderr, flush=True)
     return rec, [" ".join(str(w.message).split()) for w in caught
                  if issubclass(w.category, ReferenceWarning)]
+
+
+def _side_files(args) -> dict:
+    """``{"breath_times": ..., "r_peaks": ..., "ref_file": ...}`` of this record: a pattern's
+    placeholders filled in
+    (:func:`edr.io.side_files.side_file`); FileNotFoundError when the file a pattern names for it
+    is missing (an annotator name or a file is read, and its absence named, by the reader)."""
+    from edr.io.side_files import side_file, side_file_form
+
+    out = {}
+    for key, flag in (("breath_times", "--breath-times"), ("r_peaks", "--r-peaks"),
+                      ("ref_file", "--ref-file")):
+        value = getattr(args, key, None)
+        if value is not None and side_file_form(value) == "pattern":
+            path = side_file(value, args.record)
+            if not Path(path).is_file():
+                raise FileNotFoundError(f"{flag} {value}: no file {path} for this record")
+            value = path
+        out[key] = value
+    return out
 
 
 def _naming_file(exc: Exception, path: str | None) -> Exception:
@@ -177,19 +207,13 @@ def _extract_record(args, rec, progress: bool | None):
 
 
 def _scores(rec, result):
-    """``(scores, None)`` against the record's reference, ``(None, why)`` when the comparison
-    failed (the EDR stands), ``(None, None)`` without a reference. With breath times and no
-    respiration waveform, only the rate error is scored (MSC, |r| and ``f_ref`` NaN)."""
-    if rec.resp is None and getattr(rec, "breath_times", None) is None:
-        return None, None
-    from edr.scoring import Scores, score, window_rate_error
+    """``(scores, None)`` against the record's reference (:func:`edr.scoring.score_reference`:
+    the rate error alone against breath times without a respiration waveform), ``(None, why)``
+    when the comparison failed (the EDR stands), ``(None, None)`` without a reference."""
+    from edr.scoring import score_reference
 
     try:
-        if rec.resp is None:
-            nan = float("nan")
-            return Scores(msc=nan, corr=nan, rate_error_bpm=window_rate_error(result, rec),
-                          f_ref=nan), None
-        return score(result, rec), None
+        return score_reference(result, rec), None
     except (EDRError, ValueError) as exc:
         return None, str(exc).splitlines()[0]
 
@@ -252,6 +276,35 @@ def extract_and_write(args, argv: Sequence[str], outputs: dict[str, Path], *,
     return rec, result, scores, scores_error, summary
 
 
+#: The line printed on stderr before a run that compiles the Numba kernels (:func:`compile_note`).
+COMPILE_NOTE = ("first run: compiling the numerical kernels once (Numba; up to a minute on a slow "
+                "machine; later runs load them from the cache)")
+
+
+def kernels_cold(kernel=None) -> bool:
+    """Whether a Numba kernel has no usable compiled code in its on-disk cache yet (its index
+    missing or written for another source): the run will compile the kernels. False when
+    Numba's cache cannot be asked (a run that compiles is then not announced).
+
+    ``kernel`` (a ``numba.njit(cache=True)`` function) defaults to the zero-phase filter every
+    extraction runs (:mod:`edr.zero_phase`).
+    """
+    try:
+        if kernel is None:
+            from edr.zero_phase import _sos_forward_backward as kernel
+        return not kernel._cache._cache_file._load_index()
+    except Exception:  # Numba's cache internals: no announcement rather than a failure
+        return False
+
+
+def compile_note() -> None:
+    """:data:`COMPILE_NOTE` on stderr when it is a terminal and the kernels are not compiled yet
+    (:func:`kernels_cold`): a newcomer's first run is otherwise silent for as long as they
+    compile (a log or a pipe gets no such line)."""
+    if sys.stderr.isatty() and kernels_cold():
+        print(COMPILE_NOTE, file=sys.stderr, flush=True)
+
+
 def _started_figure_worker(outputs: dict[str, Path]):
     """A started :class:`edr.figure_worker.FigureWorker` (a context manager) when a static figure
     is asked for: Matplotlib loads in it while this process reads and extracts; else a context
@@ -275,6 +328,7 @@ def run_record(args, argv: Sequence[str], outputs: dict[str, Path] | None = None
     t0 = time.perf_counter()
     if outputs is None:
         outputs = prepare(args)
+    compile_note()
     try:
         with output_lock(output_lock_path(outputs)), _started_figure_worker(outputs) as worker:
             rec, result, scores, scores_error, summary = extract_and_write(

@@ -49,7 +49,7 @@ from edr.io.time_axis import (
 )
 from edr.names import FS_MAX, FS_MIN
 
-__all__ = ["read_csv"]
+__all__ = ["csv_table", "read_csv"]
 
 _CLOCK = re.compile(r"(?:(?:(\d+):)?(\d+):)?(\d+(?:\.\d*)?)")
 
@@ -275,7 +275,7 @@ def read_csv(
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"CSV file not found: {path}")
-    names, units, data, time_idx, seconds = _csv_table(path)
+    names, units, data, time_idx, seconds = csv_table(path)
     index = [i for i, n in enumerate(names) if n.lower() in INDEX_COLUMNS]
     fs = _csv_rate(data, names, time_idx, seconds, index, fs, path)
     columns = [i for i in range(len(names)) if i != time_idx and i not in index]
@@ -292,10 +292,31 @@ def read_csv(
     )
 
 
-def _csv_table(path: Path):
+def csv_table(path: Path):
     """``(names, units, data, time column, its seconds per unit)`` of a CSV file: the names of
     its header row (or of a file without one), its units row (None without one), its values as
-    a samples × columns array, and the time column's index (None without one)."""
+    a samples × columns array, and the time column's index (None without one).
+
+    The table :func:`read_csv` makes a recording of, and
+    :func:`edr.io.reference_file.read_reference_file` a reference respiration of.
+
+    Raises
+    ------
+    RecordError
+        As :func:`read_csv`, before the sampling rate is known.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from edr.io.csv_reader import csv_table
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> _ = (Path(tmp.name) / "r.csv").write_text("t [ms],RESP\\n0,0.1\\n40,0.2\\n")
+    >>> names, units, data, time_column, seconds = csv_table(Path(tmp.name) / "r.csv")
+    >>> names, data.shape, time_column, seconds
+    (['t [ms]', 'RESP'], (2, 2), 0, 0.001)
+    >>> tmp.cleanup()
+    """
     first, rows, sep = _header_and_rows(path)
     delimiter = sep or _delimiter(first)
     if any('"' in row for row in rows):
@@ -348,7 +369,7 @@ def _unquoted_rows(rows: list[str], delimiter: str, path: Path) -> list[str]:
 
 
 def _headerless(rows: list[str], delimiter: str, path: Path):
-    """:func:`_csv_table` of a file without a header row: its columns are leads (``ECG``, or
+    """:func:`csv_table` of a file without a header row: its columns are leads (``ECG``, or
     ``ECG1``, ``ECG2``, ...), but a first column that counts by ones is sample numbers (no
     rate: a time in ms at 1000 Hz cannot be told from them) and a first column that increases
     by other uniform steps is its time (in s, ms or us: whichever gives an ECG sampling

@@ -70,6 +70,13 @@ STREAM_FLAGS = {"lead": "--lead", "method": "--method", "sigma2": "--sigma2", "s
 """Engine parameter name -> the flag, for messages (:func:`edr.cli_core.one_line`)."""
 
 
+#: Options of ``edr extract`` that a stream refuses, and why.
+_EXTRACT_ONLY = {
+    "--r-peaks": "edr stream detects the R peaks as the ECG comes",
+    "--breath-times": "edr stream scores against no reference",
+}
+
+
 def _speed(text: str) -> float:
     return math.inf if text.strip().lower() == "max" else positive_number(text)
 
@@ -142,6 +149,8 @@ def build_parser(prog: str = PROG) -> Parser:
                         "a shorter delay filters less")
     p.add_argument("--seed", type=integer, default=0, help="random seed of the method (default 0)")
     p.add_argument("--quiet", action="store_true", help="no live line per update")
+    for flag in _EXTRACT_ONLY:  # edr extract's options, refused by name (_check_args)
+        p.add_argument(flag, help=argparse.SUPPRESS)
     return p
 
 
@@ -169,6 +178,11 @@ def _add_outputs(p: Parser) -> None:
 
 
 def _check_args(args) -> None:
+    for flag, why in _EXTRACT_ONLY.items():
+        value = getattr(args, flag[2:].replace("-", "_"))
+        if value is not None:
+            raise OptionError(f"{flag} applies to edr extract, which reads the whole record: "
+                              f"{why}; run edr extract {args.record or 'RECORD'} {flag} {value}")
     if (args.record is not None) + (args.lsl is not None) != 1:
         raise OptionError("give exactly one source: a RECORD, '-' (standard input) or --lsl NAME")
     if args.record == "-" and args.fs is None:

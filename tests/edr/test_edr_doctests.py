@@ -9,7 +9,8 @@ import pytest
 
 MODULES = ["edr", "edr.gaps", "edr.pipeline", "edr.tables", "edr.names", "edr.cli_core", "edr.jobs",
            "edr.io.targets", "edr.io.paths", "edr.io.arrays", "edr.io.recording",
-           "edr.io.reference", "edr.io.breath_times", "edr.io.r_peaks", "edr.io.wfdb_reader",
+           "edr.io.reference", "edr.io.breath_times", "edr.io.r_peaks", "edr.io.side_files",
+           "edr.io.reference_file", "edr.io.wfdb_reader",
            "edr.io.wfdb_samples", "edr.io.digital_lead", "edr.io.channels", "edr.io.integrity",
            "edr.io.download", "edr.io.datasets", "edr.stream.faults", "edr.stream.timestamps",
            "edr.stream.csv_rows", "edr.stream.sources", "edr.stream.sinks", "edr.stream.stopping",

@@ -327,7 +327,10 @@ def test_breath_times_options_errors(workdir, capsys):
     _assert_one_line_error(code, err, "--breath-times: no such file: none.csv")
     (workdir / "own.csv").write_text("time_s\n1.0\n5.0\n")
     code, _, err = _run(["a.hea", "b.hea", "-o", "out/", "--breath-times", "own.csv"], capsys)
-    _assert_one_line_error(code, err, "--breath-times applies to one record")
+    _assert_one_line_error(code, err, "--breath-times: one file (own.csv) cannot be every "
+                                      "record's; with several records give a pattern")
+    code, _, err = _run(["a.hea", "--breath-times", "breath"], capsys)
+    _assert_one_line_error(code, err, "use --annotator breath")
     code, _, err = _run(["--demo", "--breath-times", "own.csv"], capsys)
     _assert_one_line_error(code, err, "--breath-times applies to a record file, not to --demo")
 
